@@ -1,0 +1,105 @@
+"""The `aot` command line: export, inspect, run, compare, build.
+
+Every sub-command prints human-readable text by default; `--json` (where
+offered) prints exactly one JSON object on stdout instead. Exit codes: 0 ok,
+1 a check failed or the model is unsupported/too large, 2 bad usage.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="model file: a .py defining model()/example_inputs() or a .pt2")
+    p.add_argument("--int8", action="store_true", help="quantize to int8 (torchao PT2E) first")
+    p.add_argument("--calib", metavar="FILE.npz",
+                   help="calibration inputs for --int8 (arrays arr_0.. or named like the inputs)")
+    p.add_argument("--int8-io", action="store_true",
+                   help="with --int8: keep the program's inputs and outputs int8")
+
+
+def _cmd_export(args) -> int:
+    from aot.compile import compile_model_file
+    result = compile_model_file(args.model, int8=args.int8, calib=args.calib,
+                                int8_io=args.int8_io, out_pte=args.output)
+    print(result.summary())
+    return 0
+
+
+def _cmd_inspect(args) -> int:
+    from aot.inspect import run_inspect
+    return run_inspect(args)
+
+
+def _cmd_run(args) -> int:
+    from aot.run import run_command
+    return run_command(args)
+
+
+def _cmd_compare(args) -> int:
+    from aot.compare import compare_command
+    return compare_command(args)
+
+
+def _cmd_build(args) -> int:
+    from aot.build import build_command
+    return build_command(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="aot", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("export", help="compile a model file to a .pte program (+ ops.json)")
+    _add_model_options(p)
+    p.add_argument("-o", "--output", default="model.pte", help="output .pte path (default model.pte)")
+    p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser("inspect", help="show a .pte program's ops, values and memory plan")
+    from aot.inspect import add_inspect_arguments
+    add_inspect_arguments(p)
+    p.set_defaults(func=_cmd_inspect)
+
+    p = sub.add_parser("run", help="run a .pte (host) or a firmware build directory (simulator)")
+    p.add_argument("program", help="model.pte for --target host; a build directory for simulators")
+    p.add_argument("--target", default="host", help="host | mps2-an505 | mps3-an547")
+    p.add_argument("--inputs", metavar="IN.npz", help="inputs (arr_0, arr_1, ... in order)")
+    p.add_argument("--outputs", metavar="OUT.npz", help="write outputs here")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--timeout", type=float, default=120.0, help="simulator timeout, seconds")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("compare", help="eager PyTorch vs the Mote runtime on a target")
+    _add_model_options(p)
+    p.add_argument("--target", default="host", help="host | mps2-an505 | mps3-an547")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("-o", "--output-dir", help="build directory for simulator targets")
+    p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser("build", help="build firmware for a board")
+    _add_model_options(p)
+    p.add_argument("--board", required=True, help="board name (see boards/)")
+    p.add_argument("-o", "--output-dir", help="output directory (default build/<model>-<board>)")
+    p.add_argument("--inputs", metavar="IN.npz",
+                   help="inputs to embed in the firmware (default: the model's example inputs)")
+    p.add_argument("--opt", default="-Os", help="optimisation flag for C (default -Os)")
+    p.set_defaults(func=_cmd_build)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from aot.errors import MoteError
+    try:
+        return args.func(args)
+    except MoteError as exc:
+        print(f"aot {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
