@@ -1,0 +1,33 @@
+"""Stage 1: capture an ``nn.Module`` with torch.export and decompose it to Core ATen.
+
+Linear decomposes to ``permute(weight)`` + ``addmm``; the passes then fold the
+permute of the constant weight ahead of time (see aot/passes/const_fold.py).
+"""
+from __future__ import annotations
+
+import torch
+
+from aot.errors import ExportError
+
+
+def export(module: torch.nn.Module, example_inputs) -> torch.export.ExportedProgram:
+    """Export ``module`` called on ``example_inputs`` (tuple of tensors) and run
+    the Core ATen decompositions. Returns the decomposed ExportedProgram.
+    Raises ExportError when torch.export fails."""
+    if isinstance(example_inputs, torch.Tensor):
+        example_inputs = (example_inputs,)
+    if module.training:
+        module.eval()  # batch norm / dropout must export in inference form
+    try:
+        ep = torch.export.export(module, tuple(example_inputs), strict=False)
+    except Exception as e:
+        raise ExportError(f"torch.export failed: {e}") from e
+    return to_core_aten(ep)
+
+
+def to_core_aten(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """Run torch's default Core ATen decomposition table on ``ep``."""
+    try:
+        return ep.run_decompositions()
+    except Exception as e:
+        raise ExportError(f"Core ATen decomposition failed: {e}") from e

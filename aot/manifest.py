@@ -1,0 +1,187 @@
+"""Selective-op manifest (``ops.json``) and firmware header (``mote_model.h``).
+
+``ops.json``::
+
+    {"ops": [{"name": "aten::addmm.out", "dtypes": ["float32"],
+              "kernel": "mote_kernel_aten_addmm_out", "count": 1}, ...],
+     "memory": {"arena_bytes": [..],            # one entry per memory id 1..n
+                "arena_lower_bound_bytes": ..,  # live-bytes lower bound
+                "constants_bytes": ..,          # constant segment bytes
+                "runtime_state_bytes": null, "scratch_bytes": .., "stack_bytes": null},
+     "inputs": [{"index": .., "shape": [..], "dtype": "float32", "bytes": ..}],
+     "outputs": [...], "pte_bytes": .., "method": "forward"}
+
+``arena_bytes[i]`` is memory id ``i + 1`` (ExecuTorch's
+``non_const_buffer_sizes[i + 1]``; entry 0 there is reserved). All sizes are
+bytes. Kernel symbols: ``"aten::addmm.out"`` -> ``mote_kernel_aten_addmm_out``
+(``::`` and ``.`` become ``_``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from aot import ir
+from aot import schema as fb
+from aot.emit import build_program
+from aot.inspect import VIEW_OPS, live_bytes_lower_bound, with_view_aliases
+
+
+def kernel_symbol(op_name: str) -> str:
+    """C symbol of the kernel for ``"ns::name.overload"``: ``mote_kernel_ns_name_overload``.
+
+    Raises ValueError if the result is not a C identifier."""
+    sym = "mote_kernel_" + op_name.replace("::", "_").replace(".", "_")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", sym):
+        raise ValueError(f"operator {op_name!r} gives no valid C identifier ({sym!r})")
+    return sym
+
+
+def _dtype_name(code: int) -> str:
+    return fb.SCALAR_TYPE_NAMES.get(code, f"scalar{code}")
+
+
+def _call_tensors(spec: ir.ProgramSpec, call: ir.KernelCall) -> list:
+    out = []
+    for a in call.args:
+        v = spec.values[a]
+        if isinstance(v, ir.TensorListValue):
+            out.extend(x for x in v.items if x >= 0)
+        elif isinstance(v, ir.TensorValue):
+            out.append(a)
+    return out
+
+
+def _io(spec: ir.ProgramSpec, idxs: list) -> list:
+    return [{"index": i, "shape": list(spec.values[i].sizes), "dtype": _dtype_name(spec.values[i].dtype),
+             "bytes": spec.values[i].nbytes} for i in idxs]
+
+
+def spec_lower_bound(spec: ir.ProgramSpec) -> int:
+    """Live-bytes lower bound of ``spec``'s planned tensors, bytes (see aot.inspect)."""
+    planned = {i: (v.mem_id, v.mem_offset, v.nbytes) for i, v in enumerate(spec.values)
+               if isinstance(v, ir.TensorValue) and v.mem_id is not None}
+    uses = [_call_tensors(spec, c) for c in spec.instructions]
+    views = [(k, c.args[0], c.args[-1]) for k, c in enumerate(spec.instructions)
+             if f"{c.op}.{c.overload}" in VIEW_OPS and len(c.args) >= 2
+             and isinstance(spec.values[c.args[-1]], ir.TensorValue)
+             and spec.values[c.args[-1]].mem_id is None and spec.values[c.args[-1]].constant is None]
+    uses, outs = with_view_aliases(uses, views, spec.outputs)
+    return live_bytes_lower_bound(planned, uses, spec.inputs, outs)
+
+
+def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None) -> dict:
+    """The ops.json dict of ``spec`` (see module docstring).
+
+    ``extra`` is merged at top level, except: ``extra["memory"]`` updates the
+    memory section (e.g. runtime_state_bytes, stack_bytes) and
+    ``extra["kernels"]`` ({op name: symbol}) overrides kernel symbols.
+    ``spec.plan_info`` keys ``lower_bound``/``arena_lower_bound_bytes`` and
+    ``scratch_bytes`` override the computed figures. Raises EmitError."""
+    extra = dict(extra or {})
+    res = build_program(spec)
+    kernels = extra.pop("kernels", {}) or {}
+    ops: dict = {}
+    for call in spec.instructions:
+        name = f"{call.op}.{call.overload}"
+        e = ops.setdefault(name, {"name": name, "dtypes": set(),
+                                  "kernel": kernels.get(name) or kernel_symbol(name), "count": 0})
+        e["count"] += 1
+        e["dtypes"].update(_dtype_name(spec.values[i].dtype) for i in _call_tensors(spec, call))
+    pi = spec.plan_info or {}
+    lb = pi.get("arena_lower_bound_bytes", pi.get("lower_bound"))
+    if lb is None:
+        lb = spec_lower_bound(spec)
+    scratch = pi.get("scratch_bytes")
+    if scratch is None:
+        scratch = max([c.scratch_bytes for c in spec.instructions] or [0])
+    memory = {
+        "arena_bytes": list(spec.arena_sizes[1:]),
+        "arena_lower_bound_bytes": lb,
+        "constants_bytes": len(res.constant_segment),
+        "runtime_state_bytes": pi.get("runtime_state_bytes"),
+        "scratch_bytes": scratch,
+        "stack_bytes": pi.get("stack_bytes"),
+    }
+    memory.update(extra.pop("memory", {}) or {})
+    m = {
+        "method": spec.method_name,
+        "ops": [dict(e, dtypes=sorted(e["dtypes"])) for e in ops.values()],
+        "memory": memory,
+        "inputs": _io(spec, spec.inputs),
+        "outputs": _io(spec, spec.outputs),
+        "pte_bytes": len(res.data),
+    }
+    m.update(extra)
+    return m
+
+
+def _atomic_write(path, text: str) -> None:
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_manifest(spec: ir.ProgramSpec, path, extra: dict | None = None) -> dict:
+    """Write ops.json for ``spec`` to ``path`` (atomically); returns the dict.
+    See :func:`build_manifest`. Raises EmitError / OSError."""
+    m = build_manifest(spec, extra)
+    _atomic_write(path, json.dumps(m, indent=2) + "\n")
+    return m
+
+
+def model_header_text(spec: ir.ProgramSpec, name: str = "model", manifest: dict | None = None) -> str:
+    """Text of mote_model.h: exact byte sizes as macros (see write_model_header)."""
+    m = manifest or build_manifest(spec)
+    mem = m["memory"]
+    guard = "MOTE_MODEL_H"
+    L = ["/* Generated by aot.manifest for model \"%s\". Do not edit. */" % name.replace("*/", ""),
+         f"#ifndef {guard}", f"#define {guard}", "",
+         f"#define MOTE_MODEL_NAME \"{json.dumps(name)[1:-1]}\"",
+         f"/* ARENA<i> is memory id i+1 (non_const_buffer_sizes[i+1]); sizes in bytes. */",
+         f"#define MOTE_MODEL_NUM_ARENAS {len(mem['arena_bytes'])}u"]
+    for i, b in enumerate(mem["arena_bytes"]):
+        L.append(f"#define MOTE_MODEL_ARENA{i}_BYTES {b}u")
+    L.append(f"#define MOTE_MODEL_ARENA_LOWER_BOUND_BYTES {mem['arena_lower_bound_bytes']}u")
+    L.append(f"#define MOTE_MODEL_CONSTANTS_BYTES {mem['constants_bytes']}u")
+    L.append(f"#define MOTE_MODEL_SCRATCH_BYTES {mem['scratch_bytes'] or 0}u")
+    for key, macro in (("runtime_state_bytes", "RUNTIME_STATE"), ("stack_bytes", "STACK")):
+        if mem.get(key) is not None:
+            L.append(f"#define MOTE_MODEL_{macro}_BYTES {mem[key]}u")
+    L.append(f"#define MOTE_MODEL_PTE_BYTES {m['pte_bytes']}u")
+    L.append(f"#define MOTE_MODEL_NUM_OPS {len(m['ops'])}u")
+    for key, macro in (("inputs", "INPUT"), ("outputs", "OUTPUT")):
+        L.append(f"#define MOTE_MODEL_NUM_{macro}S {len(m[key])}u")
+        for i, io in enumerate(m[key]):
+            code = spec.values[io["index"]].dtype
+            L.append(f"#define MOTE_MODEL_{macro}{i}_BYTES {io['bytes']}u")
+            L.append(f"#define MOTE_MODEL_{macro}{i}_DTYPE {code} /* {io['dtype']} */")
+            L.append(f"#define MOTE_MODEL_{macro}{i}_NUMEL {io['bytes'] // max(ir.DTYPE_SIZES[code], 1)}u")
+    L += ["", f"#endif /* {guard} */", ""]
+    return "\n".join(L)
+
+
+def write_model_header(spec: ir.ProgramSpec, path, name: str = "model", manifest: dict | None = None) -> str:
+    """Write mote_model.h for ``spec`` to ``path`` (atomically); returns the text.
+
+    Macros (bytes unless noted): MOTE_MODEL_NUM_ARENAS, MOTE_MODEL_ARENA<i>_BYTES,
+    MOTE_MODEL_ARENA_LOWER_BOUND_BYTES, MOTE_MODEL_CONSTANTS_BYTES,
+    MOTE_MODEL_SCRATCH_BYTES, MOTE_MODEL_PTE_BYTES, MOTE_MODEL_NUM_OPS,
+    MOTE_MODEL_NUM_INPUTS/OUTPUTS, MOTE_MODEL_INPUT<i>_BYTES/_DTYPE/_NUMEL,
+    MOTE_MODEL_OUTPUT<i>_BYTES/_DTYPE/_NUMEL, and RUNTIME_STATE/STACK when known.
+    Raises EmitError / OSError."""
+    text = model_header_text(spec, name, manifest)
+    _atomic_write(path, text)
+    return text

@@ -1,0 +1,122 @@
+"""Load a model file: a ``.py`` in the zoo convention or a ``.pt2`` archive.
+
+A ``.py`` model file defines ``model()`` (returns an eval-mode ``nn.Module``),
+``example_inputs()`` (returns a tuple of tensors) and optionally
+``calibration_data()`` (a list of input tuples, for --int8). A ``.pt2`` is an
+``ExportedProgram`` saved with ``torch.export.save``; its example inputs come
+from the archive (or, when absent, zeros shaped like its input placeholders).
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import torch
+
+from aot.errors import ModelFileError
+
+
+@dataclass
+class ModelFile:
+    """A loaded model file. Exactly one of ``module`` / ``exported`` is set.
+
+    example_inputs: tuple of tensors; calibration_data: list of input tuples
+    or None; path: the file it came from.
+    """
+    path: Path
+    example_inputs: tuple
+    module: Optional[torch.nn.Module] = None
+    exported: Optional[torch.export.ExportedProgram] = None
+    calibration_data: Optional[list] = None
+
+
+def load_model_file(path) -> ModelFile:
+    """Load ``path`` (.py or .pt2). Raises ModelFileError (missing file, wrong
+    suffix, missing/invalid ``model()`` or ``example_inputs()``)."""
+    p = Path(path).resolve()
+    if not p.is_file():
+        raise ModelFileError(f"model file not found: {p}")
+    if p.suffix == ".py":
+        return _load_py(p)
+    if p.suffix == ".pt2":
+        return _load_pt2(p)
+    raise ModelFileError(f"{p.name}: expected a .py model file or a .pt2 ExportedProgram")
+
+
+def _import_file(p: Path):
+    # A zoo-style file imports its siblings as a package ("from zoo._common import"),
+    # so the folder above the outermost package must be importable too.
+    roots = [p.parent]
+    d = p.parent
+    while (d / "__init__.py").is_file():
+        d = d.parent
+        roots.append(d)
+    for r in roots:
+        if str(r) not in sys.path:
+            sys.path.insert(0, str(r))
+    name = f"_mote_model_{abs(hash(str(p)))}"
+    spec = importlib.util.spec_from_file_location(name, p)
+    mod = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(mod)
+    except Exception as e:  # the user's code failed: say which file
+        raise ModelFileError(f"{p.name}: importing the model file failed: {e!r}") from e
+    return mod
+
+
+def _call(mod, p: Path, fn: str):
+    f = getattr(mod, fn, None)
+    if not callable(f):
+        raise ModelFileError(f"{p.name}: no function {fn}() defined")
+    return f()
+
+
+def _load_py(p: Path) -> ModelFile:
+    mod = _import_file(p)
+    module = _call(mod, p, "model")
+    if not isinstance(module, torch.nn.Module):
+        raise ModelFileError(f"{p.name}: model() returned {type(module).__name__}, not an nn.Module")
+    if module.training:
+        warnings.warn(f"{p.name}: model() returned a module in training mode; calling .eval()")
+        module.eval()
+    inputs = _call(mod, p, "example_inputs")
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    if not isinstance(inputs, (tuple, list)) or not all(isinstance(t, torch.Tensor) for t in inputs):
+        raise ModelFileError(f"{p.name}: example_inputs() must return a tuple of tensors")
+    calib = None
+    if callable(getattr(mod, "calibration_data", None)):
+        calib = [tuple(c) if isinstance(c, (tuple, list)) else (c,) for c in mod.calibration_data()]
+    return ModelFile(path=p, example_inputs=tuple(inputs), module=module, calibration_data=calib)
+
+
+def _load_pt2(p: Path) -> ModelFile:
+    try:
+        ep = torch.export.load(str(p))
+    except Exception as e:
+        raise ModelFileError(f"{p.name}: torch.export.load failed: {e!r}") from e
+    return ModelFile(path=p, example_inputs=example_inputs_of(ep), exported=ep)
+
+
+def example_inputs_of(ep: torch.export.ExportedProgram) -> tuple:
+    """Example inputs of an ExportedProgram: the ones stored with it, else zeros
+    shaped like the user-input placeholders' fake tensors."""
+    stored = getattr(ep, "example_inputs", None)
+    if stored is not None:
+        args, kwargs = stored
+        if not kwargs:
+            return tuple(args)
+    users = [s.arg.name for s in ep.graph_signature.input_specs
+             if s.kind == torch.export.graph_signature.InputKind.USER_INPUT]
+    by_name = {n.name: n for n in ep.graph.nodes if n.op == "placeholder"}
+    out = []
+    for name in users:
+        val = by_name[name].meta.get("val")
+        if not isinstance(val, torch.Tensor):
+            raise ModelFileError(f"input {name} is not a tensor")
+        out.append(torch.zeros([int(s) for s in val.shape], dtype=val.dtype))
+    return tuple(out)
