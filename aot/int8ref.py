@@ -1,0 +1,391 @@
+"""Mote's Python integer reference for the ``mote::`` int8 operators.
+
+This module *defines* the expected bytes of every int8 kernel: the C kernels
+(``kernels/op_mote_*.c``, ``cmsis/``) must match it bit for bit. It follows
+``docs/int8-ops.md`` exactly (TFLite / CMSIS-NN int8 scheme, double-rounding
+fixed-point requantization).
+
+Conventions:
+
+- Activations are ``numpy.int8`` arrays; 4-D activations are NHWC ``[N, H, W, C]``.
+- Weights are int8, bias / multiplier / shift int32 (per output channel, the
+  last axis of the output).
+- Only :func:`quantize_multiplier` touches floating point (it runs ahead of
+  time); every op is integer arithmetic (int32 semantics, computed in int64
+  where an intermediate needs it, then wrapped to int32 as a C int32 would).
+
+Errors: ``ValueError`` for shapes/arguments that do not fit the contract.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence, Tuple
+
+import numpy as np
+
+INT32_MIN = -(1 << 31)
+INT32_MAX = (1 << 31) - 1
+
+__all__ = [
+    "quantize_multiplier", "srdhm", "rdbpot", "requantize",
+    "conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "add_s8", "mul_s8",
+    "avg_pool2d_s8", "max_pool2d_s8", "mean_s8", "pad_s8",
+    "add_params", "INT32_MIN", "INT32_MAX",
+]
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _wrap32(x: np.ndarray) -> np.ndarray:
+    """Wrap int64 values to int32 two's complement (what C int32 arithmetic does)."""
+    x = np.asarray(x, dtype=np.int64)
+    return ((x + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+
+
+def _i64(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.int64)
+
+
+def _pair(v, name: str) -> Tuple[int, int]:
+    v = list(v) if isinstance(v, (list, tuple, np.ndarray)) else [v, v]
+    if len(v) == 1:
+        v = v * 2
+    if len(v) != 2:
+        raise ValueError(f"{name} must have 2 entries, got {v}")
+    return int(v[0]), int(v[1])
+
+
+def _check_int8(x: np.ndarray, name: str, ndim: int | None = None) -> np.ndarray:
+    x = np.asarray(x)
+    if x.dtype != np.int8:
+        raise ValueError(f"{name} must be int8, got {x.dtype}")
+    if ndim is not None and x.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {x.shape}")
+    return x
+
+
+def _clamp_s8(x: np.ndarray, lo: int = -128, hi: int = 127) -> np.ndarray:
+    if not (-128 <= lo <= hi <= 127):
+        raise ValueError(f"activation range [{lo}, {hi}] not within int8")
+    return np.clip(x, lo, hi).astype(np.int8)
+
+
+# --------------------------------------------------------------------------- requantization
+
+def quantize_multiplier(real: float) -> Tuple[int, int]:
+    """Fixed-point form of a positive real multiplier (runs ahead of time).
+
+    Returns ``(multiplier, shift)``: multiplier int32 in [2^30, 2^31) (Q31), or 0
+    for ``real == 0`` / tiny values; shift int (> 0 = left shift), so that
+    ``real ~= multiplier * 2^(shift - 31)``. Rounding of the mantissa is half
+    away from zero (C ``round``). Raises ``ValueError`` for a negative or
+    non-finite ``real``.
+    """
+    real = float(real)
+    if not math.isfinite(real) or real < 0:
+        raise ValueError(f"multiplier must be finite and >= 0, got {real}")
+    q, e = math.frexp(real)
+    m = math.floor(q * (1 << 31) + 0.5)  # q*2^31 is exact in double; q >= 0
+    if m == (1 << 31):
+        m //= 2
+        e += 1
+    if e < -31:
+        m, e = 0, 0
+    if e > 30:
+        raise ValueError(f"multiplier {real} too large for int32 fixed point")
+    return int(m), int(e)
+
+
+def srdhm(a, b) -> np.ndarray:
+    """Saturating rounding doubling high multiply of int32 ``a`` and ``b``.
+
+    Elementwise (broadcasting), int32 in/out: ``(a*b + nudge) / 2^31`` with C
+    division, nudge = 2^30 for a non-negative product else 1 - 2^30;
+    ``srdhm(INT32_MIN, INT32_MIN) == INT32_MAX``.
+    """
+    a = _i64(a)
+    b = _i64(b)
+    ab = a * b
+    nudge = np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
+    v = ab + nudge
+    q = np.where(v >= 0, v >> 31, -((-v) >> 31))  # truncate toward zero
+    q = np.where((a == INT32_MIN) & (b == INT32_MIN), INT32_MAX, q)
+    return q.astype(np.int32)
+
+
+def rdbpot(x, e) -> np.ndarray:
+    """Rounding divide by power of two: ``x / 2^e`` rounded half away from zero.
+
+    x int32, e int in [0, 31] (broadcasting), int32 out.
+    """
+    x = _i64(x)
+    e = _i64(e)
+    if np.any(e < 0) or np.any(e > 31):
+        raise ValueError("rdbpot exponent must be in [0, 31]")
+    mask = (np.int64(1) << e) - 1
+    rem = x & mask
+    thr = (mask >> 1) + (x < 0)
+    return ((x >> e) + (rem > thr)).astype(np.int32)
+
+
+def requantize(x, multiplier, shift) -> np.ndarray:
+    """TFLite double-rounding requantization of int32 ``x``.
+
+    ``RDBPOT(SRDHM(x * 2^max(s,0), M), max(-s,0))``; multiplier/shift broadcast
+    against x (per channel: along the last axis). The left shift wraps like C
+    int32 arithmetic. Returns int32.
+    """
+    s = _i64(shift)
+    left = np.maximum(s, 0)
+    right = np.maximum(-s, 0)
+    xl = _wrap32(_i64(x) << left)
+    return rdbpot(srdhm(xl, multiplier), right)
+
+
+# --------------------------------------------------------------------------- convolutions
+
+def _conv_core(xs: np.ndarray, w: np.ndarray, stride, padding, dilation,
+               depthwise: bool) -> np.ndarray:
+    """xs: int64 [N,H,W,C] already zero-point-corrected; w: int64
+    [Cout,KH,KW,Cin] (dense) or [KH,KW,C] (depthwise, C == xs channels).
+    Returns int64 accumulators [N,Ho,Wo,Cout]."""
+    sh, sw = stride
+    ph, pw = padding
+    dh, dw = dilation
+    n, h, wd, c = xs.shape
+    kh, kw = (w.shape[1], w.shape[2]) if not depthwise else (w.shape[0], w.shape[1])
+    ho = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    wo = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if ho <= 0 or wo <= 0:
+        raise ValueError("convolution output would be empty")
+    xp = np.pad(xs, ((0, 0), (ph, ph), (pw, pw), (0, 0)))  # padded taps contribute 0
+    cout = w.shape[0] if not depthwise else c
+    acc = np.zeros((n, ho, wo, cout), dtype=np.int64)
+    if not depthwise:
+        # im2col: [N*Ho*Wo, KH*KW*Cin] x [KH*KW*Cin, Cout]
+        cols = np.empty((n, ho, wo, kh, kw, c), dtype=np.int64)
+        for i in range(kh):
+            for j in range(kw):
+                cols[:, :, :, i, j, :] = xp[:, i * dh: i * dh + sh * (ho - 1) + 1: sh,
+                                            j * dw: j * dw + sw * (wo - 1) + 1: sw, :]
+        acc = cols.reshape(n * ho * wo, kh * kw * c) @ w.reshape(w.shape[0], -1).T
+        return acc.reshape(n, ho, wo, cout)
+    for i in range(kh):
+        for j in range(kw):
+            acc += xp[:, i * dh: i * dh + sh * (ho - 1) + 1: sh,
+                      j * dw: j * dw + sw * (wo - 1) + 1: sw, :] * w[i, j, :]
+    return acc
+
+
+def _finish(acc, bias, multiplier, shift, out_zp, act_min, act_max) -> np.ndarray:
+    acc = _wrap32(_i64(acc) + _i64(bias))
+    out = _i64(requantize(acc, multiplier, shift)) + int(out_zp)
+    return _clamp_s8(out, int(act_min), int(act_max))
+
+
+def conv2d_s8(input, weight, bias, multiplier, shift, stride, padding, dilation,
+              input_zero_point: int, output_zero_point: int,
+              activation_min: int, activation_max: int) -> np.ndarray:
+    """int8 2-D convolution, NHWC.
+
+    input int8 [N,H,W,Cin]; weight int8 [Cout,KH,KW,Cin]; bias, multiplier,
+    shift int32 [Cout]; stride/padding (symmetric)/dilation int[2] (h, w).
+    acc = bias[c] + sum (x - in_zp) * w over valid taps; out =
+    clamp(requantize(acc, M[c], s[c]) + out_zp, act_min, act_max).
+    Returns int8 [N,Ho,Wo,Cout].
+    """
+    x = _check_int8(input, "input", 4)
+    w = _check_int8(weight, "weight", 4)
+    if w.shape[3] != x.shape[3]:
+        raise ValueError(f"weight Cin {w.shape[3]} != input C {x.shape[3]}")
+    cout = w.shape[0]
+    for name, v in (("bias", bias), ("multiplier", multiplier), ("shift", shift)):
+        if np.shape(v) != (cout,):
+            raise ValueError(f"{name} must have shape [{cout}], got {np.shape(v)}")
+    xs = _i64(x) - int(input_zero_point)
+    acc = _conv_core(xs, _i64(w), _pair(stride, "stride"), _pair(padding, "padding"),
+                     _pair(dilation, "dilation"), depthwise=False)
+    return _finish(acc, bias, multiplier, shift, output_zero_point, activation_min,
+                   activation_max)
+
+
+def depthwise_conv2d_s8(input, weight, bias, multiplier, shift, stride, padding,
+                        dilation, depth_multiplier: int, input_zero_point: int,
+                        output_zero_point: int, activation_min: int,
+                        activation_max: int) -> np.ndarray:
+    """int8 depthwise 2-D convolution, NHWC.
+
+    input int8 [N,H,W,Cin]; weight int8 [1,KH,KW,Cout] with Cout = Cin *
+    depth_multiplier; output channel c reads input channel c // depth_multiplier.
+    Returns int8 [N,Ho,Wo,Cout].
+    """
+    x = _check_int8(input, "input", 4)
+    w = _check_int8(weight, "weight", 4)
+    dm = int(depth_multiplier)
+    if w.shape[0] != 1 or dm < 1 or w.shape[3] != x.shape[3] * dm:
+        raise ValueError(f"depthwise weight {w.shape} does not fit input {x.shape} x {dm}")
+    cout = w.shape[3]
+    for name, v in (("bias", bias), ("multiplier", multiplier), ("shift", shift)):
+        if np.shape(v) != (cout,):
+            raise ValueError(f"{name} must have shape [{cout}], got {np.shape(v)}")
+    xs = _i64(x) - int(input_zero_point)
+    if dm > 1:
+        xs = np.repeat(xs, dm, axis=3)
+    acc = _conv_core(xs, _i64(w[0]), _pair(stride, "stride"), _pair(padding, "padding"),
+                     _pair(dilation, "dilation"), depthwise=True)
+    return _finish(acc, bias, multiplier, shift, output_zero_point, activation_min,
+                   activation_max)
+
+
+def linear_s8(input, weight, bias, multiplier, shift, input_zero_point: int,
+              output_zero_point: int, activation_min: int,
+              activation_max: int) -> np.ndarray:
+    """int8 fully connected: input int8 [M,K], weight int8 [N,K], bias /
+    multiplier / shift int32 [N] -> int8 [M,N]."""
+    x = _check_int8(input, "input", 2)
+    w = _check_int8(weight, "weight", 2)
+    if w.shape[1] != x.shape[1]:
+        raise ValueError(f"weight K {w.shape[1]} != input K {x.shape[1]}")
+    acc = (_i64(x) - int(input_zero_point)) @ _i64(w).T
+    return _finish(acc, bias, multiplier, shift, output_zero_point, activation_min,
+                   activation_max)
+
+
+# --------------------------------------------------------------------------- elementwise
+
+def add_params(a_scale: float, b_scale: float, out_scale: float,
+               left_shift: int = 20) -> dict:
+    """AOT parameters of :func:`add_s8` from the three float scales:
+    ``left_shift``, ``a_multiplier``, ``a_shift``, ``b_multiplier``, ``b_shift``,
+    ``output_multiplier``, ``output_shift`` (ints)."""
+    twice_max = 2.0 * max(float(a_scale), float(b_scale))
+    am, ash = quantize_multiplier(float(a_scale) / twice_max)
+    bm, bsh = quantize_multiplier(float(b_scale) / twice_max)
+    om, osh = quantize_multiplier(twice_max / ((1 << left_shift) * float(out_scale)))
+    return dict(left_shift=left_shift, a_multiplier=am, a_shift=ash, b_multiplier=bm,
+                b_shift=bsh, output_multiplier=om, output_shift=osh)
+
+
+def add_s8(a, b, a_zero_point: int, a_multiplier: int, a_shift: int,
+           b_zero_point: int, b_multiplier: int, b_shift: int, left_shift: int,
+           output_zero_point: int, output_multiplier: int, output_shift: int,
+           activation_min: int, activation_max: int) -> np.ndarray:
+    """TFLite int8 add of two same-shape int8 tensors (see :func:`add_params`)."""
+    a = _check_int8(a, "a")
+    b = _check_int8(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(f"add_s8 shapes differ: {a.shape} vs {b.shape}")
+    ls = int(left_shift)
+    a2 = requantize((_i64(a) - int(a_zero_point)) << ls, a_multiplier, a_shift)
+    b2 = requantize((_i64(b) - int(b_zero_point)) << ls, b_multiplier, b_shift)
+    s = _wrap32(_i64(a2) + _i64(b2))
+    out = _i64(requantize(s, output_multiplier, output_shift)) + int(output_zero_point)
+    return _clamp_s8(out, int(activation_min), int(activation_max))
+
+
+def mul_s8(a, b, a_zero_point: int, b_zero_point: int, output_zero_point: int,
+           output_multiplier: int, output_shift: int, activation_min: int,
+           activation_max: int) -> np.ndarray:
+    """int8 elementwise multiply of two same-shape int8 tensors; the real
+    multiplier is a_scale * b_scale / out_scale."""
+    a = _check_int8(a, "a")
+    b = _check_int8(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(f"mul_s8 shapes differ: {a.shape} vs {b.shape}")
+    p = (_i64(a) - int(a_zero_point)) * (_i64(b) - int(b_zero_point))
+    out = _i64(requantize(p, output_multiplier, output_shift)) + int(output_zero_point)
+    return _clamp_s8(out, int(activation_min), int(activation_max))
+
+
+# --------------------------------------------------------------------------- pooling
+
+def _windows(xp: np.ndarray, kh, kw, sh, sw, dh, dw, ho, wo):
+    for i in range(kh):
+        for j in range(kw):
+            yield xp[:, i * dh: i * dh + sh * (ho - 1) + 1: sh,
+                     j * dw: j * dw + sw * (wo - 1) + 1: sw, :]
+
+
+def _pool_out(h, w, k, s, p, d):
+    ho = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    wo = (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    if ho <= 0 or wo <= 0:
+        raise ValueError("pooling output would be empty")
+    return ho, wo
+
+
+def avg_pool2d_s8(input, kernel_size, stride, padding, count_include_pad: bool,
+                  zero_point: int, activation_min: int, activation_max: int) -> np.ndarray:
+    """int8 average pool, NHWC, same qparams in and out.
+
+    Window sum of raw int8 values; padded taps add ``zero_point`` when
+    ``count_include_pad`` (and are counted), else are skipped. out =
+    (sum +- count/2) / count with C division (half away from zero), clamped.
+    Returns int8 [N,Ho,Wo,C].
+    """
+    x = _check_int8(input, "input", 4)
+    k = _pair(kernel_size, "kernel_size")
+    s = _pair(stride, "stride") if len(list(stride)) else k
+    p = _pair(padding, "padding")
+    n, h, w, c = x.shape
+    ho, wo = _pool_out(h, w, k, s, p, (1, 1))
+    xp = np.pad(_i64(x), ((0, 0), (p[0], p[0]), (p[1], p[1]), (0, 0)),
+                constant_values=int(zero_point))
+    valid = np.pad(np.ones((1, h, w, 1), np.int64), ((0, 0), (p[0], p[0]), (p[1], p[1]), (0, 0)))
+    total = np.zeros((n, ho, wo, c), np.int64)
+    count = np.zeros((1, ho, wo, 1), np.int64)
+    for win, vwin in zip(_windows(xp, *k, *s, 1, 1, ho, wo),
+                         _windows(valid, *k, *s, 1, 1, ho, wo)):
+        if count_include_pad:
+            total += win
+            count += 1
+        else:
+            total += win * vwin
+            count += vwin
+    half = count // 2
+    q = np.where(total >= 0, (total + half) // count, -((-total + half) // count))
+    return _clamp_s8(q, int(activation_min), int(activation_max))
+
+
+def max_pool2d_s8(input, kernel_size, stride, padding, dilation, activation_min: int,
+                  activation_max: int) -> np.ndarray:
+    """int8 max pool, NHWC, same qparams in and out; padded taps are ignored.
+    Returns int8 [N,Ho,Wo,C]."""
+    x = _check_int8(input, "input", 4)
+    k = _pair(kernel_size, "kernel_size")
+    s = _pair(stride, "stride") if len(list(stride)) else k
+    p = _pair(padding, "padding")
+    d = _pair(dilation, "dilation")
+    n, h, w, c = x.shape
+    ho, wo = _pool_out(h, w, k, s, p, d)
+    xp = np.pad(x.astype(np.int16), ((0, 0), (p[0], p[0]), (p[1], p[1]), (0, 0)),
+                constant_values=-129)  # below every int8: never the max of a window
+    out = np.full((n, ho, wo, c), -129, np.int16)
+    for win in _windows(xp, *k, *s, *d, ho, wo):
+        np.maximum(out, win, out=out)
+    return _clamp_s8(out, int(activation_min), int(activation_max))
+
+
+def mean_s8(input, input_zero_point: int, output_zero_point: int, multiplier: int,
+            shift: int) -> np.ndarray:
+    """int8 global average over H and W of NHWC ``input`` [N,H,W,C].
+
+    acc = sum (x - in_zp); out = clamp(requantize(acc, M, s) + out_zp) with the
+    real multiplier in_scale / (out_scale * H * W). Returns int8 [N,1,1,C].
+    """
+    x = _check_int8(input, "input", 4)
+    acc = _wrap32((_i64(x) - int(input_zero_point)).sum(axis=(1, 2), keepdims=True))
+    out = _i64(requantize(acc, multiplier, shift)) + int(output_zero_point)
+    return _clamp_s8(out)
+
+
+def pad_s8(input, pads: Sequence[int], pad_value: int) -> np.ndarray:
+    """Constant pad of NHWC int8 ``input`` in H and W; pads = (top, bottom,
+    left, right) >= 0; returns int8 [N, H+t+b, W+l+r, C]."""
+    x = _check_int8(input, "input", 4)
+    t, b, l, r = (int(v) for v in pads)
+    if min(t, b, l, r) < 0:
+        raise ValueError(f"pads must be >= 0, got {pads}")
+    if not -128 <= int(pad_value) <= 127:
+        raise ValueError(f"pad_value {pad_value} not int8")
+    return np.pad(x, ((0, 0), (t, b), (l, r), (0, 0)), constant_values=int(pad_value))
