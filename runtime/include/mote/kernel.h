@@ -28,7 +28,12 @@ typedef struct mote_kernel_ctx {
     size_t scratch_size; /* bytes */
 } mote_kernel_ctx_t;
 
-/** A kernel: args[0..nargs-1] are the KernelCall's values, outputs last. */
+/**
+ * A kernel: args[0..nargs-1] are the KernelCall's values, outputs last.
+ * nargs is the schema's argument count: the runtime drops the return values
+ * ExecuTorch appends to a KernelCall (the out tensors repeated, or one
+ * TensorList of them) before calling the kernel.
+ */
 typedef mote_err_t (*mote_kernel_fn_t)(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                        uint32_t nargs);
 

@@ -1,0 +1,267 @@
+/*
+ * cmsis/mote_s8_arm.h - shared pieces of the Cortex-M int8 kernels.
+ *
+ * Path selection by compiler feature macros (exactly one is active):
+ *   MOTE_S8_MVE   __ARM_FEATURE_MVE (integer MVE, Cortex-M55): arm_mve.h
+ *   MOTE_S8_DSP   __ARM_FEATURE_DSP (Cortex-M4/M7/M33): SMLAD / SXTB16 via arm_acle.h
+ *   MOTE_S8_PLAIN anything else (and the host): plain C with the same blocking
+ * Define MOTE_S8_FORCE_PLAIN to build the plain path on any target.
+ * All paths produce the bytes of kernels/op_mote_*.c (docs/int8-ops.md).
+ */
+#ifndef MOTE_CMSIS_S8_ARM_H
+#define MOTE_CMSIS_S8_ARM_H
+
+#include <string.h>
+
+#include "../kernels/requant.h"
+
+#if !defined(MOTE_S8_FORCE_PLAIN) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define MOTE_S8_MVE 1
+#include <arm_mve.h>
+#elif !defined(MOTE_S8_FORCE_PLAIN) && defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#define MOTE_S8_DSP 1
+#include <arm_acle.h>
+#else
+#define MOTE_S8_PLAIN 1
+#endif
+
+/** Name of the compiled path, for logs and the test harness. */
+#if defined(MOTE_S8_MVE)
+#define MOTE_S8_PATH_NAME "mve"
+#elif defined(MOTE_S8_DSP)
+#define MOTE_S8_PATH_NAME "dsp"
+#else
+#define MOTE_S8_PATH_NAME "plain"
+#endif
+
+/** Unaligned 32-bit load (LDR on Armv7-M/v8-M Mainline). */
+static inline uint32_t mote_s8_ld32(const void *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+#if defined(MOTE_S8_DSP)
+/* GCC 12's arm_acle.h has no __ror. */
+static inline uint32_t mote_s8_ror(uint32_t x, uint32_t r)
+{
+    return (x >> r) | (x << (32u - r));
+}
+#endif
+
+/** First 16-byte aligned address inside ctx->scratch, or NULL if it is too small. */
+static inline void *mote_s8_scratch(const mote_kernel_ctx_t *ctx, size_t need)
+{
+    uintptr_t a;
+    if (ctx == NULL || ctx->scratch == NULL || ctx->scratch_size < need) {
+        return NULL;
+    }
+    a = ((uintptr_t)ctx->scratch + 15u) & ~(uintptr_t)15u;
+    return (void *)a;
+}
+
+/* ------------------------------------------------------------------ dot kernels
+ * 2x2 register block: two weight rows (output channels a, b) times two columns
+ * (output pixels / input rows 0, 1) over k taps: s[0]=a0 s[1]=a1 s[2]=b0 s[3]=b1.
+ */
+#if defined(MOTE_S8_MVE)
+/**
+ * MVE: one int8 column x (raw values) against four weight rows over k taps:
+ * s[j] = sum x * w_j (the zero point is folded into the bias by the caller).
+ */
+static inline void mote_s8_mve_dot4(const int8_t *x, const int8_t *w0, const int8_t *w1,
+                                    const int8_t *w2, const int8_t *w3, int32_t k,
+                                    int32_t s[4])
+{
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int32_t i = 0;
+    for (; i + 16 <= k; i += 16) {
+        const int8x16_t xv = vldrbq_s8(x + i);
+        a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w0 + i));
+        a1 = vmladavaq_s8(a1, xv, vldrbq_s8(w1 + i));
+        a2 = vmladavaq_s8(a2, xv, vldrbq_s8(w2 + i));
+        a3 = vmladavaq_s8(a3, xv, vldrbq_s8(w3 + i));
+    }
+    if (i < k) {
+        const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
+        const int8x16_t xv = vldrbq_z_s8(x + i, pr);
+        a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0 + i, pr));
+        a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1 + i, pr));
+        a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2 + i, pr));
+        a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + i, pr));
+    }
+    s[0] = a0;
+    s[1] = a1;
+    s[2] = a2;
+    s[3] = a3;
+}
+
+/** Sum of k int8 weights. */
+static inline int32_t mote_s8_mve_sum(const int8_t *w, int32_t k)
+{
+    int32_t a = 0, i = 0;
+    for (; i + 16 <= k; i += 16) {
+        a = vaddvaq_s8(a, vldrbq_s8(w + i));
+    }
+    if (i < k) {
+        a = vaddvaq_s8(a, vldrbq_z_s8(w + i, vctp8q((uint32_t)(k - i))));
+    }
+    return a;
+}
+
+/**
+ * Vector requantization of four channels, bit-exact with mote_requantize():
+ * VSHL by max(s,0) (wraps like the int32 shift), VQRDMULH == SRDHM (the
+ * multiplier is never INT32_MIN), then RDBPOT as VRSHL by -e after a
+ * saturating "minus one" on negative lanes with e > 0 (VRSHL rounds ties up;
+ * RDBPOT rounds them away from zero), + zero point (saturating), clamp.
+ */
+static inline int32x4_t mote_s8_mve_requant(int32x4_t acc, int32x4_t mult, int32x4_t shift,
+                                            int32_t ozp, int32_t amin, int32_t amax)
+{
+    const int32x4_t zero = vdupq_n_s32(0);
+    const int32x4_t left = vmaxq_s32(shift, zero);
+    const int32x4_t nege = vminq_s32(shift, zero);
+    int32x4_t x = vshlq_s32(acc, left);
+    x = vqrdmulhq_s32(x, mult);
+    /* -1 on lanes with x < 0 and e > 0 (nege < 0), else 0 */
+    x = vqaddq_s32(x, vandq_s32(vshrq_n_s32(x, 31), vshrq_n_s32(nege, 31)));
+    x = vrshlq_s32(x, nege);
+    x = vqaddq_n_s32(x, ozp);
+    x = vmaxq_s32(x, vdupq_n_s32(amin));
+    return vminq_s32(x, vdupq_n_s32(amax));
+}
+
+/**
+ * Requantize channels c..c+3 (predicated to cout) of sums s[4] + bias4[0..3] and
+ * store them as int8 at out + c.
+ */
+static inline void mote_s8_mve_store4(const mote_s8_conv_params_t *p, const int32_t *s,
+                                      const int32_t *bias4, int32_t c, int8_t *out)
+{
+    if (c + 4 <= p->cout) {
+        const int32x4_t acc = vaddq_s32(vld1q_s32(s), vld1q_s32(bias4));
+        vstrbq_s32(out + c, mote_s8_mve_requant(acc, vld1q_s32(p->mult + c),
+                                                vld1q_s32(p->shift + c), p->out_zp,
+                                                p->act_min, p->act_max));
+    } else {
+        const mve_pred16_t pr = vctp32q((uint32_t)(p->cout - c));
+        const int32x4_t acc = vaddq_s32(vld1q_s32(s), vldrwq_z_s32(bias4, pr));
+        vstrbq_p_s32(out + c,
+                     mote_s8_mve_requant(acc, vldrwq_z_s32(p->mult + c, pr),
+                                         vldrwq_z_s32(p->shift + c, pr), p->out_zp,
+                                         p->act_min, p->act_max),
+                     pr);
+    }
+}
+
+#elif defined(MOTE_S8_DSP)
+/**
+ * DSP GEMM core: two weight rows x two columns, all operands int16 pairs in
+ * SXTB16 order, interleaved per group of 4 taps:
+ *   w: [a(0,2) a(1,3) b(0,2) b(1,3)] per group (LDM of 4 words)
+ *   x: [p(0,2) p(1,3) q(0,2) q(1,3)] per group (2 LDRD)
+ * 8 SMLAD per group: 16 MACs in 11 instructions. n16 = groups / 4 (> 0).
+ * s[0] = a.p, s[1] = a.q, s[2] = b.p, s[3] = b.q. Returns w advanced past the pair.
+ */
+static inline const int32_t *mote_s8_dsp_mac2x2(const int32_t *w, const int32_t *x,
+                                                int32_t n16, int32_t s[4])
+{
+    int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0, x0, x1;
+#define MOTE_S8_DSP_GROUP                                                                  \
+    "ldmia %[pw]!, {r0, r1, r2, r3}\n\t"                                                    \
+    "ldrd %[x0], %[x1], [%[px]], #8\n\t"                                                    \
+    "smlad %[a0], r0, %[x0], %[a0]\n\t"                                                     \
+    "smlad %[a0], r1, %[x1], %[a0]\n\t"                                                     \
+    "smlad %[b0], r2, %[x0], %[b0]\n\t"                                                     \
+    "smlad %[b0], r3, %[x1], %[b0]\n\t"                                                     \
+    "ldrd %[x0], %[x1], [%[px]], #8\n\t"                                                    \
+    "smlad %[a1], r0, %[x0], %[a1]\n\t"                                                     \
+    "smlad %[a1], r1, %[x1], %[a1]\n\t"                                                     \
+    "smlad %[b1], r2, %[x0], %[b1]\n\t"                                                     \
+    "smlad %[b1], r3, %[x1], %[b1]\n\t"
+    __asm__ volatile("1:\n\t" MOTE_S8_DSP_GROUP MOTE_S8_DSP_GROUP MOTE_S8_DSP_GROUP
+                         MOTE_S8_DSP_GROUP "subs %[n], %[n], #1\n\t"
+                                           "bne 1b\n\t"
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [b0] "+r"(b0), [b1] "+r"(b1),
+                       [x0] "=&r"(x0), [x1] "=&r"(x1), [pw] "+r"(w), [px] "+r"(x),
+                       [n] "+r"(n16)
+                     :
+                     : "r0", "r1", "r2", "r3", "cc", "memory");
+#undef MOTE_S8_DSP_GROUP
+    s[0] = a0;
+    s[1] = a1;
+    s[2] = b0;
+    s[3] = b1;
+    return w; /* the next row pair */
+}
+
+/** SXTB16 of a word rotated right by 8: bytes 1 and 3, sign-extended. */
+static inline int32_t mote_s8_sxtb16_ror8(uint32_t v)
+{
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v)); /* one instruction */
+    return r;
+}
+
+/**
+ * requantize + zero point + clamp, bit-exact with mote_s8_finish() for a
+ * multiplier in [0, 2^31) (the parser rejects negative ones):
+ * SRDHM = (x*M + 2^30) >> 31 (SMULL, no division); RDBPOT(x, e) for e > 0 =
+ * (t >> 1) + (t & 1) with t = (x + (x >> 31)) >> (e - 1), which never overflows
+ * (x > INT32_MIN because M < 2^31).
+ */
+static inline int8_t mote_s8_dsp_finish(int32_t acc, int32_t mult, int32_t shift, int32_t zp,
+                                        int32_t amin, int32_t amax)
+{
+    int32_t x;
+    if (shift > 0) {
+        acc = (int32_t)((uint32_t)acc << shift);
+    }
+    x = (int32_t)(((int64_t)acc * mult + ((int64_t)1 << 30)) >> 31);
+    if (shift < 0) {
+        const int32_t t = (x + (x >> 31)) >> (-shift - 1);
+        x = (t >> 1) + (t & 1);
+        x += zp; /* |x| <= 2^30: no overflow */
+    } else {
+        x = __qadd(x, zp);
+    }
+    x = x < amin ? amin : x;
+    return (int8_t)(x > amax ? amax : x);
+}
+
+#endif
+
+#if defined(MOTE_S8_PLAIN)
+/** Plain C: columns are int16 (x - zp, padded taps 0) in natural order. */
+static inline void mote_s8_dot2x2(const int16_t *ca, const int16_t *cb, const int8_t *wa,
+                                  const int8_t *wb, int32_t k, int32_t zp, int32_t s[4])
+{
+    int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    int32_t i;
+    (void)zp;
+    for (i = 0; i < k; i++) {
+        a0 += ca[i] * wa[i];
+        a1 += cb[i] * wa[i];
+        b0 += ca[i] * wb[i];
+        b1 += cb[i] * wb[i];
+    }
+    s[0] = a0;
+    s[1] = a1;
+    s[2] = b0;
+    s[3] = b1;
+}
+#endif
+
+/** requantize + zero point + clamp of channel c: the fastest exact form for the path. */
+static inline int8_t mote_s8_finish_c(const mote_s8_conv_params_t *p, int32_t acc, int32_t c)
+{
+#if defined(MOTE_S8_DSP)
+    return mote_s8_dsp_finish(acc, p->mult[c], p->shift[c], p->out_zp, p->act_min, p->act_max);
+#else
+    return mote_s8_finish(p, acc, c);
+#endif
+}
+
+#endif /* MOTE_CMSIS_S8_ARM_H */

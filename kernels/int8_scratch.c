@@ -1,0 +1,53 @@
+/*
+ * kernels/int8_scratch.c - scratch sizes of the int8 kernels, for the AOT planner.
+ *
+ * The host library exports these; the planner calls them with the op's shapes
+ * and reserves the returned bytes in the arena (ctx->scratch). The size covers
+ * every implementation of the op (plain C in kernels/ needs none; the DSP and
+ * MVE versions in cmsis/ need the buffer described below), so one plan works
+ * for every build of the same program.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "requant.h"
+
+size_t mote_scratch_mote_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin, int32_t cout,
+                                   int32_t kh, int32_t kw);
+size_t mote_scratch_mote_depthwise_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
+                                             int32_t cout, int32_t kh, int32_t kw);
+size_t mote_scratch_mote_linear_s8(int32_t m, int32_t k, int32_t n);
+
+/**
+ * conv2d_s8: see mote_s8_conv_scratch_bytes() in requant.h (im2col columns,
+ * widened weight rows, corrected bias). Input [n,h,w,cin], weight [cout,kh,kw,cin].
+ * Returns 0 for invalid shapes.
+ */
+size_t mote_scratch_mote_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin, int32_t cout,
+                                   int32_t kh, int32_t kw)
+{
+    if (n < 1 || h < 1 || w < 1 || cin < 1 || cout < 1 || kh < 1 || kw < 1) {
+        return 0;
+    }
+    return mote_s8_conv_scratch_bytes(cin, kh, kw, cout);
+}
+
+/**
+ * depthwise_conv2d_s8: the DSP version keeps one int32 accumulator per output
+ * channel: 16 + 4 * round4(Cout) bytes (see mote_s8_dw_scratch_bytes()).
+ */
+size_t mote_scratch_mote_depthwise_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
+                                             int32_t cout, int32_t kh, int32_t kw)
+{
+    if (n < 1 || h < 1 || w < 1 || cin < 1 || cout < 1 || kh < 1 || kw < 1) {
+        return 0;
+    }
+    return mote_s8_dw_scratch_bytes(cout);
+}
+
+/** linear_s8: no scratch in any implementation. */
+size_t mote_scratch_mote_linear_s8(int32_t m, int32_t k, int32_t n)
+{
+    (void)m; (void)k; (void)n;
+    return 0;
+}

@@ -1,0 +1,381 @@
+/*
+ * kernels/kutil.c - argument accessors, broadcasting, strided copy and sum
+ * reduction shared by the portable kernels.
+ */
+#include "kutil.h"
+
+#include <string.h>
+
+mote_err_t mote_k_nargs(mote_value_t *const *args, uint32_t nargs, uint32_t n)
+{
+    uint32_t i;
+    MOTE_K_CHECK(args != NULL && nargs == n, MOTE_ERR_KERNEL_ARGS);
+    for (i = 0; i < n; i++) {
+        MOTE_K_CHECK(args[i] != NULL, MOTE_ERR_KERNEL_ARGS);
+    }
+    return MOTE_OK;
+}
+
+int mote_k_is_none(const mote_value_t *v)
+{
+    return v == NULL || v->tag == MOTE_TAG_NONE || v->tag == MOTE_TAG_NULL;
+}
+
+mote_err_t mote_k_tensor(const mote_value_t *v, mote_tensor_t **out)
+{
+    const mote_tensor_t *t;
+    uint32_t d;
+    MOTE_K_CHECK(v != NULL && v->tag == MOTE_TAG_TENSOR && v->u.t != NULL, MOTE_ERR_KERNEL_ARGS);
+    t = v->u.t;
+    MOTE_K_CHECK(t->dim <= MOTE_MAX_DIM, MOTE_ERR_KERNEL_ARGS);
+    MOTE_K_CHECK(t->dim == 0 || t->sizes != NULL, MOTE_ERR_KERNEL_ARGS);
+    if (t->dim_order != NULL) {
+        for (d = 0; d < t->dim; d++) {
+            MOTE_K_CHECK(t->dim_order[d] == d, MOTE_ERR_KERNEL_ARGS);
+        }
+    }
+    MOTE_K_CHECK(t->numel == 0 || t->data != NULL, MOTE_ERR_KERNEL_ARGS);
+    *out = v->u.t;
+    return MOTE_OK;
+}
+
+mote_err_t mote_k_opt_tensor(const mote_value_t *v, mote_tensor_t **out)
+{
+    if (mote_k_is_none(v)) {
+        *out = NULL;
+        return MOTE_OK;
+    }
+    return mote_k_tensor(v, out);
+}
+
+mote_err_t mote_k_scalar(const mote_value_t *v, double *out)
+{
+    MOTE_K_CHECK(v != NULL, MOTE_ERR_KERNEL_ARGS);
+    switch (v->tag) {
+    case MOTE_TAG_INT: *out = (double)v->u.i; return MOTE_OK;
+    case MOTE_TAG_DOUBLE: *out = v->u.d; return MOTE_OK;
+    case MOTE_TAG_BOOL: *out = v->u.b ? 1.0 : 0.0; return MOTE_OK;
+    default: return MOTE_ERR_KERNEL_ARGS;
+    }
+}
+
+mote_err_t mote_k_int(const mote_value_t *v, int64_t *out)
+{
+    MOTE_K_CHECK(v != NULL && v->tag == MOTE_TAG_INT, MOTE_ERR_KERNEL_ARGS);
+    *out = v->u.i;
+    return MOTE_OK;
+}
+
+mote_err_t mote_k_bool(const mote_value_t *v, int *out)
+{
+    MOTE_K_CHECK(v != NULL && v->tag == MOTE_TAG_BOOL, MOTE_ERR_KERNEL_ARGS);
+    *out = v->u.b ? 1 : 0;
+    return MOTE_OK;
+}
+
+mote_err_t mote_k_double(const mote_value_t *v, double *out)
+{
+    MOTE_K_CHECK(v != NULL, MOTE_ERR_KERNEL_ARGS);
+    if (v->tag == MOTE_TAG_DOUBLE) {
+        *out = v->u.d;
+        return MOTE_OK;
+    }
+    MOTE_K_CHECK(v->tag == MOTE_TAG_INT, MOTE_ERR_KERNEL_ARGS);
+    *out = (double)v->u.i;
+    return MOTE_OK;
+}
+
+mote_err_t mote_k_ints(const mote_value_t *v, const int64_t **items, uint32_t *len)
+{
+    MOTE_K_CHECK(v != NULL && v->tag == MOTE_TAG_INT_LIST, MOTE_ERR_KERNEL_ARGS);
+    MOTE_K_CHECK(v->u.ints.len == 0 || v->u.ints.items != NULL, MOTE_ERR_KERNEL_ARGS);
+    *items = v->u.ints.items;
+    *len = v->u.ints.len;
+    return MOTE_OK;
+}
+
+mote_err_t mote_k_dim(int64_t dim, uint32_t rank, uint32_t *out)
+{
+    int64_t r = rank == 0 ? 1 : (int64_t)rank;
+    MOTE_K_CHECK(dim >= -r && dim < r, MOTE_ERR_KERNEL_ARGS);
+    *out = (uint32_t)(dim < 0 ? dim + r : dim);
+    return MOTE_OK;
+}
+
+int mote_k_same_shape(const mote_tensor_t *a, const mote_tensor_t *b)
+{
+    uint32_t d;
+    if (a->dim != b->dim) {
+        return 0;
+    }
+    for (d = 0; d < a->dim; d++) {
+        if (a->sizes[d] != b->sizes[d]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+size_t mote_k_prod(const mote_tensor_t *t, uint32_t lo, uint32_t hi)
+{
+    size_t p = 1;
+    uint32_t d;
+    for (d = lo; d < hi && d < t->dim; d++) {
+        p *= (size_t)t->sizes[d];
+    }
+    return p;
+}
+
+mote_err_t mote_k_check_numel(const mote_tensor_t *t)
+{
+    uint32_t d;
+    uint64_t p = 1;
+    for (d = 0; d < t->dim; d++) {
+        MOTE_K_CHECK(t->sizes[d] >= 0, MOTE_ERR_KERNEL_SHAPE);
+        p *= (uint64_t)t->sizes[d];
+        MOTE_K_CHECK(p <= 0xFFFFFFFFu, MOTE_ERR_KERNEL_SHAPE);
+    }
+    MOTE_K_CHECK(p == t->numel, MOTE_ERR_KERNEL_SHAPE);
+    return MOTE_OK;
+}
+
+void mote_k_strides(const mote_tensor_t *t, ptrdiff_t *strides)
+{
+    ptrdiff_t s = 1;
+    uint32_t d = t->dim;
+    while (d-- > 0) {
+        strides[d] = s;
+        s *= (ptrdiff_t)t->sizes[d];
+    }
+}
+
+mote_err_t mote_k_broadcast2(const mote_tensor_t *a, const mote_tensor_t *b, mote_tensor_t *out,
+                             mote_k_row2_fn fn, const void *param)
+{
+    size_t size[MOTE_MAX_DIM], sa[MOTE_MAX_DIM], sb[MOTE_MAX_DIM];
+    size_t idx[MOTE_MAX_DIM];
+    ptrdiff_t ast[MOTE_MAX_DIM], bst[MOTE_MAX_DIM];
+    uint32_t rank = out->dim, d, n = 0;
+    size_t esa = mote_dtype_size(a->dtype), esb = mote_dtype_size(b->dtype);
+    size_t eso = mote_dtype_size(out->dtype);
+    size_t inner, outer, o;
+    const uint8_t *pa = (const uint8_t *)a->data, *pb = (const uint8_t *)b->data;
+    uint8_t *po = (uint8_t *)out->data;
+
+    MOTE_K_CHECK(a->dim <= rank && b->dim <= rank, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_K_CHECK(a->dim == rank || b->dim == rank, MOTE_ERR_KERNEL_SHAPE);
+    mote_k_strides(a, ast);
+    mote_k_strides(b, bst);
+    for (d = 0; d < rank; d++) {
+        int32_t os = out->sizes[d];
+        int32_t as = d + a->dim >= rank ? a->sizes[d + a->dim - rank] : 1;
+        int32_t bs = d + b->dim >= rank ? b->sizes[d + b->dim - rank] : 1;
+        int32_t want = as == 1 ? bs : as;
+        MOTE_K_CHECK(as == bs || as == 1 || bs == 1, MOTE_ERR_KERNEL_SHAPE);
+        MOTE_K_CHECK(os == want, MOTE_ERR_KERNEL_SHAPE);
+        if (os == 1) {
+            continue;
+        }
+        {
+            size_t xa = as == 1 ? 0 : (size_t)ast[d + a->dim - rank];
+            size_t xb = bs == 1 ? 0 : (size_t)bst[d + b->dim - rank];
+            /* merge with the previous (outer) dim when both inputs stay linear */
+            if (n > 0 && sa[n - 1] == xa * (size_t)os && sb[n - 1] == xb * (size_t)os) {
+                size[n - 1] *= (size_t)os;
+                sa[n - 1] = xa;
+                sb[n - 1] = xb;
+            } else {
+                size[n] = (size_t)os;
+                sa[n] = xa;
+                sb[n] = xb;
+                n++;
+            }
+        }
+    }
+    if (out->numel == 0) {
+        return MOTE_OK;
+    }
+    if (n == 0) {
+        fn(po, pa, 0, pb, 0, 1, param);
+        return MOTE_OK;
+    }
+    inner = size[n - 1];
+    outer = out->numel / inner;
+    for (d = 0; d < n; d++) {
+        idx[d] = 0;
+    }
+    {
+        size_t offa = 0, offb = 0;
+        for (o = 0; o < outer; o++) {
+            fn(po + o * inner * eso, pa + offa * esa, sa[n - 1], pb + offb * esb, sb[n - 1], inner,
+               param);
+            /* advance the outer index (dims 0..n-2) */
+            d = n - 1;
+            while (d-- > 0) {
+                idx[d]++;
+                offa += sa[d];
+                offb += sb[d];
+                if (idx[d] < size[d]) {
+                    break;
+                }
+                offa -= sa[d] * size[d];
+                offb -= sb[d] * size[d];
+                idx[d] = 0;
+            }
+        }
+    }
+    return MOTE_OK;
+}
+
+void mote_k_strided_copy(void *out, const void *src, size_t esz, uint32_t rank,
+                         const size_t *sizes, const ptrdiff_t *strides)
+{
+    size_t idx[MOTE_MAX_DIM];
+    size_t total = 1, inner, o, i;
+    ptrdiff_t off = 0, sin;
+    uint32_t d;
+    uint8_t *po = (uint8_t *)out;
+    const uint8_t *ps = (const uint8_t *)src;
+
+    for (d = 0; d < rank; d++) {
+        total *= sizes[d];
+        idx[d] = 0;
+    }
+    if (total == 0) {
+        return;
+    }
+    if (rank == 0) {
+        memcpy(po, ps, esz);
+        return;
+    }
+    inner = sizes[rank - 1];
+    sin = strides[rank - 1];
+    for (o = 0; o < total / inner; o++) {
+        const uint8_t *row = ps + off * (ptrdiff_t)esz;
+        if (sin == 1) {
+            memcpy(po, row, inner * esz);
+        } else if (esz == 4) {
+            for (i = 0; i < inner; i++) {
+                memcpy(po + i * 4, row + (ptrdiff_t)i * sin * 4, 4);
+            }
+        } else {
+            for (i = 0; i < inner; i++) {
+                memcpy(po + i * esz, row + (ptrdiff_t)i * sin * (ptrdiff_t)esz, esz);
+            }
+        }
+        po += inner * esz;
+        d = rank - 1;
+        while (d-- > 0) {
+            idx[d]++;
+            off += strides[d];
+            if (idx[d] < sizes[d]) {
+                break;
+            }
+            off -= strides[d] * (ptrdiff_t)sizes[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+mote_err_t mote_k_reduce_dims(const mote_value_t *v, const mote_tensor_t *in, uint8_t *reduce)
+{
+    uint32_t d, len = 0;
+    const int64_t *items = NULL;
+    if (!mote_k_is_none(v)) {
+        MOTE_K_TRY(mote_k_ints(v, &items, &len));
+    }
+    for (d = 0; d < MOTE_MAX_DIM; d++) {
+        reduce[d] = (uint8_t)(len == 0 ? 1 : 0);
+    }
+    for (d = 0; d < len; d++) {
+        uint32_t k;
+        MOTE_K_TRY(mote_k_dim(items[d], in->dim, &k));
+        MOTE_K_CHECK(!reduce[k], MOTE_ERR_KERNEL_ARGS); /* a dim listed twice */
+        reduce[k] = 1;
+    }
+    return MOTE_OK;
+}
+
+mote_err_t mote_k_reduce_out_shape(const mote_tensor_t *in, const uint8_t *reduce, int keepdim,
+                                   const mote_tensor_t *out)
+{
+    uint32_t d, k = 0;
+    for (d = 0; d < in->dim; d++) {
+        if (reduce[d]) {
+            if (keepdim) {
+                MOTE_K_CHECK(k < out->dim && out->sizes[k] == 1, MOTE_ERR_KERNEL_SHAPE);
+                k++;
+            }
+        } else {
+            MOTE_K_CHECK(k < out->dim && out->sizes[k] == in->sizes[d], MOTE_ERR_KERNEL_SHAPE);
+            k++;
+        }
+    }
+    MOTE_K_CHECK(k == out->dim, MOTE_ERR_KERNEL_SHAPE);
+    return MOTE_OK;
+}
+
+void mote_k_reduce_sum_f32(const mote_tensor_t *in, const uint8_t *reduce, float *out,
+                           size_t out_numel, float scale)
+{
+    /* Walk the input in memory order. Input dim d maps to the output with
+       stride ostr[d] (0 when reduced). Runs along the last dim either reduce
+       into one accumulator or add into a row of out. */
+    ptrdiff_t ostr[MOTE_MAX_DIM];
+    size_t idx[MOTE_MAX_DIM];
+    const float *x = (const float *)in->data;
+    uint32_t rank = in->dim, d;
+    size_t inner, outer, o, i, off = 0;
+    ptrdiff_t s = 1;
+
+    for (i = 0; i < out_numel; i++) {
+        out[i] = 0.0f;
+    }
+    if (in->numel == 0 || rank == 0) {
+        if (in->numel == 1 && out_numel == 1) {
+            out[0] = x[0];
+        }
+        for (i = 0; i < out_numel; i++) {
+            out[i] *= scale;
+        }
+        return;
+    }
+    d = rank;
+    while (d-- > 0) {
+        ostr[d] = reduce[d] ? 0 : s;
+        if (!reduce[d]) {
+            s *= in->sizes[d];
+        }
+        idx[d] = 0;
+    }
+    inner = (size_t)in->sizes[rank - 1];
+    outer = in->numel / inner;
+    for (o = 0; o < outer; o++) {
+        const float *row = x + o * inner;
+        if (reduce[rank - 1]) {
+            float acc = 0.0f;
+            for (i = 0; i < inner; i++) {
+                acc += row[i];
+            }
+            out[off] += acc;
+        } else {
+            float *orow = out + off;
+            for (i = 0; i < inner; i++) {
+                orow[i] += row[i];
+            }
+        }
+        d = rank - 1;
+        while (d-- > 0) {
+            idx[d]++;
+            off += (size_t)ostr[d];
+            if (idx[d] < (size_t)in->sizes[d]) {
+                break;
+            }
+            off -= (size_t)ostr[d] * (size_t)in->sizes[d];
+            idx[d] = 0;
+        }
+    }
+    for (i = 0; i < out_numel; i++) {
+        out[i] *= scale;
+    }
+}

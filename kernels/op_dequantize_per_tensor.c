@@ -1,0 +1,69 @@
+/*
+ * quantized_decomposed::dequantize_per_tensor.out(input, float scale, int zero_point,
+ *     int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype, out)
+ * int8/uint8/int16/int32 -> float32: out = (float)(q - zero_point) * (float)scale.
+ * One of the two kernels at the int8 edges that do float math.
+ */
+#include "mote/kernel.h"
+#include "requant.h"
+
+MOTE_KERNEL("quantized_decomposed::dequantize_per_tensor.out")
+
+mote_err_t mote_kernel_quantized_decomposed_dequantize_per_tensor_out(mote_kernel_ctx_t *ctx,
+                                                                     mote_value_t *const *args,
+                                                                     uint32_t nargs);
+
+mote_err_t mote_kernel_quantized_decomposed_dequantize_per_tensor_out(mote_kernel_ctx_t *ctx,
+                                                                     mote_value_t *const *args,
+                                                                     uint32_t nargs)
+{
+    mote_tensor_t *ti;
+    mote_tensor_t *to;
+    int32_t zp, qmin, qmax, dt;
+    float scale;
+    float *out;
+    uint32_t i;
+    mote_err_t e;
+    (void)ctx;
+    if (args == NULL || nargs != 8u) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    if (args[1] == NULL || args[1]->tag != MOTE_TAG_DOUBLE) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    scale = (float)args[1]->u.d;
+    if ((e = mote_s8_int_arg(args[5], 0, 255, &dt)) != MOTE_OK ||
+        (e = mote_s8_int_arg(args[2], INT32_MIN, INT32_MAX, &zp)) != MOTE_OK ||
+        (e = mote_s8_int_arg(args[3], INT32_MIN, INT32_MAX, &qmin)) != MOTE_OK ||
+        (e = mote_s8_int_arg(args[4], INT32_MIN, INT32_MAX, &qmax)) != MOTE_OK) {
+        return e;
+    }
+    if (args[6] == NULL ||
+        !(args[6]->tag == MOTE_TAG_NONE || args[6]->tag == MOTE_TAG_NULL ||
+          (args[6]->tag == MOTE_TAG_INT && args[6]->u.i == MOTE_DTYPE_FLOAT32))) {
+        return MOTE_ERR_KERNEL_DTYPE;
+    }
+    if (dt != MOTE_DTYPE_INT8 && dt != MOTE_DTYPE_UINT8 && dt != MOTE_DTYPE_INT16 &&
+        dt != MOTE_DTYPE_INT32) {
+        return MOTE_ERR_KERNEL_DTYPE;
+    }
+    if ((e = mote_s8_any_tensor_arg(args[0], (uint8_t)dt, &ti)) != MOTE_OK ||
+        (e = mote_s8_any_tensor_arg(args[7], MOTE_DTYPE_FLOAT32, &to)) != MOTE_OK) {
+        return e;
+    }
+    if (!mote_s8_same_shape(ti, to)) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    out = (float *)to->data;
+    for (i = 0; i < ti->numel; i++) {
+        int32_t q;
+        switch (dt) {
+        case MOTE_DTYPE_INT8: q = ((const int8_t *)ti->data)[i]; break;
+        case MOTE_DTYPE_UINT8: q = ((const uint8_t *)ti->data)[i]; break;
+        case MOTE_DTYPE_INT16: q = ((const int16_t *)ti->data)[i]; break;
+        default: q = ((const int32_t *)ti->data)[i]; break;
+        }
+        out[i] = (float)((int64_t)q - zp) * scale;
+    }
+    return MOTE_OK;
+}

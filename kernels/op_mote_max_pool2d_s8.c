@@ -1,0 +1,83 @@
+/*
+ * mote::max_pool2d_s8.out - int8 max pool, NHWC, same qparams in and out;
+ * padded taps are ignored; the result is clamped to [act_min, act_max].
+ * An empty stride list means stride = kernel_size (PyTorch's default).
+ */
+#include "mote/kernel.h"
+#include "requant.h"
+
+MOTE_KERNEL("mote::max_pool2d_s8.out")
+
+mote_err_t mote_kernel_mote_max_pool2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                              uint32_t nargs);
+
+mote_err_t mote_kernel_mote_max_pool2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                              uint32_t nargs)
+{
+    mote_tensor_t *ti;
+    mote_tensor_t *to;
+    int32_t k[2], s[2], pd[2], d[2], amin, amax, n, h, w, c, ho, wo, b, oy, ox, ch, ky, kx;
+    const int8_t *in;
+    int8_t *out;
+    mote_err_t e;
+    (void)ctx;
+    if (args == NULL || nargs != 8u) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &ti)) != MOTE_OK ||
+        (e = mote_s8_tensor_arg(args[7], MOTE_DTYPE_INT8, 4, &to)) != MOTE_OK) {
+        return e;
+    }
+    if ((e = mote_s8_pair_arg(args[1], 1, 0x7fff, k)) != MOTE_OK) {
+        return e;
+    }
+    if (args[2] != NULL && args[2]->tag == MOTE_TAG_INT_LIST && args[2]->u.ints.len == 0) {
+        s[0] = k[0];
+        s[1] = k[1];
+    } else if ((e = mote_s8_pair_arg(args[2], 1, 0x7fff, s)) != MOTE_OK) {
+        return e;
+    }
+    if ((e = mote_s8_pair_arg(args[3], 0, 0x7fff, pd)) != MOTE_OK ||
+        (e = mote_s8_pair_arg(args[4], 1, 0x7fff, d)) != MOTE_OK ||
+        (e = mote_s8_act_args(args[5], args[6], &amin, &amax)) != MOTE_OK) {
+        return e;
+    }
+    n = ti->sizes[0];
+    h = ti->sizes[1];
+    w = ti->sizes[2];
+    c = ti->sizes[3];
+    ho = mote_s8_out_dim(h, k[0], s[0], pd[0], d[0]);
+    wo = mote_s8_out_dim(w, k[1], s[1], pd[1], d[1]);
+    if (ho < 1 || wo < 1 || to->sizes[0] != n || to->sizes[1] != ho || to->sizes[2] != wo ||
+        to->sizes[3] != c) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    in = (const int8_t *)ti->data;
+    out = (int8_t *)to->data;
+    for (b = 0; b < n; b++) {
+        for (oy = 0; oy < ho; oy++) {
+            for (ox = 0; ox < wo; ox++) {
+                for (ch = 0; ch < c; ch++) {
+                    int32_t m = -129; /* below every int8: a window of only padding gives amin */
+                    for (ky = 0; ky < k[0]; ky++) {
+                        const int32_t iy = oy * s[0] - pd[0] + ky * d[0];
+                        if (iy < 0 || iy >= h) {
+                            continue;
+                        }
+                        for (kx = 0; kx < k[1]; kx++) {
+                            const int32_t ix = ox * s[1] - pd[1] + kx * d[1];
+                            int32_t v;
+                            if (ix < 0 || ix >= w) {
+                                continue;
+                            }
+                            v = in[(((size_t)b * h + iy) * w + ix) * c + ch];
+                            m = v > m ? v : m;
+                        }
+                    }
+                    out[(((size_t)b * ho + oy) * wo + ox) * c + ch] = mote_clamp_s8(m, amin, amax);
+                }
+            }
+        }
+    }
+    return MOTE_OK;
+}

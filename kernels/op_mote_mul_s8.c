@@ -1,0 +1,53 @@
+/*
+ * mote::mul_s8.out - int8 elementwise multiply of two same-shape tensors:
+ * out = clamp(requantize((a - a_zp) * (b - b_zp), M, s) + o_zp, act_min, act_max).
+ */
+#include "mote/kernel.h"
+#include "requant.h"
+
+MOTE_KERNEL("mote::mul_s8.out")
+
+mote_err_t mote_kernel_mote_mul_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                       uint32_t nargs);
+
+mote_err_t mote_kernel_mote_mul_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                       uint32_t nargs)
+{
+    mote_tensor_t *ta;
+    mote_tensor_t *tb;
+    mote_tensor_t *to;
+    int32_t azp, bzp, ozp, om, osh, amin, amax;
+    const int8_t *a;
+    const int8_t *b;
+    int8_t *o;
+    uint32_t i;
+    mote_err_t e;
+    (void)ctx;
+    if (args == NULL || nargs != 10u) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    if ((e = mote_s8_any_tensor_arg(args[0], MOTE_DTYPE_INT8, &ta)) != MOTE_OK ||
+        (e = mote_s8_any_tensor_arg(args[1], MOTE_DTYPE_INT8, &tb)) != MOTE_OK ||
+        (e = mote_s8_any_tensor_arg(args[9], MOTE_DTYPE_INT8, &to)) != MOTE_OK) {
+        return e;
+    }
+    if (!mote_s8_same_shape(ta, tb) || !mote_s8_same_shape(ta, to)) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    if ((e = MOTE_S8_ZP_ARG(args[2], &azp)) != MOTE_OK ||
+        (e = MOTE_S8_ZP_ARG(args[3], &bzp)) != MOTE_OK ||
+        (e = MOTE_S8_ZP_ARG(args[4], &ozp)) != MOTE_OK ||
+        (e = mote_s8_int_arg(args[5], 0, INT32_MAX, &om)) != MOTE_OK ||
+        (e = mote_s8_int_arg(args[6], -31, 31, &osh)) != MOTE_OK ||
+        (e = mote_s8_act_args(args[7], args[8], &amin, &amax)) != MOTE_OK) {
+        return e;
+    }
+    a = (const int8_t *)ta->data;
+    b = (const int8_t *)tb->data;
+    o = (int8_t *)to->data;
+    for (i = 0; i < ta->numel; i++) {
+        const int32_t prod = ((int32_t)a[i] - azp) * ((int32_t)b[i] - bzp);
+        o[i] = mote_s8_out(mote_requantize(prod, om, osh), ozp, amin, amax);
+    }
+    return MOTE_OK;
+}

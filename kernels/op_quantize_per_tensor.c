@@ -1,0 +1,90 @@
+/*
+ * quantized_decomposed::quantize_per_tensor.out(input, float scale, int zero_point,
+ *     int quant_min, int quant_max, ScalarType dtype, *, out)
+ * float32 -> int8/uint8/int16/int32: q = clamp(round_half_even(x * (1/scale)) + zp,
+ * quant_min, quant_max), as torch computes it (1/scale in double, then float math).
+ * One of the two kernels at the int8 edges that do float math.
+ */
+#include <math.h>
+
+#include "mote/kernel.h"
+#include "requant.h"
+
+MOTE_KERNEL("quantized_decomposed::quantize_per_tensor.out")
+
+mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_out(mote_kernel_ctx_t *ctx,
+                                                                   mote_value_t *const *args,
+                                                                   uint32_t nargs);
+
+mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_out(mote_kernel_ctx_t *ctx,
+                                                                   mote_value_t *const *args,
+                                                                   uint32_t nargs)
+{
+    mote_tensor_t *ti;
+    mote_tensor_t *to;
+    int32_t zp, qmin, qmax, dt;
+    int64_t lo, hi;
+    double scale;
+    float inv, fmin, fmax;
+    const float *in;
+    uint32_t i;
+    mote_err_t e;
+    (void)ctx;
+    if (args == NULL || nargs != 7u) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    if ((e = mote_s8_any_tensor_arg(args[0], MOTE_DTYPE_FLOAT32, &ti)) != MOTE_OK) {
+        return e;
+    }
+    if (args[1] == NULL || args[1]->tag != MOTE_TAG_DOUBLE || !(args[1]->u.d > 0.0)) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    scale = args[1]->u.d;
+    if ((e = mote_s8_int_arg(args[5], 0, 255, &dt)) != MOTE_OK) {
+        return e;
+    }
+    switch (dt) {
+    case MOTE_DTYPE_INT8: lo = -128; hi = 127; break;
+    case MOTE_DTYPE_UINT8: lo = 0; hi = 255; break;
+    case MOTE_DTYPE_INT16: lo = -32768; hi = 32767; break;
+    case MOTE_DTYPE_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
+    default: return MOTE_ERR_KERNEL_DTYPE;
+    }
+    if ((e = mote_s8_any_tensor_arg(args[6], (uint8_t)dt, &to)) != MOTE_OK) {
+        return e;
+    }
+    if (!mote_s8_same_shape(ti, to)) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    if ((e = mote_s8_int_arg(args[2], INT32_MIN, INT32_MAX, &zp)) != MOTE_OK ||
+        (e = mote_s8_int_arg(args[3], lo, hi, &qmin)) != MOTE_OK ||
+        (e = mote_s8_int_arg(args[4], lo, hi, &qmax)) != MOTE_OK || qmin > qmax) {
+        return e != MOTE_OK ? e : MOTE_ERR_KERNEL_ARGS;
+    }
+    inv = (float)(1.0 / scale);
+    fmin = (float)qmin;
+    fmax = (float)qmax;
+    in = (const float *)ti->data;
+    for (i = 0; i < ti->numel; i++) {
+        float v = rintf(in[i] * inv) + (float)zp;
+        int32_t q;
+        if (v != v) {
+            v = (float)zp; /* NaN: the zero point, then clamped */
+            v = v < fmin ? fmin : (v > fmax ? fmax : v);
+        }
+        if (v <= fmin) {
+            q = qmin;
+        } else if (v >= fmax) {
+            q = qmax;
+        } else {
+            q = (int32_t)v;
+        }
+        switch (dt) {
+        case MOTE_DTYPE_INT8: ((int8_t *)to->data)[i] = (int8_t)q; break;
+        case MOTE_DTYPE_UINT8: ((uint8_t *)to->data)[i] = (uint8_t)q; break;
+        case MOTE_DTYPE_INT16: ((int16_t *)to->data)[i] = (int16_t)q; break;
+        default: ((int32_t *)to->data)[i] = q; break;
+        }
+    }
+    return MOTE_OK;
+}

@@ -1,0 +1,54 @@
+/*
+ * aten::view_copy.out - out = self reshaped to `size` (same elements, same order).
+ *
+ *   args (3): self, size int[] (at most one -1, inferred), out with sizes == size.
+ *   dtypes: any (out dtype == self dtype).
+ *   errors: MOTE_ERR_KERNEL_ARGS (count/tags, several -1 or negative sizes),
+ *           MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE (numel/out sizes differ).
+ *   out may alias self exactly (then nothing is copied).
+ */
+#include <string.h>
+
+#include "kutil.h"
+
+MOTE_KERNEL("aten::view_copy.out")
+
+MOTE_K_DECLARE(mote_kernel_aten_view_copy_out);
+
+mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                          uint32_t nargs)
+{
+    mote_tensor_t *in, *out;
+    const int64_t *size;
+    uint32_t ns, i, infer = 0xFFFFFFFFu;
+    uint64_t known = 1;
+    (void)ctx;
+    MOTE_K_TRY(mote_k_nargs(args, nargs, 3));
+    MOTE_K_TRY(mote_k_tensor(args[0], &in));
+    MOTE_K_TRY(mote_k_ints(args[1], &size, &ns));
+    MOTE_K_TRY(mote_k_tensor(args[2], &out));
+    MOTE_K_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_K_CHECK(ns == out->dim, MOTE_ERR_KERNEL_SHAPE);
+    for (i = 0; i < ns; i++) {
+        if (size[i] == -1) {
+            MOTE_K_CHECK(infer == 0xFFFFFFFFu, MOTE_ERR_KERNEL_ARGS);
+            infer = i;
+        } else {
+            MOTE_K_CHECK(size[i] >= 0 && size[i] < 0x7FFFFFFF, MOTE_ERR_KERNEL_ARGS);
+            MOTE_K_CHECK(out->sizes[i] == size[i], MOTE_ERR_KERNEL_SHAPE);
+            known *= (uint64_t)size[i];
+        }
+    }
+    if (infer != 0xFFFFFFFFu) {
+        MOTE_K_CHECK(known > 0 && in->numel % known == 0 &&
+                         (uint64_t)out->sizes[infer] == in->numel / known,
+                     MOTE_ERR_KERNEL_SHAPE);
+    }
+    MOTE_K_TRY(mote_k_check_numel(in));
+    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_K_CHECK(in->numel == out->numel, MOTE_ERR_KERNEL_SHAPE);
+    if (out->data != in->data && out->numel > 0) {
+        memmove(out->data, in->data, (size_t)out->numel * mote_dtype_size(out->dtype));
+    }
+    return MOTE_OK;
+}

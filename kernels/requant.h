@@ -1,0 +1,418 @@
+/*
+ * kernels/requant.h - internal helpers of the int8 (mote::*_s8) kernels.
+ *
+ * Everything here is static inline and shared by the plain-C kernels in
+ * kernels/op_mote_*.c and the Cortex-M versions in cmsis/, so both parse
+ * arguments and requantize identically (docs/int8-ops.md is the contract):
+ *   - fixed-point requantization: mote_srdhm, mote_rdbpot, mote_requantize
+ *     (TFLite double rounding, int32 arithmetic only);
+ *   - argument access: tensors, ints, int[2] lists, with the kernel error codes;
+ *   - the parameter block of conv2d_s8 / depthwise_conv2d_s8 / linear_s8.
+ * Not a public header.
+ */
+#ifndef MOTE_KERNELS_REQUANT_H
+#define MOTE_KERNELS_REQUANT_H
+
+#include "mote/kernel.h"
+#include "mote/types.h"
+
+/* ---------------------------------------------------------------- fixed point */
+
+/**
+ * Saturating rounding doubling high multiply: the doc's
+ * (ab + (ab >= 0 ? 2^30 : 1 - 2^30)) / 2^31 with C (truncating) division equals
+ * floor((ab + 2^30) / 2^31) for every int32 product ab (for ab < 0 both are
+ * -floor((2^30 - 1 - ab) / 2^31)), i.e. one add and an arithmetic shift: SMULL,
+ * ADDS/ADC, two shifts, no 64-bit division call.
+ */
+static inline int32_t mote_srdhm(int32_t a, int32_t b)
+{
+    int64_t ab;
+    if (a == INT32_MIN && b == INT32_MIN) {
+        return INT32_MAX;
+    }
+    ab = (int64_t)a * (int64_t)b + ((int64_t)1 << 30);
+    return (int32_t)(ab >> 31); /* arithmetic shift (GCC, Clang, Arm compilers) */
+}
+
+/** Rounding divide by 2^e (0 <= e <= 31), ties away from zero. */
+static inline int32_t mote_rdbpot(int32_t x, int32_t e)
+{
+    const int32_t mask = (int32_t)(((uint32_t)1 << e) - 1u);
+    const int32_t rem = x & mask;
+    const int32_t thr = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> e) + (rem > thr ? 1 : 0);
+}
+
+/** requantize(x, M, s) = RDBPOT(SRDHM(x * 2^max(s,0), M), max(-s,0)); s in [-31, 31]. */
+static inline int32_t mote_requantize(int32_t x, int32_t mult, int32_t shift)
+{
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : -shift;
+    const int32_t xl = (int32_t)((uint32_t)x << left); /* int32 wrap, like C int32 math */
+    return mote_rdbpot(mote_srdhm(xl, mult), right);
+}
+
+/** Clamp to [lo, hi] and narrow to int8 (lo, hi already within int8). */
+static inline int8_t mote_clamp_s8(int32_t v, int32_t lo, int32_t hi)
+{
+    return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+}
+
+/** clamp(q + zp, lo, hi) without int32 overflow (q may be near INT32_MIN/MAX). */
+static inline int8_t mote_s8_out(int32_t q, int32_t zp, int32_t lo, int32_t hi)
+{
+    const int32_t qc = q < -512 ? -512 : (q > 512 ? 512 : q);
+    return mote_clamp_s8(qc + zp, lo, hi);
+}
+
+/** A shift is valid if it lies in [-31, 31] (what the AOT emits). */
+static inline int mote_shift_ok(int32_t s)
+{
+    return s >= -31 && s <= 31;
+}
+
+/* ---------------------------------------------------------------- arguments */
+
+/** Tensor argument with a given dtype and rank, contiguous; else an error code. */
+static inline mote_err_t mote_s8_tensor_arg(mote_value_t *v, uint8_t dtype, uint8_t dim,
+                                            mote_tensor_t **out)
+{
+    mote_tensor_t *t;
+    uint32_t i;
+    uint64_t numel = 1;
+    if (v == NULL || v->tag != MOTE_TAG_TENSOR || v->u.t == NULL) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    t = v->u.t;
+    if (t->dtype != dtype) {
+        return MOTE_ERR_KERNEL_DTYPE;
+    }
+    if (t->dim != dim || (dim > 0 && t->sizes == NULL)) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    for (i = 0; i < dim; i++) {
+        if (t->sizes[i] < 0) {
+            return MOTE_ERR_KERNEL_SHAPE;
+        }
+        if (t->dim_order != NULL && t->dim_order[i] != i) {
+            return MOTE_ERR_KERNEL_SHAPE; /* only contiguous layouts */
+        }
+        numel *= (uint64_t)t->sizes[i];
+    }
+    if (numel != t->numel || numel * mote_dtype_size(dtype) > t->nbytes ||
+        (numel > 0 && t->data == NULL)) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    *out = t;
+    return MOTE_OK;
+}
+
+/** Int argument within [lo, hi]. */
+static inline mote_err_t mote_s8_int_arg(const mote_value_t *v, int64_t lo, int64_t hi,
+                                         int32_t *out)
+{
+    if (v == NULL || v->tag != MOTE_TAG_INT || v->u.i < lo || v->u.i > hi) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    *out = (int32_t)v->u.i;
+    return MOTE_OK;
+}
+
+/** int[n] argument, each item within [lo, hi]. */
+static inline mote_err_t mote_s8_ints_arg(const mote_value_t *v, uint32_t n, int64_t lo,
+                                          int64_t hi, int32_t *out)
+{
+    uint32_t i;
+    if (v == NULL || v->tag != MOTE_TAG_INT_LIST || v->u.ints.len != n ||
+        (n > 0 && v->u.ints.items == NULL)) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    for (i = 0; i < n; i++) {
+        if (v->u.ints.items[i] < lo || v->u.ints.items[i] > hi) {
+            return MOTE_ERR_KERNEL_ARGS;
+        }
+        out[i] = (int32_t)v->u.ints.items[i];
+    }
+    return MOTE_OK;
+}
+
+/** int[2] argument (an int[1] is broadcast to both), items within [lo, hi]. */
+static inline mote_err_t mote_s8_pair_arg(const mote_value_t *v, int64_t lo, int64_t hi,
+                                          int32_t out[2])
+{
+    if (v != NULL && v->tag == MOTE_TAG_INT_LIST && v->u.ints.len == 1) {
+        const mote_err_t e = mote_s8_ints_arg(v, 1, lo, hi, out);
+        out[1] = out[0];
+        return e;
+    }
+    return mote_s8_ints_arg(v, 2, lo, hi, out);
+}
+
+/** Same dtype int8 and same sizes (any rank). */
+static inline int mote_s8_same_shape(const mote_tensor_t *a, const mote_tensor_t *b)
+{
+    uint32_t i;
+    if (a->dim != b->dim || a->numel != b->numel) {
+        return 0;
+    }
+    for (i = 0; i < a->dim; i++) {
+        if (a->sizes[i] != b->sizes[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/** Tensor of any rank up to MOTE_MAX_DIM with a given dtype, contiguous. */
+static inline mote_err_t mote_s8_any_tensor_arg(mote_value_t *v, uint8_t dtype,
+                                                mote_tensor_t **out)
+{
+    if (v == NULL || v->tag != MOTE_TAG_TENSOR || v->u.t == NULL || v->u.t->dim > MOTE_MAX_DIM) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    return mote_s8_tensor_arg(v, dtype, v->u.t->dim, out);
+}
+
+/** Zero point / activation bounds: int8 range. */
+#define MOTE_S8_ZP_ARG(v, dst) mote_s8_int_arg((v), -128, 127, (dst))
+
+/** Checks act_min <= act_max, both int8. */
+static inline mote_err_t mote_s8_act_args(const mote_value_t *vmin, const mote_value_t *vmax,
+                                          int32_t *amin, int32_t *amax)
+{
+    if (MOTE_S8_ZP_ARG(vmin, amin) != MOTE_OK || MOTE_S8_ZP_ARG(vmax, amax) != MOTE_OK ||
+        *amin > *amax) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    return MOTE_OK;
+}
+
+/** Output size of a (dilated) window: 0 if none fits. */
+static inline int32_t mote_s8_out_dim(int32_t in, int32_t k, int32_t s, int32_t p, int32_t d)
+{
+    const int64_t span = (int64_t)d * (k - 1) + 1;
+    const int64_t padded = (int64_t)in + 2 * (int64_t)p;
+    if (padded < span) {
+        return 0;
+    }
+    return (int32_t)((padded - span) / s + 1);
+}
+
+/* ------------------------------------------------- conv / depthwise / linear */
+
+/** Everything a conv2d_s8 / depthwise_conv2d_s8 / linear_s8 loop needs, checked. */
+typedef struct mote_s8_conv_params {
+    const int8_t *input;   /* [N, H, W, Cin] (linear: [M, K] as N=M, H=W=1, Cin=K) */
+    const int8_t *weight;  /* conv [Cout, KH, KW, Cin]; depthwise [1, KH, KW, Cout] */
+    const int32_t *bias;   /* [Cout] */
+    const int32_t *mult;   /* [Cout] */
+    const int32_t *shift;  /* [Cout] */
+    int8_t *output;        /* [N, Ho, Wo, Cout] */
+    int32_t n, h, w, cin;
+    int32_t kh, kw, cout;
+    int32_t ho, wo;
+    int32_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+    int32_t depth_mult;    /* depthwise only (1 otherwise) */
+    int32_t in_zp, out_zp, act_min, act_max;
+} mote_s8_conv_params_t;
+
+/** Shared tail: bias, multiplier, shift [Cout] int32 and their value checks. */
+static inline mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout,
+                                           mote_s8_conv_params_t *p)
+{
+    mote_tensor_t *b;
+    mote_tensor_t *m;
+    mote_tensor_t *s;
+    mote_err_t e;
+    int32_t c;
+    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT32, 1, &b)) != MOTE_OK ||
+        (e = mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT32, 1, &m)) != MOTE_OK ||
+        (e = mote_s8_tensor_arg(args[2], MOTE_DTYPE_INT32, 1, &s)) != MOTE_OK) {
+        return e;
+    }
+    if (b->sizes[0] != cout || m->sizes[0] != cout || s->sizes[0] != cout) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    p->bias = (const int32_t *)b->data;
+    p->mult = (const int32_t *)m->data;
+    p->shift = (const int32_t *)s->data;
+    for (c = 0; c < cout; c++) {
+        if (!mote_shift_ok(p->shift[c]) || p->mult[c] < 0) {
+            return MOTE_ERR_KERNEL_ARGS;
+        }
+    }
+    return MOTE_OK;
+}
+
+/**
+ * Parse conv2d_s8 (depthwise = 0, 13 args) or depthwise_conv2d_s8 (depthwise = 1,
+ * 14 args) into *p, checking tags, dtypes, shapes and ranges.
+ */
+static inline mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
+                                            int depthwise, mote_s8_conv_params_t *p)
+{
+    mote_tensor_t *in;
+    mote_tensor_t *wt;
+    mote_tensor_t *out;
+    mote_err_t e;
+    int32_t st[2];
+    int32_t pd[2];
+    int32_t dl[2];
+    uint32_t a = 8; /* index of the first scalar after the int[2] lists */
+    if (args == NULL || nargs != (depthwise ? 14u : 13u)) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &in)) != MOTE_OK ||
+        (e = mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 4, &wt)) != MOTE_OK ||
+        (e = mote_s8_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, 4, &out)) != MOTE_OK) {
+        return e;
+    }
+    if ((e = mote_s8_pair_arg(args[5], 1, 0x7fff, st)) != MOTE_OK ||
+        (e = mote_s8_pair_arg(args[6], 0, 0x7fff, pd)) != MOTE_OK ||
+        (e = mote_s8_pair_arg(args[7], 1, 0x7fff, dl)) != MOTE_OK) {
+        return e;
+    }
+    p->depth_mult = 1;
+    if (depthwise && (e = mote_s8_int_arg(args[a++], 1, 0x7fff, &p->depth_mult)) != MOTE_OK) {
+        return e;
+    }
+    if ((e = MOTE_S8_ZP_ARG(args[a], &p->in_zp)) != MOTE_OK ||
+        (e = MOTE_S8_ZP_ARG(args[a + 1], &p->out_zp)) != MOTE_OK ||
+        (e = mote_s8_act_args(args[a + 2], args[a + 3], &p->act_min, &p->act_max)) != MOTE_OK) {
+        return e;
+    }
+    p->n = in->sizes[0];
+    p->h = in->sizes[1];
+    p->w = in->sizes[2];
+    p->cin = in->sizes[3];
+    p->kh = wt->sizes[1];
+    p->kw = wt->sizes[2];
+    if (depthwise) {
+        p->cout = wt->sizes[3];
+        if (wt->sizes[0] != 1 || (int64_t)p->cin * p->depth_mult != p->cout) {
+            return MOTE_ERR_KERNEL_SHAPE;
+        }
+    } else {
+        p->cout = wt->sizes[0];
+        if (wt->sizes[3] != p->cin) {
+            return MOTE_ERR_KERNEL_SHAPE;
+        }
+    }
+    if (p->kh < 1 || p->kw < 1 || p->cin < 1 || p->cout < 1) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    p->stride_h = st[0];
+    p->stride_w = st[1];
+    p->pad_h = pd[0];
+    p->pad_w = pd[1];
+    p->dil_h = dl[0];
+    p->dil_w = dl[1];
+    p->ho = mote_s8_out_dim(p->h, p->kh, p->stride_h, p->pad_h, p->dil_h);
+    p->wo = mote_s8_out_dim(p->w, p->kw, p->stride_w, p->pad_w, p->dil_w);
+    if (out->sizes[0] != p->n || out->sizes[1] != p->ho || out->sizes[2] != p->wo ||
+        out->sizes[3] != p->cout || p->ho < 1 || p->wo < 1) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    if ((e = mote_s8_chan_args(&args[2], p->cout, p)) != MOTE_OK) {
+        return e;
+    }
+    p->input = (const int8_t *)in->data;
+    p->weight = (const int8_t *)wt->data;
+    p->output = (int8_t *)out->data;
+    return MOTE_OK;
+}
+
+/** Parse linear_s8 (10 args) into *p: N = M rows, H = W = KH = KW = 1, Cin = K. */
+static inline mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs,
+                                              mote_s8_conv_params_t *p)
+{
+    mote_tensor_t *in;
+    mote_tensor_t *wt;
+    mote_tensor_t *out;
+    mote_err_t e;
+    if (args == NULL || nargs != 10u) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 2, &in)) != MOTE_OK ||
+        (e = mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 2, &wt)) != MOTE_OK ||
+        (e = mote_s8_tensor_arg(args[9], MOTE_DTYPE_INT8, 2, &out)) != MOTE_OK) {
+        return e;
+    }
+    if ((e = MOTE_S8_ZP_ARG(args[5], &p->in_zp)) != MOTE_OK ||
+        (e = MOTE_S8_ZP_ARG(args[6], &p->out_zp)) != MOTE_OK ||
+        (e = mote_s8_act_args(args[7], args[8], &p->act_min, &p->act_max)) != MOTE_OK) {
+        return e;
+    }
+    p->n = in->sizes[0];
+    p->cin = in->sizes[1];
+    p->cout = wt->sizes[0];
+    if (wt->sizes[1] != p->cin || out->sizes[0] != p->n || out->sizes[1] != p->cout ||
+        p->cin < 1 || p->cout < 1) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    if ((e = mote_s8_chan_args(&args[2], p->cout, p)) != MOTE_OK) {
+        return e;
+    }
+    p->h = p->w = p->kh = p->kw = p->ho = p->wo = 1;
+    p->stride_h = p->stride_w = p->dil_h = p->dil_w = 1;
+    p->pad_h = p->pad_w = 0;
+    p->depth_mult = 1;
+    p->input = (const int8_t *)in->data;
+    p->weight = (const int8_t *)wt->data;
+    p->output = (int8_t *)out->data;
+    return MOTE_OK;
+}
+
+/** Requantize an accumulator of channel c and produce the output byte. */
+static inline int8_t mote_s8_finish(const mote_s8_conv_params_t *p, int32_t acc, int32_t c)
+{
+    return mote_s8_out(mote_requantize(acc, p->mult[c], p->shift[c]), p->out_zp,
+                       p->act_min, p->act_max);
+}
+
+/**
+ * Weight rows the DSP conv2d_s8 widens to int16 per block: as many as fit in
+ * 16 KiB (2 * Kpad bytes each), at least 16, at most Cout rounded up to even.
+ */
+static inline int32_t mote_s8_conv_dsp_rows(int32_t kpad, int32_t cout)
+{
+    int32_t rows = (int32_t)(16384 / (2 * (int64_t)kpad)) & ~1;
+    const int32_t all = (cout + 1) & ~1;
+    rows = rows < 16 ? 16 : rows;
+    return rows < all ? rows : all;
+}
+
+/**
+ * Scratch bytes of conv2d_s8 for every implementation (kernels/int8_scratch.c
+ * exports it): 16 (alignment) + 4*Kpad (two int16 im2col columns, DSP/plain;
+ * MVE uses one int8 column) + 2*Kpad*rows (DSP: weight rows widened to int16,
+ * mote_s8_conv_dsp_rows) + 32*round4(Cout) (per-channel requantization table with the
+ * zero-point-corrected bias; MVE uses 4*Cout of it),
+ * K = KH*KW*Cin rounded up to Kpad, a multiple of 16. 0 if the size does not fit.
+ */
+static inline size_t mote_s8_conv_scratch_bytes(int32_t cin, int32_t kh, int32_t kw,
+                                                int32_t cout)
+{
+    uint64_t k;
+    uint64_t total;
+    if (cin < 1 || kh < 1 || kw < 1 || cout < 1) {
+        return 0;
+    }
+    k = (uint64_t)kh * (uint64_t)kw * (uint64_t)cin;
+    k = (k + 15u) & ~(uint64_t)15u;
+    if (k > 0x10000000u) {
+        return 0;
+    }
+    total = 16u + 4u * k + 2u * k * (uint64_t)mote_s8_conv_dsp_rows((int32_t)k, cout) +
+            32u * (((uint64_t)cout + 3u) & ~(uint64_t)3u);
+    return total > (uint64_t)(size_t)-1 ? 0 : (size_t)total;
+}
+
+/** Scratch bytes of depthwise_conv2d_s8 (any implementation): 16 + 4 * round4(Cout). */
+static inline size_t mote_s8_dw_scratch_bytes(int32_t cout)
+{
+    return cout < 1 ? 0 : 16u + 4u * (((size_t)cout + 3u) & ~(size_t)3u);
+}
+
+#endif /* MOTE_KERNELS_REQUANT_H */

@@ -1,0 +1,21 @@
+/* host_info.c - sizes of the runtime's caller-allocated structs, for bindings (aot/runtime.py). */
+#include "mote/method.h"
+
+size_t mote_host_sizeof_program(void);
+size_t mote_host_sizeof_method(void);
+uint32_t mote_host_max_arenas(void);
+
+size_t mote_host_sizeof_program(void)
+{
+    return sizeof(mote_program_t);
+}
+
+size_t mote_host_sizeof_method(void)
+{
+    return sizeof(mote_method_t);
+}
+
+uint32_t mote_host_max_arenas(void)
+{
+    return MOTE_MAX_ARENAS;
+}

@@ -1,0 +1,177 @@
+/*
+ * mote-run - run one method of a .pte program on the host.
+ *
+ *   mote-run [-m METHOD] [-o PREFIX] program.pte [input0.npy ...]
+ *
+ * Inputs are .npy files (little-endian, C order) matching the method's input
+ * dtypes and shapes; each output i is written to PREFIX<i>.npy (default
+ * PREFIX "out"). Exit status 0 on success, 1 on a usage/IO error, 2 on a
+ * runtime error (its mote_err_t name is printed).
+ */
+#define _POSIX_C_SOURCE 200112L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mote/mote.h"
+#include "npy.h"
+
+#define RUN_MAX_INPUTS 64
+
+static void *aligned_zalloc(size_t size, size_t align)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, align, size == 0 ? align : size) != 0) {
+        return NULL;
+    }
+    memset(p, 0, size == 0 ? align : size);
+    return p;
+}
+
+/* Reads a whole file into a 16-byte aligned buffer. */
+static uint8_t *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = NULL;
+    long n;
+
+    if (f == NULL) {
+        return NULL;
+    }
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        buf = (uint8_t *)aligned_zalloc((size_t)n, MOTE_PROGRAM_ALIGN);
+        if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        }
+        *size = (size_t)n;
+    }
+    fclose(f);
+    return buf;
+}
+
+static int fail(const char *what, mote_err_t err)
+{
+    fprintf(stderr, "mote-run: %s: %s (%d)\n", what, mote_err_name(err), (int)err);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *method_name = "forward", *prefix = "out", *path = NULL;
+    const char *inputs[RUN_MAX_INPUTS];
+    uint32_t ninputs = 0, i, index;
+    int a;
+    size_t size;
+    uint8_t *file;
+    mote_program_t prog;
+    mote_method_t method;
+    mote_method_requirements_t req;
+    mote_memory_t mem;
+    mote_err_t err;
+
+    for (a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "-m") == 0 && a + 1 < argc) {
+            method_name = argv[++a];
+        } else if (strcmp(argv[a], "-o") == 0 && a + 1 < argc) {
+            prefix = argv[++a];
+        } else if (argv[a][0] == '-') {
+            fprintf(stderr, "usage: mote-run [-m METHOD] [-o PREFIX] program.pte [input.npy ...]\n");
+            return 1;
+        } else if (path == NULL) {
+            path = argv[a];
+        } else if (ninputs < RUN_MAX_INPUTS) {
+            inputs[ninputs++] = argv[a];
+        } else {
+            fprintf(stderr, "mote-run: too many inputs\n");
+            return 1;
+        }
+    }
+    if (path == NULL) {
+        fprintf(stderr, "usage: mote-run [-m METHOD] [-o PREFIX] program.pte [input.npy ...]\n");
+        return 1;
+    }
+    file = read_file(path, &size);
+    if (file == NULL) {
+        fprintf(stderr, "mote-run: cannot read %s\n", path);
+        return 1;
+    }
+    err = mote_program_load(&prog, file, size);
+    if (err != MOTE_OK) {
+        return fail("load", err);
+    }
+    err = mote_program_method_index(&prog, method_name, &index);
+    if (err == MOTE_OK) {
+        err = mote_method_memory_requirements(&prog, index, &req);
+    }
+    if (err != MOTE_OK) {
+        return fail("method", err);
+    }
+    memset(&mem, 0, sizeof(mem));
+    mem.state.ptr = aligned_zalloc(req.state_size, req.state_align);
+    mem.state.size = req.state_size;
+    mem.num_arenas = req.num_arenas;
+    for (i = 0; i < req.num_arenas; i++) {
+        mem.arenas[i].ptr = aligned_zalloc(req.arena_size[i], req.arena_align);
+        mem.arenas[i].size = req.arena_size[i];
+        if (mem.arenas[i].ptr == NULL) {
+            fprintf(stderr, "mote-run: out of memory\n");
+            return 1;
+        }
+    }
+    if (mem.state.ptr == NULL) {
+        fprintf(stderr, "mote-run: out of memory\n");
+        return 1;
+    }
+    err = mote_method_init(&method, &prog, index, &mem);
+    if (err == MOTE_ERR_OP_NOT_FOUND) {
+        const char *name = "?", *overload = "";
+        if (mote_program_operator_name(&prog, index, (uint32_t)mote_method_failed_operator(&method), &name,
+                                       &overload) == MOTE_OK) {
+            fprintf(stderr, "mote-run: no kernel for %s.%s\n", name, overload);
+        }
+    }
+    if (err != MOTE_OK) {
+        return fail("init", err);
+    }
+    if (ninputs != mote_method_num_inputs(&method)) {
+        fprintf(stderr, "mote-run: method takes %u inputs, %u given\n", mote_method_num_inputs(&method), ninputs);
+        return 1;
+    }
+    for (i = 0; i < ninputs; i++) {
+        size_t nsize;
+        uint8_t *nbuf = read_file(inputs[i], &nsize);
+        mote_npy_t npy;
+        const char *why = "";
+        if (nbuf == NULL || mote_npy_parse(nbuf, nsize, &npy, &why) != 0) {
+            fprintf(stderr, "mote-run: %s: %s\n", inputs[i], nbuf == NULL ? "cannot read" : why);
+            return 1;
+        }
+        err = mote_method_set_input_checked(&method, i, npy.dtype, npy.shape, npy.dim, npy.data, npy.nbytes);
+        free(nbuf);
+        if (err != MOTE_OK) {
+            fprintf(stderr, "mote-run: input %u (%s)\n", i, inputs[i]);
+            return fail("set_input", err);
+        }
+    }
+    err = mote_method_execute(&method);
+    if (err != MOTE_OK) {
+        fprintf(stderr, "mote-run: instruction %d failed\n", (int)mote_method_failed_instruction(&method));
+        return fail("execute", err);
+    }
+    for (i = 0; i < mote_method_num_outputs(&method); i++) {
+        const mote_tensor_t *t;
+        char out[4096];
+        err = mote_method_get_output(&method, i, &t);
+        if (err != MOTE_OK) {
+            return fail("output", err);
+        }
+        snprintf(out, sizeof(out), "%s%u.npy", prefix, i);
+        if (mote_npy_write(out, t->dtype, t->sizes, t->dim, t->data, t->nbytes) != 0) {
+            fprintf(stderr, "mote-run: cannot write %s\n", out);
+            return 1;
+        }
+        printf("output %u: dtype %u, %u elements -> %s\n", i, (unsigned)t->dtype, (unsigned)t->numel, out);
+    }
+    return 0;
+}

@@ -1,0 +1,165 @@
+/*
+ * mote/method.h - initialising and running one method of a loaded program.
+ *
+ * All memory comes from the caller: mote_method_memory_requirements() reports
+ * the exact bytes of runtime state and of each planned arena; the caller
+ * passes buffers of (at least) those sizes in a mote_memory_t. Init verifies
+ * the whole method once (values, tensors, constant data, memory plan,
+ * instructions, operators against the kernel registry); execute then only
+ * dispatches.
+ *
+ * Kernel arguments: ExecuTorch's KernelCall args are the schema arguments
+ * followed by the return values (the out tensors again); the runtime drops
+ * that trailing repetition (or the one TensorList of several outs), so a kernel gets exactly the schema's arguments
+ * ("aten::add.out": self, other, alpha, out -> nargs 4).
+ *
+ * Memory ids: a planned tensor's allocation_info.memory_id m (1..N) lives in
+ * arenas[m-1]; non_const_buffer_sizes[0] is ignored, as in ExecuTorch.
+ */
+#ifndef MOTE_METHOD_H
+#define MOTE_METHOD_H
+
+#include "mote/kernel.h"
+#include "mote/program.h"
+#include "mote/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most planned arenas (memory ids 1..MOTE_MAX_ARENAS) a method may use. */
+#define MOTE_MAX_ARENAS 4u
+/** Alignment the caller gives every arena, bytes. */
+#define MOTE_ARENA_ALIGN 16u
+/** Alignment the caller gives the state buffer, bytes. */
+#define MOTE_STATE_ALIGN 8u
+
+/** A caller buffer: pointer and size in bytes. */
+typedef struct mote_buffer {
+    void *ptr;
+    size_t size;
+} mote_buffer_t;
+
+/** Exact memory a method needs (bytes). */
+typedef struct mote_method_requirements {
+    size_t state_size;                      /* runtime state (value table, tensors, lists, instructions) */
+    size_t state_align;                     /* MOTE_STATE_ALIGN */
+    uint32_t num_arenas;                    /* planned arenas (memory ids 1..num_arenas) */
+    size_t arena_size[MOTE_MAX_ARENAS];     /* arena_size[i] for memory id i+1 */
+    size_t arena_align;                     /* MOTE_ARENA_ALIGN */
+} mote_method_requirements_t;
+
+/** Memory for a method: state, arenas (arenas[i] = memory id i+1), kernel scratch (may be empty). */
+typedef struct mote_memory {
+    mote_buffer_t state;
+    mote_buffer_t arenas[MOTE_MAX_ARENAS];
+    uint32_t num_arenas;
+    mote_buffer_t scratch;
+} mote_memory_t;
+
+/** A resolved instruction (private). */
+typedef struct mote_instr {
+    uint8_t kind;         /* 1 kernel, 3 move, 4 jump-false, 5 free, 6 et_view */
+    uint32_t a;           /* kernel: nargs; move: from; jump: cond; view: in value */
+    uint32_t b;           /* move: to; jump: destination; view: out value */
+    mote_kernel_fn_t fn;  /* kernel */
+    mote_value_t *const *args; /* kernel: nargs value pointers in state */
+} mote_instr_t;
+
+/** An initialised method. Treat the fields as private. */
+typedef struct mote_method {
+    const mote_program_t *prog;
+    mote_value_t *values;
+    uint32_t num_values;
+    mote_instr_t *instrs;
+    uint32_t num_instrs;
+    const int32_t *inputs;  /* value indices, in the program */
+    uint32_t num_inputs;
+    const int32_t *outputs;
+    uint32_t num_outputs;
+    mote_buffer_t scratch;
+    int32_t failed_op;      /* operator index that had no kernel, or -1 */
+    int32_t failed_instr;   /* instruction index of the last failure, or -1 */
+    uint32_t magic;
+} mote_method_t;
+
+/**
+ * Exact memory for method `method_index`. Verifies the method's structure
+ * while counting. Errors: NOT_INITIALIZED, NO_SUCH_METHOD, INVALID_ARGUMENT,
+ * UNSUPPORTED (more than MOTE_MAX_ARENAS arenas, several chains), file errors.
+ */
+MOTE_NODISCARD mote_err_t mote_method_memory_requirements(const mote_program_t *prog, uint32_t method_index,
+                                                          mote_method_requirements_t *out);
+
+/**
+ * Initialises and verifies the method. `mem` must hold a state buffer of at
+ * least requirements.state_size bytes aligned to MOTE_STATE_ALIGN and the
+ * num_arenas arenas, each at least arena_size[i] and aligned to
+ * MOTE_ARENA_ALIGN. Errors: MEMORY_TOO_SMALL, MEMORY_ALIGNMENT, file errors
+ * (BAD_*, DATA_TOO_SHORT, SIZE_OVERFLOW, UNSUPPORTED), OP_NOT_FOUND (see
+ * mote_method_failed_operator), NO_SUCH_BACKEND.
+ */
+MOTE_NODISCARD mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32_t method_index,
+                                           const mote_memory_t *mem);
+
+/**
+ * Runs the instructions once. Errors: NOT_INITIALIZED, a kernel's MOTE_ERR_KERNEL_*,
+ * BAD_VALUE_TYPE (jump condition not a bool), JUMP_OUT_OF_RANGE.
+ */
+MOTE_NODISCARD mote_err_t mote_method_execute(mote_method_t *m);
+
+/** Number of regions in the state buffer (see mote_method_state_counts). */
+#define MOTE_STATE_REGIONS 6u
+
+/**
+ * Entry counts of the state buffer's regions, in layout order: values
+ * (mote_value_t), tensors (mote_tensor_t), resolved int-list items (int64_t),
+ * tensor-list pointers (mote_tensor_t *), instructions (mote_instr_t) and
+ * kernel argument pointers (mote_value_t *). The state size on any ABI is the
+ * sum over regions of count * sizeof(entry) rounded up to 8 bytes, which is
+ * how `aot build` computes a Cortex-M target's exact state bytes on a 64-bit
+ * host. Errors: as mote_method_memory_requirements.
+ */
+MOTE_NODISCARD mote_err_t mote_method_state_counts(const mote_program_t *prog, uint32_t method_index,
+                                                   uint64_t counts[MOTE_STATE_REGIONS]);
+
+/** Operator index whose kernel was missing at the last init, or -1. */
+int32_t mote_method_failed_operator(const mote_method_t *m);
+/** Instruction index of the last init/execute failure, or -1. */
+int32_t mote_method_failed_instruction(const mote_method_t *m);
+
+/** Number of inputs / outputs (0 if not initialised). */
+uint32_t mote_method_num_inputs(const mote_method_t *m);
+uint32_t mote_method_num_outputs(const mote_method_t *m);
+
+/** Input/output value `i` (any tag). Errors: NOT_INITIALIZED, INPUT_INDEX. */
+MOTE_NODISCARD mote_err_t mote_method_input_value(const mote_method_t *m, uint32_t i, const mote_value_t **v);
+MOTE_NODISCARD mote_err_t mote_method_output_value(const mote_method_t *m, uint32_t i, const mote_value_t **v);
+
+/** Tensor metadata of input `i` (dtype, sizes, nbytes). Errors: as above, BAD_VALUE_TYPE (not a tensor). */
+MOTE_NODISCARD mote_err_t mote_method_input_tensor(const mote_method_t *m, uint32_t i, const mote_tensor_t **t);
+
+/**
+ * Copies `nbytes` bytes of `data` into tensor input `i`. Errors: NOT_INITIALIZED,
+ * INVALID_ARGUMENT, INPUT_INDEX, BAD_VALUE_TYPE, INPUT_SHAPE (nbytes differs).
+ */
+MOTE_NODISCARD mote_err_t mote_method_set_input(mote_method_t *m, uint32_t i, const void *data, size_t nbytes);
+
+/**
+ * As mote_method_set_input, also checking the caller's dtype (INPUT_DTYPE) and
+ * `dim` sizes (INPUT_SHAPE) against the program's.
+ */
+MOTE_NODISCARD mote_err_t mote_method_set_input_checked(mote_method_t *m, uint32_t i, uint8_t dtype,
+                                                        const int64_t *sizes, uint32_t dim, const void *data,
+                                                        size_t nbytes);
+
+/** Output tensor `i` (valid until the next execute). Errors: NOT_INITIALIZED, INPUT_INDEX, BAD_VALUE_TYPE. */
+MOTE_NODISCARD mote_err_t mote_method_get_output(const mote_method_t *m, uint32_t i, const mote_tensor_t **t);
+
+/** Name of an error code ("MOTE_ERR_TRUNCATED"), or "MOTE_ERR_UNKNOWN". In err.c (host tools). */
+const char *mote_err_name(mote_err_t err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MOTE_METHOD_H */

@@ -1,0 +1,80 @@
+/*
+ * mote/program.h - loading a .pte program (ExecuTorch "ET12" wire format).
+ *
+ * The loader verifies the file header, the optional "eh00" extended header,
+ * the Program root table, the data segments and the constant storage, and
+ * keeps pointers into the caller's buffer: the program bytes are never copied
+ * (on a microcontroller they stay in flash). The buffer must stay valid and
+ * unchanged while the program and any method initialised from it are used.
+ *
+ * Wire layout: [0:4] root uoffset, [4:8] "ET12", optionally [8:40] eh00
+ * header {magic "eh00", u32 length (>= 24), u64 program_size, u64
+ * segment_base_offset, u64 segment_data_size (if length >= 32)}, all
+ * little-endian. Segments follow the flatbuffer at segment_base_offset.
+ * The runtime supports little-endian targets only.
+ */
+#ifndef MOTE_PROGRAM_H
+#define MOTE_PROGRAM_H
+
+#include "mote/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Required alignment of the program buffer, bytes (tensor data is used in place). */
+#define MOTE_PROGRAM_ALIGN 16u
+
+/** A loaded program. Treat the fields as private; use the functions below. */
+typedef struct mote_program {
+    const uint8_t *data;       /* the whole file */
+    size_t size;               /* file size, bytes */
+    uint32_t fb_size;          /* flatbuffer bytes (program_size, or size) */
+    uint32_t root;             /* Program table position */
+    uint32_t plans_pos;        /* execution_plan vector: element 0 position */
+    uint32_t num_plans;
+    uint64_t segment_base;     /* file offset of segment data (0: none) */
+    uint64_t segment_end;      /* end of segment data, file offset */
+    uint32_t segments_pos;     /* segments vector: element 0 position */
+    uint32_t num_segments;
+    uint32_t const_buffers_pos; /* legacy constant_buffer vector */
+    uint32_t num_const_buffers;
+    uint32_t const_offsets_pos; /* constant_segment.offsets (u64 elements) */
+    uint32_t num_const_offsets;
+    const uint8_t *const_seg;  /* constant segment data */
+    uint64_t const_seg_size;   /* bytes */
+    uint32_t magic;            /* set after a successful load */
+} mote_program_t;
+
+/**
+ * Loads and verifies a program held in `data` (`size` bytes, aligned to
+ * MOTE_PROGRAM_ALIGN). Errors: INVALID_ARGUMENT, MEMORY_ALIGNMENT, TRUNCATED,
+ * BAD_IDENTIFIER, BAD_HEADER, BAD_OFFSET, BAD_VTABLE, BAD_VECTOR,
+ * BAD_ALIGNMENT, BAD_SEGMENT, BAD_INDEX, UNSUPPORTED (no execution plan).
+ */
+MOTE_NODISCARD mote_err_t mote_program_load(mote_program_t *prog, const void *data, size_t size);
+
+/** Number of methods (execution plans); 0 if `prog` is not loaded. */
+uint32_t mote_program_method_count(const mote_program_t *prog);
+
+/** Index of the method named `name` (NUL-terminated). Errors: NO_SUCH_METHOD, NOT_INITIALIZED. */
+MOTE_NODISCARD mote_err_t mote_program_method_index(const mote_program_t *prog, const char *name,
+                                                    uint32_t *index);
+
+/** Name of method `index` (points into the program). Errors: NO_SUCH_METHOD. */
+MOTE_NODISCARD mote_err_t mote_program_method_name(const mote_program_t *prog, uint32_t index,
+                                                   const char **name);
+
+/**
+ * Operator `op_index` of method `method_index`: its name ("aten::add") and
+ * overload ("out"), both NUL-terminated inside the program. For diagnostics
+ * (e.g. after MOTE_ERR_OP_NOT_FOUND). Errors: NO_SUCH_METHOD, BAD_INDEX, file errors.
+ */
+MOTE_NODISCARD mote_err_t mote_program_operator_name(const mote_program_t *prog, uint32_t method_index,
+                                                     uint32_t op_index, const char **name,
+                                                     const char **overload);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MOTE_PROGRAM_H */

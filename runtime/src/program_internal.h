@@ -1,0 +1,53 @@
+/* program_internal.h - internal: flatbuffer access shared by program.c and method.c. */
+#ifndef MOTE_PROGRAM_INTERNAL_H
+#define MOTE_PROGRAM_INTERNAL_H
+
+#include "fb.h"
+#include "mote/program.h"
+
+#define MOTE_PROGRAM_MAGIC 0x4d4f5445u /* "MOTE" */
+
+/* Field ids of the schema's tables (a union takes two ids: type, value). */
+enum {
+    MOTE_F_PROGRAM_PLANS = 1, MOTE_F_PROGRAM_CONST_BUFFER = 2, MOTE_F_PROGRAM_SEGMENTS = 4,
+    MOTE_F_PROGRAM_CONST_SEGMENT = 5,
+    MOTE_F_PLAN_NAME = 0, MOTE_F_PLAN_VALUES = 2, MOTE_F_PLAN_INPUTS = 3, MOTE_F_PLAN_OUTPUTS = 4,
+    MOTE_F_PLAN_CHAINS = 5, MOTE_F_PLAN_OPERATORS = 6, MOTE_F_PLAN_DELEGATES = 7,
+    MOTE_F_PLAN_BUFFER_SIZES = 8,
+    MOTE_F_EVALUE_VAL = 0,
+    MOTE_F_TENSOR_DTYPE = 0, MOTE_F_TENSOR_STORAGE_OFFSET = 1, MOTE_F_TENSOR_SIZES = 2,
+    MOTE_F_TENSOR_DIM_ORDER = 3, MOTE_F_TENSOR_BUFFER_IDX = 5, MOTE_F_TENSOR_ALLOC = 6,
+    MOTE_F_TENSOR_DYNAMISM = 8, MOTE_F_TENSOR_EXTRA = 9,
+    MOTE_F_EXTRA_LOCATION = 2,
+    MOTE_F_ALLOC_ID = 0, MOTE_F_ALLOC_LOW = 1, MOTE_F_ALLOC_HIGH = 2,
+    MOTE_F_OPERATOR_NAME = 0, MOTE_F_OPERATOR_OVERLOAD = 1,
+    MOTE_F_CHAIN_INSTRUCTIONS = 2,
+    MOTE_F_INSTR_ARGS = 0,
+    MOTE_F_SEGMENT_OFFSET = 0, MOTE_F_SEGMENT_SIZE = 1,
+    MOTE_F_SUBSEG_INDEX = 0, MOTE_F_SUBSEG_OFFSETS = 1,
+    MOTE_F_BUFFER_STORAGE = 0
+};
+
+/* InstructionArguments union tags. */
+enum { MOTE_INSTR_KERNEL = 1, MOTE_INSTR_DELEGATE = 2, MOTE_INSTR_MOVE = 3, MOTE_INSTR_JUMP_FALSE = 4,
+       MOTE_INSTR_FREE = 5 };
+
+static inline mote_fb_t mote_program_fb(const mote_program_t *prog)
+{
+    mote_fb_t fb;
+    fb.buf = prog->data;
+    fb.size = prog->fb_size;
+    return fb;
+}
+
+/* Verified table of execution plan `index`. Errors: NO_SUCH_METHOD, NOT_INITIALIZED, file errors. */
+MOTE_NODISCARD mote_err_t mote_program_plan(const mote_program_t *prog, uint32_t index, mote_fb_table_t *out);
+
+/*
+ * Constant data of data_buffer_idx `idx` with `nbytes` bytes aligned to
+ * `align`. Errors: BAD_INDEX, DATA_TOO_SHORT, BAD_ALIGNMENT.
+ */
+MOTE_NODISCARD mote_err_t mote_program_constant(const mote_program_t *prog, uint32_t idx, uint32_t nbytes,
+                                                uint32_t align, const uint8_t **data);
+
+#endif

@@ -1,0 +1,267 @@
+"""int8 kernels on Cortex-M in QEMU: the DSP path (mps2-an505, Cortex-M33), the
+MVE path (mps3-an547, Cortex-M55) and the plain reference (kernels/) on the M33
+run embedded test vectors in a bare-metal harness (tests/kernels/int8_harness/);
+every output byte must equal aot/int8ref.py. Also measures instructions per call
+(-icount shift=0, SysTick calibrated against a loop of known length) and prints
+MACs per instruction; the figures go to build/int8_kernels_qemu.json."""
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aot import int8ref as R
+
+ROOT = Path(__file__).resolve().parents[2]
+HARNESS = ROOT / "tests/kernels/int8_harness"
+pytestmark = pytest.mark.sim
+
+TARGETS = {
+    # name: (machine, cpu flags, memory origin, memory length, kernel set)
+    "m33-dsp": ("mps2-an505", ["-mcpu=cortex-m33", "-mfloat-abi=hard"], 0x10000000, 0x400000, "cmsis"),
+    "m55-mve": ("mps3-an547", ["-mcpu=cortex-m55", "-mfloat-abi=hard"], 0x10000000, 0x80000, "cmsis"),
+    "m33-ref": ("mps2-an505", ["-mcpu=cortex-m33", "-mfloat-abi=hard"], 0x10000000, 0x400000, "ref"),
+    "m55-ref": ("mps3-an547", ["-mcpu=cortex-m55", "-mfloat-abi=hard"], 0x10000000, 0x80000, "ref"),
+}
+OPTIMIZED = ("conv2d_s8", "depthwise_conv2d_s8", "linear_s8")
+
+
+def conv_scratch_bytes(cin, kh, kw, cout):
+    """mote_s8_conv_scratch_bytes() of kernels/requant.h."""
+    kpad = (kh * kw * cin + 15) // 16 * 16
+    rows = min((cout + 1) // 2 * 2, max(16, (16384 // (2 * kpad)) // 2 * 2))
+    return 16 + 4 * kpad + 2 * kpad * rows + 32 * ((cout + 3) // 4 * 4)
+
+
+def _qp(rng, cout, k):
+    ms = [R.quantize_multiplier(float(rng.uniform(0.3, 3.0) / (np.sqrt(k) * 40.0)))
+          for _ in range(cout)]
+    return (np.array([m for m, _ in ms], np.int32), np.array([s for _, s in ms], np.int32))
+
+
+def _conv(rng, name, n, h, w, cin, cout, k, stride, pad, dil, act=(-128, 127)):
+    x = rng.integers(-128, 128, (n, h, w, cin), dtype=np.int8)
+    wt = rng.integers(-128, 128, (cout, k[0], k[1], cin), dtype=np.int8)
+    b = rng.integers(-3000, 3000, cout).astype(np.int32)
+    m, s = _qp(rng, cout, k[0] * k[1] * cin)
+    args = [x, wt, b, m, s, list(stride), list(pad), list(dil), int(rng.integers(-128, 128)),
+            int(rng.integers(-128, 128)), *act]
+    out = R.conv2d_s8(*args)
+    return dict(name=name, op="conv2d_s8", args=args, out=out,
+                macs=out.size * k[0] * k[1] * cin,
+                scratch=conv_scratch_bytes(cin, k[0], k[1], cout))
+
+
+def _dw(rng, name, n, h, w, cin, dm, k, stride, pad, dil):
+    cout = cin * dm
+    x = rng.integers(-128, 128, (n, h, w, cin), dtype=np.int8)
+    wt = rng.integers(-128, 128, (1, k[0], k[1], cout), dtype=np.int8)
+    b = rng.integers(-3000, 3000, cout).astype(np.int32)
+    m, s = _qp(rng, cout, k[0] * k[1])
+    args = [x, wt, b, m, s, list(stride), list(pad), list(dil), dm,
+            int(rng.integers(-128, 128)), int(rng.integers(-128, 128)), -128, 127]
+    out = R.depthwise_conv2d_s8(*args)
+    return dict(name=name, op="depthwise_conv2d_s8", args=args, out=out,
+                macs=out.size * k[0] * k[1], scratch=16 + 4 * ((cout + 3) // 4 * 4))
+
+
+def _linear(rng, name, m, k, n):
+    x = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    wt = rng.integers(-128, 128, (n, k), dtype=np.int8)
+    b = rng.integers(-3000, 3000, n).astype(np.int32)
+    mm, s = _qp(rng, n, k)
+    args = [x, wt, b, mm, s, int(rng.integers(-128, 128)), -4, -128, 127]
+    out = R.linear_s8(*args)
+    return dict(name=name, op="linear_s8", args=args, out=out, macs=m * k * n, scratch=0)
+
+
+def make_cases():
+    rng = np.random.default_rng(2026)
+    cases = [
+        _conv(rng, "dscnn_pw", 1, 25, 5, 64, 64, (1, 1), (1, 1), (0, 0), (1, 1)),
+        _conv(rng, "conv3x3", 1, 16, 16, 16, 32, (3, 3), (1, 1), (1, 1), (1, 1)),
+        _dw(rng, "dscnn_dw", 1, 25, 5, 64, 1, (3, 3), (1, 1), (1, 1), (1, 1)),
+        _linear(rng, "fc256x64", 1, 256, 64),
+        _conv(rng, "conv_odd", 1, 7, 6, 5, 7, (3, 3), (2, 2), (1, 1), (1, 1), (-20, 60)),
+        _conv(rng, "conv_dil", 2, 9, 8, 3, 17, (3, 2), (1, 2), (2, 1), (2, 1)),
+        _conv(rng, "conv_first", 1, 49, 10, 1, 17, (10, 4), (2, 2), (5, 1), (1, 1), (0, 127)),
+        _dw(rng, "dw_mult2", 1, 7, 6, 5, 2, (3, 3), (2, 1), (1, 1), (1, 1)),
+        _dw(rng, "dw_odd", 1, 6, 7, 17, 1, (3, 3), (1, 2), (2, 2), (2, 2)),
+        _linear(rng, "fc_odd", 3, 17, 7),
+    ]
+    # requantization edges: multipliers 0 / 2^30 / 2^31-1, shifts -31..31, biases at
+    # the int32 limits (DSP general path, MVE vector requantization)
+    n = 63
+    mults = np.array([0, 1 << 30, (1 << 31) - 1, 1518500250, 1431655765] * 13, np.int64)[:n]
+    shifts = np.arange(-31, 32, dtype=np.int64)
+    rng.shuffle(shifts)
+    bias = np.concatenate([np.array([R.INT32_MIN, R.INT32_MAX, -1, 1, 0, 3, -3, 1 << 20,
+                                     -(1 << 20), (1 << 30) + 1, -(1 << 30) - 1, 0x4000, -0x4000]),
+                           rng.integers(-(1 << 31), 1 << 31, n - 13)]).astype(np.int32)
+    for name, x0, zp in (("lin_edges_a", 127, -128), ("lin_edges_b", -128, 127)):
+        x = np.array([[x0], [1], [0]], np.int8)
+        wt = rng.integers(-128, 128, (n, 1), dtype=np.int8)
+        args = [x, wt, bias, mults.astype(np.int32), shifts.astype(np.int32), zp, -3, -128, 127]
+        cases.append(dict(name=name, op="linear_s8", args=args, out=R.linear_s8(*args),
+                          macs=0, scratch=0))
+    x = rng.integers(-128, 128, (1, 4, 5, 8), dtype=np.int8)
+    wt = rng.integers(-128, 128, (n, 1, 1, 8), dtype=np.int8)
+    args = [x, wt, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [0, 0],
+            [1, 1], 9, -3, -128, 127]
+    cases.append(dict(name="conv_edges", op="conv2d_s8", args=args, out=R.conv2d_s8(*args),
+                      macs=0, scratch=conv_scratch_bytes(8, 1, 1, n)))
+    xd = rng.integers(-128, 128, (1, 4, 5, n), dtype=np.int8)
+    wd = rng.integers(-128, 128, (1, 3, 3, n), dtype=np.int8)
+    args = [xd, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1],
+            [1, 1], 1, 9, -3, -128, 127]
+    cases.append(dict(name="dw_edges", op="depthwise_conv2d_s8", args=args,
+                      out=R.depthwise_conv2d_s8(*args), macs=0, scratch=16 + 4 * 64))
+    a = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
+    b = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
+    p = R.add_params(0.02, 0.05, 0.06)
+    args = [a, b, 3, p["a_multiplier"], p["a_shift"], -7, p["b_multiplier"], p["b_shift"],
+            p["left_shift"], -2, p["output_multiplier"], p["output_shift"], -128, 127]
+    cases.append(dict(name="add", op="add_s8", args=args, out=R.add_s8(*args), macs=0, scratch=0))
+    m, s = R.quantize_multiplier(0.9 / 15)
+    args = [a, 4, -6, m, s]
+    cases.append(dict(name="mean", op="mean_s8", args=args, out=R.mean_s8(*args), macs=0,
+                      scratch=0))
+    args = [a, [3, 3], [2, 2], [1, 1], False, -5, -100, 120]
+    cases.append(dict(name="avgpool", op="avg_pool2d_s8", args=args,
+                      out=R.avg_pool2d_s8(*args), macs=0, scratch=0))
+    return cases
+
+
+def _c_array(ctype, vals):
+    body = ",".join(str(int(v)) for v in np.asarray(vals).ravel())
+    return f"{{{body}}}" if body else "{0}"
+
+
+def write_vectors(path, cases):
+    dt = {np.dtype(np.int8): ("int8_t", 1), np.dtype(np.int32): ("int32_t", 3)}
+    L = ["/* generated by tests/e2e/test_int8_kernels_qemu.py */", "#include <stdbool.h>",
+         '#include "mote/kernel.h"',
+         "typedef struct { const char *name; mote_kernel_fn_t fn; mote_value_t *const *args;",
+         "  uint32_t nargs; mote_tensor_t *out; void *scratch; size_t scratch_size; } harness_case_t;"]
+    smax = max(c["scratch"] for c in cases)
+    L.append(f"static uint8_t harness_scratch[{max(smax, 16)}] __attribute__((aligned(16)));")
+    for op in sorted({c["op"] for c in cases}):
+        L.append(f"mote_err_t mote_kernel_mote_{op}_out(mote_kernel_ctx_t *, mote_value_t *const *, uint32_t);")
+    for i, c in enumerate(cases):
+        vals = []
+        for j, a in enumerate(list(c["args"]) + [c["out"]]):
+            is_out = j == len(c["args"])
+            pre = f"c{i}_a{j}"
+            if isinstance(a, np.ndarray):
+                ctype, code = dt[a.dtype]
+                if is_out:
+                    L.append(f"static {ctype} {pre}_d[{a.size}];")
+                else:
+                    L.append(f"static const {ctype} {pre}_d[] = {_c_array(ctype, a)};")
+                L.append(f"static const int32_t {pre}_s[] = {_c_array('int32_t', a.shape)};")
+                L.append(f"static mote_tensor_t {pre}_t = {{(void *){pre}_d, {pre}_s, NULL, "
+                         f"{a.size}u, {a.nbytes}u, {a.ndim}, {code}}};")
+                vals.append(f"{{MOTE_TAG_TENSOR, {{.t = &{pre}_t}}}}")
+            elif isinstance(a, bool):
+                vals.append(f"{{MOTE_TAG_BOOL, {{.b = {'true' if a else 'false'}}}}}")
+            elif isinstance(a, (int, np.integer)):
+                vals.append(f"{{MOTE_TAG_INT, {{.i = {int(a)}LL}}}}")
+            else:
+                L.append(f"static const int64_t {pre}_l[] = {_c_array('int64_t', a)};")
+                vals.append(f"{{MOTE_TAG_INT_LIST, {{.ints = {{{pre}_l, {len(a)}u}}}}}}")
+        L.append(f"static mote_value_t c{i}_v[] = {{{', '.join(vals)}}};")
+        ptrs = ", ".join(f"&c{i}_v[{j}]" for j in range(len(vals)))
+        L.append(f"static mote_value_t *const c{i}_p[] = {{{ptrs}}};")
+    L.append(f"#define HARNESS_CASES {len(cases)}u")
+    L.append("static const harness_case_t harness_cases[] = {")
+    for i, c in enumerate(cases):
+        n = len(c["args"]) + 1
+        L.append(f'  {{"{c["name"]}", mote_kernel_mote_{c["op"]}_out, c{i}_p, {n}u, '
+                 f'&c{i}_a{n - 1}_t, harness_scratch, sizeof(harness_scratch)}},')
+    L.append("};")
+    path.write_text("\n".join(L) + "\n")
+
+
+def build(tmp, target, cases):
+    machine, cpu, origin, length, kset = TARGETS[target]
+    ops = sorted({c["op"] for c in cases})
+    srcs = []
+    for op in ops:
+        opt = ROOT / "cmsis" / f"op_mote_{op}.c"
+        srcs.append(opt if kset == "cmsis" and opt.exists() else ROOT / "kernels" / f"op_mote_{op}.c")
+    path = {"m33-dsp": "dsp", "m55-mve": "mve"}.get(target, "plain-ref")
+    elf = tmp / f"{target}.elf"
+    cmd = ["arm-none-eabi-gcc", *cpu, "-mthumb", "-std=c99", "-O2", "-Wall", "-Wextra",
+           "-Wpedantic", "-Wmissing-prototypes", "-Werror", "-ffunction-sections",
+           "-fdata-sections", f"-I{ROOT / 'runtime/include'}", f"-I{HARNESS}", f"-I{tmp}",
+           f'-DMOTE_S8_PATH="{path}"', "-nostartfiles", "--specs=nano.specs",
+           "--specs=nosys.specs", f"-T{HARNESS / 'link.ld'}",
+           f"-Wl,--defsym=MEM_ORIGIN={origin},--defsym=MEM_LENGTH={length},--gc-sections",
+           "-o", str(elf), str(HARNESS / "startup.c"), str(HARNESS / "main.c"),
+           *map(str, srcs)]
+    subprocess.run(cmd, check=True)
+    return elf
+
+
+def run_qemu(machine, elf):
+    cmd = ["timeout", "120", "qemu-system-arm", "-M", machine, "-nographic", "-monitor", "none",
+           "-serial", "none", "-semihosting-config", "enable=on,target=native",
+           "-icount", "shift=0", "-kernel", str(elf)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=150)
+    return p.returncode, p.stdout + p.stderr
+
+
+def parse(text):
+    res, calib = {}, None
+    for m in re.finditer(r"case (\S+) rc=(-?\d+) ticks=(\d+) out=([0-9a-f]*)", text):
+        res[m.group(1)] = (int(m.group(2)), int(m.group(3)), bytes.fromhex(m.group(4)))
+    m = re.search(r"calib ticks=(\d+) instr=(\d+)", text)
+    if m:
+        calib = int(m.group(2)) / int(m.group(1))  # instructions per tick
+    return res, calib
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return make_cases()
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory, cases):
+    for tool in ("arm-none-eabi-gcc", "qemu-system-arm"):
+        assert shutil.which(tool), f"{tool} is required"
+    tmp = tmp_path_factory.mktemp("int8fw")
+    write_vectors(tmp / "vectors.h", cases)
+    out = {}
+    for target, (machine, *_rest) in TARGETS.items():
+        elf = build(tmp, target, cases)
+        rc, text = run_qemu(machine, elf)
+        assert rc == 0, f"{target}: exit {rc}\n{text[-2000:]}"
+        out[target] = parse(text) + (text,)
+    figures = {}
+    for target, (res, ipt, _) in out.items():
+        for c in cases:
+            if c["macs"] and c["name"] in res:
+                instr = res[c["name"]][1] * ipt
+                figures.setdefault(target, {})[c["name"]] = dict(
+                    macs=c["macs"], instructions=round(instr),
+                    macs_per_instruction=round(c["macs"] / instr, 3))
+    (ROOT / "build").mkdir(exist_ok=True)
+    (ROOT / "build/int8_kernels_qemu.json").write_text(json.dumps(figures, indent=1))
+    print("\n" + json.dumps(figures, indent=1))
+    return out
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_bytes_match_reference(results, cases, target):
+    res, ipt, text = results[target]
+    assert ipt and ipt > 0
+    expected_path = {"m33-dsp": "dsp", "m55-mve": "mve"}.get(target, "plain-ref")
+    assert f"path {expected_path}" in text
+    for c in cases:
+        rc, _ticks, got = res[c["name"]]
+        assert rc == 0, (target, c["name"])
+        assert got == c["out"].tobytes(), (target, c["name"])

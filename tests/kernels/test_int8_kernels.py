@@ -1,0 +1,376 @@
+"""int8 kernels (kernels/op_mote_*.c and the plain path of cmsis/) against the
+Python integer reference aot/int8ref.py, byte for byte, through ctypes."""
+import ctypes
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aot import int8ref as R
+
+ROOT = Path(__file__).resolve().parents[2]
+# MOTE_INT8_TEST_CFLAGS adds flags, e.g. "-fsanitize=undefined -fno-sanitize-recover=all".
+CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wmissing-prototypes", "-Werror",
+          "-O2", "-fPIC", "-shared", f"-I{ROOT / 'runtime/include'}",
+          *os.environ.get("MOTE_INT8_TEST_CFLAGS", "").split()]
+REF_SRCS = sorted((ROOT / "kernels").glob("op_mote_*.c")) + [
+    ROOT / "kernels/op_quantize_per_tensor.c", ROOT / "kernels/op_dequantize_per_tensor.c",
+    ROOT / "kernels/int8_scratch.c", ROOT / "tests/kernels/int8_harness/host_abi.c"]
+CMSIS_SRCS = sorted((ROOT / "cmsis").glob("op_mote_*.c"))
+
+TAG_INT, TAG_BOOL, TAG_DOUBLE, TAG_TENSOR, TAG_INT_LIST, TAG_NULL = 2, 3, 4, 5, 7, 1
+DT = {np.dtype(np.uint8): 0, np.dtype(np.int8): 1, np.dtype(np.int16): 2,
+      np.dtype(np.int32): 3, np.dtype(np.float32): 6}
+ERR_ARGS, ERR_DTYPE, ERR_SHAPE, ERR_SCRATCH = -400, -401, -402, -403
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("sizes", ctypes.POINTER(ctypes.c_int32)),
+                ("dim_order", ctypes.POINTER(ctypes.c_uint8)), ("numel", ctypes.c_uint32),
+                ("nbytes", ctypes.c_uint32), ("dim", ctypes.c_uint8), ("dtype", ctypes.c_uint8)]
+
+
+class _Ints(ctypes.Structure):
+    _fields_ = [("items", ctypes.POINTER(ctypes.c_int64)), ("len", ctypes.c_uint32)]
+
+
+class _U(ctypes.Union):
+    _fields_ = [("i", ctypes.c_int64), ("b", ctypes.c_bool), ("d", ctypes.c_double),
+                ("t", ctypes.POINTER(Tensor)), ("ints", _Ints)]
+
+
+class Value(ctypes.Structure):
+    _fields_ = [("tag", ctypes.c_uint8), ("u", _U)]
+
+
+class Ctx(ctypes.Structure):
+    _fields_ = [("scratch", ctypes.c_void_p), ("scratch_size", ctypes.c_size_t)]
+
+
+def _build(tmp, name, srcs, extra=()):
+    so = tmp / name
+    subprocess.run(["gcc", *CFLAGS, *extra, "-o", str(so), *map(str, srcs), "-lm"], check=True)
+    return ctypes.CDLL(str(so))
+
+
+@pytest.fixture(scope="module")
+def libs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("int8")
+    ref = _build(tmp, "libref.so", REF_SRCS)
+    cm = _build(tmp, "libcmsis.so", CMSIS_SRCS)
+    return ref, cm
+
+
+class Call:
+    """Holds the ctypes objects of one kernel call alive."""
+
+    def __init__(self, args):
+        self.keep = []
+        self.values = (Value * len(args))()
+        for v, a in zip(self.values, args):
+            self._set(v, a)
+        self.ptrs = (ctypes.POINTER(Value) * len(args))(
+            *[ctypes.pointer(v) for v in self.values])
+
+    def _set(self, v, a):
+        if isinstance(a, np.ndarray):
+            a = np.ascontiguousarray(a)
+            self.keep.append(a)
+            sizes = (ctypes.c_int32 * max(a.ndim, 1))(*a.shape)
+            t = Tensor(a.ctypes.data, sizes, None, a.size, a.nbytes, a.ndim, DT[a.dtype])
+            self.keep += [sizes, t]
+            v.tag, v.u.t = TAG_TENSOR, ctypes.pointer(t)
+        elif isinstance(a, bool):
+            v.tag, v.u.b = TAG_BOOL, a
+        elif isinstance(a, int):
+            v.tag, v.u.i = TAG_INT, a
+        elif isinstance(a, float):
+            v.tag, v.u.d = TAG_DOUBLE, a
+        elif a is None:
+            v.tag = TAG_NULL
+        else:
+            items = (ctypes.c_int64 * max(len(a), 1))(*a)
+            self.keep.append(items)
+            v.tag, v.u.ints = TAG_INT_LIST, _Ints(items, len(a))
+
+
+def run(lib, sym, args, out_shape, out_dtype=np.int8, scratch=0):
+    out = np.zeros(out_shape, out_dtype)
+    call = Call(list(args) + [out])
+    buf = ctypes.create_string_buffer(max(scratch, 1))
+    ctx = Ctx(ctypes.addressof(buf) if scratch else None, scratch)
+    fn = getattr(lib, sym)
+    fn.restype = ctypes.c_int
+    rc = fn(ctypes.byref(ctx), call.ptrs, len(call.ptrs))
+    return rc, out
+
+
+def test_abi_matches(libs):
+    ref, _ = libs
+    ref.mote_test_abi.restype = ctypes.c_size_t
+    assert ref.mote_test_abi(0) == ctypes.sizeof(Tensor)
+    assert ref.mote_test_abi(1) == ctypes.sizeof(Value)
+    assert ref.mote_test_abi(2) == Value.u.offset
+    assert ref.mote_test_abi(3) == Tensor.numel.offset
+    assert ref.mote_test_abi(4) == Tensor.dim.offset
+    assert ref.mote_test_abi(5) == ctypes.sizeof(Ctx)
+
+
+def _qparams(rng, cout, k, big=False):
+    mults, shifts = [], []
+    for _ in range(cout):
+        r = rng.uniform(0.3, 3.0) / (np.sqrt(k) * 40.0)
+        if big:
+            r *= rng.choice([1e-6, 1e-3, 1.0, 50.0, 3000.0])
+        m, s = R.quantize_multiplier(float(r))
+        mults.append(m)
+        shifts.append(s)
+    return np.array(mults, np.int32), np.array(shifts, np.int32)
+
+
+def conv_scratch(lib, n, h, w, cin, cout, kh, kw):
+    lib.mote_scratch_mote_conv2d_s8.restype = ctypes.c_size_t
+    return lib.mote_scratch_mote_conv2d_s8(n, h, w, cin, cout, kh, kw)
+
+
+CONV_CASES = [
+    # n, h, w, cin, cout, kh, kw, stride, pad, dil, act
+    (1, 5, 5, 3, 5, (3, 3), (1, 1), (1, 1), (1, 1), (-128, 127)),
+    (1, 7, 6, 5, 7, (3, 3), (2, 2), (1, 1), (1, 1), (-128, 127)),
+    (2, 6, 7, 7, 17, (3, 2), (2, 1), (1, 0), (1, 1), (-20, 60)),
+    (1, 9, 9, 17, 3, (3, 3), (1, 1), (2, 2), (2, 2), (-128, 127)),
+    (1, 8, 4, 16, 8, (1, 1), (1, 1), (0, 0), (1, 1), (-128, 127)),
+    (1, 5, 3, 3, 5, (1, 1), (2, 2), (0, 0), (1, 1), (-128, 127)),
+    (1, 25, 5, 64, 64, (1, 1), (1, 1), (0, 0), (1, 1), (-128, 127)),
+    (1, 10, 4, 8, 12, (10, 4), (2, 2), (5, 1), (1, 1), (-128, 50)),  # DS-CNN first layer
+    (1, 6, 6, 5, 4, (5, 5), (1, 1), (2, 2), (1, 1), (-128, 127)),
+    (1, 4, 4, 1, 1, (3, 3), (1, 1), (1, 1), (1, 1), (-128, 127)),
+]
+
+
+def _conv_args(rng, case):
+    n, h, w, cin, cout, (kh, kw), stride, pad, dil, (amin, amax) = case
+    x = rng.integers(-128, 128, (n, h, w, cin), dtype=np.int8)
+    wt = rng.integers(-128, 128, (cout, kh, kw, cin), dtype=np.int8)
+    bias = rng.integers(-3000, 3000, cout).astype(np.int32)
+    m, s = _qparams(rng, cout, kh * kw * cin)
+    izp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-128, 128))
+    return [x, wt, bias, m, s, list(stride), list(pad), list(dil), izp, ozp, amin, amax]
+
+
+@pytest.mark.parametrize("case", CONV_CASES)
+def test_conv2d_s8(libs, case):
+    ref, cm = libs
+    rng = np.random.default_rng(hash(case) & 0xffff)
+    args = _conv_args(rng, case)
+    exp = R.conv2d_s8(*args)
+    rc, out = run(ref, "mote_kernel_mote_conv2d_s8_out", args, exp.shape)
+    assert rc == 0
+    assert out.tobytes() == exp.tobytes()
+    n, h, w, cin = args[0].shape
+    cout, kh, kw, _ = args[1].shape
+    sc = conv_scratch(ref, n, h, w, cin, cout, kh, kw)
+    rc, out2 = run(cm, "mote_kernel_mote_conv2d_s8_out", args, exp.shape, scratch=sc)
+    assert rc == 0
+    assert out2.tobytes() == exp.tobytes()
+    if case[6] != (1, 1):  # relu6-style clamps actually bite
+        assert out.min() >= case[-1][0] and out.max() <= case[-1][1]
+    rc, _ = run(cm, "mote_kernel_mote_conv2d_s8_out", args, exp.shape, scratch=sc - 17)
+    assert rc == ERR_SCRATCH
+
+
+DW_CASES = [
+    # n, h, w, cin, mult, kh, kw, stride, pad, dil, act
+    (1, 5, 5, 3, 1, (3, 3), (1, 1), (1, 1), (1, 1), (-128, 127)),
+    (1, 7, 6, 5, 2, (3, 3), (2, 2), (1, 1), (1, 1), (-128, 127)),
+    (2, 6, 7, 17, 1, (3, 3), (2, 1), (1, 1), (2, 2), (-10, 70)),
+    (1, 25, 5, 64, 1, (3, 3), (1, 1), (1, 1), (1, 1), (-128, 127)),
+    (1, 9, 8, 7, 2, (5, 3), (1, 2), (2, 1), (1, 2), (-128, 127)),
+    (1, 4, 4, 3, 3, (1, 1), (1, 1), (0, 0), (1, 1), (-128, 127)),
+]
+
+
+@pytest.mark.parametrize("case", DW_CASES)
+def test_depthwise_conv2d_s8(libs, case):
+    ref, cm = libs
+    n, h, w, cin, dm, (kh, kw), stride, pad, dil, (amin, amax) = case
+    rng = np.random.default_rng(hash(case) & 0xffff)
+    cout = cin * dm
+    x = rng.integers(-128, 128, (n, h, w, cin), dtype=np.int8)
+    wt = rng.integers(-128, 128, (1, kh, kw, cout), dtype=np.int8)
+    bias = rng.integers(-3000, 3000, cout).astype(np.int32)
+    m, s = _qparams(rng, cout, kh * kw)
+    args = [x, wt, bias, m, s, list(stride), list(pad), list(dil), dm,
+            int(rng.integers(-128, 128)), int(rng.integers(-128, 128)), amin, amax]
+    exp = R.depthwise_conv2d_s8(*args)
+    for lib in (ref, cm):
+        rc, out = run(lib, "mote_kernel_mote_depthwise_conv2d_s8_out", args, exp.shape)
+        assert rc == 0
+        assert out.tobytes() == exp.tobytes()
+
+
+@pytest.mark.parametrize("m,k,n", [(1, 3, 5), (2, 17, 7), (3, 64, 12), (1, 250, 10), (4, 1, 1)])
+def test_linear_s8(libs, m, k, n):
+    ref, cm = libs
+    rng = np.random.default_rng(m * 1000 + k * 10 + n)
+    x = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    wt = rng.integers(-128, 128, (n, k), dtype=np.int8)
+    bias = rng.integers(-5000, 5000, n).astype(np.int32)
+    mm, s = _qparams(rng, n, k)
+    args = [x, wt, bias, mm, s, int(rng.integers(-128, 128)), 5, 0, 127]
+    exp = R.linear_s8(*args)
+    for lib in (ref, cm):
+        rc, out = run(lib, "mote_kernel_mote_linear_s8_out", args, exp.shape)
+        assert rc == 0
+        assert out.tobytes() == exp.tobytes()
+
+
+def test_requantize_edges(libs):
+    """K=1 linear drives requantize(bias + (x-zp)*w) over edge multipliers/shifts:
+    ties, INT32 extremes, shift -31..31, multiplier 0 and 2^31-1."""
+    ref, cm = libs
+    rng = np.random.default_rng(7)
+    n = 64
+    mults = np.array([0, 1 << 30, (1 << 31) - 1, 1 << 30, 1518500250] * 13, np.int64)[:n]
+    shifts = np.array(list(range(-31, 32)) + [0], np.int64)[:n]
+    rng.shuffle(shifts)
+    bias = np.concatenate([
+        np.array([R.INT32_MIN, R.INT32_MAX, -1, 1, 0, 3, -3, 1 << 20, -(1 << 20),
+                  (1 << 30) + 1, -(1 << 30) - 1, 5 << 10, -(5 << 10), 0x4000, -0x4000, 7]),
+        rng.integers(-(1 << 31), 1 << 31, n - 16)]).astype(np.int32)
+    for x0, zp in ((0, 0), (-128, 127), (127, -128), (1, 0)):
+        x = np.array([[x0], [-x0 if x0 != -128 else 127]], np.int8)
+        wt = rng.integers(-128, 128, (n, 1), dtype=np.int8)
+        args = [x, wt, bias, mults.astype(np.int32), shifts.astype(np.int32), zp, -3, -128, 127]
+        exp = R.linear_s8(*args)
+        for lib in (ref, cm):
+            rc, out = run(lib, "mote_kernel_mote_linear_s8_out", args, exp.shape)
+            assert rc == 0
+            assert out.tobytes() == exp.tobytes()
+    # the scalar helpers directly, through mean_s8 on a 1x1 map: requantize(x - zp, M, s)
+    for m, s in ((1 << 30, 0), ((1 << 31) - 1, -1), (1 << 30, -31), (1 << 30, 31), (0, 5),
+                 (1 << 30, 1), (1431655765, -2)):
+        x = np.arange(-128, 128, dtype=np.int8).reshape(1, 1, 1, 256)
+        exp = R.mean_s8(x, 0, 0, m, s)
+        rc, out = run(ref, "mote_kernel_mote_mean_s8_out", [x, 0, 0, m, s], exp.shape)
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+
+
+@pytest.mark.parametrize("shape", [(1, 5, 3, 7), (17,), (2, 3)])
+def test_add_mul_s8(libs, shape):
+    ref, _ = libs
+    rng = np.random.default_rng(len(shape))
+    a = rng.integers(-128, 128, shape, dtype=np.int8)
+    b = rng.integers(-128, 128, shape, dtype=np.int8)
+    for sa, sb, so in ((0.02, 0.05, 0.06), (0.1, 0.01, 0.03), (0.5, 0.5, 0.25)):
+        p = R.add_params(sa, sb, so)
+        args = [a, b, 3, p["a_multiplier"], p["a_shift"], -7, p["b_multiplier"], p["b_shift"],
+                p["left_shift"], -2, p["output_multiplier"], p["output_shift"], -128, 127]
+        exp = R.add_s8(*args)
+        rc, out = run(ref, "mote_kernel_mote_add_s8_out", args, exp.shape)
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+        m, s = R.quantize_multiplier(sa * sb / so)
+        args = [a, b, 5, -9, 4, m, s, -100, 100]
+        exp = R.mul_s8(*args)
+        rc, out = run(ref, "mote_kernel_mote_mul_s8_out", args, exp.shape)
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+
+
+POOL_CASES = [
+    ((1, 7, 5, 3), (3, 3), (2, 2), (1, 1), True),
+    ((1, 7, 5, 3), (3, 3), (2, 2), (1, 1), False),
+    ((2, 6, 6, 5), (2, 2), (), (0, 0), False),
+    ((1, 25, 5, 17), (25, 5), (1, 1), (0, 0), True),
+    ((1, 5, 4, 7), (3, 2), (1, 2), (1, 1), False),
+]
+
+
+@pytest.mark.parametrize("case", POOL_CASES)
+def test_pools(libs, case):
+    ref, _ = libs
+    shape, k, s, p, incl = case
+    rng = np.random.default_rng(sum(shape))
+    x = rng.integers(-128, 128, shape, dtype=np.int8)
+    args = [x, list(k), list(s), list(p), incl, -5, -100, 120]
+    exp = R.avg_pool2d_s8(*args)
+    rc, out = run(ref, "mote_kernel_mote_avg_pool2d_s8_out", args, exp.shape)
+    assert rc == 0 and out.tobytes() == exp.tobytes()
+    for dil in ((1, 1), (2, 1)):
+        try:
+            exp = R.max_pool2d_s8(x, list(k), list(s), list(p), list(dil), -128, 100)
+        except ValueError:
+            continue
+        rc, out = run(ref, "mote_kernel_mote_max_pool2d_s8_out",
+                      [x, list(k), list(s), list(p), list(dil), -128, 100], exp.shape)
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+
+
+def test_mean_pad(libs):
+    ref, _ = libs
+    rng = np.random.default_rng(3)
+    x = rng.integers(-128, 128, (2, 5, 3, 7), dtype=np.int8)
+    m, s = R.quantize_multiplier(0.9 / 15)
+    exp = R.mean_s8(x, 4, -6, m, s)
+    rc, out = run(ref, "mote_kernel_mote_mean_s8_out", [x, 4, -6, m, s], exp.shape)
+    assert rc == 0 and out.tobytes() == exp.tobytes()
+    for pads in ((1, 2, 0, 3), (0, 0, 0, 0), (2, 0, 1, 0)):
+        exp = R.pad_s8(x, pads, -9)
+        rc, out = run(ref, "mote_kernel_mote_pad_s8_out", [x, list(pads), -9], exp.shape)
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+
+
+def test_quantize_dequantize(libs):
+    import torch
+    import torch.ao.quantization.fx._decomposed  # noqa: F401  (registers the ops)
+    ref, _ = libs
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.normal(0, 3, 300), np.arange(-10, 10) * 0.05 + 0.025,
+                        [1e9, -1e9, 0.0, -0.0]]).astype(np.float32)
+    for scale, zp in ((0.05, 3), (0.0137, -128), (1.0, 0)):
+        exp = torch.ops.quantized_decomposed.quantize_per_tensor(
+            torch.from_numpy(x), scale, zp, -128, 127, torch.int8).numpy()
+        rc, out = run(ref, "mote_kernel_quantized_decomposed_quantize_per_tensor_out",
+                      [x, scale, zp, -128, 127, 1], x.shape)
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+        rc, out = run(ref, "mote_kernel_quantized_decomposed_quantize_per_tensor_out",
+                      [x, scale, zp, -100, 100, 1], x.shape)
+        assert rc == 0 and out.min() == -100 and out.max() == 100
+        q = rng.integers(-128, 128, (3, 4, 5), dtype=np.int8)
+        expd = torch.ops.quantized_decomposed.dequantize_per_tensor(
+            torch.from_numpy(q), scale, zp, -128, 127, torch.int8).numpy()
+        rc, outd = run(ref, "mote_kernel_quantized_decomposed_dequantize_per_tensor_out",
+                       [q, scale, zp, -128, 127, 1, None], q.shape, np.float32)
+        assert rc == 0 and outd.tobytes() == expd.tobytes()
+
+
+def test_errors(libs):
+    ref, cm = libs
+    rng = np.random.default_rng(0)
+    args = _conv_args(rng, CONV_CASES[0])
+    exp_shape = R.conv2d_s8(*args).shape
+    for lib in (ref, cm):
+        sym = "mote_kernel_mote_conv2d_s8_out"
+        assert run(lib, sym, args[:-1], exp_shape, scratch=4096)[0] == ERR_ARGS
+        assert run(lib, sym, args, (1, 5, 5, 4), scratch=4096)[0] == ERR_SHAPE
+        bad = list(args)
+        bad[2] = bad[2].astype(np.int8)
+        assert run(lib, sym, bad, exp_shape, scratch=4096)[0] == ERR_DTYPE
+        bad = list(args)
+        bad[8] = 200  # input zero point out of int8
+        assert run(lib, sym, bad, exp_shape, scratch=4096)[0] == ERR_ARGS
+        bad = list(args)
+        bad[4] = bad[4].copy()
+        bad[4][0] = 40  # shift out of [-31, 31]
+        assert run(lib, sym, bad, exp_shape, scratch=4096)[0] == ERR_ARGS
+        bad = list(args)
+        bad[10], bad[11] = 10, -10  # act_min > act_max
+        assert run(lib, sym, bad, exp_shape, scratch=4096)[0] == ERR_ARGS
+    assert run(cm, "mote_kernel_mote_conv2d_s8_out", args, exp_shape, scratch=0)[0] == ERR_SCRATCH
+    assert conv_scratch(ref, 1, 5, 5, 3, 5, 3, 3) == 16 + 4 * 32 + 2 * 32 * 6 + 32 * 8
+    assert conv_scratch(ref, 1, 5, 5, 0, 5, 3, 3) == 0
+    ref.mote_scratch_mote_depthwise_conv2d_s8.restype = ctypes.c_size_t
+    assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 5, 5, 3, 6, 3, 3) == 16 + 4 * 8
+    ref.mote_scratch_mote_linear_s8.restype = ctypes.c_size_t
+    assert ref.mote_scratch_mote_linear_s8(1, 64, 10) == 0

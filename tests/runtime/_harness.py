@@ -1,0 +1,130 @@
+"""Shared helpers for the runtime and fuzz tests: C builds, .pte generation, flatbuffer patching."""
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HOST = ROOT / "build" / "host"
+ASAN = ROOT / "build" / "host-asan"
+
+# mote_err_t values (runtime/include/mote/types.h)
+E = dict(OK=0, INVALID_ARGUMENT=-100, MEMORY_TOO_SMALL=-101, MEMORY_ALIGNMENT=-102, INPUT_INDEX=-103,
+         INPUT_DTYPE=-104, INPUT_SHAPE=-105, NO_SUCH_METHOD=-106, NOT_INITIALIZED=-107,
+         TRUNCATED=-200, BAD_IDENTIFIER=-201, BAD_HEADER=-202, BAD_OFFSET=-203, BAD_VTABLE=-204,
+         BAD_VECTOR=-205, BAD_UNION_TAG=-206, BAD_INDEX=-207, BAD_DTYPE=-208, SIZE_OVERFLOW=-209,
+         DATA_TOO_SHORT=-210, BAD_ALIGNMENT=-211, BAD_ALLOCATION=-212, BAD_SHAPE=-213,
+         BAD_INSTRUCTION=-214, BAD_SEGMENT=-215, BAD_VALUE_TYPE=-216, UNSUPPORTED=-217,
+         OP_NOT_FOUND=-300, NO_SUCH_BACKEND=-301, KERNEL_ARGS=-400, KERNEL_DTYPE=-401, KERNEL_SHAPE=-402,
+         KERNEL_SCRATCH=-403, JUMP_OUT_OF_RANGE=-404)
+
+
+def cmake_build(build_dir: Path, sanitize: bool = False) -> Path:
+    """Configures and builds the C tree into build_dir (incremental); returns build_dir."""
+    cfg = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DMOTE_BUILD_TESTS=ON"]
+    cfg += ["-DMOTE_SANITIZE=ON", "-DCMAKE_BUILD_TYPE=Debug"] if sanitize else ["-DCMAKE_BUILD_TYPE=Release"]
+    for cmd in (cfg, ["cmake", "--build", str(build_dir), "-j2"]):
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        assert r.returncode == 0, f"{' '.join(cmd)} failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
+    return build_dir
+
+
+def export_pte(module, example_inputs, path: Path) -> Path:
+    """ExecuTorch's own portable .pte for `module` (the oracle's serializer)."""
+    import torch
+    from executorch.exir import to_edge
+
+    ep = torch.export.export(module, tuple(example_inputs))
+    path.write_bytes(to_edge(ep).to_executorch().buffer)
+    return path
+
+
+def run_checker(exe: Path, files, *extra) -> list:
+    """Runs loader_check/fuzz_loader over files; returns [(code, name, stage...)] per file."""
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1",
+               UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
+    r = subprocess.run([str(exe), *extra, *[str(f) for f in files]], capture_output=True, text=True,
+                       timeout=900, env=env)
+    assert r.returncode == 0, f"checker crashed (rc={r.returncode}):\n{r.stdout[-2000:]}\n{r.stderr[-6000:]}"
+    lines = [ln.split() for ln in r.stdout.splitlines()]
+    return lines
+
+
+class FB:
+    """Minimal flatbuffer navigator over a bytearray, to locate fields to corrupt."""
+
+    def __init__(self, data: bytearray):
+        self.d = data
+
+    def u16(self, p):
+        return struct.unpack_from("<H", self.d, p)[0]
+
+    def u32(self, p):
+        return struct.unpack_from("<I", self.d, p)[0]
+
+    def i32(self, p):
+        return struct.unpack_from("<i", self.d, p)[0]
+
+    def table(self, pos):
+        return (pos, pos - self.i32(pos))
+
+    def root(self):
+        return self.table(self.u32(0))
+
+    def field(self, t, fid):
+        """Absolute position of field fid's inline slot, or None when absent."""
+        pos, vt = t
+        if 4 + 2 * fid + 2 > self.u16(vt):
+            return None
+        off = self.u16(vt + 4 + 2 * fid)
+        return pos + off if off else None
+
+    def ref(self, t, fid):
+        p = self.field(t, fid)
+        return None if p is None else p + self.u32(p)
+
+    def sub(self, t, fid):
+        return self.table(self.ref(t, fid))
+
+    def vec(self, t, fid):
+        """(length-prefix position, element-0 position, length)."""
+        p = self.ref(t, fid)
+        return p, p + 4, self.u32(p)
+
+    def vec_table(self, t, fid, i):
+        _, first, n = self.vec(t, fid)
+        assert i < n
+        p = first + 4 * i
+        return self.table(p + self.u32(p))
+
+    # schema shortcuts (field ids of program.fbs)
+    def plan(self, i=0):
+        return self.vec_table(self.root(), 1, i)
+
+    def value(self, i, plan=0):
+        return self.vec_table(self.plan(plan), 2, i)
+
+    def value_tag(self, i):
+        return self.d[self.field(self.value(i), 0)]
+
+    def value_table(self, i):
+        return self.sub(self.value(i), 1)
+
+    def instruction(self, i):
+        chain = self.vec_table(self.plan(), 5, 0)
+        return self.vec_table(chain, 2, i)
+
+    def values_where(self, pred):
+        _, _, n = self.vec(self.plan(), 2)
+        return [i for i in range(n) if pred(i)]
+
+    def tensors(self):
+        return self.values_where(lambda i: self.value_tag(i) == 5)
+
+    def put_u32(self, p, v):
+        struct.pack_into("<I", self.d, p, v & 0xFFFFFFFF)
+
+    def put_i32(self, p, v):
+        struct.pack_into("<i", self.d, p, v)
