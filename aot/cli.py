@@ -90,7 +90,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_dependencies() -> None:
+    """Silence third-party start-up noise (torchao's optional CUDA kernels,
+    torch's pytree deprecations) so the command's own output stays readable.
+    Mote's own warnings (e.g. int8 fallbacks) still print."""
+    import logging
+    import warnings
+    for name in ("torchao", "torch.utils._pytree", "torch._export", "torch.export"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    warnings.filterwarnings("ignore", message=".*is an Enum subclass.*")
+
+
 def main(argv=None) -> int:
+    _quiet_dependencies()
     parser = build_parser()
     args = parser.parse_args(argv)
     from aot.errors import MoteError
