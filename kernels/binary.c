@@ -3,6 +3,19 @@
  */
 #include "binary.h"
 
+/*
+ * Dtype selection: the host library compiles every integer path; a firmware
+ * build (`aot build`) defines MOTE_KERNELS_INT32 / MOTE_KERNELS_INT64 to 0
+ * when the program has no such arithmetic, so only the dtypes used are
+ * compiled in (checked on the ELF's symbols by the tests).
+ */
+#ifndef MOTE_KERNELS_INT32
+#define MOTE_KERNELS_INT32 1
+#endif
+#ifndef MOTE_KERNELS_INT64
+#define MOTE_KERNELS_INT64 1
+#endif
+
 typedef struct mote_binparam {
     mote_binop_t op;
     double alpha;
@@ -65,6 +78,7 @@ static void mote_bin_row_f32(void *out, const void *a, size_t sa, const void *b,
     }
 }
 
+#if MOTE_KERNELS_INT32
 static void mote_bin_row_i32(void *out, const void *a, size_t sa, const void *b, size_t sb,
                              size_t n, const void *param)
 {
@@ -78,6 +92,9 @@ static void mote_bin_row_i32(void *out, const void *a, size_t sa, const void *b,
     }
 }
 
+#endif
+
+#if MOTE_KERNELS_INT64
 static void mote_bin_row_i64(void *out, const void *a, size_t sa, const void *b, size_t sb,
                              size_t n, const void *param)
 {
@@ -89,6 +106,25 @@ static void mote_bin_row_i64(void *out, const void *a, size_t sa, const void *b,
     case MOTE_BINOP_MUL: MOTE_BIN_LOOPS(int64_t, (int64_t)((uint64_t)x * (uint64_t)y)); break;
     case MOTE_BINOP_DIV: break;
     }
+}
+
+#endif
+
+/* Row function of an integer out dtype compiled into this build, or NULL. */
+static mote_k_row2_fn mote_bin_int_row(uint8_t dtype)
+{
+#if MOTE_KERNELS_INT32
+    if (dtype == MOTE_DTYPE_INT32) {
+        return mote_bin_row_i32;
+    }
+#endif
+#if MOTE_KERNELS_INT64
+    if (dtype == MOTE_DTYPE_INT64) {
+        return mote_bin_row_i64;
+    }
+#endif
+    (void)dtype;
+    return NULL;
 }
 
 /* Value of a one-element tensor of any supported dtype, as double. */
@@ -169,10 +205,9 @@ mote_err_t mote_k_binary(mote_value_t *const *args, uint32_t nargs, mote_binop_t
             sb_t.nbytes = 4;
             b = &sb_t;
         }
-    } else if (out->dtype == MOTE_DTYPE_INT32 || out->dtype == MOTE_DTYPE_INT64) {
+    } else if ((fn = mote_bin_int_row(out->dtype)) != NULL) {
         MOTE_K_CHECK(op != MOTE_BINOP_DIV && a->dtype == out->dtype, MOTE_ERR_KERNEL_DTYPE);
         MOTE_K_CHECK(alpha == (double)(int64_t)alpha, MOTE_ERR_KERNEL_DTYPE);
-        fn = out->dtype == MOTE_DTYPE_INT32 ? mote_bin_row_i32 : mote_bin_row_i64;
         if (b == NULL) {
             MOTE_K_CHECK(other == (double)(int64_t)other, MOTE_ERR_KERNEL_DTYPE);
             sb_t.sizes = NULL;
