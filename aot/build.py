@@ -3,8 +3,12 @@
 Output directory (default build/<model>-<board>):
   model.pte, ops.json, mote_model.h      the program, its manifest, exact sizes
   firmware.elf / .bin (/ .uf2)           runtime + only the kernels in ops.json + model
-  size.json                              flash and RAM by part (bytes)
-  build.json                             what `aot run` needs (board, outputs, input sets)
+  size.json                              flash and RAM by part (bytes), read from the
+                                         link map and the ELF; the parts add up to
+                                         flash_bytes / ram_bytes (see _size_json)
+  build.json                             what `aot run` needs (board, inputs/outputs,
+                                         input sets, the objects to re-link with
+                                         other inputs)
 
 Selective build: the registry and the kernel sources are exactly the operators
 of ops.json; an operator with no kernel fails here, naming it. On Cortex-M
@@ -14,10 +18,18 @@ kernels/ (DSP/MVE paths chosen by the compiler's feature macros).
 Exact RAM: the planned arena (from the memory plan), the runtime state for
 the *target's* ABI (the host library counts the state entries of the method;
 the element sizes come from compiling runtime/src/abi_probe.c for the board),
-kernel scratch, the stack (worst call chain from -fstack-usage/-fcallgraph-info,
-with every kernel as a possible target of the dispatch) — all reserved
-statically, so the linker rejects what does not fit and nothing is found by
-trial and error on the device.
+kernel scratch (the largest need of a linked cmsis/ int8 kernel, from the C
+size functions of kernels/int8_scratch.c compiled for the host), the stack
+(worst call chain from -fstack-usage/-fcallgraph-info, with every kernel as a
+possible target of the dispatch and a kernel helper's function-pointer call
+bounded by its own file's leaf functions) — all reserved statically, so the
+linker rejects what does not fit and nothing is found by trial and error on
+the device. A model that does not fit fails here naming its largest tensors
+(RAM) or constants (flash) and the shortfall in bytes.
+
+The sources are compiled once; the exact stack reserve is applied by a
+second link of the same objects. fp32 kernels that call expf/tanhf link
+newlib-nano's libm.a (as an archive: only the members used).
 """
 from __future__ import annotations
 
@@ -35,6 +47,7 @@ import numpy as np
 from aot import ir
 from aot.boards import ROOT, load_board
 from aot.errors import MoteError
+from aot.firmware import FirmwareError
 
 KERNELS_DIR = ROOT / "kernels"
 CMSIS_DIR = ROOT / "cmsis"
@@ -269,21 +282,27 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
         defines["MOTE_APP_UART_INPUTS"] = None
     includes = [gen, RUNTIME_DIR / "include", KERNELS_DIR]
 
-    # First link with a generous stack, then re-link with exactly the analysed
-    # worst case (+ margin) reserved; the code does not depend on the reserve.
+    # Compile and link once with a generous stack, then re-link (no recompile:
+    # the code does not depend on the reserve) with exactly the analysed worst
+    # case (+ margin) reserved. The frames come from the compiler's .su/.ci
+    # files, so the analysis does not change with the reserve.
     stack = 16384
     _fit_check(spec, board, state, scratch, 4096)
-    for _attempt in range(3):
-        (gen / "mote_model.h").write_text(_model_header(compiled, state, scratch, stack, input_bytes))
+    (gen / "mote_model.h").write_text(_model_header(compiled, state, scratch, stack, input_bytes))
+    try:
         art = build_firmware(board, sources, include_dirs=includes, defines=defines, out_dir=out,
-                             stack_bytes=stack, opt=opt)
-        needed = _stack_needed(art)
-        if needed == stack:
-            break
+                             stack_bytes=stack, opt=opt, extra_objects=_libm(board))
+    except FirmwareError as e:
+        raise _link_error(e, spec, board, state, scratch, stack) from None
+    needed = _stack_needed(art)
+    if needed != stack:
         stack = needed
         _fit_check(spec, board, state, scratch, stack)
-    else:
-        raise BuildError("stack analysis did not converge")
+        try:
+            _relink(art, board, stack)
+        except FirmwareError as e:
+            raise _link_error(e, spec, board, state, scratch, stack) from None
+        (gen / "mote_model.h").write_text(_model_header(compiled, state, scratch, stack, input_bytes))
     analysed = needed - STACK_MARGIN_BYTES
 
     size = _size_json(art, compiled, board, state, scratch, stack, analysed, kernels, len(blob))
@@ -299,53 +318,244 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
         "inputs": [{"sizes": list(spec.values[i].sizes), "dtype": spec.values[i].dtype}
                    for i in spec.inputs],
         "seconds": round(time.time() - t0, 2),
+        # What `aot run DIR --inputs` needs to re-link other embedded inputs.
+        "link": {"objects": [str(o) for o in art.objects], "stack_bytes": stack,
+                 "inputs_source": str(gen / "model_inputs.S"),
+                 "inputs_object": next((str(o) for o in art.objects
+                                        if o.name.startswith("model_inputs.S")), None)},
     }
     (out / "build.json").write_text(json.dumps(build_info, indent=2) + "\n")
     return BuildArtifacts(out_dir=out, board=board.name, elf=art.elf, bin=art.bin, uf2=art.uf2,
                           size=size)
 
 
+def _libm(board) -> list:
+    """newlib-nano's libm.a for the board's multilib (expf, tanhf, ... of the fp32
+    kernels), linked as an archive: only the members the kernels use are pulled in."""
+    cmd = (["arm-none-eabi-gcc"] + board.arch_flags
+           + ["--specs=nano.specs", "-print-file-name=libm.a"])
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    path = Path(proc.stdout.strip())
+    if proc.returncode != 0 or not path.is_absolute() or not path.exists():
+        raise BuildError(f"libm.a not found for {board.name} ({' '.join(cmd)}): "
+                         "apt install libnewlib-arm-none-eabi")
+    return [path]
+
+
+def _relink(art, board, stack: int) -> None:
+    """Link art's objects again with a `stack`-byte main stack (same command as
+    aot.firmware.build_firmware), rewriting the .elf, .map, .bin (and .uf2)."""
+    from aot.firmware import CC, OBJCOPY, linker_script, _run
+    art.linker_script.write_text(linker_script(board, stack))
+    link = (board.arch_flags + ["-nostartfiles", "--specs=nano.specs", f"-T{art.linker_script}",
+                                "-Wl,--gc-sections", f"-Wl,-Map={art.map}",
+                                "-Wl,--no-warn-rwx-segments", "-o", str(art.elf)]
+            + [str(o) for o in art.objects] + ["-lc", "-lgcc"])
+    _run([CC] + link, f"linking {art.elf.name}")
+    _run([OBJCOPY, "-O", "binary", "-R", ".mote_model", str(art.elf), str(art.bin)], "objcopy")
+    if art.uf2 is not None:
+        from aot.uf2 import bin_to_uf2
+        art.uf2.write_bytes(bin_to_uf2(art.bin.read_bytes(), board.flash.origin,
+                                       board.uf2_family_id))
+    art.stack_bytes = stack
+
+
+def _link_error(err, spec, board, state, scratch, stack) -> BuildError:
+    """A link failure as a BuildError; a flash/RAM overflow names the largest
+    constants/tensors and the shortfall the linker reports."""
+    text = str(err)
+    m = re.search(r"region [`'](\w+)' overflowed by (\d+) bytes", text)
+    if not m:
+        if "RAM overflow" in text:
+            return BuildError(f"model does not fit {board.name}'s RAM "
+                              f"(arena {int(sum(spec.arena_sizes)):,} + state {state:,} + scratch "
+                              f"{scratch:,} + stack {stack:,} B): {text.splitlines()[0]}")
+        return BuildError(text)
+    region, short = m.group(1), int(m.group(2))
+    if region == "RAM":
+        tensors = [(v.nbytes, v.name or f"value {i}", tuple(v.sizes)) for i, v in enumerate(spec.values)
+                   if isinstance(v, ir.TensorValue) and v.mem_id is not None]
+        what = "RAM"
+    else:
+        tensors = [(v.nbytes, v.name or f"value {i}", tuple(v.sizes)) for i, v in enumerate(spec.values)
+                   if isinstance(v, ir.TensorValue) and v.constant is not None]
+        what = "flash" if region in ("FLASH", "MODEL") else region
+    tensors.sort(reverse=True)
+    top = ", ".join(f"{n} {list(s)} {b:,} B" for b, n, s in tensors[:5])
+    return BuildError(f"model does not fit {board.name}: {what} ({region}) is {short:,} B short. "
+                      f"Largest tensors: {top}")
+
+
 def _cmsis_scratch(compiled, board) -> int:
-    """Largest scratch an optimized int8 kernel needs (0 when none is linked)."""
+    """Largest scratch an optimized int8 kernel needs (0 when none is linked).
+
+    The sizes come from the C functions of kernels/int8_scratch.c (the same
+    formulas the cmsis/ kernels check ctx->scratch_size against), compiled
+    for the host into a small cached shared library and called through ctypes.
+    """
     if not (board.dsp or board.mve):
         return 0
-    from aot.runtime import scratch_bytes_for
-    return max([scratch_bytes_for(compiled.spec, c) for c in compiled.spec.instructions] or [0])
+    return max([scratch_bytes(compiled.spec, c) for c in compiled.spec.instructions] or [0])
+
+
+_SCRATCH_LIB = {}
+
+
+def _scratch_library():
+    """ctypes handle of kernels/int8_scratch.c built for the host (cached by content)."""
+    import ctypes
+    import hashlib
+    import shutil
+    src = KERNELS_DIR / "int8_scratch.c"
+    digest = hashlib.sha256(src.read_bytes() + (KERNELS_DIR / "requant.h").read_bytes()).hexdigest()[:16]
+    if digest in _SCRATCH_LIB:
+        return _SCRATCH_LIB[digest]
+    cache = ROOT / "build" / ".scratch"
+    cache.mkdir(parents=True, exist_ok=True)
+    lib_path = cache / f"libmote_scratch-{digest}.so"
+    if not lib_path.exists():
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if cc is None:
+            raise BuildError("no host C compiler (cc) to compute int8 kernel scratch sizes")
+        tmp = lib_path.with_name(lib_path.name + f".{id(src)}.tmp")
+        proc = subprocess.run([cc, "-std=c99", "-O1", "-shared", "-fPIC", "-I", str(KERNELS_DIR),
+                               "-I", str(RUNTIME_DIR / "include"), str(src), "-o", str(tmp)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise BuildError(f"compiling {src.name} for the host failed: {proc.stderr.strip()}")
+        tmp.replace(lib_path)
+    lib = ctypes.CDLL(str(lib_path))
+    for name, nargs in (("mote_scratch_mote_conv2d_s8", 7),
+                        ("mote_scratch_mote_depthwise_conv2d_s8", 7),
+                        ("mote_scratch_mote_linear_s8", 3)):
+        fn = getattr(lib, name)
+        fn.restype = ctypes.c_size_t
+        fn.argtypes = [ctypes.c_int32] * nargs
+    _SCRATCH_LIB[digest] = lib
+    return lib
+
+
+def scratch_bytes(spec, call) -> int:
+    """Scratch bytes the optimized Cortex-M kernel of `call` (an ir.KernelCall) needs."""
+    name = f"{call.op}.{call.overload}"
+    vals = spec.values
+    if name in ("mote::conv2d_s8.out", "mote::depthwise_conv2d_s8.out"):
+        x, w, out = vals[call.args[0]], vals[call.args[1]], vals[call.args[-1]]
+        n, h, wd, cin = (int(v) for v in x.sizes)
+        cout = int(out.sizes[3])
+        kh, kw = int(w.sizes[1]), int(w.sizes[2])
+        fn = getattr(_scratch_library(), "mote_scratch_mote_" + name.split("::")[1].split(".")[0])
+        return int(fn(n, h, wd, cin, cout, kh, kw))
+    if name == "mote::linear_s8.out":
+        x, w = vals[call.args[0]], vals[call.args[1]]
+        m = 1
+        for s_ in x.sizes[:-1]:
+            m *= int(s_)
+        return int(_scratch_library().mote_scratch_mote_linear_s8(m, int(x.sizes[-1]),
+                                                                   int(w.sizes[0])))
+    return 0
 
 
 def _stack_needed(art) -> int:
-    kernels = [f for f in art.stack.frames if f.startswith("mote_kernel_")]
-    worst, _chain, _unresolved = art.stack.worst_path("main", indirect_targets=kernels)
+    """Main stack to reserve: the worst call chain from main, bounded through
+    the two kinds of indirect call in the build: the runtime's kernel dispatch
+    (may call any linked kernel) and a kernel helper's call of a per-element
+    or per-row function pointer (may call any leaf function of its own
+    object file: the pointers all name static loops of that file)."""
+    from aot.firmware import INDIRECT_CALL, StackReport
+    report = art.stack
+    kernels = [f for f in report.frames if f.startswith("mote_kernel_")]
+    by_object = _functions_by_object(art.objects)
+    calls = {}
+    for fn, callees in report.calls.items():
+        if INDIRECT_CALL in callees and not fn.startswith("mote_method_"):
+            own = next((fs for fs in by_object.values() if fn in fs), set())
+            leaves = {f for f in own if f != fn and not report.calls.get(f)}
+            callees = (set(callees) - {INDIRECT_CALL}) | leaves
+        calls[fn] = set(callees)
+    bounded = StackReport(report.frames, report.qualifiers, calls)
+    worst, _chain, _unresolved = bounded.worst_path("main", indirect_targets=kernels)
     # The reset handler's own frame sits above main; round to 8 as AAPCS requires.
     return ((worst + STACK_MARGIN_BYTES) + 7) & ~7
 
 
+def _functions_by_object(objects) -> dict:
+    """object path -> names of the functions it defines (from its .su file; static
+    functions appear both plain and as "file:name", as -fcallgraph-info names them)."""
+    out = {}
+    for obj in objects:
+        su = Path(obj).with_suffix(".su")
+        if not su.exists():
+            continue
+        names = set()
+        for line in su.read_text().splitlines():
+            m = re.match(r"^(.*?):(\d+):(\d+):(\S+)\s+(\d+)\s+(\S+)$", line.strip())
+            if m:
+                names.add(m.group(4))
+                names.add(f"{m.group(1)}:{m.group(4)}")
+        out[str(obj)] = names
+    return out
+
+
+#: RAM objects of mote_app.c: size.json part -> symbols.
+_APP_RAM = {"arena": ("app_arena0",), "runtime_state": ("app_state",), "scratch": ("app_scratch",),
+            "runtime": ("app_program", "app_method")}
+
+
+def _flash_part(obj: str, out: Path) -> str:
+    """size.json flash part of a linked object (a path from the link map)."""
+    p = obj.replace("\\", "/")
+    if ".a(" in p or "/lib/gcc/" in p or "arm-none-eabi/lib" in p:
+        return "toolchain"
+    prefix = str(out / "obj") + "/"
+    rel = p[len(prefix):] if p.startswith(prefix) else p
+    base = rel.rsplit("/", 1)[-1]
+    if base.startswith("model_inputs.S"):
+        return "inputs"
+    if base.startswith("model.S"):
+        return "model"
+    if base.startswith("registry.c") or rel.startswith(("kernels/", "cmsis/")):
+        return "kernels"
+    if rel.startswith("runtime/"):
+        return "runtime"
+    return "port"
+
+
 def _size_json(art, compiled, board, state, scratch, stack, analysed, kernels,
                input_blob_bytes) -> dict:
+    """Flash and RAM by part, every figure read from the link map and the ELF.
+
+    flash: bytes of each part's input sections placed in flash (text, rodata,
+    data load image) + "padding" (alignment gaps) = flash_bytes (.text,
+    .ARM.*, .data of the ELF). On boards with a model_region the program and
+    the input sets live there instead (model_region). ram: the app's static
+    buffers (ELF symbol sizes) + the stack section + "port" (every other
+    .data/.bss byte: port variables, alignment) = ram_bytes.
+    """
+    from elftools.elf.elffile import ELFFile
     rep = art.size_report()
-    groups = rep.get("groups", {})
+    out = art.elf.parent.resolve()
+    parts = {k: 0 for k in ("runtime", "kernels", "port", "toolchain", "model", "inputs")}
+    for obj, kinds in rep.get("objects", {}).items():
+        parts[_flash_part(obj, out)] += int(kinds["text"] + kinds["rodata"] + kinds["data"])
+    region = None
+    if board.model_region is not None:
+        region = {"model": parts.pop("model"), "inputs": parts.pop("inputs")}
+        region["padding"] = int(rep.get("model_region_used", 0)) - region["model"] - region["inputs"]
+        parts["model"], parts["inputs"] = 0, 0
+    flash = dict(parts)
+    flash["padding"] = int(rep["flash_used"]) - sum(parts.values())
 
-    def part(name, keys=("text", "rodata", "data")):
-        return int(sum(groups.get(name, {}).get(k, 0) for k in keys))
-
-    pte = len(compiled.pte)
-    arena = int(sum(compiled.spec.arena_sizes))
-    flash = {
-        "runtime": part("runtime"),
-        "kernels": part("kernels"),
-        "port": part("port") + part("app"),
-        "toolchain": part("toolchain"),
-        "model": pte,
-        "inputs": int(input_blob_bytes),
-    }
-    ram = {
-        "arena": arena,
-        "runtime_state": state,
-        "scratch": scratch,
-        "stack": stack,
-        "other": max(0, int(rep["ram_used"]) - arena - state - scratch - stack),
-    }
-    return {
+    sym_sizes = {}
+    with open(art.elf, "rb") as f:
+        symtab = ELFFile(f).get_section_by_name(".symtab")
+        for sym in symtab.iter_symbols():
+            if sym.name in ("app_arena0", "app_state", "app_scratch", "app_program", "app_method"):
+                sym_sizes[sym.name] = int(sym["st_size"])
+    ram = {k: sum(sym_sizes.get(n, 0) for n in names) for k, names in _APP_RAM.items()}
+    ram["stack"] = int(rep["sections"].get("stack", 0))
+    ram["port"] = int(rep["ram_used"]) - sum(ram.values())
+    size = {
         "board": board.name,
         "flash": flash,
         "ram": ram,
@@ -353,10 +563,18 @@ def _size_json(art, compiled, board, state, scratch, stack, analysed, kernels,
         "ram_bytes": int(rep["ram_used"]),
         "flash_size": board.flash.size,
         "ram_size": board.ram.size,
+        "planned": {"arena": int(sum(compiled.spec.arena_sizes)), "runtime_state": state,
+                    "scratch": scratch, "stack": stack, "pte": len(compiled.pte),
+                    "inputs": int(input_blob_bytes)},
         "stack_worst_case_bytes": analysed,
         "kernels": [p.name for p in kernels],
         "model_constants_bytes": int(compiled.manifest.get("memory", {}).get("constants_bytes") or 0),
     }
+    if region is not None:
+        size["model_region"] = region
+        size["model_region_bytes"] = int(rep.get("model_region_used", 0))
+        size["model_region_size"] = board.model_region.size
+    return size
 
 
 def size_table(size: dict) -> str:
@@ -369,6 +587,10 @@ def size_table(size: dict) -> str:
     fl, fs = size["flash_bytes"], size["flash_size"]
     rl, rs = size["ram_bytes"], size["ram_size"]
     lines.append(f"{'total':<16}{fl:>12,}{rl:>12,}")
+    if "model_region" in size:
+        parts = ", ".join(f"{k} {v:,}" for k, v in size["model_region"].items())
+        lines.append(f"model region: {size['model_region_bytes']:,} B of "
+                     f"{size['model_region_size']:,} ({parts})")
     lines.append(f"{'board budget':<16}{fs:>12,}{rs:>12,}   "
                  f"({100 * fl / fs:.1f}% flash, {100 * rl / rs:.1f}% RAM)")
     return "\n".join(lines)

@@ -49,7 +49,9 @@ class Compiled:
         ops = sorted({f"{c.op}.{c.overload}" for c in self.spec.instructions})
         return (f"{self.name}: {len(self.spec.instructions)} instructions, {len(ops)} operators, "
                 f".pte {len(self.pte):,} B, arena {self.arena_bytes:,} B "
-                f"(lower bound {self.arena_lower_bound_bytes:,} B), compiled in {self.seconds:.1f} s")
+                f"(tensor-level lower bound {self.arena_lower_bound_bytes:,} B"
+                + ("; in-place reuse plans below it" if self.arena_bytes < self.arena_lower_bound_bytes else "")
+                + f"), compiled in {self.seconds:.1f} s")
 
 
 def _outputs_tuple(out) -> tuple:
