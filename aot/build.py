@@ -667,7 +667,8 @@ def build_command(args) -> int:
         with np.load(args.inputs) as z:
             input_sets = [[z[k] for k in sorted(z.files, key=_npz_order)]]
     print(f"aot build: {compiled.summary()}")
-    art = build_compiled(compiled, args.board, out, input_sets=input_sets, opt=args.opt)
+    art = build_compiled(compiled, args.board, out, input_sets=input_sets, opt=args.opt,
+                         uart_inputs=getattr(args, "uart_inputs", False))
     print(size_table(art.size))
     for p in ("model.pte", "ops.json", "mote_model.h", "firmware.elf", "firmware.bin",
               "firmware.uf2", "size.json"):

@@ -86,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--inputs", metavar="IN.npz",
                    help="inputs to embed in the firmware (default: the model's example inputs)")
     p.add_argument("--opt", default="-Os", help="optimisation flag for C (default -Os)")
+    p.add_argument("--uart-inputs", action="store_true",
+                   help="firmware reads inputs from UART0 (lines 'I <hex>', 'Q' ends) instead of flash")
     p.set_defaults(func=_cmd_build)
     return parser
 

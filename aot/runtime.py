@@ -363,30 +363,3 @@ def main(argv=None) -> int:
 if __name__ == "__main__":
     raise SystemExit(main())
 
-
-def scratch_bytes_for(spec, call, library=None) -> int:
-    """Scratch bytes the optimized Cortex-M kernel of `call` (an aot.ir.KernelCall
-    of `spec`) needs, from the host library's mote_scratch_* functions (the same
-    formulas the kernels check against); 0 for kernels without scratch."""
-    lib = _load_lib(library)
-    name = f"{call.op}.{call.overload}"
-    vals = spec.values
-    if name in ("mote::conv2d_s8.out", "mote::depthwise_conv2d_s8.out"):
-        x, w, out = vals[call.args[0]], vals[call.args[1]], vals[call.args[-1]]
-        n, h, wd, cin = x.sizes
-        cout = out.sizes[3]
-        kh, kw = w.sizes[1], w.sizes[2]
-        fn = getattr(lib, "mote_scratch_" + name.split("::")[1].split(".")[0].replace("conv2d_s8", "conv2d_s8"))
-        fn.restype = C.c_size_t
-        fn.argtypes = [C.c_int32] * 7
-        return int(fn(n, h, wd, cin, cout, kh, kw))
-    if name == "mote::linear_s8.out":
-        x, w = vals[call.args[0]], vals[call.args[1]]
-        fn = lib.mote_scratch_mote_linear_s8
-        fn.restype = C.c_size_t
-        fn.argtypes = [C.c_int32] * 3
-        m = 1
-        for s_ in x.sizes[:-1]:
-            m *= s_
-        return int(fn(m, x.sizes[-1], w.sizes[0]))
-    return 0

@@ -1,0 +1,177 @@
+"""int8 end to end: every zoo model compiled with --int8 (float program inputs
+and outputs; quantize/dequantize inside the program) and run on four paths:
+
+  * the Python integer reference: the lowered int8 graph run eagerly
+    (aot.passes.int8.int8_program(...).module(), whose mote:: ops execute
+    aot/int8ref.py),
+  * the host runtime (libmote.so, portable C kernels of kernels/),
+  * mps2-an505 in QEMU (Cortex-M33: the DSP kernels of cmsis/),
+  * mps3-an547 in QEMU (Cortex-M55: the MVE kernels of cmsis/).
+
+The float outputs are dequantized int8 (q - zp) * scale, a deterministic
+function of the int8 bytes, so the four paths must agree bit for bit. Against
+the PT2E reference (convert_pt2e's module run eagerly, fake-quantized fp32
+between ops) the outputs must stay within a small number of output
+quantization steps (see PT2E_QUANTA). The planned arena must be at or below
+the tensor-level lower bound (the largest sum of bytes of the tensors live at
+one instruction). Figures go to build/e2e_firmware_report.json.
+"""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import zoo
+from aot.compile import reference_outputs
+
+BOARDS = ("mps2-an505", "mps3-an547")
+MODELS = list(zoo.MODELS)
+
+#: Largest |int8 program - PT2E reference| in output quanta, per model. The
+#: integer pipeline rounds once per requantization (fixed-point multiplier),
+#: PT2E rounds a float product; each op can differ by one step and the
+#: difference can propagate. Measured on the seeds used here: every model
+#: within one quantum except cov_activations at two (its sigmoid, tanh and
+#: softmax fall back to fp32 kernels between dequantize/quantize, so the
+#: one-step differences of the int8 ops before and after them add up). H5
+#: reported two coverage models at two quanta; cov_residual_cat is at one now.
+PT2E_QUANTA = {m: 1.0 for m in MODELS}
+PT2E_QUANTA["cov_activations"] = 2.0
+
+
+_PY_REF = {}
+
+
+def _python_reference(fw, model):
+    """Outputs of the lowered int8 graph run eagerly (int8ref), per input set."""
+    if model not in _PY_REF:
+        from aot.passes.int8 import int8_program
+        c = fw.compile(model, True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ep = int8_program(c.eager, c.example_inputs, c.calibration_data)
+        mod = ep.module()
+        outs = []
+        with torch.no_grad():
+            for inputs in fw.inputs(model, True):
+                r = mod(*inputs)
+                r = (r,) if isinstance(r, torch.Tensor) else tuple(r)
+                outs.append([t.detach().numpy() for t in r])
+        _PY_REF[model] = outs
+    return _PY_REF[model]
+
+
+def _host(fw, model):
+    from aot.runtime import Program
+    c = fw.compile(model, True)
+    method = Program(c.pte).method()
+    return [method.run([t.numpy() for t in inputs]) for inputs in fw.inputs(model, True)]
+
+
+def _same_bits(a_sets, b_sets) -> bool:
+    return all(len(a) == len(b) and all(x.dtype == y.dtype and x.shape == y.shape
+                                        and fw_bits(x) == fw_bits(y) for x, y in zip(a, b))
+               for a, b in zip(a_sets, b_sets)) and len(a_sets) == len(b_sets)
+
+
+def fw_bits(a) -> bytes:
+    return np.ascontiguousarray(a).tobytes()
+
+
+def _output_scale(c):
+    return float(c.int8_info.output_qparams[0][0])
+
+
+@pytest.mark.sim
+@pytest.mark.usefixtures("need_qemu")
+@pytest.mark.parametrize("model", MODELS)
+def test_int8_bytes_identical_on_four_paths(fw, model):
+    py = _python_reference(fw, model)
+    host = _host(fw, model)
+    assert _same_bits(host, py), f"{model}: host runtime differs from the Python int8 reference"
+    fp32_counts = {}
+    for board in BOARDS:
+        b = fw.build(model, board, int8=True)
+        dev = b.run.outputs
+        same = _same_bits(dev, py)
+        f = fw.build(model, board, int8=False)
+        fp32_counts[board] = f.run.cycles[0]
+        fw.record(model, board, "int8", bytes_match_all_paths=same, instructions=b.run.cycles[0],
+                  flash_bytes=b.art.size["flash_bytes"], ram_bytes=b.art.size["ram_bytes"],
+                  scratch_bytes=b.art.size["ram"]["scratch"],
+                  speedup_vs_fp32=round(f.run.cycles[0] / b.run.cycles[0], 3))
+        assert same, f"{model} on {board}: firmware output bytes differ from the int8 reference"
+    # Any nonzero output proves the comparison is not vacuous.
+    assert any(np.any(o != 0) for s in py for o in s)
+
+
+@pytest.mark.sim
+@pytest.mark.usefixtures("need_qemu")
+@pytest.mark.parametrize("model", MODELS)
+def test_int8_cmsis_scratch_is_exact(fw, model):
+    """The DSP/MVE conv kernels get their scratch from the static buffer sized
+    by MOTE_MODEL_SCRATCH_BYTES: the build reserves exactly the largest kernel
+    need (kernels/int8_scratch.c), and the firmware runs with it (previous test)."""
+    from aot.build import scratch_bytes
+    c = fw.compile(model, True)
+    need = max([scratch_bytes(c.spec, call) for call in c.spec.instructions] or [0])
+    ops = {f"{k.op}.{k.overload}" for k in c.spec.instructions}
+    if "mote::conv2d_s8.out" in ops:
+        assert need > 0
+    for board in BOARDS:
+        b = fw.build(model, board, int8=True)
+        assert b.art.size["ram"]["scratch"] == need
+        assert fw.header_macro(b.out_dir / "mote_model.h", "MOTE_MODEL_SCRATCH_BYTES") == need
+        syms = fw.elf_symbols(b.art.elf)
+        if need:
+            assert syms["app_scratch"][1] == need
+        else:
+            assert "app_scratch" not in syms
+        # cmsis/ kernels are the ones linked for the int8 ops that have one.
+        kernels = b.art.size["kernels"]
+        if "mote::conv2d_s8.out" in ops:
+            assert "op_mote_conv2d_s8.c" in kernels
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_int8_within_quanta_of_pt2e(fw, model):
+    c = fw.compile(model, True)
+    scale = _output_scale(c)
+    worst = 0.0
+    for inputs, outs in zip(fw.inputs(model, True), _host(fw, model)):
+        ref = reference_outputs(c, inputs)
+        for o, r in zip(outs, ref):
+            worst = max(worst, float(np.max(np.abs(o.astype(np.float64) - r.astype(np.float64)))))
+    quanta = worst / scale
+    for board in BOARDS:
+        fw.record(model, board, "int8", pt2e_max_quanta=round(quanta, 4))
+    # A small tolerance for the float rounding of (q - zp) * scale itself.
+    assert quanta <= PT2E_QUANTA[model] + 1e-3, f"{model}: {quanta:.3f} quanta from PT2E"
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_int8_arena_at_lower_bound(fw, model):
+    """The arena is at or below the tensor-level lower bound (max over steps of
+    the live int8 tensors' true bytes + scratch; in-place reuse can go below
+    it). Offsets are 16-byte aligned, so where live tensors have sizes that
+    are not multiples of 16 the bound is the same sum with each size rounded
+    up to 16 (cov_batchnorm: 1,492 B vs 1,485 B unaligned). The MLPerf Tiny
+    networks and the MLP meet the unaligned bound exactly."""
+    from aot import plan
+    c = fw.compile(model, True)
+    lb = c.arena_lower_bound_bytes
+    lv = plan.analyze(c.spec)
+    aligned = 0
+    for step in range(max(lv.steps, 1)):
+        live = sum(plan._align(c.spec.values[v].nbytes) for v, (s0, e) in lv.life.items()
+                   if s0 <= step <= e)
+        aligned = max(aligned, live + lv.scratch.get(step, 0))
+    assert 0 < lb <= aligned
+    assert c.arena_bytes <= aligned, f"{model}: arena {c.arena_bytes} B > aligned bound {aligned} B"
+    if zoo.MODELS[model] is not None or model == "small_cnn":
+        assert c.arena_bytes <= lb, f"{model}: arena {c.arena_bytes} B > lower bound {lb} B"
+    f = fw.compile(model, False)
+    for board in BOARDS:
+        fw.record(model, board, "int8", arena_bytes=c.arena_bytes, arena_lower_bound_bytes=lb,
+                  arena_aligned_bound_bytes=aligned, fp32_arena_bytes=f.arena_bytes)
