@@ -112,6 +112,21 @@ def select_kernels(op_names: Sequence[str], board) -> list:
     return files
 
 
+#: Arithmetic kernels whose integer paths are compiled only when a program uses them.
+_INT_ARITH_OPS = ("aten::add.", "aten::sub.", "aten::mul.", "aten::div.")
+
+
+def dtype_defines(manifest: dict) -> dict:
+    """Compile-time dtype selection from ops.json: MOTE_KERNELS_INT32/INT64 = 0
+    unless an arithmetic op of the program has int32/int64 tensors, so the
+    firmware carries only the dtype paths it uses (kernels/binary.c)."""
+    used = set()
+    for op in manifest.get("ops", []):
+        if op["name"].startswith(_INT_ARITH_OPS):
+            used.update(op.get("dtypes", []))
+    return {"MOTE_KERNELS_INT32": int("int32" in used), "MOTE_KERNELS_INT64": int("int64" in used)}
+
+
 def support_sources() -> list:
     """Kernel support files (GEMM cores, helpers): every kernels/*.c that is not an op.
     Unused ones cost nothing: the link drops unreferenced sections."""
@@ -278,6 +293,7 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     sources = ([APP_SOURCE, gen / "model.S", gen / "model_inputs.S", gen / "registry.c"]
                + sorted((RUNTIME_DIR / "src").glob("*.c")) + support_sources() + kernels)
     defines = {"MOTE_APP_BOARD_NAME": f'"{board.name}"', "NDEBUG": None}
+    defines.update(dtype_defines(compiled.manifest))
     if uart_inputs:
         defines["MOTE_APP_UART_INPUTS"] = None
     includes = [gen, RUNTIME_DIR / "include", KERNELS_DIR]

@@ -137,3 +137,27 @@ def test_pico2_uf2_parses_back_and_fits(tmp_path):
     # The program is in the image (flash), and the boot block is in its first 4 KiB.
     assert c.pte[:64] in binary
     assert len(binary) >= len(c.pte)
+
+
+def test_selective_build_compiles_only_used_dtypes(tmp_path):
+    """An fp32 program with add/mul links no integer arithmetic path: the
+    int32/int64 row functions of kernels/binary.c exist in the host library
+    (all dtypes) but not in the firmware ELF."""
+    from elftools.elf.elffile import ELFFile
+
+    from aot.build import build_compiled, dtype_defines
+    from aot.compile import compile_model_file
+    import zoo
+
+    compiled = compile_model_file(zoo.path("cov_residual_cat"))
+    assert dtype_defines(compiled.manifest) == {"MOTE_KERNELS_INT32": 0, "MOTE_KERNELS_INT64": 0}
+    art = build_compiled(compiled, "mps2-an505", tmp_path / "fw")
+    with open(art.elf, "rb") as f:
+        names = {s.name for s in ELFFile(f).get_section_by_name(".symtab").iter_symbols()}
+    assert "mote_kernel_aten_add_out" in names
+    assert "mote_bin_row_f32" in names
+    assert "mote_bin_row_i32" not in names and "mote_bin_row_i64" not in names
+    import subprocess
+    from aot.runtime import library_path
+    host = subprocess.run(["nm", str(library_path())], capture_output=True, text=True).stdout
+    assert "mote_bin_row_i32" in host and "mote_bin_row_i64" in host
