@@ -307,7 +307,7 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     (gen / "mote_model.h").write_text(_model_header(compiled, state, scratch, stack, input_bytes))
     try:
         art = build_firmware(board, sources, include_dirs=includes, defines=defines, out_dir=out,
-                             stack_bytes=stack, opt=opt, extra_objects=_libm(board))
+                             stack_bytes=stack, opt=opt)
     except FirmwareError as e:
         raise _link_error(e, spec, board, state, scratch, stack) from None
     needed = _stack_needed(art)
@@ -345,19 +345,6 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
                           size=size)
 
 
-def _libm(board) -> list:
-    """newlib-nano's libm.a for the board's multilib (expf, tanhf, ... of the fp32
-    kernels), linked as an archive: only the members the kernels use are pulled in."""
-    cmd = (["arm-none-eabi-gcc"] + board.arch_flags
-           + ["--specs=nano.specs", "-print-file-name=libm.a"])
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    path = Path(proc.stdout.strip())
-    if proc.returncode != 0 or not path.is_absolute() or not path.exists():
-        raise BuildError(f"libm.a not found for {board.name} ({' '.join(cmd)}): "
-                         "apt install libnewlib-arm-none-eabi")
-    return [path]
-
-
 def _relink(art, board, stack: int) -> None:
     """Link art's objects again with a `stack`-byte main stack (same command as
     aot.firmware.build_firmware), rewriting the .elf, .map, .bin (and .uf2)."""
@@ -366,7 +353,7 @@ def _relink(art, board, stack: int) -> None:
     link = (board.arch_flags + ["-nostartfiles", "--specs=nano.specs", f"-T{art.linker_script}",
                                 "-Wl,--gc-sections", f"-Wl,-Map={art.map}",
                                 "-Wl,--no-warn-rwx-segments", "-o", str(art.elf)]
-            + [str(o) for o in art.objects] + ["-lc", "-lgcc"])
+            + [str(o) for o in art.objects] + ["-lm", "-lc", "-lgcc"])
     _run([CC] + link, f"linking {art.elf.name}")
     _run([OBJCOPY, "-O", "binary", "-R", ".mote_model", str(art.elf), str(art.bin)], "objcopy")
     if art.uf2 is not None:

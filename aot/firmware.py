@@ -378,7 +378,7 @@ def build_firmware(
     link = (board.arch_flags + ["-nostartfiles", "--specs=nano.specs", f"-T{script}",
                                 "-Wl,--gc-sections", f"-Wl,-Map={mapf}", "-Wl,--no-warn-rwx-segments",
                                 "-o", str(elf)]
-            + [str(o) for o in objects] + ["-lc", "-lgcc"])
+            + [str(o) for o in objects] + ["-lm", "-lc", "-lgcc"])
     _run([CC] + link, f"linking {elf.name}")
     binf = out / f"{name}.bin"
     # The .bin is the flash image; a separate model_region is not part of it.

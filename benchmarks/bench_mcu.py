@@ -1,0 +1,146 @@
+"""Cortex-M inference cost on QEMU: instructions per inference, MACs/instruction, int8 vs fp32.
+
+  .venv/bin/python benchmarks/bench_mcu.py [--quick] [--json FILE] [--models NAME ...]
+                                           [--boards BOARD ...]
+
+For every zoo model on mps2-an505 (Cortex-M33, DSP + FPU) and mps3-an547
+(Cortex-M55, MVE), fp32 and int8 (`aot build --int8`) firmware is built
+(aot.build.build_compiled, under build/bench/mcu/) and run once on QEMU with
+-icount shift=0 (aot.build.run_build, always under a timeout). The firmware's
+OUT line carries the exact instruction count of mote_method_execute.
+
+Printed side by side, from one run:
+* instructions per inference (fp32, int8), MACs (zoo.MODELS; a forward hook on
+  Conv2d/Linear for models without a reference count), MACs per instruction,
+  int8-over-fp32 speedup;
+* TFLite Micro + CMSIS-NN on the same QEMU boards (reference figures, int8):
+  DS-CNN 7,680,192 instructions, MobileNetV1-0.25 24,046,766, ResNet-8
+  29,960,166 on the M33; DS-CNN 1,813,687 on the M55 with MVE;
+* flash (code, model) and RAM bytes from size.json; the int8 arena beside
+  ExecuTorch's cortex_m flow arenas (MLP 3,920, DS-CNN 20,464, MobileNetV1-0.25
+  138,240, ResNet-8 49,728) and TFLM's DS-CNN arena (22,820 B; interpreter +
+  int8 kernels 46,477 B of code).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as cm  # noqa: E402
+
+BOARDS = ("mps2-an505", "mps3-an547")
+QEMU_TIMEOUT_S = 600.0
+
+#: TFLite Micro + CMSIS-NN int8, instructions per inference on the same QEMU boards.
+REF_TFLM_INSTR = {
+    "mps2-an505": {"ds_cnn": 7_680_192, "mobilenet_v1_025": 24_046_766, "resnet8": 29_960_166},
+    "mps3-an547": {"ds_cnn": 1_813_687},
+}
+#: TFLite Micro DS-CNN: arena bytes; interpreter + int8 kernels code bytes.
+REF_TFLM_ARENA = {"ds_cnn": 22_820}
+REF_TFLM_CODE = 46_477
+#: ExecuTorch cortex_m (int8) flow: planned arena bytes, and its lower bound where known.
+REF_ET_CM_ARENA = {"mlp": 3_920, "ds_cnn": 20_464, "mobilenet_v1_025": 138_240, "resnet8": 49_728}
+REF_ET_CM_BOUND = {"ds_cnn": 16_000, "resnet8": 49_152}
+
+
+def model_macs(name: str) -> tuple:
+    """(MACs, source): zoo.MODELS' value, else counted by forward hooks."""
+    import importlib
+    from zoo import MODELS
+    if MODELS.get(name) is not None:
+        return MODELS[name], "zoo"
+    mod = importlib.import_module(f"zoo.{name}")
+    return cm.count_macs(mod.model(), mod.example_inputs()), "hook"
+
+
+def run_one(name: str, int8: bool, boards) -> dict:
+    import zoo
+    from aot.build import build_compiled, run_build
+    from aot.compile import compile_model_file
+    res = {}
+    try:
+        c = compile_model_file(zoo.path(name), int8=int8)
+    except Exception as e:  # noqa: BLE001 - report and go on
+        return {b: {"error": "compile: " + cm.short_error(e)} for b in boards}
+    for b in boards:
+        d = cm.BUILD_DIR / "mcu" / f"{name}-{b}-{'int8' if int8 else 'fp32'}"
+        try:
+            art = build_compiled(c, b, d)
+            r = run_build(art.out_dir, timeout=QEMU_TIMEOUT_S)
+            res[b] = {"instructions": int(r.cycles[0]), "size": art.size,
+                      "summary": cm.size_summary(art.size), "arena_bytes": c.arena_bytes,
+                      "arena_lower_bound_bytes": c.arena_lower_bound_bytes, "pte_bytes": len(c.pte)}
+        except Exception as e:  # noqa: BLE001
+            res[b] = {"error": cm.short_error(e)}
+    return res
+
+
+def main(argv=None) -> int:
+    ap = cm.arg_parser(__doc__)
+    ap.add_argument("--boards", nargs="*", default=None, choices=BOARDS,
+                    help="boards (default: both; --quick: mps2-an505)")
+    args = ap.parse_args(argv)
+    names = cm.model_names(args)
+    boards = args.boards or (["mps2-an505"] if args.quick else list(BOARDS))
+    results = {}
+    jobs = [(n, q) for n in names for q in (False, True)]
+    for name, int8 in cm.progress(jobs, "bench_mcu"):
+        r = results.setdefault(name, {})
+        if "macs" not in r:
+            r["macs"], r["macs_source"] = model_macs(name)
+        r["int8" if int8 else "fp32"] = run_one(name, int8, boards)
+
+    env = cm.environment()
+    print(f"bench_mcu: instructions per inference on QEMU -icount shift=0  ({env['date_utc']})")
+    for b in boards:
+        core = "Cortex-M33, DSP+FPU" if b == "mps2-an505" else "Cortex-M55, MVE+FPU"
+        print(f"\n{b} ({core}): compute\n")
+        rows = []
+        for name, r in results.items():
+            f, q = r["fp32"].get(b, {}), r["int8"].get(b, {})
+            fi, qi = f.get("instructions"), q.get("instructions")
+            macs = r["macs"]
+            ref = REF_TFLM_INSTR.get(b, {}).get(name)
+            rows.append([name, cm.fmt(macs) + ("*" if r["macs_source"] == "hook" else ""),
+                         cm.fmt(fi), cm.fmt(qi),
+                         cm.fmt(macs / fi if fi else None, ".2f"), cm.fmt(macs / qi if qi else None, ".2f"),
+                         cm.fmt(fi / qi if fi and qi else None, ".2f"),
+                         cm.fmt(ref), cm.fmt(macs / ref if ref else None, ".2f"),
+                         cm.fmt(ref / qi if ref and qi else None, ".2f")])
+        print(cm.table(["model", "MACs", "fp32 instr", "int8 instr", "fp32 MAC/i", "int8 MAC/i",
+                        "int8 speedup", "TFLM instr", "TFLM MAC/i", "TFLM/Mote"], rows))
+        print(f"\n{b}: memory (bytes; code = runtime + kernels + port + libc; "
+              f"model = .pte{' in the QSPI model region' if b == 'mps3-an547' else ''})\n")
+        rows = []
+        for name, r in results.items():
+            f, q = r["fp32"].get(b, {}), r["int8"].get(b, {})
+            fs, qs = f.get("summary") or {}, q.get("summary") or {}
+            rows.append([name, cm.fmt(fs.get("code")), cm.fmt(fs.get("model")), cm.fmt(fs.get("ram")),
+                         cm.fmt(qs.get("code")), cm.fmt(qs.get("model")), cm.fmt(qs.get("ram")),
+                         cm.fmt(q.get("arena_bytes")), cm.fmt(q.get("arena_lower_bound_bytes")),
+                         cm.fmt(REF_ET_CM_ARENA.get(name)), cm.fmt(REF_ET_CM_BOUND.get(name)),
+                         cm.fmt(REF_TFLM_ARENA.get(name))])
+        print(cm.table(["model", "fp32 code", "fp32 model", "fp32 RAM", "int8 code", "int8 model",
+                        "int8 RAM", "int8 arena", "int8 bound", "ET c_m arena", "ET c_m bound",
+                        "TFLM arena"], rows))
+        errs = [(n, k, r[k][b]["error"]) for n, r in results.items() for k in ("fp32", "int8")
+                if "error" in r[k].get(b, {})]
+        for n, k, e in errs:
+            print(f"  {n} [{k}]: {e}")
+    print(f"\n  * MACs counted by forward hooks (Conv2d/Linear). MAC/i = MACs per instruction. "
+          f"TFLM/Mote = TFLM instructions / Mote int8 instructions (>1: Mote faster).\n"
+          f"  TFLM interpreter + int8 kernels: {REF_TFLM_CODE:,} B of code (DS-CNN); "
+          f"RAM = every static byte incl. the analysed stack.")
+    cm.write_json(args.json, {"benchmark": "bench_mcu", "environment": env, "boards": list(boards),
+                              "results": results,
+                              "reference": {"tflm_instructions": REF_TFLM_INSTR, "tflm_arena": REF_TFLM_ARENA,
+                                            "tflm_code_bytes": REF_TFLM_CODE,
+                                            "et_cortex_m_arena": REF_ET_CM_ARENA,
+                                            "et_cortex_m_bound": REF_ET_CM_BOUND}})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

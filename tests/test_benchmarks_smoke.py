@@ -1,0 +1,85 @@
+"""Smoke test of benchmarks/: every script runs in --quick mode on one small
+model and prints well-formed tables and JSON holding real figures.
+
+Nothing here checks a time: the benchmarks print figures, they are not tests.
+The figures that are exact (arena bytes, instruction counts > 0, sizes) are
+checked against what aot.compile / aot.build report.
+"""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK_MODEL = "small_cnn"
+
+pytestmark = [pytest.mark.slow, pytest.mark.sim, pytest.mark.oracle]
+
+
+def _run(script: str, tmp_path: Path, *extra) -> tuple:
+    out_json = tmp_path / f"{script}.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), "--quick",
+                           "--json", str(out_json), *extra],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout, json.loads(out_json.read_text())
+
+
+def _table_row(stdout: str, first_cell: str) -> list:
+    """Cells of the first table row starting with `first_cell` (split on runs of spaces)."""
+    for line in stdout.splitlines():
+        cells = line.split()
+        if cells and cells[0] == first_cell:
+            return cells
+    raise AssertionError(f"no table row for {first_cell!r} in:\n{stdout}")
+
+
+def test_benchmark_scripts_quick(tmp_path):
+    for tool in ("arm-none-eabi-gcc", "qemu-system-arm"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} not installed")
+    pytest.importorskip("executorch")
+    from aot.compile import compile_model_file
+    import zoo
+    fp32 = compile_model_file(zoo.path(QUICK_MODEL))
+    int8 = compile_model_file(zoo.path(QUICK_MODEL), int8=True)
+
+    # bench_host: latencies are positive numbers, sizes/arenas are aot.compile's
+    stdout, data = _run("bench_host", tmp_path)
+    (r,) = data["results"]
+    assert r["model"] == QUICK_MODEL and not r["errors"], r
+    assert r["mote"]["arena_bytes"] == fp32.arena_bytes
+    assert r["mote"]["arena_lower_bound_bytes"] == fp32.arena_lower_bound_bytes
+    assert r["mote"]["pte_bytes"] == len(fp32.pte)
+    assert r["mote"]["max_rel_err"] <= 1e-5
+    for k in ("et_portable", "et_xnnpack"):
+        assert r[k]["us"] > 0 and r[k]["pte_bytes"] > 0 and r[k]["arena_bytes"] >= 0
+    assert r["mote"]["us"] > 0 and r["eager_us"] > 0
+    lat = _table_row(stdout, QUICK_MODEL)
+    assert float(lat[1].replace(",", "")) == pytest.approx(r["mote"]["us"], abs=0.06)
+    assert f"{fp32.arena_bytes:,}" in stdout
+
+    # bench_size: runtime core linked and run on QEMU; the model's size.json parts
+    stdout, data = _run("bench_size", tmp_path)
+    core = data["core_linked"]
+    assert core["qemu_exit"] == 0 and core["qemu_uart"].startswith("CORE OK")
+    assert 0 < core["runtime_flash"] <= sum(v["text"] + v["data"] for v in data["core_objects"].values())
+    size = data["models"][QUICK_MODEL]["mps2-an505"]
+    assert size["ram"]["arena"] == fp32.arena_bytes
+    assert size["flash"]["model"] == len(fp32.pte)
+    assert size["flash_bytes"] > size["flash"]["model"] and size["ram_bytes"] > size["ram"]["arena"]
+    assert f"{core['runtime_flash']:,}" in stdout
+    assert f"{size['flash_bytes']:,}" in _table_row(stdout, QUICK_MODEL)
+
+    # bench_mcu: exact instruction counts from the firmware, int8 arena from aot.compile
+    stdout, data = _run("bench_mcu", tmp_path)
+    r = data["results"][QUICK_MODEL]
+    f, q = r["fp32"]["mps2-an505"], r["int8"]["mps2-an505"]
+    assert r["macs"] > 0 and f["instructions"] > 0 and q["instructions"] > 0
+    assert f["arena_bytes"] == fp32.arena_bytes and q["arena_bytes"] == int8.arena_bytes
+    assert q["size"]["ram"]["arena"] == int8.arena_bytes
+    row = _table_row(stdout, QUICK_MODEL)
+    assert f"{f['instructions']:,}" in row and f"{q['instructions']:,}" in row
