@@ -42,6 +42,13 @@ static inline uint32_t mote_s8_ld32(const void *p)
     return v;
 }
 
+/** Unaligned 16-bit store of the low half of v (STRH). */
+static inline void mote_s8_st16(void *p, uint32_t v)
+{
+    const uint16_t h = (uint16_t)v;
+    memcpy(p, &h, 2);
+}
+
 #if defined(MOTE_S8_DSP)
 /* GCC 12's arm_acle.h has no __ror. */
 static inline uint32_t mote_s8_ror(uint32_t x, uint32_t r)
@@ -162,13 +169,10 @@ static inline void mote_s8_mve_store4(const mote_s8_conv_params_t *p, const int3
  * SXTB16 order, interleaved per group of 4 taps:
  *   w: [a(0,2) a(1,3) b(0,2) b(1,3)] per group (LDM of 4 words)
  *   x: [p(0,2) p(1,3) q(0,2) q(1,3)] per group (2 LDRD)
- * 8 SMLAD per group: 16 MACs in 11 instructions. n16 = groups / 4 (> 0).
+ * 8 SMLAD per group: 16 MACs in 11 instructions; groups four at a time, then the
+ * remaining 0..3 one at a time. ngroups = K rounded up to 4, / 4 (> 0).
  * s[0] = a.p, s[1] = a.q, s[2] = b.p, s[3] = b.q. Returns w advanced past the pair.
  */
-static inline const int32_t *mote_s8_dsp_mac2x2(const int32_t *w, const int32_t *x,
-                                                int32_t n16, int32_t s[4])
-{
-    int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0, x0, x1;
 #define MOTE_S8_DSP_GROUP                                                                  \
     "ldmia %[pw]!, {r0, r1, r2, r3}\n\t"                                                    \
     "ldrd %[x0], %[x1], [%[px]], #8\n\t"                                                    \
@@ -181,21 +185,38 @@ static inline const int32_t *mote_s8_dsp_mac2x2(const int32_t *w, const int32_t 
     "smlad %[a1], r1, %[x1], %[a1]\n\t"                                                     \
     "smlad %[b1], r2, %[x0], %[b1]\n\t"                                                     \
     "smlad %[b1], r3, %[x1], %[b1]\n\t"
-    __asm__ volatile("1:\n\t" MOTE_S8_DSP_GROUP MOTE_S8_DSP_GROUP MOTE_S8_DSP_GROUP
-                         MOTE_S8_DSP_GROUP "subs %[n], %[n], #1\n\t"
-                                           "bne 1b\n\t"
-                     : [a0] "+r"(a0), [a1] "+r"(a1), [b0] "+r"(b0), [b1] "+r"(b1),
-                       [x0] "=&r"(x0), [x1] "=&r"(x1), [pw] "+r"(w), [px] "+r"(x),
-                       [n] "+r"(n16)
-                     :
-                     : "r0", "r1", "r2", "r3", "cc", "memory");
-#undef MOTE_S8_DSP_GROUP
+static inline const int32_t *mote_s8_dsp_mac2x2(const int32_t *w, const int32_t *x,
+                                                int32_t ngroups, int32_t s[4])
+{
+    int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0, x0, x1;
+    int32_t n = ngroups >> 2;
+    if (n > 0) {
+        __asm__ volatile("1:\n\t" MOTE_S8_DSP_GROUP MOTE_S8_DSP_GROUP MOTE_S8_DSP_GROUP
+                             MOTE_S8_DSP_GROUP "subs %[n], %[n], #1\n\t"
+                                               "bne 1b\n\t"
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [b0] "+r"(b0), [b1] "+r"(b1),
+                           [x0] "=&r"(x0), [x1] "=&r"(x1), [pw] "+r"(w), [px] "+r"(x),
+                           [n] "+r"(n)
+                         :
+                         : "r0", "r1", "r2", "r3", "cc", "memory");
+    }
+    n = ngroups & 3;
+    if (n > 0) {
+        __asm__ volatile("1:\n\t" MOTE_S8_DSP_GROUP "subs %[n], %[n], #1\n\t"
+                                                    "bne 1b\n\t"
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [b0] "+r"(b0), [b1] "+r"(b1),
+                           [x0] "=&r"(x0), [x1] "=&r"(x1), [pw] "+r"(w), [px] "+r"(x),
+                           [n] "+r"(n)
+                         :
+                         : "r0", "r1", "r2", "r3", "cc", "memory");
+    }
     s[0] = a0;
     s[1] = a1;
     s[2] = b0;
     s[3] = b1;
     return w; /* the next row pair */
 }
+#undef MOTE_S8_DSP_GROUP
 
 /** SXTB16 of a word rotated right by 8: bytes 1 and 3, sign-extended. */
 static inline int32_t mote_s8_sxtb16_ror8(uint32_t v)

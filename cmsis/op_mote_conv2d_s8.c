@@ -5,13 +5,16 @@
  *
  * An int8 GEMM, output pixels x output channels, K = KH*KW*Cin:
  * - MVE: zero point folded into a corrected bias (bias - zp * sum w, scratch);
- *   one int8 column (im2col, or the input itself for a stride-1 unpadded 1x1)
+ *   one int8 column (im2col: a vector copy per window row, or the input itself
+ *   for a stride-1 unpadded 1x1)
  *   against four weight rows with VMLADAVA, then one vector requantization per
  *   four channels.
  * - DSP: weights widened to int16 pairs (SXTB16) in blocks of up to 16 KiB,
- *   columns of two output pixels widened (zero point folded into the bias); a 2x2 register
- *   block (2 channels x 2 pixels) of SMLAD in inline assembly, then a
- *   division-free requantization (SMMULR when the accumulator bound allows).
+ *   columns of two output pixels widened (zero point folded into the bias; Cin
+ *   not a multiple of 4: an int8 column gathered first); K rounded up to 4; a
+ *   2x2 register block (2 channels x 2 pixels) of SMLAD in inline assembly, then
+ *   a division-free requantization (SMMULR when the accumulator bound allows,
+ *   SSUB8/SEL clamps for ReLU-like ranges).
  * - plain: int16 im2col of two pixels and a 2x2 C loop.
  */
 #include "mote/kernel.h"
@@ -22,7 +25,7 @@ MOTE_KERNEL("mote::conv2d_s8.out")
 mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                           uint32_t nargs);
 
-#if !defined(MOTE_S8_DSP)
+#if defined(MOTE_S8_PLAIN)
 /** Output pixel index -> (batch, oy, ox) -> input row of tap (ky, kx), or NULL if padded. */
 static const int8_t *conv_tap(const mote_s8_conv_params_t *p, int32_t pix, int32_t ky,
                               int32_t kx)
@@ -40,20 +43,61 @@ static const int8_t *conv_tap(const mote_s8_conv_params_t *p, int32_t pix, int32
 #endif
 
 #if defined(MOTE_S8_MVE)
-/** int8 im2col of one pixel; padded taps hold in_zp so they add (zp - zp) * w = 0. */
+/** n bytes of src to d: tail-predicated 16-byte vector copies. */
+static inline void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
+{
+    for (; n > 0; n -= 16, d += 16, src += 16) {
+        const mve_pred16_t pr = vctp8q((uint32_t)n);
+        vstrbq_p_s8(d, vldrbq_z_s8(src, pr), pr);
+    }
+}
+
+/** n bytes of value v at d. */
+static inline void conv_fill8(int8_t *d, int32_t v, int32_t n)
+{
+    const int8x16_t vv = vdupq_n_s8((int8_t)v);
+    for (; n > 0; n -= 16, d += 16) {
+        vstrbq_p_s8(d, vv, vctp8q((uint32_t)n));
+    }
+}
+
+/**
+ * int8 im2col of one pixel; padded taps hold in_zp so they add (zp - zp) * w = 0.
+ * With dilation 1 in W a row of the window is one contiguous run of KW*Cin input
+ * bytes: one vector copy per row plus the zero-point fill of its clipped ends.
+ */
 static void conv_im2col_s8(const mote_s8_conv_params_t *p, int32_t pix, int8_t *col)
 {
-    int32_t ky, kx;
-    for (ky = 0; ky < p->kh; ky++) {
-        for (kx = 0; kx < p->kw; kx++) {
-            const int8_t *src = conv_tap(p, pix, ky, kx);
-            if (src != NULL) {
-                memcpy(col, src, (size_t)p->cin);
-            } else {
-                memset(col, p->in_zp, (size_t)p->cin);
-            }
-            col += p->cin;
+    const int32_t cin = p->cin;
+    const int32_t ox = pix % p->wo;
+    const int32_t oy = (pix / p->wo) % p->ho;
+    const int8_t *in = p->input + (size_t)(pix / (p->wo * p->ho)) * p->h * p->w * cin;
+    const int32_t x0 = ox * p->stride_w - p->pad_w;
+    const int32_t rowlen = p->kw * cin;
+    int32_t ky, kx0 = 0, kx1 = p->kw, kx;
+    while (kx0 < kx1 && x0 + kx0 * p->dil_w < 0) {
+        kx0++;
+    }
+    while (kx1 > kx0 && x0 + (kx1 - 1) * p->dil_w >= p->w) {
+        kx1--;
+    }
+    for (ky = 0; ky < p->kh; ky++, col += rowlen) {
+        const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dil_h;
+        const int8_t *row;
+        if (iy < 0 || iy >= p->h) {
+            conv_fill8(col, p->in_zp, rowlen);
+            continue;
         }
+        row = in + (size_t)iy * p->w * cin;
+        conv_fill8(col, p->in_zp, kx0 * cin);
+        if (p->dil_w == 1) {
+            conv_copy8(col + kx0 * cin, row + (size_t)(x0 + kx0) * cin, (kx1 - kx0) * cin);
+        } else {
+            for (kx = kx0; kx < kx1; kx++) {
+                conv_copy8(col + kx * cin, row + (size_t)(x0 + kx * p->dil_w) * cin, cin);
+            }
+        }
+        conv_fill8(col + kx1 * cin, p->in_zp, (p->kw - kx1) * cin);
     }
 }
 
@@ -137,22 +181,110 @@ static void conv_widen(const mote_s8_conv_params_t *p, int32_t c0, int32_t rows,
     }
 }
 
+/** n bytes of value v at d (n small: a plain loop beats a libc call). */
+static inline void conv_fill8(int8_t *d, int32_t v, int32_t n)
+{
+    if (n > 16) {
+        memset(d, v, (size_t)n);
+        return;
+    }
+    while (n-- > 0) {
+        *d++ = (int8_t)v;
+    }
+}
+
+static inline void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
+{
+    if (n > 16) {
+        memcpy(d, src, (size_t)n);
+        return;
+    }
+    while (n-- > 0) {
+        *d++ = *src++;
+    }
+}
+
+/**
+ * int8 im2col of one pixel into col (raw values; padded taps hold in_zp so they
+ * add (zp - zp) * w = 0 to the corrected bias). With dilation 1 in W a row of
+ * the window is one contiguous run of KW*Cin input bytes: one copy per row plus
+ * the zero-point fill of its clipped ends.
+ */
+static void conv_im2col8(const mote_s8_conv_params_t *p, int32_t pix, int8_t *col)
+{
+    const int32_t cin = p->cin;
+    const int32_t ox = pix % p->wo;
+    const int32_t oy = (pix / p->wo) % p->ho;
+    const int8_t *in = p->input + (size_t)(pix / (p->wo * p->ho)) * p->h * p->w * cin;
+    const int32_t x0 = ox * p->stride_w - p->pad_w;
+    const int32_t rowlen = p->kw * cin;
+    int32_t ky, kx0 = 0, kx1 = p->kw, kx;
+    while (kx0 < kx1 && x0 + kx0 * p->dil_w < 0) {
+        kx0++;
+    }
+    while (kx1 > kx0 && x0 + (kx1 - 1) * p->dil_w >= p->w) {
+        kx1--;
+    }
+    for (ky = 0; ky < p->kh; ky++, col += rowlen) {
+        const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dil_h;
+        const int8_t *row;
+        if (iy < 0 || iy >= p->h) {
+            conv_fill8(col, p->in_zp, rowlen);
+            continue;
+        }
+        row = in + (size_t)iy * p->w * cin;
+        conv_fill8(col, p->in_zp, kx0 * cin);
+        if (p->dil_w == 1) {
+            conv_copy8(col + kx0 * cin, row + (size_t)(x0 + kx0) * cin, (kx1 - kx0) * cin);
+        } else {
+            for (kx = kx0; kx < kx1; kx++) {
+                conv_copy8(col + kx * cin, row + (size_t)(x0 + kx * p->dil_w) * cin, cin);
+            }
+        }
+        conv_fill8(col + kx1 * cin, p->in_zp, (p->kw - kx1) * cin);
+    }
+}
+
 /**
  * im2col of pixel pix into slot (0 or 1) of the pair-interleaved int16 buffer x:
  * raw input values (the zero point is folded into the bias), padded taps hold
- * in_zp so they add (zp - zp) * w = 0, taps K..Kpad hold 0.
+ * in_zp so they add (zp - zp) * w = 0, taps K..Kpad hold 0 (their weights are 0).
+ * Cin a multiple of 4: widened straight from the input, a tap at a time; else
+ * the int8 column is gathered into col8 (Kpad bytes) and widened four taps at a time.
  */
 static void conv_im2col_pair(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
-                             int32_t k, int32_t kpad, int32_t *x)
+                             int32_t k, int32_t kpad, int32_t *x, int8_t *col8)
 {
-    static const uint8_t ord[4] = {0, 2, 1, 3};
     const int32_t cin = p->cin;
     const int32_t ox = pix % p->wo;
     const int32_t oy = (pix / p->wo) % p->ho;
     const int8_t *in = p->input + (size_t)(pix / (p->wo * p->ho)) * p->h * p->w * cin;
     const int32_t zp2 = (int32_t)(((uint32_t)p->in_zp & 0xffffu) | ((uint32_t)p->in_zp << 16));
-    int16_t *x16 = (int16_t *)(void *)x;
     int32_t ky, kx, kk = 0, i;
+    if ((cin & 3) == 0 && p->kh == 1 && p->kw == 1 && p->pad_h == 0 && p->pad_w == 0) {
+        /* 1x1 without padding: the column is the input pixel itself */
+        const int8_t *src = in + ((size_t)oy * p->stride_h * p->w + (size_t)ox * p->stride_w) * cin;
+        int32_t *d = x + 2 * slot;
+        for (i = 0; i < cin; i += 4, d += 4) {
+            const uint32_t v = mote_s8_ld32(src + i);
+            d[0] = __sxtb16((int32_t)v);
+            d[1] = mote_s8_sxtb16_ror8(v);
+        }
+        return;
+    }
+    if ((cin & 3) != 0) {
+        int32_t *d = x + 2 * slot;
+        conv_im2col8(p, pix, col8);
+        for (i = k; i < kpad; i++) {
+            col8[i] = 0;
+        }
+        for (i = 0; i < kpad; i += 4, d += 4) {
+            const uint32_t v = mote_s8_ld32(col8 + i);
+            d[0] = __sxtb16((int32_t)v);
+            d[1] = mote_s8_sxtb16_ror8(v);
+        }
+        return;
+    }
     for (ky = 0; ky < p->kh; ky++) {
         const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dil_h;
         for (kx = 0; kx < p->kw; kx++, kk += cin) {
@@ -160,31 +292,24 @@ static void conv_im2col_pair(const mote_s8_conv_params_t *p, int32_t pix, int32_
             const int8_t *src = iy >= 0 && iy < p->h && ix >= 0 && ix < p->w
                                     ? in + ((size_t)iy * p->w + ix) * cin
                                     : NULL;
-            if ((cin & 3) == 0) {
-                int32_t *d = x + kk + 2 * slot; /* group kk/4 starts at word 4*(kk/4) = kk */
-                if (src == NULL) {
-                    for (i = 0; i < cin; i += 4, d += 4) {
-                        d[0] = zp2;
-                        d[1] = zp2;
-                    }
-                } else {
-                    for (i = 0; i < cin; i += 4, d += 4) {
-                        const uint32_t v = mote_s8_ld32(src + i);
-                        d[0] = __sxtb16((int32_t)v);
-                        d[1] = mote_s8_sxtb16_ror8(v);
-                    }
+            int32_t *d = x + kk + 2 * slot; /* group kk/4 starts at word 4*(kk/4) = kk */
+            if (src == NULL) {
+                for (i = 0; i < cin; i += 4, d += 4) {
+                    d[0] = zp2;
+                    d[1] = zp2;
                 }
-                continue;
-            }
-            for (i = 0; i < cin; i++) {
-                const int32_t t = kk + i;
-                x16[8 * (t >> 2) + 4 * slot + ord[t & 3]] =
-                    (int16_t)(src != NULL ? src[i] : p->in_zp);
+            } else {
+                for (i = 0; i < cin; i += 4, d += 4) {
+                    const uint32_t v = mote_s8_ld32(src + i);
+                    d[0] = __sxtb16((int32_t)v);
+                    d[1] = mote_s8_sxtb16_ror8(v);
+                }
             }
         }
     }
-    for (i = k; i < kpad; i++) {
-        x16[8 * (i >> 2) + 4 * slot + ord[i & 3]] = 0;
+    for (i = k; i < kpad; i += 4) { /* k is a multiple of 4 here */
+        x[i + 2 * slot] = 0;
+        x[i + 2 * slot + 1] = 0;
     }
 }
 
@@ -236,34 +361,45 @@ static inline void conv_pairs_fast_body(const int32_t *w, const int32_t *x, int3
                                         int32_t pairs, const conv_q_t *q, int8_t *oa,
                                         int8_t *ob, const mote_s8_conv_params_t *p, int full)
 {
-    const int32_t amin = p->act_min, amax = p->act_max;
-    const int32_t n16 = kpad >> 4;
+    const uint32_t lo4 = ((uint32_t)p->act_min & 0xffu) * 0x01010101u;
+    const uint32_t hi4 = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
+    const int32_t ng = kpad >> 2;
     const ptrdiff_t dob = ob - oa;
     const conv_q_t *qend = q + 2 * pairs;
     int32_t s[4];
     while (q != qend) {
         int32_t v0, v1, v2, v3;
-        w = mote_s8_dsp_mac2x2(w, x, n16, s);
+        w = mote_s8_dsp_mac2x2(w, x, ng, s);
         v0 = conv_requant_fast(s[0], &q[0]);
         v1 = conv_requant_fast(s[1], &q[0]);
         v2 = conv_requant_fast(s[2], &q[1]);
         v3 = conv_requant_fast(s[3], &q[1]);
         q += 2;
+        v0 = __ssat(v0, 8);
+        v1 = __ssat(v1, 8);
+        v2 = __ssat(v2, 8);
+        v3 = __ssat(v3, 8);
         if (full) {
-            v0 = __ssat(v0, 8);
-            v1 = __ssat(v1, 8);
-            v2 = __ssat(v2, 8);
-            v3 = __ssat(v3, 8);
+            oa[0] = (int8_t)v0;
+            oa[1] = (int8_t)v2;
+            oa[dob] = (int8_t)v1;
+            oa[dob + 1] = (int8_t)v3;
         } else {
-            v0 = v0 < amin ? amin : (v0 > amax ? amax : v0);
-            v1 = v1 < amin ? amin : (v1 > amax ? amax : v1);
-            v2 = v2 < amin ? amin : (v2 > amax ? amax : v2);
-            v3 = v3 < amin ? amin : (v3 > amax ? amax : v3);
+            /* bytes [a.c, a.c+1, b.c, b.c+1], clamped four at a time (SSUB8 + SEL) */
+            uint32_t v = (uint32_t)v0, t;
+            __asm__("bfi %[v], %[v2], #8, #8\n\t"
+                    "bfi %[v], %[v1], #16, #8\n\t"
+                    "bfi %[v], %[v3], #24, #8\n\t"
+                    "ssub8 %[t], %[v], %[lo]\n\t"
+                    "sel %[v], %[v], %[lo]\n\t"
+                    "ssub8 %[t], %[v], %[hi]\n\t"
+                    "sel %[v], %[hi], %[v]\n\t"
+                    : [v] "+&r"(v), [t] "=&r"(t)
+                    : [v1] "r"(v1), [v2] "r"(v2), [v3] "r"(v3), [lo] "r"(lo4), [hi] "r"(hi4)
+                    : "cc");
+            mote_s8_st16(oa, v);
+            mote_s8_st16(oa + dob, v >> 16);
         }
-        oa[0] = (int8_t)v0;
-        oa[1] = (int8_t)v2;
-        oa[dob] = (int8_t)v1;
-        oa[dob + 1] = (int8_t)v3;
         oa += 2;
     }
 }
@@ -289,7 +425,7 @@ static void conv_pairs(const int32_t *w, const int32_t *x, int32_t kpad, int32_t
     const int32_t zp = p->out_zp, amin = p->act_min, amax = p->act_max;
     int32_t s[4];
     for (; pairs > 0; pairs--, w += kpad, q += 2, oa += 2, ob += 2) {
-        mote_s8_dsp_mac2x2(w, x, kpad >> 4, s);
+        mote_s8_dsp_mac2x2(w, x, kpad >> 2, s);
         oa[0] = conv_finish(s[0], &q[0], zp, amin, amax);
         ob[0] = conv_finish(s[1], &q[0], zp, amin, amax);
         oa[1] = conv_finish(s[2], &q[1], zp, amin, amax);
@@ -300,13 +436,15 @@ static void conv_pairs(const int32_t *w, const int32_t *x, int32_t kpad, int32_t
 static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
     const int32_t k = p->kh * p->kw * p->cin;
-    const int32_t kpad = (k + 15) & ~15;
+    const int32_t kpad = (k + 15) & ~15; /* scratch layout */
+    const int32_t kp = (k + 3) & ~3;     /* taps computed: whole groups of 4 */
     const int32_t npix = p->n * p->ho * p->wo;
     const int32_t nrows = mote_s8_conv_dsp_rows(kpad, p->cout);
     int32_t *x = (int32_t *)mote_s8_scratch(
         ctx, mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout));
     int32_t *wblk;
     conv_q_t *q;
+    int8_t *col8;
     int32_t c0, pix, r;
     int fast = 1;
     if (x == NULL) {
@@ -314,6 +452,7 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     }
     wblk = x + kpad; /* the column pair takes 2 * kpad int16 = kpad words */
     q = (conv_q_t *)(void *)((int16_t *)(void *)wblk + (size_t)nrows * kpad);
+    col8 = (int8_t *)(void *)(q + ((p->cout + 3) & ~3));
     for (r = 0; r < p->cout; r++) {
         /* zero point folded into the bias: sum (x - zp) w = sum x w - zp sum w */
         const int8_t *w = p->weight + (size_t)r * k;
@@ -340,24 +479,24 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     }
     for (c0 = 0; c0 < p->cout; c0 += nrows) {
         const int32_t rows = p->cout - c0 < nrows ? p->cout - c0 : nrows;
-        conv_widen(p, c0, rows, k, kpad, wblk);
+        conv_widen(p, c0, rows, k, kp, wblk);
         for (pix = 0; pix < npix; pix += 2) {
             const int32_t pb = pix + 1 < npix ? pix + 1 : pix;
             int8_t *oa = p->output + (size_t)pix * p->cout + c0;
             int8_t *ob = p->output + (size_t)pb * p->cout + c0;
-            conv_im2col_pair(p, pix, 0, k, kpad, x);
-            conv_im2col_pair(p, pb, 1, k, kpad, x);
+            conv_im2col_pair(p, pix, 0, k, kp, x, col8);
+            conv_im2col_pair(p, pb, 1, k, kp, x, col8);
             if (fast && p->act_min == -128 && p->act_max == 127) {
-                conv_pairs_fast_full(wblk, x, kpad, rows >> 1, q + c0, oa, ob, p);
+                conv_pairs_fast_full(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
             } else if (fast) {
-                conv_pairs_fast(wblk, x, kpad, rows >> 1, q + c0, oa, ob, p);
+                conv_pairs_fast(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
             } else {
-                conv_pairs(wblk, x, kpad, rows >> 1, q + c0, oa, ob, p);
+                conv_pairs(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
             }
             if (rows & 1) { /* last odd channel: its pair row duplicates it */
                 const int32_t last = rows - 1;
                 int32_t s[4];
-                mote_s8_dsp_mac2x2(wblk + (size_t)(last >> 1) * kpad, x, kpad >> 4, s);
+                mote_s8_dsp_mac2x2(wblk + (size_t)(last >> 1) * kp, x, kp >> 2, s);
                 oa[last] = conv_finish(s[0], &q[c0 + last], p->out_zp, p->act_min, p->act_max);
                 ob[last] = conv_finish(s[1], &q[c0 + last], p->out_zp, p->act_min, p->act_max);
             }

@@ -1,12 +1,23 @@
 /*
  * mote::depthwise_conv2d_s8.out - Cortex-M version (see mote_s8_arm.h).
- * MVE (depth_multiplier 1): four channels per int32 vector, the valid taps of
- * each output pixel accumulated with VMUL + VADD, tail channels predicated,
- * requantized four at a time (mote_s8_mve_requant). DSP (depth_multiplier 1):
- * int32 accumulators for all channels in scratch (mote_s8_dw_scratch_bytes),
- * SMLABB/SMLATT on SXTB16 pairs. Other cases: plain C with the window clipped
- * once per pixel.
  * Same bytes as kernels/op_mote_depthwise_conv2d_s8.c.
+ *
+ * Depth multiplier 1, at most DW_MAXT taps (KH*KW); other cases plain C with the
+ * window clipped per pixel. Pixels whose window lies inside the input start from
+ * a corrected bias bias - in_zp * sum(w) and multiply raw inputs.
+ * - MVE (pixels outer): interior 3x3 pixels with every shift negative run one
+ *   inline-assembly loop over groups of eight channels (int16 lanes: VLDRB.S16,
+ *   VMULLB/VMULLT into even/odd int32x4, weights and de-interleaved constants
+ *   from a per-group scratch table, VQMOVNB/VQMOVNT re-interleave, one store);
+ *   border pixels and other windows: the same lanes in C intrinsics with
+ *   x - in_zp over the valid taps and the plain bias; channel tails int32x4,
+ *   predicated. Scratch: mote_s8_dw_scratch_bytes().
+ * - DSP (groups of four channels outer): weights widened once per group into
+ *   SXTB16 pairs on the stack; each output row reads a strip of its KH input rows
+ *   with the padding materialized as zero-point words (so every pixel is an
+ *   "interior" one); a 3x3 pixel is one inline-assembly block (SMLABB/SMLATT,
+ *   conv2d_s8's SMMULR requantization, SSUB8/SEL clamp, one store). Channel
+ *   tails: plain C.
  */
 #include "mote/kernel.h"
 #include "mote_s8_arm.h"
@@ -16,119 +27,636 @@ MOTE_KERNEL("mote::depthwise_conv2d_s8.out")
 mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx,
                                                     mote_value_t *const *args, uint32_t nargs);
 
-#if defined(MOTE_S8_MVE)
-/**
- * MVE, depth multiplier 1: one output pixel, eight channels per step in two
- * int32x4 accumulators (tail lanes predicated), taps walked with pointer
- * increments, then two vector requantizations.
- */
-static void dw_mve_pixel(const mote_s8_conv_params_t *p, const int8_t *in, int32_t y0,
-                         int32_t x0, int32_t ky0, int32_t ky1, int32_t kx0, int32_t kx1,
-                         int8_t *out)
+/** Largest KH*KW of the grouped (DSP / MVE) paths; larger windows run the plain loop. */
+#define DW_MAXT 64
+/** Words of the DSP path's zero-point-padded input strip (KH rows x padded width). */
+#define DW_STRIP 256
+
+/** Window of one output pixel clipped to the input: taps [ky0, ky1) x [kx0, kx1). */
+typedef struct dw_win {
+    int32_t y0, x0, ky0, ky1, kx0, kx1;
+} dw_win_t;
+
+static void dw_clip(const mote_s8_conv_params_t *p, int32_t oy, int32_t ox, dw_win_t *win)
 {
-    const int32_t cout = p->cout;
-    const int32_t zp = p->in_zp;
-    const size_t xstep = (size_t)p->dil_w * (size_t)cout; /* next tap in a row */
-    const size_t ystep = (size_t)p->dil_h * (size_t)p->w * (size_t)cout;
-    const int8_t *x00 = in + ((size_t)(y0 + ky0 * p->dil_h) * p->w + (size_t)(x0 + kx0 * p->dil_w)) * cout;
-    const int8_t *w00 = p->weight + ((size_t)ky0 * p->kw + (size_t)kx0) * cout;
-    const int32_t nkx = kx1 - kx0;
-    int32_t c;
-    for (c = 0; c + 8 <= cout; c += 8) { /* full groups: no predication */
-        int32x4_t acc0 = vld1q_s32(p->bias + c);
-        int32x4_t acc1 = vld1q_s32(p->bias + c + 4);
-        const int8_t *xr = x00 + c;
-        const int8_t *wr = w00 + c;
-        int32_t ky, kx;
-        for (ky = ky0; ky < ky1; ky++, xr += ystep, wr += (size_t)p->kw * cout) {
-            const int8_t *xp = xr;
-            const int8_t *wp = wr;
-            for (kx = 0; kx < nkx; kx++, xp += xstep, wp += cout) {
-                acc0 = vaddq_s32(acc0, vmulq_s32(vsubq_n_s32(vldrbq_s32(xp), zp),
-                                                 vldrbq_s32(wp)));
-                acc1 = vaddq_s32(acc1, vmulq_s32(vsubq_n_s32(vldrbq_s32(xp + 4), zp),
-                                                 vldrbq_s32(wp + 4)));
-            }
-        }
-        vstrbq_s32(out + c, mote_s8_mve_requant(acc0, vld1q_s32(p->mult + c),
-                                                vld1q_s32(p->shift + c), p->out_zp,
-                                                p->act_min, p->act_max));
-        vstrbq_s32(out + c + 4, mote_s8_mve_requant(acc1, vld1q_s32(p->mult + c + 4),
-                                                    vld1q_s32(p->shift + c + 4), p->out_zp,
-                                                    p->act_min, p->act_max));
+    win->y0 = oy * p->stride_h - p->pad_h;
+    win->x0 = ox * p->stride_w - p->pad_w;
+    win->ky0 = 0;
+    win->ky1 = p->kh;
+    win->kx0 = 0;
+    win->kx1 = p->kw;
+    while (win->ky0 < win->ky1 && win->y0 + win->ky0 * p->dil_h < 0) {
+        win->ky0++;
     }
-    for (; c < cout; c += 8) { /* tail: predicated lanes */
-        const mve_pred16_t pa = vctp32q((uint32_t)(cout - c));
-        const mve_pred16_t pb = vctp32q((uint32_t)(cout - c > 4 ? cout - c - 4 : 0));
-        int32x4_t acc0 = vldrwq_z_s32(p->bias + c, pa);
-        int32x4_t acc1 = vldrwq_z_s32(p->bias + c + 4, pb);
-        const int8_t *xr = x00 + c;
-        const int8_t *wr = w00 + c;
-        int32_t ky, kx;
-        for (ky = ky0; ky < ky1; ky++, xr += ystep, wr += (size_t)p->kw * cout) {
-            const int8_t *xp = xr;
-            const int8_t *wp = wr;
-            for (kx = 0; kx < nkx; kx++, xp += xstep, wp += cout) {
-                acc0 = vaddq_s32(acc0, vmulq_s32(vsubq_n_s32(vldrbq_z_s32(xp, pa), zp),
-                                                 vldrbq_z_s32(wp, pa)));
-                acc1 = vaddq_s32(acc1, vmulq_s32(vsubq_n_s32(vldrbq_z_s32(xp + 4, pb), zp),
-                                                 vldrbq_z_s32(wp + 4, pb)));
-            }
-        }
-        vstrbq_p_s32(out + c,
-                     mote_s8_mve_requant(acc0, vldrwq_z_s32(p->mult + c, pa),
-                                         vldrwq_z_s32(p->shift + c, pa), p->out_zp,
-                                         p->act_min, p->act_max),
-                     pa);
-        vstrbq_p_s32(out + c + 4,
-                     mote_s8_mve_requant(acc1, vldrwq_z_s32(p->mult + c + 4, pb),
-                                         vldrwq_z_s32(p->shift + c + 4, pb), p->out_zp,
-                                         p->act_min, p->act_max),
-                     pb);
+    while (win->ky1 > win->ky0 && win->y0 + (win->ky1 - 1) * p->dil_h >= p->h) {
+        win->ky1--;
+    }
+    while (win->kx0 < win->kx1 && win->x0 + win->kx0 * p->dil_w < 0) {
+        win->kx0++;
+    }
+    while (win->kx1 > win->kx0 && win->x0 + (win->kx1 - 1) * p->dil_w >= p->w) {
+        win->kx1--;
+    }
+}
+
+#if defined(MOTE_S8_MVE) || defined(MOTE_S8_DSP)
+/** Output rows [oy_lo, oy_hi) and columns [ox_lo, ox_hi) whose whole window is inside. */
+typedef struct dw_range {
+    int32_t oy_lo, oy_hi, ox_lo, ox_hi;
+} dw_range_t;
+
+static int dw_inside(int32_t o, int32_t s, int32_t pad, int32_t k, int32_t d, int32_t n)
+{
+    const int32_t i0 = o * s - pad;
+    return i0 >= 0 && i0 + (k - 1) * d < n;
+}
+
+static void dw_interior(const mote_s8_conv_params_t *p, dw_range_t *r)
+{
+    r->oy_lo = 0;
+    while (r->oy_lo < p->ho && !dw_inside(r->oy_lo, p->stride_h, p->pad_h, p->kh, p->dil_h, p->h)) {
+        r->oy_lo++;
+    }
+    r->oy_hi = p->ho;
+    while (r->oy_hi > r->oy_lo &&
+           !dw_inside(r->oy_hi - 1, p->stride_h, p->pad_h, p->kh, p->dil_h, p->h)) {
+        r->oy_hi--;
+    }
+    r->ox_lo = 0;
+    while (r->ox_lo < p->wo && !dw_inside(r->ox_lo, p->stride_w, p->pad_w, p->kw, p->dil_w, p->w)) {
+        r->ox_lo++;
+    }
+    r->ox_hi = p->wo;
+    while (r->ox_hi > r->ox_lo &&
+           !dw_inside(r->ox_hi - 1, p->stride_w, p->pad_w, p->kw, p->dil_w, p->w)) {
+        r->ox_hi--;
     }
 }
 #endif
 
-#if defined(MOTE_S8_DSP)
+/** Plain C: output channels [c0, c1) of one pixel (any depth multiplier). */
+static void dw_plain_pixel(const mote_s8_conv_params_t *p, const int8_t *in, const dw_win_t *win,
+                           int32_t c0, int32_t c1, int8_t *out)
+{
+    int32_t c, ky, kx;
+    for (c = c0; c < c1; c++) {
+        const int32_t ci = c / p->depth_mult;
+        uint32_t acc = (uint32_t)p->bias[c];
+        for (ky = win->ky0; ky < win->ky1; ky++) {
+            const int8_t *xr = in + ((size_t)(win->y0 + ky * p->dil_h) * p->w) * p->cin + ci;
+            const int8_t *wr = p->weight + (size_t)ky * p->kw * p->cout + c;
+            for (kx = win->kx0; kx < win->kx1; kx++) {
+                acc += (uint32_t)(((int32_t)xr[(size_t)(win->x0 + kx * p->dil_w) * p->cin] -
+                                   p->in_zp) *
+                                  (int32_t)wr[(size_t)kx * p->cout]);
+            }
+        }
+        out[c] = mote_s8_finish_c(p, (int32_t)acc, c);
+    }
+}
+
+#if defined(MOTE_S8_MVE)
 /**
- * DSP, depth multiplier 1: one output pixel with int32 accumulators for all
- * channels in scratch; per valid tap four channels at a time: SXTB16 of input
- * (minus the zero point, SSUB16) and weights, SMLABB / SMLATT per channel.
+ * Requantize eight channels (even / odd int32x4 accumulators) and store them:
+ * SRDHM (VQRDMULH), RDBPOT (VRSHL after -1 on negative lanes; when some shift is
+ * >= 0 the general mote_s8_mve_requant form), saturating narrow to int16 (a value
+ * beyond int16 clamps to the same bound as in int32), + zero point (saturating),
+ * clamp, re-interleave (VQMOVNB/VQMOVNT) and one narrowing store.
  */
-static void dw_dsp_pixel(const mote_s8_conv_params_t *p, int32_t *acc, const int8_t *in,
-                         int32_t y0, int32_t x0, int32_t ky0, int32_t ky1, int32_t kx0,
-                         int32_t kx1, int8_t *out)
+static inline void dw_mve_store8(int32x4_t ae, int32x4_t ao, const int32x4x2_t *m,
+                                 const int32x4x2_t *s, int neg, int16x8_t lo, int16x8_t hi,
+                                 int16_t ozp, int8_t *out)
+{
+    int16x8_t r = vdupq_n_s16(0);
+    if (neg) {
+        ae = vqrdmulhq_s32(ae, m->val[0]);
+        ao = vqrdmulhq_s32(ao, m->val[1]);
+        ae = vrshlq_s32(vqaddq_s32(ae, vshrq_n_s32(ae, 31)), s->val[0]);
+        ao = vrshlq_s32(vqaddq_s32(ao, vshrq_n_s32(ao, 31)), s->val[1]);
+    } else {
+        ae = mote_s8_mve_requant(ae, m->val[0], s->val[0], 0, INT32_MIN, INT32_MAX);
+        ao = mote_s8_mve_requant(ao, m->val[1], s->val[1], 0, INT32_MIN, INT32_MAX);
+    }
+    r = vqmovnbq_s32(r, ae);
+    r = vqmovntq_s32(r, ao);
+    r = vqaddq_n_s16(r, ozp);
+    r = vminq_s16(vmaxq_s16(r, lo), hi);
+    vstrbq_s16(out, r);
+}
+
+/** acc (even, odd) += x * w over eight channels, int16 lanes. */
+#define DW_MVE_TAP(xp, wp, zp)                                                             \
+    do {                                                                                   \
+        const int16x8_t xv_ = vsubq_n_s16(vldrbq_s16(xp), (zp));                           \
+        const int16x8_t wv_ = vldrbq_s16(wp);                                              \
+        ae = vaddq_s32(ae, vmullbq_int_s16(xv_, wv_));                                     \
+        ao = vaddq_s32(ao, vmulltq_int_s16(xv_, wv_));                                     \
+    } while (0)
+
+/**
+ * One output pixel, channels [0, cout): eight per step (int16 lanes, even and
+ * odd channels in two int32x4 accumulators), then a predicated int32x4 tail.
+ * interior: bias4 = corrected bias, raw x; else bias4 = bias, x - zp.
+ */
+static void dw_mve_pixel(const mote_s8_conv_params_t *p, const int8_t *in, const dw_win_t *win,
+                         const int32_t *bias4, int interior, int neg, int32_t c0, int8_t *out)
 {
     const int32_t cout = p->cout;
-    const int32_t zp2 = (int32_t)(((uint32_t)p->in_zp & 0xffffu) | ((uint32_t)p->in_zp << 16));
-    int32_t ky, kx, c;
-    memcpy(acc, p->bias, (size_t)cout * sizeof(int32_t));
-    for (ky = ky0; ky < ky1; ky++) {
-        const int8_t *xr = in + ((size_t)(y0 + ky * p->dil_h) * p->w + (size_t)(x0 + kx0 * p->dil_w)) * cout;
-        const int8_t *wr = p->weight + ((size_t)ky * p->kw + (size_t)kx0) * cout;
-        for (kx = kx0; kx < kx1; kx++, xr += (size_t)p->dil_w * cout, wr += cout) {
-            for (c = 0; c + 4 <= cout; c += 4) {
-                const uint32_t xv = mote_s8_ld32(xr + c);
-                const uint32_t wv = mote_s8_ld32(wr + c);
-                const int32_t xe = __ssub16(__sxtb16((int32_t)xv), zp2);
-                const int32_t xo = __ssub16(mote_s8_sxtb16_ror8(xv), zp2);
-                const int32_t we = __sxtb16((int32_t)wv);
-                const int32_t wo = mote_s8_sxtb16_ror8(wv);
-                acc[c] = __smlabb(xe, we, acc[c]);
-                acc[c + 1] = __smlabb(xo, wo, acc[c + 1]);
-                acc[c + 2] = __smlatt(xe, we, acc[c + 2]);
-                acc[c + 3] = __smlatt(xo, wo, acc[c + 3]);
+    const int16_t zp = (int16_t)(interior ? 0 : p->in_zp);
+    const size_t xstep = (size_t)p->dil_w * (size_t)cout;
+    const size_t ystep = (size_t)p->dil_h * (size_t)p->w * (size_t)cout;
+    const size_t wystep = (size_t)p->kw * (size_t)cout;
+    const int8_t *x00 = in + ((size_t)(win->y0 + win->ky0 * p->dil_h) * p->w +
+                              (size_t)(win->x0 + win->kx0 * p->dil_w)) * cout;
+    const int8_t *w00 = p->weight + ((size_t)win->ky0 * p->kw + (size_t)win->kx0) * cout;
+    const int32_t nky = win->ky1 - win->ky0;
+    const int32_t nkx = win->kx1 - win->kx0;
+    const int32_t ozp = p->out_zp, amin = p->act_min, amax = p->act_max;
+    const int16x8_t lo = vdupq_n_s16((int16_t)amin);
+    const int16x8_t hi = vdupq_n_s16((int16_t)amax);
+    int32_t c = c0;
+    for (; c + 8 <= cout; c += 8) {
+        const int32x4x2_t b = vld2q_s32(bias4 + c);
+        const int32x4x2_t m = vld2q_s32(p->mult + c);
+        const int32x4x2_t s = vld2q_s32(p->shift + c);
+        int32x4_t ae = b.val[0];
+        int32x4_t ao = b.val[1];
+        const int8_t *xr = x00 + c;
+        const int8_t *wr = w00 + c;
+        int32_t ky, kx;
+        {
+            for (ky = 0; ky < nky; ky++, xr += ystep, wr += wystep) {
+                const int8_t *xp = xr;
+                const int8_t *wp = wr;
+                for (kx = 0; kx < nkx; kx++, xp += xstep, wp += cout) {
+                    DW_MVE_TAP(xp, wp, zp);
+                }
             }
-            for (; c < cout; c++) {
-                acc[c] = (int32_t)((uint32_t)acc[c] +
-                                   (uint32_t)(((int32_t)xr[c] - p->in_zp) * (int32_t)wr[c]));
+        }
+        dw_mve_store8(ae, ao, &m, &s, neg, lo, hi, (int16_t)ozp, out + c);
+    }
+    for (; c < cout; c += 4) {
+        const mve_pred16_t pr = vctp32q((uint32_t)(cout - c));
+        int32x4_t acc = vldrwq_z_s32(bias4 + c, pr);
+        const int8_t *xr = x00 + c;
+        const int8_t *wr = w00 + c;
+        int32_t ky, kx;
+        for (ky = 0; ky < nky; ky++, xr += ystep, wr += wystep) {
+            const int8_t *xp = xr;
+            const int8_t *wp = wr;
+            for (kx = 0; kx < nkx; kx++, xp += xstep, wp += cout) {
+                acc = vaddq_s32(acc, vmulq_s32(vsubq_n_s32(vldrbq_z_s32(xp, pr), zp),
+                                               vldrbq_z_s32(wp, pr)));
+            }
+        }
+        vstrbq_p_s32(out + c,
+                     mote_s8_mve_requant(acc, vldrwq_z_s32(p->mult + c, pr),
+                                         vldrwq_z_s32(p->shift + c, pr), ozp, amin, amax),
+                     pr);
+    }
+}
+#undef DW_MVE_TAP
+
+/*
+ * 3x3 interior pixel, every shift negative: per group of eight channels a
+ * DW_MVE_GROUP-byte block of the scratch table holds the nine taps' weights
+ * (8 bytes each, immediate offsets), then even / odd int32x4 of the corrected
+ * bias, multiplier and shift. Per tap VLDRB.S16 of input and weights, VMULLB /
+ * VMULLT and two VADD (6 instructions, 8 MACs); requantization as
+ * dw_mve_store8() (neg form) with VQMOVNB/VQMOVNT re-interleaving.
+ */
+#define DW_MVE_GROUP 176
+#define DW_MVE_TAP3(woff)                                                                  \
+    "vldrb.s16 q2, [%[t]]\n\t"                                                             \
+    "vldrb.s16 q3, [%[g], #" woff "]\n\t"                                                  \
+    "vmullb.s16 q4, q2, q3\n\t"                                                            \
+    "vadd.i32 q0, q0, q4\n\t"                                                              \
+    "vmullt.s16 q4, q2, q3\n\t"                                                            \
+    "vadd.i32 q1, q1, q4\n\t"
+
+__attribute__((noinline)) static void dw_mve_px3x3(const int8_t *tbl, const int8_t *xr, int32_t xs, int32_t ys,
+                         int32_t groups, int32_t ozp, int32_t amin, int32_t amax, int8_t *out)
+{
+    const int8_t *t;
+    __asm__ volatile(
+        "vdup.16 q5, %[lo]\n\t"
+        "vdup.16 q6, %[hi]\n\t"
+        "1:\n\t"
+        "vldrw.32 q0, [%[g], #80]\n\t"
+        "vldrw.32 q1, [%[g], #96]\n\t"
+        "mov %[t], %[x]\n\t"
+        DW_MVE_TAP3("0") "add %[t], %[t], %[xs]\n\t"
+        DW_MVE_TAP3("8") "add %[t], %[t], %[xs]\n\t"
+        DW_MVE_TAP3("16") "add %[t], %[x], %[ys]\n\t"
+        DW_MVE_TAP3("24") "add %[t], %[t], %[xs]\n\t"
+        DW_MVE_TAP3("32") "add %[t], %[t], %[xs]\n\t"
+        DW_MVE_TAP3("40") "add %[t], %[x], %[ys], lsl #1\n\t"
+        DW_MVE_TAP3("48") "add %[t], %[t], %[xs]\n\t"
+        DW_MVE_TAP3("56") "add %[t], %[t], %[xs]\n\t"
+        DW_MVE_TAP3("64")
+        "vldrw.32 q2, [%[g], #112]\n\t"
+        "vldrw.32 q3, [%[g], #128]\n\t"
+        "vqrdmulh.s32 q0, q0, q2\n\t"
+        "vqrdmulh.s32 q1, q1, q3\n\t"
+        "vshr.s32 q2, q0, #31\n\t"
+        "vshr.s32 q3, q1, #31\n\t"
+        "vqadd.s32 q0, q0, q2\n\t"
+        "vqadd.s32 q1, q1, q3\n\t"
+        "vldrw.32 q2, [%[g], #144]\n\t"
+        "vldrw.32 q3, [%[g], #160]\n\t"
+        "vrshl.s32 q0, q0, q2\n\t"
+        "vrshl.s32 q1, q1, q3\n\t"
+        "vqmovnb.s32 q4, q0\n\t"
+        "vqmovnt.s32 q4, q1\n\t"
+        "vqadd.s16 q4, q4, %[zp]\n\t"
+        "vmax.s16 q4, q4, q5\n\t"
+        "vmin.s16 q4, q4, q6\n\t"
+        "vstrb.16 q4, [%[out]], #8\n\t"
+        "add %[x], %[x], #8\n\t"
+        "add %[g], %[g], #" "176" "\n\t"
+        "subs %[n], %[n], #1\n\t"
+        "bne 1b\n\t"
+        : [x] "+&r"(xr), [g] "+&l"(tbl), [out] "+&l"(out), [n] "+&r"(groups), [t] "=&l"(t)
+        : [xs] "r"(xs), [ys] "r"(ys), [zp] "r"(ozp), [lo] "r"(amin), [hi] "r"(amax)
+        : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "cc", "memory");
+}
+#undef DW_MVE_TAP3
+
+static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
+{
+    int32_t *cbias = (int32_t *)mote_s8_scratch(
+        ctx, mote_s8_dw_scratch_bytes(p->cout, p->kh, p->kw));
+    const int32_t taps = p->kh * p->kw;
+    const int32_t groups = p->cout >> 3;
+    int8_t *tbl;
+    dw_range_t rng;
+    int32_t b, oy, ox, c, t;
+    int neg = 1, k3;
+    if (cbias == NULL) {
+        return MOTE_ERR_KERNEL_SCRATCH;
+    }
+    for (c = 0; c < p->cout; c++) {
+        int32_t sw = 0;
+        for (t = 0; t < taps; t++) {
+            sw += p->weight[(size_t)t * p->cout + c];
+        }
+        cbias[c] = (int32_t)((uint32_t)p->bias[c] - (uint32_t)p->in_zp * (uint32_t)sw);
+        neg &= p->shift[c] < 0;
+    }
+    tbl = (int8_t *)(cbias + ((p->cout + 3) & ~3)); /* 16-byte aligned */
+    k3 = p->kh == 3 && p->kw == 3 && neg && groups > 0;
+    if (k3) {
+        for (c = 0; c < groups; c++) {
+            int8_t *g8 = tbl + (size_t)c * DW_MVE_GROUP;
+            int32_t *g32 = (int32_t *)(void *)(g8 + 80);
+            int32_t j;
+            for (t = 0; t < 9; t++) {
+                memcpy(g8 + 8 * t, p->weight + (size_t)t * p->cout + 8 * c, 8);
+            }
+            for (j = 0; j < 4; j++) {
+                g32[j] = cbias[8 * c + 2 * j];
+                g32[4 + j] = cbias[8 * c + 2 * j + 1];
+                g32[8 + j] = p->mult[8 * c + 2 * j];
+                g32[12 + j] = p->mult[8 * c + 2 * j + 1];
+                g32[16 + j] = p->shift[8 * c + 2 * j];
+                g32[20 + j] = p->shift[8 * c + 2 * j + 1];
             }
         }
     }
-    for (c = 0; c < cout; c++) {
-        out[c] = mote_s8_dsp_finish(acc[c], p->mult[c], p->shift[c], p->out_zp, p->act_min,
-                                    p->act_max);
+    dw_interior(p, &rng);
+    for (b = 0; b < p->n; b++) {
+        const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
+        for (oy = 0; oy < p->ho; oy++) {
+            const int row_in = oy >= rng.oy_lo && oy < rng.oy_hi;
+            for (ox = 0; ox < p->wo; ox++) {
+                int8_t *out = p->output + (((size_t)b * p->ho + oy) * p->wo + ox) * p->cout;
+                dw_win_t win;
+                if (row_in && ox >= rng.ox_lo && ox < rng.ox_hi) {
+                    win.y0 = oy * p->stride_h - p->pad_h;
+                    win.x0 = ox * p->stride_w - p->pad_w;
+                    win.ky0 = win.kx0 = 0;
+                    win.ky1 = p->kh;
+                    win.kx1 = p->kw;
+                    if (k3) {
+                        const int8_t *x = in + ((size_t)win.y0 * p->w + (size_t)win.x0) * p->cout;
+                        dw_mve_px3x3(tbl, x, p->dil_w * p->cout, p->dil_h * p->w * p->cout,
+                                     groups, p->out_zp, p->act_min, p->act_max, out);
+                        if ((p->cout & 7) == 0) {
+                            continue;
+                        }
+                    }
+                    dw_mve_pixel(p, in, &win, cbias, 1, neg, k3 ? 8 * groups : 0, out);
+                } else {
+                    dw_clip(p, oy, ox, &win);
+                    dw_mve_pixel(p, in, &win, p->bias, 0, neg, 0, out);
+                }
+            }
+        }
     }
+    return MOTE_OK;
+}
+
+#elif defined(MOTE_S8_DSP)
+/** (a * b + 2^31) >> 32: SMMULR. */
+static inline int32_t dw_smmulr(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+/**
+ * Per-group constants of the DSP path. With the fast requantization the weights
+ * and biases are doubled (the accumulator is then 2 * acc, what SMMULR needs).
+ * The assembly below uses the byte offsets checked by DW_OFFSETS_OK.
+ */
+typedef struct dw_group {
+    int32_t wv[2 * DW_MAXT]; /* per tap: SXTB16 (w0, w2), (w1, w3) */
+    int32_t cb[4];           /* bias - in_zp * sum w (doubled when fast) */
+    int32_t q[4][4];         /* fast: multiplier, 2^(e-1) + (out_zp << e), e = -shift, 0 */
+    uint32_t lohi[2];        /* activation bounds, one byte per channel */
+} dw_group_t;
+
+typedef char dw_offsets_ok[(offsetof(dw_group_t, cb) == 512 && offsetof(dw_group_t, q) == 528 &&
+                            offsetof(dw_group_t, lohi) == 592)
+                               ? 1
+                               : -1];
+
+#define DW_TAP(addr, woff)                                                                 \
+    "ldr %[v], " addr "\n\t"                                                               \
+    "sxtb16 %[xe], %[v]\n\t"                                                               \
+    "sxtb16 %[v], %[v], ror #8\n\t"                                                        \
+    "ldrd %[w0], %[w1], [%[g], #" woff "]\n\t"                                             \
+    "smlabb %[a0], %[xe], %[w0], %[a0]\n\t"                                                \
+    "smlatt %[a2], %[xe], %[w0], %[a2]\n\t"                                                \
+    "smlabb %[a1], %[v], %[w1], %[a1]\n\t"                                                 \
+    "smlatt %[a3], %[v], %[w1], %[a3]\n\t"
+#define DW_RQ(a, qoff)                                                                     \
+    "ldrd %[w0], %[w1], [%[g], #" qoff "]\n\t"                                             \
+    "ldr %[xe], [%[g], #" qoff "+8]\n\t"                                                   \
+    "smmulr " a ", " a ", %[w0]\n\t"                                                       \
+    "add " a ", " a ", " a ", asr #31\n\t"                                                 \
+    "add " a ", " a ", %[w1]\n\t"                                                          \
+    "asr " a ", " a ", %[xe]\n\t"                                                          \
+    "ssat " a ", #8, " a "\n\t"
+
+/**
+ * One output pixel, four channels, 3x3 window, fast requantization (group
+ * prepared with doubled weights / bias): per tap LDR, two SXTB16, LDRD of the
+ * widened weights and SMLABB/SMLATT per channel (8 instructions, 4 MACs); then
+ * SMMULR requantization, SSAT, BFI packing, the activation clamp with SSUB8/SEL
+ * on the four bytes and one store. xr: the window's first tap; rs / cs: bytes
+ * between tap rows / columns.
+ */
+static inline void dw_dsp_px3x3(const dw_group_t *g, const int8_t *xr, int32_t rs, int32_t cs,
+                                int8_t *out)
+{
+    int32_t a0, a1, a2, a3, v, xe, w0, w1;
+    __asm__ volatile(
+        "ldrd %[a0], %[a1], [%[g], #512]\n\t"
+        "ldrd %[a2], %[a3], [%[g], #520]\n\t"
+        DW_TAP("[%[xr]]", "0") DW_TAP("[%[xr], %[cs]]", "8")
+        DW_TAP("[%[xr], %[cs], lsl #1]", "16") "add %[xr], %[xr], %[rs]\n\t"
+        DW_TAP("[%[xr]]", "24") DW_TAP("[%[xr], %[cs]]", "32")
+        DW_TAP("[%[xr], %[cs], lsl #1]", "40") "add %[xr], %[xr], %[rs]\n\t"
+        DW_TAP("[%[xr]]", "48") DW_TAP("[%[xr], %[cs]]", "56")
+        DW_TAP("[%[xr], %[cs], lsl #1]", "64")
+        DW_RQ("%[a0]", "528") DW_RQ("%[a1]", "544") DW_RQ("%[a2]", "560") DW_RQ("%[a3]", "576")
+        "bfi %[a0], %[a1], #8, #8\n\t"
+        "bfi %[a0], %[a2], #16, #8\n\t"
+        "bfi %[a0], %[a3], #24, #8\n\t"
+        "ldrd %[w0], %[w1], [%[g], #592]\n\t"
+        "ssub8 %[v], %[a0], %[w0]\n\t"
+        "sel %[a0], %[a0], %[w0]\n\t"
+        "ssub8 %[v], %[a0], %[w1]\n\t"
+        "sel %[a0], %[w1], %[a0]\n\t"
+        "str %[a0], [%[out]]\n\t"
+        : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [xr] "+&r"(xr),
+          [v] "=&r"(v), [xe] "=&r"(xe), [w0] "=&r"(w0), [w1] "=&r"(w1)
+        : [rs] "r"(rs), [cs] "r"(cs), [g] "r"(g), [out] "r"(out)
+        : "cc", "memory");
+}
+#undef DW_TAP
+#undef DW_RQ
+
+/**
+ * Pixels of one output row (n of them), any window: xp: window origin of the first
+ * pixel (channel c), xstep / ostep: input / output bytes between pixels, rs / cs:
+ * bytes between tap rows / columns. fast: the group holds doubled weights / bias
+ * and SRDHM(acc, M) = SMMULR(2 * acc, M), RDBPOT(x, e) + zp =
+ * (x - [x < 0] + 2^(e-1) + (zp << e)) >> e exactly (|acc| < 2^30, -22 <= shift <= -1,
+ * conv2d_s8's fast form); else the general requantization.
+ */
+static void dw_dsp_row(const mote_s8_conv_params_t *p, const dw_group_t *g, int fast, int32_t c,
+                       const int8_t *xp, int32_t n, int32_t xstep, int32_t rs, int32_t cs,
+                       int8_t *out, int32_t ostep)
+{
+    const int32_t kh = p->kh, kw = p->kw;
+    if (fast && kh == 3 && kw == 3) {
+        for (; n > 0; n--, xp += xstep, out += ostep) {
+            dw_dsp_px3x3(g, xp, rs, cs, out);
+        }
+        return;
+    }
+    for (; n > 0; n--, xp += xstep, out += ostep) {
+        int32_t a[4], j, ky, kx;
+        const int32_t *wv = g->wv;
+        const int8_t *xr = xp;
+        for (j = 0; j < 4; j++) {
+            a[j] = g->cb[j];
+        }
+        for (ky = 0; ky < kh; ky++, xr += rs) {
+            for (kx = 0; kx < kw; kx++, wv += 2) {
+                const uint32_t v = mote_s8_ld32(xr + kx * cs);
+                const int32_t xe = __sxtb16((int32_t)v);
+                const int32_t xo = mote_s8_sxtb16_ror8(v);
+                a[0] = __smlabb(xe, wv[0], a[0]);
+                a[2] = __smlatt(xe, wv[0], a[2]);
+                a[1] = __smlabb(xo, wv[1], a[1]);
+                a[3] = __smlatt(xo, wv[1], a[3]);
+            }
+        }
+        for (j = 0; j < 4; j++) {
+            if (fast) {
+                const int32_t x = dw_smmulr(a[j], g->q[j][0]);
+                int32_t v = (x + (x >> 31) + g->q[j][1]) >> g->q[j][2];
+                v = __ssat(v, 8);
+                out[j] = (int8_t)(v < p->act_min ? p->act_min : (v > p->act_max ? p->act_max : v));
+            } else {
+                out[j] = mote_s8_dsp_finish(a[j], p->mult[c + j], p->shift[c + j], p->out_zp,
+                                            p->act_min, p->act_max);
+            }
+        }
+    }
+}
+
+/** Channels c..c+3 of every output pixel. */
+static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_range_t *rng, int32_t c,
+                         dw_group_t *g)
+{
+    const int32_t cout = p->cout;
+    const int32_t taps = p->kh * p->kw;
+    const int32_t cs = p->dil_w * cout;
+    /* strip: input columns -pad_w .. -pad_w + sw - 1; lpad / mid: first real / padded-right */
+    const int32_t sw = (p->wo - 1) * p->stride_w + (p->kw - 1) * p->dil_w + 1;
+    const int32_t lpad = p->pad_w < sw ? p->pad_w : sw;
+    const int32_t mid = p->pad_w + p->w < sw ? p->pad_w + p->w : sw;
+    const uint32_t zp4 = ((uint32_t)p->in_zp & 0xffu) * 0x01010101u;
+    int32_t j, t, b, oy, ox;
+    int64_t bound = 0;
+    int fast = 1;
+    for (j = 0; j < 4; j++) {
+        int32_t sw = 0;
+        int64_t bj;
+        for (t = 0; t < taps; t++) {
+            sw += p->weight[(size_t)t * cout + c + j];
+        }
+        g->cb[j] = (int32_t)((uint32_t)p->bias[c + j] - (uint32_t)p->in_zp * (uint32_t)sw);
+        /* |acc| <= |cb| + taps * 128 * 128 (raw inputs, padded taps hold zp) */
+        bj = (g->cb[j] < 0 ? -(int64_t)g->cb[j] : (int64_t)g->cb[j]) + (int64_t)taps * 16384;
+        bound = bj > bound ? bj : bound;
+        if (p->shift[c + j] >= 0 || p->shift[c + j] < -22) {
+            fast = 0;
+        } else {
+            const int32_t e = -p->shift[c + j];
+            g->q[j][0] = p->mult[c + j];
+            g->q[j][1] = (int32_t)((1u << (e - 1)) + ((uint32_t)p->out_zp << e));
+            g->q[j][2] = e;
+            g->q[j][3] = 0;
+        }
+    }
+    if (bound >= ((int64_t)1 << 30)) {
+        fast = 0;
+    }
+    g->lohi[0] = ((uint32_t)p->act_min & 0xffu) * 0x01010101u;
+    g->lohi[1] = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
+    for (t = 0; t < taps; t++) {
+        const uint32_t v = mote_s8_ld32(p->weight + (size_t)t * cout + c);
+        g->wv[2 * t] = __sxtb16((int32_t)v);
+        g->wv[2 * t + 1] = mote_s8_sxtb16_ror8(v);
+        if (fast) { /* 2 * w fits int16 */
+            g->wv[2 * t] = __sadd16(g->wv[2 * t], g->wv[2 * t]);
+            g->wv[2 * t + 1] = __sadd16(g->wv[2 * t + 1], g->wv[2 * t + 1]);
+        }
+    }
+    if (fast) {
+        for (j = 0; j < 4; j++) {
+            g->cb[j] = (int32_t)((uint32_t)g->cb[j] << 1);
+        }
+    }
+    if ((int64_t)p->kh * sw <= DW_STRIP) {
+        /* every output row from a strip of its KH input rows (channels c..c+3, one
+           word per pixel) with the padding materialized as zero-point words */
+        uint32_t strip[DW_STRIP];
+        int32_t i;
+        for (i = 0; i < p->kh * sw; i++) {
+            strip[i] = zp4; /* padding columns stay zero-point words */
+        }
+        for (b = 0; b < p->n; b++) {
+            const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin + c;
+            for (oy = 0; oy < p->ho; oy++) {
+                const int32_t y0 = oy * p->stride_h - p->pad_h;
+                uint32_t *row = strip + lpad;
+                int32_t r;
+                for (r = 0; r < p->kh; r++, row += sw) {
+                    const int32_t iy = y0 + r * p->dil_h;
+                    uint32_t *d = row;
+                    uint32_t *const end = row + (mid - lpad);
+                    if (iy < 0 || iy >= p->h) {
+                        while (d < end) {
+                            *d++ = zp4;
+                        }
+                    } else {
+                        const int8_t *src = in + (size_t)iy * p->w * cout;
+                        while (d < end) {
+                            *d++ = mote_s8_ld32(src);
+                            src += cout;
+                        }
+                    }
+                }
+                dw_dsp_row(p, g, fast, c, (const int8_t *)strip, p->wo, 4 * p->stride_w, 4 * sw,
+                           4 * p->dil_w, p->output + ((size_t)b * p->ho + oy) * p->wo * cout + c,
+                           cout);
+            }
+        }
+        return;
+    }
+    for (b = 0; b < p->n; b++) {
+        const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
+        for (oy = 0; oy < p->ho; oy++) {
+            int8_t *orow = p->output + ((size_t)b * p->ho + oy) * p->wo * cout + c;
+            const int row_in = oy >= rng->oy_lo && oy < rng->oy_hi;
+            const int32_t y0 = oy * p->stride_h - p->pad_h;
+            int32_t ky0 = 0, ky1 = p->kh;
+            while (ky0 < ky1 && y0 + ky0 * p->dil_h < 0) {
+                ky0++;
+            }
+            while (ky1 > ky0 && y0 + (ky1 - 1) * p->dil_h >= p->h) {
+                ky1--;
+            }
+            for (ox = 0; ox < p->wo; ox++) {
+                const int32_t x0 = ox * p->stride_w - p->pad_w;
+                uint32_t win[DW_MAXT];
+                int32_t ky, kx, kx0, kx1;
+                if (row_in && ox == rng->ox_lo && rng->ox_hi > rng->ox_lo) {
+                    dw_dsp_row(p, g, fast, c, in + ((size_t)y0 * p->w + (size_t)x0) * cout + c,
+                               rng->ox_hi - rng->ox_lo, p->stride_w * cout,
+                               p->dil_h * p->w * cout, p->dil_w * cout, orow + ox * cout, cout);
+                    ox = rng->ox_hi - 1;
+                    continue;
+                }
+                /* border: the window's four-channel words, taps outside hold the input
+                   zero point (they add (zp - zp) * w = 0 to the corrected bias) */
+                for (t = 0; t < taps; t++) {
+                    win[t] = zp4;
+                }
+                kx0 = 0;
+                kx1 = p->kw;
+                while (kx0 < kx1 && x0 + kx0 * p->dil_w < 0) {
+                    kx0++;
+                }
+                while (kx1 > kx0 && x0 + (kx1 - 1) * p->dil_w >= p->w) {
+                    kx1--;
+                }
+                for (ky = ky0; ky < ky1; ky++) {
+                    const int8_t *rp = in + ((size_t)(y0 + ky * p->dil_h) * p->w +
+                                             (size_t)(x0 + kx0 * p->dil_w)) * cout + c;
+                    uint32_t *wp = win + ky * p->kw + kx0;
+                    for (kx = kx0; kx < kx1; kx++, rp += cs) {
+                        *wp++ = mote_s8_ld32(rp);
+                    }
+                }
+                dw_dsp_row(p, g, fast, c, (const int8_t *)win, 1, 0, 4 * p->kw, 4,
+                           orow + ox * cout, cout);
+            }
+        }
+    }
+}
+
+static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
+{
+    dw_group_t g;
+    dw_range_t rng;
+    int32_t c, b, oy, ox;
+    (void)ctx;
+    dw_interior(p, &rng);
+    for (c = 0; c + 4 <= p->cout; c += 4) {
+        dw_dsp_group(p, &rng, c, &g);
+    }
+    if (c < p->cout) { /* channel tail */
+        for (b = 0; b < p->n; b++) {
+            const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
+            for (oy = 0; oy < p->ho; oy++) {
+                for (ox = 0; ox < p->wo; ox++) {
+                    dw_win_t win;
+                    dw_clip(p, oy, ox, &win);
+                    dw_plain_pixel(p, in, &win, c, p->cout,
+                                   p->output + (((size_t)b * p->ho + oy) * p->wo + ox) * p->cout);
+                }
+            }
+        }
+    }
+    return MOTE_OK;
 }
 #endif
 
@@ -136,18 +664,14 @@ mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx,
                                                     mote_value_t *const *args, uint32_t nargs)
 {
     mote_s8_conv_params_t p;
-    int32_t b, oy, ox, c;
+    int32_t b, oy, ox;
     const mote_err_t e = mote_s8_conv_parse(args, nargs, 1, &p);
-#if defined(MOTE_S8_DSP)
-    int32_t *acc;
-#endif
     if (e != MOTE_OK) {
         return e;
     }
-#if defined(MOTE_S8_DSP)
-    acc = (int32_t *)mote_s8_scratch(ctx, mote_s8_dw_scratch_bytes(p.cout));
-    if (acc == NULL && p.depth_mult == 1) {
-        return MOTE_ERR_KERNEL_SCRATCH;
+#if defined(MOTE_S8_MVE) || defined(MOTE_S8_DSP)
+    if (p.depth_mult == 1 && (int64_t)p.kh * p.kw <= DW_MAXT) {
+        return dw_run(ctx, &p);
     }
 #else
     (void)ctx;
@@ -155,49 +679,11 @@ mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx,
     for (b = 0; b < p.n; b++) {
         const int8_t *in = p.input + (size_t)b * p.h * p.w * p.cin;
         for (oy = 0; oy < p.ho; oy++) {
-            const int32_t y0 = oy * p.stride_h - p.pad_h;
-            int32_t ky0 = 0, ky1 = p.kh;
-            while (ky0 < ky1 && y0 + ky0 * p.dil_h < 0) {
-                ky0++;
-            }
-            while (ky1 > ky0 && y0 + (ky1 - 1) * p.dil_h >= p.h) {
-                ky1--;
-            }
             for (ox = 0; ox < p.wo; ox++) {
-                const int32_t x0 = ox * p.stride_w - p.pad_w;
-                int8_t *out = p.output + (((size_t)b * p.ho + oy) * p.wo + ox) * p.cout;
-                int32_t kx0 = 0, kx1 = p.kw, ky, kx;
-                while (kx0 < kx1 && x0 + kx0 * p.dil_w < 0) {
-                    kx0++;
-                }
-                while (kx1 > kx0 && x0 + (kx1 - 1) * p.dil_w >= p.w) {
-                    kx1--;
-                }
-#if defined(MOTE_S8_MVE)
-                if (p.depth_mult == 1) {
-                    dw_mve_pixel(&p, in, y0, x0, ky0, ky1, kx0, kx1, out);
-                    continue;
-                }
-#endif
-#if defined(MOTE_S8_DSP)
-                if (p.depth_mult == 1) {
-                    dw_dsp_pixel(&p, acc, in, y0, x0, ky0, ky1, kx0, kx1, out);
-                    continue;
-                }
-#endif
-                for (c = 0; c < p.cout; c++) {
-                    const int32_t ci = c / p.depth_mult;
-                    uint32_t acc = (uint32_t)p.bias[c];
-                    for (ky = ky0; ky < ky1; ky++) {
-                        const int8_t *xr = in + ((size_t)(y0 + ky * p.dil_h) * p.w) * p.cin + ci;
-                        const int8_t *wr = p.weight + (size_t)ky * p.kw * p.cout + c;
-                        for (kx = kx0; kx < kx1; kx++) {
-                            acc += ((int32_t)xr[(size_t)(x0 + kx * p.dil_w) * p.cin] - p.in_zp) *
-                                   (int32_t)wr[(size_t)kx * p.cout];
-                        }
-                    }
-                    out[c] = mote_s8_finish_c(&p, (int32_t)acc, c);
-                }
+                dw_win_t win;
+                dw_clip(&p, oy, ox, &win);
+                dw_plain_pixel(&p, in, &win, 0, p.cout,
+                               p.output + (((size_t)b * p.ho + oy) * p.wo + ox) * p.cout);
             }
         }
     }

@@ -33,8 +33,9 @@ size_t mote_scratch_mote_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
 }
 
 /**
- * depthwise_conv2d_s8: the DSP version keeps one int32 accumulator per output
- * channel: 16 + 4 * round4(Cout) bytes (see mote_s8_dw_scratch_bytes()).
+ * depthwise_conv2d_s8: see mote_s8_dw_scratch_bytes() in requant.h (MVE: corrected
+ * bias, and for 3x3 windows a per-group table of weights and requantization
+ * parameters): 16 + 4 * round4(Cout) + (KH = KW = 3 ? 176 * (Cout / 8) : 0).
  */
 size_t mote_scratch_mote_depthwise_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
                                              int32_t cout, int32_t kh, int32_t kw)
@@ -42,7 +43,7 @@ size_t mote_scratch_mote_depthwise_conv2d_s8(int32_t n, int32_t h, int32_t w, in
     if (n < 1 || h < 1 || w < 1 || cin < 1 || cout < 1 || kh < 1 || kw < 1) {
         return 0;
     }
-    return mote_s8_dw_scratch_bytes(cout);
+    return mote_s8_dw_scratch_bytes(cout, kh, kw);
 }
 
 /** linear_s8: no scratch in any implementation. */

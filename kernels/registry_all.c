@@ -82,6 +82,8 @@ mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *
     uint32_t nargs); /* op_view_copy.c */
 mote_err_t mote_kernel_dim_order_ops__clone_dim_order_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_clone_dim_order.c */
+mote_err_t mote_kernel_dim_order_ops__to_dim_order_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_to_dim_order_copy.c */
 mote_err_t mote_kernel_mote_add_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_add_s8.c */
 mote_err_t mote_kernel_mote_avg_pool2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -100,8 +102,16 @@ mote_err_t mote_kernel_mote_mul_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     uint32_t nargs); /* op_mote_mul_s8.c */
 mote_err_t mote_kernel_mote_pad_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_pad_s8.c */
+mote_err_t mote_kernel_quantized_decomposed_choose_qparams_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_choose_qparams.c */
+mote_err_t mote_kernel_quantized_decomposed_dequantize_per_channel_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_dequantize_per_channel.c */
+mote_err_t mote_kernel_quantized_decomposed_dequantize_per_tensor_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_dequantize_per_tensor_tensor.c */
 mote_err_t mote_kernel_quantized_decomposed_dequantize_per_tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_dequantize_per_tensor.c */
+mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_quantize_per_tensor_tensor.c */
 mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_quantize_per_tensor.c */
 
@@ -145,6 +155,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::unsqueeze_copy.out", mote_kernel_aten_unsqueeze_copy_out},
     {"aten::view_copy.out", mote_kernel_aten_view_copy_out},
     {"dim_order_ops::_clone_dim_order.out", mote_kernel_dim_order_ops__clone_dim_order_out},
+    {"dim_order_ops::_to_dim_order_copy.out", mote_kernel_dim_order_ops__to_dim_order_copy_out},
     {"mote::add_s8.out", mote_kernel_mote_add_s8_out},
     {"mote::avg_pool2d_s8.out", mote_kernel_mote_avg_pool2d_s8_out},
     {"mote::conv2d_s8.out", mote_kernel_mote_conv2d_s8_out},
@@ -154,8 +165,12 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::mean_s8.out", mote_kernel_mote_mean_s8_out},
     {"mote::mul_s8.out", mote_kernel_mote_mul_s8_out},
     {"mote::pad_s8.out", mote_kernel_mote_pad_s8_out},
+    {"quantized_decomposed::choose_qparams.Tensor_out", mote_kernel_quantized_decomposed_choose_qparams_Tensor_out},
+    {"quantized_decomposed::dequantize_per_channel.out", mote_kernel_quantized_decomposed_dequantize_per_channel_out},
+    {"quantized_decomposed::dequantize_per_tensor.Tensor_out", mote_kernel_quantized_decomposed_dequantize_per_tensor_Tensor_out},
     {"quantized_decomposed::dequantize_per_tensor.out", mote_kernel_quantized_decomposed_dequantize_per_tensor_out},
+    {"quantized_decomposed::quantize_per_tensor.Tensor_out", mote_kernel_quantized_decomposed_quantize_per_tensor_Tensor_out},
     {"quantized_decomposed::quantize_per_tensor.out", mote_kernel_quantized_decomposed_quantize_per_tensor_out},
 };
 
-const uint32_t mote_kernel_registry_len = 50u;
+const uint32_t mote_kernel_registry_len = 55u;

@@ -386,7 +386,8 @@ static inline int32_t mote_s8_conv_dsp_rows(int32_t kpad, int32_t cout)
 /**
  * Scratch bytes of conv2d_s8 for every implementation (kernels/int8_scratch.c
  * exports it): 16 (alignment) + 4*Kpad (two int16 im2col columns, DSP/plain;
- * MVE uses one int8 column) + 2*Kpad*rows (DSP: weight rows widened to int16,
+ * MVE uses one int8 column) + Kpad (DSP: the int8 im2col column of one pixel when
+ * Cin is not a multiple of 4) + 2*Kpad*rows (DSP: weight rows widened to int16,
  * mote_s8_conv_dsp_rows) + 32*round4(Cout) (per-channel requantization table with the
  * zero-point-corrected bias; MVE uses 4*Cout of it),
  * K = KH*KW*Cin rounded up to Kpad, a multiple of 16. 0 if the size does not fit.
@@ -404,15 +405,24 @@ static inline size_t mote_s8_conv_scratch_bytes(int32_t cin, int32_t kh, int32_t
     if (k > 0x10000000u) {
         return 0;
     }
-    total = 16u + 4u * k + 2u * k * (uint64_t)mote_s8_conv_dsp_rows((int32_t)k, cout) +
+    total = 16u + 5u * k + 2u * k * (uint64_t)mote_s8_conv_dsp_rows((int32_t)k, cout) +
             32u * (((uint64_t)cout + 3u) & ~(uint64_t)3u);
     return total > (uint64_t)(size_t)-1 ? 0 : (size_t)total;
 }
 
-/** Scratch bytes of depthwise_conv2d_s8 (any implementation): 16 + 4 * round4(Cout). */
-static inline size_t mote_s8_dw_scratch_bytes(int32_t cout)
+/**
+ * Scratch bytes of depthwise_conv2d_s8 (any implementation): 16 (alignment) +
+ * 4 * round4(Cout) (zero-point-corrected bias) + for a 3x3 window 176 bytes per
+ * full group of eight channels (MVE: the group's weights and de-interleaved
+ * bias / multiplier / shift). kernels/int8_scratch.c exports it.
+ */
+static inline size_t mote_s8_dw_scratch_bytes(int32_t cout, int32_t kh, int32_t kw)
 {
-    return cout < 1 ? 0 : 16u + 4u * (((size_t)cout + 3u) & ~(size_t)3u);
+    if (cout < 1 || kh < 1 || kw < 1) {
+        return 0;
+    }
+    return 16u + 4u * (((size_t)cout + 3u) & ~(size_t)3u) +
+           (kh == 3 && kw == 3 ? 176u * ((size_t)cout >> 3) : 0u);
 }
 
 #endif /* MOTE_KERNELS_REQUANT_H */

@@ -1,12 +1,16 @@
 /*
  * mote-run - run one method of a .pte program on the host.
  *
- *   mote-run [-m METHOD] [-o PREFIX] program.pte [input0.npy ...]
+ *   mote-run [-m METHOD] [-o PREFIX|OUT.npz] program.pte [input.npy|inputs.npz ...]
  *
  * Inputs are .npy files (little-endian, C order) matching the method's input
- * dtypes and shapes; each output i is written to PREFIX<i>.npy (default
- * PREFIX "out"). Exit status 0 on success, 1 on a usage/IO error, 2 on a
- * runtime error (its mote_err_t name is printed).
+ * dtypes and shapes, or .npz archives written by numpy.savez (stored, not
+ * savez_compressed), which contribute their arrays in arr_0, arr_1, ... order
+ * (member order when the arrays are named); files and archives may be mixed,
+ * in command-line order. Each output i is written to PREFIX<i>.npy (default
+ * PREFIX "out"), or, when the -o argument ends in ".npz", all outputs go to
+ * that one archive as output_0, output_1, ... Exit status 0 on success, 1 on
+ * a usage/IO error, 2 on a runtime error (its mote_err_t name is printed).
  */
 #define _POSIX_C_SOURCE 200112L
 #include <stdio.h>
@@ -15,8 +19,16 @@
 
 #include "mote/mote.h"
 #include "npy.h"
+#include "npz.h"
 
 #define RUN_MAX_INPUTS 64
+#define RUN_USAGE "usage: mote-run [-m METHOD] [-o PREFIX|OUT.npz] program.pte [input.npy|inputs.npz ...]\n"
+
+/* Every input array, in order; data points into the file buffers, kept until exit. */
+static mote_npz_member_t run_inputs[RUN_MAX_INPUTS];
+static const char *run_input_file[RUN_MAX_INPUTS];
+static uint8_t *run_files[RUN_MAX_INPUTS]; /* the input files' buffers (the arrays point into them) */
+static mote_npz_writer_t run_npz_out;
 
 static void *aligned_zalloc(size_t size, size_t align)
 {
@@ -60,14 +72,16 @@ int main(int argc, char **argv)
 {
     const char *method_name = "forward", *prefix = "out", *path = NULL;
     const char *inputs[RUN_MAX_INPUTS];
-    uint32_t ninputs = 0, i, index;
+    uint32_t ninputs = 0, narrays = 0, i, index;
+    size_t plen;
+    int to_npz;
     int a;
     size_t size;
-    uint8_t *file;
+    static uint8_t *file; /* static: the buffers stay reachable until exit */
     mote_program_t prog;
     mote_method_t method;
     mote_method_requirements_t req;
-    mote_memory_t mem;
+    static mote_memory_t mem;
     mote_err_t err;
 
     for (a = 1; a < argc; a++) {
@@ -76,7 +90,7 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[a], "-o") == 0 && a + 1 < argc) {
             prefix = argv[++a];
         } else if (argv[a][0] == '-') {
-            fprintf(stderr, "usage: mote-run [-m METHOD] [-o PREFIX] program.pte [input.npy ...]\n");
+            fprintf(stderr, RUN_USAGE);
             return 1;
         } else if (path == NULL) {
             path = argv[a];
@@ -88,7 +102,7 @@ int main(int argc, char **argv)
         }
     }
     if (path == NULL) {
-        fprintf(stderr, "usage: mote-run [-m METHOD] [-o PREFIX] program.pte [input.npy ...]\n");
+        fprintf(stderr, RUN_USAGE);
         return 1;
     }
     file = read_file(path, &size);
@@ -134,23 +148,45 @@ int main(int argc, char **argv)
     if (err != MOTE_OK) {
         return fail("init", err);
     }
-    if (ninputs != mote_method_num_inputs(&method)) {
-        fprintf(stderr, "mote-run: method takes %u inputs, %u given\n", mote_method_num_inputs(&method), ninputs);
-        return 1;
-    }
     for (i = 0; i < ninputs; i++) {
         size_t nsize;
-        uint8_t *nbuf = read_file(inputs[i], &nsize);
-        mote_npy_t npy;
+        uint8_t *nbuf = run_files[i] = read_file(inputs[i], &nsize);
         const char *why = "";
-        if (nbuf == NULL || mote_npy_parse(nbuf, nsize, &npy, &why) != 0) {
-            fprintf(stderr, "mote-run: %s: %s\n", inputs[i], nbuf == NULL ? "cannot read" : why);
+        if (nbuf == NULL) {
+            fprintf(stderr, "mote-run: %s: cannot read\n", inputs[i]);
             return 1;
         }
-        err = mote_method_set_input_checked(&method, i, npy.dtype, npy.shape, npy.dim, npy.data, npy.nbytes);
-        free(nbuf);
+        if (mote_npz_is_zip(nbuf, nsize)) {
+            uint32_t got = 0, k;
+            if (mote_npz_parse(nbuf, nsize, &run_inputs[narrays], RUN_MAX_INPUTS - narrays, &got, &why) != 0) {
+                fprintf(stderr, "mote-run: %s: %s\n", inputs[i], why);
+                return 1;
+            }
+            for (k = 0; k < got; k++) {
+                run_input_file[narrays + k] = inputs[i];
+            }
+            narrays += got;
+        } else if (narrays >= RUN_MAX_INPUTS) {
+            fprintf(stderr, "mote-run: too many inputs\n");
+            return 1;
+        } else if (mote_npy_parse(nbuf, nsize, &run_inputs[narrays].npy, &why) != 0) {
+            fprintf(stderr, "mote-run: %s: %s\n", inputs[i], why);
+            return 1;
+        } else {
+            run_inputs[narrays].name[0] = '\0';
+            run_input_file[narrays++] = inputs[i];
+        }
+    }
+    if (narrays != mote_method_num_inputs(&method)) {
+        fprintf(stderr, "mote-run: method takes %u inputs, %u given\n", mote_method_num_inputs(&method), narrays);
+        return 1;
+    }
+    for (i = 0; i < narrays; i++) {
+        const mote_npy_t *npy = &run_inputs[i].npy;
+        err = mote_method_set_input_checked(&method, i, npy->dtype, npy->shape, npy->dim, npy->data, npy->nbytes);
         if (err != MOTE_OK) {
-            fprintf(stderr, "mote-run: input %u (%s)\n", i, inputs[i]);
+            fprintf(stderr, "mote-run: input %u (%s%s%s)\n", i, run_input_file[i],
+                    run_inputs[i].name[0] != '\0' ? ":" : "", run_inputs[i].name);
             return fail("set_input", err);
         }
     }
@@ -159,19 +195,37 @@ int main(int argc, char **argv)
         fprintf(stderr, "mote-run: instruction %d failed\n", (int)mote_method_failed_instruction(&method));
         return fail("execute", err);
     }
+    plen = strlen(prefix);
+    to_npz = plen >= 4 && strcmp(prefix + plen - 4, ".npz") == 0;
+    if (to_npz && mote_npz_open(&run_npz_out, prefix) != 0) {
+        fprintf(stderr, "mote-run: cannot write %s\n", prefix);
+        return 1;
+    }
     for (i = 0; i < mote_method_num_outputs(&method); i++) {
         const mote_tensor_t *t;
         char out[4096];
+        int wr;
         err = mote_method_get_output(&method, i, &t);
         if (err != MOTE_OK) {
             return fail("output", err);
         }
-        snprintf(out, sizeof(out), "%s%u.npy", prefix, i);
-        if (mote_npy_write(out, t->dtype, t->sizes, t->dim, t->data, t->nbytes) != 0) {
-            fprintf(stderr, "mote-run: cannot write %s\n", out);
+        if (to_npz) {
+            snprintf(out, sizeof(out), "output_%u", i);
+            wr = mote_npz_add(&run_npz_out, out, t->dtype, t->sizes, t->dim, t->data, t->nbytes);
+        } else {
+            snprintf(out, sizeof(out), "%s%u.npy", prefix, i);
+            wr = mote_npy_write(out, t->dtype, t->sizes, t->dim, t->data, t->nbytes);
+        }
+        if (wr != 0) {
+            fprintf(stderr, "mote-run: cannot write %s\n", to_npz ? prefix : out);
             return 1;
         }
-        printf("output %u: dtype %u, %u elements -> %s\n", i, (unsigned)t->dtype, (unsigned)t->numel, out);
+        printf("output %u: dtype %u, %u elements -> %s%s%s\n", i, (unsigned)t->dtype, (unsigned)t->numel,
+               to_npz ? prefix : out, to_npz ? ":" : "", to_npz ? out : "");
+    }
+    if (to_npz && mote_npz_close(&run_npz_out) != 0) {
+        fprintf(stderr, "mote-run: cannot write %s\n", prefix);
+        return 1;
     }
     return 0;
 }

@@ -134,14 +134,12 @@ int mote_npy_parse(const uint8_t *buf, size_t size, mote_npy_t *out, const char 
     return 0;
 }
 
-int mote_npy_write(const char *path, uint8_t dtype, const int32_t *sizes, uint32_t dim, const void *data,
-                   size_t nbytes)
+int mote_npy_header(uint8_t *buf, size_t cap, uint8_t dtype, const int32_t *sizes, uint32_t dim, size_t *len)
 {
     char header[512];
     int n;
-    size_t len, total, i;
+    size_t hlen, total, i;
     const char *descr = NULL;
-    FILE *f;
 
     for (i = 0; i < NPY_NTYPES; i++) {
         if (npy_types[i].dtype == dtype) {
@@ -153,27 +151,43 @@ int mote_npy_write(const char *path, uint8_t dtype, const int32_t *sizes, uint32
     }
     n = snprintf(header, sizeof(header), "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
     for (i = 0; i < dim && n > 0 && (size_t)n < sizeof(header) - 64; i++) {
-        n += snprintf(header + n, sizeof(header) - (size_t)n, "%ld%s", (long)sizes[i], dim == 1 ? "," : (i + 1 < dim ? ", " : ""));
+        n += snprintf(header + n, sizeof(header) - (size_t)n, "%ld%s", (long)sizes[i],
+                      dim == 1 ? "," : (i + 1 < dim ? ", " : ""));
     }
     if (n < 0 || (size_t)n > sizeof(header) - 80) {
         return -1;
     }
     n += snprintf(header + n, sizeof(header) - (size_t)n, "), }");
-    len = (size_t)n;
-    total = (10 + len + 1 + 63) / 64 * 64; /* pad with spaces, end with '\n' */
-    while (10 + len + 1 < total) {
-        header[len++] = ' ';
+    hlen = (size_t)n;
+    total = (10 + hlen + 1 + 63) / 64 * 64; /* pad with spaces, end with '\n' */
+    if (total > cap) {
+        return -1;
     }
-    header[len++] = '\n';
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (uint8_t)((total - 10) & 0xff);
+    buf[9] = (uint8_t)((total - 10) >> 8);
+    memcpy(buf + 10, header, hlen);
+    memset(buf + 10 + hlen, ' ', total - 10 - hlen - 1);
+    buf[total - 1] = '\n';
+    *len = total;
+    return 0;
+}
+
+int mote_npy_write(const char *path, uint8_t dtype, const int32_t *sizes, uint32_t dim, const void *data,
+                   size_t nbytes)
+{
+    uint8_t header[MOTE_NPY_MAX_HEADER];
+    size_t len;
+    FILE *f;
+
+    if (mote_npy_header(header, sizeof(header), dtype, sizes, dim, &len) != 0) {
+        return -1;
+    }
     f = fopen(path, "wb");
     if (f == NULL) {
         return -1;
     }
-    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-    fputc((int)(len & 0xff), f);
-    fputc((int)(len >> 8), f);
-    fwrite(header, 1, len, f);
-    if (nbytes != 0 && fwrite(data, 1, nbytes, f) != nbytes) {
+    if (fwrite(header, 1, len, f) != len || (nbytes != 0 && fwrite(data, 1, nbytes, f) != nbytes)) {
         fclose(f);
         return -1;
     }

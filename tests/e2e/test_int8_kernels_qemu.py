@@ -33,7 +33,17 @@ def conv_scratch_bytes(cin, kh, kw, cout):
     """mote_s8_conv_scratch_bytes() of kernels/requant.h."""
     kpad = (kh * kw * cin + 15) // 16 * 16
     rows = min((cout + 1) // 2 * 2, max(16, (16384 // (2 * kpad)) // 2 * 2))
-    return 16 + 4 * kpad + 2 * kpad * rows + 32 * ((cout + 3) // 4 * 4)
+    return 16 + 5 * kpad + 2 * kpad * rows + 32 * ((cout + 3) // 4 * 4)
+
+
+def dw_scratch_bytes(cout, kh=3, kw=3):
+    """mote_s8_dw_scratch_bytes() of kernels/requant.h."""
+    return 16 + 4 * ((cout + 3) // 4 * 4) + (176 * (cout // 8) if (kh, kw) == (3, 3) else 0)
+
+
+def _act(act, ozp):
+    """(min, max), or "relu": [out_zp, 127] as the lowering emits for a fused ReLU."""
+    return (ozp, 127) if act == "relu" else act
 
 
 def _qp(rng, cout, k):
@@ -42,38 +52,48 @@ def _qp(rng, cout, k):
     return (np.array([m for m, _ in ms], np.int32), np.array([s for _, s in ms], np.int32))
 
 
-def _conv(rng, name, n, h, w, cin, cout, k, stride, pad, dil, act=(-128, 127)):
-    x = rng.integers(-128, 128, (n, h, w, cin), dtype=np.int8)
-    wt = rng.integers(-128, 128, (cout, k[0], k[1], cin), dtype=np.int8)
+def _i8(rng, shape, pool=None, off=0):
+    """Random int8 array, or a contiguous view into the shared pool (network cases:
+    inputs and weights are slices of one embedded array to fit the M55's 512 KiB)."""
+    if pool is None:
+        return rng.integers(-128, 128, shape, dtype=np.int8)
+    n = int(np.prod(shape))
+    off = off % max(1, pool.size - n + 1)
+    return pool[off:off + n].reshape(shape)
+
+
+def _conv(rng, name, n, h, w, cin, cout, k, stride, pad, dil, act=(-128, 127), pool=None):
+    x = _i8(rng, (n, h, w, cin), pool, 0)
+    wt = _i8(rng, (cout, k[0], k[1], cin), pool, 7919)
     b = rng.integers(-3000, 3000, cout).astype(np.int32)
     m, s = _qp(rng, cout, k[0] * k[1] * cin)
-    args = [x, wt, b, m, s, list(stride), list(pad), list(dil), int(rng.integers(-128, 128)),
-            int(rng.integers(-128, 128)), *act]
+    izp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-128, 128))
+    args = [x, wt, b, m, s, list(stride), list(pad), list(dil), izp, ozp, *_act(act, ozp)]
     out = R.conv2d_s8(*args)
     return dict(name=name, op="conv2d_s8", args=args, out=out,
                 macs=out.size * k[0] * k[1] * cin,
                 scratch=conv_scratch_bytes(cin, k[0], k[1], cout))
 
 
-def _dw(rng, name, n, h, w, cin, dm, k, stride, pad, dil):
+def _dw(rng, name, n, h, w, cin, dm, k, stride, pad, dil, act=(-128, 127), pool=None):
     cout = cin * dm
-    x = rng.integers(-128, 128, (n, h, w, cin), dtype=np.int8)
-    wt = rng.integers(-128, 128, (1, k[0], k[1], cout), dtype=np.int8)
+    x = _i8(rng, (n, h, w, cin), pool, 0)
+    wt = _i8(rng, (1, k[0], k[1], cout), pool, 7919)
     b = rng.integers(-3000, 3000, cout).astype(np.int32)
     m, s = _qp(rng, cout, k[0] * k[1])
-    args = [x, wt, b, m, s, list(stride), list(pad), list(dil), dm,
-            int(rng.integers(-128, 128)), int(rng.integers(-128, 128)), -128, 127]
+    izp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-128, 128))
+    args = [x, wt, b, m, s, list(stride), list(pad), list(dil), dm, izp, ozp, *_act(act, ozp)]
     out = R.depthwise_conv2d_s8(*args)
     return dict(name=name, op="depthwise_conv2d_s8", args=args, out=out,
-                macs=out.size * k[0] * k[1], scratch=16 + 4 * ((cout + 3) // 4 * 4))
+                macs=out.size * k[0] * k[1], scratch=dw_scratch_bytes(cout, *k))
 
 
-def _linear(rng, name, m, k, n):
-    x = rng.integers(-128, 128, (m, k), dtype=np.int8)
-    wt = rng.integers(-128, 128, (n, k), dtype=np.int8)
+def _linear(rng, name, m, k, n, act=(-128, 127), pool=None):
+    x = _i8(rng, (m, k), pool, 0)
+    wt = _i8(rng, (n, k), pool, 7919)
     b = rng.integers(-3000, 3000, n).astype(np.int32)
     mm, s = _qp(rng, n, k)
-    args = [x, wt, b, mm, s, int(rng.integers(-128, 128)), -4, -128, 127]
+    args = [x, wt, b, mm, s, int(rng.integers(-128, 128)), -4, *_act(act, -4)]
     out = R.linear_s8(*args)
     return dict(name=name, op="linear_s8", args=args, out=out, macs=m * k * n, scratch=0)
 
@@ -118,7 +138,15 @@ def make_cases():
     args = [xd, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1],
             [1, 1], 1, 9, -3, -128, 127]
     cases.append(dict(name="dw_edges", op="depthwise_conv2d_s8", args=args,
-                      out=R.depthwise_conv2d_s8(*args), macs=0, scratch=16 + 4 * 64))
+                      out=R.depthwise_conv2d_s8(*args), macs=0, scratch=dw_scratch_bytes(n)))
+    # depthwise: a row too wide for the DSP strip (per-pixel windows), a 5x5 window
+    # (generic tap loops), relu clamps, an unpadded stride-2 case
+    cases += [_dw(rng, "dw_wide", 1, 4, 90, 12, 1, (3, 3), (1, 1), (1, 1), (1, 1), "relu"),
+              _dw(rng, "dw_5x5", 1, 9, 8, 16, 1, (5, 5), (2, 1), (2, 2), (1, 1), (-20, 90)),
+              _dw(rng, "dw_s2_nopad", 1, 9, 9, 24, 1, (3, 3), (2, 2), (0, 0), (1, 1), "relu"),
+              # linear: K beyond one DSP chunk of 256 taps (and K % 4 != 0), 1x1 conv K=8
+              _linear(rng, "fc_long", 2, 603, 6, "relu"),
+              _conv(rng, "pw_k8", 1, 6, 5, 8, 6, (1, 1), (2, 1), (0, 0), (1, 1), "relu")]
     a = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
     b = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
     p = R.add_params(0.02, 0.05, 0.06)
@@ -135,12 +163,86 @@ def make_cases():
     return cases
 
 
+# Whole-network layer lists: every conv / depthwise / linear layer of the zoo's
+# DS-CNN, MobileNetV1-0.25 and ResNet-8 with its real shape, stride, padding and
+# fused activation; a shape that repeats is measured once and counted `count`
+# times. Pools, adds and softmax are left out (a few thousand instructions).
+# Estimated whole-network MACs per instruction = sum(MACs) / sum(instructions).
+def _mobilenet_layers(rng, pool):
+    L = [(_conv(rng, "conv1_3x3s2_3to8", 1, 96, 96, 3, 8, (3, 3), (2, 2), (1, 1), (1, 1),
+                "relu", pool), 1)]
+    blocks = [(16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2), (128, 1), (128, 1),
+              (128, 1), (128, 1), (128, 1), (256, 2), (256, 1)]
+    hw, cin, seen = 48, 8, {}
+    for cout, st in blocks:
+        ho = (hw - 1) // st + 1
+        key = (hw, cin, cout, st)
+        if key in seen:
+            seen[key][0][1] += 1
+            seen[key][1][1] += 1
+        else:
+            dw = [_dw(rng, f"dw{cin}_{hw}s{st}", 1, hw, hw, cin, 1, (3, 3), (st, st), (1, 1),
+                      (1, 1), "relu", pool), 1]
+            pw = [_conv(rng, f"pw{cin}to{cout}_{ho}", 1, ho, ho, cin, cout, (1, 1), (1, 1),
+                        (0, 0), (1, 1), "relu", pool), 1]
+            seen[key] = (dw, pw)
+            L += [dw, pw]
+        hw, cin = ho, cout
+    L.append((_linear(rng, "fc256to2", 1, 256, 2, pool=pool), 1))
+    return [tuple(x) for x in L]
+
+
+NETWORKS = {
+    "ds_cnn": lambda rng, pool: [
+        (_conv(rng, "conv1_10x4s2_1to64", 1, 49, 10, 1, 64, (10, 4), (2, 2), (5, 1), (1, 1),
+               "relu", pool), 1),
+        (_dw(rng, "dw64_25x5", 1, 25, 5, 64, 1, (3, 3), (1, 1), (1, 1), (1, 1), "relu",
+             pool), 4),
+        (_conv(rng, "pw64to64_25x5", 1, 25, 5, 64, 64, (1, 1), (1, 1), (0, 0), (1, 1), "relu",
+               pool), 4),
+        (_linear(rng, "fc64to12", 1, 64, 12, pool=pool), 1),
+    ],
+    "mobilenet_v1_025": _mobilenet_layers,
+    "resnet8": lambda rng, pool: [
+        (_conv(rng, "stem_3x3_3to16", 1, 32, 32, 3, 16, (3, 3), (1, 1), (1, 1), (1, 1), "relu",
+               pool), 1),
+        (_conv(rng, "s1c1_3x3_16to16", 1, 32, 32, 16, 16, (3, 3), (1, 1), (1, 1), (1, 1),
+               "relu", pool), 1),
+        (_conv(rng, "s1c2_3x3_16to16", 1, 32, 32, 16, 16, (3, 3), (1, 1), (1, 1), (1, 1),
+               pool=pool), 1),
+        (_conv(rng, "s2c1_3x3s2_16to32", 1, 32, 32, 16, 32, (3, 3), (2, 2), (1, 1), (1, 1),
+               "relu", pool), 1),
+        (_conv(rng, "s2c2_3x3_32to32", 1, 16, 16, 32, 32, (3, 3), (1, 1), (1, 1), (1, 1),
+               pool=pool), 1),
+        (_conv(rng, "s2sc_1x1s2_16to32", 1, 32, 32, 16, 32, (1, 1), (2, 2), (0, 0), (1, 1),
+               pool=pool), 1),
+        (_conv(rng, "s3c1_3x3s2_32to64", 1, 16, 16, 32, 64, (3, 3), (2, 2), (1, 1), (1, 1),
+               "relu", pool), 1),
+        (_conv(rng, "s3c2_3x3_64to64", 1, 8, 8, 64, 64, (3, 3), (1, 1), (1, 1), (1, 1),
+               pool=pool), 1),
+        (_conv(rng, "s3sc_1x1s2_32to64", 1, 16, 16, 32, 64, (1, 1), (2, 2), (0, 0), (1, 1),
+               pool=pool), 1),
+        (_linear(rng, "fc64to10", 1, 64, 10, pool=pool), 1),
+    ],
+}
+NET_TARGETS = ("m33-dsp", "m55-mve")
+
+
+def make_network(name):
+    rng = np.random.default_rng(sum(map(ord, name)))
+    pool = rng.integers(-128, 128, 72 * 1024, dtype=np.int8)
+    layers = NETWORKS[name](rng, pool)
+    for c, _count in layers:
+        c["shared_out"] = True
+    return pool, layers
+
+
 def _c_array(ctype, vals):
     body = ",".join(str(int(v)) for v in np.asarray(vals).ravel())
     return f"{{{body}}}" if body else "{0}"
 
 
-def write_vectors(path, cases):
+def write_vectors(path, cases, pool=None):
     dt = {np.dtype(np.int8): ("int8_t", 1), np.dtype(np.int32): ("int32_t", 3)}
     L = ["/* generated by tests/e2e/test_int8_kernels_qemu.py */", "#include <stdbool.h>",
          '#include "mote/kernel.h"',
@@ -148,6 +250,12 @@ def write_vectors(path, cases):
          "  uint32_t nargs; mote_tensor_t *out; void *scratch; size_t scratch_size; } harness_case_t;"]
     smax = max(c["scratch"] for c in cases)
     L.append(f"static uint8_t harness_scratch[{max(smax, 16)}] __attribute__((aligned(16)));")
+    omax = max([c["out"].nbytes for c in cases if c.get("shared_out")] or [0])
+    if omax:
+        L.append(f"static int8_t harness_out[{omax}] __attribute__((aligned(16)));")
+    if pool is not None:
+        L.append(f"static const int8_t harness_pool[] = {_c_array('int8_t', pool)};")
+        pool_addr = pool.__array_interface__["data"][0]
     for op in sorted({c["op"] for c in cases}):
         L.append(f"mote_err_t mote_kernel_mote_{op}_out(mote_kernel_ctx_t *, mote_value_t *const *, uint32_t);")
     for i, c in enumerate(cases):
@@ -157,12 +265,17 @@ def write_vectors(path, cases):
             pre = f"c{i}_a{j}"
             if isinstance(a, np.ndarray):
                 ctype, code = dt[a.dtype]
-                if is_out:
+                data = f"{pre}_d"
+                if is_out and c.get("shared_out"):
+                    data = "harness_out"
+                elif is_out:
                     L.append(f"static {ctype} {pre}_d[{a.size}];")
+                elif pool is not None and np.shares_memory(a, pool):
+                    data = f"harness_pool + {a.__array_interface__['data'][0] - pool_addr}"
                 else:
                     L.append(f"static const {ctype} {pre}_d[] = {_c_array(ctype, a)};")
                 L.append(f"static const int32_t {pre}_s[] = {_c_array('int32_t', a.shape)};")
-                L.append(f"static mote_tensor_t {pre}_t = {{(void *){pre}_d, {pre}_s, NULL, "
+                L.append(f"static mote_tensor_t {pre}_t = {{(void *)({data}), {pre}_s, NULL, "
                          f"{a.size}u, {a.nbytes}u, {a.ndim}, {code}}};")
                 vals.append(f"{{MOTE_TAG_TENSOR, {{.t = &{pre}_t}}}}")
             elif isinstance(a, bool):
@@ -265,3 +378,50 @@ def test_bytes_match_reference(results, cases, target):
         rc, _ticks, got = res[c["name"]]
         assert rc == 0, (target, c["name"])
         assert got == c["out"].tobytes(), (target, c["name"])
+
+
+@pytest.fixture(scope="module")
+def network_results(tmp_path_factory):
+    """Per network and optimized target: bytes of every layer and instruction counts;
+    figures (per layer and the whole-network estimate) to build/int8_networks_qemu.json."""
+    tmp = tmp_path_factory.mktemp("int8net")
+    figures, out = {}, {}
+    for net in NETWORKS:
+        pool, layers = make_network(net)
+        cases = [c for c, _ in layers]
+        d = tmp / net
+        d.mkdir()
+        write_vectors(d / "vectors.h", cases, pool)
+        for target in NET_TARGETS:
+            machine = TARGETS[target][0]
+            rc, text = run_qemu(machine, build(d, target, cases))
+            assert rc == 0, f"{net} {target}: exit {rc}\n{text[-2000:]}"
+            res, ipt = parse(text)
+            out[(net, target)] = (res, layers)
+            tot_m = tot_i = 0.0
+            per = {}
+            for c, count in layers:
+                instr = res[c["name"]][1] * ipt
+                tot_m += c["macs"] * count
+                tot_i += instr * count
+                per[c["name"]] = dict(count=count, macs=c["macs"], instructions=round(instr),
+                                      macs_per_instruction=round(c["macs"] / instr, 3))
+            figures.setdefault(net, {})[target] = dict(
+                macs=int(tot_m), instructions=round(tot_i),
+                macs_per_instruction=round(tot_m / tot_i, 3), layers=per)
+    (ROOT / "build").mkdir(exist_ok=True)
+    (ROOT / "build/int8_networks_qemu.json").write_text(json.dumps(figures, indent=1))
+    print("\n" + "\n".join(f"{net:18s} {t}: {f['macs_per_instruction']:.3f} MACs/instr "
+                             f"({f['macs']} MACs, {f['instructions']} instr)"
+                             for net, v in figures.items() for t, f in v.items()))
+    return out
+
+
+@pytest.mark.parametrize("net", list(NETWORKS))
+@pytest.mark.parametrize("target", NET_TARGETS)
+def test_network_layers_match_reference(network_results, net, target):
+    res, layers = network_results[(net, target)]
+    for c, _count in layers:
+        rc, _ticks, got = res[c["name"]]
+        assert rc == 0, (net, target, c["name"])
+        assert got == c["out"].tobytes(), (net, target, c["name"])

@@ -189,6 +189,8 @@ DW_CASES = [
     (1, 25, 5, 64, 1, (3, 3), (1, 1), (1, 1), (1, 1), (-128, 127)),
     (1, 9, 8, 7, 2, (5, 3), (1, 2), (2, 1), (1, 2), (-128, 127)),
     (1, 4, 4, 3, 3, (1, 1), (1, 1), (0, 0), (1, 1), (-128, 127)),
+    (1, 4, 90, 12, 1, (3, 3), (1, 1), (1, 1), (1, 1), (-5, 127)),
+    (1, 9, 8, 16, 1, (5, 5), (2, 1), (2, 2), (1, 1), (-20, 90)),
 ]
 
 
@@ -368,9 +370,11 @@ def test_errors(libs):
         bad[10], bad[11] = 10, -10  # act_min > act_max
         assert run(lib, sym, bad, exp_shape, scratch=4096)[0] == ERR_ARGS
     assert run(cm, "mote_kernel_mote_conv2d_s8_out", args, exp_shape, scratch=0)[0] == ERR_SCRATCH
-    assert conv_scratch(ref, 1, 5, 5, 3, 5, 3, 3) == 16 + 4 * 32 + 2 * 32 * 6 + 32 * 8
+    assert conv_scratch(ref, 1, 5, 5, 3, 5, 3, 3) == 16 + 5 * 32 + 2 * 32 * 6 + 32 * 8
     assert conv_scratch(ref, 1, 5, 5, 0, 5, 3, 3) == 0
     ref.mote_scratch_mote_depthwise_conv2d_s8.restype = ctypes.c_size_t
     assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 5, 5, 3, 6, 3, 3) == 16 + 4 * 8
+    assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 5, 5, 64, 64, 3, 3) == 16 + 4 * 64 + 176 * 8
+    assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 5, 5, 12, 12, 5, 5) == 16 + 4 * 12
     ref.mote_scratch_mote_linear_s8.restype = ctypes.c_size_t
     assert ref.mote_scratch_mote_linear_s8(1, 64, 10) == 0
