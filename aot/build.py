@@ -667,8 +667,8 @@ def build_command(args) -> int:
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}")
     input_sets = None
     if args.inputs:
-        with np.load(args.inputs) as z:
-            input_sets = [[z[k] for k in sorted(z.files, key=_npz_order)]]
+        from aot.runtime import load_npz_inputs
+        input_sets = [load_npz_inputs(args.inputs)]
     print(f"aot build: {compiled.summary()}")
     art = build_compiled(compiled, args.board, out, input_sets=input_sets, opt=args.opt,
                          uart_inputs=getattr(args, "uart_inputs", False))
@@ -678,8 +678,3 @@ def build_command(args) -> int:
         if (out / p).exists():
             print(f"  {out / p}")
     return 0
-
-
-def _npz_order(key: str):
-    m = re.match(r"arr_(\d+)$", key)
-    return (0, int(m.group(1))) if m else (1, key)

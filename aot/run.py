@@ -30,6 +30,7 @@ import numpy as np
 
 from aot import ir
 from aot.errors import MoteError
+from aot.runtime import load_npz_inputs
 
 SIM_TARGETS = ("mps2-an505", "mps3-an547")
 
@@ -38,11 +39,6 @@ class RunError(MoteError):
     """The program or build directory cannot be run as asked."""
 
 
-def load_npz_inputs(path) -> list:
-    """Arrays of an .npz in input order (arr_0, arr_1, ..., arr_10, then other names sorted)."""
-    from aot.build import _npz_order
-    with np.load(path) as z:
-        return [np.asarray(z[k]) for k in sorted(z.files, key=_npz_order)]
 
 
 # --------------------------------------------------------------------------- host

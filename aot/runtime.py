@@ -322,13 +322,20 @@ class Method:
         return self.outputs()
 
 
+def load_npz_inputs(path) -> list:
+    """Arrays of an .npz in input order: arr_0, arr_1, ... numerically (arr_10
+    after arr_9), then any other names in archive order (as mote-run does)."""
+    with np.load(path) as z:
+        numbered = sorted((int(k[4:]), k) for k in z.files if k.startswith("arr_") and k[4:].isdigit())
+        named = [k for k in z.files if not (k.startswith("arr_") and k[4:].isdigit())]
+        return [np.asarray(z[k]) for k in [k for _, k in numbered] + named]
+
+
 def _read_inputs(paths) -> list:
     arrays = []
     for p in paths:
         if str(p).endswith(".npz"):
-            with np.load(p) as z:
-                keys = sorted(z.files, key=lambda k: (len(k), k))  # arr_0, arr_1, ..., arr_10
-                arrays.extend(z[k] for k in keys)
+            arrays.extend(load_npz_inputs(p))
         else:
             arrays.append(np.load(p))
     return arrays
