@@ -662,6 +662,7 @@ def _progress_cb(progress):
 
 def build_command(args) -> int:
     from aot.compile import compile_model_file
+    load_board(args.board)  # an unknown board fails before the (slower) compile
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                   int8_io=args.int8_io)
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}")

@@ -65,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run a .pte (host) or a firmware build directory (simulator)")
     p.add_argument("program", help="model.pte for --target host; a build directory for simulators")
     p.add_argument("--target", default="host", help="host | mps2-an505 | mps3-an547")
-    p.add_argument("--inputs", metavar="IN.npz", help="inputs (arr_0, arr_1, ... in order)")
+    p.add_argument("--inputs", metavar="IN.npz",
+                   help="inputs: arr_0, arr_1, ... in order, then other names in archive order "
+                        "(default: zeros on the host; the inputs embedded at build time for a build directory)")
     p.add_argument("--outputs", metavar="OUT.npz", help="write outputs here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--timeout", type=float, default=120.0, help="simulator timeout, seconds")
@@ -115,6 +117,13 @@ def main(argv=None) -> int:
     except MoteError as exc:
         print(f"aot {args.command}: error: {exc}", file=sys.stderr)
         return 1
+    except FileNotFoundError as exc:
+        print(f"aot {args.command}: error: {exc.filename}: no such file", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # Output piped into a reader that stopped early (e.g. `| head`): not an error.
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -51,10 +51,14 @@ def run_on_target(compiled, inputs, target: str, out_dir=None, timeout: float = 
         method = Program(compiled.pte).method()
         return method.run(arrays), {}
     from aot.build import build_compiled, run_build
-    out_dir = Path(out_dir or Path("build") / f"{compiled.name}-{target}")
+    out_dir = Path(out_dir or Path("build") / f"{compiled.name}-{target}{'-int8' if compiled.int8 else ''}")
     art = build_compiled(compiled, target, out_dir, input_sets=[arrays])
     result = run_build(out_dir, timeout=timeout)
     info = {"instructions": result.cycles[0], "flash_bytes": art.size["flash_bytes"],
+            # boards with a separate model memory (mps3-an547's QSPI) hold the
+            # program there: flash_bytes is then code only.
+            **({"model_region_bytes": art.size["model_region_bytes"]}
+               if "model_region_bytes" in art.size else {}),
             "ram_bytes": art.size["ram_bytes"], "build_dir": str(out_dir)}
     return result.outputs[0], info
 
@@ -105,7 +109,7 @@ def compare_command(args) -> int:
               + (f" ({q:.2f} output quanta)" if q is not None else ""))
     print(f"  arena {report['arena_bytes']:,} B (lower bound {report['arena_lower_bound_bytes']:,} B),"
           f" .pte {report['pte_bytes']:,} B")
-    for key in ("instructions", "flash_bytes", "ram_bytes"):
+    for key in ("instructions", "flash_bytes", "model_region_bytes", "ram_bytes"):
         if key in report:
             print(f"  {key.replace('_', ' ')} {report[key]:,}")
     return 0

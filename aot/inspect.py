@@ -20,6 +20,7 @@ planner-reported figures are shown too.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -243,8 +244,12 @@ def inspect_file(pte: PteFile, path: Optional[Path] = None) -> dict:
         mf = Path(path).with_name("ops.json")
         if mf.is_file():
             try:
-                mem = json.loads(mf.read_text()).get("memory", {})
-                info["manifest_memory"] = mem
+                manifest = json.loads(mf.read_text())
+                digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+                # Only the manifest written for this very program counts.
+                if manifest.get("pte_sha256") == digest:
+                    info["manifest_memory"] = {k: v for k, v in manifest.get("memory", {}).items()
+                                               if v is not None}
             except (OSError, ValueError, AttributeError):
                 pass
     return info

@@ -18,6 +18,7 @@ bytes. Kernel symbols: ``"aten::addmm.out"`` -> ``mote_kernel_aten_addmm_out``
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -114,6 +115,9 @@ def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None) -> dict:
         "inputs": _io(spec, spec.inputs),
         "outputs": _io(spec, spec.outputs),
         "pte_bytes": len(res.data),
+        # Ties the manifest to its program: `aot inspect` ignores an ops.json
+        # whose hash differs from the .pte next to it.
+        "pte_sha256": hashlib.sha256(res.data).hexdigest(),
     }
     m.update(extra)
     return m
@@ -125,6 +129,7 @@ def _atomic_write(path, text: str) -> None:
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -32,8 +32,10 @@ _CODES = {np.dtype(v): k for k, v in _DTYPES.items()}
 
 TAG_INT, TAG_BOOL, TAG_DOUBLE, TAG_TENSOR = 2, 3, 4, 5
 
+from aot.errors import MoteError as _AotError  # noqa: E402  (the CLI reports these cleanly)
 
-class MoteError(RuntimeError):
+
+class MoteError(_AotError, RuntimeError):
     """A runtime call failed: `code` is the mote_err_t value, `name` its enum name."""
 
     def __init__(self, code: int, name: str, what: str = ""):
@@ -277,6 +279,13 @@ class Method:
         a = np.ascontiguousarray(array)
         if a.dtype not in _CODES:
             raise MoteError(-104, "MOTE_ERR_INPUT_DTYPE", f"input {i}: numpy dtype {a.dtype}")
+        want = self.input_info(i)
+        if a.dtype != want.dtype:
+            raise MoteError(-104, "MOTE_ERR_INPUT_DTYPE",
+                            f"input {i}: the program takes {want.dtype}, got {a.dtype}")
+        if tuple(a.shape) != tuple(want.shape):
+            raise MoteError(-105, "MOTE_ERR_INPUT_SHAPE",
+                            f"input {i}: the program takes shape {list(want.shape)}, got {list(a.shape)}")
         sizes = (C.c_int64 * max(a.ndim, 1))(*a.shape)
         _check(self._lib, self._lib.mote_method_set_input_checked(self._ptr, i, _CODES[a.dtype], sizes, a.ndim,
                                                          a.ctypes.data, a.nbytes), f"input {i}")
