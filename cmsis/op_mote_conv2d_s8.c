@@ -42,6 +42,8 @@ static const int8_t *conv_tap(const mote_s8_conv_params_t *p, int32_t pix, int32
 }
 #endif
 
+/* conv_fill8 / conv_copy8 of the vector paths: the one piece of the int8 im2col
+   below that differs between MVE and DSP. */
 #if defined(MOTE_S8_MVE)
 /** n bytes of src to d: tail-predicated 16-byte vector copies. */
 static inline void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
@@ -60,13 +62,40 @@ static inline void conv_fill8(int8_t *d, int32_t v, int32_t n)
         vstrbq_p_s8(d, vv, vctp8q((uint32_t)n));
     }
 }
+#elif defined(MOTE_S8_DSP)
+/** n bytes of value v at d (n small: a plain loop beats a libc call). */
+static inline void conv_fill8(int8_t *d, int32_t v, int32_t n)
+{
+    if (n > 16) {
+        memset(d, v, (size_t)n);
+        return;
+    }
+    while (n-- > 0) {
+        *d++ = (int8_t)v;
+    }
+}
 
+/** n bytes of src to d (likewise). */
+static inline void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
+{
+    if (n > 16) {
+        memcpy(d, src, (size_t)n);
+        return;
+    }
+    while (n-- > 0) {
+        *d++ = *src++;
+    }
+}
+#endif
+
+#if defined(MOTE_S8_MVE) || defined(MOTE_S8_DSP)
 /**
- * int8 im2col of one pixel; padded taps hold in_zp so they add (zp - zp) * w = 0.
- * With dilation 1 in W a row of the window is one contiguous run of KW*Cin input
- * bytes: one vector copy per row plus the zero-point fill of its clipped ends.
+ * int8 im2col of one pixel into col (raw values; padded taps hold in_zp so they
+ * add (zp - zp) * w = 0 to the corrected bias). With dilation 1 in W a row of
+ * the window is one contiguous run of KW*Cin input bytes: one copy per row plus
+ * the zero-point fill of its clipped ends.
  */
-static void conv_im2col_s8(const mote_s8_conv_params_t *p, int32_t pix, int8_t *col)
+static void conv_im2col8(const mote_s8_conv_params_t *p, int32_t pix, int8_t *col)
 {
     const int32_t cin = p->cin;
     const int32_t ox = pix % p->wo;
@@ -100,7 +129,9 @@ static void conv_im2col_s8(const mote_s8_conv_params_t *p, int32_t pix, int8_t *
         conv_fill8(col + kx1 * cin, p->in_zp, (p->kw - kx1) * cin);
     }
 }
+#endif
 
+#if defined(MOTE_S8_MVE)
 static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
     const int32_t k = p->kh * p->kw * p->cin;
@@ -129,7 +160,7 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
         int8_t *out = p->output + (size_t)pix * p->cout;
         const int8_t *w0 = p->weight;
         if (!direct) {
-            conv_im2col_s8(p, pix, col);
+            conv_im2col8(p, pix, col);
             x = col;
         }
         for (c = 0; c + 4 <= p->cout; c += 4, w0 += 4 * (size_t)k) {
@@ -178,70 +209,6 @@ static void conv_widen(const mote_s8_conv_params_t *p, int32_t c0, int32_t rows,
             dst[3] = mote_s8_sxtb16_ror8(vb);
             dst += 4;
         }
-    }
-}
-
-/** n bytes of value v at d (n small: a plain loop beats a libc call). */
-static inline void conv_fill8(int8_t *d, int32_t v, int32_t n)
-{
-    if (n > 16) {
-        memset(d, v, (size_t)n);
-        return;
-    }
-    while (n-- > 0) {
-        *d++ = (int8_t)v;
-    }
-}
-
-static inline void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
-{
-    if (n > 16) {
-        memcpy(d, src, (size_t)n);
-        return;
-    }
-    while (n-- > 0) {
-        *d++ = *src++;
-    }
-}
-
-/**
- * int8 im2col of one pixel into col (raw values; padded taps hold in_zp so they
- * add (zp - zp) * w = 0 to the corrected bias). With dilation 1 in W a row of
- * the window is one contiguous run of KW*Cin input bytes: one copy per row plus
- * the zero-point fill of its clipped ends.
- */
-static void conv_im2col8(const mote_s8_conv_params_t *p, int32_t pix, int8_t *col)
-{
-    const int32_t cin = p->cin;
-    const int32_t ox = pix % p->wo;
-    const int32_t oy = (pix / p->wo) % p->ho;
-    const int8_t *in = p->input + (size_t)(pix / (p->wo * p->ho)) * p->h * p->w * cin;
-    const int32_t x0 = ox * p->stride_w - p->pad_w;
-    const int32_t rowlen = p->kw * cin;
-    int32_t ky, kx0 = 0, kx1 = p->kw, kx;
-    while (kx0 < kx1 && x0 + kx0 * p->dil_w < 0) {
-        kx0++;
-    }
-    while (kx1 > kx0 && x0 + (kx1 - 1) * p->dil_w >= p->w) {
-        kx1--;
-    }
-    for (ky = 0; ky < p->kh; ky++, col += rowlen) {
-        const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dil_h;
-        const int8_t *row;
-        if (iy < 0 || iy >= p->h) {
-            conv_fill8(col, p->in_zp, rowlen);
-            continue;
-        }
-        row = in + (size_t)iy * p->w * cin;
-        conv_fill8(col, p->in_zp, kx0 * cin);
-        if (p->dil_w == 1) {
-            conv_copy8(col + kx0 * cin, row + (size_t)(x0 + kx0) * cin, (kx1 - kx0) * cin);
-        } else {
-            for (kx = kx0; kx < kx1; kx++) {
-                conv_copy8(col + kx * cin, row + (size_t)(x0 + kx * p->dil_w) * cin, cin);
-            }
-        }
-        conv_fill8(col + kx1 * cin, p->in_zp, (p->kw - kx1) * cin);
     }
 }
 

@@ -71,26 +71,24 @@ static int dw_inside(int32_t o, int32_t s, int32_t pad, int32_t k, int32_t d, in
     return i0 >= 0 && i0 + (k - 1) * d < n;
 }
 
+/** Along one axis (nout outputs over n inputs): the outputs [*lo, *hi) whose window is inside. */
+static void dw_interior_axis(int32_t nout, int32_t s, int32_t pad, int32_t k, int32_t d, int32_t n,
+                             int32_t *lo, int32_t *hi)
+{
+    *lo = 0;
+    while (*lo < nout && !dw_inside(*lo, s, pad, k, d, n)) {
+        (*lo)++;
+    }
+    *hi = nout;
+    while (*hi > *lo && !dw_inside(*hi - 1, s, pad, k, d, n)) {
+        (*hi)--;
+    }
+}
+
 static void dw_interior(const mote_s8_conv_params_t *p, dw_range_t *r)
 {
-    r->oy_lo = 0;
-    while (r->oy_lo < p->ho && !dw_inside(r->oy_lo, p->stride_h, p->pad_h, p->kh, p->dil_h, p->h)) {
-        r->oy_lo++;
-    }
-    r->oy_hi = p->ho;
-    while (r->oy_hi > r->oy_lo &&
-           !dw_inside(r->oy_hi - 1, p->stride_h, p->pad_h, p->kh, p->dil_h, p->h)) {
-        r->oy_hi--;
-    }
-    r->ox_lo = 0;
-    while (r->ox_lo < p->wo && !dw_inside(r->ox_lo, p->stride_w, p->pad_w, p->kw, p->dil_w, p->w)) {
-        r->ox_lo++;
-    }
-    r->ox_hi = p->wo;
-    while (r->ox_hi > r->ox_lo &&
-           !dw_inside(r->ox_hi - 1, p->stride_w, p->pad_w, p->kw, p->dil_w, p->w)) {
-        r->ox_hi--;
-    }
+    dw_interior_axis(p->ho, p->stride_h, p->pad_h, p->kh, p->dil_h, p->h, &r->oy_lo, &r->oy_hi);
+    dw_interior_axis(p->wo, p->stride_w, p->pad_w, p->kw, p->dil_w, p->w, &r->ox_lo, &r->ox_hi);
 }
 #endif
 

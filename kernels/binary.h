@@ -1,6 +1,7 @@
 /*
  * kernels/binary.h - shared engine of the arithmetic binary kernels
- * (add/sub/mul/div, tensor and Scalar overloads). Internal.
+ * (add/sub/mul/div, tensor and Scalar overloads) and of the float32 unary
+ * kernels (exp, neg, relu, rsqrt, sigmoid, tanh, clamp, hardtanh). Internal.
  */
 #ifndef MOTE_BINARY_H
 #define MOTE_BINARY_H
@@ -27,5 +28,25 @@ mote_err_t mote_k_binary(mote_value_t *const *args, uint32_t nargs, mote_binop_t
  */
 mote_err_t mote_k_unary_f32(mote_value_t *const *args, uint32_t nargs, uint32_t nargs_expected,
                             const float **x, float **y, size_t *n);
+
+/**
+ * Body of a float32 unary kernel `self, out`: check the arguments with
+ * mote_k_unary_f32 (returning its error from the calling kernel) and set
+ * out[i] = EXPR, where EXPR reads the element self[i] as the variable V.
+ * A macro rather than a helper taking a function pointer: the compiler sees
+ * EXPR inside the loop, so it inlines and vectorises it as when each kernel
+ * wrote the loop itself. Usage: MOTE_K_UNARY_F32(args, nargs, v, expf(v));
+ */
+#define MOTE_K_UNARY_F32(ARGS, NARGS, V, EXPR)                                   \
+    do {                                                                         \
+        const float *mote_k_x_;                                                  \
+        float *mote_k_y_;                                                        \
+        size_t mote_k_n_, mote_k_i_;                                             \
+        MOTE_K_TRY(mote_k_unary_f32(ARGS, NARGS, 2, &mote_k_x_, &mote_k_y_, &mote_k_n_)); \
+        for (mote_k_i_ = 0; mote_k_i_ < mote_k_n_; mote_k_i_++) {                \
+            const float V = mote_k_x_[mote_k_i_];                                \
+            mote_k_y_[mote_k_i_] = (EXPR);                                       \
+        }                                                                        \
+    } while (0)
 
 #endif /* MOTE_BINARY_H */

@@ -1,8 +1,11 @@
 /*
  * kernels/kutil.c - argument accessors, broadcasting, strided copy and sum
- * reduction shared by the portable kernels.
+ * reduction shared by the portable kernels, and the argument parsing that
+ * pairs of kernels share (sum/mean, the two dim-order copies, mm/bmm).
  */
 #include "kutil.h"
+
+#include "gemm.h"
 
 #include <string.h>
 
@@ -137,6 +140,13 @@ mote_err_t mote_k_check_numel(const mote_tensor_t *t)
     }
     MOTE_K_CHECK(p == t->numel, MOTE_ERR_KERNEL_SHAPE);
     return MOTE_OK;
+}
+
+void mote_k_copy_data(const mote_tensor_t *in, mote_tensor_t *out)
+{
+    if (out->data != in->data && out->numel > 0) {
+        memmove(out->data, in->data, (size_t)out->numel * mote_dtype_size(out->dtype));
+    }
 }
 
 void mote_k_strides(const mote_tensor_t *t, ptrdiff_t *strides)
@@ -378,4 +388,80 @@ void mote_k_reduce_sum_f32(const mote_tensor_t *in, const uint8_t *reduce, float
     for (i = 0; i < out_numel; i++) {
         out[i] *= scale;
     }
+}
+
+mote_err_t mote_k_reduce_f32_args(mote_value_t *const *args, uint32_t nargs, mote_tensor_t **in,
+                                  mote_tensor_t **out, uint8_t *reduce)
+{
+    int keepdim;
+    MOTE_K_TRY(mote_k_nargs(args, nargs, 5));
+    MOTE_K_TRY(mote_k_tensor(args[0], in));
+    MOTE_K_TRY(mote_k_bool(args[2], &keepdim));
+    MOTE_K_TRY(mote_k_tensor(args[4], out));
+    if (!mote_k_is_none(args[3])) {
+        int64_t dt;
+        MOTE_K_TRY(mote_k_int(args[3], &dt));
+        MOTE_K_CHECK(dt == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
+    }
+    MOTE_K_CHECK((*in)->dtype == MOTE_DTYPE_FLOAT32 && (*out)->dtype == MOTE_DTYPE_FLOAT32,
+                 MOTE_ERR_KERNEL_DTYPE);
+    MOTE_K_TRY(mote_k_reduce_dims(args[1], *in, reduce));
+    MOTE_K_TRY(mote_k_reduce_out_shape(*in, reduce, keepdim, *out));
+    MOTE_K_TRY(mote_k_check_numel(*in));
+    return mote_k_check_numel(*out);
+}
+
+mote_err_t mote_k_dim_order_args(mote_value_t *const *args, uint32_t nargs, mote_tensor_t **in,
+                                 mote_tensor_t **out)
+{
+    int non_blocking; /* checked for its tag only: a copy on the CPU is always blocking */
+    MOTE_K_TRY(mote_k_nargs(args, nargs, 4));
+    MOTE_K_TRY(mote_k_tensor(args[0], in));
+    MOTE_K_TRY(mote_k_bool(args[1], &non_blocking));
+    MOTE_K_TRY(mote_k_tensor(args[3], out));
+    if (!mote_k_is_none(args[2])) {
+        /* only the contiguous layout: dim_order must be 0, 1, ..., rank-1 */
+        const int64_t *order;
+        uint32_t len, d;
+        MOTE_K_TRY(mote_k_ints(args[2], &order, &len));
+        MOTE_K_CHECK(len == (*out)->dim, MOTE_ERR_KERNEL_ARGS);
+        for (d = 0; d < len; d++) {
+            MOTE_K_CHECK(order[d] == (int64_t)d, MOTE_ERR_KERNEL_ARGS);
+        }
+    }
+    return MOTE_OK;
+}
+
+mote_err_t mote_k_matmul_f32(mote_value_t *const *args, uint32_t nargs, uint32_t rank)
+{
+    /* sizes[r0 + 0..1] are the matrix dims; rank 3 has the batch dim in front */
+    const uint32_t r0 = rank - 2;
+    mote_tensor_t *a, *b, *out;
+    size_t nb, m, n, k, i;
+    MOTE_K_TRY(mote_k_nargs(args, nargs, 3));
+    MOTE_K_TRY(mote_k_tensor(args[0], &a));
+    MOTE_K_TRY(mote_k_tensor(args[1], &b));
+    MOTE_K_TRY(mote_k_tensor(args[2], &out));
+    MOTE_K_CHECK(a->dtype == MOTE_DTYPE_FLOAT32 && b->dtype == MOTE_DTYPE_FLOAT32 &&
+                     out->dtype == MOTE_DTYPE_FLOAT32,
+                 MOTE_ERR_KERNEL_DTYPE);
+    MOTE_K_CHECK(a->dim == rank && b->dim == rank && out->dim == rank, MOTE_ERR_KERNEL_SHAPE);
+    nb = r0 > 0 ? (size_t)a->sizes[0] : 1;
+    m = (size_t)a->sizes[r0];
+    k = (size_t)a->sizes[r0 + 1];
+    n = (size_t)b->sizes[r0 + 1];
+    MOTE_K_CHECK(r0 == 0 || ((size_t)b->sizes[0] == nb && (size_t)out->sizes[0] == nb),
+                 MOTE_ERR_KERNEL_SHAPE);
+    MOTE_K_CHECK((size_t)b->sizes[r0] == k, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_K_CHECK((size_t)out->sizes[r0] == m && (size_t)out->sizes[r0 + 1] == n,
+                 MOTE_ERR_KERNEL_SHAPE);
+    MOTE_K_TRY(mote_k_check_numel(a));
+    MOTE_K_TRY(mote_k_check_numel(b));
+    MOTE_K_TRY(mote_k_check_numel(out));
+    for (i = 0; i < nb; i++) {
+        mote_gemm_f32(m, n, k, (const float *)a->data + i * m * k, k,
+                      (const float *)b->data + i * k * n, n, (float *)out->data + i * m * n, n,
+                      NULL, 0, 0, 1.0f, 0.0f);
+    }
+    return MOTE_OK;
 }

@@ -82,6 +82,13 @@ mote_err_t mote_k_broadcast2(const mote_tensor_t *a, const mote_tensor_t *b, mot
 void mote_k_strided_copy(void *out, const void *src, size_t esz, uint32_t rank,
                          const size_t *sizes, const ptrdiff_t *strides);
 
+/**
+ * Copy in's elements to out (same dtype and numel, checked by the caller):
+ * the shared tail of clone and the *_copy view ops. Nothing to do when the
+ * planner gave out the same buffer as in; memmove for partial overlaps.
+ */
+void mote_k_copy_data(const mote_tensor_t *in, mote_tensor_t *out);
+
 /** Contiguous element strides of t (strides[d] = prod sizes[d+1..]). */
 void mote_k_strides(const mote_tensor_t *t, ptrdiff_t *strides);
 
@@ -98,5 +105,28 @@ mote_err_t mote_k_reduce_dims(const mote_value_t *v, const mote_tensor_t *in, ui
 /** Check out's shape for a reduction of `in` over `reduce` with keepdim. */
 mote_err_t mote_k_reduce_out_shape(const mote_tensor_t *in, const uint8_t *reduce, int keepdim,
                                    const mote_tensor_t *out);
+
+/**
+ * Arguments of the float32 reductions sum.IntList_out / mean.out:
+ * (self, dim int[]?, keepdim bool, dtype ScalarType? (None or Float), out).
+ * Sets reduce[] from dim and checks dtypes and out's reduced shape.
+ */
+mote_err_t mote_k_reduce_f32_args(mote_value_t *const *args, uint32_t nargs, mote_tensor_t **in,
+                                  mote_tensor_t **out, uint8_t *reduce);
+
+/**
+ * Arguments of the dim-order ops _clone_dim_order.out / _to_dim_order_copy.out:
+ * (self, non_blocking bool, dim_order int[]? (None or the identity of out's
+ * rank), out). Dtypes and shapes are left to the kernel.
+ */
+mote_err_t mote_k_dim_order_args(mote_value_t *const *args, uint32_t nargs, mote_tensor_t **in,
+                                 mote_tensor_t **out);
+
+/**
+ * The whole of mm.out (rank 2: [M,K] @ [K,N]) and bmm.out (rank 3: a batch
+ * of those, [B,M,K] @ [B,K,N]): args (self, mat2, out), float32, checked,
+ * then out = self @ mat2 with the fp32 GEMM core (gemm.h).
+ */
+mote_err_t mote_k_matmul_f32(mote_value_t *const *args, uint32_t nargs, uint32_t rank);
 
 #endif /* MOTE_KUTIL_H */

@@ -6,8 +6,6 @@
  *   errors: MOTE_ERR_KERNEL_ARGS (count/tags, other memory formats),
  *           MOTE_ERR_KERNEL_DTYPE (dtypes differ), MOTE_ERR_KERNEL_SHAPE (shapes differ).
  */
-#include <string.h>
-
 #include "kutil.h"
 
 MOTE_KERNEL("aten::clone.out")
@@ -30,8 +28,6 @@ mote_err_t mote_kernel_aten_clone_out(mote_kernel_ctx_t *ctx, mote_value_t *cons
     MOTE_K_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
     MOTE_K_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
     MOTE_K_TRY(mote_k_check_numel(out));
-    if (out->data != in->data && out->numel > 0) {
-        memmove(out->data, in->data, (size_t)out->numel * mote_dtype_size(out->dtype));
-    }
+    mote_k_copy_data(in, out);
     return MOTE_OK;
 }

@@ -20,25 +20,17 @@ mote_err_t mote_kernel_quantized_decomposed_dequantize_per_tensor_Tensor_out(mot
                                                                             mote_value_t *const *args,
                                                                             uint32_t nargs)
 {
-    mote_tensor_t *in, *out;
-    int64_t qmin, qmax, dt, lo, hi;
-    double scale;
-    int32_t zp;
+    mote_k_qdq_args_t a;
+    int64_t lo, hi; /* quant_min/quant_max are not checked against them, as in torch */
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 8));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_int(args[3], &qmin));
-    MOTE_K_TRY(mote_k_int(args[4], &qmax));
-    MOTE_K_TRY(mote_k_int(args[5], &dt));
-    MOTE_K_CHECK(mote_k_is_none(args[6]) || args[6]->tag == MOTE_TAG_INT, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_TRY(mote_k_tensor(args[7], &out));
-    MOTE_K_TRY(mote_k_qparams(args[1], args[2], &scale, &zp));
+    MOTE_K_TRY(mote_k_qdq_tensor_args(args, nargs, 1, &a));
     MOTE_K_CHECK(mote_k_is_none(args[6]) || args[6]->u.i == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_TRY(mote_k_qrange(dt, &lo, &hi));
-    MOTE_K_CHECK(in->dtype == (uint8_t)dt && out->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
-    mote_k_dequantize_f32(in->data, in->dtype, in->numel, scale, zp, (float *)out->data);
+    MOTE_K_TRY(mote_k_qrange(a.dtype, &lo, &hi));
+    MOTE_K_CHECK(a.in->dtype == (uint8_t)a.dtype && a.out->dtype == MOTE_DTYPE_FLOAT32,
+                 MOTE_ERR_KERNEL_DTYPE);
+    MOTE_K_CHECK(mote_k_same_shape(a.in, a.out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_K_TRY(mote_k_check_numel(a.in));
+    MOTE_K_TRY(mote_k_check_numel(a.out));
+    mote_k_dequantize_f32(a.in->data, a.in->dtype, a.in->numel, a.scale, a.zp, (float *)a.out->data);
     return MOTE_OK;
 }

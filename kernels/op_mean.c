@@ -21,25 +21,10 @@ mote_err_t mote_kernel_aten_mean_out(mote_kernel_ctx_t *ctx, mote_value_t *const
 {
     mote_tensor_t *in, *out;
     uint8_t reduce[MOTE_MAX_DIM];
-    int keepdim;
     size_t count;
     uint32_t d;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 5));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_bool(args[2], &keepdim));
-    MOTE_K_TRY(mote_k_tensor(args[4], &out));
-    if (!mote_k_is_none(args[3])) {
-        int64_t dt;
-        MOTE_K_TRY(mote_k_int(args[3], &dt));
-        MOTE_K_CHECK(dt == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
-    }
-    MOTE_K_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32,
-                 MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_TRY(mote_k_reduce_dims(args[1], in, reduce));
-    MOTE_K_TRY(mote_k_reduce_out_shape(in, reduce, keepdim, out));
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_K_TRY(mote_k_reduce_f32_args(args, nargs, &in, &out, reduce));
     count = 1;
     for (d = 0; d < in->dim; d++) {
         if (reduce[d]) {

@@ -24,18 +24,8 @@ mote_err_t mote_kernel_mote_add_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     uint32_t i;
     mote_err_t e;
     (void)ctx;
-    if (args == NULL || nargs != 15u) {
-        return MOTE_ERR_KERNEL_ARGS;
-    }
-    if ((e = mote_s8_any_tensor_arg(args[0], MOTE_DTYPE_INT8, &ta)) != MOTE_OK ||
-        (e = mote_s8_any_tensor_arg(args[1], MOTE_DTYPE_INT8, &tb)) != MOTE_OK ||
-        (e = mote_s8_any_tensor_arg(args[14], MOTE_DTYPE_INT8, &to)) != MOTE_OK) {
-        return e;
-    }
-    if (!mote_s8_same_shape(ta, tb) || !mote_s8_same_shape(ta, to)) {
-        return MOTE_ERR_KERNEL_SHAPE;
-    }
-    if ((e = MOTE_S8_ZP_ARG(args[2], &azp)) != MOTE_OK ||
+    if ((e = mote_s8_binary_args(args, nargs, 15u, &ta, &tb, &to)) != MOTE_OK ||
+        (e = MOTE_S8_ZP_ARG(args[2], &azp)) != MOTE_OK ||
         (e = mote_s8_int_arg(args[3], 0, INT32_MAX, &am)) != MOTE_OK ||
         (e = mote_s8_int_arg(args[4], -31, 31, &ash)) != MOTE_OK ||
         (e = MOTE_S8_ZP_ARG(args[5], &bzp)) != MOTE_OK ||

@@ -17,29 +17,14 @@ mote_err_t mote_kernel_mote_avg_pool2d_s8_out(mote_kernel_ctx_t *ctx, mote_value
 {
     mote_tensor_t *ti;
     mote_tensor_t *to;
+    static const int32_t dil1[2] = {1, 1};
     int32_t k[2], s[2], pd[2], zp, amin, amax, n, h, w, c, ho, wo, b, oy, ox, ch, ky, kx;
     int include_pad;
     const int8_t *in;
     int8_t *out;
     mote_err_t e;
     (void)ctx;
-    if (args == NULL || nargs != 9u) {
-        return MOTE_ERR_KERNEL_ARGS;
-    }
-    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &ti)) != MOTE_OK ||
-        (e = mote_s8_tensor_arg(args[8], MOTE_DTYPE_INT8, 4, &to)) != MOTE_OK) {
-        return e;
-    }
-    if ((e = mote_s8_pair_arg(args[1], 1, 0x7fff, k)) != MOTE_OK) {
-        return e;
-    }
-    if (args[2] != NULL && args[2]->tag == MOTE_TAG_INT_LIST && args[2]->u.ints.len == 0) {
-        s[0] = k[0];
-        s[1] = k[1];
-    } else if ((e = mote_s8_pair_arg(args[2], 1, 0x7fff, s)) != MOTE_OK) {
-        return e;
-    }
-    if ((e = mote_s8_pair_arg(args[3], 0, 0x7fff, pd)) != MOTE_OK) {
+    if ((e = mote_s8_pool_args(args, nargs, 9u, &ti, &to, k, s, pd)) != MOTE_OK) {
         return e;
     }
     if (args[4] == NULL || args[4]->tag != MOTE_TAG_BOOL) {
@@ -47,19 +32,14 @@ mote_err_t mote_kernel_mote_avg_pool2d_s8_out(mote_kernel_ctx_t *ctx, mote_value
     }
     include_pad = args[4]->u.b ? 1 : 0;
     if ((e = MOTE_S8_ZP_ARG(args[5], &zp)) != MOTE_OK ||
-        (e = mote_s8_act_args(args[6], args[7], &amin, &amax)) != MOTE_OK) {
+        (e = mote_s8_act_args(args[6], args[7], &amin, &amax)) != MOTE_OK ||
+        (e = mote_s8_pool_out_shape(ti, to, k, s, pd, dil1, &ho, &wo)) != MOTE_OK) {
         return e;
     }
     n = ti->sizes[0];
     h = ti->sizes[1];
     w = ti->sizes[2];
     c = ti->sizes[3];
-    ho = mote_s8_out_dim(h, k[0], s[0], pd[0], 1);
-    wo = mote_s8_out_dim(w, k[1], s[1], pd[1], 1);
-    if (ho < 1 || wo < 1 || to->sizes[0] != n || to->sizes[1] != ho || to->sizes[2] != wo ||
-        to->sizes[3] != c) {
-        return MOTE_ERR_KERNEL_SHAPE;
-    }
     in = (const int8_t *)ti->data;
     out = (int8_t *)to->data;
     for (b = 0; b < n; b++) {

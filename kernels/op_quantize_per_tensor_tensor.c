@@ -21,26 +21,19 @@ mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_Tensor_out(mote_
                                                                           mote_value_t *const *args,
                                                                           uint32_t nargs)
 {
-    mote_tensor_t *in, *out;
-    int64_t qmin, qmax, dt, lo, hi;
-    double scale;
-    int32_t zp;
+    mote_k_qdq_args_t a;
+    int64_t lo, hi;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 7));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_int(args[3], &qmin));
-    MOTE_K_TRY(mote_k_int(args[4], &qmax));
-    MOTE_K_TRY(mote_k_int(args[5], &dt));
-    MOTE_K_TRY(mote_k_tensor(args[6], &out));
-    MOTE_K_TRY(mote_k_qparams(args[1], args[2], &scale, &zp));
-    MOTE_K_CHECK(scale > 0.0, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_TRY(mote_k_qrange(dt, &lo, &hi));
-    MOTE_K_CHECK(qmin >= lo && qmax <= hi && qmin <= qmax, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == (uint8_t)dt, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
-    mote_k_quantize_f32((const float *)in->data, in->numel, scale, zp, (int32_t)qmin, (int32_t)qmax,
-                        out->dtype, out->data);
+    MOTE_K_TRY(mote_k_qdq_tensor_args(args, nargs, 0, &a));
+    MOTE_K_CHECK(a.scale > 0.0, MOTE_ERR_KERNEL_ARGS);
+    MOTE_K_TRY(mote_k_qrange(a.dtype, &lo, &hi));
+    MOTE_K_CHECK(a.qmin >= lo && a.qmax <= hi && a.qmin <= a.qmax, MOTE_ERR_KERNEL_ARGS);
+    MOTE_K_CHECK(a.in->dtype == MOTE_DTYPE_FLOAT32 && a.out->dtype == (uint8_t)a.dtype,
+                 MOTE_ERR_KERNEL_DTYPE);
+    MOTE_K_CHECK(mote_k_same_shape(a.in, a.out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_K_TRY(mote_k_check_numel(a.in));
+    MOTE_K_TRY(mote_k_check_numel(a.out));
+    mote_k_quantize_f32((const float *)a.in->data, a.in->numel, a.scale, a.zp, (int32_t)a.qmin,
+                        (int32_t)a.qmax, a.out->dtype, a.out->data);
     return MOTE_OK;
 }

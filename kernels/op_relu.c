@@ -7,8 +7,6 @@
  *           MOTE_ERR_KERNEL_SHAPE (out shape differs).
  *   out may alias self exactly (in place).
  */
-#include <math.h>
-
 #include "binary.h"
 
 MOTE_KERNEL("aten::relu.out")
@@ -18,14 +16,7 @@ MOTE_K_DECLARE(mote_kernel_aten_relu_out);
 mote_err_t mote_kernel_aten_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                      uint32_t nargs)
 {
-    const float *x;
-    float *y;
-    size_t n, i;
     (void)ctx;
-    MOTE_K_TRY(mote_k_unary_f32(args, nargs, 2, &x, &y, &n));
-    for (i = 0; i < n; i++) {
-        const float v = x[i];
-        y[i] = v > 0.0f ? v : (v == v ? 0.0f : v);
-    }
+    MOTE_K_UNARY_F32(args, nargs, v, v > 0.0f ? v : (v == v ? 0.0f : v));
     return MOTE_OK;
 }

@@ -8,8 +8,6 @@
  *           MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE (out shape).
  *   out may alias self exactly.
  */
-#include <string.h>
-
 #include "kutil.h"
 
 MOTE_KERNEL("aten::squeeze_copy.dims_out")
@@ -46,8 +44,6 @@ mote_err_t mote_kernel_aten_squeeze_copy_dims_out(mote_kernel_ctx_t *ctx,
     MOTE_K_CHECK(k == out->dim, MOTE_ERR_KERNEL_SHAPE);
     MOTE_K_TRY(mote_k_check_numel(in));
     MOTE_K_TRY(mote_k_check_numel(out));
-    if (out->data != in->data && out->numel > 0) {
-        memmove(out->data, in->data, (size_t)out->numel * mote_dtype_size(out->dtype));
-    }
+    mote_k_copy_data(in, out);
     return MOTE_OK;
 }

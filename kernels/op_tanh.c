@@ -18,14 +18,7 @@ MOTE_K_DECLARE(mote_kernel_aten_tanh_out);
 mote_err_t mote_kernel_aten_tanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                      uint32_t nargs)
 {
-    const float *x;
-    float *y;
-    size_t n, i;
     (void)ctx;
-    MOTE_K_TRY(mote_k_unary_f32(args, nargs, 2, &x, &y, &n));
-    for (i = 0; i < n; i++) {
-        const float v = x[i];
-        y[i] = tanhf(v);
-    }
+    MOTE_K_UNARY_F32(args, nargs, v, tanhf(v));
     return MOTE_OK;
 }

@@ -86,24 +86,10 @@ mote_err_t mote_kernel_dim_order_ops__to_dim_order_copy_out(mote_kernel_ctx_t *c
                                                             uint32_t nargs)
 {
     mote_tensor_t *in, *out;
-    int nb;
     size_t i, n;
     uint8_t st, dt;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 4));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_bool(args[1], &nb));
-    MOTE_K_TRY(mote_k_tensor(args[3], &out));
-    if (!mote_k_is_none(args[2])) {
-        const int64_t *order;
-        uint32_t len, d;
-        MOTE_K_TRY(mote_k_ints(args[2], &order, &len));
-        MOTE_K_CHECK(len == out->dim, MOTE_ERR_KERNEL_ARGS);
-        for (d = 0; d < len; d++) {
-            MOTE_K_CHECK(order[d] == (int64_t)d, MOTE_ERR_KERNEL_ARGS);
-        }
-    }
-    (void)nb;
+    MOTE_K_TRY(mote_k_dim_order_args(args, nargs, &in, &out));
     st = in->dtype;
     dt = out->dtype;
     MOTE_K_CHECK(todo_supported(st) && todo_supported(dt), MOTE_ERR_KERNEL_DTYPE);

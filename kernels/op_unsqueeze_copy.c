@@ -7,8 +7,6 @@
  *           MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE (out shape).
  *   out may alias self exactly.
  */
-#include <string.h>
-
 #include "kutil.h"
 
 MOTE_KERNEL("aten::unsqueeze_copy.out")
@@ -42,8 +40,6 @@ mote_err_t mote_kernel_aten_unsqueeze_copy_out(mote_kernel_ctx_t *ctx, mote_valu
     }
     MOTE_K_TRY(mote_k_check_numel(in));
     MOTE_K_TRY(mote_k_check_numel(out));
-    if (out->data != in->data && out->numel > 0) {
-        memmove(out->data, in->data, (size_t)out->numel * mote_dtype_size(out->dtype));
-    }
+    mote_k_copy_data(in, out);
     return MOTE_OK;
 }

@@ -7,8 +7,6 @@
  *           MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE (numel/out sizes differ).
  *   out may alias self exactly (then nothing is copied).
  */
-#include <string.h>
-
 #include "kutil.h"
 
 MOTE_KERNEL("aten::view_copy.out")
@@ -47,8 +45,6 @@ mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *
     MOTE_K_TRY(mote_k_check_numel(in));
     MOTE_K_TRY(mote_k_check_numel(out));
     MOTE_K_CHECK(in->numel == out->numel, MOTE_ERR_KERNEL_SHAPE);
-    if (out->data != in->data && out->numel > 0) {
-        memmove(out->data, in->data, (size_t)out->numel * mote_dtype_size(out->dtype));
-    }
+    mote_k_copy_data(in, out);
     return MOTE_OK;
 }

@@ -24,6 +24,22 @@ mote_err_t mote_k_qparams(const mote_value_t *scale, const mote_value_t *zero_po
     return MOTE_OK;
 }
 
+mote_err_t mote_k_qdq_tensor_args(mote_value_t *const *args, uint32_t nargs, int dequant,
+                                  mote_k_qdq_args_t *a)
+{
+    const uint32_t n = dequant ? 8u : 7u;
+    MOTE_K_TRY(mote_k_nargs(args, nargs, n));
+    MOTE_K_TRY(mote_k_tensor(args[0], &a->in));
+    MOTE_K_TRY(mote_k_int(args[3], &a->qmin));
+    MOTE_K_TRY(mote_k_int(args[4], &a->qmax));
+    MOTE_K_TRY(mote_k_int(args[5], &a->dtype));
+    if (dequant) {
+        MOTE_K_CHECK(mote_k_is_none(args[6]) || args[6]->tag == MOTE_TAG_INT, MOTE_ERR_KERNEL_ARGS);
+    }
+    MOTE_K_TRY(mote_k_tensor(args[n - 1], &a->out));
+    return mote_k_qparams(args[1], args[2], &a->scale, &a->zp);
+}
+
 mote_err_t mote_k_qrange(int64_t dtype, int64_t *lo, int64_t *hi)
 {
     switch (dtype) {

@@ -18,6 +18,24 @@
 mote_err_t mote_k_qparams(const mote_value_t *scale, const mote_value_t *zero_point, double *s,
                           int32_t *zp);
 
+/** The arguments the two .Tensor_out kernels share. */
+typedef struct mote_k_qdq_args {
+    mote_tensor_t *in, *out;
+    int64_t qmin, qmax, dtype; /* dtype: the quantized ScalarType argument */
+    double scale;
+    int32_t zp;
+} mote_k_qdq_args_t;
+
+/**
+ * Parse (input, scale, zero_point, quant_min, quant_max, dtype, out) of
+ * quantize_per_tensor.Tensor_out (dequant = 0, 7 args) or the same with a
+ * ScalarType? out_dtype before out (dequant = 1, 8 args; its tag is checked
+ * here, its value by the kernel). Ranges, dtypes and shapes are left to the
+ * kernel, which checks them in its own order.
+ */
+mote_err_t mote_k_qdq_tensor_args(mote_value_t *const *args, uint32_t nargs, int dequant,
+                                  mote_k_qdq_args_t *a);
+
 /** Quantization range of an int8/uint8/int16/int32 dtype; KERNEL_DTYPE for others. */
 mote_err_t mote_k_qrange(int64_t dtype, int64_t *lo, int64_t *hi);
 

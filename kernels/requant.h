@@ -6,7 +6,8 @@
  * arguments and requantize identically (docs/int8-ops.md is the contract):
  *   - fixed-point requantization: mote_srdhm, mote_rdbpot, mote_requantize
  *     (TFLite double rounding, int32 arithmetic only);
- *   - argument access: tensors, ints, int[2] lists, with the kernel error codes;
+ *   - argument access: tensors, ints, int[2] lists, with the kernel error codes,
+ *     and the leading arguments of add_s8 / mul_s8 and of the two int8 pools;
  *   - the parameter block of conv2d_s8 / depthwise_conv2d_s8 / linear_s8.
  * Not a public header.
  */
@@ -197,6 +198,82 @@ static inline int32_t mote_s8_out_dim(int32_t in, int32_t k, int32_t s, int32_t 
         return 0;
     }
     return (int32_t)((padded - span) / s + 1);
+}
+
+/* ------------------------------------------------------ add / mul, pooling */
+
+/**
+ * The tensors of add_s8 / mul_s8 (`nargs_expected` args): a = args[0],
+ * b = args[1], out = the last one, all int8 of one shape (any rank).
+ */
+static inline mote_err_t mote_s8_binary_args(mote_value_t *const *args, uint32_t nargs,
+                                             uint32_t nargs_expected, mote_tensor_t **ta,
+                                             mote_tensor_t **tb, mote_tensor_t **to)
+{
+    mote_err_t e;
+    if (args == NULL || nargs != nargs_expected) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    if ((e = mote_s8_any_tensor_arg(args[0], MOTE_DTYPE_INT8, ta)) != MOTE_OK ||
+        (e = mote_s8_any_tensor_arg(args[1], MOTE_DTYPE_INT8, tb)) != MOTE_OK ||
+        (e = mote_s8_any_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, to)) != MOTE_OK) {
+        return e;
+    }
+    if (!mote_s8_same_shape(*ta, *tb) || !mote_s8_same_shape(*ta, *to)) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    return MOTE_OK;
+}
+
+/**
+ * The leading arguments of avg_pool2d_s8 / max_pool2d_s8 (`nargs_expected`
+ * args): input args[0] and out (the last) int8 NHWC, kernel_size args[1],
+ * stride args[2] (an empty list means stride = kernel_size, PyTorch's
+ * default), padding args[3]. The op-specific arguments follow args[3].
+ */
+static inline mote_err_t mote_s8_pool_args(mote_value_t *const *args, uint32_t nargs,
+                                           uint32_t nargs_expected, mote_tensor_t **ti,
+                                           mote_tensor_t **to, int32_t k[2], int32_t s[2],
+                                           int32_t pd[2])
+{
+    mote_err_t e;
+    if (args == NULL || nargs != nargs_expected) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, ti)) != MOTE_OK ||
+        (e = mote_s8_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, 4, to)) != MOTE_OK) {
+        return e;
+    }
+    if ((e = mote_s8_pair_arg(args[1], 1, 0x7fff, k)) != MOTE_OK) {
+        return e;
+    }
+    if (args[2] != NULL && args[2]->tag == MOTE_TAG_INT_LIST && args[2]->u.ints.len == 0) {
+        s[0] = k[0];
+        s[1] = k[1];
+        return mote_s8_pair_arg(args[3], 0, 0x7fff, pd);
+    }
+    if ((e = mote_s8_pair_arg(args[2], 1, 0x7fff, s)) != MOTE_OK) {
+        return e;
+    }
+    return mote_s8_pair_arg(args[3], 0, 0x7fff, pd);
+}
+
+/**
+ * Output height and width of a pooling window (dilation d) over ti; checks
+ * that to is [N, Ho, Wo, C] with Ho, Wo >= 1.
+ */
+static inline mote_err_t mote_s8_pool_out_shape(const mote_tensor_t *ti, const mote_tensor_t *to,
+                                                const int32_t k[2], const int32_t s[2],
+                                                const int32_t pd[2], const int32_t d[2],
+                                                int32_t *ho, int32_t *wo)
+{
+    *ho = mote_s8_out_dim(ti->sizes[1], k[0], s[0], pd[0], d[0]);
+    *wo = mote_s8_out_dim(ti->sizes[2], k[1], s[1], pd[1], d[1]);
+    if (*ho < 1 || *wo < 1 || to->sizes[0] != ti->sizes[0] || to->sizes[1] != *ho ||
+        to->sizes[2] != *wo || to->sizes[3] != ti->sizes[3]) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    return MOTE_OK;
 }
 
 /* ------------------------------------------------- conv / depthwise / linear */
