@@ -329,6 +329,8 @@ def build_firmware(
     extra_objects: Sequence[Union[str, Path]] = (),
     stack_bytes: int = DEFAULT_STACK_BYTES,
     opt: str = "-Os",
+    fast_sources: Sequence[Union[str, Path]] = (),
+    fast_opt: str = "-O2",
     extra_cflags: Sequence[str] = (),
     name: str = "firmware",
     jobs: int = 2,
@@ -337,8 +339,12 @@ def build_firmware(
     board = load_board(board)
     if shutil.which(CC) is None:
         raise FirmwareError(f"{CC} not found (Debian: apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)")
-    if opt not in ("-Os", "-O2", "-O3", "-O1", "-O0", "-Og"):
-        raise FirmwareError(f"unsupported optimization flag {opt!r}")
+    for flag in (opt, fast_opt):
+        if flag not in ("-Os", "-O2", "-O3", "-O1", "-O0", "-Og"):
+            raise FirmwareError(f"unsupported optimization flag {flag!r}")
+    # Hot code (the kernels) may be compiled for speed while the rest stays
+    # small: `fast_sources` get `fast_opt` instead of `opt`.
+    fast = {Path(f).resolve() for f in fast_sources}
     out = Path(out_dir).resolve()
     gen = out / "gen"
     obj_dir = out / "obj"
@@ -364,6 +370,8 @@ def build_firmware(
         obj = _object_path(src, obj_dir, used)
         obj.parent.mkdir(parents=True, exist_ok=True)
         flags = cflags
+        if src.resolve() in fast:
+            flags = [fast_opt if f == opt else f for f in cflags]
         if src.suffix == ".S":
             flags = board.arch_flags + ["-g"] + [f"-I{d}" for d in incs] + _define_flags(defines)
         jobs_list.append(([CC] + flags + ["-c", str(src), "-o", str(obj)], obj, src))

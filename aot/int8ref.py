@@ -30,6 +30,7 @@ __all__ = [
     "quantize_multiplier", "srdhm", "rdbpot", "requantize",
     "conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "add_s8", "mul_s8",
     "avg_pool2d_s8", "max_pool2d_s8", "mean_s8", "pad_s8",
+    "softmax_s8", "softmax_params", "exp_on_negative_values", "one_over_one_plus_x",
     "add_params", "INT32_MIN", "INT32_MAX",
 ]
 
@@ -389,3 +390,141 @@ def pad_s8(input, pads: Sequence[int], pad_value: int) -> np.ndarray:
     if not -128 <= int(pad_value) <= 127:
         raise ValueError(f"pad_value {pad_value} not int8")
     return np.pad(x, ((0, 0), (t, b), (l, r), (0, 0)), constant_values=int(pad_value))
+
+
+# --------------------------------------------------------------------------- softmax
+#
+# TFLite / CMSIS-NN int8 softmax over the last axis, in gemmlowp-style fixed
+# point. Values are int32 carried in int64 numpy arrays; every add/sub that C
+# does in int32 is wrapped with _wrap32.
+
+#: integer bits of the scaled input difference (Q5.26) and of the sum of exps (Q12.19)
+SOFTMAX_DIFF_INT_BITS = 5
+SOFTMAX_ACCUM_INT_BITS = 12
+#: largest last-dimension size: depth * 2^19 (the sum of exps in Q12.19) stays < 2^31
+SOFTMAX_MAX_DEPTH = 4095
+#: the fixed output quantization of softmax_s8 (TFLite convention)
+SOFTMAX_OUT_SCALE = 1.0 / 256.0
+SOFTMAX_OUT_ZERO_POINT = -128
+
+_EXP_BARREL = (1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242)
+
+
+def softmax_params(input_scale: float, beta: float = 1.0) -> Tuple[int, int, int]:
+    """AOT parameters of :func:`softmax_s8` (runs ahead of time, float).
+
+    real = min(beta * input_scale * 2^(31-5), 2^31 - 1); (multiplier,
+    left_shift) = frexp rule of :func:`quantize_multiplier` (left_shift in
+    [0, 31]); diff_min = -floor((2^5 - 1) * 2^(31-5) / 2^left_shift) (TFLite's
+    CalculateInputRadius(5, left_shift, 31), negated). Returns
+    ``(input_multiplier, input_left_shift, diff_min)``. ``ValueError`` when the
+    real multiplier is below 0.5 (left shift would be negative) or not finite.
+    """
+    real = float(beta) * float(input_scale) * float(1 << (31 - SOFTMAX_DIFF_INT_BITS))
+    if not math.isfinite(real) or real < 0.5:
+        raise ValueError(f"softmax: beta * input_scale = {beta * input_scale} out of range")
+    real = min(real, float(INT32_MAX))
+    q, e = math.frexp(real)
+    m = math.floor(q * (1 << 31) + 0.5)
+    if m == (1 << 31):
+        m //= 2
+        e += 1
+    if not 0 <= e <= 31:
+        raise AssertionError(e)
+    radius = (((1 << SOFTMAX_DIFF_INT_BITS) - 1) << (31 - SOFTMAX_DIFF_INT_BITS)) >> e
+    return int(m), int(e), -int(radius)
+
+
+def _sat_lshift(x, e: int) -> np.ndarray:
+    """gemmlowp SaturatingRoundingMultiplyByPOT<e> for e > 0: x * 2^e saturated to int32."""
+    x = _i64(x)
+    thr = (1 << (31 - e)) - 1
+    return np.where(x > thr, INT32_MAX, np.where(x < -thr, INT32_MIN, x << e))
+
+
+def _mul(a, b) -> np.ndarray:
+    return _i64(srdhm(a, b))
+
+
+def _exp_on_quarter(a) -> np.ndarray:
+    """exp(a) for Q0.31 a in [-1/4, 0): Taylor polynomial around -1/8."""
+    x = _wrap32(_i64(a) + (1 << 28))
+    x2 = _mul(x, x)
+    x3 = _mul(x2, x)
+    x4 = _mul(x2, x2)
+    x4_4 = _i64(rdbpot(x4, 2))
+    poly = _i64(rdbpot(_wrap32(_mul(_wrap32(x4_4 + x3), 715827883) + x2), 1))
+    return _wrap32(1895147668 + _mul(1895147668, _wrap32(x + poly)))
+
+
+def exp_on_negative_values(a) -> np.ndarray:
+    """exp of Q5.26 values a <= 0 (int32), result Q0.31 (int32); exp(0) = 2^31 - 1.
+
+    a mod 1/4 goes through the polynomial; each set bit of the multiple of 1/4
+    (2^-2 .. 2^4) multiplies by the Q0.31 constant exp(-2^k).
+    """
+    a = _i64(a)
+    quarter = 1 << 24                                  # 1/4 in Q5.26
+    amq = (a & (quarter - 1)) - quarter                # in [-1/4, 0)
+    result = _exp_on_quarter(_sat_lshift(amq, 5))      # Q5.26 -> Q0.31
+    rem = _wrap32(amq - a)
+    for k, c in enumerate(_EXP_BARREL):
+        result = np.where((rem & (1 << (24 + k))) != 0, _mul(result, c), result)
+    return np.where(a == 0, INT32_MAX, result).astype(np.int32)
+
+
+def one_over_one_plus_x(a) -> np.ndarray:
+    """1 / (1 + a) for Q0.31 a in [0, 1): result Q0.31 (Newton-Raphson, 3 steps in Q2.29)."""
+    s = _i64(a) + INT32_MAX
+    half = np.where(s >= 0, (s + 1) // 2, -((1 - s) // 2))  # (s + sign) / 2, C division
+    x = _wrap32(1515870810 + _mul(half, -1010580540))       # 48/17 - 32/17 * half
+    for _ in range(3):
+        one_minus = _wrap32((1 << 29) - _mul(half, x))
+        x = _wrap32(x + _sat_lshift(_mul(x, one_minus), 2))
+    return _sat_lshift(x, 1).astype(np.int32)
+
+
+def _bit_length(x: np.ndarray) -> np.ndarray:
+    """Bit length of non-negative int64 values below 2^32 (integer binary search)."""
+    v = _i64(x).copy()
+    n = np.zeros_like(v)
+    for s in (16, 8, 4, 2, 1):
+        big = v >= (1 << s)
+        n += np.where(big, s, 0)
+        v = np.where(big, v >> s, v)
+    return n + (v > 0)
+
+
+def softmax_s8(input, input_multiplier: int, input_left_shift: int,
+               diff_min: int) -> np.ndarray:
+    """int8 softmax over the last axis; output scale 1/256, zero point -128.
+
+    Per row: diff = x - max(row) (<= 0); entries with diff < diff_min give
+    -128; otherwise scaled = requantize(diff, M, left_shift) (Q5.26), e =
+    exp_on_negative_values(scaled) (Q0.31); sum = sum of RDBPOT(e, 12) (Q12.19);
+    headroom = clz32(sum), nbou = 12 - headroom, scale =
+    one_over_one_plus_x((sum << headroom) - 2^31); out = clamp(RDBPOT(SRDHM(scale,
+    e), nbou + 23) - 128) (a shift above 31 gives 0). Parameters from
+    :func:`softmax_params`. The last dimension must be in [1, 4095].
+    """
+    x = _check_int8(input, "input")
+    ls = int(input_left_shift)
+    if x.ndim < 1 or not 1 <= x.shape[-1] <= SOFTMAX_MAX_DEPTH:
+        raise ValueError(f"softmax_s8: last dimension of {x.shape} not in [1, {SOFTMAX_MAX_DEPTH}]")
+    if not 0 <= ls <= 31 or not 0 <= int(input_multiplier) <= INT32_MAX or int(diff_min) > 0:
+        raise ValueError("softmax_s8: multiplier / left shift / diff_min out of range")
+    rows = _i64(x).reshape(-1, x.shape[-1])
+    diff = rows - rows.max(axis=1, keepdims=True)
+    valid = diff >= int(diff_min)
+    scaled = requantize(diff, int(input_multiplier), ls)
+    e = _i64(exp_on_negative_values(np.where(valid, scaled, 0)))
+    total = _wrap32(np.where(valid, _i64(rdbpot(e, SOFTMAX_ACCUM_INT_BITS)), 0).sum(axis=1))
+    headroom = 32 - _bit_length(total)                 # total >= 2^19 > 0
+    nbou = SOFTMAX_ACCUM_INT_BITS - headroom
+    shifted = ((total << headroom) & 0xFFFFFFFF) - (1 << 31)
+    scale = _i64(one_over_one_plus_x(shifted))
+    prod = _mul(scale[:, None], e)
+    sh = (nbou + 31 - 8)[:, None] + np.zeros_like(prod)
+    q = np.where(sh > 31, 0, _i64(rdbpot(prod, np.minimum(sh, 31))))
+    out = np.where(valid, q - 128, -128)
+    return _clamp_s8(out).reshape(x.shape)

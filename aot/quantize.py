@@ -11,8 +11,11 @@ int8 scheme of ``docs/int8-ops.md``:
   *after* the activation (the activation fuses into the int8 op's clamp);
 - pooling, cat, flatten/view/reshape/permute, pad, slice: output shares the
   qparams of the input (cat: all inputs share one set);
-- mean / adaptive average pool, add, mul, sigmoid, tanh, softmax, scalar
-  arithmetic: own output observer.
+- mean / adaptive average pool, add, mul, sigmoid, tanh, scalar
+  arithmetic: own output observer;
+- softmax: own input observer, output with the fixed qparams scale 1/256, zero
+  point -128 (``FixedQParamsQuantizationSpec``; the TFLite int8 softmax
+  convention that ``mote::softmax_s8`` produces).
 
 :func:`quantize` runs export -> ``prepare_pt2e`` -> calibration ->
 ``convert_pt2e``; the converted GraphModule (q/dq ops around fp32 ops) is the
@@ -38,6 +41,7 @@ from torchao.quantization.pt2e.fake_quantize import FakeQuantize
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e, prepare_qat_pt2e
 from torchao.quantization.pt2e.quantizer import (
     DerivedQuantizationSpec,
+    FixedQParamsQuantizationSpec,
     QuantizationAnnotation,
     QuantizationSpec,
     Quantizer,
@@ -68,10 +72,16 @@ SHARED_OPS = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.flatten.usi
               aten.dropout.default}
 #: own input and output observers; lowered to an int8 op or kept fp32 between q/dq
 OWN_QPARAM_OPS = {aten.adaptive_avg_pool2d.default, aten.mean.dim, aten.sigmoid.default,
-                  aten.tanh.default, aten.softmax.int, aten._softmax.default,
-                  aten.relu.default, aten.relu6.default, aten.hardtanh.default,
+                  aten.tanh.default, aten.relu.default, aten.relu6.default, aten.hardtanh.default,
                   aten.hardsigmoid.default, aten.hardswish.default}
 CAT_OPS = {aten.cat.default, aten.concat.default}
+#: own input observer, fixed output qparams (SOFTMAX_OUT_QSPEC)
+SOFTMAX_OPS = {aten.softmax.int, aten._softmax.default}
+
+#: softmax output: scale 1/256, zero point -128 over [-128, 127] (TFLite int8 softmax)
+SOFTMAX_OUT_QSPEC = FixedQParamsQuantizationSpec(
+    dtype=torch.int8, scale=1.0 / 256.0, zero_point=-128, quant_min=-128, quant_max=127,
+    qscheme=torch.per_tensor_affine)
 
 
 # ----------------------------------------------------------------------------- qspecs
@@ -176,6 +186,8 @@ class MoteQuantizer(Quantizer):
                 _set(n, inputs, SharedQuantizationSpec((first, n)))
             elif t in OWN_QPARAM_OPS and _is_float_tensor(n.args[0]):
                 _set(n, {n.args[0]: act}, act)
+            elif t in SOFTMAX_OPS and _is_float_tensor(n.args[0]):
+                _set(n, {n.args[0]: act}, SOFTMAX_OUT_QSPEC)
         return model
 
     @staticmethod

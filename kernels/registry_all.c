@@ -102,6 +102,8 @@ mote_err_t mote_kernel_mote_mul_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     uint32_t nargs); /* op_mote_mul_s8.c */
 mote_err_t mote_kernel_mote_pad_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_pad_s8.c */
+mote_err_t mote_kernel_mote_softmax_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_softmax_s8.c */
 mote_err_t mote_kernel_quantized_decomposed_choose_qparams_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_choose_qparams.c */
 mote_err_t mote_kernel_quantized_decomposed_dequantize_per_channel_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -165,6 +167,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::mean_s8.out", mote_kernel_mote_mean_s8_out},
     {"mote::mul_s8.out", mote_kernel_mote_mul_s8_out},
     {"mote::pad_s8.out", mote_kernel_mote_pad_s8_out},
+    {"mote::softmax_s8.out", mote_kernel_mote_softmax_s8_out},
     {"quantized_decomposed::choose_qparams.Tensor_out", mote_kernel_quantized_decomposed_choose_qparams_Tensor_out},
     {"quantized_decomposed::dequantize_per_channel.out", mote_kernel_quantized_decomposed_dequantize_per_channel_out},
     {"quantized_decomposed::dequantize_per_tensor.Tensor_out", mote_kernel_quantized_decomposed_dequantize_per_tensor_Tensor_out},
@@ -173,4 +176,4 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"quantized_decomposed::quantize_per_tensor.out", mote_kernel_quantized_decomposed_quantize_per_tensor_out},
 };
 
-const uint32_t mote_kernel_registry_len = 55u;
+const uint32_t mote_kernel_registry_len = 56u;

@@ -14,6 +14,9 @@ constants):
 - ``max_pool2d`` / ``avg_pool2d`` (same qparams in/out) => ``mote::max_pool2d_s8`` / ``avg_pool2d_s8``;
 - ``adaptive_avg_pool2d(1)`` / ``mean`` over contiguous dims => ``mote::mean_s8``;
 - ``constant_pad_nd`` over H, W => ``mote::pad_s8``;
+- ``softmax`` (output qparams 1/256, -128: MoteQuantizer's fixed qparams) over
+  the dim that is last in the input's physical layout => ``mote::softmax_s8``
+  (another dim: fp32 between dequantize and quantize, with the warning below);
 - ``cat`` (shared qparams) => ``aten::cat`` on int8 (dim remapped to the layout);
 - ``permute``/``transpose`` => a relabelled layout (no data movement);
   flatten/view/reshape/(un)squeeze => ``aten::view_copy`` on int8, preceded by
@@ -55,6 +58,7 @@ VIEWS = {aten.flatten.using_ints, aten.view.default, aten.reshape.default,
          aten._unsafe_view.default, aten.squeeze.dim, aten.squeeze.dims,
          aten.squeeze.default, aten.unsqueeze.default, aten.view_copy.default}
 IDENTITY = {aten.contiguous.default, aten.clone.default, aten.dropout.default}
+SOFTMAX = {aten.softmax.int, aten._softmax.default}
 _NO_WARN = {DQ_CH, qd.quantize_per_channel.default}
 
 
@@ -143,6 +147,7 @@ class _Lowering:
         self.output_qparams: list = []
         self.example_inputs = example_inputs
         self._propagated = False
+        self.warned: set = set()   # targets already reported by Int8FallbackWarning
 
     # ------------------------------------------------------------------ helpers
     def shape(self, n: Node) -> tuple:
@@ -307,6 +312,8 @@ class _Lowering:
                 kind = "permute"
             elif t in IDENTITY and same:
                 kind = "identity"
+            elif t in SOFTMAX and self._softmax_ok(core, q):
+                kind = "softmax"
         elif t in (aten.cat.default, aten.concat.default) and act is None:
             xs = a[0]
             if tensors_ok(xs) and all(self._same_qparams(x.args[0], q) for x in xs):
@@ -314,6 +321,28 @@ class _Lowering:
         if kind is None:
             return None
         return kind, core, act
+
+    def _softmax_ok(self, core: Node, q: Node) -> bool:
+        """softmax with int8ref.softmax_s8's output qparams, a supported depth
+        and input scale, no dtype conversion."""
+        a = core.args
+        if core.target == aten.softmax.int:
+            extra = a[2] if len(a) > 2 else core.kwargs.get("dtype")
+        else:
+            extra = a[2] if len(a) > 2 else core.kwargs.get("half_to_float", False)
+        if extra not in (None, False):
+            return False
+        if tuple(q.args[1:6]) != (int8ref.SOFTMAX_OUT_SCALE, int8ref.SOFTMAX_OUT_ZERO_POINT,
+                                  -128, 127, torch.int8):
+            return False
+        shape = self.shape(a[0])
+        if not shape or not 1 <= shape[int(a[1]) % len(shape)] <= int8ref.SOFTMAX_MAX_DEPTH:
+            return False
+        try:
+            int8ref.softmax_params(float(a[0].args[0].args[1]))
+        except ValueError:
+            return False
+        return True
 
     @staticmethod
     def _same_qparams(qa: Node, qb: Node) -> bool:
@@ -497,7 +526,36 @@ class _Lowering:
             return _QVal(x.node, oshape, tuple(pinv[d] for d in x.perm), s_out, zp_out)
         if kind == "identity":
             return _QVal(x.node, oshape, x.perm, s_out, zp_out)
+        if kind == "softmax":
+            return self.emit_softmax(q, core, x)
         raise AssertionError(kind)
+
+    def emit_softmax(self, q: Node, core: Node, x: _QVal) -> _QVal:
+        """mote::softmax_s8 on the physical tensor when the softmax dim is its
+        last dim; else fp32 softmax between dequantize and quantize."""
+        s_out, zp_out = float(q.args[1]), int(q.args[2])
+        oshape = self.shape(core)
+        dim = int(core.args[1]) % len(x.shape)
+        if x.perm.index(dim) == len(x.perm) - 1:
+            m, ls, dmin = int8ref.softmax_params(x.scale)
+            node = self.call(torch.ops.mote.softmax_s8.default, (x.node, m, ls, dmin), core)
+            return _QVal(node, oshape, x.perm, s_out, zp_out)
+        self.warn_fallback(core, stacklevel=7)
+        f = self.g.call_function(core.target, self.map_arg(core.args), self.map_arg(core.kwargs))
+        f.meta = {k: v for k, v in core.meta.items() if k not in ("tensor_meta", "val")}
+        node = self.call(Q, (f, s_out, zp_out, -128, 127, torch.int8), core)
+        return _QVal(node, oshape, tuple(range(len(oshape))), s_out, zp_out)
+
+    def warn_fallback(self, n: Node, stacklevel: int = 4) -> None:
+        """Record op `n` as kept in fp32 (one Int8FallbackWarning per target)."""
+        if n.target in self.warned:
+            return
+        name = getattr(n.target, "__name__", str(n.target))
+        self.warned.add(n.target)
+        self.fallback.append(str(n.target))
+        warnings.warn(f"mote int8: no int8 kernel for {name} ({n.name}); "
+                      f"it runs in fp32 between dequantize and quantize",
+                      Int8FallbackWarning, stacklevel=stacklevel)
 
     def emit_mean(self, q: Node, core: Node, x: _QVal) -> _QVal:
         s_out, zp_out = float(q.args[1]), int(q.args[2])
@@ -553,7 +611,6 @@ class _Lowering:
                     self.absorbed.add(m[1])
                     if m[2] is not None:
                         self.absorbed.add(m[2])
-        warned = set()
         for n in nodes:
             if n.op == "placeholder":
                 new = self.g.placeholder(n.name, type_expr=n.type)
@@ -568,15 +625,10 @@ class _Lowering:
             elif n.target == DQ or n in self.absorbed:
                 continue  # dequantized on demand / fused
             elif n.op == "call_function":
-                if n.target not in _NO_WARN and n.target not in warned:
-                    name = getattr(n.target, "__name__", str(n.target))
+                if n.target not in _NO_WARN and n.target not in self.warned:
                     if any(self._is_dq_of_q(x) for x in n.all_input_nodes) or \
                             any(u.target == Q for u in n.users):
-                        warned.add(n.target)
-                        self.fallback.append(str(n.target))
-                        warnings.warn(f"mote int8: no int8 kernel for {name} ({n.name}); "
-                                      f"it runs in fp32 between dequantize and quantize",
-                                      Int8FallbackWarning, stacklevel=3)
+                        self.warn_fallback(n)
                 new = self.g.call_function(n.target, self.map_arg(n.args), self.map_arg(n.kwargs))
                 new.meta = {k: v for k, v in n.meta.items() if k not in ("tensor_meta", "val")}
                 self.env[n] = new

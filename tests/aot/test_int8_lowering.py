@@ -152,7 +152,7 @@ def test_int8_program_exports_and_runs():
 
 def test_out_overloads_exist():
     for name in ("conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "add_s8", "mul_s8",
-                 "avg_pool2d_s8", "max_pool2d_s8", "mean_s8", "pad_s8"):
+                 "avg_pool2d_s8", "max_pool2d_s8", "mean_s8", "pad_s8", "softmax_s8"):
         packet = getattr(torch.ops.mote, name)
         assert "out" in packet.overloads()
         assert packet.out._schema.arguments[-1].name == "out"
@@ -343,18 +343,70 @@ class Softmax(nn.Module):
         return torch.softmax(self.l(x), dim=-1)
 
 
-def test_softmax_falls_back_with_warning():
+class ConvSoftmax(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.c = nn.Conv2d(3, 6, 3, padding=1)
+        self.dim = dim
+
+    def forward(self, x):
+        return torch.softmax(self.c(x), dim=self.dim)
+
+
+def _softmax_nodes(gm):
+    return [n for n in gm.graph.nodes if n.target == torch.ops.mote.softmax_s8.default]
+
+
+def test_softmax_lowers_to_softmax_s8():
+    from aot import int8ref
     torch.manual_seed(0)
     m = Softmax().eval()
     calib = _inputs((2, 8))
     conv, _ = quantize(m, calib[0], calib)
+    # PT2E: softmax output with the fixed qparams (scale 1/256, zero point -128)
+    qs = [n for n in conv.graph.nodes if n.target == QD.quantize_per_tensor.default]
+    assert tuple(qs[-1].args[1:3]) == (1 / 256, -128)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Int8FallbackWarning)
+        low = lower_int8(conv, calib[0])
+    assert _mote_ops(low) == ["mote.linear_s8.default", "mote.softmax_s8.default"]
+    assert torch.ops.aten.softmax.int not in _targets(low)
+    assert low.meta["mote_int8"].fallback_ops == []
+    (node,) = _softmax_nodes(low)
+    s_in = next(n for n in conv.graph.nodes if n.target == QD.quantize_per_tensor.default
+                and n.args[0].target == torch.ops.aten.linear.default).args[1]
+    assert tuple(node.args[1:]) == int8ref.softmax_params(s_in)
+    assert low.meta["mote_int8"].output_qparams == [(1 / 256, -128)]
+    worst = 0.0
+    with torch.no_grad():
+        for x in calib + _inputs((2, 8), 4, seed=3):
+            worst = max(worst, _quanta(conv(*x), low(*x), 1 / 256))
+    assert worst <= 1.0 + 1e-3
+    per_op, _, _ = per_op_quanta(conv, low, calib[0])
+    assert max(per_op.values()) <= 1
+
+
+def test_softmax_over_channels_of_nhwc_lowers():
+    """dim 1 of an NCHW conv output is the last physical dim (NHWC): no permute."""
+    low = _check(ConvSoftmax(1), (2, 3, 5, 4), ["conv2d_s8", "softmax_s8"])
+    (node,) = _softmax_nodes(low)
+    assert node.args[0].target == torch.ops.mote.conv2d_s8.default
+
+
+def test_softmax_not_last_physical_dim_falls_back_with_warning():
+    torch.manual_seed(0)
+    m = ConvSoftmax(-1).eval()      # W: not last in NHWC
+    calib = _inputs((2, 3, 5, 4))
+    conv, _ = quantize(m, calib[0], calib)
     with pytest.warns(Int8FallbackWarning, match="softmax"):
         low = lower_int8(conv, calib[0])
     assert torch.ops.aten.softmax.int in _targets(low)
-    assert "mote.linear_s8.default" in _mote_ops(low)
-    scale = low.meta["mote_int8"].output_qparams[0][0]
+    assert not _softmax_nodes(low)
+    assert "mote.conv2d_s8.default" in _mote_ops(low)
+    assert low.meta["mote_int8"].fallback_ops == [str(torch.ops.aten.softmax.int)]
     with torch.no_grad():
-        assert _quanta(conv(*calib[1]), low(*calib[1]), scale) <= 1.0 + 1e-3
+        for x in calib:
+            assert _quanta(conv(*x), low(*x), 1 / 256) <= 1.0 + 1e-3
 
 
 def test_lower_accepts_reexported_program():

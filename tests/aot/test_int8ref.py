@@ -310,3 +310,89 @@ def test_resnet8_sized_conv_is_fast():
         R.conv2d_s8(x, w, np.zeros(16, np.int32), *one, [1, 1], [1, 1], [1, 1], 0, 0, -128, 127)
     assert (time.perf_counter() - t) / 5 < 0.2
     assert math.isfinite(t)
+
+
+# ----------------------------------------------------------------------------- softmax
+
+def _float_softmax_q(x, scale):
+    """Float softmax of the dequantized rows, in output quanta (x 256)."""
+    f = x.astype(np.float64) * scale
+    p = np.exp(f - f.max(-1, keepdims=True))
+    return p / p.sum(-1, keepdims=True) * 256.0
+
+
+@pytest.mark.parametrize("scale,expected", [
+    (0.1, (1717986918, 23, -248)),        # 0.1 * 2^26 = 0.8 * 2^23; radius 31 * 2^26 / 2^23
+    (1 / 16, (1 << 30, 23, -248)),
+    (1.0, (1 << 30, 27, -15)),            # floor(31 * 2^26 / 2^27) = 15
+    (0.01, (1374389535, 20, -1984)),
+    (2.0 ** -27, (1 << 30, 0, -(31 << 26))),
+    (40.0, ((1 << 31) - 1, 31, 0)),       # capped at 2^31 - 1: only the max counts
+])
+def test_softmax_params(scale, expected):
+    assert R.softmax_params(scale) == expected
+
+
+def test_softmax_params_errors():
+    with pytest.raises(ValueError):
+        R.softmax_params(2.0 ** -29)      # left shift would be negative
+    with pytest.raises(ValueError):
+        R.softmax_params(float("inf"))
+
+
+def test_exp_and_reciprocal_fixed_point():
+    a = -np.arange(0, 16 << 26, 997 << 13, dtype=np.int64)       # Q5.26 in [-16, 0]
+    e = R.exp_on_negative_values(a).astype(np.float64) / 2 ** 31
+    # 4th-order Taylor polynomial on [-1/4, 0): |x^5 / 120| <= 2.6e-7 at x = 1/8
+    assert np.abs(e - np.exp(a / 2 ** 26)).max() < 2.6e-7
+    assert R.exp_on_negative_values(np.array([0]))[0] == R.INT32_MAX
+    # -1 = -1/4 (polynomial) - 1/4 - 1/2 (barrel constants): 224 ulp above exp(-1) * 2^31
+    assert R.exp_on_negative_values(np.array([-(1 << 26)]))[0] == 790015308
+    assert abs(790015308 - math.exp(-1) * 2 ** 31) < 300
+    x = np.arange(0, 1 << 31, 1 << 21, dtype=np.int64)
+    r = R.one_over_one_plus_x(x).astype(np.float64) / 2 ** 31
+    assert np.abs(r - 1 / (1 + x / 2 ** 31)).max() < 4e-9                 # a few ulp of Q0.31
+    assert R.one_over_one_plus_x(np.array([1 << 30]))[0] == 1431655762   # 2/3: 2^31 * 2/3 - 3.3
+
+
+@pytest.mark.parametrize("scale", [0.003, 0.01, 0.02, 0.05, 1 / 16, 0.1, 0.3, 1.0])
+def test_softmax_s8_close_to_float(scale):
+    rng = np.random.default_rng(int(scale * 1000))
+    for depth in (1, 2, 5, 10, 64, 300):
+        x = rng.integers(-128, 128, (50, depth), dtype=np.int8)
+        out = R.softmax_s8(x, *R.softmax_params(scale))
+        assert out.dtype == np.int8 and out.shape == x.shape
+        want = np.minimum(_float_softmax_q(x, scale), 255.0)     # 1.0 saturates at 127
+        err = np.abs(out.astype(np.float64) + 128 - want).max()
+        assert err <= 0.5 + 0.02, (depth, err)                  # within 1/256 / 2 + small
+
+
+def test_softmax_s8_hand_checked():
+    p = R.softmax_params(0.1)
+    # all-equal rows: 1/n exactly when representable, 1.0 saturates at 127
+    for n, v in ((1, 127), (2, 0), (3, -43), (4, -64), (256, -127)):
+        out = R.softmax_s8(np.full((2, n), 5, np.int8), *p)
+        assert (out == v).all(), (n, out)
+    # one dominant entry: at scale 0.1 the others (diff -255 < diff_min -248) are cut off
+    x = np.array([[127] + [-128] * 9], np.int8)
+    assert R.softmax_s8(x, *p).tolist() == [[127] + [-128] * 9]
+    # at scale 0.01: p = 1 / (1 + 9 e^-2.55) = 150.35 / 256, the others 11.74 / 256
+    assert R.softmax_s8(x, *R.softmax_params(0.01)).tolist() == [[22] + [-116] * 9]
+    # diff_min cutoff: with diff_min = -1 the entry at diff -10 is left out of the sum
+    m, ls, dmin = R.softmax_params(0.05)
+    x = np.array([[10, 0, 9]], np.int8)
+    assert R.softmax_s8(x, m, ls, dmin).tolist() == [[-28, -67, -33]]   # 100.1, 60.7, 95.2
+    assert R.softmax_s8(x, m, ls, -1).tolist() == [[3, -128, -3]]       # 131.2, -, 124.8
+    # rows are independent; leading dims are batch dims
+    y = np.stack([x, x[:, ::-1]]).reshape(2, 1, 3)
+    assert R.softmax_s8(y, m, ls, dmin).tolist() == [[[-28, -67, -33]], [[-33, -67, -28]]]
+
+
+def test_softmax_s8_errors():
+    p = R.softmax_params(0.1)
+    with pytest.raises(ValueError):
+        R.softmax_s8(np.zeros((1, 4096), np.int8), *p)
+    with pytest.raises(ValueError):
+        R.softmax_s8(np.zeros((2, 3), np.int16), *p)
+    with pytest.raises(ValueError):
+        R.softmax_s8(np.zeros((2, 3), np.int8), p[0], 32, p[2])

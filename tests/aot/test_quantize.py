@@ -126,6 +126,44 @@ def test_prepare_qat_trains_and_converts():
         assert float((low(*ex) - ref).abs().max()) <= scale * (1 + 1e-3)
 
 
+class _LinearSoftmax(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.Linear(6, 4)
+
+    def forward(self, x):
+        return torch.softmax(self.l(x) * 3.0, dim=-1)
+
+
+def test_softmax_output_fixed_qparams_ptq_and_qat():
+    """softmax output: scale 1/256, zero point -128 whatever the calibration
+    (FixedQParamsObserver / FixedQParamsFakeQuantize); its input keeps an observer."""
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e
+    torch.manual_seed(0)
+    x = torch.randn(8, 6)
+    m = _LinearSoftmax().eval()
+    conv, _ = quantize(m, (x,), [(x,), (x * 0.1,)])
+    (sm,) = _calls(conv, aten.softmax.int)
+    (q_out,) = sm.users
+    assert q_out.target == QD.quantize_per_tensor.default
+    assert tuple(q_out.args[1:6]) == (1 / 256, -128, -128, 127, torch.int8)
+    dq_in = sm.args[0]
+    assert dq_in.target == QD.dequantize_per_tensor.default and dq_in.args[1] != 1 / 256
+    with torch.no_grad():
+        got, ref = conv(x), m(x)
+    # the PT2E reference output is k / 256 (1.0 saturates at 127 / 256 + 1/2)
+    k = got * 256
+    assert torch.equal(k, torch.round(k)) and float(got.max()) <= 255 / 256
+    assert float((got - ref).abs().max()) < 3 / 256
+    prepared = prepare_qat(_LinearSoftmax().train(), (x,))
+    fq = [type(mod).__name__ for mod in prepared.modules()]
+    assert "FixedQParamsFakeQuantize" in fq
+    prepared(x).sum().backward()
+    conv = convert_pt2e(prepared)
+    (sm,) = _calls(conv, aten.softmax.int)
+    assert tuple(next(iter(sm.users)).args[1:3]) == (1 / 256, -128)
+
+
 def test_quantizer_is_a_pt2e_quantizer():
     from torchao.quantization.pt2e.quantizer import Quantizer
     assert isinstance(MoteQuantizer(), Quantizer)

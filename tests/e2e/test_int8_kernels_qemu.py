@@ -160,6 +160,15 @@ def make_cases():
     args = [a, [3, 3], [2, 2], [1, 1], False, -5, -100, 120]
     cases.append(dict(name="avgpool", op="avg_pool2d_s8", args=args,
                       out=R.avg_pool2d_s8(*args), macs=0, scratch=0))
+    # softmax: random rows, rows near the max with a short diff_min (scale 1.0), and
+    # a wide row whose sum of exps puts the final shift above 31
+    for name, x, scale in (
+            ("softmax", rng.integers(-128, 128, (3, 37), dtype=np.int8), 0.05),
+            ("softmax_steep", rng.integers(100, 128, (2, 2, 9), dtype=np.int8), 1.0),
+            ("softmax_wide", rng.integers(-20, 20, (1, 1000), dtype=np.int8), 0.002)):
+        args = [x, *R.softmax_params(scale)]
+        cases.append(dict(name=name, op="softmax_s8", args=args, out=R.softmax_s8(*args),
+                          macs=0, scratch=0))
     return cases
 
 

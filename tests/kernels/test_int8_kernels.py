@@ -378,3 +378,67 @@ def test_errors(libs):
     assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 5, 5, 12, 12, 5, 5) == 16 + 4 * 12
     ref.mote_scratch_mote_linear_s8.restype = ctypes.c_size_t
     assert ref.mote_scratch_mote_linear_s8(1, 64, 10) == 0
+
+
+SOFTMAX_CASES = [
+    # shape, input scale
+    ((2, 6), 0.1),
+    ((3, 10), 0.02),
+    ((1, 1), 0.05),
+    ((2, 3, 17), 1 / 16),
+    ((4, 1000), 0.01),            # sum of exps above 2^28: final shift above 31
+    ((1, 4095), 0.001),
+    ((5, 7), 0.75),
+    ((2, 33), 40.0),              # multiplier capped at 2^31 - 1, left shift 31, diff_min 0
+    ((3, 2, 2, 8), 2.0 ** -27),   # smallest scale: left shift 0
+]
+
+
+@pytest.mark.parametrize("shape,scale", SOFTMAX_CASES)
+def test_softmax_s8(libs, shape, scale):
+    ref, _ = libs
+    rng = np.random.default_rng(shape[-1])
+    m, ls, dmin = R.softmax_params(scale)
+    xs = [rng.integers(-128, 128, shape, dtype=np.int8),
+          np.full(shape, 17, np.int8),                       # all equal
+          np.clip(rng.integers(-3, 4, shape) + 120, -128, 127).astype(np.int8)]
+    dom = np.full(shape, -128, np.int8)
+    dom[..., 0] = 127                                        # one dominant entry
+    xs.append(dom)
+    for x in xs:
+        for d in (dmin, max(dmin, -3), 0):
+            exp = R.softmax_s8(x, m, ls, d)
+            rc, out = run(ref, "mote_kernel_mote_softmax_s8_out", [x, m, ls, d], exp.shape)
+            assert rc == 0
+            assert out.tobytes() == exp.tobytes()
+
+
+def test_softmax_s8_exhaustive_pairs(libs):
+    """Every pair row (a, b) of int8 for a few input scales: 65536 rows each."""
+    ref, _ = libs
+    a, b = np.meshgrid(np.arange(-128, 128), np.arange(-128, 128), indexing="ij")
+    x = np.stack([a.ravel(), b.ravel()], axis=1).astype(np.int8)
+    for scale in (0.003, 0.0625, 0.1, 0.37):
+        m, ls, dmin = R.softmax_params(scale)
+        exp = R.softmax_s8(x, m, ls, dmin)
+        rc, out = run(ref, "mote_kernel_mote_softmax_s8_out", [x, m, ls, dmin], exp.shape)
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+        assert exp.min() == -128 or scale < 0.01
+
+
+def test_softmax_s8_errors(libs):
+    ref, _ = libs
+    x = np.zeros((2, 5), np.int8)
+    m, ls, dmin = R.softmax_params(0.1)
+    sym = "mote_kernel_mote_softmax_s8_out"
+    assert run(ref, sym, [x, m, ls, dmin], (2, 5))[0] == 0
+    assert run(ref, sym, [x, m, ls], (2, 5))[0] == ERR_ARGS
+    assert run(ref, sym, [x, m, 32, dmin], (2, 5))[0] == ERR_ARGS
+    assert run(ref, sym, [x, m, ls, 1], (2, 5))[0] == ERR_ARGS
+    assert run(ref, sym, [x, -1, ls, dmin], (2, 5))[0] == ERR_ARGS
+    assert run(ref, sym, [x, m, ls, dmin], (2, 4))[0] == ERR_SHAPE
+    assert run(ref, sym, [x.astype(np.int32), m, ls, dmin], (2, 5))[0] == ERR_DTYPE
+    big = np.zeros((1, 4096), np.int8)
+    assert run(ref, sym, [big, m, ls, dmin], (1, 4096))[0] == ERR_SHAPE
+    with pytest.raises(ValueError):
+        R.softmax_s8(big, m, ls, dmin)
