@@ -14,8 +14,12 @@ elementwise op (aten/ops_supported.IN_PLACE_OPS) whose input dies at that op
 and has the out tensor's sizes and dtype writes its output over the input.
 
 Offsets are multiples of ``ALIGNMENT`` (16 bytes, enough for any scalar type
-and for 128-bit vector loads); the arena size is the end of the last tensor
-(true size), so alignment padding costs only what it takes between tensors.
+and for 128-bit vector loads), except one-byte tensors (int8, uint8, bool),
+which are word aligned (``BYTE_TENSOR_ALIGNMENT``, 4 bytes): the int8 kernels
+read activations with word or byte loads (LDR/SXTB16, MVE VLDRB), never
+LDRD/LDM, and 16-byte padding between small int8 tensors is what pushed a plan
+above the lower bound. The arena size is the end of the last tensor (true
+size), so alignment padding costs only what it takes between tensors.
 """
 from __future__ import annotations
 
@@ -28,6 +32,12 @@ from aot.errors import PlanError
 from aot.ops_supported import IN_PLACE_OPS
 
 ALIGNMENT = 16
+BYTE_TENSOR_ALIGNMENT = 4
+
+
+def tensor_alignment(t: ir.TensorValue) -> int:
+    """Offset alignment (bytes) the plan gives tensor ``t`` (see module docstring)."""
+    return BYTE_TENSOR_ALIGNMENT if ir.DTYPE_SIZES[t.dtype] == 1 else ALIGNMENT
 ARENA_MEM_ID = 1
 ET_VIEW = "executorch_prim::et_view"
 #: above this many buffers the "best" planner skips its random search
@@ -137,6 +147,7 @@ class _Buf:
     start: int
     end: int
     offset: int = 0
+    align: int = ALIGNMENT
 
 
 def _buffers(spec: ir.ProgramSpec, lv: Liveness, pairs: list) -> list:
@@ -155,14 +166,15 @@ def _buffers(spec: ir.ProgramSpec, lv: Liveness, pairs: list) -> list:
     bufs = []
     for members in by_root.values():
         bufs.append(_Buf(members, max(spec.values[m].nbytes for m in members),
-                         min(lv.life[m][0] for m in members), max(lv.life[m][1] for m in members)))
+                         min(lv.life[m][0] for m in members), max(lv.life[m][1] for m in members),
+                         align=max(tensor_alignment(spec.values[m]) for m in members)))
     for step, nbytes in sorted(lv.scratch.items()):
         bufs.append(_Buf([("scratch", step)], nbytes, step, step))
     return bufs
 
 
-def _align(x: int) -> int:
-    return (x + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+def _align(x: int, a: int = ALIGNMENT) -> int:
+    return (x + a - 1) // a * a
 
 
 def _place(bufs: list, order: list, best_fit: bool) -> tuple:
@@ -176,7 +188,7 @@ def _place(bufs: list, order: list, best_fit: bool) -> tuple:
         b = bufs[i]
         busy = sorted((offsets[j], offsets[j] + bufs[j].size) for j in placed
                       if bufs[j].start <= b.end and b.start <= bufs[j].end and bufs[j].size)
-        cands = [0] + [_align(e) for _, e in busy]
+        cands = [0] + [_align(e, b.align) for _, e in busy]
         choice, slack = None, None
         for o in cands:
             if any(s < o + b.size and o < e for s, e in busy):
@@ -310,8 +322,9 @@ def verify_plan(spec: ir.ProgramSpec) -> None:
             raise PlanError(f"tensor {v} ({t.name}) is not planned")
         if t.mem_id >= len(spec.arena_sizes):
             raise PlanError(f"tensor {v} ({t.name}) in unknown arena {t.mem_id}")
-        if t.mem_offset % ALIGNMENT:
-            raise PlanError(f"tensor {v} ({t.name}) offset {t.mem_offset} not {ALIGNMENT}-byte aligned")
+        if t.mem_offset % tensor_alignment(t):
+            raise PlanError(f"tensor {v} ({t.name}) offset {t.mem_offset} not "
+                            f"{tensor_alignment(t)}-byte aligned")
         if t.mem_offset < 0 or t.mem_offset + t.nbytes > spec.arena_sizes[t.mem_id]:
             raise PlanError(f"tensor {v} ({t.name}) [{t.mem_offset}, {t.mem_offset + t.nbytes}) "
                             f"outside arena {t.mem_id} of {spec.arena_sizes[t.mem_id]} bytes")

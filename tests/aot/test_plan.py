@@ -8,7 +8,7 @@ import zoo
 from aot import ir
 from aot.errors import PlanError
 from aot.lower import lower
-from aot.plan import ALIGNMENT, analyze, lower_bound, plan_memory, verify_plan
+from aot.plan import analyze, lower_bound, plan_memory, tensor_alignment, verify_plan
 
 _SPECS = {}
 
@@ -34,7 +34,8 @@ def test_zoo_plan_at_or_below_lower_bound(name):
         assert spec.values[v].mem_id == 1
     for v in spec.values:
         if isinstance(v, ir.TensorValue) and v.mem_id is not None:
-            assert v.mem_offset % ALIGNMENT == 0
+            assert v.mem_offset % tensor_alignment(v) == 0
+            assert v.mem_offset % (16 if v.dtype == 6 else 4) == 0  # fp32: 16, int8: 4
 
 
 @pytest.mark.parametrize("name", list(zoo.MODELS))
