@@ -18,8 +18,10 @@ kernels/ (DSP/MVE paths chosen by the compiler's feature macros).
 Exact RAM: the planned arena (from the memory plan), the runtime state for
 the *target's* ABI (the host library counts the state entries of the method;
 the element sizes come from compiling runtime/src/abi_probe.c for the board),
-kernel scratch (the largest need of a linked cmsis/ int8 kernel, from the C
-size functions of kernels/int8_scratch.c compiled for the host), the stack
+kernel scratch (each int8 kernel call's need, from the C size functions of
+kernels/int8_scratch.c compiled for the host, planned as one block per call
+inside the arena and handed to the runtime as MOTE_MODEL_SCRATCH_SLOTS; a
+separate buffer only for needs the plan does not cover), the stack
 (worst call chain from -fstack-usage/-fcallgraph-info, with every kernel as a
 possible target of the dispatch and a kernel helper's function-pointer call
 bounded by its own file's leaf functions) — all reserved statically, so the
@@ -243,6 +245,11 @@ def _model_header(compiled, state: int, scratch: int, stack: int, input_bytes: i
     ]
     if "MOTE_MODEL_SCRATCH_BYTES" not in text:
         extra.append(f"#define MOTE_MODEL_SCRATCH_BYTES {scratch}u")
+    slots = scratch_slots(compiled.spec)
+    extra.append("/* Kernel scratch planned in arena 1: {instruction, offset, size} (mote_scratch_slot_t). */")
+    extra.append(f"#define MOTE_MODEL_NUM_SCRATCH_SLOTS {len(slots)}")
+    items = ", ".join(f"{{{i}u, {off}u, {size}u}}" for i, off, size in slots) or "{0u, 0u, 0u}"
+    extra.append(f"#define MOTE_MODEL_SCRATCH_SLOTS {{ {items} }}")
     if "MOTE_MODEL_ARENA0_BYTES" not in text:
         extra.append("#define MOTE_MODEL_ARENA0_BYTES 0u")
     end = text.rindex("#endif")
@@ -277,6 +284,7 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     kernels = select_kernels(op_names, board)
 
     state = target_state_bytes(compiled.pte, board, gen)
+    # kernel scratch planned in the arena (one slot per call) needs no separate buffer
     scratch = int(compiled.manifest.get("memory", {}).get("scratch_bytes") or 0)
     scratch = max(scratch, _cmsis_scratch(compiled, board))
     input_bytes = sum(spec.values[i].nbytes for i in spec.inputs)
@@ -403,7 +411,17 @@ def _cmsis_scratch(compiled, board) -> int:
     """
     if not (board.dsp or board.mve):
         return 0
-    return max([scratch_bytes(compiled.spec, c) for c in compiled.spec.instructions] or [0])
+    planned = {i for i, _, _ in scratch_slots(compiled.spec)}
+    return max([scratch_bytes(compiled.spec, c) for i, c in enumerate(compiled.spec.instructions)
+                if i not in planned] or [0])
+
+
+def scratch_slots(spec) -> list:
+    """(instruction, offset, size) of each kernel call's scratch the planner
+    placed in arena 1 (plan_info["scratch_offsets"]), by instruction."""
+    offs = (spec.plan_info or {}).get("scratch_offsets") or {}
+    return [(int(i), int(offs[i]), int(spec.instructions[i].scratch_bytes))
+            for i in sorted(offs) if spec.instructions[i].scratch_bytes]
 
 
 _SCRATCH_LIB = {}

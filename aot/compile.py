@@ -112,7 +112,8 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner) -> Compiled:
         info = ep.graph_module.meta.get("mote_int8")
         converted, _ = quantize(mf.module, example_inputs, calibration)
         reference = converted
-        spec = lower(ep, None, planner=planner)
+        from aot.build import scratch_bytes  # int8 kernels' scratch, planned in the arena
+        spec = lower(ep, None, planner=planner, scratch_fn=scratch_bytes)
     else:
         info = None
         reference = eager

@@ -205,17 +205,32 @@ def build_spec(prog: EdgeProgram) -> ir.ProgramSpec:
     return b.spec
 
 
-def lower_program(prog: EdgeProgram, planner: str = "best") -> ir.ProgramSpec:
+def set_scratch(spec: ir.ProgramSpec, scratch_fn) -> None:
+    """Set every call's ``scratch_bytes`` to ``scratch_fn(spec, call)`` (bytes)
+    so the planner places one scratch block per call inside the arena; the
+    separate scratch buffer (plan_info["scratch_bytes"]) is then 0."""
+    for call in spec.instructions:
+        call.scratch_bytes = int(scratch_fn(spec, call) or 0)
+    spec.plan_info["scratch_bytes"] = 0
+
+
+def lower_program(prog: EdgeProgram, planner: str = "best", scratch_fn=None) -> ir.ProgramSpec:
     """Build and memory-plan the ProgramSpec of an edge program whose passes
-    already ran (the int8 path runs its own passes, then this)."""
+    already ran (the int8 path runs its own passes, then this). scratch_fn:
+    optional ``(spec, call) -> bytes`` of kernel scratch, planned in the arena."""
     spec = build_spec(prog)
+    if scratch_fn is not None:
+        set_scratch(spec, scratch_fn)
     plan_memory(spec, planner=planner)
     return spec
 
 
-def lower(ep_or_module, example_inputs=None, *, planner: str = "best") -> ir.ProgramSpec:
+def lower(ep_or_module, example_inputs=None, *, planner: str = "best",
+          scratch_fn=None) -> ir.ProgramSpec:
     """Lower an ExportedProgram (or an eval nn.Module with ``example_inputs``,
-    exported first) to a fully planned ProgramSpec.
+    exported first) to a fully planned ProgramSpec. scratch_fn: optional
+    ``(spec, call) -> bytes`` of per-call kernel scratch placed in the arena
+    (plan_info["scratch_offsets"]).
     Raises UnsupportedOpError, LoweringError, ExportError, PlanError."""
     if isinstance(ep_or_module, torch.nn.Module):
         if example_inputs is None:
@@ -223,7 +238,7 @@ def lower(ep_or_module, example_inputs=None, *, planner: str = "best") -> ir.Pro
         ep = export(ep_or_module, example_inputs)
     else:
         ep = to_core_aten(ep_or_module)
-    return lower_program(run_fp32_passes(from_exported(ep)), planner)
+    return lower_program(run_fp32_passes(from_exported(ep)), planner, scratch_fn)
 
 
 def compile_model(module: torch.nn.Module, example_inputs) -> ir.ProgramSpec:

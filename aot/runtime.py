@@ -54,9 +54,14 @@ class _Requirements(C.Structure):
                 ("arena_align", C.c_size_t)]
 
 
+class _ScratchSlot(C.Structure):
+    _fields_ = [("instruction", C.c_uint32), ("offset", C.c_uint32), ("size", C.c_uint32)]
+
+
 class _Memory(C.Structure):
     _fields_ = [("state", _Buffer), ("arenas", _Buffer * MAX_ARENAS),
-                ("num_arenas", C.c_uint32), ("scratch", _Buffer)]
+                ("num_arenas", C.c_uint32), ("scratch", _Buffer),
+                ("scratch_slots", C.POINTER(_ScratchSlot)), ("num_scratch_slots", C.c_uint32)]
 
 
 class _Tensor(C.Structure):
@@ -207,15 +212,18 @@ class Program:
                                                       C.byref(n), C.byref(o)))
         return f"{n.value.decode()}.{o.value.decode()}" if o.value else n.value.decode()
 
-    def method(self, name="forward", state_size: int | None = None, arena_sizes=None) -> "Method":
-        """Initialises a method. state_size / arena_sizes override the buffer sizes (for tests)."""
-        return Method(self, name, state_size, arena_sizes)
+    def method(self, name="forward", state_size: int | None = None, arena_sizes=None,
+               scratch_slots=None) -> "Method":
+        """Initialises a method. state_size / arena_sizes override the buffer sizes (for tests);
+        scratch_slots: (instruction, offset, size) kernel scratch planned in arena 1."""
+        return Method(self, name, state_size, arena_sizes, scratch_slots)
 
 
 class Method:
     """An initialised method with its own state and arenas."""
 
-    def __init__(self, program: Program, name="forward", state_size: int | None = None, arena_sizes=None):
+    def __init__(self, program: Program, name="forward", state_size: int | None = None, arena_sizes=None,
+                 scratch_slots=None):
         lib = self._lib = program._lib
         self.program = program
         self.index = name if isinstance(name, int) else program.method_index(name)
@@ -230,6 +238,11 @@ class Method:
         for i, a in enumerate(self._arenas):
             self._mem.arenas[i] = _Buffer(a.ctypes.data, a.size)
         self._mem.num_arenas = len(self._arenas)
+        slots = [tuple(int(x) for x in s) for s in (scratch_slots or [])]
+        self._slots = (_ScratchSlot * max(len(slots), 1))(*[_ScratchSlot(*s) for s in slots])
+        if slots:
+            self._mem.scratch_slots = C.cast(self._slots, C.POINTER(_ScratchSlot))
+            self._mem.num_scratch_slots = len(slots)
         self._obj = _aligned(lib.mote_host_sizeof_method(), 16)
         code = lib.mote_method_init(self._ptr, program._ptr, self.index, C.byref(self._mem))
         if code != 0:

@@ -649,6 +649,8 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
         ins->b = 0;
         ins->fn = NULL;
         ins->args = NULL;
+        ins->scratch = NULL;
+        ins->scratch_size = 0;
         err = mote_fb_vec_table(fb, &v, i, &t);
         if (err == MOTE_OK) {
             err = mote_fb_union_field(fb, &t, MOTE_F_INSTR_ARGS, MOTE_INSTR_FREE, &tag, &u);
@@ -733,6 +735,43 @@ static mote_err_t memory_check(const mote_memory_t *mem, const mote_method_requi
     return MOTE_OK;
 }
 
+/* Gives each planned scratch slot to its kernel call after verifying it:
+ * a kernel instruction, inside arenas[0], not given twice. */
+static mote_err_t scratch_slots_apply(mote_method_t *m, const mote_memory_t *mem)
+{
+    uint32_t i;
+    uint8_t *base;
+    size_t asize;
+
+    if (mem->num_scratch_slots == 0u) {
+        return MOTE_OK;
+    }
+    if (mem->scratch_slots == NULL || mem->num_arenas < 1u || mem->arenas[0].ptr == NULL) {
+        return MOTE_ERR_BAD_SCRATCH_PLAN;
+    }
+    base = (uint8_t *)mem->arenas[0].ptr;
+    asize = mem->arenas[0].size;
+    for (i = 0; i < mem->num_scratch_slots; i++) {
+        const mote_scratch_slot_t *s = &mem->scratch_slots[i];
+        mote_instr_t *ins;
+        if (s->instruction >= m->num_instrs) {
+            return MOTE_ERR_BAD_SCRATCH_PLAN;
+        }
+        ins = &m->instrs[s->instruction];
+        if (ins->kind != KIND_KERNEL || ins->scratch != NULL) {
+            return MOTE_ERR_BAD_SCRATCH_PLAN;
+        }
+        if ((size_t)s->offset > asize || (size_t)s->size > asize - (size_t)s->offset) {
+            return MOTE_ERR_BAD_SCRATCH_PLAN;
+        }
+        if (s->size != 0u) {
+            ins->scratch = base + s->offset;
+            ins->scratch_size = s->size;
+        }
+    }
+    return MOTE_OK;
+}
+
 mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32_t method_index,
                             const mote_memory_t *mem)
 {
@@ -797,6 +836,9 @@ mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32
     if (err == MOTE_OK) {
         err = instrs_parse(m, &fb, &plan, &c, (mote_value_t **)(void *)(state + l.kargs));
     }
+    if (err == MOTE_OK) {
+        err = scratch_slots_apply(m, mem);
+    }
     if (err != MOTE_OK) {
         return err;
     }
@@ -835,6 +877,13 @@ mote_err_t mote_method_execute(mote_method_t *m)
         err = MOTE_OK;
         switch (ins->kind) {
         case KIND_KERNEL:
+            if (ins->scratch != NULL) {
+                ctx.scratch = ins->scratch;
+                ctx.scratch_size = ins->scratch_size;
+            } else {
+                ctx.scratch = m->scratch.ptr;
+                ctx.scratch_size = m->scratch.size;
+            }
             err = ins->fn(&ctx, ins->args, ins->a);
             pc++;
             break;

@@ -109,24 +109,35 @@ def test_int8_bytes_identical_on_four_paths(fw, model):
 @pytest.mark.usefixtures("need_qemu")
 @pytest.mark.parametrize("model", MODELS)
 def test_int8_cmsis_scratch_is_exact(fw, model):
-    """The DSP/MVE conv kernels get their scratch from the static buffer sized
-    by MOTE_MODEL_SCRATCH_BYTES: the build reserves exactly the largest kernel
-    need (kernels/int8_scratch.c), and the firmware runs with it (previous test)."""
-    from aot.build import scratch_bytes
+    """Each DSP/MVE conv/depthwise call gets its own scratch block, planned in
+    arena 1 with exactly the kernel's need (kernels/int8_scratch.c) and handed
+    to the runtime as MOTE_MODEL_SCRATCH_SLOTS; no separate scratch buffer is
+    reserved, and the firmware runs with it (previous test: bytes match)."""
+    from aot.build import scratch_bytes, scratch_slots
+    from aot.plan import verify_plan
     c = fw.compile(model, True)
-    need = max([scratch_bytes(c.spec, call) for call in c.spec.instructions] or [0])
+    verify_plan(c.spec)
+    arena = int(sum(c.spec.arena_sizes))
+    slots = {i: (off, size) for i, off, size in scratch_slots(c.spec)}
     ops = {f"{k.op}.{k.overload}" for k in c.spec.instructions}
+    convs = [i for i, k in enumerate(c.spec.instructions)
+             if k.op in ("mote::conv2d_s8", "mote::depthwise_conv2d_s8")]
     if "mote::conv2d_s8.out" in ops:
-        assert need > 0
+        assert convs and any(scratch_bytes(c.spec, c.spec.instructions[i]) for i in convs)
+    for i in convs:
+        need = scratch_bytes(c.spec, c.spec.instructions[i])
+        assert c.spec.instructions[i].scratch_bytes == need
+        if need:
+            off, size = slots[i]
+            assert size == need and 0 <= off and off + size <= arena
     for board in BOARDS:
         b = fw.build(model, board, int8=True)
-        assert b.art.size["ram"]["scratch"] == need
-        assert fw.header_macro(b.out_dir / "mote_model.h", "MOTE_MODEL_SCRATCH_BYTES") == need
+        assert b.art.size["ram"]["scratch"] == 0
+        assert fw.header_macro(b.out_dir / "mote_model.h", "MOTE_MODEL_SCRATCH_BYTES") == 0
+        assert fw.header_macro(b.out_dir / "mote_model.h", "MOTE_MODEL_NUM_SCRATCH_SLOTS") == len(slots)
         syms = fw.elf_symbols(b.art.elf)
-        if need:
-            assert syms["app_scratch"][1] == need
-        else:
-            assert "app_scratch" not in syms
+        assert "app_scratch" not in syms
+        assert syms["app_arena0"][1] == arena
         # cmsis/ kernels are the ones linked for the int8 ops that have one.
         kernels = b.art.size["kernels"]
         if "mote::conv2d_s8.out" in ops:

@@ -39,8 +39,8 @@ def test_requirements_count_every_region(testk_lib):
     req = p.requirements()
     assert req.arena_sizes == (128,)
     # 16 values (24 B), 5 tensors (40 B), 2 ints (8 B), 5 tensor pointers (8 B),
-    # 6 instructions (32 B), 11 kernel-argument pointers (8 B); each region 8-aligned
-    assert req.state_size == 16 * 24 + 5 * 40 + 2 * 8 + 5 * 8 + 6 * 32 + 11 * 8
+    # 6 instructions (40 B: kind, a, b, scratch size, fn, args, scratch), 11 kernel-argument pointers (8 B); each region 8-aligned
+    assert req.state_size == 16 * 24 + 5 * 40 + 2 * 8 + 5 * 8 + 6 * 40 + 11 * 8
     with pytest.raises(rt.MoteError) as e:
         p.method(state_size=req.state_size - 1)
     assert e.value.name == "MOTE_ERR_MEMORY_TOO_SMALL"

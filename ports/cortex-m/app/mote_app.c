@@ -50,6 +50,13 @@ static uint8_t app_arena0[MOTE_ARENA_ALIGN] __attribute__((aligned(MOTE_ARENA_AL
 #if MOTE_MODEL_SCRATCH_BYTES > 0
 static uint8_t app_scratch[MOTE_MODEL_SCRATCH_BYTES] __attribute__((aligned(MOTE_ARENA_ALIGN)));
 #endif
+/* Per-kernel-call scratch planned inside arena 1 (instruction, offset, size). */
+#ifndef MOTE_MODEL_NUM_SCRATCH_SLOTS
+#define MOTE_MODEL_NUM_SCRATCH_SLOTS 0
+#endif
+#if MOTE_MODEL_NUM_SCRATCH_SLOTS > 0
+static const mote_scratch_slot_t app_slots[] = MOTE_MODEL_SCRATCH_SLOTS;
+#endif
 
 static mote_program_t app_program;
 static mote_method_t app_method;
@@ -96,6 +103,10 @@ static void app_init(void)
 #if MOTE_MODEL_SCRATCH_BYTES > 0
     mem.scratch.ptr = app_scratch;
     mem.scratch.size = sizeof(app_scratch);
+#endif
+#if MOTE_MODEL_NUM_SCRATCH_SLOTS > 0
+    mem.scratch_slots = app_slots;
+    mem.num_scratch_slots = (uint32_t)(sizeof(app_slots) / sizeof(app_slots[0]));
 #endif
     err = mote_method_init(&app_method, &app_program, 0, &mem);
     if (err != MOTE_OK) {

@@ -49,12 +49,25 @@ typedef struct mote_method_requirements {
     size_t arena_align;                     /* MOTE_ARENA_ALIGN */
 } mote_method_requirements_t;
 
-/** Memory for a method: state, arenas (arenas[i] = memory id i+1), kernel scratch (may be empty). */
+/** A kernel call's scratch planned in arena 1 (arenas[0]): bytes [offset, offset + size). */
+typedef struct mote_scratch_slot {
+    uint32_t instruction; /* instruction index (a kernel call) */
+    uint32_t offset;      /* bytes from the start of arenas[0] */
+    uint32_t size;        /* bytes */
+} mote_scratch_slot_t;
+
+/**
+ * Memory for a method: state, arenas (arenas[i] = memory id i+1), kernel
+ * scratch (may be empty; given to kernel calls without a slot) and the
+ * planned per-call scratch slots (may be NULL/0).
+ */
 typedef struct mote_memory {
     mote_buffer_t state;
     mote_buffer_t arenas[MOTE_MAX_ARENAS];
     uint32_t num_arenas;
     mote_buffer_t scratch;
+    const mote_scratch_slot_t *scratch_slots;
+    uint32_t num_scratch_slots;
 } mote_memory_t;
 
 /** A resolved instruction (private). */
@@ -62,8 +75,10 @@ typedef struct mote_instr {
     uint8_t kind;         /* 1 kernel, 3 move, 4 jump-false, 5 free, 6 et_view */
     uint32_t a;           /* kernel: nargs; move: from; jump: cond; view: in value */
     uint32_t b;           /* move: to; jump: destination; view: out value */
+    uint32_t scratch_size; /* kernel: bytes of `scratch` */
     mote_kernel_fn_t fn;  /* kernel */
     mote_value_t *const *args; /* kernel: nargs value pointers in state */
+    void *scratch;        /* kernel: planned scratch slot, or NULL (use the method's scratch) */
 } mote_instr_t;
 
 /** An initialised method. Treat the fields as private. */
@@ -97,7 +112,8 @@ MOTE_NODISCARD mote_err_t mote_method_memory_requirements(const mote_program_t *
  * num_arenas arenas, each at least arena_size[i] and aligned to
  * MOTE_ARENA_ALIGN. Errors: MEMORY_TOO_SMALL, MEMORY_ALIGNMENT, file errors
  * (BAD_*, DATA_TOO_SHORT, SIZE_OVERFLOW, UNSUPPORTED), OP_NOT_FOUND (see
- * mote_method_failed_operator), NO_SUCH_BACKEND.
+ * mote_method_failed_operator), NO_SUCH_BACKEND, BAD_SCRATCH_PLAN (a scratch
+ * slot names no kernel call or lies outside arenas[0]).
  */
 MOTE_NODISCARD mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32_t method_index,
                                            const mote_memory_t *mem);
