@@ -128,11 +128,10 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner) -> Compiled:
 
 def write_outputs(compiled: Compiled, pte_path: Path, header: bool = False) -> None:
     """Write the .pte (atomically), ops.json next to it, and mote_model.h if `header`."""
+    from aot.emit import atomic_write
     from aot.manifest import write_manifest, write_model_header
     pte_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = pte_path.with_name(pte_path.name + ".tmp")
-    tmp.write_bytes(compiled.pte)
-    tmp.replace(pte_path)
+    atomic_write(pte_path, compiled.pte)
     extra = {"pte_bytes": len(compiled.pte)}
     extra.update({k: v for k, v in compiled.manifest.items() if k == "memory"})
     compiled.manifest = write_manifest(compiled.spec, pte_path.with_name("ops.json"), extra)

@@ -304,20 +304,18 @@ def emit_program(spec: ir.ProgramSpec) -> bytes:
     return build_program(spec).data
 
 
-def write_pte(spec: ir.ProgramSpec, path) -> int:
-    """Emit ``spec`` and write it to ``path`` atomically (temporary file in
-    the same directory, fsync, rename): a failed emit or write never leaves a
-    partial or stale-but-new file. Returns the file size in bytes.
-
-    Raises EmitError (bad spec) or OSError (I/O)."""
+def atomic_write(path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same folder and a
+    rename, so readers never see a partial file and a failure leaves the old
+    file (or none) and no temporary behind. Mode 0644. Raises OSError."""
     path = Path(path)
-    data = emit_program(spec)
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent or ".")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -325,4 +323,14 @@ def write_pte(spec: ir.ProgramSpec, path) -> int:
         except FileNotFoundError:
             pass
         raise
+
+
+def write_pte(spec: ir.ProgramSpec, path) -> int:
+    """Emit ``spec`` and write it to ``path`` atomically (temporary file in
+    the same directory, fsync, rename): a failed emit or write never leaves a
+    partial or stale-but-new file. Returns the file size in bytes.
+
+    Raises EmitError (bad spec) or OSError (I/O)."""
+    data = emit_program(spec)
+    atomic_write(path, data)
     return len(data)

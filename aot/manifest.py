@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from aot import ir
 from aot import schema as fb
-from aot.emit import build_program
+from aot.emit import atomic_write, build_program
 from aot.inspect import VIEW_OPS, live_bytes_lower_bound, with_view_aliases
 
 
@@ -124,19 +122,7 @@ def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None) -> dict:
 
 
 def _atomic_write(path, text: str) -> None:
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write(path, text.encode("utf-8"))
 
 
 def write_manifest(spec: ir.ProgramSpec, path, extra: dict | None = None) -> dict:

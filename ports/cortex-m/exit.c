@@ -7,8 +7,8 @@
  * reason ADP_Stopped_ApplicationExit = 0x20026, subcode = exit status.
  * QEMU exits with that status (run with -semihosting-config enable=on).
  *
- * No _sbrk is defined on purpose: anything that pulls malloc() into the
- * image fails to link instead of growing a heap.
+ * No _sbrk is defined on purpose: anything that pulls the C library's
+ * allocator into the image fails to link instead of growing a heap.
  */
 #include <stdint.h>
 #include <stdlib.h>
