@@ -5,7 +5,7 @@ bootstrap:
 	@./scripts/bootstrap.sh
 
 demo: bootstrap
-	.venv/bin/python -m aot.demo
+	.venv/bin/python -m aot.tools.demo
 
 test: bootstrap
 	./scripts/run_tests.sh

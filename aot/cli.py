@@ -11,17 +11,30 @@ import json
 import sys
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="model file: a .py defining model()/example_inputs() or a .pt2")
     p.add_argument("--int8", action="store_true", help="quantize to int8 (torchao PT2E) first")
     p.add_argument("--calib", metavar="FILE.npz",
-                   help="calibration inputs for --int8 (arrays arr_0.. or named like the inputs)")
+                   help="calibration inputs for --int8: one array per model input, in order "
+                        "(np.savez(f, x0, x1, ...)) or named like forward()'s parameters; each "
+                        "array is one sample shaped like the example input, or [S, *shape] for "
+                        "S samples (default: the model file's calibration_data())")
     p.add_argument("--int8-io", action="store_true",
                    help="with --int8: keep the program's inputs and outputs int8")
 
 
 def _cmd_export(args) -> int:
-    from aot.compile import compile_model_file
+    from aot.compiler.pipeline import compile_model_file
     result = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                 int8_io=args.int8_io, out_pte=args.output)
     print(result.summary())
@@ -29,22 +42,22 @@ def _cmd_export(args) -> int:
 
 
 def _cmd_inspect(args) -> int:
-    from aot.inspect import run_inspect
+    from aot.tools.inspect import run_inspect
     return run_inspect(args)
 
 
 def _cmd_run(args) -> int:
-    from aot.run import run_command
+    from aot.tools.commands import run_command
     return run_command(args)
 
 
 def _cmd_compare(args) -> int:
-    from aot.compare import compare_command
+    from aot.tools.compare import compare_command
     return compare_command(args)
 
 
 def _cmd_build(args) -> int:
-    from aot.build import build_command
+    from aot.tools.commands import build_command
     return build_command(args)
 
 
@@ -58,24 +71,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("inspect", help="show a .pte program's ops, values and memory plan")
-    from aot.inspect import add_inspect_arguments
+    from aot.tools.inspect import add_inspect_arguments
     add_inspect_arguments(p)
     p.set_defaults(func=_cmd_inspect)
 
     p = sub.add_parser("run", help="run a .pte (host) or a firmware build directory (simulator)")
     p.add_argument("program", help="model.pte for --target host; a build directory for simulators")
-    p.add_argument("--target", default="host", help="host | mps2-an505 | mps3-an547")
+    p.add_argument("--target", default="host", help="host, a simulated board (mps2-an505, mps3-an547) or a board file (.json) naming a simulator")
     p.add_argument("--inputs", metavar="IN.npz",
                    help="inputs: arr_0, arr_1, ... in order, then other names in archive order "
                         "(default: zeros on the host; the inputs embedded at build time for a build directory)")
     p.add_argument("--outputs", metavar="OUT.npz", help="write outputs here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--timeout", type=float, default=120.0, help="simulator timeout, seconds")
+    p.add_argument("--timeout", type=_positive_seconds, default=120.0,
+                   help="simulator timeout, seconds (> 0; default 120)")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("compare", help="eager PyTorch vs the Mote runtime on a target")
     _add_model_options(p)
-    p.add_argument("--target", default="host", help="host | mps2-an505 | mps3-an547")
+    p.add_argument("--target", default="host", help="host, a simulated board (mps2-an505, mps3-an547) or a board file (.json) naming a simulator")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("-o", "--output-dir", help="build directory for simulator targets")

@@ -7,6 +7,11 @@ class MoteError(Exception):
     """Base class of every error the Mote AOT compiler raises on purpose."""
 
 
+class InputError(MoteError, ValueError):
+    """An inputs or calibration file cannot be read or does not fit the program
+    (count, shape, dtype); the message names the input."""
+
+
 class ModelFileError(MoteError):
     """A model file cannot be loaded: wrong suffix, missing ``model()`` /
     ``example_inputs()``, wrong return types."""
@@ -40,3 +45,87 @@ class LoweringError(MoteError):
 class PlanError(MoteError):
     """A memory plan is invalid: overlapping live tensors, a tensor outside
     its arena, a misaligned offset or an unplanned tensor."""
+
+
+# --------------------------------------------------------------------------- program format
+
+
+class SchemaError(MoteError, ValueError):
+    """A Python object does not fit the schema (wrong type, bad union member)."""
+
+
+class FlatbufferError(MoteError, ValueError):
+    """Malformed flatbuffer: offset/vtable/vector outside the buffer, bad union tag."""
+
+
+class PteFormatError(MoteError, ValueError):
+    """The file is not a well-formed .pte (bad identifier, header, offset,
+    segment or index)."""
+
+
+# --------------------------------------------------------------------------- compiler
+
+
+class EmitError(MoteError, ValueError):
+    """The ProgramSpec cannot be emitted (bad index, size, type or plan)."""
+
+
+# --------------------------------------------------------------------------- host runtime
+
+
+class RuntimeCallError(MoteError, RuntimeError):
+    """A call into the C runtime (libmote) failed: `code` is the mote_err_t value, `name` its enum name."""
+
+    def __init__(self, code: int, name: str, what: str = ""):
+        self.code = code
+        self.name = name
+        #: index of the instruction that failed (execute errors), else None
+        self.instruction = None
+        super().__init__(f"{what + ': ' if what else ''}{name} ({code})")
+
+
+# --------------------------------------------------------------------------- target
+
+
+class QemuError(MoteError):
+    """QEMU could not be started or the board has no QEMU machine."""
+
+
+class QemuTimeout(QemuError):
+    """The firmware did not exit within the timeout; `.output` holds the UART text so far."""
+
+    def __init__(self, message: str, output: str):
+        super().__init__(message)
+        self.output = output
+
+
+class BoardError(MoteError):
+    """A board name is unknown or its file is malformed."""
+
+
+class RunError(MoteError):
+    """The program or build directory cannot be run as asked."""
+
+
+class FirmwareError(MoteError):
+    """Compiling or linking firmware failed (message carries the compiler output)."""
+
+
+class LabwiredError(MoteError):
+    """labwired is missing, cannot load the image, or the image is not a Pico 2 image."""
+
+
+class LabwiredTimeout(LabwiredError):
+    """The firmware did not print ``MOTE EXIT`` in time; `.output` holds the UART text so far."""
+
+    def __init__(self, message: str, output: str):
+        super().__init__(message)
+        self.output = output
+
+
+class BuildError(MoteError):
+    """The firmware cannot be built: missing kernel, model too large, toolchain error."""
+
+
+class Uf2Error(MoteError):
+    """A UF2 file is malformed."""

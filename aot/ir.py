@@ -7,7 +7,7 @@ that go to the constant data segment), planned (``mem_id``/``mem_offset`` in an
 arena, bytes), or unplanned (an alias filled in at run time, e.g. the output of
 ``executorch_prim::et_view.default``).
 
-Dtypes are ExecuTorch ScalarType codes (see :data:`DTYPE_CODES`).
+Dtypes are ExecuTorch ScalarType codes (see :data:`SCALAR_TYPE_NAMES`).
 """
 from __future__ import annotations
 
@@ -15,25 +15,28 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 import numpy as np
-import torch
 
-#: torch dtype -> ExecuTorch ScalarType code (program schema, scalar_type.fbs)
-DTYPE_CODES = {
-    torch.uint8: 0,
-    torch.int8: 1,
-    torch.int16: 2,
-    torch.int32: 3,
-    torch.int64: 4,
-    torch.float16: 5,
-    torch.float32: 6,
-    torch.float64: 7,
-    torch.bool: 11,
-}
+#: ExecuTorch ScalarType code -> name (the program schema's scalar_type.fbs).
+SCALAR_TYPE_NAMES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64",
+                     5: "float16", 6: "float32", 7: "float64", 11: "bool",
+                     12: "qint8", 13: "quint8", 14: "qint32", 15: "bfloat16",
+                     27: "uint16", 28: "uint32", 29: "uint64"}
 #: ScalarType code -> element size in bytes
-DTYPE_SIZES = {0: 1, 1: 1, 2: 2, 3: 4, 4: 8, 5: 2, 6: 4, 7: 8, 11: 1}
-#: ScalarType code -> numpy dtype
-DTYPE_NUMPY = {0: np.uint8, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.int64,
-               5: np.float16, 6: np.float32, 7: np.float64, 11: np.bool_}
+SCALAR_TYPE_SIZES = {0: 1, 1: 1, 2: 2, 3: 4, 4: 8, 5: 2, 6: 4, 7: 8, 11: 1,
+                     12: 1, 13: 1, 14: 4, 15: 2, 27: 2, 28: 4, 29: 8}
+#: The codes Mote's runtime accepts (``mote_dtype_t`` in runtime/include/mote/types.h;
+#: tests/aot/test_dtypes.py proves the two agree) -> element size in bytes.
+DTYPE_SIZES = {c: SCALAR_TYPE_SIZES[c] for c in (0, 1, 2, 3, 4, 5, 6, 7, 11)}
+#: ScalarType code -> numpy dtype, for the runtime's codes
+DTYPE_NUMPY = {c: np.dtype("bool" if SCALAR_TYPE_NAMES[c] == "bool" else SCALAR_TYPE_NAMES[c])
+               for c in DTYPE_SIZES}
+#: numpy dtype -> ScalarType code
+NUMPY_CODES = {v: k for k, v in DTYPE_NUMPY.items()}
+
+
+def dtype_name(code: int) -> str:
+    """Name of ScalarType ``code`` ("float32"), or "scalar<code>" when unknown."""
+    return SCALAR_TYPE_NAMES.get(code, f"scalar{code}")
 
 
 @dataclass
@@ -104,6 +107,13 @@ class KernelCall:
     args: list[int]
     source: str = ""
     scratch_bytes: int = 0
+
+
+#: ExecuTorch's view operator (``executorch_prim::et_view.default(Tensor self,
+#: int[] size) -> Tensor``): its output is an unplanned alias of its input that
+#: the runtime resolves itself (no kernel). The one home of the name.
+ET_VIEW_OP = "executorch_prim::et_view"
+ET_VIEW = ET_VIEW_OP + ".default"
 
 
 @dataclass

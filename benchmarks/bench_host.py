@@ -44,8 +44,8 @@ def _rel_err(a, b) -> float:
 
 
 def bench_mote(name: str, budget: float) -> dict:
-    from aot.compile import compile_model_file
-    from aot.runtime import Program
+    from aot.compiler.pipeline import compile_model_file
+    from aot.host.runtime import Program
     import zoo
     c = compile_model_file(zoo.path(name))
     prog = Program(c.pte)

@@ -57,8 +57,9 @@ def model_macs(name: str) -> tuple:
 
 def run_one(name: str, int8: bool, boards) -> dict:
     import zoo
-    from aot.build import build_compiled, run_build
-    from aot.compile import compile_model_file
+    from aot.target.build import build_compiled
+    from aot.target.run import run_build
+    from aot.compiler.pipeline import compile_model_file
     res = {}
     try:
         c = compile_model_file(zoo.path(name), int8=int8)

@@ -130,7 +130,7 @@ static mote_k_row2_fn mote_bin_int_row(uint8_t dtype)
 /* Value of a one-element tensor of any supported dtype, as double. */
 static mote_err_t mote_bin_elem(const mote_tensor_t *t, double *v)
 {
-    MOTE_K_CHECK(t->numel == 1, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(t->numel == 1, MOTE_ERR_KERNEL_DTYPE);
     switch (t->dtype) {
     case MOTE_DTYPE_FLOAT32: *v = (double)*(const float *)t->data; return MOTE_OK;
     case MOTE_DTYPE_FLOAT64: *v = *(const double *)t->data; return MOTE_OK;
@@ -156,29 +156,29 @@ mote_err_t mote_k_binary(mote_value_t *const *args, uint32_t nargs, mote_binop_t
     mote_k_row2_fn fn;
     const uint32_t want = has_alpha ? 4u : 3u;
 
-    MOTE_K_TRY(mote_k_nargs(args, nargs, want));
-    MOTE_K_TRY(mote_k_tensor(args[0], &a));
+    MOTE_TRY(mote_k_nargs(args, nargs, want));
+    MOTE_TRY(mote_k_tensor(args[0], &a));
     if (other_is_scalar) {
-        MOTE_K_TRY(mote_k_scalar(args[1], &other));
+        MOTE_TRY(mote_k_scalar(args[1], &other));
     } else {
-        MOTE_K_TRY(mote_k_tensor(args[1], &b));
+        MOTE_TRY(mote_k_tensor(args[1], &b));
     }
     if (has_alpha) {
-        MOTE_K_TRY(mote_k_scalar(args[2], &alpha));
+        MOTE_TRY(mote_k_scalar(args[2], &alpha));
     }
-    MOTE_K_TRY(mote_k_tensor(args[want - 1], &out));
-    MOTE_K_TRY(mote_k_check_numel(a));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_tensor(args[want - 1], &out));
+    MOTE_TRY(mote_k_check_numel(a));
+    MOTE_TRY(mote_k_check_numel(out));
     if (b != NULL) {
-        MOTE_K_TRY(mote_k_check_numel(b));
+        MOTE_TRY(mote_k_check_numel(b));
     }
 
     if (out->dtype == MOTE_DTYPE_FLOAT32) {
         fn = mote_bin_row_f32;
         if (a->dtype != MOTE_DTYPE_FLOAT32) {
             /* a lifted scalar on the left: only next to a float32 tensor */
-            MOTE_K_CHECK(b != NULL && b->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
-            MOTE_K_TRY(mote_bin_elem(a, &other));
+            MOTE_CHECK(b != NULL && b->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
+            MOTE_TRY(mote_bin_elem(a, &other));
             sa_v = (float)other;
             sa_t = *a;
             sa_t.data = &sa_v;
@@ -197,7 +197,7 @@ mote_err_t mote_k_binary(mote_value_t *const *args, uint32_t nargs, mote_binop_t
             sb_t.dtype = MOTE_DTYPE_FLOAT32;
             b = &sb_t;
         } else if (b->dtype != MOTE_DTYPE_FLOAT32) {
-            MOTE_K_TRY(mote_bin_elem(b, &other));
+            MOTE_TRY(mote_bin_elem(b, &other));
             sb_v = (float)other;
             sb_t = *b;
             sb_t.data = &sb_v;
@@ -206,10 +206,10 @@ mote_err_t mote_k_binary(mote_value_t *const *args, uint32_t nargs, mote_binop_t
             b = &sb_t;
         }
     } else if ((fn = mote_bin_int_row(out->dtype)) != NULL) {
-        MOTE_K_CHECK(op != MOTE_BINOP_DIV && a->dtype == out->dtype, MOTE_ERR_KERNEL_DTYPE);
-        MOTE_K_CHECK(alpha == (double)(int64_t)alpha, MOTE_ERR_KERNEL_DTYPE);
+        MOTE_CHECK(op != MOTE_BINOP_DIV && a->dtype == out->dtype, MOTE_ERR_KERNEL_DTYPE);
+        MOTE_CHECK(alpha == (double)(int64_t)alpha, MOTE_ERR_KERNEL_DTYPE);
         if (b == NULL) {
-            MOTE_K_CHECK(other == (double)(int64_t)other, MOTE_ERR_KERNEL_DTYPE);
+            MOTE_CHECK(other == (double)(int64_t)other, MOTE_ERR_KERNEL_DTYPE);
             sb_t.sizes = NULL;
             sb_t.dim_order = NULL;
             sb_t.numel = 1;
@@ -221,7 +221,7 @@ mote_err_t mote_k_binary(mote_value_t *const *args, uint32_t nargs, mote_binop_t
             sb_t.nbytes = out->dtype == MOTE_DTYPE_INT32 ? 4u : 8u;
             b = &sb_t;
         } else {
-            MOTE_K_CHECK(b->dtype == out->dtype, MOTE_ERR_KERNEL_DTYPE);
+            MOTE_CHECK(b->dtype == out->dtype, MOTE_ERR_KERNEL_DTYPE);
         }
     } else {
         return MOTE_ERR_KERNEL_DTYPE;
@@ -235,13 +235,13 @@ mote_err_t mote_k_unary_f32(mote_value_t *const *args, uint32_t nargs, uint32_t 
                             const float **x, float **y, size_t *n)
 {
     mote_tensor_t *in, *out;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, nargs_expected));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_tensor(args[nargs_expected - 1], &out));
-    MOTE_K_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32,
+    MOTE_TRY(mote_k_nargs(args, nargs, nargs_expected));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_tensor(args[nargs_expected - 1], &out));
+    MOTE_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(out));
     *x = (const float *)in->data;
     *y = (float *)out->data;
     *n = out->numel;

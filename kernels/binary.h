@@ -42,7 +42,7 @@ mote_err_t mote_k_unary_f32(mote_value_t *const *args, uint32_t nargs, uint32_t 
         const float *mote_k_x_;                                                  \
         float *mote_k_y_;                                                        \
         size_t mote_k_n_, mote_k_i_;                                             \
-        MOTE_K_TRY(mote_k_unary_f32(ARGS, NARGS, 2, &mote_k_x_, &mote_k_y_, &mote_k_n_)); \
+        MOTE_TRY(mote_k_unary_f32(ARGS, NARGS, 2, &mote_k_x_, &mote_k_y_, &mote_k_n_)); \
         for (mote_k_i_ = 0; mote_k_i_ < mote_k_n_; mote_k_i_++) {                \
             const float V = mote_k_x_[mote_k_i_];                                \
             mote_k_y_[mote_k_i_] = (EXPR);                                       \

@@ -2,9 +2,14 @@
 """Generate Mote's kernel registry C file from the kernels' MOTE_KERNEL markers.
 
 Every kernels/op_*.c carries marker lines ``MOTE_KERNEL("ns::name.overload")``;
-the kernel symbol is ``mote_kernel_<ns>_<name>_<overload>``. The generated
-file defines ``mote_kernel_registry[]`` (sorted by operator name, so the
-runtime may binary-search it) and ``mote_kernel_registry_len``.
+the kernel symbol is ``mote_kernel_<ns>_<name>_<overload>``. A kernel that
+writes more than its last argument also carries
+``MOTE_KERNEL_OUTPUTS("ns::name.overload", n)`` (its last n arguments are
+outputs). The generated file defines ``mote_kernel_registry[]`` (sorted by
+operator name, so the runtime may binary-search it),
+``mote_kernel_registry_outputs[]`` (out-argument count per entry, which the
+runtime's init uses to prove every written argument is planned memory) and
+``mote_kernel_registry_len``.
 
 Usage:
   gen_registry.py [--kernels DIR] [--ops ops.json | --op NAME ...] [-o FILE] [--check]
@@ -23,6 +28,7 @@ import sys
 from pathlib import Path
 
 MARKER = re.compile(r'^\s*MOTE_KERNEL\(\s*"([A-Za-z_][A-Za-z0-9_]*)::([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)"\s*\)', re.M)
+OUTPUTS = re.compile(r'^\s*MOTE_KERNEL_OUTPUTS\(\s*"([^"]+)"\s*,\s*([0-9]+)\s*\)', re.M)
 HERE = Path(__file__).resolve().parent
 
 
@@ -35,13 +41,32 @@ def symbol(op: str) -> str:
 
 def scan(kernels_dir: Path) -> dict[str, str]:
     """Operator name -> source file name, from every op_*.c in kernels_dir."""
-    found: dict[str, str] = {}
+    return {op: src for op, (src, _) in scan_outputs(kernels_dir).items()}
+
+
+def scan_outputs(kernels_dir: Path) -> dict[str, tuple[str, int]]:
+    """Operator name -> (source file name, number of out arguments), from every
+    op_*.c in kernels_dir. A MOTE_KERNEL_OUTPUTS marker must name an operator
+    of the same file and give 2..255 (the runtime refuses more than its
+    MOTE_MAX_KERNEL_OUTPUTS at init)."""
+    found: dict[str, tuple[str, int]] = {}
     for path in sorted(kernels_dir.glob("op_*.c")):
-        for m in MARKER.finditer(path.read_text(encoding="utf-8")):
+        text = path.read_text(encoding="utf-8")
+        ops = []
+        for m in MARKER.finditer(text):
             op = f"{m.group(1)}::{m.group(2)}.{m.group(3)}"
             if op in found:
-                raise SystemExit(f"gen_registry: {op} defined in both {found[op]} and {path.name}")
-            found[op] = path.name
+                raise SystemExit(f"gen_registry: {op} defined in both {found[op][0]} and {path.name}")
+            found[op] = (path.name, 1)
+            ops.append(op)
+        for m in OUTPUTS.finditer(text):
+            op, n = m.group(1), int(m.group(2))
+            if op not in ops:
+                raise SystemExit(f"gen_registry: {path.name}: MOTE_KERNEL_OUTPUTS names {op}, "
+                                 "which has no MOTE_KERNEL marker in this file")
+            if not 2 <= n <= 255:
+                raise SystemExit(f"gen_registry: {path.name}: {op} has {n} outputs (2..255)")
+            found[op] = (path.name, n)
     return found
 
 
@@ -72,7 +97,7 @@ def ops_from_manifest(path: Path) -> list[str]:
     return names
 
 
-def render(ops: list[str], found: dict[str, str], note: str) -> str:
+def render(ops: list[str], found: dict[str, str], note: str, outputs: dict[str, int]) -> str:
     ops = sorted(set(ops))
     lines = [
         "/*",
@@ -93,6 +118,14 @@ def render(ops: list[str], found: dict[str, str], note: str) -> str:
         lines.append("    {NULL, NULL}, /* C99 has no empty arrays; the length is 0 */")
     lines.append("};")
     lines.append("")
+    lines.append("/* Out arguments (the last n) each kernel writes: MOTE_KERNEL_OUTPUTS, else 1. */")
+    lines.append("const uint8_t mote_kernel_registry_outputs[] = {")
+    for op in ops:
+        lines.append(f"    {outputs[op]}u, /* {op} */")
+    if not ops:
+        lines.append("    0u,")
+    lines.append("};")
+    lines.append("")
     lines.append(f"const uint32_t mote_kernel_registry_len = {len(ops)}u;")
     lines.append("")
     return "\n".join(lines)
@@ -107,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="fail if --out is not up to date")
     args = ap.parse_args(argv)
 
-    found = scan(args.kernels)
+    scanned = scan_outputs(args.kernels)
+    found = {op: src for op, (src, _) in scanned.items()}
+    outputs = {op: n for op, (_, n) in scanned.items()}
     if args.ops or args.op:
         wanted = list(args.op) + (ops_from_manifest(args.ops) if args.ops else [])
         missing = sorted({op for op in wanted if op not in found})
@@ -118,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         wanted = list(found)
         note = "Every kernel in kernels/."
-    text = render(wanted, found, note)
+    text = render(wanted, found, note, outputs)
     if args.check:
         old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
         if old != text:

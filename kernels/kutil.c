@@ -12,9 +12,9 @@
 mote_err_t mote_k_nargs(mote_value_t *const *args, uint32_t nargs, uint32_t n)
 {
     uint32_t i;
-    MOTE_K_CHECK(args != NULL && nargs == n, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(args != NULL && nargs == n, MOTE_ERR_KERNEL_ARGS);
     for (i = 0; i < n; i++) {
-        MOTE_K_CHECK(args[i] != NULL, MOTE_ERR_KERNEL_ARGS);
+        MOTE_CHECK(args[i] != NULL, MOTE_ERR_KERNEL_ARGS);
     }
     return MOTE_OK;
 }
@@ -28,16 +28,16 @@ mote_err_t mote_k_tensor(const mote_value_t *v, mote_tensor_t **out)
 {
     const mote_tensor_t *t;
     uint32_t d;
-    MOTE_K_CHECK(v != NULL && v->tag == MOTE_TAG_TENSOR && v->u.t != NULL, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(v != NULL && v->tag == MOTE_TAG_TENSOR && v->u.t != NULL, MOTE_ERR_KERNEL_ARGS);
     t = v->u.t;
-    MOTE_K_CHECK(t->dim <= MOTE_MAX_DIM, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_CHECK(t->dim == 0 || t->sizes != NULL, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(t->dim <= MOTE_MAX_DIM, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(t->dim == 0 || t->sizes != NULL, MOTE_ERR_KERNEL_ARGS);
     if (t->dim_order != NULL) {
         for (d = 0; d < t->dim; d++) {
-            MOTE_K_CHECK(t->dim_order[d] == d, MOTE_ERR_KERNEL_ARGS);
+            MOTE_CHECK(t->dim_order[d] == d, MOTE_ERR_KERNEL_ARGS);
         }
     }
-    MOTE_K_CHECK(t->numel == 0 || t->data != NULL, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(t->numel == 0 || t->data != NULL, MOTE_ERR_KERNEL_ARGS);
     *out = v->u.t;
     return MOTE_OK;
 }
@@ -53,7 +53,7 @@ mote_err_t mote_k_opt_tensor(const mote_value_t *v, mote_tensor_t **out)
 
 mote_err_t mote_k_scalar(const mote_value_t *v, double *out)
 {
-    MOTE_K_CHECK(v != NULL, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(v != NULL, MOTE_ERR_KERNEL_ARGS);
     switch (v->tag) {
     case MOTE_TAG_INT: *out = (double)v->u.i; return MOTE_OK;
     case MOTE_TAG_DOUBLE: *out = v->u.d; return MOTE_OK;
@@ -64,34 +64,34 @@ mote_err_t mote_k_scalar(const mote_value_t *v, double *out)
 
 mote_err_t mote_k_int(const mote_value_t *v, int64_t *out)
 {
-    MOTE_K_CHECK(v != NULL && v->tag == MOTE_TAG_INT, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(v != NULL && v->tag == MOTE_TAG_INT, MOTE_ERR_KERNEL_ARGS);
     *out = v->u.i;
     return MOTE_OK;
 }
 
 mote_err_t mote_k_bool(const mote_value_t *v, int *out)
 {
-    MOTE_K_CHECK(v != NULL && v->tag == MOTE_TAG_BOOL, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(v != NULL && v->tag == MOTE_TAG_BOOL, MOTE_ERR_KERNEL_ARGS);
     *out = v->u.b ? 1 : 0;
     return MOTE_OK;
 }
 
 mote_err_t mote_k_double(const mote_value_t *v, double *out)
 {
-    MOTE_K_CHECK(v != NULL, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(v != NULL, MOTE_ERR_KERNEL_ARGS);
     if (v->tag == MOTE_TAG_DOUBLE) {
         *out = v->u.d;
         return MOTE_OK;
     }
-    MOTE_K_CHECK(v->tag == MOTE_TAG_INT, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(v->tag == MOTE_TAG_INT, MOTE_ERR_KERNEL_ARGS);
     *out = (double)v->u.i;
     return MOTE_OK;
 }
 
 mote_err_t mote_k_ints(const mote_value_t *v, const int64_t **items, uint32_t *len)
 {
-    MOTE_K_CHECK(v != NULL && v->tag == MOTE_TAG_INT_LIST, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_CHECK(v->u.ints.len == 0 || v->u.ints.items != NULL, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(v != NULL && v->tag == MOTE_TAG_INT_LIST, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(v->u.ints.len == 0 || v->u.ints.items != NULL, MOTE_ERR_KERNEL_ARGS);
     *items = v->u.ints.items;
     *len = v->u.ints.len;
     return MOTE_OK;
@@ -100,7 +100,7 @@ mote_err_t mote_k_ints(const mote_value_t *v, const int64_t **items, uint32_t *l
 mote_err_t mote_k_dim(int64_t dim, uint32_t rank, uint32_t *out)
 {
     int64_t r = rank == 0 ? 1 : (int64_t)rank;
-    MOTE_K_CHECK(dim >= -r && dim < r, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(dim >= -r && dim < r, MOTE_ERR_KERNEL_ARGS);
     *out = (uint32_t)(dim < 0 ? dim + r : dim);
     return MOTE_OK;
 }
@@ -134,11 +134,11 @@ mote_err_t mote_k_check_numel(const mote_tensor_t *t)
     uint32_t d;
     uint64_t p = 1;
     for (d = 0; d < t->dim; d++) {
-        MOTE_K_CHECK(t->sizes[d] >= 0, MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK(t->sizes[d] >= 0, MOTE_ERR_KERNEL_SHAPE);
         p *= (uint64_t)t->sizes[d];
-        MOTE_K_CHECK(p <= 0xFFFFFFFFu, MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK(p <= 0xFFFFFFFFu, MOTE_ERR_KERNEL_SHAPE);
     }
-    MOTE_K_CHECK(p == t->numel, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(p == t->numel, MOTE_ERR_KERNEL_SHAPE);
     return MOTE_OK;
 }
 
@@ -172,8 +172,8 @@ mote_err_t mote_k_broadcast2(const mote_tensor_t *a, const mote_tensor_t *b, mot
     const uint8_t *pa = (const uint8_t *)a->data, *pb = (const uint8_t *)b->data;
     uint8_t *po = (uint8_t *)out->data;
 
-    MOTE_K_CHECK(a->dim <= rank && b->dim <= rank, MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_CHECK(a->dim == rank || b->dim == rank, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(a->dim <= rank && b->dim <= rank, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(a->dim == rank || b->dim == rank, MOTE_ERR_KERNEL_SHAPE);
     mote_k_strides(a, ast);
     mote_k_strides(b, bst);
     for (d = 0; d < rank; d++) {
@@ -181,8 +181,8 @@ mote_err_t mote_k_broadcast2(const mote_tensor_t *a, const mote_tensor_t *b, mot
         int32_t as = d + a->dim >= rank ? a->sizes[d + a->dim - rank] : 1;
         int32_t bs = d + b->dim >= rank ? b->sizes[d + b->dim - rank] : 1;
         int32_t want = as == 1 ? bs : as;
-        MOTE_K_CHECK(as == bs || as == 1 || bs == 1, MOTE_ERR_KERNEL_SHAPE);
-        MOTE_K_CHECK(os == want, MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK(as == bs || as == 1 || bs == 1, MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK(os == want, MOTE_ERR_KERNEL_SHAPE);
         if (os == 1) {
             continue;
         }
@@ -292,15 +292,15 @@ mote_err_t mote_k_reduce_dims(const mote_value_t *v, const mote_tensor_t *in, ui
     uint32_t d, len = 0;
     const int64_t *items = NULL;
     if (!mote_k_is_none(v)) {
-        MOTE_K_TRY(mote_k_ints(v, &items, &len));
+        MOTE_TRY(mote_k_ints(v, &items, &len));
     }
     for (d = 0; d < MOTE_MAX_DIM; d++) {
         reduce[d] = (uint8_t)(len == 0 ? 1 : 0);
     }
     for (d = 0; d < len; d++) {
         uint32_t k;
-        MOTE_K_TRY(mote_k_dim(items[d], in->dim, &k));
-        MOTE_K_CHECK(!reduce[k], MOTE_ERR_KERNEL_ARGS); /* a dim listed twice */
+        MOTE_TRY(mote_k_dim(items[d], in->dim, &k));
+        MOTE_CHECK(!reduce[k], MOTE_ERR_KERNEL_ARGS); /* a dim listed twice */
         reduce[k] = 1;
     }
     return MOTE_OK;
@@ -313,15 +313,15 @@ mote_err_t mote_k_reduce_out_shape(const mote_tensor_t *in, const uint8_t *reduc
     for (d = 0; d < in->dim; d++) {
         if (reduce[d]) {
             if (keepdim) {
-                MOTE_K_CHECK(k < out->dim && out->sizes[k] == 1, MOTE_ERR_KERNEL_SHAPE);
+                MOTE_CHECK(k < out->dim && out->sizes[k] == 1, MOTE_ERR_KERNEL_SHAPE);
                 k++;
             }
         } else {
-            MOTE_K_CHECK(k < out->dim && out->sizes[k] == in->sizes[d], MOTE_ERR_KERNEL_SHAPE);
+            MOTE_CHECK(k < out->dim && out->sizes[k] == in->sizes[d], MOTE_ERR_KERNEL_SHAPE);
             k++;
         }
     }
-    MOTE_K_CHECK(k == out->dim, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(k == out->dim, MOTE_ERR_KERNEL_SHAPE);
     return MOTE_OK;
 }
 
@@ -394,20 +394,20 @@ mote_err_t mote_k_reduce_f32_args(mote_value_t *const *args, uint32_t nargs, mot
                                   mote_tensor_t **out, uint8_t *reduce)
 {
     int keepdim;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 5));
-    MOTE_K_TRY(mote_k_tensor(args[0], in));
-    MOTE_K_TRY(mote_k_bool(args[2], &keepdim));
-    MOTE_K_TRY(mote_k_tensor(args[4], out));
+    MOTE_TRY(mote_k_nargs(args, nargs, 5));
+    MOTE_TRY(mote_k_tensor(args[0], in));
+    MOTE_TRY(mote_k_bool(args[2], &keepdim));
+    MOTE_TRY(mote_k_tensor(args[4], out));
     if (!mote_k_is_none(args[3])) {
         int64_t dt;
-        MOTE_K_TRY(mote_k_int(args[3], &dt));
-        MOTE_K_CHECK(dt == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
+        MOTE_TRY(mote_k_int(args[3], &dt));
+        MOTE_CHECK(dt == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
     }
-    MOTE_K_CHECK((*in)->dtype == MOTE_DTYPE_FLOAT32 && (*out)->dtype == MOTE_DTYPE_FLOAT32,
+    MOTE_CHECK((*in)->dtype == MOTE_DTYPE_FLOAT32 && (*out)->dtype == MOTE_DTYPE_FLOAT32,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_TRY(mote_k_reduce_dims(args[1], *in, reduce));
-    MOTE_K_TRY(mote_k_reduce_out_shape(*in, reduce, keepdim, *out));
-    MOTE_K_TRY(mote_k_check_numel(*in));
+    MOTE_TRY(mote_k_reduce_dims(args[1], *in, reduce));
+    MOTE_TRY(mote_k_reduce_out_shape(*in, reduce, keepdim, *out));
+    MOTE_TRY(mote_k_check_numel(*in));
     return mote_k_check_numel(*out);
 }
 
@@ -415,18 +415,18 @@ mote_err_t mote_k_dim_order_args(mote_value_t *const *args, uint32_t nargs, mote
                                  mote_tensor_t **out)
 {
     int non_blocking; /* checked for its tag only: a copy on the CPU is always blocking */
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 4));
-    MOTE_K_TRY(mote_k_tensor(args[0], in));
-    MOTE_K_TRY(mote_k_bool(args[1], &non_blocking));
-    MOTE_K_TRY(mote_k_tensor(args[3], out));
+    MOTE_TRY(mote_k_nargs(args, nargs, 4));
+    MOTE_TRY(mote_k_tensor(args[0], in));
+    MOTE_TRY(mote_k_bool(args[1], &non_blocking));
+    MOTE_TRY(mote_k_tensor(args[3], out));
     if (!mote_k_is_none(args[2])) {
         /* only the contiguous layout: dim_order must be 0, 1, ..., rank-1 */
         const int64_t *order;
         uint32_t len, d;
-        MOTE_K_TRY(mote_k_ints(args[2], &order, &len));
-        MOTE_K_CHECK(len == (*out)->dim, MOTE_ERR_KERNEL_ARGS);
+        MOTE_TRY(mote_k_ints(args[2], &order, &len));
+        MOTE_CHECK(len == (*out)->dim, MOTE_ERR_KERNEL_ARGS);
         for (d = 0; d < len; d++) {
-            MOTE_K_CHECK(order[d] == (int64_t)d, MOTE_ERR_KERNEL_ARGS);
+            MOTE_CHECK(order[d] == (int64_t)d, MOTE_ERR_KERNEL_ARGS);
         }
     }
     return MOTE_OK;
@@ -438,26 +438,26 @@ mote_err_t mote_k_matmul_f32(mote_value_t *const *args, uint32_t nargs, uint32_t
     const uint32_t r0 = rank - 2;
     mote_tensor_t *a, *b, *out;
     size_t nb, m, n, k, i;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 3));
-    MOTE_K_TRY(mote_k_tensor(args[0], &a));
-    MOTE_K_TRY(mote_k_tensor(args[1], &b));
-    MOTE_K_TRY(mote_k_tensor(args[2], &out));
-    MOTE_K_CHECK(a->dtype == MOTE_DTYPE_FLOAT32 && b->dtype == MOTE_DTYPE_FLOAT32 &&
+    MOTE_TRY(mote_k_nargs(args, nargs, 3));
+    MOTE_TRY(mote_k_tensor(args[0], &a));
+    MOTE_TRY(mote_k_tensor(args[1], &b));
+    MOTE_TRY(mote_k_tensor(args[2], &out));
+    MOTE_CHECK(a->dtype == MOTE_DTYPE_FLOAT32 && b->dtype == MOTE_DTYPE_FLOAT32 &&
                      out->dtype == MOTE_DTYPE_FLOAT32,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(a->dim == rank && b->dim == rank && out->dim == rank, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(a->dim == rank && b->dim == rank && out->dim == rank, MOTE_ERR_KERNEL_SHAPE);
     nb = r0 > 0 ? (size_t)a->sizes[0] : 1;
     m = (size_t)a->sizes[r0];
     k = (size_t)a->sizes[r0 + 1];
     n = (size_t)b->sizes[r0 + 1];
-    MOTE_K_CHECK(r0 == 0 || ((size_t)b->sizes[0] == nb && (size_t)out->sizes[0] == nb),
+    MOTE_CHECK(r0 == 0 || ((size_t)b->sizes[0] == nb && (size_t)out->sizes[0] == nb),
                  MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_CHECK((size_t)b->sizes[r0] == k, MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_CHECK((size_t)out->sizes[r0] == m && (size_t)out->sizes[r0 + 1] == n,
+    MOTE_CHECK((size_t)b->sizes[r0] == k, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK((size_t)out->sizes[r0] == m && (size_t)out->sizes[r0 + 1] == n,
                  MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(a));
-    MOTE_K_TRY(mote_k_check_numel(b));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_check_numel(a));
+    MOTE_TRY(mote_k_check_numel(b));
+    MOTE_TRY(mote_k_check_numel(out));
     for (i = 0; i < nb; i++) {
         mote_gemm_f32(m, n, k, (const float *)a->data + i * m * k, k,
                       (const float *)b->data + i * k * n, n, (float *)out->data + i * m * n, n,

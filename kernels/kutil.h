@@ -12,22 +12,7 @@
 
 #include "mote/kernel.h"
 
-/** Return `err` from the calling function unless `cond` holds. */
-#define MOTE_K_CHECK(cond, err) \
-    do {                        \
-        if (!(cond)) {          \
-            return (err);       \
-        }                       \
-    } while (0)
-
-/** Return the status of `expr` from the calling function unless it is MOTE_OK. */
-#define MOTE_K_TRY(expr)                 \
-    do {                                 \
-        mote_err_t mote_k_err_ = (expr); \
-        if (mote_k_err_ != MOTE_OK) {    \
-            return mote_k_err_;          \
-        }                                \
-    } while (0)
+/* Errors propagate with MOTE_TRY / MOTE_CHECK (mote/types.h), as in the runtime. */
 
 /** Prototype of a kernel function (kernels define non-static symbols). */
 #define MOTE_K_DECLARE(sym) \

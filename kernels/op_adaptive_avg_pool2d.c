@@ -21,27 +21,27 @@ mote_err_t mote_kernel_aten__adaptive_avg_pool2d_out(mote_kernel_ctx_t *ctx,
     uint32_t nos, r;
     size_t planes, h, w, oh, ow, p, i, j;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 3));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_ints(args[1], &os, &nos));
-    MOTE_K_TRY(mote_k_tensor(args[2], &out));
-    MOTE_K_CHECK(nos == 1 || nos == 2, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_CHECK(os[0] > 0 && os[nos - 1] > 0 && os[0] < 0x7FFFFFFF && os[nos - 1] < 0x7FFFFFFF,
+    MOTE_TRY(mote_k_nargs(args, nargs, 3));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_ints(args[1], &os, &nos));
+    MOTE_TRY(mote_k_tensor(args[2], &out));
+    MOTE_CHECK(nos == 1 || nos == 2, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(os[0] > 0 && os[nos - 1] > 0 && os[0] < 0x7FFFFFFF && os[nos - 1] < 0x7FFFFFFF,
                  MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32,
+    MOTE_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32,
                  MOTE_ERR_KERNEL_DTYPE);
     r = in->dim;
-    MOTE_K_CHECK((r == 3 || r == 4) && out->dim == r, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK((r == 3 || r == 4) && out->dim == r, MOTE_ERR_KERNEL_SHAPE);
     oh = (size_t)os[0];
     ow = (size_t)os[nos - 1];
     h = (size_t)in->sizes[r - 2];
     w = (size_t)in->sizes[r - 1];
-    MOTE_K_CHECK(h > 0 && w > 0, MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_CHECK(out->sizes[0] == in->sizes[0] && (r == 3 || out->sizes[1] == in->sizes[1]) &&
+    MOTE_CHECK(h > 0 && w > 0, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(out->sizes[0] == in->sizes[0] && (r == 3 || out->sizes[1] == in->sizes[1]) &&
                      (size_t)out->sizes[r - 2] == oh && (size_t)out->sizes[r - 1] == ow,
                  MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
     planes = mote_k_prod(in, 0, r - 2);
     for (p = 0; p < planes; p++) {
         const float *x = (const float *)in->data + p * h * w;

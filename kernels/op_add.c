@@ -10,6 +10,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::add.out")
+MOTE_KERNEL_IN_PLACE("aten::add.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_add_out);
 

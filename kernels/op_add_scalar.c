@@ -10,6 +10,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::add.Scalar_out")
+MOTE_KERNEL_IN_PLACE("aten::add.Scalar_out")
 
 MOTE_K_DECLARE(mote_kernel_aten_add_Scalar_out);
 

@@ -25,18 +25,18 @@ mote_err_t mote_kernel_aten_avg_pool2d_out(mote_kernel_ctx_t *ctx, mote_value_t 
     int64_t div_ovr = 0;
     size_t p, oh, ow;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 8));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_bool(args[4], &ceil_mode));
-    MOTE_K_TRY(mote_k_bool(args[5], &cip));
+    MOTE_TRY(mote_k_nargs(args, nargs, 8));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_bool(args[4], &ceil_mode));
+    MOTE_TRY(mote_k_bool(args[5], &cip));
     if (!mote_k_is_none(args[6])) {
-        MOTE_K_TRY(mote_k_int(args[6], &div_ovr));
-        MOTE_K_CHECK(div_ovr != 0, MOTE_ERR_KERNEL_ARGS);
+        MOTE_TRY(mote_k_int(args[6], &div_ovr));
+        MOTE_CHECK(div_ovr != 0, MOTE_ERR_KERNEL_ARGS);
     }
-    MOTE_K_TRY(mote_k_tensor(args[7], &out));
-    MOTE_K_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32,
+    MOTE_TRY(mote_k_tensor(args[7], &out));
+    MOTE_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_TRY(mote_pool_geom(in, args[1], args[2], args[3], NULL, ceil_mode, out, &g));
+    MOTE_TRY(mote_pool_geom(in, args[1], args[2], args[3], NULL, ceil_mode, out, &g));
     for (p = 0; p < g.planes; p++) {
         const float *x = (const float *)in->data + p * g.h * g.w;
         float *y = (float *)out->data + p * g.oh * g.ow;

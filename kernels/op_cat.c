@@ -31,40 +31,40 @@ mote_err_t mote_kernel_aten_cat_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     size_t esz, outer, inner, total = 0, o;
     uint8_t *dst;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 3));
-    MOTE_K_CHECK(args[0]->tag == MOTE_TAG_TENSOR_LIST, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_k_nargs(args, nargs, 3));
+    MOTE_CHECK(args[0]->tag == MOTE_TAG_TENSOR_LIST, MOTE_ERR_KERNEL_ARGS);
     ts = args[0]->u.tensors.items;
     nt = args[0]->u.tensors.len;
-    MOTE_K_CHECK(nt > 0 && ts != NULL, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_TRY(mote_k_int(args[1], &dim));
-    MOTE_K_TRY(mote_k_tensor(args[2], &out));
-    MOTE_K_CHECK(out->dim > 0, MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_dim(dim, out->dim, &cd));
+    MOTE_CHECK(nt > 0 && ts != NULL, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_k_int(args[1], &dim));
+    MOTE_TRY(mote_k_tensor(args[2], &out));
+    MOTE_CHECK(out->dim > 0, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_dim(dim, out->dim, &cd));
     esz = mote_dtype_size(out->dtype);
-    MOTE_K_CHECK(esz != 0, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(esz != 0, MOTE_ERR_KERNEL_DTYPE);
     for (i = 0; i < nt; i++) {
         const mote_tensor_t *t = ts[i];
-        MOTE_K_CHECK(t != NULL, MOTE_ERR_KERNEL_ARGS);
+        MOTE_CHECK(t != NULL, MOTE_ERR_KERNEL_ARGS);
         {
             mote_value_t v;
             mote_tensor_t *chk;
             v.tag = MOTE_TAG_TENSOR;
             v.u.t = ts[i];
-            MOTE_K_TRY(mote_k_tensor(&v, &chk));
+            MOTE_TRY(mote_k_tensor(&v, &chk));
         }
-        MOTE_K_CHECK(t->dtype == out->dtype, MOTE_ERR_KERNEL_DTYPE);
-        MOTE_K_TRY(mote_k_check_numel(t));
+        MOTE_CHECK(t->dtype == out->dtype, MOTE_ERR_KERNEL_DTYPE);
+        MOTE_TRY(mote_k_check_numel(t));
         if (mote_cat_skip(t)) {
             continue;
         }
-        MOTE_K_CHECK(t->dim == out->dim, MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK(t->dim == out->dim, MOTE_ERR_KERNEL_SHAPE);
         for (d = 0; d < out->dim; d++) {
-            MOTE_K_CHECK(d == cd || t->sizes[d] == out->sizes[d], MOTE_ERR_KERNEL_SHAPE);
+            MOTE_CHECK(d == cd || t->sizes[d] == out->sizes[d], MOTE_ERR_KERNEL_SHAPE);
         }
         total += (size_t)t->sizes[cd];
     }
-    MOTE_K_CHECK(total == (size_t)out->sizes[cd], MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_CHECK(total == (size_t)out->sizes[cd], MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(out));
     outer = mote_k_prod(out, 0, cd);
     inner = mote_k_prod(out, cd + 1, out->dim) * esz;
     dst = (uint8_t *)out->data;

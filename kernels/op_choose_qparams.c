@@ -23,6 +23,7 @@
 #include "kutil.h"
 
 MOTE_KERNEL("quantized_decomposed::choose_qparams.Tensor_out")
+MOTE_KERNEL_OUTPUTS("quantized_decomposed::choose_qparams.Tensor_out", 2) /* scale_out, zero_point_out */
 
 MOTE_K_DECLARE(mote_kernel_quantized_decomposed_choose_qparams_Tensor_out);
 
@@ -40,27 +41,27 @@ mote_err_t mote_kernel_quantized_decomposed_choose_qparams_Tensor_out(mote_kerne
     int64_t zp;
     uint32_t i;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 7));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_int(args[1], &qmin));
-    MOTE_K_TRY(mote_k_int(args[2], &qmax));
-    MOTE_K_TRY(mote_k_double(args[3], &eps));
-    MOTE_K_TRY(mote_k_int(args[4], &dt));
-    MOTE_K_TRY(mote_k_tensor(args[5], &so));
-    MOTE_K_TRY(mote_k_tensor(args[6], &zo));
+    MOTE_TRY(mote_k_nargs(args, nargs, 7));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_int(args[1], &qmin));
+    MOTE_TRY(mote_k_int(args[2], &qmax));
+    MOTE_TRY(mote_k_double(args[3], &eps));
+    MOTE_TRY(mote_k_int(args[4], &dt));
+    MOTE_TRY(mote_k_tensor(args[5], &so));
+    MOTE_TRY(mote_k_tensor(args[6], &zo));
     (void)eps;
     (void)dt;
-    MOTE_K_CHECK(qmin < qmax && qmin >= INT32_MIN && qmax <= INT32_MAX, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && so->dtype == MOTE_DTYPE_FLOAT64 &&
+    MOTE_CHECK(qmin < qmax && qmin >= INT32_MIN && qmax <= INT32_MAX, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && so->dtype == MOTE_DTYPE_FLOAT64 &&
                      zo->dtype == MOTE_DTYPE_INT64,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(so));
-    MOTE_K_TRY(mote_k_check_numel(zo));
-    MOTE_K_CHECK(in->numel > 0 && so->numel == 1 && zo->numel == 1, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(so));
+    MOTE_TRY(mote_k_check_numel(zo));
+    MOTE_CHECK(in->numel > 0 && so->numel == 1 && zo->numel == 1, MOTE_ERR_KERNEL_SHAPE);
     x = (const float *)in->data;
     for (i = 0; i < in->numel; i++) {
-        MOTE_K_CHECK(x[i] == x[i], MOTE_ERR_KERNEL_ARGS);
+        MOTE_CHECK(x[i] == x[i], MOTE_ERR_KERNEL_ARGS);
     }
     lo = x[0];
     hi = x[0];

@@ -11,6 +11,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::clamp.out")
+MOTE_KERNEL_IN_PLACE("aten::clamp.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_clamp_out);
 
@@ -23,15 +24,15 @@ mote_err_t mote_kernel_aten_clamp_out(mote_kernel_ctx_t *ctx, mote_value_t *cons
     double lo = 0.0, hi = 0.0;
     int has_lo, has_hi;
     (void)ctx;
-    MOTE_K_TRY(mote_k_unary_f32(args, nargs, 4, &x, &y, &n));
+    MOTE_TRY(mote_k_unary_f32(args, nargs, 4, &x, &y, &n));
     has_lo = !mote_k_is_none(args[1]);
     has_hi = !mote_k_is_none(args[2]);
-    MOTE_K_CHECK(has_lo || has_hi, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(has_lo || has_hi, MOTE_ERR_KERNEL_ARGS);
     if (has_lo) {
-        MOTE_K_TRY(mote_k_scalar(args[1], &lo));
+        MOTE_TRY(mote_k_scalar(args[1], &lo));
     }
     if (has_hi) {
-        MOTE_K_TRY(mote_k_scalar(args[2], &hi));
+        MOTE_TRY(mote_k_scalar(args[2], &hi));
     }
     {
         const float l = has_lo ? (float)lo : -HUGE_VALF, h = has_hi ? (float)hi : HUGE_VALF;

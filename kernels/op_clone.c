@@ -17,17 +17,17 @@ mote_err_t mote_kernel_aten_clone_out(mote_kernel_ctx_t *ctx, mote_value_t *cons
 {
     mote_tensor_t *in, *out;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 3));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_nargs(args, nargs, 3));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
     if (!mote_k_is_none(args[1])) {
         int64_t mf;
-        MOTE_K_TRY(mote_k_int(args[1], &mf));
-        MOTE_K_CHECK(mf == 0 || mf == 1, MOTE_ERR_KERNEL_ARGS);
+        MOTE_TRY(mote_k_int(args[1], &mf));
+        MOTE_CHECK(mf == 0 || mf == 1, MOTE_ERR_KERNEL_ARGS);
     }
-    MOTE_K_TRY(mote_k_tensor(args[2], &out));
-    MOTE_K_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_tensor(args[2], &out));
+    MOTE_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(out));
     mote_k_copy_data(in, out);
     return MOTE_OK;
 }

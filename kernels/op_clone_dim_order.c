@@ -19,10 +19,10 @@ mote_err_t mote_kernel_dim_order_ops__clone_dim_order_out(mote_kernel_ctx_t *ctx
 {
     mote_tensor_t *in, *out;
     (void)ctx;
-    MOTE_K_TRY(mote_k_dim_order_args(args, nargs, &in, &out));
-    MOTE_K_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_dim_order_args(args, nargs, &in, &out));
+    MOTE_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(out));
     mote_k_copy_data(in, out);
     return MOTE_OK;
 }

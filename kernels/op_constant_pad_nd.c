@@ -26,16 +26,16 @@ mote_err_t mote_kernel_aten_constant_pad_nd_out(mote_kernel_ctx_t *ctx, mote_val
     size_t idx[MOTE_MAX_DIM], esz, rows, row, ow, w;
     uint8_t *dst;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 4));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_ints(args[1], &pad, &np));
-    MOTE_K_TRY(mote_k_scalar(args[2], &v));
-    MOTE_K_TRY(mote_k_tensor(args[3], &out));
+    MOTE_TRY(mote_k_nargs(args, nargs, 4));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_ints(args[1], &pad, &np));
+    MOTE_TRY(mote_k_scalar(args[2], &v));
+    MOTE_TRY(mote_k_tensor(args[3], &out));
     r = in->dim;
-    MOTE_K_CHECK(np % 2 == 0 && np <= 2 * r, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_CHECK(in->dtype == out->dtype, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_TRY(mote_k_fill_elem(out->dtype, v, elem));
-    MOTE_K_CHECK(out->dim == r && r > 0, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(np % 2 == 0 && np <= 2 * r, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(in->dtype == out->dtype, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_TRY(mote_k_fill_elem(out->dtype, v, elem));
+    MOTE_CHECK(out->dim == r && r > 0, MOTE_ERR_KERNEL_SHAPE);
     for (d = 0; d < r; d++) {
         int64_t b = 0, a = 0;
         uint32_t k = r - 1 - d; /* pair index counted from the last dim */
@@ -43,15 +43,15 @@ mote_err_t mote_kernel_aten_constant_pad_nd_out(mote_kernel_ctx_t *ctx, mote_val
             b = pad[2 * k];
             a = pad[2 * k + 1];
         }
-        MOTE_K_CHECK(b > -0x7FFFFFFF && b < 0x7FFFFFFF && a > -0x7FFFFFFF && a < 0x7FFFFFFF,
+        MOTE_CHECK(b > -0x7FFFFFFF && b < 0x7FFFFFFF && a > -0x7FFFFFFF && a < 0x7FFFFFFF,
                      MOTE_ERR_KERNEL_ARGS);
-        MOTE_K_CHECK((int64_t)in->sizes[d] + a + b == (int64_t)out->sizes[d],
+        MOTE_CHECK((int64_t)in->sizes[d] + a + b == (int64_t)out->sizes[d],
                      MOTE_ERR_KERNEL_SHAPE);
         before[d] = (ptrdiff_t)b;
         idx[d] = 0;
     }
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
     if (out->numel == 0) {
         return MOTE_OK;
     }

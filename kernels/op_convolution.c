@@ -364,50 +364,50 @@ mote_err_t mote_kernel_aten_convolution_out(mote_kernel_ctx_t *ctx, mote_value_t
     size_t n, cin, cout, grp, ngroups;
     (void)ctx;
 
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 10));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_tensor(args[1], &wt));
-    MOTE_K_TRY(mote_k_opt_tensor(args[2], &bias));
-    MOTE_K_TRY(mote_k_ints(args[3], &st, &nst));
-    MOTE_K_TRY(mote_k_ints(args[4], &pd, &npd));
-    MOTE_K_TRY(mote_k_ints(args[5], &dl, &ndl));
-    MOTE_K_TRY(mote_k_bool(args[6], &transposed));
+    MOTE_TRY(mote_k_nargs(args, nargs, 10));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_tensor(args[1], &wt));
+    MOTE_TRY(mote_k_opt_tensor(args[2], &bias));
+    MOTE_TRY(mote_k_ints(args[3], &st, &nst));
+    MOTE_TRY(mote_k_ints(args[4], &pd, &npd));
+    MOTE_TRY(mote_k_ints(args[5], &dl, &ndl));
+    MOTE_TRY(mote_k_bool(args[6], &transposed));
     if (!mote_k_is_none(args[7])) {
         const int64_t *op;
         uint32_t nop;
-        MOTE_K_TRY(mote_k_ints(args[7], &op, &nop));
+        MOTE_TRY(mote_k_ints(args[7], &op, &nop));
     }
-    MOTE_K_TRY(mote_k_int(args[8], &groups));
-    MOTE_K_TRY(mote_k_tensor(args[9], &out));
-    MOTE_K_CHECK(!transposed, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && wt->dtype == MOTE_DTYPE_FLOAT32 &&
+    MOTE_TRY(mote_k_int(args[8], &groups));
+    MOTE_TRY(mote_k_tensor(args[9], &out));
+    MOTE_CHECK(!transposed, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && wt->dtype == MOTE_DTYPE_FLOAT32 &&
                      out->dtype == MOTE_DTYPE_FLOAT32 &&
                      (bias == NULL || bias->dtype == MOTE_DTYPE_FLOAT32),
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(in->dim == 4 || in->dim == 3, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(in->dim == 4 || in->dim == 3, MOTE_ERR_KERNEL_SHAPE);
     nsp = in->dim - 2u;
-    MOTE_K_CHECK(wt->dim == in->dim && out->dim == in->dim, MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_CHECK((nst == 1 || nst == nsp) && (npd == 1 || npd == nsp) && (ndl == 1 || ndl == nsp),
+    MOTE_CHECK(wt->dim == in->dim && out->dim == in->dim, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK((nst == 1 || nst == nsp) && (npd == 1 || npd == nsp) && (ndl == 1 || ndl == nsp),
                  MOTE_ERR_KERNEL_ARGS);
     for (d = 0; d < nst; d++) {
-        MOTE_K_CHECK(st[d] > 0 && st[d] < 65536, MOTE_ERR_KERNEL_ARGS);
+        MOTE_CHECK(st[d] > 0 && st[d] < 65536, MOTE_ERR_KERNEL_ARGS);
     }
     for (d = 0; d < npd; d++) {
-        MOTE_K_CHECK(pd[d] >= 0 && pd[d] < 65536, MOTE_ERR_KERNEL_ARGS);
+        MOTE_CHECK(pd[d] >= 0 && pd[d] < 65536, MOTE_ERR_KERNEL_ARGS);
     }
     for (d = 0; d < ndl; d++) {
-        MOTE_K_CHECK(dl[d] > 0 && dl[d] < 65536, MOTE_ERR_KERNEL_ARGS);
+        MOTE_CHECK(dl[d] > 0 && dl[d] < 65536, MOTE_ERR_KERNEL_ARGS);
     }
-    MOTE_K_CHECK(groups > 0 && groups < 0x7FFFFFFF, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(groups > 0 && groups < 0x7FFFFFFF, MOTE_ERR_KERNEL_ARGS);
     ngroups = (size_t)groups;
 
     n = (size_t)in->sizes[0];
     cin = (size_t)in->sizes[1];
     cout = (size_t)wt->sizes[0];
-    MOTE_K_CHECK(cin % ngroups == 0 && cout % ngroups == 0 && cout > 0, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(cin % ngroups == 0 && cout % ngroups == 0 && cout > 0, MOTE_ERR_KERNEL_SHAPE);
     g.cin_g = cin / ngroups;
     g.cout_g = cout / ngroups;
-    MOTE_K_CHECK((size_t)wt->sizes[1] == g.cin_g, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK((size_t)wt->sizes[1] == g.cin_g, MOTE_ERR_KERNEL_SHAPE);
     if (nsp == 2) {
         g.h = (size_t)in->sizes[2];
         g.w = (size_t)in->sizes[3];
@@ -431,27 +431,27 @@ mote_err_t mote_kernel_aten_convolution_out(mote_kernel_ctx_t *ctx, mote_value_t
         g.dh = 1;
         g.dw = (ptrdiff_t)dl[0];
     }
-    MOTE_K_CHECK(g.kh > 0 && g.kw > 0, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(g.kh > 0 && g.kw > 0, MOTE_ERR_KERNEL_SHAPE);
     {
         ptrdiff_t eh = (ptrdiff_t)g.h + 2 * g.ph - g.dh * (ptrdiff_t)(g.kh - 1) - 1;
         ptrdiff_t ew = (ptrdiff_t)g.w + 2 * g.pw - g.dw * (ptrdiff_t)(g.kw - 1) - 1;
-        MOTE_K_CHECK(eh >= 0 && ew >= 0, MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK(eh >= 0 && ew >= 0, MOTE_ERR_KERNEL_SHAPE);
         g.oh = (size_t)(eh / g.sh + 1);
         g.ow = (size_t)(ew / g.sw + 1);
     }
-    MOTE_K_CHECK(bias == NULL || (bias->dim == 1 && (size_t)bias->sizes[0] == cout),
+    MOTE_CHECK(bias == NULL || (bias->dim == 1 && (size_t)bias->sizes[0] == cout),
                  MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_CHECK((size_t)out->sizes[0] == n && (size_t)out->sizes[1] == cout,
+    MOTE_CHECK((size_t)out->sizes[0] == n && (size_t)out->sizes[1] == cout,
                  MOTE_ERR_KERNEL_SHAPE);
     if (nsp == 2) {
-        MOTE_K_CHECK((size_t)out->sizes[2] == g.oh && (size_t)out->sizes[3] == g.ow,
+        MOTE_CHECK((size_t)out->sizes[2] == g.oh && (size_t)out->sizes[3] == g.ow,
                      MOTE_ERR_KERNEL_SHAPE);
     } else {
-        MOTE_K_CHECK((size_t)out->sizes[2] == g.ow, MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK((size_t)out->sizes[2] == g.ow, MOTE_ERR_KERNEL_SHAPE);
     }
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(wt));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(wt));
+    MOTE_TRY(mote_k_check_numel(out));
 
     {
         const float *x = (const float *)in->data, *w = (const float *)wt->data;

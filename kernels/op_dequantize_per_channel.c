@@ -52,41 +52,41 @@ mote_err_t mote_kernel_quantized_decomposed_dequantize_per_channel_out(mote_kern
     size_t nch, outer, inner, n, i, o, c, k;
     float *y;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 9));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_tensor(args[1], &sc));
-    MOTE_K_TRY(mote_k_opt_tensor(args[2], &zp));
-    MOTE_K_TRY(mote_k_int(args[3], &axis));
-    MOTE_K_TRY(mote_k_int(args[4], &qmin));
-    MOTE_K_TRY(mote_k_int(args[5], &qmax));
-    MOTE_K_TRY(mote_k_int(args[6], &dt));
-    MOTE_K_CHECK(mote_k_is_none(args[7]) ||
+    MOTE_TRY(mote_k_nargs(args, nargs, 9));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_tensor(args[1], &sc));
+    MOTE_TRY(mote_k_opt_tensor(args[2], &zp));
+    MOTE_TRY(mote_k_int(args[3], &axis));
+    MOTE_TRY(mote_k_int(args[4], &qmin));
+    MOTE_TRY(mote_k_int(args[5], &qmax));
+    MOTE_TRY(mote_k_int(args[6], &dt));
+    MOTE_CHECK(mote_k_is_none(args[7]) ||
                      (args[7]->tag == MOTE_TAG_INT && args[7]->u.i == MOTE_DTYPE_FLOAT32),
                  args[7]->tag == MOTE_TAG_INT ? MOTE_ERR_KERNEL_DTYPE : MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_TRY(mote_k_tensor(args[8], &out));
-    MOTE_K_CHECK(in->dim >= 1, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_TRY(mote_k_dim(axis, in->dim, &ax));
+    MOTE_TRY(mote_k_tensor(args[8], &out));
+    MOTE_CHECK(in->dim >= 1, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_k_dim(axis, in->dim, &ax));
     /* dtypes */
-    MOTE_K_CHECK(dt == MOTE_DTYPE_INT8 || dt == MOTE_DTYPE_UINT8 || dt == MOTE_DTYPE_INT16 ||
+    MOTE_CHECK(dt == MOTE_DTYPE_INT8 || dt == MOTE_DTYPE_UINT8 || dt == MOTE_DTYPE_INT16 ||
                      dt == MOTE_DTYPE_INT32,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(in->dtype == (uint8_t)dt && out->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(sc->dtype == MOTE_DTYPE_FLOAT32 || sc->dtype == MOTE_DTYPE_FLOAT64,
+    MOTE_CHECK(in->dtype == (uint8_t)dt && out->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(sc->dtype == MOTE_DTYPE_FLOAT32 || sc->dtype == MOTE_DTYPE_FLOAT64,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(zp == NULL || zp->dtype == MOTE_DTYPE_INT64 || zp->dtype == MOTE_DTYPE_INT32,
+    MOTE_CHECK(zp == NULL || zp->dtype == MOTE_DTYPE_INT64 || zp->dtype == MOTE_DTYPE_INT32,
                  MOTE_ERR_KERNEL_DTYPE);
     /* shapes */
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(sc));
-    MOTE_K_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(sc));
+    MOTE_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
     nch = (size_t)in->sizes[ax];
-    MOTE_K_CHECK(sc->dim == 1 && (size_t)sc->numel == nch, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(sc->dim == 1 && (size_t)sc->numel == nch, MOTE_ERR_KERNEL_SHAPE);
     if (zp != NULL) {
-        MOTE_K_TRY(mote_k_check_numel(zp));
-        MOTE_K_CHECK(zp->dim == 1 && (size_t)zp->numel == nch, MOTE_ERR_KERNEL_SHAPE);
+        MOTE_TRY(mote_k_check_numel(zp));
+        MOTE_CHECK(zp->dim == 1 && (size_t)zp->numel == nch, MOTE_ERR_KERNEL_SHAPE);
         for (i = 0; i < nch; i++) {
             const int64_t z = dqc_zp(zp, i);
-            MOTE_K_CHECK(z >= INT32_MIN && z <= INT32_MAX, MOTE_ERR_KERNEL_ARGS);
+            MOTE_CHECK(z >= INT32_MIN && z <= INT32_MAX, MOTE_ERR_KERNEL_ARGS);
         }
     }
     n = in->numel;

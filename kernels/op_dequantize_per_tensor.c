@@ -23,7 +23,6 @@ mote_err_t mote_kernel_quantized_decomposed_dequantize_per_tensor_out(mote_kerne
     float scale;
     float *out;
     uint32_t i;
-    mote_err_t e;
     (void)ctx;
     if (args == NULL || nargs != 8u) {
         return MOTE_ERR_KERNEL_ARGS;
@@ -32,12 +31,10 @@ mote_err_t mote_kernel_quantized_decomposed_dequantize_per_tensor_out(mote_kerne
         return MOTE_ERR_KERNEL_ARGS;
     }
     scale = (float)args[1]->u.d;
-    if ((e = mote_s8_int_arg(args[5], 0, 255, &dt)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[2], INT32_MIN, INT32_MAX, &zp)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[3], INT32_MIN, INT32_MAX, &qmin)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[4], INT32_MIN, INT32_MAX, &qmax)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_int_arg(args[5], 0, 255, &dt));
+    MOTE_TRY(mote_s8_int_arg(args[2], INT32_MIN, INT32_MAX, &zp));
+    MOTE_TRY(mote_s8_int_arg(args[3], INT32_MIN, INT32_MAX, &qmin));
+    MOTE_TRY(mote_s8_int_arg(args[4], INT32_MIN, INT32_MAX, &qmax));
     if (args[6] == NULL ||
         !(args[6]->tag == MOTE_TAG_NONE || args[6]->tag == MOTE_TAG_NULL ||
           (args[6]->tag == MOTE_TAG_INT && args[6]->u.i == MOTE_DTYPE_FLOAT32))) {
@@ -47,10 +44,8 @@ mote_err_t mote_kernel_quantized_decomposed_dequantize_per_tensor_out(mote_kerne
         dt != MOTE_DTYPE_INT32) {
         return MOTE_ERR_KERNEL_DTYPE;
     }
-    if ((e = mote_s8_any_tensor_arg(args[0], (uint8_t)dt, &ti)) != MOTE_OK ||
-        (e = mote_s8_any_tensor_arg(args[7], MOTE_DTYPE_FLOAT32, &to)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_any_tensor_arg(args[0], (uint8_t)dt, &ti));
+    MOTE_TRY(mote_s8_any_tensor_arg(args[7], MOTE_DTYPE_FLOAT32, &to));
     if (!mote_s8_same_shape(ti, to)) {
         return MOTE_ERR_KERNEL_SHAPE;
     }

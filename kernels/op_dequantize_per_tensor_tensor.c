@@ -23,14 +23,14 @@ mote_err_t mote_kernel_quantized_decomposed_dequantize_per_tensor_Tensor_out(mot
     mote_k_qdq_args_t a;
     int64_t lo, hi; /* quant_min/quant_max are not checked against them, as in torch */
     (void)ctx;
-    MOTE_K_TRY(mote_k_qdq_tensor_args(args, nargs, 1, &a));
-    MOTE_K_CHECK(mote_k_is_none(args[6]) || args[6]->u.i == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_TRY(mote_k_qrange(a.dtype, &lo, &hi));
-    MOTE_K_CHECK(a.in->dtype == (uint8_t)a.dtype && a.out->dtype == MOTE_DTYPE_FLOAT32,
+    MOTE_TRY(mote_k_qdq_tensor_args(args, nargs, 1, &a));
+    MOTE_CHECK(mote_k_is_none(args[6]) || args[6]->u.i == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_TRY(mote_k_qrange(a.dtype, &lo, &hi));
+    MOTE_CHECK(a.in->dtype == (uint8_t)a.dtype && a.out->dtype == MOTE_DTYPE_FLOAT32,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(mote_k_same_shape(a.in, a.out), MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(a.in));
-    MOTE_K_TRY(mote_k_check_numel(a.out));
+    MOTE_CHECK(mote_k_same_shape(a.in, a.out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(a.in));
+    MOTE_TRY(mote_k_check_numel(a.out));
     mote_k_dequantize_f32(a.in->data, a.in->dtype, a.in->numel, a.scale, a.zp, (float *)a.out->data);
     return MOTE_OK;
 }

@@ -10,6 +10,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::div.out")
+MOTE_KERNEL_IN_PLACE("aten::div.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_div_out);
 

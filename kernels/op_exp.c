@@ -12,6 +12,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::exp.out")
+MOTE_KERNEL_IN_PLACE("aten::exp.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_exp_out);
 

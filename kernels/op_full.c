@@ -21,16 +21,16 @@ mote_err_t mote_kernel_aten_full_out(mote_kernel_ctx_t *ctx, mote_value_t *const
     double v;
     uint8_t elem[8];
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 3));
-    MOTE_K_TRY(mote_k_ints(args[0], &size, &ns));
-    MOTE_K_TRY(mote_k_scalar(args[1], &v));
-    MOTE_K_TRY(mote_k_tensor(args[2], &out));
-    MOTE_K_TRY(mote_k_fill_elem(out->dtype, v, elem));
-    MOTE_K_CHECK(ns == out->dim, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_nargs(args, nargs, 3));
+    MOTE_TRY(mote_k_ints(args[0], &size, &ns));
+    MOTE_TRY(mote_k_scalar(args[1], &v));
+    MOTE_TRY(mote_k_tensor(args[2], &out));
+    MOTE_TRY(mote_k_fill_elem(out->dtype, v, elem));
+    MOTE_CHECK(ns == out->dim, MOTE_ERR_KERNEL_SHAPE);
     for (i = 0; i < ns; i++) {
-        MOTE_K_CHECK(size[i] == out->sizes[i], MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK(size[i] == out->sizes[i], MOTE_ERR_KERNEL_SHAPE);
     }
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_check_numel(out));
     mote_k_fill((uint8_t *)out->data, elem, mote_dtype_size(out->dtype), out->numel);
     return MOTE_OK;
 }

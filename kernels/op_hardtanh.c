@@ -9,6 +9,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::hardtanh.out")
+MOTE_KERNEL_IN_PLACE("aten::hardtanh.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_hardtanh_out);
 
@@ -21,9 +22,9 @@ mote_err_t mote_kernel_aten_hardtanh_out(mote_kernel_ctx_t *ctx, mote_value_t *c
     double lo, hi;
     float l, h;
     (void)ctx;
-    MOTE_K_TRY(mote_k_unary_f32(args, nargs, 4, &x, &y, &n));
-    MOTE_K_TRY(mote_k_scalar(args[1], &lo));
-    MOTE_K_TRY(mote_k_scalar(args[2], &hi));
+    MOTE_TRY(mote_k_unary_f32(args, nargs, 4, &x, &y, &n));
+    MOTE_TRY(mote_k_scalar(args[1], &lo));
+    MOTE_TRY(mote_k_scalar(args[2], &hi));
     l = (float)lo;
     h = (float)hi;
     for (i = 0; i < n; i++) {

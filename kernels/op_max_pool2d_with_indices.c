@@ -14,6 +14,7 @@
 #include "pool.h"
 
 MOTE_KERNEL("aten::max_pool2d_with_indices.out")
+MOTE_KERNEL_OUTPUTS("aten::max_pool2d_with_indices.out", 2) /* out, indices */
 
 MOTE_K_DECLARE(mote_kernel_aten_max_pool2d_with_indices_out);
 
@@ -26,16 +27,16 @@ mote_err_t mote_kernel_aten_max_pool2d_with_indices_out(mote_kernel_ctx_t *ctx,
     int ceil_mode;
     size_t p, oh, ow;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 8));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_bool(args[5], &ceil_mode));
-    MOTE_K_TRY(mote_k_tensor(args[6], &out));
-    MOTE_K_TRY(mote_k_tensor(args[7], &ind));
-    MOTE_K_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32 &&
+    MOTE_TRY(mote_k_nargs(args, nargs, 8));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_bool(args[5], &ceil_mode));
+    MOTE_TRY(mote_k_tensor(args[6], &out));
+    MOTE_TRY(mote_k_tensor(args[7], &ind));
+    MOTE_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32 &&
                      ind->dtype == MOTE_DTYPE_INT64,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_TRY(mote_pool_geom(in, args[1], args[2], args[3], args[4], ceil_mode, out, &g));
-    MOTE_K_CHECK(mote_k_same_shape(out, ind), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_pool_geom(in, args[1], args[2], args[3], args[4], ceil_mode, out, &g));
+    MOTE_CHECK(mote_k_same_shape(out, ind), MOTE_ERR_KERNEL_SHAPE);
     for (p = 0; p < g.planes; p++) {
         const float *x = (const float *)in->data + p * g.h * g.w;
         float *y = (float *)out->data + p * g.oh * g.ow;

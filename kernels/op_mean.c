@@ -24,7 +24,7 @@ mote_err_t mote_kernel_aten_mean_out(mote_kernel_ctx_t *ctx, mote_value_t *const
     size_t count;
     uint32_t d;
     (void)ctx;
-    MOTE_K_TRY(mote_k_reduce_f32_args(args, nargs, &in, &out, reduce));
+    MOTE_TRY(mote_k_reduce_f32_args(args, nargs, &in, &out, reduce));
     count = 1;
     for (d = 0; d < in->dim; d++) {
         if (reduce[d]) {

@@ -7,6 +7,7 @@
 #include "requant.h"
 
 MOTE_KERNEL("mote::add_s8.out")
+MOTE_KERNEL_IN_PLACE("mote::add_s8.out")
 
 mote_err_t mote_kernel_mote_add_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                        uint32_t nargs);
@@ -22,22 +23,19 @@ mote_err_t mote_kernel_mote_add_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     const int8_t *b;
     int8_t *o;
     uint32_t i;
-    mote_err_t e;
     (void)ctx;
-    if ((e = mote_s8_binary_args(args, nargs, 15u, &ta, &tb, &to)) != MOTE_OK ||
-        (e = MOTE_S8_ZP_ARG(args[2], &azp)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[3], 0, INT32_MAX, &am)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[4], -31, 31, &ash)) != MOTE_OK ||
-        (e = MOTE_S8_ZP_ARG(args[5], &bzp)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[6], 0, INT32_MAX, &bm)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[7], -31, 31, &bsh)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[8], 0, 31, &ls)) != MOTE_OK ||
-        (e = MOTE_S8_ZP_ARG(args[9], &ozp)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[10], 0, INT32_MAX, &om)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[11], -31, 31, &osh)) != MOTE_OK ||
-        (e = mote_s8_act_args(args[12], args[13], &amin, &amax)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_binary_args(args, nargs, 15u, &ta, &tb, &to));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[2], &azp));
+    MOTE_TRY(mote_s8_int_arg(args[3], 0, INT32_MAX, &am));
+    MOTE_TRY(mote_s8_int_arg(args[4], -31, 31, &ash));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[5], &bzp));
+    MOTE_TRY(mote_s8_int_arg(args[6], 0, INT32_MAX, &bm));
+    MOTE_TRY(mote_s8_int_arg(args[7], -31, 31, &bsh));
+    MOTE_TRY(mote_s8_int_arg(args[8], 0, 31, &ls));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[9], &ozp));
+    MOTE_TRY(mote_s8_int_arg(args[10], 0, INT32_MAX, &om));
+    MOTE_TRY(mote_s8_int_arg(args[11], -31, 31, &osh));
+    MOTE_TRY(mote_s8_act_args(args[12], args[13], &amin, &amax));
     a = (const int8_t *)ta->data;
     b = (const int8_t *)tb->data;
     o = (int8_t *)to->data;

@@ -22,20 +22,15 @@ mote_err_t mote_kernel_mote_avg_pool2d_s8_out(mote_kernel_ctx_t *ctx, mote_value
     int include_pad;
     const int8_t *in;
     int8_t *out;
-    mote_err_t e;
     (void)ctx;
-    if ((e = mote_s8_pool_args(args, nargs, 9u, &ti, &to, k, s, pd)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_pool_args(args, nargs, 9u, &ti, &to, k, s, pd));
     if (args[4] == NULL || args[4]->tag != MOTE_TAG_BOOL) {
         return MOTE_ERR_KERNEL_ARGS;
     }
     include_pad = args[4]->u.b ? 1 : 0;
-    if ((e = MOTE_S8_ZP_ARG(args[5], &zp)) != MOTE_OK ||
-        (e = mote_s8_act_args(args[6], args[7], &amin, &amax)) != MOTE_OK ||
-        (e = mote_s8_pool_out_shape(ti, to, k, s, pd, dil1, &ho, &wo)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[5], &zp));
+    MOTE_TRY(mote_s8_act_args(args[6], args[7], &amin, &amax));
+    MOTE_TRY(mote_s8_pool_out_shape(ti, to, k, s, pd, dil1, &ho, &wo));
     n = ti->sizes[0];
     h = ti->sizes[1];
     w = ti->sizes[2];

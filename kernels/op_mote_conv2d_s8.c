@@ -15,11 +15,8 @@ mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
 {
     mote_s8_conv_params_t p;
     int32_t b, oy, ox, c, ky, kx, ci;
-    const mote_err_t e = mote_s8_conv_parse(args, nargs, 0, &p);
     (void)ctx;
-    if (e != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_conv_parse(args, nargs, 0, &p));
     for (b = 0; b < p.n; b++) {
         const int8_t *in = p.input + (size_t)b * p.h * p.w * p.cin;
         for (oy = 0; oy < p.ho; oy++) {

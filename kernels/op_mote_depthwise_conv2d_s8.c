@@ -16,11 +16,8 @@ mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx,
 {
     mote_s8_conv_params_t p;
     int32_t b, oy, ox, c, ky, kx;
-    const mote_err_t e = mote_s8_conv_parse(args, nargs, 1, &p);
     (void)ctx;
-    if (e != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_conv_parse(args, nargs, 1, &p));
     for (b = 0; b < p.n; b++) {
         const int8_t *in = p.input + (size_t)b * p.h * p.w * p.cin;
         for (oy = 0; oy < p.ho; oy++) {

@@ -15,11 +15,8 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
 {
     mote_s8_conv_params_t p;
     int32_t m, n, k;
-    const mote_err_t e = mote_s8_linear_parse(args, nargs, &p);
     (void)ctx;
-    if (e != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_linear_parse(args, nargs, &p));
     for (m = 0; m < p.n; m++) {
         const int8_t *x = p.input + (size_t)m * p.cin;
         for (n = 0; n < p.cout; n++) {

@@ -19,14 +19,11 @@ mote_err_t mote_kernel_mote_max_pool2d_s8_out(mote_kernel_ctx_t *ctx, mote_value
     int32_t k[2], s[2], pd[2], d[2], amin, amax, n, h, w, c, ho, wo, b, oy, ox, ch, ky, kx;
     const int8_t *in;
     int8_t *out;
-    mote_err_t e;
     (void)ctx;
-    if ((e = mote_s8_pool_args(args, nargs, 8u, &ti, &to, k, s, pd)) != MOTE_OK ||
-        (e = mote_s8_pair_arg(args[4], 1, 0x7fff, d)) != MOTE_OK ||
-        (e = mote_s8_act_args(args[5], args[6], &amin, &amax)) != MOTE_OK ||
-        (e = mote_s8_pool_out_shape(ti, to, k, s, pd, d, &ho, &wo)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_pool_args(args, nargs, 8u, &ti, &to, k, s, pd));
+    MOTE_TRY(mote_s8_pair_arg(args[4], 1, 0x7fff, d));
+    MOTE_TRY(mote_s8_act_args(args[5], args[6], &amin, &amax));
+    MOTE_TRY(mote_s8_pool_out_shape(ti, to, k, s, pd, d, &ho, &wo));
     n = ti->sizes[0];
     h = ti->sizes[1];
     w = ti->sizes[2];

@@ -19,21 +19,16 @@ mote_err_t mote_kernel_mote_mean_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *co
     int32_t izp, ozp, m, s, n, hw, c, b, ch, i;
     const int8_t *in;
     int8_t *out;
-    mote_err_t e;
     (void)ctx;
     if (args == NULL || nargs != 6u) {
         return MOTE_ERR_KERNEL_ARGS;
     }
-    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &ti)) != MOTE_OK ||
-        (e = mote_s8_tensor_arg(args[5], MOTE_DTYPE_INT8, 4, &to)) != MOTE_OK) {
-        return e;
-    }
-    if ((e = MOTE_S8_ZP_ARG(args[1], &izp)) != MOTE_OK ||
-        (e = MOTE_S8_ZP_ARG(args[2], &ozp)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[3], 0, INT32_MAX, &m)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[4], -31, 31, &s)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &ti));
+    MOTE_TRY(mote_s8_tensor_arg(args[5], MOTE_DTYPE_INT8, 4, &to));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[1], &izp));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[2], &ozp));
+    MOTE_TRY(mote_s8_int_arg(args[3], 0, INT32_MAX, &m));
+    MOTE_TRY(mote_s8_int_arg(args[4], -31, 31, &s));
     n = ti->sizes[0];
     hw = ti->sizes[1] * ti->sizes[2];
     c = ti->sizes[3];

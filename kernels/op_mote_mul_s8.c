@@ -6,6 +6,7 @@
 #include "requant.h"
 
 MOTE_KERNEL("mote::mul_s8.out")
+MOTE_KERNEL_IN_PLACE("mote::mul_s8.out")
 
 mote_err_t mote_kernel_mote_mul_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                        uint32_t nargs);
@@ -21,17 +22,14 @@ mote_err_t mote_kernel_mote_mul_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     const int8_t *b;
     int8_t *o;
     uint32_t i;
-    mote_err_t e;
     (void)ctx;
-    if ((e = mote_s8_binary_args(args, nargs, 10u, &ta, &tb, &to)) != MOTE_OK ||
-        (e = MOTE_S8_ZP_ARG(args[2], &azp)) != MOTE_OK ||
-        (e = MOTE_S8_ZP_ARG(args[3], &bzp)) != MOTE_OK ||
-        (e = MOTE_S8_ZP_ARG(args[4], &ozp)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[5], 0, INT32_MAX, &om)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[6], -31, 31, &osh)) != MOTE_OK ||
-        (e = mote_s8_act_args(args[7], args[8], &amin, &amax)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_binary_args(args, nargs, 10u, &ta, &tb, &to));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[2], &azp));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[3], &bzp));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[4], &ozp));
+    MOTE_TRY(mote_s8_int_arg(args[5], 0, INT32_MAX, &om));
+    MOTE_TRY(mote_s8_int_arg(args[6], -31, 31, &osh));
+    MOTE_TRY(mote_s8_act_args(args[7], args[8], &amin, &amax));
     a = (const int8_t *)ta->data;
     b = (const int8_t *)tb->data;
     o = (int8_t *)to->data;

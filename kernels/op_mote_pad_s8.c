@@ -20,19 +20,14 @@ mote_err_t mote_kernel_mote_pad_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     int32_t pads[4], value, n, h, w, c, oh, ow, b, y;
     const int8_t *in;
     int8_t *out;
-    mote_err_t e;
     (void)ctx;
     if (args == NULL || nargs != 4u) {
         return MOTE_ERR_KERNEL_ARGS;
     }
-    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &ti)) != MOTE_OK ||
-        (e = mote_s8_tensor_arg(args[3], MOTE_DTYPE_INT8, 4, &to)) != MOTE_OK) {
-        return e;
-    }
-    if ((e = mote_s8_ints_arg(args[1], 4, 0, 0x7fff, pads)) != MOTE_OK ||
-        (e = MOTE_S8_ZP_ARG(args[2], &value)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &ti));
+    MOTE_TRY(mote_s8_tensor_arg(args[3], MOTE_DTYPE_INT8, 4, &to));
+    MOTE_TRY(mote_s8_ints_arg(args[1], 4, 0, 0x7fff, pads));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[2], &value));
     n = ti->sizes[0];
     h = ti->sizes[1];
     w = ti->sizes[2];

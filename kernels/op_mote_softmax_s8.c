@@ -112,20 +112,15 @@ mote_err_t mote_kernel_mote_softmax_s8_out(mote_kernel_ctx_t *ctx, mote_value_t 
     uint32_t rows, r;
     const int8_t *in;
     int8_t *out;
-    mote_err_t e;
     (void)ctx;
     if (args == NULL || nargs != 5u) {
         return MOTE_ERR_KERNEL_ARGS;
     }
-    if ((e = mote_s8_any_tensor_arg(args[0], MOTE_DTYPE_INT8, &ti)) != MOTE_OK ||
-        (e = mote_s8_any_tensor_arg(args[4], MOTE_DTYPE_INT8, &to)) != MOTE_OK) {
-        return e;
-    }
-    if ((e = mote_s8_int_arg(args[1], 0, INT32_MAX, &mult)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[2], 0, 31, &ls)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[3], INT32_MIN, 0, &diff_min)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_any_tensor_arg(args[0], MOTE_DTYPE_INT8, &ti));
+    MOTE_TRY(mote_s8_any_tensor_arg(args[4], MOTE_DTYPE_INT8, &to));
+    MOTE_TRY(mote_s8_int_arg(args[1], 0, INT32_MAX, &mult));
+    MOTE_TRY(mote_s8_int_arg(args[2], 0, 31, &ls));
+    MOTE_TRY(mote_s8_int_arg(args[3], INT32_MIN, 0, &diff_min));
     if (ti->dim < 1 || !mote_s8_same_shape(ti, to)) {
         return MOTE_ERR_KERNEL_SHAPE;
     }

@@ -10,6 +10,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::mul.out")
+MOTE_KERNEL_IN_PLACE("aten::mul.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_mul_out);
 

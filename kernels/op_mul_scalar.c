@@ -10,6 +10,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::mul.Scalar_out")
+MOTE_KERNEL_IN_PLACE("aten::mul.Scalar_out")
 
 MOTE_K_DECLARE(mote_kernel_aten_mul_Scalar_out);
 

@@ -16,6 +16,7 @@
 #include "kutil.h"
 
 MOTE_KERNEL("aten::_native_batch_norm_legit_no_training.out")
+MOTE_KERNEL_OUTPUTS("aten::_native_batch_norm_legit_no_training.out", 3) /* out, save_mean, save_invstd */
 
 MOTE_K_DECLARE(mote_kernel_aten__native_batch_norm_legit_no_training_out);
 
@@ -32,37 +33,37 @@ mote_err_t mote_kernel_aten__native_batch_norm_legit_no_training_out(mote_kernel
     double mom, eps;
     size_t n, c, inner, i, j, k;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 10));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_opt_tensor(args[1], &w));
-    MOTE_K_TRY(mote_k_opt_tensor(args[2], &b));
-    MOTE_K_TRY(mote_k_tensor(args[3], &mean));
-    MOTE_K_TRY(mote_k_tensor(args[4], &var));
-    MOTE_K_TRY(mote_k_double(args[5], &mom));
-    MOTE_K_TRY(mote_k_double(args[6], &eps));
-    MOTE_K_TRY(mote_k_tensor(args[7], &out));
-    MOTE_K_TRY(mote_k_tensor(args[8], &o1));
-    MOTE_K_TRY(mote_k_tensor(args[9], &o2));
+    MOTE_TRY(mote_k_nargs(args, nargs, 10));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_opt_tensor(args[1], &w));
+    MOTE_TRY(mote_k_opt_tensor(args[2], &b));
+    MOTE_TRY(mote_k_tensor(args[3], &mean));
+    MOTE_TRY(mote_k_tensor(args[4], &var));
+    MOTE_TRY(mote_k_double(args[5], &mom));
+    MOTE_TRY(mote_k_double(args[6], &eps));
+    MOTE_TRY(mote_k_tensor(args[7], &out));
+    MOTE_TRY(mote_k_tensor(args[8], &o1));
+    MOTE_TRY(mote_k_tensor(args[9], &o2));
     (void)mom;
-    MOTE_K_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32 &&
+    MOTE_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32 &&
                      o1->dtype == MOTE_DTYPE_FLOAT32 && o2->dtype == MOTE_DTYPE_FLOAT32,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(in->dim >= 2, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(in->dim >= 2, MOTE_ERR_KERNEL_SHAPE);
     n = (size_t)in->sizes[0];
     c = (size_t)in->sizes[1];
     inner = mote_k_prod(in, 2, in->dim);
-    MOTE_K_CHECK(w == NULL || w->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(b == NULL || b->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(mean->dtype == MOTE_DTYPE_FLOAT32 && var->dtype == MOTE_DTYPE_FLOAT32,
+    MOTE_CHECK(w == NULL || w->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(b == NULL || b->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(mean->dtype == MOTE_DTYPE_FLOAT32 && var->dtype == MOTE_DTYPE_FLOAT32,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(mote_bn_vec_ok(w, c) && mote_bn_vec_ok(b, c) && mote_bn_vec_ok(mean, c) &&
+    MOTE_CHECK(mote_bn_vec_ok(w, c) && mote_bn_vec_ok(b, c) && mote_bn_vec_ok(mean, c) &&
                      mote_bn_vec_ok(var, c),
                  MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_CHECK(o1->numel == 0 || o1->numel == c, MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_CHECK(o2->numel == 0 || o2->numel == c, MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(o1->numel == 0 || o1->numel == c, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(o2->numel == 0 || o2->numel == c, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
     for (j = 0; j < c; j++) {
         const double invstd = 1.0 / sqrt((double)((const float *)var->data)[j] + eps);
         const double mu = (double)((const float *)mean->data)[j];

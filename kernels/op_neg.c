@@ -10,6 +10,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::neg.out")
+MOTE_KERNEL_IN_PLACE("aten::neg.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_neg_out);
 

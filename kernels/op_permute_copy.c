@@ -55,25 +55,25 @@ mote_err_t mote_kernel_aten_permute_copy_out(mote_kernel_ctx_t *ctx, mote_value_
     ptrdiff_t ist[MOTE_MAX_DIM], st[MOTE_MAX_DIM];
     size_t sz[MOTE_MAX_DIM];
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 3));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_ints(args[1], &dims, &nd));
-    MOTE_K_TRY(mote_k_tensor(args[2], &out));
-    MOTE_K_CHECK(nd == in->dim, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(out->dim == in->dim, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_nargs(args, nargs, 3));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_ints(args[1], &dims, &nd));
+    MOTE_TRY(mote_k_tensor(args[2], &out));
+    MOTE_CHECK(nd == in->dim, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(out->dim == in->dim, MOTE_ERR_KERNEL_SHAPE);
     mote_k_strides(in, ist);
     for (i = 0; i < nd; i++) {
         uint32_t d;
-        MOTE_K_TRY(mote_k_dim(dims[i], in->dim, &d));
-        MOTE_K_CHECK(!seen[d], MOTE_ERR_KERNEL_ARGS);
+        MOTE_TRY(mote_k_dim(dims[i], in->dim, &d));
+        MOTE_CHECK(!seen[d], MOTE_ERR_KERNEL_ARGS);
         seen[d] = 1;
-        MOTE_K_CHECK(out->sizes[i] == in->sizes[d], MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK(out->sizes[i] == in->sizes[d], MOTE_ERR_KERNEL_SHAPE);
         sz[i] = (size_t)in->sizes[d];
         st[i] = ist[d];
     }
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
     if (nd >= 2 && st[nd - 2] == 1 && st[nd - 1] == (ptrdiff_t)sz[nd - 2] &&
         (nd == 2 || st[nd - 3] == (ptrdiff_t)(sz[nd - 1] * sz[nd - 2]))) {
         /* the last two dims swapped (a batch of matrix transposes) */

@@ -28,21 +28,16 @@ mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_out(mote_kernel_
     float inv, fmin, fmax;
     const float *in;
     uint32_t i;
-    mote_err_t e;
     (void)ctx;
     if (args == NULL || nargs != 7u) {
         return MOTE_ERR_KERNEL_ARGS;
     }
-    if ((e = mote_s8_any_tensor_arg(args[0], MOTE_DTYPE_FLOAT32, &ti)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_any_tensor_arg(args[0], MOTE_DTYPE_FLOAT32, &ti));
     if (args[1] == NULL || args[1]->tag != MOTE_TAG_DOUBLE || !(args[1]->u.d > 0.0)) {
         return MOTE_ERR_KERNEL_ARGS;
     }
     scale = args[1]->u.d;
-    if ((e = mote_s8_int_arg(args[5], 0, 255, &dt)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_int_arg(args[5], 0, 255, &dt));
     switch (dt) {
     case MOTE_DTYPE_INT8: lo = -128; hi = 127; break;
     case MOTE_DTYPE_UINT8: lo = 0; hi = 255; break;
@@ -50,17 +45,14 @@ mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_out(mote_kernel_
     case MOTE_DTYPE_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
     default: return MOTE_ERR_KERNEL_DTYPE;
     }
-    if ((e = mote_s8_any_tensor_arg(args[6], (uint8_t)dt, &to)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(mote_s8_any_tensor_arg(args[6], (uint8_t)dt, &to));
     if (!mote_s8_same_shape(ti, to)) {
         return MOTE_ERR_KERNEL_SHAPE;
     }
-    if ((e = mote_s8_int_arg(args[2], INT32_MIN, INT32_MAX, &zp)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[3], lo, hi, &qmin)) != MOTE_OK ||
-        (e = mote_s8_int_arg(args[4], lo, hi, &qmax)) != MOTE_OK || qmin > qmax) {
-        return e != MOTE_OK ? e : MOTE_ERR_KERNEL_ARGS;
-    }
+    MOTE_TRY(mote_s8_int_arg(args[2], INT32_MIN, INT32_MAX, &zp));
+    MOTE_TRY(mote_s8_int_arg(args[3], lo, hi, &qmin));
+    MOTE_TRY(mote_s8_int_arg(args[4], lo, hi, &qmax));
+    MOTE_CHECK(qmin <= qmax, MOTE_ERR_KERNEL_ARGS);
     inv = (float)(1.0 / scale);
     fmin = (float)qmin;
     fmax = (float)qmax;

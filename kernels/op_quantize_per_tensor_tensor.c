@@ -24,15 +24,15 @@ mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_Tensor_out(mote_
     mote_k_qdq_args_t a;
     int64_t lo, hi;
     (void)ctx;
-    MOTE_K_TRY(mote_k_qdq_tensor_args(args, nargs, 0, &a));
-    MOTE_K_CHECK(a.scale > 0.0, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_TRY(mote_k_qrange(a.dtype, &lo, &hi));
-    MOTE_K_CHECK(a.qmin >= lo && a.qmax <= hi && a.qmin <= a.qmax, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_CHECK(a.in->dtype == MOTE_DTYPE_FLOAT32 && a.out->dtype == (uint8_t)a.dtype,
+    MOTE_TRY(mote_k_qdq_tensor_args(args, nargs, 0, &a));
+    MOTE_CHECK(a.scale > 0.0, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_k_qrange(a.dtype, &lo, &hi));
+    MOTE_CHECK(a.qmin >= lo && a.qmax <= hi && a.qmin <= a.qmax, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(a.in->dtype == MOTE_DTYPE_FLOAT32 && a.out->dtype == (uint8_t)a.dtype,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(mote_k_same_shape(a.in, a.out), MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(a.in));
-    MOTE_K_TRY(mote_k_check_numel(a.out));
+    MOTE_CHECK(mote_k_same_shape(a.in, a.out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(a.in));
+    MOTE_TRY(mote_k_check_numel(a.out));
     mote_k_quantize_f32((const float *)a.in->data, a.in->numel, a.scale, a.zp, (int32_t)a.qmin,
                         (int32_t)a.qmax, a.out->dtype, a.out->data);
     return MOTE_OK;

@@ -10,6 +10,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::relu.out")
+MOTE_KERNEL_IN_PLACE("aten::relu.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_relu_out);
 

@@ -12,6 +12,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::rsqrt.out")
+MOTE_KERNEL_IN_PLACE("aten::rsqrt.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_rsqrt_out);
 

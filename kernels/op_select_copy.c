@@ -22,31 +22,31 @@ mote_err_t mote_kernel_aten_select_copy_int_out(mote_kernel_ctx_t *ctx, mote_val
     ptrdiff_t ist[MOTE_MAX_DIM], st[MOTE_MAX_DIM];
     size_t sz[MOTE_MAX_DIM];
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 4));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_int(args[1], &dim));
-    MOTE_K_TRY(mote_k_int(args[2], &index));
-    MOTE_K_TRY(mote_k_tensor(args[3], &out));
-    MOTE_K_CHECK(in->dim > 0, MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_dim(dim, in->dim, &d));
+    MOTE_TRY(mote_k_nargs(args, nargs, 4));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_int(args[1], &dim));
+    MOTE_TRY(mote_k_int(args[2], &index));
+    MOTE_TRY(mote_k_tensor(args[3], &out));
+    MOTE_CHECK(in->dim > 0, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_dim(dim, in->dim, &d));
     if (index < 0) {
         index += in->sizes[d];
     }
-    MOTE_K_CHECK(index >= 0 && index < in->sizes[d], MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(out->dim + 1u == in->dim, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(index >= 0 && index < in->sizes[d], MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(out->dim + 1u == in->dim, MOTE_ERR_KERNEL_SHAPE);
     mote_k_strides(in, ist);
     for (i = 0; i < in->dim; i++) {
         if (i == d) {
             continue;
         }
-        MOTE_K_CHECK(out->sizes[k] == in->sizes[i], MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK(out->sizes[k] == in->sizes[i], MOTE_ERR_KERNEL_SHAPE);
         sz[k] = (size_t)in->sizes[i];
         st[k] = ist[i];
         k++;
     }
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
     {
         const size_t esz = mote_dtype_size(in->dtype);
         mote_k_strided_copy(out->data,

@@ -12,6 +12,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::sigmoid.out")
+MOTE_KERNEL_IN_PLACE("aten::sigmoid.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_sigmoid_out);
 

@@ -24,21 +24,21 @@ mote_err_t mote_kernel_aten_slice_copy_Tensor_out(mote_kernel_ctx_t *ctx,
     ptrdiff_t st[MOTE_MAX_DIM];
     size_t sz[MOTE_MAX_DIM];
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 6));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_int(args[1], &dim));
-    MOTE_K_TRY(mote_k_int(args[4], &step));
-    MOTE_K_TRY(mote_k_tensor(args[5], &out));
-    MOTE_K_CHECK(in->dim > 0, MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_dim(dim, in->dim, &d));
-    MOTE_K_CHECK(step > 0, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_k_nargs(args, nargs, 6));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_int(args[1], &dim));
+    MOTE_TRY(mote_k_int(args[4], &step));
+    MOTE_TRY(mote_k_tensor(args[5], &out));
+    MOTE_CHECK(in->dim > 0, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_dim(dim, in->dim, &d));
+    MOTE_CHECK(step > 0, MOTE_ERR_KERNEL_ARGS);
     size = in->sizes[d];
     end = size;
     if (!mote_k_is_none(args[2])) {
-        MOTE_K_TRY(mote_k_int(args[2], &start));
+        MOTE_TRY(mote_k_int(args[2], &start));
     }
     if (!mote_k_is_none(args[3])) {
-        MOTE_K_TRY(mote_k_int(args[3], &end));
+        MOTE_TRY(mote_k_int(args[3], &end));
     }
     if (start < 0) {
         start += size;
@@ -49,16 +49,16 @@ mote_err_t mote_kernel_aten_slice_copy_Tensor_out(mote_kernel_ctx_t *ctx,
     start = start < 0 ? 0 : (start > size ? size : start);
     end = end < start ? start : (end > size ? size : end);
     len = (end - start + step - 1) / step;
-    MOTE_K_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(out->dim == in->dim, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(out->dim == in->dim, MOTE_ERR_KERNEL_SHAPE);
     mote_k_strides(in, st);
     for (i = 0; i < in->dim; i++) {
         const int64_t want = i == d ? len : in->sizes[i];
-        MOTE_K_CHECK(out->sizes[i] == want, MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK(out->sizes[i] == want, MOTE_ERR_KERNEL_SHAPE);
         sz[i] = (size_t)want;
     }
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
     if (out->numel == 0) {
         return MOTE_OK;
     }

@@ -22,14 +22,14 @@ mote_err_t mote_kernel_aten_squeeze_copy_dims_out(mote_kernel_ctx_t *ctx,
     uint32_t nd, i, k = 0;
     uint8_t drop[MOTE_MAX_DIM] = {0};
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 3));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_ints(args[1], &dims, &nd));
-    MOTE_K_TRY(mote_k_tensor(args[2], &out));
-    MOTE_K_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_TRY(mote_k_nargs(args, nargs, 3));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_ints(args[1], &dims, &nd));
+    MOTE_TRY(mote_k_tensor(args[2], &out));
+    MOTE_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
     for (i = 0; i < nd; i++) {
         uint32_t d;
-        MOTE_K_TRY(mote_k_dim(dims[i], in->dim, &d));
+        MOTE_TRY(mote_k_dim(dims[i], in->dim, &d));
         if (in->dim > 0 && in->sizes[d] == 1) {
             drop[d] = 1;
         }
@@ -38,12 +38,12 @@ mote_err_t mote_kernel_aten_squeeze_copy_dims_out(mote_kernel_ctx_t *ctx,
         if (drop[i]) {
             continue;
         }
-        MOTE_K_CHECK(k < out->dim && out->sizes[k] == in->sizes[i], MOTE_ERR_KERNEL_SHAPE);
+        MOTE_CHECK(k < out->dim && out->sizes[k] == in->sizes[i], MOTE_ERR_KERNEL_SHAPE);
         k++;
     }
-    MOTE_K_CHECK(k == out->dim, MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_CHECK(k == out->dim, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
     mote_k_copy_data(in, out);
     return MOTE_OK;
 }

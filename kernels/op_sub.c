@@ -10,6 +10,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::sub.out")
+MOTE_KERNEL_IN_PLACE("aten::sub.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_sub_out);
 

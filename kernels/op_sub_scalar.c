@@ -10,6 +10,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::sub.Scalar_out")
+MOTE_KERNEL_IN_PLACE("aten::sub.Scalar_out")
 
 MOTE_K_DECLARE(mote_kernel_aten_sub_Scalar_out);
 

@@ -19,7 +19,7 @@ mote_err_t mote_kernel_aten_sum_IntList_out(mote_kernel_ctx_t *ctx, mote_value_t
     mote_tensor_t *in, *out;
     uint8_t reduce[MOTE_MAX_DIM];
     (void)ctx;
-    MOTE_K_TRY(mote_k_reduce_f32_args(args, nargs, &in, &out, reduce));
+    MOTE_TRY(mote_k_reduce_f32_args(args, nargs, &in, &out, reduce));
     mote_k_reduce_sum_f32(in, reduce, (float *)out->data, out->numel, 1.0f);
     return MOTE_OK;
 }

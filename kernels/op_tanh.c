@@ -12,6 +12,7 @@
 #include "binary.h"
 
 MOTE_KERNEL("aten::tanh.out")
+MOTE_KERNEL_IN_PLACE("aten::tanh.out")
 
 MOTE_K_DECLARE(mote_kernel_aten_tanh_out);
 

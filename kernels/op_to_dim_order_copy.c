@@ -89,13 +89,13 @@ mote_err_t mote_kernel_dim_order_ops__to_dim_order_copy_out(mote_kernel_ctx_t *c
     size_t i, n;
     uint8_t st, dt;
     (void)ctx;
-    MOTE_K_TRY(mote_k_dim_order_args(args, nargs, &in, &out));
+    MOTE_TRY(mote_k_dim_order_args(args, nargs, &in, &out));
     st = in->dtype;
     dt = out->dtype;
-    MOTE_K_CHECK(todo_supported(st) && todo_supported(dt), MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_CHECK(todo_supported(st) && todo_supported(dt), MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
     n = in->numel;
     for (i = 0; i < n; i++) {
         if (todo_is_float(st)) {

@@ -20,26 +20,26 @@ mote_err_t mote_kernel_aten_unsqueeze_copy_out(mote_kernel_ctx_t *ctx, mote_valu
     int64_t dim;
     uint32_t i, k = 0;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 3));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_int(args[1], &dim));
-    MOTE_K_TRY(mote_k_tensor(args[2], &out));
-    MOTE_K_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(dim >= -(int64_t)in->dim - 1 && dim <= (int64_t)in->dim, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_k_nargs(args, nargs, 3));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_int(args[1], &dim));
+    MOTE_TRY(mote_k_tensor(args[2], &out));
+    MOTE_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(dim >= -(int64_t)in->dim - 1 && dim <= (int64_t)in->dim, MOTE_ERR_KERNEL_ARGS);
     if (dim < 0) {
         dim += (int64_t)in->dim + 1;
     }
-    MOTE_K_CHECK(out->dim == in->dim + 1u, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(out->dim == in->dim + 1u, MOTE_ERR_KERNEL_SHAPE);
     for (i = 0; i < out->dim; i++) {
         if ((int64_t)i == dim) {
-            MOTE_K_CHECK(out->sizes[i] == 1, MOTE_ERR_KERNEL_SHAPE);
+            MOTE_CHECK(out->sizes[i] == 1, MOTE_ERR_KERNEL_SHAPE);
         } else {
-            MOTE_K_CHECK(out->sizes[i] == in->sizes[k], MOTE_ERR_KERNEL_SHAPE);
+            MOTE_CHECK(out->sizes[i] == in->sizes[k], MOTE_ERR_KERNEL_SHAPE);
             k++;
         }
     }
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
     mote_k_copy_data(in, out);
     return MOTE_OK;
 }

@@ -21,30 +21,30 @@ mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *
     uint32_t ns, i, infer = 0xFFFFFFFFu;
     uint64_t known = 1;
     (void)ctx;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 3));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_ints(args[1], &size, &ns));
-    MOTE_K_TRY(mote_k_tensor(args[2], &out));
-    MOTE_K_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(ns == out->dim, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_nargs(args, nargs, 3));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_ints(args[1], &size, &ns));
+    MOTE_TRY(mote_k_tensor(args[2], &out));
+    MOTE_CHECK(in->dtype == out->dtype && mote_dtype_size(in->dtype) != 0, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(ns == out->dim, MOTE_ERR_KERNEL_SHAPE);
     for (i = 0; i < ns; i++) {
         if (size[i] == -1) {
-            MOTE_K_CHECK(infer == 0xFFFFFFFFu, MOTE_ERR_KERNEL_ARGS);
+            MOTE_CHECK(infer == 0xFFFFFFFFu, MOTE_ERR_KERNEL_ARGS);
             infer = i;
         } else {
-            MOTE_K_CHECK(size[i] >= 0 && size[i] < 0x7FFFFFFF, MOTE_ERR_KERNEL_ARGS);
-            MOTE_K_CHECK(out->sizes[i] == size[i], MOTE_ERR_KERNEL_SHAPE);
+            MOTE_CHECK(size[i] >= 0 && size[i] < 0x7FFFFFFF, MOTE_ERR_KERNEL_ARGS);
+            MOTE_CHECK(out->sizes[i] == size[i], MOTE_ERR_KERNEL_SHAPE);
             known *= (uint64_t)size[i];
         }
     }
     if (infer != 0xFFFFFFFFu) {
-        MOTE_K_CHECK(known > 0 && in->numel % known == 0 &&
+        MOTE_CHECK(known > 0 && in->numel % known == 0 &&
                          (uint64_t)out->sizes[infer] == in->numel / known,
                      MOTE_ERR_KERNEL_SHAPE);
     }
-    MOTE_K_TRY(mote_k_check_numel(in));
-    MOTE_K_TRY(mote_k_check_numel(out));
-    MOTE_K_CHECK(in->numel == out->numel, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
+    MOTE_CHECK(in->numel == out->numel, MOTE_ERR_KERNEL_SHAPE);
     mote_k_copy_data(in, out);
     return MOTE_OK;
 }

@@ -10,16 +10,16 @@ mote_err_t mote_k_qparams(const mote_value_t *scale, const mote_value_t *zero_po
 {
     mote_tensor_t *ts, *tz;
     int64_t z;
-    MOTE_K_TRY(mote_k_tensor(scale, &ts));
-    MOTE_K_TRY(mote_k_tensor(zero_point, &tz));
-    MOTE_K_CHECK(ts->dtype == MOTE_DTYPE_FLOAT64 || ts->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(tz->dtype == MOTE_DTYPE_INT64 || tz->dtype == MOTE_DTYPE_INT32, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_TRY(mote_k_check_numel(ts));
-    MOTE_K_TRY(mote_k_check_numel(tz));
-    MOTE_K_CHECK(ts->numel == 1 && tz->numel == 1, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_tensor(scale, &ts));
+    MOTE_TRY(mote_k_tensor(zero_point, &tz));
+    MOTE_CHECK(ts->dtype == MOTE_DTYPE_FLOAT64 || ts->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(tz->dtype == MOTE_DTYPE_INT64 || tz->dtype == MOTE_DTYPE_INT32, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_TRY(mote_k_check_numel(ts));
+    MOTE_TRY(mote_k_check_numel(tz));
+    MOTE_CHECK(ts->numel == 1 && tz->numel == 1, MOTE_ERR_KERNEL_SHAPE);
     *s = ts->dtype == MOTE_DTYPE_FLOAT64 ? ((const double *)ts->data)[0] : ((const float *)ts->data)[0];
     z = tz->dtype == MOTE_DTYPE_INT64 ? ((const int64_t *)tz->data)[0] : ((const int32_t *)tz->data)[0];
-    MOTE_K_CHECK(z >= INT32_MIN && z <= INT32_MAX, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(z >= INT32_MIN && z <= INT32_MAX, MOTE_ERR_KERNEL_ARGS);
     *zp = (int32_t)z;
     return MOTE_OK;
 }
@@ -28,15 +28,15 @@ mote_err_t mote_k_qdq_tensor_args(mote_value_t *const *args, uint32_t nargs, int
                                   mote_k_qdq_args_t *a)
 {
     const uint32_t n = dequant ? 8u : 7u;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, n));
-    MOTE_K_TRY(mote_k_tensor(args[0], &a->in));
-    MOTE_K_TRY(mote_k_int(args[3], &a->qmin));
-    MOTE_K_TRY(mote_k_int(args[4], &a->qmax));
-    MOTE_K_TRY(mote_k_int(args[5], &a->dtype));
+    MOTE_TRY(mote_k_nargs(args, nargs, n));
+    MOTE_TRY(mote_k_tensor(args[0], &a->in));
+    MOTE_TRY(mote_k_int(args[3], &a->qmin));
+    MOTE_TRY(mote_k_int(args[4], &a->qmax));
+    MOTE_TRY(mote_k_int(args[5], &a->dtype));
     if (dequant) {
-        MOTE_K_CHECK(mote_k_is_none(args[6]) || args[6]->tag == MOTE_TAG_INT, MOTE_ERR_KERNEL_ARGS);
+        MOTE_CHECK(mote_k_is_none(args[6]) || args[6]->tag == MOTE_TAG_INT, MOTE_ERR_KERNEL_ARGS);
     }
-    MOTE_K_TRY(mote_k_tensor(args[n - 1], &a->out));
+    MOTE_TRY(mote_k_tensor(args[n - 1], &a->out));
     return mote_k_qparams(args[1], args[2], &a->scale, &a->zp);
 }
 

@@ -32,6 +32,8 @@ mote_err_t mote_kernel_aten_constant_pad_nd_out(mote_kernel_ctx_t *ctx, mote_val
     uint32_t nargs); /* op_constant_pad_nd.c */
 mote_err_t mote_kernel_aten_convolution_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_convolution.c */
+mote_err_t mote_kernel_aten_div_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_div_scalar.c */
 mote_err_t mote_kernel_aten_div_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div.c */
 mote_err_t mote_kernel_aten_exp_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -132,6 +134,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::clone.out", mote_kernel_aten_clone_out},
     {"aten::constant_pad_nd.out", mote_kernel_aten_constant_pad_nd_out},
     {"aten::convolution.out", mote_kernel_aten_convolution_out},
+    {"aten::div.Scalar_out", mote_kernel_aten_div_Scalar_out},
     {"aten::div.out", mote_kernel_aten_div_out},
     {"aten::exp.out", mote_kernel_aten_exp_out},
     {"aten::expand_copy.out", mote_kernel_aten_expand_copy_out},
@@ -176,4 +179,65 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"quantized_decomposed::quantize_per_tensor.out", mote_kernel_quantized_decomposed_quantize_per_tensor_out},
 };
 
-const uint32_t mote_kernel_registry_len = 56u;
+/* Out arguments (the last n) each kernel writes: MOTE_KERNEL_OUTPUTS, else 1. */
+const uint8_t mote_kernel_registry_outputs[] = {
+    1u, /* aten::_adaptive_avg_pool2d.out */
+    1u, /* aten::_log_softmax.out */
+    3u, /* aten::_native_batch_norm_legit_no_training.out */
+    1u, /* aten::_softmax.out */
+    1u, /* aten::add.Scalar_out */
+    1u, /* aten::add.out */
+    1u, /* aten::addmm.out */
+    1u, /* aten::avg_pool2d.out */
+    1u, /* aten::bmm.out */
+    1u, /* aten::cat.out */
+    1u, /* aten::clamp.out */
+    1u, /* aten::clone.out */
+    1u, /* aten::constant_pad_nd.out */
+    1u, /* aten::convolution.out */
+    1u, /* aten::div.Scalar_out */
+    1u, /* aten::div.out */
+    1u, /* aten::exp.out */
+    1u, /* aten::expand_copy.out */
+    1u, /* aten::full.out */
+    1u, /* aten::hardtanh.out */
+    2u, /* aten::max_pool2d_with_indices.out */
+    1u, /* aten::mean.out */
+    1u, /* aten::mm.out */
+    1u, /* aten::mul.Scalar_out */
+    1u, /* aten::mul.out */
+    1u, /* aten::neg.out */
+    1u, /* aten::permute_copy.out */
+    1u, /* aten::relu.out */
+    1u, /* aten::rsqrt.out */
+    1u, /* aten::select_copy.int_out */
+    1u, /* aten::sigmoid.out */
+    1u, /* aten::slice_copy.Tensor_out */
+    1u, /* aten::squeeze_copy.dims_out */
+    1u, /* aten::sub.Scalar_out */
+    1u, /* aten::sub.out */
+    1u, /* aten::sum.IntList_out */
+    1u, /* aten::tanh.out */
+    1u, /* aten::unsqueeze_copy.out */
+    1u, /* aten::view_copy.out */
+    1u, /* dim_order_ops::_clone_dim_order.out */
+    1u, /* dim_order_ops::_to_dim_order_copy.out */
+    1u, /* mote::add_s8.out */
+    1u, /* mote::avg_pool2d_s8.out */
+    1u, /* mote::conv2d_s8.out */
+    1u, /* mote::depthwise_conv2d_s8.out */
+    1u, /* mote::linear_s8.out */
+    1u, /* mote::max_pool2d_s8.out */
+    1u, /* mote::mean_s8.out */
+    1u, /* mote::mul_s8.out */
+    1u, /* mote::pad_s8.out */
+    1u, /* mote::softmax_s8.out */
+    2u, /* quantized_decomposed::choose_qparams.Tensor_out */
+    1u, /* quantized_decomposed::dequantize_per_channel.out */
+    1u, /* quantized_decomposed::dequantize_per_tensor.Tensor_out */
+    1u, /* quantized_decomposed::dequantize_per_tensor.out */
+    1u, /* quantized_decomposed::quantize_per_tensor.Tensor_out */
+    1u, /* quantized_decomposed::quantize_per_tensor.out */
+};
+
+const uint32_t mote_kernel_registry_len = 57u;

@@ -143,9 +143,9 @@ static inline mote_err_t mote_s8_pair_arg(const mote_value_t *v, int64_t lo, int
                                           int32_t out[2])
 {
     if (v != NULL && v->tag == MOTE_TAG_INT_LIST && v->u.ints.len == 1) {
-        const mote_err_t e = mote_s8_ints_arg(v, 1, lo, hi, out);
-        out[1] = out[0];
-        return e;
+        MOTE_TRY(mote_s8_ints_arg(v, 1, lo, hi, out));
+        out[1] = out[0]; /* only once out[0] is set */
+        return MOTE_OK;
     }
     return mote_s8_ints_arg(v, 2, lo, hi, out);
 }
@@ -182,10 +182,9 @@ static inline mote_err_t mote_s8_any_tensor_arg(mote_value_t *v, uint8_t dtype,
 static inline mote_err_t mote_s8_act_args(const mote_value_t *vmin, const mote_value_t *vmax,
                                           int32_t *amin, int32_t *amax)
 {
-    if (MOTE_S8_ZP_ARG(vmin, amin) != MOTE_OK || MOTE_S8_ZP_ARG(vmax, amax) != MOTE_OK ||
-        *amin > *amax) {
-        return MOTE_ERR_KERNEL_ARGS;
-    }
+    MOTE_CHECK(MOTE_S8_ZP_ARG(vmin, amin) == MOTE_OK && MOTE_S8_ZP_ARG(vmax, amax) == MOTE_OK &&
+                   *amin <= *amax,
+               MOTE_ERR_KERNEL_ARGS);
     return MOTE_OK;
 }
 
@@ -210,18 +209,11 @@ static inline mote_err_t mote_s8_binary_args(mote_value_t *const *args, uint32_t
                                              uint32_t nargs_expected, mote_tensor_t **ta,
                                              mote_tensor_t **tb, mote_tensor_t **to)
 {
-    mote_err_t e;
-    if (args == NULL || nargs != nargs_expected) {
-        return MOTE_ERR_KERNEL_ARGS;
-    }
-    if ((e = mote_s8_any_tensor_arg(args[0], MOTE_DTYPE_INT8, ta)) != MOTE_OK ||
-        (e = mote_s8_any_tensor_arg(args[1], MOTE_DTYPE_INT8, tb)) != MOTE_OK ||
-        (e = mote_s8_any_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, to)) != MOTE_OK) {
-        return e;
-    }
-    if (!mote_s8_same_shape(*ta, *tb) || !mote_s8_same_shape(*ta, *to)) {
-        return MOTE_ERR_KERNEL_SHAPE;
-    }
+    MOTE_CHECK(args != NULL && nargs == nargs_expected, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_s8_any_tensor_arg(args[0], MOTE_DTYPE_INT8, ta));
+    MOTE_TRY(mote_s8_any_tensor_arg(args[1], MOTE_DTYPE_INT8, tb));
+    MOTE_TRY(mote_s8_any_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, to));
+    MOTE_CHECK(mote_s8_same_shape(*ta, *tb) && mote_s8_same_shape(*ta, *to), MOTE_ERR_KERNEL_SHAPE);
     return MOTE_OK;
 }
 
@@ -236,24 +228,15 @@ static inline mote_err_t mote_s8_pool_args(mote_value_t *const *args, uint32_t n
                                            mote_tensor_t **to, int32_t k[2], int32_t s[2],
                                            int32_t pd[2])
 {
-    mote_err_t e;
-    if (args == NULL || nargs != nargs_expected) {
-        return MOTE_ERR_KERNEL_ARGS;
-    }
-    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, ti)) != MOTE_OK ||
-        (e = mote_s8_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, 4, to)) != MOTE_OK) {
-        return e;
-    }
-    if ((e = mote_s8_pair_arg(args[1], 1, 0x7fff, k)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_CHECK(args != NULL && nargs == nargs_expected, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, ti));
+    MOTE_TRY(mote_s8_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, 4, to));
+    MOTE_TRY(mote_s8_pair_arg(args[1], 1, 0x7fff, k));
     if (args[2] != NULL && args[2]->tag == MOTE_TAG_INT_LIST && args[2]->u.ints.len == 0) {
         s[0] = k[0];
         s[1] = k[1];
-        return mote_s8_pair_arg(args[3], 0, 0x7fff, pd);
-    }
-    if ((e = mote_s8_pair_arg(args[2], 1, 0x7fff, s)) != MOTE_OK) {
-        return e;
+    } else {
+        MOTE_TRY(mote_s8_pair_arg(args[2], 1, 0x7fff, s));
     }
     return mote_s8_pair_arg(args[3], 0, 0x7fff, pd);
 }
@@ -301,23 +284,16 @@ static inline mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t co
     mote_tensor_t *b;
     mote_tensor_t *m;
     mote_tensor_t *s;
-    mote_err_t e;
     int32_t c;
-    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT32, 1, &b)) != MOTE_OK ||
-        (e = mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT32, 1, &m)) != MOTE_OK ||
-        (e = mote_s8_tensor_arg(args[2], MOTE_DTYPE_INT32, 1, &s)) != MOTE_OK) {
-        return e;
-    }
-    if (b->sizes[0] != cout || m->sizes[0] != cout || s->sizes[0] != cout) {
-        return MOTE_ERR_KERNEL_SHAPE;
-    }
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT32, 1, &b));
+    MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT32, 1, &m));
+    MOTE_TRY(mote_s8_tensor_arg(args[2], MOTE_DTYPE_INT32, 1, &s));
+    MOTE_CHECK(b->sizes[0] == cout && m->sizes[0] == cout && s->sizes[0] == cout, MOTE_ERR_KERNEL_SHAPE);
     p->bias = (const int32_t *)b->data;
     p->mult = (const int32_t *)m->data;
     p->shift = (const int32_t *)s->data;
     for (c = 0; c < cout; c++) {
-        if (!mote_shift_ok(p->shift[c]) || p->mult[c] < 0) {
-            return MOTE_ERR_KERNEL_ARGS;
-        }
+        MOTE_CHECK(mote_shift_ok(p->shift[c]) && p->mult[c] >= 0, MOTE_ERR_KERNEL_ARGS);
     }
     return MOTE_OK;
 }
@@ -332,33 +308,24 @@ static inline mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t 
     mote_tensor_t *in;
     mote_tensor_t *wt;
     mote_tensor_t *out;
-    mote_err_t e;
     int32_t st[2];
     int32_t pd[2];
     int32_t dl[2];
     uint32_t a = 8; /* index of the first scalar after the int[2] lists */
-    if (args == NULL || nargs != (depthwise ? 14u : 13u)) {
-        return MOTE_ERR_KERNEL_ARGS;
-    }
-    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &in)) != MOTE_OK ||
-        (e = mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 4, &wt)) != MOTE_OK ||
-        (e = mote_s8_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, 4, &out)) != MOTE_OK) {
-        return e;
-    }
-    if ((e = mote_s8_pair_arg(args[5], 1, 0x7fff, st)) != MOTE_OK ||
-        (e = mote_s8_pair_arg(args[6], 0, 0x7fff, pd)) != MOTE_OK ||
-        (e = mote_s8_pair_arg(args[7], 1, 0x7fff, dl)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_CHECK(args != NULL && nargs == (depthwise ? 14u : 13u), MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &in));
+    MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 4, &wt));
+    MOTE_TRY(mote_s8_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, 4, &out));
+    MOTE_TRY(mote_s8_pair_arg(args[5], 1, 0x7fff, st));
+    MOTE_TRY(mote_s8_pair_arg(args[6], 0, 0x7fff, pd));
+    MOTE_TRY(mote_s8_pair_arg(args[7], 1, 0x7fff, dl));
     p->depth_mult = 1;
-    if (depthwise && (e = mote_s8_int_arg(args[a++], 1, 0x7fff, &p->depth_mult)) != MOTE_OK) {
-        return e;
+    if (depthwise) {
+        MOTE_TRY(mote_s8_int_arg(args[a++], 1, 0x7fff, &p->depth_mult));
     }
-    if ((e = MOTE_S8_ZP_ARG(args[a], &p->in_zp)) != MOTE_OK ||
-        (e = MOTE_S8_ZP_ARG(args[a + 1], &p->out_zp)) != MOTE_OK ||
-        (e = mote_s8_act_args(args[a + 2], args[a + 3], &p->act_min, &p->act_max)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[a], &p->in_zp));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[a + 1], &p->out_zp));
+    MOTE_TRY(mote_s8_act_args(args[a + 2], args[a + 3], &p->act_min, &p->act_max));
     p->n = in->sizes[0];
     p->h = in->sizes[1];
     p->w = in->sizes[2];
@@ -367,18 +334,12 @@ static inline mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t 
     p->kw = wt->sizes[2];
     if (depthwise) {
         p->cout = wt->sizes[3];
-        if (wt->sizes[0] != 1 || (int64_t)p->cin * p->depth_mult != p->cout) {
-            return MOTE_ERR_KERNEL_SHAPE;
-        }
+        MOTE_CHECK(wt->sizes[0] == 1 && (int64_t)p->cin * p->depth_mult == p->cout, MOTE_ERR_KERNEL_SHAPE);
     } else {
         p->cout = wt->sizes[0];
-        if (wt->sizes[3] != p->cin) {
-            return MOTE_ERR_KERNEL_SHAPE;
-        }
+        MOTE_CHECK(wt->sizes[3] == p->cin, MOTE_ERR_KERNEL_SHAPE);
     }
-    if (p->kh < 1 || p->kw < 1 || p->cin < 1 || p->cout < 1) {
-        return MOTE_ERR_KERNEL_SHAPE;
-    }
+    MOTE_CHECK(p->kh >= 1 && p->kw >= 1 && p->cin >= 1 && p->cout >= 1, MOTE_ERR_KERNEL_SHAPE);
     p->stride_h = st[0];
     p->stride_w = st[1];
     p->pad_h = pd[0];
@@ -387,13 +348,10 @@ static inline mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t 
     p->dil_w = dl[1];
     p->ho = mote_s8_out_dim(p->h, p->kh, p->stride_h, p->pad_h, p->dil_h);
     p->wo = mote_s8_out_dim(p->w, p->kw, p->stride_w, p->pad_w, p->dil_w);
-    if (out->sizes[0] != p->n || out->sizes[1] != p->ho || out->sizes[2] != p->wo ||
-        out->sizes[3] != p->cout || p->ho < 1 || p->wo < 1) {
-        return MOTE_ERR_KERNEL_SHAPE;
-    }
-    if ((e = mote_s8_chan_args(&args[2], p->cout, p)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_CHECK(out->sizes[0] == p->n && out->sizes[1] == p->ho && out->sizes[2] == p->wo &&
+                   out->sizes[3] == p->cout && p->ho >= 1 && p->wo >= 1,
+               MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
     p->input = (const int8_t *)in->data;
     p->weight = (const int8_t *)wt->data;
     p->output = (int8_t *)out->data;
@@ -407,30 +365,20 @@ static inline mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_
     mote_tensor_t *in;
     mote_tensor_t *wt;
     mote_tensor_t *out;
-    mote_err_t e;
-    if (args == NULL || nargs != 10u) {
-        return MOTE_ERR_KERNEL_ARGS;
-    }
-    if ((e = mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 2, &in)) != MOTE_OK ||
-        (e = mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 2, &wt)) != MOTE_OK ||
-        (e = mote_s8_tensor_arg(args[9], MOTE_DTYPE_INT8, 2, &out)) != MOTE_OK) {
-        return e;
-    }
-    if ((e = MOTE_S8_ZP_ARG(args[5], &p->in_zp)) != MOTE_OK ||
-        (e = MOTE_S8_ZP_ARG(args[6], &p->out_zp)) != MOTE_OK ||
-        (e = mote_s8_act_args(args[7], args[8], &p->act_min, &p->act_max)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_CHECK(args != NULL && nargs == 10u, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 2, &in));
+    MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 2, &wt));
+    MOTE_TRY(mote_s8_tensor_arg(args[9], MOTE_DTYPE_INT8, 2, &out));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[5], &p->in_zp));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[6], &p->out_zp));
+    MOTE_TRY(mote_s8_act_args(args[7], args[8], &p->act_min, &p->act_max));
     p->n = in->sizes[0];
     p->cin = in->sizes[1];
     p->cout = wt->sizes[0];
-    if (wt->sizes[1] != p->cin || out->sizes[0] != p->n || out->sizes[1] != p->cout ||
-        p->cin < 1 || p->cout < 1) {
-        return MOTE_ERR_KERNEL_SHAPE;
-    }
-    if ((e = mote_s8_chan_args(&args[2], p->cout, p)) != MOTE_OK) {
-        return e;
-    }
+    MOTE_CHECK(wt->sizes[1] == p->cin && out->sizes[0] == p->n && out->sizes[1] == p->cout &&
+                   p->cin >= 1 && p->cout >= 1,
+               MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
     p->h = p->w = p->kh = p->kw = p->ho = p->wo = 1;
     p->stride_h = p->stride_w = p->dil_h = p->dil_w = 1;
     p->pad_h = p->pad_w = 0;

@@ -14,17 +14,17 @@ mote_err_t mote_k_softmax_f32(mote_value_t *const *args, uint32_t nargs, int log
     uint32_t d;
     int h2f;
     size_t outer, len, inner, o, i, k;
-    MOTE_K_TRY(mote_k_nargs(args, nargs, 4));
-    MOTE_K_TRY(mote_k_tensor(args[0], &in));
-    MOTE_K_TRY(mote_k_int(args[1], &dim));
-    MOTE_K_TRY(mote_k_bool(args[2], &h2f));
-    MOTE_K_TRY(mote_k_tensor(args[3], &out));
-    MOTE_K_CHECK(!h2f, MOTE_ERR_KERNEL_ARGS);
-    MOTE_K_TRY(mote_k_dim(dim, in->dim, &d));
-    MOTE_K_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32,
+    MOTE_TRY(mote_k_nargs(args, nargs, 4));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_int(args[1], &dim));
+    MOTE_TRY(mote_k_bool(args[2], &h2f));
+    MOTE_TRY(mote_k_tensor(args[3], &out));
+    MOTE_CHECK(!h2f, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_k_dim(dim, in->dim, &d));
+    MOTE_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32,
                  MOTE_ERR_KERNEL_DTYPE);
-    MOTE_K_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
-    MOTE_K_TRY(mote_k_check_numel(out));
+    MOTE_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(out));
     if (out->numel == 0) {
         return MOTE_OK;
     }

@@ -42,7 +42,7 @@ def test_benchmark_scripts_quick(tmp_path):
     for tool in ("arm-none-eabi-gcc", "qemu-system-arm"):
         assert shutil.which(tool) is not None, f"{tool} not installed (run ./scripts/bootstrap.sh)"
     import executorch  # noqa: F401  (the oracle the benchmarks compare against)
-    from aot.compile import compile_model_file
+    from aot.compiler.pipeline import compile_model_file
     import zoo
     fp32 = compile_model_file(zoo.path(QUICK_MODEL))
     int8 = compile_model_file(zoo.path(QUICK_MODEL), int8=True)
@@ -74,7 +74,7 @@ def test_benchmark_scripts_quick(tmp_path):
     assert f"{core['runtime_flash']:,}" in stdout
     assert f"{size['flash_bytes']:,}" in _table_row(stdout, QUICK_MODEL)
 
-    # bench_mcu: exact instruction counts from the firmware, int8 arena from aot.compile
+    # bench_mcu: exact instruction counts from the firmware, int8 arena from aot.compiler.pipeline
     stdout, data = _run("bench_mcu", tmp_path)
     r = data["results"][QUICK_MODEL]
     f, q = r["fp32"]["mps2-an505"], r["int8"]["mps2-an505"]

@@ -2,4 +2,5 @@
 #include "mote/kernel.h"
 
 const mote_kernel_entry_t mote_kernel_registry[1] = {{NULL, NULL}};
+const uint8_t mote_kernel_registry_outputs[1] = {0u};
 const uint32_t mote_kernel_registry_len = 0u;

@@ -29,28 +29,16 @@ mote_err_t mote_fb_table_at(const mote_fb_t *fb, uint32_t pos, mote_fb_table_t *
     int64_t vt;
     uint16_t vtsize, tsize;
 
-    if ((pos & 3u) != 0u) {
-        return MOTE_ERR_BAD_ALIGNMENT;
-    }
-    if (!fb_fits(fb, pos, 4u)) {
-        return MOTE_ERR_BAD_OFFSET;
-    }
+    MOTE_CHECK((pos & 3u) == 0u, MOTE_ERR_BAD_ALIGNMENT);
+    MOTE_CHECK(fb_fits(fb, pos, 4u), MOTE_ERR_BAD_OFFSET);
     soff = (int32_t)mote_fb_u32_at(fb, pos);
     vt = (int64_t)pos - (int64_t)soff;
-    if (vt < 0 || vt > (int64_t)fb->size - 4) {
-        return MOTE_ERR_BAD_VTABLE;
-    }
-    if (((uint32_t)vt & 1u) != 0u) {
-        return MOTE_ERR_BAD_ALIGNMENT;
-    }
+    MOTE_CHECK(vt >= 0 && vt <= (int64_t)fb->size - 4, MOTE_ERR_BAD_VTABLE);
+    MOTE_CHECK(((uint32_t)vt & 1u) == 0u, MOTE_ERR_BAD_ALIGNMENT);
     vtsize = fb_u16(fb, (uint32_t)vt);
     tsize = fb_u16(fb, (uint32_t)vt + 2u);
-    if (vtsize < 4u || (vtsize & 1u) != 0u || !fb_fits(fb, (uint32_t)vt, vtsize)) {
-        return MOTE_ERR_BAD_VTABLE;
-    }
-    if (tsize < 4u || !fb_fits(fb, pos, tsize)) {
-        return MOTE_ERR_BAD_VTABLE;
-    }
+    MOTE_CHECK(vtsize >= 4u && (vtsize & 1u) == 0u && fb_fits(fb, (uint32_t)vt, vtsize), MOTE_ERR_BAD_VTABLE);
+    MOTE_CHECK(tsize >= 4u && fb_fits(fb, pos, tsize), MOTE_ERR_BAD_VTABLE);
     out->pos = pos;
     out->vt = (uint32_t)vt;
     out->vtsize = vtsize;
@@ -60,9 +48,7 @@ mote_err_t mote_fb_table_at(const mote_fb_t *fb, uint32_t pos, mote_fb_table_t *
 
 mote_err_t mote_fb_root(const mote_fb_t *fb, mote_fb_table_t *out)
 {
-    if (fb->size < 8u) {
-        return MOTE_ERR_TRUNCATED;
-    }
+    MOTE_CHECK(fb->size >= 8u, MOTE_ERR_TRUNCATED);
     return mote_fb_table_at(fb, mote_fb_u32_at(fb, 0), out);
 }
 
@@ -81,12 +67,8 @@ static mote_err_t fb_field_pos(const mote_fb_t *fb, const mote_fb_table_t *t, ui
     if (off == 0u) {
         return MOTE_OK;
     }
-    if (off < 4u || (uint32_t)off + width > t->tsize) {
-        return MOTE_ERR_BAD_VTABLE;
-    }
-    if (((t->pos + off) & (width - 1u)) != 0u) {
-        return MOTE_ERR_BAD_ALIGNMENT;
-    }
+    MOTE_CHECK(off >= 4u && (uint32_t)off + width <= t->tsize, MOTE_ERR_BAD_VTABLE);
+    MOTE_CHECK(((t->pos + off) & (width - 1u)) == 0u, MOTE_ERR_BAD_ALIGNMENT);
     *pos = t->pos + off;
     return MOTE_OK;
 }
@@ -95,11 +77,8 @@ mote_err_t mote_fb_scalar(const mote_fb_t *fb, const mote_fb_table_t *t, uint32_
                           uint64_t def, uint64_t *out)
 {
     uint32_t pos;
-    mote_err_t err = fb_field_pos(fb, t, id, width, &pos);
 
-    if (err != MOTE_OK) {
-        return err;
-    }
+    MOTE_TRY(fb_field_pos(fb, t, id, width, &pos));
     if (pos == 0u) {
         *out = def;
     } else if (width == 1u) {
@@ -118,16 +97,14 @@ mote_err_t mote_fb_scalar(const mote_fb_t *fb, const mote_fb_table_t *t, uint32_
 static mote_err_t fb_follow(const mote_fb_t *fb, const mote_fb_table_t *t, uint32_t id, uint32_t *target)
 {
     uint32_t pos, off;
-    mote_err_t err = fb_field_pos(fb, t, id, 4u, &pos);
 
     *target = 0;
-    if (err != MOTE_OK || pos == 0u) {
-        return err;
+    MOTE_TRY(fb_field_pos(fb, t, id, 4u, &pos));
+    if (pos == 0u) {
+        return MOTE_OK;
     }
     off = mote_fb_u32_at(fb, pos);
-    if (off == 0u || off > fb->size - pos) {
-        return MOTE_ERR_BAD_OFFSET;
-    }
+    MOTE_CHECK(off != 0u && off <= fb->size - pos, MOTE_ERR_BAD_OFFSET);
     *target = pos + off;
     return MOTE_OK;
 }
@@ -136,17 +113,15 @@ mote_err_t mote_fb_table_field(const mote_fb_t *fb, const mote_fb_table_t *t, ui
                                mote_fb_table_t *out, bool *present)
 {
     uint32_t target;
-    mote_err_t err = fb_follow(fb, t, id, &target);
 
     *present = false;
-    if (err != MOTE_OK || target == 0u) {
-        return err;
+    MOTE_TRY(fb_follow(fb, t, id, &target));
+    if (target == 0u) {
+        return MOTE_OK;
     }
-    err = mote_fb_table_at(fb, target, out);
-    if (err == MOTE_OK) {
-        *present = true;
-    }
-    return err;
+    MOTE_TRY(mote_fb_table_at(fb, target, out));
+    *present = true;
+    return MOTE_OK;
 }
 
 /* Verifies a vector whose length prefix is at `target`. */
@@ -154,19 +129,11 @@ static mote_err_t fb_vec_at(const mote_fb_t *fb, uint32_t target, uint32_t elem,
 {
     uint32_t len, align = elem < 8u ? elem : 8u;
 
-    if ((target & 3u) != 0u) {
-        return MOTE_ERR_BAD_ALIGNMENT;
-    }
-    if (!fb_fits(fb, target, 4u)) {
-        return MOTE_ERR_BAD_VECTOR;
-    }
+    MOTE_CHECK((target & 3u) == 0u, MOTE_ERR_BAD_ALIGNMENT);
+    MOTE_CHECK(fb_fits(fb, target, 4u), MOTE_ERR_BAD_VECTOR);
     len = mote_fb_u32_at(fb, target);
-    if (len > (fb->size - target - 4u) / elem) {
-        return MOTE_ERR_BAD_VECTOR;
-    }
-    if (len != 0u && ((target + 4u) & (align - 1u)) != 0u) {
-        return MOTE_ERR_BAD_ALIGNMENT;
-    }
+    MOTE_CHECK(len <= (fb->size - target - 4u) / elem, MOTE_ERR_BAD_VECTOR);
+    MOTE_CHECK(len == 0u || ((target + 4u) & (align - 1u)) == 0u, MOTE_ERR_BAD_ALIGNMENT);
     out->pos = target + 4u;
     out->len = len;
     return MOTE_OK;
@@ -176,12 +143,12 @@ mote_err_t mote_fb_vec_field(const mote_fb_t *fb, const mote_fb_table_t *t, uint
                              mote_fb_vec_t *out)
 {
     uint32_t target;
-    mote_err_t err = fb_follow(fb, t, id, &target);
 
     out->pos = 0;
     out->len = 0;
-    if (err != MOTE_OK || target == 0u) {
-        return err;
+    MOTE_TRY(fb_follow(fb, t, id, &target));
+    if (target == 0u) {
+        return MOTE_OK;
     }
     return fb_vec_at(fb, target, elem, out);
 }
@@ -190,17 +157,15 @@ mote_err_t mote_fb_string_field(const mote_fb_t *fb, const mote_fb_table_t *t, u
                                 uint32_t *len)
 {
     mote_fb_vec_t v;
-    mote_err_t err = mote_fb_vec_field(fb, t, id, 1u, &v);
 
     *str = NULL;
     *len = 0;
-    if (err != MOTE_OK || v.pos == 0u) {
-        return err;
+    MOTE_TRY(mote_fb_vec_field(fb, t, id, 1u, &v));
+    if (v.pos == 0u) {
+        return MOTE_OK;
     }
     /* the terminating NUL must be inside the buffer too */
-    if (v.len >= fb->size - v.pos || fb->buf[v.pos + v.len] != 0u) {
-        return MOTE_ERR_BAD_VECTOR;
-    }
+    MOTE_CHECK(v.len < fb->size - v.pos && fb->buf[v.pos + v.len] == 0u, MOTE_ERR_BAD_VECTOR);
     *str = (const char *)(fb->buf + v.pos);
     *len = v.len;
     return MOTE_OK;
@@ -210,14 +175,10 @@ mote_err_t mote_fb_vec_table(const mote_fb_t *fb, const mote_fb_vec_t *v, uint32
 {
     uint32_t pos, off;
 
-    if (i >= v->len) {
-        return MOTE_ERR_BAD_INDEX;
-    }
+    MOTE_CHECK(i < v->len, MOTE_ERR_BAD_INDEX);
     pos = v->pos + 4u * i; /* inside the buffer: verified by fb_vec_at */
     off = mote_fb_u32_at(fb, pos);
-    if (off == 0u || off > fb->size - pos) {
-        return MOTE_ERR_BAD_OFFSET;
-    }
+    MOTE_CHECK(off != 0u && off <= fb->size - pos, MOTE_ERR_BAD_OFFSET);
     return mote_fb_table_at(fb, pos + off, out);
 }
 
@@ -226,21 +187,14 @@ mote_err_t mote_fb_union_field(const mote_fb_t *fb, const mote_fb_table_t *t, ui
 {
     uint64_t tag;
     bool present;
-    mote_err_t err = mote_fb_scalar(fb, t, id, 1u, 0u, &tag);
 
-    if (err != MOTE_OK) {
-        return err;
-    }
+    MOTE_TRY(mote_fb_scalar(fb, t, id, 1u, 0u, &tag));
     *type = (uint8_t)tag;
     if (tag == 0u) {
         return MOTE_OK;
     }
-    if (tag > max_tag) {
-        return MOTE_ERR_BAD_UNION_TAG;
-    }
-    err = mote_fb_table_field(fb, t, id + 1u, out, &present);
-    if (err == MOTE_OK && !present) {
-        err = MOTE_ERR_BAD_UNION_TAG;
-    }
-    return err;
+    MOTE_CHECK(tag <= max_tag, MOTE_ERR_BAD_UNION_TAG);
+    MOTE_TRY(mote_fb_table_field(fb, t, id + 1u, out, &present));
+    MOTE_CHECK(present, MOTE_ERR_BAD_UNION_TAG);
+    return MOTE_OK;
 }

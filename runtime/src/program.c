@@ -1,9 +1,11 @@
-/* program.c - .pte loader: headers, Program root, segments, constants. */
+/* program.c - .pte loader: headers (and the format version stamp), Program root, segments, constants. */
 #include "program_internal.h"
 
-#define MOTE_EH_OFFSET 8u
-#define MOTE_EH_MIN_LEN 24u
-#define MOTE_EH_FULL_LEN 32u
+#define MOTE_EH_OFFSET 8u       /* file offset of the "eh00" header */
+#define MOTE_EH_MIN_LEN 24u     /* magic, length, program_size, segment_base_offset */
+#define MOTE_EH_FULL_LEN 32u    /* + segment_data_size */
+#define MOTE_EH_STAMP_LEN 40u   /* + "MOTE", u32 format version (mote/program.h) */
+#define MOTE_EH_STAMP_MAGIC "MOTE"
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -26,7 +28,20 @@ static bool bytes_eq(const uint8_t *p, const char *s, uint32_t n)
     return true;
 }
 
-/* Reads the eh00 header (if any) into prog: fb_size, segment range. */
+/* The format version stamp of an eh00 header of `len` bytes at `h` (0: none). */
+static mote_err_t program_stamp(const uint8_t *h, uint32_t len, uint32_t *version)
+{
+    *version = 0;
+    if (len < MOTE_EH_STAMP_LEN || !bytes_eq(h + MOTE_EH_FULL_LEN, MOTE_EH_STAMP_MAGIC, 4u)) {
+        return MOTE_OK; /* unstamped: ExecuTorch's own file */
+    }
+    *version = rd32(h + MOTE_EH_FULL_LEN + 4u);
+    MOTE_CHECK(*version != 0u, MOTE_ERR_BAD_HEADER);
+    MOTE_CHECK(*version <= (uint32_t)MOTE_PTE_FORMAT_VERSION, MOTE_ERR_FORMAT_VERSION);
+    return MOTE_OK;
+}
+
+/* Reads the eh00 header (if any) into prog: format version, fb_size, segment range. */
 static mote_err_t program_header(mote_program_t *prog)
 {
     const uint8_t *d = prog->data;
@@ -36,43 +51,30 @@ static mote_err_t program_header(mote_program_t *prog)
 
     prog->segment_base = 0;
     prog->segment_end = 0;
+    prog->format_version = 0;
+    MOTE_CHECK(size <= (size_t)MOTE_MAX_BYTES, MOTE_ERR_UNSUPPORTED);
     if (size < MOTE_EH_OFFSET + 4u || !bytes_eq(d + MOTE_EH_OFFSET, "eh00", 4u)) {
-        if (size > 0x7fffffffu) {
-            return MOTE_ERR_UNSUPPORTED;
-        }
         prog->fb_size = (uint32_t)size;
         return MOTE_OK;
     }
-    if (size < MOTE_EH_OFFSET + MOTE_EH_MIN_LEN) {
-        return MOTE_ERR_TRUNCATED;
-    }
+    MOTE_CHECK(size >= MOTE_EH_OFFSET + MOTE_EH_MIN_LEN, MOTE_ERR_TRUNCATED);
     len = rd32(d + MOTE_EH_OFFSET + 4u);
-    if (len < MOTE_EH_MIN_LEN || len > 256u) {
-        return MOTE_ERR_BAD_HEADER;
-    }
-    if (MOTE_EH_OFFSET + len > size) {
-        return MOTE_ERR_TRUNCATED;
-    }
+    MOTE_CHECK(len >= MOTE_EH_MIN_LEN && len <= MOTE_MAX_HEADER_BYTES, MOTE_ERR_BAD_HEADER);
+    MOTE_CHECK(MOTE_EH_OFFSET + len <= size, MOTE_ERR_TRUNCATED);
+    /* the version first: a newer format may give the other fields new meanings */
+    MOTE_TRY(program_stamp(d + MOTE_EH_OFFSET, len, &prog->format_version));
     psize = rd64(d + MOTE_EH_OFFSET + 8u);
     base = rd64(d + MOTE_EH_OFFSET + 16u);
     dsize = len >= MOTE_EH_FULL_LEN ? rd64(d + MOTE_EH_OFFSET + 24u) : 0u;
-    if (psize < MOTE_EH_OFFSET + len || psize > 0x7fffffffu) {
-        return MOTE_ERR_BAD_HEADER;
-    }
-    if (psize > size) {
-        return MOTE_ERR_TRUNCATED;
-    }
+    MOTE_CHECK(psize >= MOTE_EH_OFFSET + len && psize <= (uint64_t)MOTE_MAX_BYTES, MOTE_ERR_BAD_HEADER);
+    MOTE_CHECK(psize <= size, MOTE_ERR_TRUNCATED);
     if (base != 0u) {
-        if (base < psize) {
-            return MOTE_ERR_BAD_HEADER;
-        }
-        if (base > size || dsize > size - base) {
-            return MOTE_ERR_TRUNCATED;
-        }
+        MOTE_CHECK(base >= psize, MOTE_ERR_BAD_HEADER);
+        MOTE_CHECK(base <= size && dsize <= size - base, MOTE_ERR_TRUNCATED);
         prog->segment_base = base;
         prog->segment_end = len >= MOTE_EH_FULL_LEN ? base + dsize : (uint64_t)size;
-    } else if (dsize != 0u) {
-        return MOTE_ERR_BAD_HEADER;
+    } else {
+        MOTE_CHECK(dsize == 0u, MOTE_ERR_BAD_HEADER);
     }
     prog->fb_size = (uint32_t)psize;
     return MOTE_OK;
@@ -85,116 +87,48 @@ static mote_err_t program_segment(const mote_program_t *prog, uint32_t i, uint64
     mote_fb_vec_t v;
     mote_fb_table_t t;
     uint64_t off, sz;
-    mote_err_t err;
 
     v.pos = prog->segments_pos;
     v.len = prog->num_segments;
-    err = mote_fb_vec_table(&fb, &v, i, &t);
-    if (err == MOTE_OK) {
-        err = mote_fb_scalar(&fb, &t, MOTE_F_SEGMENT_OFFSET, 8u, 0u, &off);
-    }
-    if (err == MOTE_OK) {
-        err = mote_fb_scalar(&fb, &t, MOTE_F_SEGMENT_SIZE, 8u, 0u, &sz);
-    }
-    if (err != MOTE_OK) {
-        return err;
-    }
+    MOTE_TRY(mote_fb_vec_table(&fb, &v, i, &t));
+    MOTE_TRY(mote_fb_scalar(&fb, &t, MOTE_F_SEGMENT_OFFSET, 8u, 0u, &off));
+    MOTE_TRY(mote_fb_scalar(&fb, &t, MOTE_F_SEGMENT_SIZE, 8u, 0u, &sz));
     if (sz == 0u) { /* an empty segment is valid anywhere, even with no segment data */
         *start = 0;
         *size = 0;
         return MOTE_OK;
     }
-    if (prog->segment_base == 0u || off > prog->segment_end - prog->segment_base ||
-        sz > prog->segment_end - prog->segment_base - off) {
-        return MOTE_ERR_BAD_SEGMENT;
-    }
+    MOTE_CHECK(prog->segment_base != 0u && off <= prog->segment_end - prog->segment_base &&
+                   sz <= prog->segment_end - prog->segment_base - off,
+               MOTE_ERR_BAD_SEGMENT);
     *start = prog->segment_base + off;
     *size = sz;
     return MOTE_OK;
 }
 
-static mote_err_t program_tables(mote_program_t *prog)
+/* The constant segment (Program.constant_segment), if it has offsets. */
+static mote_err_t program_constant_segment(mote_program_t *prog, const mote_fb_t *fb, const mote_fb_table_t *root)
 {
-    mote_fb_t fb = mote_program_fb(prog);
-    mote_fb_table_t root, t;
+    mote_fb_table_t t;
     mote_fb_vec_t v;
-    uint32_t i;
     uint64_t start, sz, segidx;
     bool present;
-    mote_err_t err;
 
-    err = mote_fb_root(&fb, &root);
-    if (err != MOTE_OK) {
-        return err;
-    }
-    prog->root = root.pos;
-    err = mote_fb_vec_field(&fb, &root, MOTE_F_PROGRAM_PLANS, 4u, &v);
-    if (err != MOTE_OK) {
-        return err;
-    }
-    if (v.len == 0u) {
-        return MOTE_ERR_UNSUPPORTED;
-    }
-    prog->plans_pos = v.pos;
-    prog->num_plans = v.len;
-    for (i = 0; i < v.len; i++) {
-        err = mote_fb_vec_table(&fb, &v, i, &t);
-        if (err != MOTE_OK) {
-            return err;
-        }
-    }
-    err = mote_fb_vec_field(&fb, &root, MOTE_F_PROGRAM_SEGMENTS, 4u, &v);
-    if (err != MOTE_OK) {
-        return err;
-    }
-    prog->segments_pos = v.pos;
-    prog->num_segments = v.len;
-    for (i = 0; i < v.len; i++) {
-        err = program_segment(prog, i, &start, &sz);
-        if (err != MOTE_OK) {
-            return err;
-        }
-    }
-    err = mote_fb_vec_field(&fb, &root, MOTE_F_PROGRAM_CONST_BUFFER, 4u, &v);
-    if (err != MOTE_OK) {
-        return err;
-    }
-    prog->const_buffers_pos = v.pos;
-    prog->num_const_buffers = v.len;
-    for (i = 0; i < v.len; i++) {
-        mote_fb_vec_t storage;
-        err = mote_fb_vec_table(&fb, &v, i, &t);
-        if (err == MOTE_OK) {
-            err = mote_fb_vec_field(&fb, &t, MOTE_F_BUFFER_STORAGE, 1u, &storage);
-        }
-        if (err != MOTE_OK) {
-            return err;
-        }
-    }
     prog->num_const_offsets = 0;
     prog->const_seg = NULL;
     prog->const_seg_size = 0;
-    err = mote_fb_table_field(&fb, &root, MOTE_F_PROGRAM_CONST_SEGMENT, &t, &present);
-    if (err != MOTE_OK || !present) {
-        return err;
+    MOTE_TRY(mote_fb_table_field(fb, root, MOTE_F_PROGRAM_CONST_SEGMENT, &t, &present));
+    if (!present) {
+        return MOTE_OK;
     }
-    err = mote_fb_scalar(&fb, &t, MOTE_F_SUBSEG_INDEX, 4u, 0u, &segidx);
-    if (err == MOTE_OK) {
-        err = mote_fb_vec_field(&fb, &t, MOTE_F_SUBSEG_OFFSETS, 8u, &v);
+    MOTE_TRY(mote_fb_scalar(fb, &t, MOTE_F_SUBSEG_INDEX, 4u, 0u, &segidx));
+    MOTE_TRY(mote_fb_vec_field(fb, &t, MOTE_F_SUBSEG_OFFSETS, 8u, &v));
+    if (v.len == 0u) {
+        return MOTE_OK;
     }
-    if (err != MOTE_OK || v.len == 0u) {
-        return err;
-    }
-    if (prog->num_const_buffers != 0u) {
-        return MOTE_ERR_BAD_SEGMENT; /* both constant stores in use */
-    }
-    if (segidx >= prog->num_segments) {
-        return MOTE_ERR_BAD_INDEX;
-    }
-    err = program_segment(prog, (uint32_t)segidx, &start, &sz);
-    if (err != MOTE_OK) {
-        return err;
-    }
+    MOTE_CHECK(prog->num_const_buffers == 0u, MOTE_ERR_BAD_SEGMENT); /* both constant stores in use */
+    MOTE_CHECK(segidx < prog->num_segments, MOTE_ERR_BAD_INDEX);
+    MOTE_TRY(program_segment(prog, (uint32_t)segidx, &start, &sz));
     prog->const_offsets_pos = v.pos;
     prog->num_const_offsets = v.len;
     prog->const_seg = prog->data + start;
@@ -202,36 +136,53 @@ static mote_err_t program_tables(mote_program_t *prog)
     return MOTE_OK;
 }
 
+static mote_err_t program_tables(mote_program_t *prog)
+{
+    mote_fb_t fb = mote_program_fb(prog);
+    mote_fb_table_t root, t;
+    mote_fb_vec_t v, storage;
+    uint32_t i;
+    uint64_t start, sz;
+
+    MOTE_TRY(mote_fb_root(&fb, &root));
+    prog->root = root.pos;
+    MOTE_TRY(mote_fb_vec_field(&fb, &root, MOTE_F_PROGRAM_PLANS, 4u, &v));
+    MOTE_CHECK(v.len != 0u, MOTE_ERR_UNSUPPORTED);
+    prog->plans_pos = v.pos;
+    prog->num_plans = v.len;
+    for (i = 0; i < v.len; i++) {
+        MOTE_TRY(mote_fb_vec_table(&fb, &v, i, &t));
+    }
+    MOTE_TRY(mote_fb_vec_field(&fb, &root, MOTE_F_PROGRAM_SEGMENTS, 4u, &v));
+    prog->segments_pos = v.pos;
+    prog->num_segments = v.len;
+    for (i = 0; i < v.len; i++) {
+        MOTE_TRY(program_segment(prog, i, &start, &sz));
+    }
+    MOTE_TRY(mote_fb_vec_field(&fb, &root, MOTE_F_PROGRAM_CONST_BUFFER, 4u, &v));
+    prog->const_buffers_pos = v.pos;
+    prog->num_const_buffers = v.len;
+    for (i = 0; i < v.len; i++) {
+        MOTE_TRY(mote_fb_vec_table(&fb, &v, i, &t));
+        MOTE_TRY(mote_fb_vec_field(&fb, &t, MOTE_F_BUFFER_STORAGE, 1u, &storage));
+    }
+    return program_constant_segment(prog, &fb, &root);
+}
+
 mote_err_t mote_program_load(mote_program_t *prog, const void *data, size_t size)
 {
-    mote_err_t err;
-
-    if (prog == NULL) {
-        return MOTE_ERR_INVALID_ARGUMENT;
-    }
+    MOTE_CHECK(prog != NULL, MOTE_ERR_INVALID_ARGUMENT);
     prog->magic = 0;
-    if (data == NULL) {
-        return MOTE_ERR_INVALID_ARGUMENT;
-    }
-    if (((uintptr_t)data & (MOTE_PROGRAM_ALIGN - 1u)) != 0u) {
-        return MOTE_ERR_MEMORY_ALIGNMENT;
-    }
+    MOTE_CHECK(data != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    MOTE_CHECK(((uintptr_t)data & (MOTE_PROGRAM_ALIGN - 1u)) == 0u, MOTE_ERR_MEMORY_ALIGNMENT);
     prog->data = (const uint8_t *)data;
     prog->size = size;
-    if (size < 8u) {
-        return MOTE_ERR_TRUNCATED;
-    }
-    if (!bytes_eq(prog->data + 4, "ET12", 4u)) {
-        return MOTE_ERR_BAD_IDENTIFIER;
-    }
-    err = program_header(prog);
-    if (err == MOTE_OK) {
-        err = program_tables(prog);
-    }
-    if (err == MOTE_OK) {
-        prog->magic = MOTE_PROGRAM_MAGIC;
-    }
-    return err;
+    MOTE_CHECK(size >= 8u, MOTE_ERR_TRUNCATED);
+    MOTE_CHECK(bytes_eq(prog->data + 4, "ET12", 4u), MOTE_ERR_BAD_IDENTIFIER);
+    MOTE_TRY(program_header(prog));
+    MOTE_TRY(program_tables(prog));
+    prog->magic = MOTE_PROGRAM_MAGIC;
+    return MOTE_OK;
 }
 
 uint32_t mote_program_method_count(const mote_program_t *prog)
@@ -239,17 +190,18 @@ uint32_t mote_program_method_count(const mote_program_t *prog)
     return (prog != NULL && prog->magic == MOTE_PROGRAM_MAGIC) ? prog->num_plans : 0u;
 }
 
+uint32_t mote_program_format_version(const mote_program_t *prog)
+{
+    return (prog != NULL && prog->magic == MOTE_PROGRAM_MAGIC) ? prog->format_version : 0u;
+}
+
 mote_err_t mote_program_plan(const mote_program_t *prog, uint32_t index, mote_fb_table_t *out)
 {
     mote_fb_t fb;
     mote_fb_vec_t v;
 
-    if (prog == NULL || prog->magic != MOTE_PROGRAM_MAGIC) {
-        return MOTE_ERR_NOT_INITIALIZED;
-    }
-    if (index >= prog->num_plans) {
-        return MOTE_ERR_NO_SUCH_METHOD;
-    }
+    MOTE_CHECK(prog != NULL && prog->magic == MOTE_PROGRAM_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+    MOTE_CHECK(index < prog->num_plans, MOTE_ERR_NO_SUCH_METHOD);
     fb = mote_program_fb(prog);
     v.pos = prog->plans_pos;
     v.len = prog->num_plans;
@@ -261,39 +213,26 @@ mote_err_t mote_program_method_name(const mote_program_t *prog, uint32_t index, 
     mote_fb_table_t t;
     mote_fb_t fb;
     uint32_t len;
-    mote_err_t err = mote_program_plan(prog, index, &t);
 
-    if (err != MOTE_OK) {
-        return err;
-    }
-    if (name == NULL) {
-        return MOTE_ERR_INVALID_ARGUMENT;
-    }
+    MOTE_TRY(mote_program_plan(prog, index, &t));
+    MOTE_CHECK(name != NULL, MOTE_ERR_INVALID_ARGUMENT);
     fb = mote_program_fb(prog);
-    err = mote_fb_string_field(&fb, &t, MOTE_F_PLAN_NAME, name, &len);
-    if (err == MOTE_OK && *name == NULL) {
+    MOTE_TRY(mote_fb_string_field(&fb, &t, MOTE_F_PLAN_NAME, name, &len));
+    if (*name == NULL) {
         *name = "";
     }
-    return err;
+    return MOTE_OK;
 }
 
 mote_err_t mote_program_method_index(const mote_program_t *prog, const char *name, uint32_t *index)
 {
     uint32_t i, k;
     const char *s;
-    mote_err_t err;
 
-    if (prog == NULL || prog->magic != MOTE_PROGRAM_MAGIC) {
-        return MOTE_ERR_NOT_INITIALIZED;
-    }
-    if (name == NULL || index == NULL) {
-        return MOTE_ERR_INVALID_ARGUMENT;
-    }
+    MOTE_CHECK(prog != NULL && prog->magic == MOTE_PROGRAM_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+    MOTE_CHECK(name != NULL && index != NULL, MOTE_ERR_INVALID_ARGUMENT);
     for (i = 0; i < prog->num_plans; i++) {
-        err = mote_program_method_name(prog, i, &s);
-        if (err != MOTE_OK) {
-            return err;
-        }
+        MOTE_TRY(mote_program_method_name(prog, i, &s));
         for (k = 0; s[k] != '\0' && s[k] == name[k]; k++) {
         }
         if (s[k] == name[k]) {
@@ -311,30 +250,17 @@ mote_err_t mote_program_operator_name(const mote_program_t *prog, uint32_t metho
     mote_fb_vec_t v;
     mote_fb_t fb;
     uint32_t len;
-    mote_err_t err = mote_program_plan(prog, method_index, &plan);
 
-    if (err != MOTE_OK) {
-        return err;
-    }
-    if (name == NULL || overload == NULL) {
-        return MOTE_ERR_INVALID_ARGUMENT;
-    }
+    MOTE_TRY(mote_program_plan(prog, method_index, &plan));
+    MOTE_CHECK(name != NULL && overload != NULL, MOTE_ERR_INVALID_ARGUMENT);
     fb = mote_program_fb(prog);
-    err = mote_fb_vec_field(&fb, &plan, MOTE_F_PLAN_OPERATORS, 4u, &v);
-    if (err == MOTE_OK) {
-        err = mote_fb_vec_table(&fb, &v, op_index, &op);
-    }
-    if (err == MOTE_OK) {
-        err = mote_fb_string_field(&fb, &op, MOTE_F_OPERATOR_NAME, name, &len);
-    }
-    if (err == MOTE_OK) {
-        err = mote_fb_string_field(&fb, &op, MOTE_F_OPERATOR_OVERLOAD, overload, &len);
-    }
-    if (err == MOTE_OK) {
-        *name = *name != NULL ? *name : "";
-        *overload = *overload != NULL ? *overload : "";
-    }
-    return err;
+    MOTE_TRY(mote_fb_vec_field(&fb, &plan, MOTE_F_PLAN_OPERATORS, 4u, &v));
+    MOTE_TRY(mote_fb_vec_table(&fb, &v, op_index, &op));
+    MOTE_TRY(mote_fb_string_field(&fb, &op, MOTE_F_OPERATOR_NAME, name, &len));
+    MOTE_TRY(mote_fb_string_field(&fb, &op, MOTE_F_OPERATOR_OVERLOAD, overload, &len));
+    *name = *name != NULL ? *name : "";
+    *overload = *overload != NULL ? *overload : "";
+    return MOTE_OK;
 }
 
 mote_err_t mote_program_constant(const mote_program_t *prog, uint32_t idx, uint32_t nbytes, uint32_t align,
@@ -346,34 +272,26 @@ mote_err_t mote_program_constant(const mote_program_t *prog, uint32_t idx, uint3
     if (prog->num_const_buffers != 0u) {
         mote_fb_vec_t v, storage;
         mote_fb_table_t t;
-        mote_err_t err;
         v.pos = prog->const_buffers_pos;
         v.len = prog->num_const_buffers;
-        err = mote_fb_vec_table(&fb, &v, idx, &t);
-        if (err == MOTE_OK) {
-            err = mote_fb_vec_field(&fb, &t, MOTE_F_BUFFER_STORAGE, 1u, &storage);
-        }
-        if (err != MOTE_OK) {
-            return err;
-        }
-        if (nbytes > storage.len) {
-            return MOTE_ERR_DATA_TOO_SHORT;
-        }
+        MOTE_TRY(mote_fb_vec_table(&fb, &v, idx, &t));
+        MOTE_TRY(mote_fb_vec_field(&fb, &t, MOTE_F_BUFFER_STORAGE, 1u, &storage));
+        MOTE_CHECK(nbytes <= storage.len, MOTE_ERR_DATA_TOO_SHORT);
         p = prog->data + storage.pos;
     } else {
         uint64_t off;
-        if (idx >= prog->num_const_offsets) {
-            return MOTE_ERR_BAD_INDEX;
-        }
+        MOTE_CHECK(idx < prog->num_const_offsets, MOTE_ERR_BAD_INDEX);
         off = mote_fb_u64_at(&fb, prog->const_offsets_pos + 8u * idx);
-        if (off > prog->const_seg_size || nbytes > prog->const_seg_size - off) {
-            return MOTE_ERR_DATA_TOO_SHORT;
-        }
+        MOTE_CHECK(off <= prog->const_seg_size && nbytes <= prog->const_seg_size - off, MOTE_ERR_DATA_TOO_SHORT);
         p = prog->const_seg + off;
     }
-    if (((uintptr_t)p & (align - 1u)) != 0u) {
-        return MOTE_ERR_BAD_ALIGNMENT;
-    }
+    MOTE_CHECK(((uintptr_t)p & (align - 1u)) == 0u, MOTE_ERR_BAD_ALIGNMENT);
     *data = p;
     return MOTE_OK;
+}
+
+bool mote_program_contains(const mote_program_t *prog, const void *p)
+{
+    const uintptr_t a = (uintptr_t)p, lo = (uintptr_t)prog->data;
+    return p != NULL && a >= lo && a - lo < prog->size;
 }

@@ -1,4 +1,4 @@
-/* program_internal.h - internal: flatbuffer access shared by program.c and method.c. */
+/* program_internal.h - internal: flatbuffer access shared by the loader and the method files. */
 #ifndef MOTE_PROGRAM_INTERNAL_H
 #define MOTE_PROGRAM_INTERNAL_H
 
@@ -28,9 +28,7 @@ enum {
     MOTE_F_BUFFER_STORAGE = 0
 };
 
-/* InstructionArguments union tags. */
-enum { MOTE_INSTR_KERNEL = 1, MOTE_INSTR_DELEGATE = 2, MOTE_INSTR_MOVE = 3, MOTE_INSTR_JUMP_FALSE = 4,
-       MOTE_INSTR_FREE = 5 };
+/* InstructionArguments union tags: mote_instr_kind_t (mote/method.h), 1..MOTE_INSTR_FREE. */
 
 static inline mote_fb_t mote_program_fb(const mote_program_t *prog)
 {
@@ -49,5 +47,8 @@ MOTE_NODISCARD mote_err_t mote_program_plan(const mote_program_t *prog, uint32_t
  */
 MOTE_NODISCARD mote_err_t mote_program_constant(const mote_program_t *prog, uint32_t idx, uint32_t nbytes,
                                                 uint32_t align, const uint8_t **data);
+
+/* Does `p` point into the program's bytes (constant data: never written)? */
+bool mote_program_contains(const mote_program_t *prog, const void *p);
 
 #endif

@@ -4,8 +4,8 @@ import shutil
 
 import pytest
 
-from aot.boards import BOARDS_DIR, BoardError, known_boards, load_board, parse_board
-from aot.firmware import board_header, linker_script
+from aot.target.boards import BOARDS_DIR, BoardError, known_boards, load_board, parse_board
+from aot.target.firmware import board_header, linker_script
 
 
 def test_known_boards_cover_the_required_set():

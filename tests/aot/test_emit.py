@@ -7,9 +7,10 @@ import struct
 import numpy as np
 import pytest
 
-from aot import emit, ir
-from aot import schema as fb
-from aot.pte_reader import parse_pte
+from aot import ir
+from aot.compiler import emit
+from aot.pte import schema as fb
+from aot.pte.reader import parse_pte
 from test_format_specs import (linear_relu_spec, relu_only_spec, scalars_spec,
                                view_cat_permute_spec)
 
@@ -316,7 +317,7 @@ def test_executorch_deserializer_reads_our_program(name):
 def test_container_metadata_matches_executorch_export():
     import torch
     from executorch.exir import to_edge
-    from aot.pte_reader import parse_pte as parse
+    from aot.pte.reader import parse_pte as parse
 
     class One(torch.nn.Module):
         def forward(self, x):

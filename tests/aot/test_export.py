@@ -7,7 +7,7 @@ import torch
 import aot
 import zoo
 from aot.errors import ModelFileError
-from aot.model_file import load_model_file
+from aot.compiler.model_file import load_model_file
 
 
 def test_load_py_model_file():
@@ -69,7 +69,7 @@ def test_export_gives_core_aten():
 
 
 def test_example_inputs_from_placeholders_when_not_stored():
-    from aot.model_file import example_inputs_of
+    from aot.compiler.model_file import example_inputs_of
     ep = torch.export.export(torch.nn.Flatten(), (torch.randn(2, 3, 4),))
     ep.example_inputs = None   # as in archives saved without them
     (x,) = example_inputs_of(ep)

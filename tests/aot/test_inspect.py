@@ -8,10 +8,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from aot import emit, manifest
-from aot import inspect as ins
-from aot import schema as fb
-from aot.pte_reader import PteFormatError, parse_pte, read_pte
+from aot.compiler import emit, manifest
+from aot.tools import inspect as ins
+from aot.pte import schema as fb
+from aot.pte.reader import PteFormatError, parse_pte, read_pte
 from test_format_specs import linear_relu_spec, scalars_spec, view_cat_permute_spec
 
 
@@ -320,7 +320,7 @@ def test_reemitted_executorch_program_runs_identically(et_small_cnn):
     ExecuTorch's runtime: same output bits as ExecuTorch's own file (and eager torch)."""
     import torch
     from executorch.extension.pybindings.portable_lib import _load_for_executorch_from_buffer
-    from aot.pte_reader import plan_to_spec
+    from aot.pte.reader import plan_to_spec
     from zoo import small_cnn
     model, path = et_small_cnn
     theirs = path.read_bytes()

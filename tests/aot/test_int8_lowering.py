@@ -8,9 +8,9 @@ import torch
 from torch import nn
 
 import zoo
-from aot import mote_ops  # noqa: F401
-from aot.passes.int8 import Int8FallbackWarning, int8_program, lower_int8
-from aot.quantize import quantize
+from aot.compiler import mote_ops  # noqa: F401
+from aot.compiler.passes.int8 import Int8FallbackWarning, int8_program, lower_int8
+from aot.compiler.quantize import quantize
 
 QD = torch.ops.quantized_decomposed
 
@@ -358,7 +358,7 @@ def _softmax_nodes(gm):
 
 
 def test_softmax_lowers_to_softmax_s8():
-    from aot import int8ref
+    from aot.compiler import int8ref
     torch.manual_seed(0)
     m = Softmax().eval()
     calib = _inputs((2, 8))

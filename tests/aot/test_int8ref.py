@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from aot import int8ref as R
+from aot.compiler import int8ref as R
 
 M_HALF = 1 << 30  # Q31 0.5
 

@@ -10,9 +10,9 @@ import aot
 import zoo
 from aot import ir
 from aot.errors import UnsupportedOpError
-from aot.lower import lower
-from aot.ops_supported import is_supported
-from aot.passes.out_variants import op_name, out_variant, to_out_variant
+from aot.compiler.lower import lower
+from aot.compiler.ops import is_supported
+from aot.compiler.passes.out_variants import op_name, out_variant, to_out_variant
 
 _SPECS = {}
 
@@ -140,7 +140,7 @@ def test_out_variant_mapping_for_library_ops():
     lib.define("scale.out(Tensor x, float s, int[2] pad, *, Tensor(a!) out) -> Tensor(a!)")
     op = torch.ops.mote_lowertest.scale
     assert out_variant(op.default) is op.out
-    import aot.mote_ops  # noqa: F401  (the int8 ops, registered by another stage)
+    import aot.compiler.mote_ops  # noqa: F401  (the int8 ops, registered by another stage)
     assert op_name(out_variant(torch.ops.mote.conv2d_s8.default)) == "mote::conv2d_s8.out"
 
 
@@ -164,7 +164,7 @@ def test_public_api():
     ep = aot.export(m.model(), m.example_inputs())
     spec = aot.lower(ep)
     assert isinstance(spec, ir.ProgramSpec) and spec.plan_info["arena_bytes"] > 0
-    from aot.lower import compile_model
+    from aot.compiler.lower import compile_model
     assert len(compile_model(m.model(), m.example_inputs()).instructions) == len(spec.instructions)
 
 
@@ -177,7 +177,7 @@ def _max_rel_err(out, ref):
 def test_zoo_matches_eager_in_executorch_runtime(name):
     from executorch.extension.pybindings.portable_lib import _load_for_executorch_from_buffer
 
-    from aot.emit import emit_program
+    from aot.compiler.emit import emit_program
     m = importlib.import_module(f"zoo.{name}")
     mod, x = m.model(), m.example_inputs()
     spec = _spec(name)
@@ -231,7 +231,7 @@ def test_op_coverage_lowering():
 def test_op_coverage_matches_eager_in_executorch_runtime():
     from executorch.extension.pybindings.portable_lib import _load_for_executorch_from_buffer
 
-    from aot.emit import emit_program
+    from aot.compiler.emit import emit_program
     m, x = _op_coverage()
     pte = emit_program(lower(m, x))
     et = _load_for_executorch_from_buffer(pte)
@@ -244,7 +244,7 @@ def test_op_coverage_matches_eager_in_executorch_runtime():
 def test_standalone_batchnorm_matches_eager_in_executorch_runtime():
     from executorch.extension.pybindings.portable_lib import _load_for_executorch_from_buffer
 
-    from aot.emit import emit_program
+    from aot.compiler.emit import emit_program
     torch.manual_seed(0)
     m, x = _StandaloneBN().eval(), (torch.randn(3, 8),)
     pte = emit_program(lower(m, x))

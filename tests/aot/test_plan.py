@@ -7,8 +7,8 @@ import pytest
 import zoo
 from aot import ir
 from aot.errors import PlanError
-from aot.lower import lower
-from aot.plan import analyze, lower_bound, plan_memory, tensor_alignment, verify_plan
+from aot.compiler.lower import lower
+from aot.compiler.plan import analyze, lower_bound, plan_memory, tensor_alignment, verify_plan
 
 _SPECS = {}
 

@@ -49,7 +49,7 @@ class FirmwareCache:
     def compile(self, name: str, int8: bool):
         key = (name, int8)
         if key not in self.compiled:
-            from aot.compile import compile_model_file
+            from aot.compiler.pipeline import compile_model_file
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 self.compiled[key] = compile_model_file(zoo.path(name), int8=int8)
@@ -57,14 +57,15 @@ class FirmwareCache:
 
     def inputs(self, name: str, int8: bool) -> list:
         """N_SETS random input sets (torch tensors), as `aot compare --seed k` makes them."""
-        from aot.compare import random_inputs
+        from aot.tools.compare import random_inputs
         c = self.compile(name, int8)
         return [random_inputs(c.example_inputs, seed) for seed in range(N_SETS)]
 
     def build(self, name: str, board: str, int8: bool) -> Built:
         key = (name, board, int8)
         if key not in self.builds:
-            from aot.build import build_compiled, run_build
+            from aot.target.build import build_compiled
+            from aot.target.run import run_build
             try:
                 c = self.compile(name, int8)
                 sets = [[t.numpy() for t in s] for s in self.inputs(name, int8)]

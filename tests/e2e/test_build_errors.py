@@ -19,9 +19,9 @@ import torch
 from torch import nn
 
 import zoo
-from aot import build as B
-from aot.build import BuildError, build_compiled
-from aot.compile import compile_module, compile_model_file
+from aot.target import build as B
+from aot.target.build import BuildError, build_compiled
+from aot.compiler.pipeline import compile_module, compile_model_file
 
 class Scale(nn.Module):
     def forward(self, x):
@@ -119,7 +119,7 @@ def test_kernel_dir_without_op_fails_naming_it(tmp_path, monkeypatch):
 
 
 def test_pico2_uf2_parses_back_and_fits(tmp_path):
-    from aot.uf2 import RP2350_ARM_S_FAMILY_ID, parse_uf2
+    from aot.target.uf2 import RP2350_ARM_S_FAMILY_ID, parse_uf2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         c = compile_model_file(zoo.path("ds_cnn"))
@@ -145,8 +145,8 @@ def test_selective_build_compiles_only_used_dtypes(tmp_path):
     (all dtypes) but not in the firmware ELF."""
     from elftools.elf.elffile import ELFFile
 
-    from aot.build import build_compiled, dtype_defines
-    from aot.compile import compile_model_file
+    from aot.target.build import build_compiled, dtype_defines
+    from aot.compiler.pipeline import compile_model_file
     import zoo
 
     compiled = compile_model_file(zoo.path("cov_residual_cat"))
@@ -158,6 +158,6 @@ def test_selective_build_compiles_only_used_dtypes(tmp_path):
     assert "mote_bin_row_f32" in names
     assert "mote_bin_row_i32" not in names and "mote_bin_row_i64" not in names
     import subprocess
-    from aot.runtime import library_path
+    from aot.host.runtime import library_path
     host = subprocess.run(["nm", str(library_path())], capture_output=True, text=True).stdout
     assert "mote_bin_row_i32" in host and "mote_bin_row_i64" in host

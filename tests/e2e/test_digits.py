@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from aot import demo
+from aot.tools import demo
 
 pytestmark = pytest.mark.sim
 
@@ -46,7 +46,7 @@ def test_int8_firmware_predictions_equal_host_runtime(result):
     r, _, _ = result
     assert r.fw_int8.shape == (N_IMAGES, 10)
     assert r.fw_int8.dtype == np.float32
-    from aot.runtime import Program
+    from aot.host.runtime import Program
     # The host runtime on the .pte the firmware embeds (read back from the build directory).
     pte = (result[1] / "mps2-an505-int8" / "model.pte").read_bytes()
     method = Program(pte).method()
@@ -105,7 +105,7 @@ def test_progress_callback_and_rerun_are_deterministic(result):
     """run_build's progress callback (what feeds the demo's tqdm bar) counts every
     inference, and a second boot prints the same logits and instruction counts."""
     r, out, _ = result
-    from aot.build import run_build
+    from aot.target.run import run_build
     calls = []
     again = run_build(out / "mps2-an505-int8", timeout=120, progress=calls.append)
     assert calls == list(range(1, N_IMAGES + 1))

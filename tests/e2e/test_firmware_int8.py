@@ -23,7 +23,7 @@ import pytest
 import torch
 
 import zoo
-from aot.compile import reference_outputs
+from aot.compiler.pipeline import reference_outputs
 
 BOARDS = ("mps2-an505", "mps3-an547")
 MODELS = list(zoo.MODELS)
@@ -45,7 +45,7 @@ _PY_REF = {}
 def _python_reference(fw, model):
     """Outputs of the lowered int8 graph run eagerly (int8ref), per input set."""
     if model not in _PY_REF:
-        from aot.passes.int8 import int8_program
+        from aot.compiler.passes.int8 import int8_program
         c = fw.compile(model, True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -62,7 +62,7 @@ def _python_reference(fw, model):
 
 
 def _host(fw, model):
-    from aot.runtime import Program
+    from aot.host.runtime import Program
     c = fw.compile(model, True)
     method = Program(c.pte).method()
     return [method.run([t.numpy() for t in inputs]) for inputs in fw.inputs(model, True)]
@@ -113,8 +113,8 @@ def test_int8_cmsis_scratch_is_exact(fw, model):
     arena 1 with exactly the kernel's need (kernels/int8_scratch.c) and handed
     to the runtime as MOTE_MODEL_SCRATCH_SLOTS; no separate scratch buffer is
     reserved, and the firmware runs with it (previous test: bytes match)."""
-    from aot.build import scratch_bytes, scratch_slots
-    from aot.plan import verify_plan
+    from aot.compiler.scratch import scratch_bytes, scratch_slots
+    from aot.compiler.plan import verify_plan
     c = fw.compile(model, True)
     verify_plan(c.spec)
     arena = int(sum(c.spec.arena_sizes))

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aot import int8ref as R
+from aot.compiler import int8ref as R
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "tests/kernels/int8_harness"

@@ -18,10 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aot import labwired as lw
-from aot.build import build_compiled, parse_uart, run_build
-from aot.compare import error_stats
-from aot.compile import compile_model_file, eager_outputs
+from aot.target import labwired as lw
+from aot.target.build import build_compiled
+from aot.target.run import parse_uart, run_build
+from aot.tools.compare import error_stats
+from aot.compiler.pipeline import compile_model_file, eager_outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "zoo" / "small_cnn.py"

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from aot.boards import load_board
-from aot.firmware import (HEAP_SYMBOLS, FirmwareError, build_firmware, elf_undefined_or_defined,
-                          size_report)
-from aot.qemu import QemuTimeout, qemu_command, run_firmware
-from aot.uf2 import parse_uf2
+from aot.target.boards import load_board
+from aot.errors import FirmwareError
+from aot.target.firmware import build_firmware
+from aot.target.size import HEAP_SYMBOLS, elf_undefined_or_defined, size_report
+from aot.target.qemu import QemuTimeout, qemu_command, run_firmware
+from aot.target.uf2 import parse_uf2
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -298,7 +299,7 @@ def test_stack_report(fw):
 def test_stack_report_graph_rules(tmp_path):
     """Longest path, indirect calls bounded by the given targets, recursion rejected;
     read from real .su/.ci files of a small host-independent source."""
-    from aot.firmware import StackReport, stack_report
+    from aot.target.stack import StackReport, stack_report
 
     src = tmp_path / "g.c"
     src.write_text(

@@ -1,81 +1,357 @@
 /*
- * fuzz_loader.c - fuzz target for the loader and the method verifier.
+ * fuzz_loader.c - fuzz target over the whole runtime path a device takes:
+ * mote_program_load -> mote_method_memory_requirements -> memory from a
+ * fixed static pool -> mote_method_init -> zeroed inputs -> execute ->
+ * outputs read back, for up to FUZZ_MAX_METHODS methods of each input.
  *
- * libFuzzer:  clang -fsanitize=fuzzer,address,undefined -DMOTE_LIBFUZZER ...
- *             (LLVMFuzzerTestOneInput below is the entry point)
+ * libFuzzer:  clang -fsanitize=fuzzer,address,undefined -DMOTE_LIBFUZZER
+ *             (LLVMFuzzerTestOneInput is the entry point; the pytest
+ *             tests/fuzz/test_libfuzzer.py builds it as fuzz_mote, linked
+ *             with every kernel of kernels/).
  * Standalone: without MOTE_LIBFUZZER a main() runs each file named on the
- *             command line and prints "<code> <NAME>" per file; the pytest
- *             mutation loop (tests/fuzz/test_fuzz.py) uses this under ASan+UBSan.
- * Linked with the test registry (tests/runtime/test_kernels.c: add, mul,
- * relu), so init of programs made of those ops verifies every instruction;
- * other programs stop at the first missing operator (MOTE_ERR_OP_NOT_FOUND)
- * after the values and the memory plan are verified. Nothing is executed
- * (a mutated JumpFalseCall may loop forever, as it may in ExecuTorch).
+ *             command line and prints "<code> <NAME> <stage>" per file (the
+ *             first method's first failing status and the stage it came
+ *             from, or "0 MOTE_OK done"); tests/fuzz/test_fuzz.py uses this
+ *             built by gcc under ASan+UBSan, linked with the test registry
+ *             (tests/runtime/test_kernels.c: add, mul, relu).
+ *
+ * What a crash means here:
+ *  - The program bytes sit in read-only pages that end at a PROT_NONE guard
+ *    page (the 0..15 bytes of alignment slack before it are ASan-poisoned):
+ *    any write into the program, or any read past its end, faults.
+ *  - State and arenas are carved from one static pool with exact sizes;
+ *    every byte of the pool not handed to the runtime is ASan-poisoned, so
+ *    init/execute/kernels touching memory outside the caller's buffers are
+ *    reported (ASan builds).
+ *  - Init returning MOTE_OK although a caller buffer is smaller than the
+ *    reported requirement aborts (the requirements/init contract).
+ *
+ * Inputs whose requirements exceed the pool are still given to init, with
+ * empty buffers (init must refuse them). Execute is skipped when a
+ * JumpFalseCall can jump backwards (a mutated program may loop forever, as
+ * it may in ExecuTorch): it reads the method's private instruction table
+ * (kind 4 = jump-false, b = destination; see mote/method.h).
+ *
+ * Environment (both modes): MOTE_FUZZ_STATS=1 prints per-stage counters at
+ * exit; MOTE_FUZZ_STOP=load|requirements|init stops every input after that
+ * stage (the pytest uses it to measure the loader-only coverage baseline).
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "mote/mote.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define FUZZ_ASAN 1
+#endif
+#ifdef FUZZ_ASAN
+#include <sanitizer/asan_interface.h>
+#define FUZZ_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define FUZZ_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define FUZZ_POISON(p, n) ((void)(p), (void)(n))
+#define FUZZ_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+#ifndef MAP_ANONYMOUS
+#define MAP_ANONYMOUS MAP_ANON
+#endif
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_MAX_BYTES ((size_t)64 << 20)
+/** State + arenas + redzones of one method must fit in this many bytes. */
+#define FUZZ_POOL_BYTES ((size_t)2 << 20)
+/** Poisoned gap before and after every buffer handed to the runtime. */
+#define FUZZ_REDZONE 64u
+/** Methods tried per input. */
+#define FUZZ_MAX_METHODS 4u
+/** Largest program accepted (libFuzzer's -max_len should stay below). */
+#define FUZZ_MAX_PROGRAM ((size_t)16 << 20)
 
+/* Stages, in order; a stage's counter counts inputs that reached it. */
+enum { ST_LOAD, ST_REQ, ST_INIT, ST_INPUT, ST_EXEC, ST_DONE, ST_COUNT };
+static const char *const stage_names[ST_COUNT] = {"load", "requirements", "init", "input", "execute", "done"};
 
-static mote_err_t fuzz_one(const uint8_t *data, size_t size)
+static struct {
+    unsigned long inputs;            /* fuzz_one calls */
+    unsigned long reached[ST_COUNT]; /* methods that reached (started) each stage */
+    unsigned long ok[ST_COUNT];      /* ... and passed it */
+    unsigned long too_big;           /* requirements above the pool: init given empty buffers */
+    unsigned long loops;             /* execute skipped: backward jump */
+} stats;
+
+static int stop_after = ST_DONE; /* MOTE_FUZZ_STOP */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FUZZ_ALIGNED(n) __attribute__((aligned(n)))
+#else
+#error "the fuzz harness needs GCC or Clang"
+#endif
+static uint8_t pool[FUZZ_POOL_BYTES] FUZZ_ALIGNED(64);
+static const uint8_t zeros[FUZZ_POOL_BYTES]; /* input bytes; an input is at most an arena */
+static volatile uint8_t sink;
+
+static void print_stats(void)
 {
-    mote_program_t prog;
-    mote_method_t m;
+    int s;
+    fprintf(stderr, "mote_fuzz: inputs %lu", stats.inputs);
+    for (s = 0; s < ST_DONE; s++) {
+        fprintf(stderr, " %s %lu/%lu", stage_names[s], stats.ok[s], stats.reached[s]);
+    }
+    fprintf(stderr, " too_big %lu loops %lu\n", stats.too_big, stats.loops);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    const char *e = getenv("MOTE_FUZZ_STOP");
+    int s;
+    (void)argc;
+    (void)argv;
+    for (s = 0; e != NULL && s < ST_DONE; s++) {
+        if (strcmp(e, stage_names[s]) == 0) {
+            stop_after = s;
+        }
+    }
+    e = getenv("MOTE_FUZZ_STATS");
+    if (e != NULL && e[0] != '\0' && e[0] != '0') {
+        atexit(print_stats);
+    }
+    FUZZ_POISON(pool, sizeof(pool));
+    return 0;
+}
+
+static size_t round16(size_t n)
+{
+    return (n + 15u) & ~(size_t)15u;
+}
+
+/* Read-only copy of the program, ending at a PROT_NONE guard page. */
+typedef struct {
+    uint8_t *map;
+    size_t map_len;
+    const uint8_t *prog;
+    size_t span; /* prog .. guard page */
+} ro_copy_t;
+
+static int ro_copy_make(ro_copy_t *c, const uint8_t *data, size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t span = round16(size);
+    size_t body = span == 0 ? page : (span + page - 1u) / page * page;
+    uint8_t *p, *prog;
+
+    p = (uint8_t *)mmap(NULL, body + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == (uint8_t *)MAP_FAILED) {
+        return -1;
+    }
+    prog = p + body - span; /* 16-byte aligned: body and span are multiples of 16 */
+    if (size != 0) {
+        memcpy(prog, data, size);
+    }
+    if (mprotect(p, body, PROT_READ) != 0 || mprotect(p + body, page, PROT_NONE) != 0) {
+        munmap(p, body + page);
+        return -1;
+    }
+    FUZZ_POISON(prog + size, span - size);
+    c->map = p;
+    c->map_len = body + page;
+    c->prog = prog;
+    c->span = span;
+    return 0;
+}
+
+static void ro_copy_free(ro_copy_t *c)
+{
+    FUZZ_UNPOISON(c->prog, c->span); /* the address range may be mapped again */
+    munmap(c->map, c->map_len);
+}
+
+/* Hands out `size` bytes of the pool at *at (16-aligned, redzone before), zeroed and unpoisoned. */
+static void *pool_take(size_t *at, size_t size)
+{
+    uint8_t *p = pool + *at + FUZZ_REDZONE;
+    FUZZ_UNPOISON(p, size);
+    memset(p, 0, size);
+    *at += FUZZ_REDZONE + round16(size);
+    return p;
+}
+
+/* Bytes pool_take needs for the requirements (+ final redzone), saturating. */
+static size_t pool_need(const mote_method_requirements_t *req)
+{
+    size_t need = FUZZ_REDZONE + round16(req->state_size), i;
+    if (req->state_size > FUZZ_POOL_BYTES) {
+        return (size_t)-1;
+    }
+    for (i = 0; i < req->num_arenas && i < MOTE_MAX_ARENAS; i++) {
+        if (req->arena_size[i] > FUZZ_POOL_BYTES) {
+            return (size_t)-1;
+        }
+        need += FUZZ_REDZONE + round16(req->arena_size[i]);
+    }
+    return need + FUZZ_REDZONE;
+}
+
+/* Forward-only jumps: execute terminates. Reads the private instruction table. */
+static int may_loop(const mote_method_t *m)
+{
+    uint32_t i;
+    for (i = 0; i < m->num_instrs; i++) {
+        if (m->instrs[i].kind == 4u && m->instrs[i].b <= i) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Runs method k of a loaded program as far as it goes; *stage is where it stopped. */
+static mote_err_t run_method(const mote_program_t *prog, uint32_t k, int *stage)
+{
+    static mote_method_t m;
     mote_method_requirements_t req;
     mote_memory_t mem;
-    uint8_t *copy;
-    uint32_t i, k, n;
-    mote_err_t err, first = MOTE_OK;
+    mote_err_t err;
+    size_t at = 0, need;
+    uint32_t i, n;
+    int too_small = 0;
 
-    /* the loader needs a 16-byte aligned buffer; malloc gives one, exactly sized */
-    copy = (uint8_t *)malloc(size == 0 ? 1 : size);
-    if (copy == NULL) {
-        return MOTE_ERR_MEMORY_TOO_SMALL;
+    *stage = ST_REQ;
+    stats.reached[ST_REQ]++;
+    err = mote_method_memory_requirements(prog, k, &req);
+    if (err != MOTE_OK) {
+        return err;
     }
-    if (size != 0) {
-        memcpy(copy, data, size);
+    stats.ok[ST_REQ]++;
+    if (stop_after == ST_REQ) {
+        return err;
     }
-    err = mote_program_load(&prog, copy, size);
-    n = err == MOTE_OK ? mote_program_method_count(&prog) : 0u;
-    first = err;
-    for (k = 0; k < n && k < 4u; k++) {
-        const char *name;
-        memset(&mem, 0, sizeof(mem));
-        err = mote_program_method_name(&prog, k, &name);
-        if (err == MOTE_OK) {
-            err = mote_method_memory_requirements(&prog, k, &req);
+
+    *stage = ST_INIT;
+    stats.reached[ST_INIT]++;
+    memset(&mem, 0, sizeof(mem));
+    need = pool_need(&req);
+    mem.num_arenas = req.num_arenas;
+    if (need <= FUZZ_POOL_BYTES && req.num_arenas <= MOTE_MAX_ARENAS) {
+        mem.state.ptr = pool_take(&at, req.state_size);
+        mem.state.size = req.state_size;
+        for (i = 0; i < req.num_arenas; i++) {
+            mem.arenas[i].ptr = pool_take(&at, req.arena_size[i]);
+            mem.arenas[i].size = req.arena_size[i];
         }
-        if (err == MOTE_OK && req.state_size <= FUZZ_MAX_BYTES) {
-            mem.state.ptr = malloc(req.state_size == 0 ? 1 : req.state_size);
-            mem.state.size = req.state_size;
-            mem.num_arenas = req.num_arenas;
-            for (i = 0; i < req.num_arenas; i++) {
-                mem.arenas[i].size = req.arena_size[i] <= FUZZ_MAX_BYTES ? req.arena_size[i] : 0;
-                mem.arenas[i].ptr = malloc(mem.arenas[i].size == 0 ? 1 : mem.arenas[i].size);
-            }
-            err = mote_method_init(&m, &prog, k, &mem);
-            free(mem.state.ptr);
-            for (i = 0; i < req.num_arenas; i++) {
-                free(mem.arenas[i].ptr);
-            }
+    } else {
+        /* too big for the pool: empty (poisoned) buffers, which init must refuse */
+        stats.too_big++;
+        mem.state.ptr = pool + FUZZ_REDZONE;
+        too_small = req.state_size > 0;
+        for (i = 0; i < req.num_arenas && i < MOTE_MAX_ARENAS; i++) {
+            mem.arenas[i].ptr = pool + FUZZ_REDZONE;
+            too_small |= req.arena_size[i] > 0;
         }
+    }
+    err = mote_method_init(&m, prog, k, &mem);
+    if (err == MOTE_OK && too_small) {
+        fprintf(stderr, "mote_fuzz: init accepted buffers smaller than its requirements\n");
+        abort();
+    }
+    if (err != MOTE_OK) {
+        goto out;
+    }
+    stats.ok[ST_INIT]++;
+    if (stop_after == ST_INIT) {
+        goto out;
+    }
+
+    *stage = ST_INPUT;
+    stats.reached[ST_INPUT]++;
+    n = mote_method_num_inputs(&m);
+    for (i = 0; i < n && err == MOTE_OK; i++) {
+        const mote_tensor_t *t;
+        if (mote_method_input_tensor(&m, i, &t) != MOTE_OK) {
+            continue; /* a non-tensor input (int, bool, ...) keeps its program value */
+        }
+        err = t->nbytes <= sizeof(zeros) ? mote_method_set_input(&m, i, zeros, t->nbytes) : MOTE_ERR_INPUT_SHAPE;
+    }
+    if (err != MOTE_OK) {
+        goto out;
+    }
+    stats.ok[ST_INPUT]++;
+
+    *stage = ST_EXEC;
+    if (may_loop(&m)) {
+        stats.loops++;
+        goto out;
+    }
+    stats.reached[ST_EXEC]++;
+    err = mote_method_execute(&m);
+    if (err != MOTE_OK) {
+        goto out;
+    }
+    stats.ok[ST_EXEC]++;
+    *stage = ST_DONE;
+    n = mote_method_num_outputs(&m);
+    for (i = 0; i < n; i++) {
+        const mote_tensor_t *t;
+        uint32_t b;
+        uint8_t acc = 0;
+        if (mote_method_get_output(&m, i, &t) != MOTE_OK) {
+            continue;
+        }
+        for (b = 0; b < t->nbytes; b++) { /* every output byte must be readable */
+            acc ^= ((const uint8_t *)t->data)[b];
+        }
+        sink = acc;
+    }
+out:
+    FUZZ_POISON(pool, at + FUZZ_REDZONE);
+    return err;
+}
+
+/* One input: the first method's status and stage in *first_stage. */
+static mote_err_t fuzz_one(const uint8_t *data, size_t size, int *first_stage)
+{
+    static mote_program_t prog;
+    ro_copy_t ro;
+    mote_err_t err, first;
+    uint32_t k, n;
+    int stage;
+
+    stats.inputs++;
+    *first_stage = ST_LOAD;
+    if (size > FUZZ_MAX_PROGRAM || ro_copy_make(&ro, data, size) != 0) {
+        return MOTE_ERR_INVALID_ARGUMENT;
+    }
+    stats.reached[ST_LOAD]++;
+    first = err = mote_program_load(&prog, ro.prog, size);
+    if (err == MOTE_OK) {
+        stats.ok[ST_LOAD]++;
+    }
+    n = err == MOTE_OK && stop_after > ST_LOAD ? mote_program_method_count(&prog) : 0u;
+    for (k = 0; k < n && k < FUZZ_MAX_METHODS; k++) {
+        err = run_method(&prog, k, &stage);
         if (k == 0) {
             first = err;
+            *first_stage = stage;
         }
     }
-    free(copy);
+    ro_copy_free(&ro);
     return first;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    (void)fuzz_one(data, size);
+    int stage;
+    (void)fuzz_one(data, size, &stage);
     return 0;
 }
 
@@ -83,11 +359,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 int main(int argc, char **argv)
 {
     int a;
+    (void)LLVMFuzzerInitialize(&argc, &argv);
     for (a = 1; a < argc; a++) {
         FILE *f = fopen(argv[a], "rb");
         long n;
         uint8_t *buf;
         mote_err_t err;
+        int stage;
         if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
             fprintf(stderr, "fuzz_loader: cannot read %s\n", argv[a]);
             return 1;
@@ -98,9 +376,9 @@ int main(int argc, char **argv)
             return 1;
         }
         fclose(f);
-        err = fuzz_one(buf, (size_t)n);
-        (void)LLVMFuzzerTestOneInput(buf, (size_t)n);
-        printf("%d %s\n", (int)err, mote_err_name(err));
+        err = fuzz_one(buf, (size_t)n, &stage);
+        printf("%d %s %s\n", (int)err, mote_err_name(err), stage_names[stage]);
+        fflush(stdout);
         free(buf);
     }
     return 0;

@@ -2,7 +2,9 @@
 
 Mutates a real ExecuTorch-made .pte a few thousand times (seeded) and runs
 every mutant through tests/fuzz/fuzz_loader (the libFuzzer target's standalone
-driver, sanitized build): each must return an error code or MOTE_OK, never crash.
+driver, gcc sanitized build, test kernels add/mul/relu: load, init, and execute
+of what verifies): each must return an error code or MOTE_OK, never crash.
+The coverage-guided libFuzzer run is test_libfuzzer.py.
 """
 import random
 import struct

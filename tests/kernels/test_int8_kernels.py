@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aot import int8ref as R
+from aot.compiler import int8ref as R
 
 ROOT = Path(__file__).resolve().parents[2]
 # MOTE_INT8_TEST_CFLAGS adds flags, e.g. "-fsanitize=undefined -fno-sanitize-recover=all".

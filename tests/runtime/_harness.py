@@ -9,6 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 HOST = ROOT / "build" / "host"
 ASAN = ROOT / "build" / "host-asan"
+#: programs that once escaped their memory (shared/repro beside the clone; read-only in CI)
+REPRO = ROOT.parent / "shared" / "repro"
 
 # mote_err_t values (runtime/include/mote/types.h)
 E = dict(OK=0, INVALID_ARGUMENT=-100, MEMORY_TOO_SMALL=-101, MEMORY_ALIGNMENT=-102, INPUT_INDEX=-103,
@@ -17,14 +19,18 @@ E = dict(OK=0, INVALID_ARGUMENT=-100, MEMORY_TOO_SMALL=-101, MEMORY_ALIGNMENT=-1
          BAD_VECTOR=-205, BAD_UNION_TAG=-206, BAD_INDEX=-207, BAD_DTYPE=-208, SIZE_OVERFLOW=-209,
          DATA_TOO_SHORT=-210, BAD_ALIGNMENT=-211, BAD_ALLOCATION=-212, BAD_SHAPE=-213,
          BAD_INSTRUCTION=-214, BAD_SEGMENT=-215, BAD_VALUE_TYPE=-216, UNSUPPORTED=-217,
+         FORMAT_VERSION=-218, CHECKSUM=-219, INPUT_NOT_WRITABLE=-250, OUTPUT_NOT_WRITABLE=-251,
+         ALIAS_NOT_WRITABLE=-252, ALIAS_MISMATCH=-253, BAD_SCRATCH_PLAN=-108,
          OP_NOT_FOUND=-300, NO_SUCH_BACKEND=-301, KERNEL_ARGS=-400, KERNEL_DTYPE=-401, KERNEL_SHAPE=-402,
          KERNEL_SCRATCH=-403, JUMP_OUT_OF_RANGE=-404)
 
 
 def cmake_build(build_dir: Path, sanitize: bool = False) -> Path:
-    """Configures and builds the C tree into build_dir (incremental); returns build_dir."""
+    """Configures and builds the C tree into build_dir (incremental); returns build_dir.
+    sanitize: the documented `cmake -DMOTE_SANITIZE=ON` build (ASan + UBSan, no build
+    type: the kernels keep -O3, where GCC's -Werror=maybe-uninitialized once fired)."""
     cfg = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DMOTE_BUILD_TESTS=ON"]
-    cfg += ["-DMOTE_SANITIZE=ON", "-DCMAKE_BUILD_TYPE=Debug"] if sanitize else ["-DCMAKE_BUILD_TYPE=Release"]
+    cfg += ["-DMOTE_SANITIZE=ON", "-DCMAKE_BUILD_TYPE="] if sanitize else ["-DCMAKE_BUILD_TYPE=Release"]
     for cmd in (cfg, ["cmake", "--build", str(build_dir), "-j2"]):
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
         assert r.returncode == 0, f"{' '.join(cmd)} failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
@@ -41,10 +47,17 @@ def export_pte(module, example_inputs, path: Path) -> Path:
     return path
 
 
+def checker_env() -> dict:
+    """Environment of the sanitized checkers: stop at the first report; let loader_check's
+    own SIGSEGV handler (a write into the read-only program) run before ASan's."""
+    return dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:"
+                "allow_user_segv_handler=1", UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
+
+
 def run_checker(exe: Path, files, *extra) -> list:
-    """Runs loader_check/fuzz_loader over files; returns [(code, name, stage...)] per file."""
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1",
-               UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
+    """Runs loader_check/fuzz_loader over files; returns [(code, name, stage...)] per file.
+    loader_check maps each program read-only: a write into it exits with status 3."""
+    env = checker_env()
     r = subprocess.run([str(exe), *extra, *[str(f) for f in files]], capture_output=True, text=True,
                        timeout=900, env=env)
     assert r.returncode == 0, f"checker crashed (rc={r.returncode}):\n{r.stdout[-2000:]}\n{r.stderr[-6000:]}"

@@ -226,7 +226,7 @@ def test_programs_keep_the_decomposed_qdq_ops(et_programs):
 
 @pytest.mark.oracle  # ExecuTorch made the programs and the reference outputs
 def test_eltwise_is_bit_exact(et_programs):
-    from aot.runtime import Program
+    from aot.host.runtime import Program
 
     d, meta = et_programs
     m = Program(d / "eltwise.pte").method("forward")
@@ -241,7 +241,7 @@ def test_eltwise_is_bit_exact(et_programs):
 @pytest.mark.oracle  # ExecuTorch made the programs and the reference outputs
 @pytest.mark.parametrize("name", ["cnn_per_tensor", "cnn_per_channel"])
 def test_conv_linear_within_one_quantum(et_programs, name):
-    from aot.runtime import Program
+    from aot.host.runtime import Program
 
     d, meta = et_programs
     scale = meta[name]["out_scale"]
@@ -267,7 +267,7 @@ def test_conv_linear_within_one_quantum(et_programs, name):
 def test_softmax_after_dequantize(et_programs):
     """fp32 softmax fed by dequantized int8 logits: the quantized part is
     identical; the softmax differs from ExecuTorch's at most by float rounding."""
-    from aot.runtime import Program
+    from aot.host.runtime import Program
 
     d, meta = et_programs
     m = Program(d / "mlp_softmax.pte").method("forward")
@@ -288,7 +288,7 @@ def test_dynamic_quantization_program(et_programs):
     int8 values match ExecuTorch's exactly (checked op by op below), so the float
     outputs differ only by addmm's summation order (a few ulp), far below one
     quantum of the activations."""
-    from aot.runtime import Program
+    from aot.host.runtime import Program
 
     d, meta = et_programs
     m = Program(d / "mlp_dynamic.pte").method("forward")
@@ -525,7 +525,7 @@ def test_program_with_dtype_conversions(tmp_path):
     import torch
     from torch import nn
 
-    from aot.runtime import Program
+    from aot.host.runtime import Program
 
     import _harness as H
 

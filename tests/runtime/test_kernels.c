@@ -1,7 +1,9 @@
 /*
  * test_kernels.c - three tiny fp32 kernels and a registry, for the runtime's
  * own tests only (independent of kernels/): aten::add.out, aten::mul.out,
- * aten::relu.out. Same-shape operands, or a one-element `other`.
+ * aten::relu.out. Same-shape operands, or a one-element `other`. Each checks
+ * the exact argument count first, so its out tensor is the last argument (what
+ * mote_kernel_registry_outputs[] tells init).
  */
 #include "mote/kernel.h"
 
@@ -21,7 +23,7 @@ static mote_err_t binary(mote_value_t *const *args, uint32_t nargs, uint32_t out
     float *z, alpha = 1.0f;
     uint32_t i;
 
-    if (nargs < out_arg + 1u || f32_tensor(args[0], &a) != MOTE_OK || f32_tensor(args[1], &b) != MOTE_OK ||
+    if (nargs != out_arg + 1u || f32_tensor(args[0], &a) != MOTE_OK || f32_tensor(args[1], &b) != MOTE_OK ||
         f32_tensor(args[out_arg], &o) != MOTE_OK) {
         return MOTE_ERR_KERNEL_ARGS;
     }
@@ -67,7 +69,7 @@ static mote_err_t test_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *arg
     uint32_t i;
 
     (void)ctx;
-    if (nargs < 2u || f32_tensor(args[0], &a) != MOTE_OK || f32_tensor(args[1], &o) != MOTE_OK) {
+    if (nargs != 2u || f32_tensor(args[0], &a) != MOTE_OK || f32_tensor(args[1], &o) != MOTE_OK) {
         return MOTE_ERR_KERNEL_ARGS;
     }
     if (a->numel != o->numel) {
@@ -86,4 +88,6 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::mul.out", test_mul_out},
     {"aten::relu.out", test_relu_out},
 };
+/* each writes its last argument only */
+const uint8_t mote_kernel_registry_outputs[] = {1u, 1u, 1u};
 const uint32_t mote_kernel_registry_len = sizeof(mote_kernel_registry) / sizeof(mote_kernel_registry[0]);

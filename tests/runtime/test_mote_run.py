@@ -171,7 +171,7 @@ def test_real_mote_run_npz_with_int8_and_float_outputs(host_build, tmp_path):
     # the q/dq .out variants to_edge needs: aot.mote_ops defines them when ExecuTorch's
     # quantized library is not loaded (and defers to it when it is); importing
     # executorch.kernels.quantized here instead could abort (see test_et_quantized.py)
-    import aot.mote_ops  # noqa: F401
+    import aot.compiler.mote_ops  # noqa: F401
 
     x = torch.linspace(-8, 8, 2 * 3 * 7).reshape(2, 3, 7)
     pte = H.export_pte(QOut(), (x,), tmp_path / "q.pte")

@@ -23,7 +23,7 @@ BAD_SCRATCH_PLAN = -108
 def int8_conv():
     import torch
     from torch import nn
-    from aot.compile import compile_module
+    from aot.compiler.pipeline import compile_module
 
     torch.manual_seed(0)
     model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(),
@@ -35,14 +35,14 @@ def int8_conv():
 
 
 def _method(host_build, compiled, slots):
-    from aot import runtime as rt
+    from aot.host import runtime as rt
     lib = host_build / "ports" / "linux" / "libmote.so"
     return rt.Program(compiled.pte, library=lib).method("forward", scratch_slots=slots)
 
 
 def test_planned_slots_are_in_the_arena_and_run(host_build, int8_conv):
-    from aot.build import scratch_slots
-    from aot.plan import verify_plan
+    from aot.compiler.scratch import scratch_slots
+    from aot.compiler.plan import verify_plan
     c, x = int8_conv
     verify_plan(c.spec)
     slots = scratch_slots(c.spec)
@@ -59,8 +59,8 @@ def test_planned_slots_are_in_the_arena_and_run(host_build, int8_conv):
 
 
 def test_bad_slots_are_refused(host_build, int8_conv):
-    from aot import runtime as rt
-    from aot.build import scratch_slots
+    from aot.host import runtime as rt
+    from aot.compiler.scratch import scratch_slots
     c, _ = int8_conv
     arena = int(sum(c.spec.arena_sizes))
     i, off, size = scratch_slots(c.spec)[0]

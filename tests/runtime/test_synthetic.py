@@ -7,7 +7,7 @@ import pytest
 
 import _harness as H
 import _synth as S
-from aot import runtime as rt
+from aot.host import runtime as rt
 
 X = np.arange(-3, 3, dtype=np.float32).reshape(2, 3)
 RELU_V = np.maximum(X, 0).reshape(3, 2)
@@ -68,7 +68,7 @@ BAD = [
     ("unplanned_not_a_view", dict(instrs=_instr(0, (S.KERNEL, dict(op=1, args=[0, 11])))), "BAD_ALLOCATION",
      "init"),
     ("view_size_mismatch", dict(values=_value(4, (S.TENSOR, dict(dtype=S.F32, sizes=[4, 2], mem=None)))),
-     "BAD_INSTRUCTION", "init"),
+     "ALIAS_MISMATCH", "init"),
     ("view_wrong_arity", dict(instrs=_instr(0, (S.KERNEL, dict(op=0, args=[0, 4])))), "BAD_INSTRUCTION", "init"),
     ("int_list_names_tensor", dict(values=_value(3, (S.INT_LIST, [1, 0]))), "BAD_VALUE_TYPE", "init"),
     ("int_list_index", dict(values=_value(3, (S.INT_LIST, [1, 99]))), "BAD_INDEX", "init"),
@@ -157,4 +157,4 @@ def test_kernel_output_into_constant_is_rejected(testk_lib, asan_checker, tmp_pa
     spec["instrs"][0] = (S.KERNEL, dict(op=1, args=[0, 1, 1]))  # relu.out(x, out=c): c is in the program
     f = tmp_path / "const_out.pte"
     f.write_bytes(S.build(spec))
-    assert H.run_checker(asan_checker, [f], "--run")[0] == ["-214", "MOTE_ERR_BAD_INSTRUCTION", "init"]
+    assert H.run_checker(asan_checker, [f], "--run")[0] == ["-251", "MOTE_ERR_OUTPUT_NOT_WRITABLE", "init"]

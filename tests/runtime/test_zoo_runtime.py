@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import _harness as H
-from aot import runtime as rt
+from aot.host import runtime as rt
 from zoo import MODELS
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]

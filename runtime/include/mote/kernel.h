@@ -12,6 +12,13 @@
  * mote_kernel_aten_addmm_out for "aten::addmm.out". Each kernel source file
  * carries one marker line `MOTE_KERNEL("aten::addmm.out")` (see
  * MOTE_KERNEL below) that the registry generator reads.
+ *
+ * Out arguments: a kernel writes only its last argument (the schema's
+ * `Tensor(a!) out`), or, when its file also carries
+ * `MOTE_KERNEL_OUTPUTS("aten::max_pool2d_with_indices.out", 2)`, its last n
+ * arguments. These markers are the only description of what a kernel writes:
+ * the generator turns them into mote_kernel_registry_outputs[], and init
+ * proves every such argument is writable planned memory (mote/method.h).
  */
 #ifndef MOTE_KERNEL_H
 #define MOTE_KERNEL_H
@@ -47,10 +54,30 @@ typedef struct mote_kernel_entry {
 #define MOTE_KERNEL(op_name)
 
 /**
+ * Marker: the kernel of `op_name` writes its last `n` arguments (2..
+ * MOTE_MAX_KERNEL_OUTPUTS; without this marker, 1: the last argument).
+ * Read by the registry generator; expands to nothing.
+ */
+#define MOTE_KERNEL_OUTPUTS(op_name, n)
+
+/**
+ * Marker: the kernel of `op_name` may run in place, its out tensor at exactly
+ * the bytes of its first input (every out element depends only on the input
+ * elements at the same index, read before written). The AOT planner reads it
+ * (aot/compiler/kernels.py) to reuse an input that dies at the call.
+ */
+#define MOTE_KERNEL_IN_PLACE(op_name)
+
+/**
  * The registry this build links: generated from the kernels compiled in
  * (all of kernels/ for the host library, ops.json for firmware).
+ * mote_kernel_registry_outputs[i] is how many trailing arguments entry i's
+ * kernel writes (1..MOTE_MAX_KERNEL_OUTPUTS, from the markers above); init
+ * refuses an entry outside that range (MOTE_ERR_OP_NOT_FOUND). Both arrays
+ * hold mote_kernel_registry_len entries.
  */
 extern const mote_kernel_entry_t mote_kernel_registry[];
+extern const uint8_t mote_kernel_registry_outputs[];
 extern const uint32_t mote_kernel_registry_len;
 
 #ifdef __cplusplus

@@ -15,6 +15,22 @@
  *
  * Memory ids: a planned tensor's allocation_info.memory_id m (1..N) lives in
  * arenas[m-1]; non_const_buffer_sizes[0] is ignored, as in ExecuTorch.
+ *
+ * Write proof: init refuses a method unless everything an instruction or the
+ * caller can write is a tensor in planned memory (an arena, or an et_view of
+ * one) of its own byte size, so no execute or set_input ever writes the
+ * program or outside the caller's arenas:
+ *   - every tensor input is not a constant           (MOTE_ERR_INPUT_NOT_WRITABLE);
+ *   - every out argument of a kernel (its last n arguments, n from the
+ *     registry: mote/kernel.h) is a tensor, or a tensor list, whose tensors
+ *     are not constants                              (MOTE_ERR_OUTPUT_NOT_WRITABLE);
+ *   - a MoveCall moves a value to one of the same tag (never a tensor list:
+ *     MOTE_ERR_BAD_VALUE_TYPE); for tensors neither is a constant
+ *     (MOTE_ERR_ALIAS_NOT_WRITABLE) and both have one dtype and byte size
+ *     (MOTE_ERR_ALIAS_MISMATCH), so a value only ever names tensors of its
+ *     own size;
+ *   - an et_view's input and output are not constants and have one dtype and
+ *     byte size (same codes), so a view never outgrows the storage it aliases.
  */
 #ifndef MOTE_METHOD_H
 #define MOTE_METHOD_H
@@ -27,8 +43,7 @@
 extern "C" {
 #endif
 
-/** Most planned arenas (memory ids 1..MOTE_MAX_ARENAS) a method may use. */
-#define MOTE_MAX_ARENAS 4u
+/* MOTE_MAX_ARENAS (most planned arenas per method) is in mote/config.h. */
 /** Alignment the caller gives every arena, bytes. */
 #define MOTE_ARENA_ALIGN 16u
 /** Alignment the caller gives the state buffer, bytes. */
@@ -70,9 +85,23 @@ typedef struct mote_memory {
     uint32_t num_scratch_slots;
 } mote_memory_t;
 
+/**
+ * Instruction kinds: 1..5 are the program's InstructionArguments union tags;
+ * MOTE_INSTR_VIEW is a KernelCall of executorch_prim::et_view, which the
+ * runtime runs itself.
+ */
+typedef enum mote_instr_kind {
+    MOTE_INSTR_KERNEL = 1,     /* KernelCall */
+    MOTE_INSTR_DELEGATE = 2,   /* DelegateCall (no backend is linked: refused at init) */
+    MOTE_INSTR_MOVE = 3,       /* MoveCall */
+    MOTE_INSTR_JUMP_FALSE = 4, /* JumpFalseCall */
+    MOTE_INSTR_FREE = 5,       /* FreeCall (nothing to do: memory is planned) */
+    MOTE_INSTR_VIEW = 6        /* et_view KernelCall */
+} mote_instr_kind_t;
+
 /** A resolved instruction (private). */
 typedef struct mote_instr {
-    uint8_t kind;         /* 1 kernel, 3 move, 4 jump-false, 5 free, 6 et_view */
+    uint8_t kind;         /* mote_instr_kind_t */
     uint32_t a;           /* kernel: nargs; move: from; jump: cond; view: in value */
     uint32_t b;           /* move: to; jump: destination; view: out value */
     uint32_t scratch_size; /* kernel: bytes of `scratch` */
@@ -111,9 +140,11 @@ MOTE_NODISCARD mote_err_t mote_method_memory_requirements(const mote_program_t *
  * least requirements.state_size bytes aligned to MOTE_STATE_ALIGN and the
  * num_arenas arenas, each at least arena_size[i] and aligned to
  * MOTE_ARENA_ALIGN. Errors: MEMORY_TOO_SMALL, MEMORY_ALIGNMENT, file errors
- * (BAD_*, DATA_TOO_SHORT, SIZE_OVERFLOW, UNSUPPORTED), OP_NOT_FOUND (see
- * mote_method_failed_operator), NO_SUCH_BACKEND, BAD_SCRATCH_PLAN (a scratch
- * slot names no kernel call or lies outside arenas[0]).
+ * (BAD_*, DATA_TOO_SHORT, SIZE_OVERFLOW, UNSUPPORTED), the write proof's
+ * INPUT_NOT_WRITABLE, OUTPUT_NOT_WRITABLE, ALIAS_NOT_WRITABLE, ALIAS_MISMATCH
+ * (see above; mote_method_failed_instruction names the instruction),
+ * OP_NOT_FOUND (see mote_method_failed_operator), NO_SUCH_BACKEND,
+ * BAD_SCRATCH_PLAN (a scratch slot names no kernel call or lies outside arenas[0]).
  */
 MOTE_NODISCARD mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32_t method_index,
                                            const mote_memory_t *mem);

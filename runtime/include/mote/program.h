@@ -7,11 +7,21 @@
  * (on a microcontroller they stay in flash). The buffer must stay valid and
  * unchanged while the program and any method initialised from it are used.
  *
- * Wire layout: [0:4] root uoffset, [4:8] "ET12", optionally [8:40] eh00
- * header {magic "eh00", u32 length (>= 24), u64 program_size, u64
+ * Wire layout: [0:4] root uoffset, [4:8] "ET12", optionally [8:8+length]
+ * eh00 header {magic "eh00", u32 length (>= 24), u64 program_size, u64
  * segment_base_offset, u64 segment_data_size (if length >= 32)}, all
  * little-endian. Segments follow the flatbuffer at segment_base_offset.
  * The runtime supports little-endian targets only.
+ *
+ * Format version stamp (Mote's compiler writes it; ExecuTorch's runtime
+ * ignores header bytes past the fields it knows, and refuses a non-zero
+ * Program.version, so the stamp lives in the header): length = 40 and, at
+ * header bytes [32:36] (file [40:44]) the magic "MOTE", at [36:40] (file
+ * [44:48]) the u32 MOTE_PTE_FORMAT_VERSION (mote/config.h) the file was
+ * written for. The header is then padded to 48 bytes, so the flatbuffer
+ * body starts at file offset 56. A file without the stamp is version 0
+ * (ExecuTorch's own output) and loads; a stamp of 0 is BAD_HEADER; a stamp
+ * above this runtime's MOTE_PTE_FORMAT_VERSION is FORMAT_VERSION.
  */
 #ifndef MOTE_PROGRAM_H
 #define MOTE_PROGRAM_H
@@ -43,16 +53,38 @@ typedef struct mote_program {
     uint32_t num_const_offsets;
     const uint8_t *const_seg;  /* constant segment data */
     uint64_t const_seg_size;   /* bytes */
+    uint32_t format_version;   /* the eh00 stamp (0: unstamped, ExecuTorch's own) */
     uint32_t magic;            /* set after a successful load */
 } mote_program_t;
 
 /**
  * Loads and verifies a program held in `data` (`size` bytes, aligned to
  * MOTE_PROGRAM_ALIGN). Errors: INVALID_ARGUMENT, MEMORY_ALIGNMENT, TRUNCATED,
- * BAD_IDENTIFIER, BAD_HEADER, BAD_OFFSET, BAD_VTABLE, BAD_VECTOR,
- * BAD_ALIGNMENT, BAD_SEGMENT, BAD_INDEX, UNSUPPORTED (no execution plan).
+ * BAD_IDENTIFIER, BAD_HEADER, FORMAT_VERSION (stamped by a newer compiler),
+ * BAD_OFFSET, BAD_VTABLE, BAD_VECTOR, BAD_ALIGNMENT, BAD_SEGMENT, BAD_INDEX,
+ * UNSUPPORTED (no execution plan, or larger than MOTE_MAX_BYTES).
  */
 MOTE_NODISCARD mote_err_t mote_program_load(mote_program_t *prog, const void *data, size_t size);
+
+/** Format version stamped in a loaded program (0: unstamped, or `prog` not loaded). */
+uint32_t mote_program_format_version(const mote_program_t *prog);
+
+/**
+ * CRC-32 of `size` bytes at `data`: IEEE 802.3, reflected polynomial
+ * 0xEDB88320, initial value and final xor 0xFFFFFFFF (Python's zlib.crc32).
+ * Works on any bytes (a whole .pte, program and data segments); `data` may be
+ * NULL only when size is 0 (result 0). About two table lookups per byte, with
+ * a 64-byte table.
+ */
+uint32_t mote_program_crc32(const void *data, size_t size);
+
+/**
+ * Checks that the CRC-32 of `size` bytes at `data` is `expected` (firmware
+ * compares its model against MOTE_MODEL_CRC32 from mote_model.h before
+ * mote_program_load). Errors: INVALID_ARGUMENT (data NULL, size > 0),
+ * CHECKSUM (mismatch).
+ */
+MOTE_NODISCARD mote_err_t mote_program_verify_crc32(const void *data, size_t size, uint32_t expected);
 
 /** Number of methods (execution plans); 0 if `prog` is not loaded. */
 uint32_t mote_program_method_count(const mote_program_t *prog);

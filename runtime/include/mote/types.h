@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mote/config.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,8 +25,24 @@ extern "C" {
 #define MOTE_NODISCARD
 #endif
 
-/** Largest tensor rank the runtime accepts (ExecuTorch's portable limit is 16). */
-#define MOTE_MAX_DIM 8
+/**
+ * Error propagation, the one style of the runtime and the kernels: evaluate
+ * a mote_err_t expression and return it from the calling function unless it
+ * is MOTE_OK (MOTE_TRY), or return `err` unless `cond` holds (MOTE_CHECK).
+ */
+#define MOTE_TRY(expr)                           \
+    do {                                         \
+        const mote_err_t mote_try_err_ = (expr); \
+        if (mote_try_err_ != MOTE_OK) {          \
+            return mote_try_err_;                \
+        }                                        \
+    } while (0)
+#define MOTE_CHECK(cond, err) \
+    do {                      \
+        if (!(cond)) {        \
+            return (err);     \
+        }                     \
+    } while (0)
 
 /** Status codes. 0 = OK; negative values grouped by kind. */
 typedef enum mote_err {
@@ -60,6 +78,15 @@ typedef enum mote_err {
     MOTE_ERR_BAD_SEGMENT = -215,      /* data segment outside the file */
     MOTE_ERR_BAD_VALUE_TYPE = -216,   /* a value has the wrong type for its use */
     MOTE_ERR_UNSUPPORTED = -217,      /* valid ExecuTorch feature Mote does not support */
+    MOTE_ERR_FORMAT_VERSION = -218,   /* stamped with a newer MOTE_PTE_FORMAT_VERSION than this runtime */
+    MOTE_ERR_CHECKSUM = -219,         /* program bytes differ from their CRC-32 (mote_program_verify_crc32) */
+
+    /* -25x: the method could write outside planned memory (init's write proof, mote/method.h) */
+    MOTE_ERR_INPUT_NOT_WRITABLE = -250,  /* a method input is a constant (program bytes) */
+    MOTE_ERR_OUTPUT_NOT_WRITABLE = -251, /* a kernel out argument is a constant or not a tensor */
+    MOTE_ERR_ALIAS_NOT_WRITABLE = -252,  /* a MoveCall or et_view source/target is a constant */
+    MOTE_ERR_ALIAS_MISMATCH = -253,      /* a MoveCall or et_view pairs tensors of another dtype or
+                                            byte size: the alias could outgrow its storage */
 
     /* -3xx: linking the program against this build */
     MOTE_ERR_OP_NOT_FOUND = -300,     /* operator has no kernel in this build */

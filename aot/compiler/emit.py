@@ -1,0 +1,334 @@
+"""Emit a :class:`aot.ir.ProgramSpec` as a .pte file (ExecuTorch "ET12" format).
+
+File layout written by :func:`emit_program` (all integers little-endian)::
+
+    0   uint32  root table offset (absolute, from byte 0)
+    4   "ET12"  flatbuffer file identifier
+    8   "eh00"  extended header magic
+    12  uint32  extended header length = 32
+    16  uint64  program_size: bytes of the flatbuffer *including* this header
+    24  uint64  segment_base_offset: file offset of the first data segment
+    32  uint64  segment_data_size: bytes from segment_base_offset to the end
+    40  ...     rest of the flatbuffer (its relative offsets are unchanged)
+    ... zero padding up to segment_base_offset (a multiple of 128)
+    segment 0: constant data (every constant tensor, each 16-byte aligned)
+
+Value table: the spec's values keep their indices. ExecuTorch's IntList
+items are *value indices of Int EValues*, so for every :class:`IntListValue`
+the emitter appends Int EValues after the spec's values (one per distinct
+integer, shared between lists) and writes their indices as the list items.
+
+Constants: ``Program.constant_segment`` = SubsegmentOffsets(segment 0,
+offsets); ``offsets[0]`` is the reserved empty buffer; a constant tensor's
+``data_buffer_idx`` (>= 1) indexes ``offsets``. Identical constant bytes share
+one buffer. Planned tensors get ``allocation_info`` (memory_id, offset
+low/high 32 bits) and ``data_buffer_idx`` 0; unplanned tensors get neither.
+
+KernelCall args are written as given: the spec must follow ExecuTorch's
+calling convention (schema arguments in order, out arguments included,
+then the returned values, i.e. an out-variant op repeats its out tensor
+last: ``relu.out`` args = [self, out, out]).
+"""
+from __future__ import annotations
+
+from aot.errors import EmitError
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from aot import ir
+from aot.pte import schema as fb
+
+#: alignment in bytes of data segments (relative to the file start)
+SEGMENT_ALIGNMENT = 128
+#: alignment in bytes of each constant inside the constant segment
+CONSTANT_ALIGNMENT = 16
+#: extended header magic and length in bytes
+EH_MAGIC = b"eh00"
+EH_LENGTH = 32
+
+
+def _align(n: int, a: int) -> int:
+    return (n + a - 1) // a * a
+
+
+_LEAF = {"type": None, "context": None, "children_spec": []}
+
+
+def _tuple_spec(children: list) -> dict:
+    return {"type": "builtins.tuple", "context": "null", "children_spec": children}
+
+
+def container_metadata(n_inputs: int, n_outputs: int) -> fb.ContainerMetadata:
+    """Pytree spec strings ExecuTorch's pybindings use to flatten inputs and
+    unflatten outputs, for ``n_inputs`` positional tensor inputs and
+    ``n_outputs`` tensor outputs (a single output is a bare leaf, several are
+    a tuple), in the same JSON form torch.export's serialized TreeSpec uses
+    (protocol 1)."""
+    inp = [1, _tuple_spec([_tuple_spec([dict(_LEAF) for _ in range(n_inputs)]),
+                           {"type": "builtins.dict", "context": "[]", "children_spec": []}])]
+    if n_outputs == 1:
+        out = [1, dict(_LEAF)]
+    else:
+        out = [1, _tuple_spec([dict(_LEAF) for _ in range(n_outputs)])]
+    return fb.ContainerMetadata(encoded_inp_str=json.dumps(inp), encoded_out_str=json.dumps(out))
+
+
+@dataclass
+class EmitResult:
+    """Everything :func:`build_program` decided.
+
+    data: the .pte bytes; program: the schema object written;
+    constant_segment: the constant segment bytes; constant_offsets: its
+    SubsegmentOffsets.offsets (bytes); buffer_of_value: spec value index ->
+    data_buffer_idx for constants; int_values: appended Int value index per
+    integer; program_size / segment_base_offset: header fields (bytes)."""
+    data: bytes
+    program: fb.Program
+    constant_segment: bytes
+    constant_offsets: list
+    buffer_of_value: dict = field(default_factory=dict)
+    int_values: dict = field(default_factory=dict)
+    program_size: int = 0
+    segment_base_offset: int = 0
+
+
+def _source_frames(source: str) -> fb.FrameList:
+    if not source:
+        return fb.FrameList(items=[])
+    filename, sep, rest = source.rpartition(":")
+    line = rest.split()[0] if rest.split() else ""
+    if sep and line.isdigit():
+        name = rest[len(line):].strip().strip("()") or None
+        if name and name.startswith("in "):
+            name = name[3:].strip()
+        return fb.FrameList(items=[fb.Frame(filename=filename, lineno=int(line), name=name)])
+    return fb.FrameList(items=[fb.Frame(filename=source, lineno=0)])
+
+
+def _check_index(i, n: int, what: str) -> None:
+    if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < n:
+        raise EmitError(f"{what}: value index {i!r} out of range [0, {n})")
+
+
+def _tensor(spec: ir.ProgramSpec, idx: int, t: ir.TensorValue, buffer_idx: Optional[int]) -> fb.Tensor:
+    if t.dtype not in ir.DTYPE_SIZES:
+        raise EmitError(f"value {idx}: unsupported dtype code {t.dtype}")
+    if any((not isinstance(s, int)) or s < 0 for s in t.sizes):
+        raise EmitError(f"value {idx}: bad sizes {t.sizes}")
+    dim_order = list(range(len(t.sizes))) if t.dim_order is None else list(t.dim_order)
+    if sorted(dim_order) != list(range(len(t.sizes))):
+        raise EmitError(f"value {idx}: dim_order {dim_order} is not a permutation of 0..{len(t.sizes) - 1}")
+    alloc = None
+    if t.mem_id is not None or t.mem_offset is not None:
+        if t.constant is not None:
+            raise EmitError(f"value {idx}: tensor is both constant and planned")
+        if t.mem_id is None or t.mem_offset is None:
+            raise EmitError(f"value {idx}: planned tensor needs both mem_id and mem_offset")
+        if not 1 <= t.mem_id < len(spec.arena_sizes):
+            raise EmitError(f"value {idx}: mem_id {t.mem_id} not in 1..{len(spec.arena_sizes) - 1}")
+        if t.mem_offset < 0 or t.mem_offset + t.nbytes > spec.arena_sizes[t.mem_id]:
+            raise EmitError(f"value {idx}: [{t.mem_offset}, {t.mem_offset + t.nbytes}) outside arena "
+                            f"{t.mem_id} of {spec.arena_sizes[t.mem_id]} bytes")
+        alloc = fb.AllocationDetails(memory_id=t.mem_id, memory_offset_low=t.mem_offset & 0xFFFFFFFF,
+                                     memory_offset_high=t.mem_offset >> 32)
+    return fb.Tensor(scalar_type=t.dtype, storage_offset=0, sizes=list(t.sizes), dim_order=dim_order,
+                     requires_grad=False, data_buffer_idx=buffer_idx or 0, allocation_info=alloc,
+                     layout=0, shape_dynamism=fb.TensorShapeDynamism.STATIC)
+
+
+def build_program(spec: ir.ProgramSpec) -> EmitResult:
+    """Lower ``spec`` to a schema Program and the .pte bytes (see module doc).
+
+    Raises EmitError for an inconsistent spec (index out of range, constant
+    length != nbytes, planned tensor outside its arena, non-tensor input...)."""
+    n = len(spec.values)
+    if not spec.arena_sizes or spec.arena_sizes[0] != 0:
+        raise EmitError("arena_sizes[0] is ExecuTorch's reserved entry and must be 0")
+    if any((not isinstance(s, int)) or s < 0 for s in spec.arena_sizes):
+        raise EmitError(f"bad arena_sizes {spec.arena_sizes}")
+
+    values: list = [None] * n
+    int_values: dict = {}
+    extra: list = []
+    seg = bytearray()
+    offsets = [0]
+    by_bytes: dict = {}
+    buffer_of_value: dict = {}
+
+    def int_value(x: int) -> int:
+        if x not in int_values:
+            int_values[x] = n + len(extra)
+            extra.append(fb.EValue(val=fb.Int(int_val=x)))
+        return int_values[x]
+
+    for i, v in enumerate(spec.values):
+        if v is None:
+            ev = fb.Null()
+        elif isinstance(v, bool):
+            ev = fb.Bool(bool_val=v)
+        elif isinstance(v, int):
+            if not -2**63 <= v < 2**63:
+                raise EmitError(f"value {i}: int {v} does not fit int64")
+            ev = fb.Int(int_val=v)
+        elif isinstance(v, float):
+            ev = fb.Double(double_val=v)
+        elif isinstance(v, str):
+            ev = fb.String(string_val=v)
+        elif isinstance(v, ir.TensorValue):
+            bidx = None
+            if v.constant is not None:
+                data = bytes(v.constant)
+                if len(data) != v.nbytes:
+                    raise EmitError(f"value {i}: constant has {len(data)} bytes, tensor needs {v.nbytes}")
+                bidx = by_bytes.get(data)
+                if bidx is None:
+                    if len(offsets) > 1:
+                        seg.extend(b"\0" * (_align(len(seg), CONSTANT_ALIGNMENT) - len(seg)))
+                    bidx = len(offsets)
+                    offsets.append(len(seg))
+                    seg.extend(data)
+                    by_bytes[data] = bidx
+                buffer_of_value[i] = bidx
+            ev = _tensor(spec, i, v, bidx)
+        elif isinstance(v, ir.IntListValue):
+            for x in v.items:
+                if not isinstance(x, int) or isinstance(x, bool) or not -2**63 <= x < 2**63:
+                    raise EmitError(f"value {i}: IntList item {x!r} is not an int64")
+            ev = fb.IntList(items=[int_value(x) for x in v.items])
+        elif isinstance(v, ir.TensorListValue):
+            for x in v.items:
+                if v.optional and x == -1:
+                    continue
+                _check_index(x, n, f"value {i} (tensor list)")
+                if not isinstance(spec.values[x], ir.TensorValue):
+                    raise EmitError(f"value {i}: tensor list item {x} is not a tensor")
+            ev = (fb.OptionalTensorList if v.optional else fb.TensorList)(items=list(v.items))
+        elif isinstance(v, ir.DoubleListValue):
+            ev = fb.DoubleList(items=[float(x) for x in v.items])
+        elif isinstance(v, ir.BoolListValue):
+            ev = fb.BoolList(items=[bool(x) for x in v.items])
+        else:
+            raise EmitError(f"value {i}: unsupported value type {type(v).__name__}")
+        values[i] = fb.EValue(val=ev)
+    values.extend(extra)
+
+    for what, lst in (("input", spec.inputs), ("output", spec.outputs)):
+        for x in lst:
+            _check_index(x, n, what)
+            if not isinstance(spec.values[x], ir.TensorValue):
+                raise EmitError(f"{what} {x} is not a tensor")
+
+    operators: list = []
+    op_index: dict = {}
+    instructions: list = []
+    frames: list = []
+    for k, call in enumerate(spec.instructions):
+        if not isinstance(call, ir.KernelCall):
+            raise EmitError(f"instruction {k}: unsupported {type(call).__name__}")
+        if "::" not in call.op:
+            raise EmitError(f"instruction {k}: operator {call.op!r} lacks a namespace")
+        key = (call.op, call.overload)
+        if key not in op_index:
+            op_index[key] = len(operators)
+            operators.append(fb.Operator(name=call.op, overload=call.overload))
+        for a in call.args:
+            _check_index(a, n, f"instruction {k} ({call.op}.{call.overload})")
+        instructions.append(fb.Instruction(instr_args=fb.KernelCall(op_index=op_index[key],
+                                                                    args=list(call.args))))
+        frames.append(_source_frames(call.source))
+    stacktrace = frames if any(f.items for f in frames) else None
+
+    plan = fb.ExecutionPlan(
+        name=spec.method_name,
+        container_meta_type=container_metadata(len(spec.inputs), len(spec.outputs)),
+        values=values, inputs=list(spec.inputs), outputs=list(spec.outputs),
+        chains=[fb.Chain(inputs=list(spec.inputs), outputs=list(spec.outputs),
+                         instructions=instructions, stacktrace=stacktrace)],
+        operators=operators, delegates=[], non_const_buffer_sizes=list(spec.arena_sizes))
+    program = fb.Program(
+        version=0, execution_plan=[plan], constant_buffer=[], backend_delegate_data=[],
+        segments=[fb.DataSegment(offset=0, size=len(seg))],
+        constant_segment=fb.SubsegmentOffsets(segment_index=0, offsets=offsets),
+        mutable_data_segments=[], named_data=[])
+    try:
+        flat = fb.serialize_program(program)
+    except fb.SchemaError as e:
+        raise EmitError(str(e)) from None
+    data, psize, base = assemble(flat, [bytes(seg)])
+    return EmitResult(data=data, program=program, constant_segment=bytes(seg),
+                      constant_offsets=offsets, buffer_of_value=buffer_of_value,
+                      int_values=int_values, program_size=psize, segment_base_offset=base)
+
+
+def extended_header(program_size: int, segment_base_offset: int, segment_data_size: int) -> bytes:
+    """The 32-byte "eh00" header (see module docstring); sizes in bytes."""
+    return (EH_MAGIC + EH_LENGTH.to_bytes(4, "little") + program_size.to_bytes(8, "little")
+            + segment_base_offset.to_bytes(8, "little") + segment_data_size.to_bytes(8, "little"))
+
+
+def assemble(flatbuffer: bytes, segments: list) -> tuple:
+    """Insert the extended header into ``flatbuffer`` and append ``segments``
+    (each starting at a multiple of SEGMENT_ALIGNMENT bytes; their
+    DataSegment offsets in the flatbuffer must already match this layout).
+
+    Returns (file bytes, program_size, segment_base_offset)."""
+    if len(flatbuffer) < 8 or flatbuffer[4:8] != fb.FILE_IDENTIFIER:
+        raise EmitError("not an ET12 flatbuffer")
+    program_size = len(flatbuffer) + EH_LENGTH
+    base = _align(program_size, SEGMENT_ALIGNMENT)
+    seg_data = bytearray()
+    for s in segments:
+        seg_data.extend(b"\0" * (_align(len(seg_data), SEGMENT_ALIGNMENT) - len(seg_data)))
+        seg_data.extend(s)
+    root = int.from_bytes(flatbuffer[0:4], "little") + EH_LENGTH
+    out = bytearray(root.to_bytes(4, "little"))
+    out += flatbuffer[4:8]
+    out += extended_header(program_size, base, len(seg_data))
+    out += flatbuffer[8:]
+    out += b"\0" * (base - len(out))
+    out += seg_data
+    return bytes(out), program_size, base
+
+
+def emit_program(spec: ir.ProgramSpec) -> bytes:
+    """The .pte bytes of ``spec`` (flatbuffer + "eh00" header + constant segment).
+
+    Raises EmitError if the spec is inconsistent."""
+    return build_program(spec).data
+
+
+def atomic_write(path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same folder and a
+    rename, so readers never see a partial file and a failure leaves the old
+    file (or none) and no temporary behind. Mode 0644. Raises OSError."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_pte(spec: ir.ProgramSpec, path) -> int:
+    """Emit ``spec`` and write it to ``path`` atomically (temporary file in
+    the same directory, fsync, rename): a failed emit or write never leaves a
+    partial or stale-but-new file. Returns the file size in bytes.
+
+    Raises EmitError (bad spec) or OSError (I/O)."""
+    data = emit_program(spec)
+    atomic_write(path, data)
+    return len(data)

@@ -1,0 +1,74 @@
+"""The kernels that exist, read from their sources: the one source of truth for
+what the runtime can run.
+
+Every kernel file (kernels/op_*.c, and the Cortex-M versions in cmsis/op_*.c)
+carries ``MOTE_KERNEL("ns::name.overload")`` and, when its out tensor may take
+the bytes of its first input, ``MOTE_KERNEL_IN_PLACE("ns::name.overload")``
+(runtime/include/mote/kernel.h). The marker syntax and the kernel symbol rule
+live in kernels/gen_registry.py, the generator of the runtime's registry; this
+module loads that script rather than restating its rules, so the compiler's
+operator set, the registry and the kernels cannot drift apart.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+from pathlib import Path
+
+from aot import ir
+from aot.paths import CMSIS_DIR, KERNELS_DIR
+
+#: Operators the runtime executes itself, without a kernel (views alias storage).
+RUNTIME_OPS = frozenset({ir.ET_VIEW})
+
+_IN_PLACE = re.compile(r'^\s*MOTE_KERNEL_IN_PLACE\(\s*"([^"]+)"\s*\)', re.M)
+
+
+@functools.lru_cache(maxsize=1)
+def _generator():
+    """kernels/gen_registry.py as a module (standard library only, no side effects)."""
+    spec = importlib.util.spec_from_file_location("mote_gen_registry", KERNELS_DIR / "gen_registry.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def kernel_symbol(op_name: str) -> str:
+    """C symbol of the kernel of ``"ns::name.overload"``: ``mote_kernel_ns_name_overload``.
+
+    Raises ValueError if the result is not a C identifier."""
+    try:
+        sym = _generator().symbol(op_name)
+    except ValueError:
+        sym = ""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", sym):
+        raise ValueError(f"operator {op_name!r} gives no valid C identifier ({sym!r})")
+    return sym
+
+
+def kernel_files(directory: Path = KERNELS_DIR) -> dict:
+    """Operator name -> kernel source file (Path) of every op_*.c in ``directory``."""
+    if not directory.is_dir():
+        return {}
+    return {op: directory / name for op, name in _generator().scan(directory).items()}
+
+
+@functools.lru_cache(maxsize=1)
+def portable_ops() -> frozenset:
+    """Every operator with a portable kernel (kernels/), plus the runtime's own ops."""
+    return frozenset(kernel_files(KERNELS_DIR)) | RUNTIME_OPS
+
+
+def optimized_kernel_files() -> dict:
+    """Operator name -> cmsis/ kernel file (Cortex-M DSP/MVE versions)."""
+    return kernel_files(CMSIS_DIR)
+
+
+@functools.lru_cache(maxsize=1)
+def in_place_ops() -> frozenset:
+    """Operators whose kernel declares MOTE_KERNEL_IN_PLACE."""
+    found = set()
+    for path in sorted(KERNELS_DIR.glob("op_*.c")):
+        found.update(_IN_PLACE.findall(path.read_text(encoding="utf-8")))
+    return frozenset(found)

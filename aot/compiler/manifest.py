@@ -1,0 +1,174 @@
+"""Selective-op manifest (``ops.json``) and firmware header (``mote_model.h``).
+
+``ops.json``::
+
+    {"ops": [{"name": "aten::addmm.out", "dtypes": ["float32"],
+              "kernel": "mote_kernel_aten_addmm_out", "count": 1}, ...],
+     "memory": {"arena_bytes": [..],            # one entry per memory id 1..n
+                "arena_lower_bound_bytes": ..,  # live-bytes lower bound
+                "constants_bytes": ..,          # constant segment bytes
+                "runtime_state_bytes": null, "scratch_bytes": .., "stack_bytes": null},
+     "inputs": [{"index": .., "shape": [..], "dtype": "float32", "bytes": ..}],
+     "outputs": [...], "pte_bytes": .., "method": "forward"}
+
+``arena_bytes[i]`` is memory id ``i + 1`` (ExecuTorch's
+``non_const_buffer_sizes[i + 1]``; entry 0 there is reserved). All sizes are
+bytes. Kernel symbols: ``"aten::addmm.out"`` -> ``mote_kernel_aten_addmm_out``
+(``::`` and ``.`` become ``_``).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+import re
+from pathlib import Path
+
+from aot import ir
+from aot.pte import schema as fb
+from aot.compiler.emit import atomic_write, build_program
+from aot.compiler.kernels import kernel_symbol  # noqa: F401 (public here too)
+from aot.compiler.liveness import spec_lower_bound, spec_uses
+
+
+def _io(spec: ir.ProgramSpec, idxs: list) -> list:
+    return [{"index": i, "shape": list(spec.values[i].sizes), "dtype": ir.dtype_name(spec.values[i].dtype),
+             "bytes": spec.values[i].nbytes} for i in idxs]
+
+
+def manifest_path(pte_path: Path) -> Path:
+    """Where the ops.json of ``pte_path`` goes: ``ops.json`` next to a
+    ``model.pte`` (the build folder layout), ``<name>.ops.json`` next to any
+    other ``<name>.pte``, so two programs in one folder keep their own."""
+    pte_path = Path(pte_path)
+    return pte_path.with_name("ops.json" if pte_path.name == "model.pte" else pte_path.stem + ".ops.json")
+
+
+def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None, program=None) -> dict:
+    """The ops.json dict of ``spec`` (see module docstring).
+
+    ``extra`` is merged at top level, except: ``extra["memory"]`` updates the
+    memory section (e.g. runtime_state_bytes, stack_bytes) and
+    ``extra["kernels"]`` ({op name: symbol}) overrides kernel symbols.
+    ``spec.plan_info`` keys ``lower_bound``/``arena_lower_bound_bytes`` and
+    ``scratch_bytes`` override the computed figures. ``program``: the
+    :class:`aot.compiler.emit.EmitResult` of ``spec`` when the caller has it
+    (otherwise the spec is serialised here). Raises EmitError."""
+    extra = dict(extra or {})
+    res = program if program is not None else build_program(spec)
+    kernels = extra.pop("kernels", {}) or {}
+    ops: dict = {}
+    for call, used in zip(spec.instructions, spec_uses(spec)):
+        name = f"{call.op}.{call.overload}"
+        e = ops.setdefault(name, {"name": name, "dtypes": set(),
+                                  "kernel": kernels.get(name) or kernel_symbol(name), "count": 0})
+        e["count"] += 1
+        e["dtypes"].update(ir.dtype_name(spec.values[i].dtype) for i in used)
+    pi = spec.plan_info or {}
+    lb = pi.get("arena_lower_bound_bytes", pi.get("lower_bound"))
+    if lb is None:
+        lb = spec_lower_bound(spec)
+    scratch = pi.get("scratch_bytes")
+    if scratch is None:
+        scratch = max([c.scratch_bytes for c in spec.instructions] or [0])
+    memory = {
+        "arena_bytes": list(spec.arena_sizes[1:]),
+        "arena_lower_bound_bytes": lb,
+        "constants_bytes": len(res.constant_segment),
+        "runtime_state_bytes": pi.get("runtime_state_bytes"),
+        "scratch_bytes": scratch,
+        "stack_bytes": pi.get("stack_bytes"),
+    }
+    memory.update(extra.pop("memory", {}) or {})
+    m = {
+        "method": spec.method_name,
+        "ops": [dict(e, dtypes=sorted(e["dtypes"])) for e in ops.values()],
+        "memory": memory,
+        "inputs": _io(spec, spec.inputs),
+        "outputs": _io(spec, spec.outputs),
+        "pte_bytes": len(res.data),
+        # Ties the manifest to its program: `aot inspect` ignores an ops.json
+        # whose hash differs from the .pte next to it.
+        "pte_sha256": hashlib.sha256(res.data).hexdigest(),
+        # What firmware checks at boot with MOTE_VERIFY_CHECKSUM (mote_model.h).
+        "pte_crc32": zlib.crc32(res.data),
+    }
+    m.update(extra)
+    return m
+
+
+def _atomic_write(path, text: str) -> None:
+    atomic_write(path, text.encode("utf-8"))
+
+
+def write_manifest(spec: ir.ProgramSpec, path, extra: dict | None = None) -> dict:
+    """Write ops.json for ``spec`` to ``path`` (atomically); returns the dict.
+    See :func:`build_manifest`. Raises EmitError / OSError."""
+    m = build_manifest(spec, extra)
+    _atomic_write(path, json.dumps(m, indent=2) + "\n")
+    return m
+
+
+def model_header_text(spec: ir.ProgramSpec, name: str = "model", manifest: dict | None = None,
+                      firmware: dict | None = None) -> str:
+    """Text of mote_model.h, the one writer of it: exact byte sizes as macros
+    (see :func:`write_model_header`).
+
+    ``firmware``: what ``aot build`` knows for its target (all bytes):
+    ``state_bytes`` (runtime state for the target ABI), ``inputs_bytes``,
+    ``stack_reserved_bytes`` and ``scratch_slots`` ([(instruction, offset,
+    size)] planned in arena 1)."""
+    m = manifest or build_manifest(spec)
+    mem = m["memory"]
+    guard = "MOTE_MODEL_H"
+    L = ["/* Generated by aot (aot/compiler/manifest.py) for model \"%s\". Do not edit. */" % name.replace("*/", ""),
+         f"#ifndef {guard}", f"#define {guard}", "",
+         f"#define MOTE_MODEL_NAME \"{json.dumps(name)[1:-1]}\"",
+         f"/* ARENA<i> is memory id i+1 (non_const_buffer_sizes[i+1]); sizes in bytes. */",
+         f"#define MOTE_MODEL_NUM_ARENAS {len(mem['arena_bytes'])}u"]
+    for i, b in enumerate(mem["arena_bytes"] or [0]):
+        L.append(f"#define MOTE_MODEL_ARENA{i}_BYTES {b}u")
+    L.append(f"#define MOTE_MODEL_ARENA_LOWER_BOUND_BYTES {mem['arena_lower_bound_bytes']}u")
+    L.append(f"#define MOTE_MODEL_CONSTANTS_BYTES {mem['constants_bytes']}u")
+    L.append(f"#define MOTE_MODEL_SCRATCH_BYTES {mem['scratch_bytes'] or 0}u")
+    for key, macro in (("runtime_state_bytes", "RUNTIME_STATE"), ("stack_bytes", "STACK")):
+        if mem.get(key) is not None:
+            L.append(f"#define MOTE_MODEL_{macro}_BYTES {mem[key]}u")
+    L.append(f"#define MOTE_MODEL_PTE_BYTES {m['pte_bytes']}u")
+    if m.get("pte_crc32") is not None:
+        L.append("/* CRC-32 (IEEE 802.3, zlib's) of the whole .pte: program and data segments. */")
+        L.append(f"#define MOTE_MODEL_CRC32 0x{m['pte_crc32']:08x}u")
+    L.append(f"#define MOTE_MODEL_NUM_OPS {len(m['ops'])}u")
+    for key, macro in (("inputs", "INPUT"), ("outputs", "OUTPUT")):
+        L.append(f"#define MOTE_MODEL_NUM_{macro}S {len(m[key])}u")
+        for i, io in enumerate(m[key]):
+            code = spec.values[io["index"]].dtype
+            L.append(f"#define MOTE_MODEL_{macro}{i}_BYTES {io['bytes']}u")
+            L.append(f"#define MOTE_MODEL_{macro}{i}_DTYPE {code} /* {io['dtype']} */")
+            L.append(f"#define MOTE_MODEL_{macro}{i}_NUMEL {io['bytes'] // max(ir.DTYPE_SIZES[code], 1)}u")
+    if firmware is not None:
+        slots = firmware.get("scratch_slots") or []
+        items = ", ".join(f"{{{i}u, {off}u, {size}u}}" for i, off, size in slots) or "{0u, 0u, 0u}"
+        L += ["", "/* Target-exact sizes from aot build (bytes). */",
+              f"#define MOTE_MODEL_STATE_BYTES {firmware['state_bytes']}u",
+              f"#define MOTE_MODEL_INPUTS_BYTES {firmware['inputs_bytes']}u",
+              f"#define MOTE_MODEL_STACK_RESERVED_BYTES {firmware['stack_reserved_bytes']}u",
+              "/* Kernel scratch planned in arena 1: {instruction, offset, size} (mote_scratch_slot_t). */",
+              f"#define MOTE_MODEL_NUM_SCRATCH_SLOTS {len(slots)}",
+              f"#define MOTE_MODEL_SCRATCH_SLOTS {{ {items} }}"]
+    L += ["", f"#endif /* {guard} */", ""]
+    return "\n".join(L)
+
+
+def write_model_header(spec: ir.ProgramSpec, path, name: str = "model", manifest: dict | None = None) -> str:
+    """Write mote_model.h for ``spec`` to ``path`` (atomically); returns the text.
+
+    Macros (bytes unless noted): MOTE_MODEL_NUM_ARENAS, MOTE_MODEL_ARENA<i>_BYTES,
+    MOTE_MODEL_ARENA_LOWER_BOUND_BYTES, MOTE_MODEL_CONSTANTS_BYTES,
+    MOTE_MODEL_SCRATCH_BYTES, MOTE_MODEL_PTE_BYTES, MOTE_MODEL_NUM_OPS,
+    MOTE_MODEL_NUM_INPUTS/OUTPUTS, MOTE_MODEL_INPUT<i>_BYTES/_DTYPE/_NUMEL,
+    MOTE_MODEL_OUTPUT<i>_BYTES/_DTYPE/_NUMEL, and RUNTIME_STATE/STACK when known.
+    Raises EmitError / OSError."""
+    text = model_header_text(spec, name, manifest)
+    _atomic_write(path, text)
+    return text

@@ -1,0 +1,186 @@
+"""``mote::`` int8 operators registered with ``torch.library``.
+
+Importing this module defines, for every op of ``docs/int8-ops.md``, a
+functional overload ``torch.ops.mote.<name>.default`` and an out-variant
+``torch.ops.mote.<name>.out`` (same arguments, then keyword ``out``), with
+fake (meta) implementations for ``torch.export`` and CPU implementations that
+run :mod:`aot.int8ref` (the integer reference), so a lowered graph runs eagerly.
+
+Tensors: activations int8 (4-D NHWC), weights int8, bias / multiplier / shift
+int32. Shapes are documented in :mod:`aot.int8ref`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from aot.compiler import int8ref
+
+NAMESPACE = "mote"
+
+#: op name -> (argument schema without out, tensor argument names)
+SCHEMAS = {
+    "conv2d_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
+                 "int[2] stride, int[2] padding, int[2] dilation, int input_zero_point, "
+                 "int output_zero_point, int activation_min, int activation_max",
+    "depthwise_conv2d_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, "
+                           "Tensor shift, int[2] stride, int[2] padding, int[2] dilation, "
+                           "int depth_multiplier, int input_zero_point, int output_zero_point, "
+                           "int activation_min, int activation_max",
+    "linear_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
+                 "int input_zero_point, int output_zero_point, int activation_min, "
+                 "int activation_max",
+    "add_s8": "Tensor a, Tensor b, int a_zero_point, int a_multiplier, int a_shift, "
+              "int b_zero_point, int b_multiplier, int b_shift, int left_shift, "
+              "int output_zero_point, int output_multiplier, int output_shift, "
+              "int activation_min, int activation_max",
+    "mul_s8": "Tensor a, Tensor b, int a_zero_point, int b_zero_point, int output_zero_point, "
+              "int output_multiplier, int output_shift, int activation_min, int activation_max",
+    "avg_pool2d_s8": "Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, "
+                     "bool count_include_pad, int zero_point, int activation_min, "
+                     "int activation_max",
+    "max_pool2d_s8": "Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, "
+                     "int[2] dilation, int activation_min, int activation_max",
+    "mean_s8": "Tensor input, int input_zero_point, int output_zero_point, int multiplier, "
+               "int shift",
+    "pad_s8": "Tensor input, int[4] pads, int pad_value",
+    "softmax_s8": "Tensor input, int input_multiplier, int input_left_shift, int diff_min",
+}
+
+
+def _np(t):
+    return t.detach().cpu().numpy() if isinstance(t, torch.Tensor) else t
+
+
+def _conv_shape(n, h, w, cout, k, stride, padding, dilation):
+    ho = (h + 2 * padding[0] - dilation[0] * (k[0] - 1) - 1) // stride[0] + 1
+    wo = (w + 2 * padding[1] - dilation[1] * (k[1] - 1) - 1) // stride[1] + 1
+    return (n, ho, wo, cout)
+
+
+def _shape(name: str, args) -> tuple:
+    """Output shape of op `name` from its (functional) arguments."""
+    if name == "conv2d_s8":
+        x, w = args[0], args[1]
+        return _conv_shape(x.shape[0], x.shape[1], x.shape[2], w.shape[0],
+                           (w.shape[1], w.shape[2]), args[5], args[6], args[7])
+    if name == "depthwise_conv2d_s8":
+        x, w = args[0], args[1]
+        return _conv_shape(x.shape[0], x.shape[1], x.shape[2], w.shape[3],
+                           (w.shape[1], w.shape[2]), args[5], args[6], args[7])
+    if name == "linear_s8":
+        return (args[0].shape[0], args[1].shape[0])
+    if name in ("add_s8", "mul_s8", "softmax_s8"):
+        return tuple(args[0].shape)
+    if name == "avg_pool2d_s8":
+        x = args[0]
+        stride = args[2] if len(args[2]) else args[1]
+        return _conv_shape(x.shape[0], x.shape[1], x.shape[2], x.shape[3], args[1],
+                           stride, args[3], (1, 1))
+    if name == "max_pool2d_s8":
+        x = args[0]
+        stride = args[2] if len(args[2]) else args[1]
+        return _conv_shape(x.shape[0], x.shape[1], x.shape[2], x.shape[3], args[1],
+                           stride, args[3], args[4])
+    if name == "mean_s8":
+        x = args[0]
+        return (x.shape[0], 1, 1, x.shape[3])
+    if name == "pad_s8":
+        x, p = args[0], args[1]
+        return (x.shape[0], x.shape[1] + p[0] + p[1], x.shape[2] + p[2] + p[3], x.shape[3])
+    raise KeyError(name)
+
+
+def _make(name: str):
+    ref = getattr(int8ref, name)
+
+    def cpu(*args):
+        out = ref(*[_np(a) for a in args])
+        return torch.from_numpy(np.ascontiguousarray(out))
+
+    def cpu_out(*args, out):
+        res = cpu(*args)
+        if tuple(out.shape) != tuple(res.shape):
+            out.resize_(res.shape)
+        out.copy_(res)
+        return out
+
+    def fake(*args):
+        return args[0].new_empty(_shape(name, args), dtype=torch.int8)
+
+    def fake_out(*args, out):
+        return out
+
+    return cpu, cpu_out, fake, fake_out
+
+
+def _register():
+    if hasattr(torch.ops, NAMESPACE) and hasattr(getattr(torch.ops, NAMESPACE), "pad_s8"):
+        try:
+            getattr(torch.ops, NAMESPACE).pad_s8.default
+            return None  # already registered (module reloaded)
+        except (AttributeError, RuntimeError):
+            pass
+    lib = torch.library.Library(NAMESPACE, "FRAGMENT")
+    for name, args in SCHEMAS.items():
+        lib.define(f"{name}({args}) -> Tensor")
+        lib.define(f"{name}.out({args}, *, Tensor(a!) out) -> Tensor(a!)")
+        cpu, cpu_out, fake, fake_out = _make(name)
+        lib.impl(name, cpu, "CPU")
+        lib.impl(f"{name}.out", cpu_out, "CPU")
+        torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=lib)
+        torch.library.register_fake(f"{NAMESPACE}::{name}.out", fake_out, lib=lib)
+    return lib
+
+
+_LIB = _register()
+
+#: ExecuTorch's out-variants of the edge quantize/dequantize ops (torch only
+#: defines the functional ones); same names and argument order as ExecuTorch.
+_QD_OUT = {
+    "quantize_per_tensor": "quantize_per_tensor.out(Tensor input, float scale, int zero_point, "
+                           "int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) "
+                           "-> Tensor(a!)",
+    "dequantize_per_tensor": "dequantize_per_tensor.out(Tensor input, float scale, "
+                             "int zero_point, int quant_min, int quant_max, ScalarType dtype, *, "
+                             "ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)",
+}
+
+
+def _register_qd_out():
+    import torch.ao.quantization.fx._decomposed  # noqa: F401  (functional q/dq)
+    ns = torch.ops.quantized_decomposed
+    lib = None
+    for name, schema in _QD_OUT.items():
+        if "out" in getattr(ns, name).overloads():
+            continue  # already there (e.g. ExecuTorch's library was loaded first)
+        lib = lib or torch.library.Library("quantized_decomposed", "FRAGMENT")
+        lib.define(schema)
+        functional = getattr(ns, name).default
+
+        def cpu_out(*args, out, _f=functional, **kw):
+            res = _f(*args, **kw)
+            if tuple(out.shape) != tuple(res.shape):
+                out.resize_(res.shape)
+            out.copy_(res)
+            return out
+
+        def fake_out(*args, out, **kw):
+            return out
+
+        lib.impl(f"{name}.out", cpu_out, "CPU")
+        torch.library.register_fake(f"quantized_decomposed::{name}.out", fake_out, lib=lib)
+    return lib
+
+
+_QD_LIB = _register_qd_out()
+
+
+def op(name: str):
+    """The functional overload ``torch.ops.mote.<name>.default``."""
+    return getattr(getattr(torch.ops, NAMESPACE), name).default
+
+
+def op_out(name: str):
+    """The out-variant overload ``torch.ops.mote.<name>.out``."""
+    return getattr(getattr(torch.ops, NAMESPACE), name).out

@@ -1,0 +1,28 @@
+"""Graph passes from Core ATen to Mote's functional edge graph, one per module.
+
+Every pass takes and mutates an :class:`aot.passes.edge_program.EdgeProgram`.
+:func:`run_fp32_passes` runs them in the order the fp32 lowering needs.
+"""
+from __future__ import annotations
+
+from aot.compiler.passes.edge_program import EdgeProgram, from_exported
+
+
+def run_fp32_passes(prog: EdgeProgram) -> EdgeProgram:
+    """Fold BN into convs, fold constants, drop no-ops, turn views into
+    et_view/view_copy. Returns ``prog`` (mutated)."""
+    from aot.compiler.passes.const_fold import fold_constants
+    from aot.compiler.passes.fold_batchnorm import fold_batchnorm
+    from aot.compiler.passes.remove_noops import remove_noops
+    from aot.compiler.passes.views import lower_views
+
+    remove_noops(prog)
+    fold_batchnorm(prog)
+    fold_constants(prog)
+    lower_views(prog)
+    prog.prune_constants()
+    prog.graph.lint()
+    return prog
+
+
+__all__ = ["EdgeProgram", "from_exported", "run_fp32_passes"]

@@ -1,0 +1,157 @@
+"""One call from a model file to a planned program: load → (quantize) → lower → emit.
+
+This is the stage every command shares (`aot export`, `compare`, `build`).
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import torch
+
+from aot import ir
+from aot.errors import MoteError
+
+
+@dataclass
+class Compiled:
+    """A compiled model.
+
+    spec: the planned program; pte: its bytes; module: the eager fp32 model
+    (None for a .pt2 file, whose ExportedProgram runs instead); reference:
+    callable on input tensors giving the outputs the device should match
+    (eager fp32, or for --int8 the PT2E reference: convert_pt2e's module);
+    example_inputs: tuple of tensors; manifest: the ops.json dict.
+    """
+    name: str
+    spec: ir.ProgramSpec
+    pte: bytes
+    example_inputs: tuple
+    eager: Callable
+    reference: Callable
+    int8: bool = False
+    int8_info: object = None
+    calibration_data: Optional[list] = None
+    manifest: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def arena_bytes(self) -> int:
+        return int(sum(self.spec.arena_sizes))
+
+    @property
+    def arena_lower_bound_bytes(self) -> int:
+        return int(self.spec.plan_info.get("arena_lower_bound_bytes", 0))
+
+    def summary(self) -> str:
+        ops = sorted({f"{c.op}.{c.overload}" for c in self.spec.instructions})
+        return (f"{self.name}: {len(self.spec.instructions)} instructions, {len(ops)} operators, "
+                f".pte {len(self.pte):,} B, arena {self.arena_bytes:,} B "
+                f"(tensor-level lower bound {self.arena_lower_bound_bytes:,} B"
+                + ("; in-place reuse plans below it" if self.arena_bytes < self.arena_lower_bound_bytes else "")
+                + f"), compiled in {self.seconds:.1f} s")
+
+
+def _outputs_tuple(out) -> tuple:
+    if isinstance(out, torch.Tensor):
+        return (out,)
+    return tuple(out)
+
+
+def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = False,
+                       out_pte=None, planner: str = "best") -> Compiled:
+    """Compile the model file at `path` (.py or .pt2).
+
+    int8: PT2E int8 quantization with calibration from `calib` (an .npz path)
+    or the file's calibration_data(); int8_io: int8 program inputs/outputs.
+    out_pte: if given, writes the .pte there atomically plus its ops.json
+    (see :func:`manifest_path`).
+    Raises aot.errors.MoteError subclasses (bad model file, unsupported op
+    with its source line, planning failure); nothing is written on error.
+    """
+    from aot.compiler.model_file import load_model_file
+    t0 = time.time()
+    mf = load_model_file(path)
+    name = Path(path).stem if Path(path).stem != "model" else Path(path).resolve().parent.name
+    if mf.module is not None:
+        eager = mf.module
+    else:
+        eager = mf.exported.module()
+    compiled = _compile(name, eager, mf, int8, calib if calib else mf.calibration_data, int8_io,
+                        planner)
+    compiled.seconds = time.time() - t0
+    if out_pte is not None:
+        write_outputs(compiled, Path(out_pte))
+    return compiled
+
+
+def compile_module(name: str, module: torch.nn.Module, example_inputs, int8: bool = False,
+                   calibration=None, int8_io: bool = False, planner: str = "best") -> Compiled:
+    """As compile_model_file for an in-memory eval-mode module."""
+    from aot.compiler.model_file import ModelFile
+    t0 = time.time()
+    mf = ModelFile(path=Path(name), example_inputs=tuple(example_inputs), module=module,
+                   calibration_data=calibration)
+    c = _compile(name, module, mf, int8, calibration, int8_io, planner)
+    c.seconds = time.time() - t0
+    return c
+
+
+def _compile(name, eager, mf, int8, calibration, int8_io, planner) -> Compiled:
+    from aot.compiler.accept import check_kernels_accept
+    from aot.compiler.emit import build_program
+    from aot.compiler.lower import lower
+    from aot.compiler.manifest import build_manifest
+    example_inputs = tuple(mf.example_inputs)
+    if int8:
+        if mf.module is None:
+            raise MoteError("--int8 needs a .py model file (a .pt2 cannot be re-quantized)")
+        from aot.compiler.passes.int8 import int8_program
+        from aot.compiler.quantize import quantize
+        from aot.compiler.scratch import scratch_bytes  # int8 kernels' scratch, planned in the arena
+        # PT2E runs once: its converted module is both the reference the device
+        # must match and the input of the int8 lowering (which copies it).
+        converted, _ = quantize(mf.module, example_inputs, calibration)
+        ep = int8_program(mf.module, example_inputs, int8_io=int8_io, converted=converted)
+        info = ep.graph_module.meta.get("mote_int8")
+        reference = converted
+        spec = lower(ep, None, planner=planner, scratch_fn=scratch_bytes)
+    else:
+        info = None
+        reference = eager
+        spec = lower(mf.exported if mf.exported is not None else mf.module, example_inputs,
+                     planner=planner)
+    program = build_program(spec)  # the one serialisation of this compile
+    check_kernels_accept(spec, program.data)  # refused calls fail here, before any write
+    manifest = build_manifest(spec, program=program)
+    return Compiled(name=name, spec=spec, pte=program.data, example_inputs=example_inputs,
+                    eager=eager, reference=reference, int8=int8, int8_info=info,
+                    calibration_data=mf.calibration_data, manifest=manifest)
+
+
+def write_outputs(compiled: Compiled, pte_path: Path) -> list:
+    """Write the .pte and its ops.json (each atomically: a reader never sees a
+    partial file). Returns the paths written."""
+    from aot.compiler.emit import atomic_write
+    from aot.compiler.manifest import manifest_path
+    pte_path = Path(pte_path)
+    pte_path.parent.mkdir(parents=True, exist_ok=True)
+    ops = manifest_path(pte_path)
+    atomic_write(pte_path, compiled.pte)
+    atomic_write(ops, (json.dumps(compiled.manifest, indent=2) + "\n").encode())
+    return [pte_path, ops]
+
+
+def reference_outputs(compiled: Compiled, inputs) -> list:
+    """Outputs of the reference (eager fp32 or PT2E int8 reference) as numpy arrays."""
+    with torch.no_grad():
+        return [t.detach().numpy() for t in _outputs_tuple(compiled.reference(*inputs))]
+
+
+def eager_outputs(compiled: Compiled, inputs) -> list:
+    """Outputs of the eager fp32 model as numpy arrays."""
+    with torch.no_grad():
+        return [t.detach().numpy() for t in _outputs_tuple(compiled.eager(*inputs))]

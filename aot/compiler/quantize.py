@@ -1,0 +1,350 @@
+"""int8 post-training quantization (and QAT preparation) with torchao PT2E.
+
+:class:`MoteQuantizer` annotates an exported graph for the TFLite / CMSIS-NN
+int8 scheme of ``docs/int8-ops.md``:
+
+- activations: int8 per tensor, affine (zero point), range [-128, 127];
+- weights of conv / depthwise conv / linear: int8 symmetric per output channel
+  (axis 0; [-127, 127], zero point 0);
+- bias: int32, scale = input_scale * weight_scale[c] (derived), zero point 0;
+- conv/linear/add followed by relu / relu6 / hardtanh: one output observer
+  *after* the activation (the activation fuses into the int8 op's clamp);
+- pooling, cat, flatten/view/reshape/permute, pad, slice: output shares the
+  qparams of the input (cat: all inputs share one set);
+- mean / adaptive average pool, add, mul, sigmoid, tanh, scalar
+  arithmetic: own output observer;
+- softmax: own input observer, output with the fixed qparams scale 1/256, zero
+  point -128 (``FixedQParamsQuantizationSpec``; the TFLite int8 softmax
+  convention that ``mote::softmax_s8`` produces).
+
+:func:`quantize` runs export -> ``prepare_pt2e`` -> calibration ->
+``convert_pt2e``; the converted GraphModule (q/dq ops around fp32 ops) is the
+"PT2E reference" and runs eagerly. :func:`prepare_qat` is the QAT entry point.
+
+Command line: ``python -m aot.quantize MODEL.py [--calib FILE.npz]`` prints
+the fp32 vs PT2E-int8 agreement on the calibration set.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+from pathlib import Path
+from typing import Iterable, Optional, Sequence, Union
+
+import numpy as np
+import torch
+
+from aot.errors import InputError
+from torch.fx import GraphModule, Node
+
+from torchao.quantization.pt2e import observer as _obs
+from torchao.quantization.pt2e.fake_quantize import FakeQuantize
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e, prepare_qat_pt2e
+from torchao.quantization.pt2e.quantizer import (
+    DerivedQuantizationSpec,
+    FixedQParamsQuantizationSpec,
+    QuantizationAnnotation,
+    QuantizationSpec,
+    Quantizer,
+    SharedQuantizationSpec,
+)
+
+__all__ = ["MoteQuantizer", "quantize", "prepare_qat", "load_calibration",
+           "export_for_quantization", "ANNOTATION_KEY"]
+
+ANNOTATION_KEY = "quantization_annotation"
+aten = torch.ops.aten
+
+CONV_OPS = {aten.conv2d.default, aten.conv1d.default}
+LINEAR_OPS = {aten.linear.default}
+#: activations that fuse into the preceding conv / linear / add
+FUSABLE_ACTS = {aten.relu.default, aten.relu_.default, aten.relu6.default,
+                aten.hardtanh.default, aten.hardtanh_.default}
+BINARY_OPS = {aten.add.Tensor, aten.add_.Tensor, aten.mul.Tensor, aten.mul_.Tensor}
+SCALAR_OPS = {aten.add.Tensor, aten.add_.Tensor, aten.sub.Tensor, aten.sub_.Tensor,
+              aten.mul.Tensor, aten.mul_.Tensor, aten.div.Tensor, aten.rsub.Scalar,
+              aten.sub.Tensor}
+#: output shares the qparams of the (first) input
+SHARED_OPS = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.flatten.using_ints,
+              aten.view.default, aten.reshape.default, aten.permute.default,
+              aten.constant_pad_nd.default, aten.pad.default, aten.slice.Tensor,
+              aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default,
+              aten.transpose.int, aten.contiguous.default, aten.clone.default,
+              aten.dropout.default}
+#: own input and output observers; lowered to an int8 op or kept fp32 between q/dq
+OWN_QPARAM_OPS = {aten.adaptive_avg_pool2d.default, aten.mean.dim, aten.sigmoid.default,
+                  aten.tanh.default, aten.relu.default, aten.relu6.default, aten.hardtanh.default,
+                  aten.hardsigmoid.default, aten.hardswish.default}
+CAT_OPS = {aten.cat.default, aten.concat.default}
+#: own input observer, fixed output qparams (SOFTMAX_OUT_QSPEC)
+SOFTMAX_OPS = {aten.softmax.int, aten._softmax.default}
+
+#: softmax output: scale 1/256, zero point -128 over [-128, 127] (TFLite int8 softmax)
+SOFTMAX_OUT_QSPEC = FixedQParamsQuantizationSpec(
+    dtype=torch.int8, scale=1.0 / 256.0, zero_point=-128, quant_min=-128, quant_max=127,
+    qscheme=torch.per_tensor_affine)
+
+
+# ----------------------------------------------------------------------------- qspecs
+
+def _act_qspec(qat: bool) -> QuantizationSpec:
+    if qat:
+        ctr = FakeQuantize.with_args(observer=_obs.MovingAverageMinMaxObserver,
+                                     quant_min=-128, quant_max=127, dtype=torch.int8,
+                                     qscheme=torch.per_tensor_affine)
+    else:
+        ctr = _obs.MinMaxObserver.with_args(eps=2 ** -12)
+    return QuantizationSpec(dtype=torch.int8, quant_min=-128, quant_max=127,
+                            qscheme=torch.per_tensor_affine, observer_or_fake_quant_ctr=ctr)
+
+
+def _weight_qspec(qat: bool) -> QuantizationSpec:
+    if qat:
+        ctr = FakeQuantize.with_args(observer=_obs.MovingAveragePerChannelMinMaxObserver,
+                                     quant_min=-127, quant_max=127, dtype=torch.int8,
+                                     qscheme=torch.per_channel_symmetric, ch_axis=0)
+    else:
+        ctr = _obs.PerChannelMinMaxObserver.with_args(eps=2 ** -12)
+    return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127,
+                            qscheme=torch.per_channel_symmetric, ch_axis=0,
+                            observer_or_fake_quant_ctr=ctr)
+
+
+def _derive_bias_qparams(obs_or_fqs):
+    """bias scale[c] = input_scale * weight_scale[c]; zero point 0 (int32)."""
+    act, wt = obs_or_fqs
+    a_scale, _ = act.calculate_qparams()
+    w_scale, _ = wt.calculate_qparams()
+    scale = (a_scale.to(torch.float32) * w_scale.to(torch.float32)).reshape(-1)
+    return scale, torch.zeros_like(scale, dtype=torch.int32)
+
+
+def _bias_qspec(x: Node, w: Node, node: Node) -> DerivedQuantizationSpec:
+    return DerivedQuantizationSpec(
+        derived_from=[(x, node), (w, node)], derive_qparams_fn=_derive_bias_qparams,
+        dtype=torch.int32, quant_min=-(2 ** 31), quant_max=2 ** 31 - 1,
+        qscheme=torch.per_channel_symmetric, ch_axis=0)
+
+
+# ----------------------------------------------------------------------------- quantizer
+
+def _annotated(n: Node) -> bool:
+    a = n.meta.get(ANNOTATION_KEY)
+    return a is not None and a._annotated
+
+
+def _set(n: Node, inputs: dict, output) -> None:
+    n.meta[ANNOTATION_KEY] = QuantizationAnnotation(input_qspec_map=inputs,
+                                                    output_qspec=output, _annotated=True)
+
+
+def _is_float_tensor(n) -> bool:
+    if not isinstance(n, Node):
+        return False
+    v = n.meta.get("val")
+    return isinstance(v, torch.Tensor) and v.is_floating_point()
+
+
+class MoteQuantizer(Quantizer):
+    """PT2E quantizer for Mote's int8 scheme (TFLite / CMSIS-NN).
+
+    qat: use fake-quantize modules (moving-average observers) instead of
+    plain min/max observers, for ``prepare_qat_pt2e``.
+    """
+
+    def __init__(self, qat: bool = False):
+        super().__init__()
+        self.qat = qat
+
+    # the graph is annotated in topological order; each rule marks the nodes it covers
+    def annotate(self, model: GraphModule) -> GraphModule:
+        act = _act_qspec(self.qat)
+        wq = _weight_qspec(self.qat)
+        for n in model.graph.nodes:
+            if n.op != "call_function" or _annotated(n):
+                continue
+            t = n.target
+            if t in CONV_OPS or t in LINEAR_OPS:
+                self._annotate_conv_linear(n, act, wq)
+            elif t in BINARY_OPS and all(_is_float_tensor(a) for a in n.args[:2]):
+                last = self._fused_act(n)
+                _set(n, {n.args[0]: act, n.args[1]: act}, None if last is not n else act)
+                if last is not n:
+                    _set(last, {}, act)
+            elif t in SCALAR_OPS and _is_float_tensor(n.args[0]):
+                _set(n, {n.args[0]: act}, act)
+            elif t in SHARED_OPS and _is_float_tensor(n.args[0]):
+                x = n.args[0]
+                _set(n, {x: act}, SharedQuantizationSpec((x, n)))
+            elif t in CAT_OPS:
+                xs = [x for x in n.args[0] if _is_float_tensor(x)]
+                if not xs:
+                    continue
+                first = xs[0]
+                inputs = {first: act}
+                for x in xs[1:]:
+                    inputs[x] = SharedQuantizationSpec((first, n))
+                _set(n, inputs, SharedQuantizationSpec((first, n)))
+            elif t in OWN_QPARAM_OPS and _is_float_tensor(n.args[0]):
+                _set(n, {n.args[0]: act}, act)
+            elif t in SOFTMAX_OPS and _is_float_tensor(n.args[0]):
+                _set(n, {n.args[0]: act}, SOFTMAX_OUT_QSPEC)
+        return model
+
+    @staticmethod
+    def _fused_act(n: Node) -> Node:
+        """The relu/relu6/hardtanh that directly and solely follows `n`, else `n`."""
+        if len(n.users) == 1:
+            u = next(iter(n.users))
+            if u.op == "call_function" and u.target in FUSABLE_ACTS and not _annotated(u):
+                return u
+        return n
+
+    def _annotate_conv_linear(self, n: Node, act, wq) -> None:
+        x, w = n.args[0], n.args[1]
+        b = n.args[2] if len(n.args) > 2 else None
+        if not (_is_float_tensor(x) and isinstance(w, Node)):
+            return
+        inputs = {x: act, w: wq}
+        if isinstance(b, Node):
+            inputs[b] = _bias_qspec(x, w, n)
+        last = self._fused_act(n)
+        _set(n, inputs, act if last is n else None)
+        if last is not n:
+            _set(last, {}, act)
+
+    def validate(self, model: GraphModule) -> None:
+        return None
+
+
+# ----------------------------------------------------------------------------- pipeline
+
+def export_for_quantization(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor]
+                            ) -> GraphModule:
+    """``torch.export.export(module, inputs).module(check_guards=False)`` (a
+    GraphModule of ATen ops that PT2E can annotate)."""
+    ep = torch.export.export(module, tuple(example_inputs))
+    return ep.module(check_guards=False)
+
+
+def load_calibration(path: Union[str, Path], example_inputs: Sequence[torch.Tensor],
+                     names: Optional[Sequence[str]] = None) -> list[tuple]:
+    """Calibration samples from an ``.npz``: arrays ``arr_0, arr_1, ..``
+    (``np.savez(f, x, y)``), or named like the model's inputs (``names``, e.g.
+    the ``forward`` parameter names), or else in file order, feed the inputs. An array shaped
+    like the example input is one sample; ``[S, *example_shape]`` is S samples.
+    Returns a list of input tuples (float32 tensors). Raises ``ValueError`` on a
+    count or shape mismatch (an :class:`aot.errors.InputError`, also a ValueError)."""
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError):
+        raise InputError(f"--calib {path}: not an .npz archive (write one with np.savez(path, x0, ...))") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise InputError(f"--calib {path}: a single .npy array; give an .npz with one array per input")
+    keys = list(data.files)
+    if names and sorted(keys) == sorted(names):
+        keys = list(names)  # arrays named like the forward() parameters
+    elif all(k.startswith("arr_") and k[4:].isdigit() for k in keys):
+        keys.sort(key=lambda k: int(k[4:]))
+    arrays = [data[k] for k in keys]
+    if len(arrays) != len(example_inputs):
+        raise InputError(f"--calib {path}: {len(arrays)} arrays for {len(example_inputs)} model inputs "
+                         "(one array per input: np.savez(f, x0, x1, ...))")
+    per_input = []
+    for a, ex in zip(arrays, example_inputs):
+        shape = tuple(ex.shape)
+        if tuple(a.shape) == shape:
+            a = a[None]
+        elif tuple(a.shape[1:]) != shape:
+            raise InputError(f"--calib {path}: array shape {tuple(a.shape)} does not fit input {shape} "
+                             f"(give {shape} for one sample or [S, *{shape}] for S samples)")
+        per_input.append([torch.from_numpy(np.ascontiguousarray(s)).to(ex.dtype) for s in a])
+    counts = {len(p) for p in per_input}
+    if len(counts) != 1:
+        raise InputError(f"--calib {path}: the arrays hold different sample counts {sorted(counts)}")
+    return [tuple(p[i] for p in per_input) for i in range(counts.pop())]
+
+
+def _input_names(module) -> Optional[list]:
+    try:
+        params = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError, AttributeError):
+        return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _samples(calibration, example_inputs, module=None) -> list[tuple]:
+    if calibration is None:
+        return [tuple(example_inputs)]
+    if isinstance(calibration, (str, Path)):
+        return load_calibration(calibration, example_inputs,
+                                _input_names(module) if module is not None else None)
+    out = []
+    for s in calibration:
+        out.append((s,) if isinstance(s, torch.Tensor) else tuple(s))
+    if not out:
+        raise ValueError("empty calibration set")
+    return out
+
+
+def quantize(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor],
+             calibration: Union[None, str, Path, Iterable] = None,
+             quantizer: Optional[Quantizer] = None):
+    """Post-training int8 quantization with PT2E.
+
+    module: eval-mode fp32 model; example_inputs: tuple of tensors; calibration:
+    an iterable of input tuples (e.g. a model file's ``calibration_data()``),
+    a path to an ``.npz`` (see :func:`load_calibration`), or None (calibrate on
+    the example inputs). Returns ``(converted, info)``: the converted
+    GraphModule (PT2E reference, q/dq + fp32 ops, weights folded to int8) and a
+    dict ``{"calibration_samples": int}``.
+    """
+    gm = export_for_quantization(module, example_inputs)
+    prepared = prepare_pt2e(gm, quantizer or MoteQuantizer())
+    samples = _samples(calibration, example_inputs, module)
+    with torch.no_grad():
+        for s in samples:
+            prepared(*s)
+    converted = convert_pt2e(prepared)
+    return converted, {"calibration_samples": len(samples)}
+
+
+def prepare_qat(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor]) -> GraphModule:
+    """QAT: export the (train-mode) module and insert fake-quantize modules
+    (``prepare_qat_pt2e`` with ``MoteQuantizer(qat=True)``). Train the returned
+    GraphModule, then call ``torchao...convert_pt2e`` on it (or pass it to
+    ``aot.passes.int8.lower_int8`` after conversion)."""
+    gm = export_for_quantization(module, example_inputs)
+    return prepare_qat_pt2e(gm, MoteQuantizer(qat=True))
+
+
+def _load_model_file(path: Union[str, Path]):
+    spec = importlib.util.spec_from_file_location(Path(path).stem, str(path))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m aot.quantize", description=__doc__.split("\n")[0])
+    p.add_argument("model", help="model file with model(), example_inputs()")
+    p.add_argument("--calib", help="calibration inputs (.npz); default calibration_data()")
+    a = p.parse_args(argv)
+    mf = _load_model_file(a.model)
+    m, ex = mf.model(), tuple(mf.example_inputs())
+    calib = a.calib or (mf.calibration_data() if hasattr(mf, "calibration_data") else None)
+    q, info = quantize(m, ex, calib)
+    samples = _samples(calib, ex, m)
+    worst = 0.0
+    with torch.no_grad():
+        for s in samples:
+            ref = m(*s)
+            worst = max(worst, float((q(*s) - ref).abs().max() / (ref.abs().max() + 1e-12)))
+    print(f"calibrated on {info['calibration_samples']} samples; "
+          f"max |int8 - fp32| / max|fp32| = {worst:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,80 @@
+"""Kernel scratch sizes: how many bytes of working memory each optimized int8
+kernel call needs, planned by the compiler inside the arena.
+
+The sizes come from the C functions of kernels/int8_scratch.c (the same
+formulas the cmsis/ kernels check ctx->scratch_size against), compiled for the
+host into a small shared library cached by content under build/.scratch and
+called through ctypes: one home of each formula, in C, next to the kernels.
+"""
+from __future__ import annotations
+
+import subprocess
+
+from aot.errors import LoweringError
+from aot.paths import KERNELS_DIR, ROOT, RUNTIME_DIR
+
+
+def scratch_slots(spec) -> list:
+    """(instruction, offset, size) of each kernel call's scratch the planner
+    placed in arena 1 (plan_info["scratch_offsets"]), by instruction."""
+    offs = (spec.plan_info or {}).get("scratch_offsets") or {}
+    return [(int(i), int(offs[i]), int(spec.instructions[i].scratch_bytes))
+            for i in sorted(offs) if spec.instructions[i].scratch_bytes]
+
+
+_SCRATCH_LIB = {}
+
+
+def _scratch_library():
+    """ctypes handle of kernels/int8_scratch.c built for the host (cached by content)."""
+    import ctypes
+    import hashlib
+    import shutil
+    src = KERNELS_DIR / "int8_scratch.c"
+    digest = hashlib.sha256(src.read_bytes() + (KERNELS_DIR / "requant.h").read_bytes()).hexdigest()[:16]
+    if digest in _SCRATCH_LIB:
+        return _SCRATCH_LIB[digest]
+    cache = ROOT / "build" / ".scratch"
+    cache.mkdir(parents=True, exist_ok=True)
+    lib_path = cache / f"libmote_scratch-{digest}.so"
+    if not lib_path.exists():
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if cc is None:
+            raise LoweringError("no host C compiler (cc) to compute int8 kernel scratch sizes")
+        tmp = lib_path.with_name(lib_path.name + f".{id(src)}.tmp")
+        proc = subprocess.run([cc, "-std=c99", "-O1", "-shared", "-fPIC", "-I", str(KERNELS_DIR),
+                               "-I", str(RUNTIME_DIR / "include"), str(src), "-o", str(tmp)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise LoweringError(f"compiling {src.name} for the host failed: {proc.stderr.strip()}")
+        tmp.replace(lib_path)
+    lib = ctypes.CDLL(str(lib_path))
+    for name, nargs in (("mote_scratch_mote_conv2d_s8", 7),
+                        ("mote_scratch_mote_depthwise_conv2d_s8", 7),
+                        ("mote_scratch_mote_linear_s8", 3)):
+        fn = getattr(lib, name)
+        fn.restype = ctypes.c_size_t
+        fn.argtypes = [ctypes.c_int32] * nargs
+    _SCRATCH_LIB[digest] = lib
+    return lib
+
+
+def scratch_bytes(spec, call) -> int:
+    """Scratch bytes the optimized Cortex-M kernel of `call` (an ir.KernelCall) needs."""
+    name = f"{call.op}.{call.overload}"
+    vals = spec.values
+    if name in ("mote::conv2d_s8.out", "mote::depthwise_conv2d_s8.out"):
+        x, w, out = vals[call.args[0]], vals[call.args[1]], vals[call.args[-1]]
+        n, h, wd, cin = (int(v) for v in x.sizes)
+        cout = int(out.sizes[3])
+        kh, kw = int(w.sizes[1]), int(w.sizes[2])
+        fn = getattr(_scratch_library(), "mote_scratch_mote_" + name.split("::")[1].split(".")[0])
+        return int(fn(n, h, wd, cin, cout, kh, kw))
+    if name == "mote::linear_s8.out":
+        x, w = vals[call.args[0]], vals[call.args[1]]
+        m = 1
+        for s_ in x.sizes[:-1]:
+            m *= int(s_)
+        return int(_scratch_library().mote_scratch_mote_linear_s8(m, int(x.sizes[-1]),
+                                                                   int(w.sizes[0])))
+    return 0

@@ -1,0 +1,41 @@
+"""Where a graph node came from in the user's model: the one home of the rule
+that turns torch.export's node metadata into "file.py:LINE" and a module path,
+for unsupported-op errors, int8 fallback warnings and the program's stack traces."""
+from __future__ import annotations
+
+import os
+import re
+from typing import Optional
+
+import torch
+
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def source_location(node: torch.fx.Node) -> Optional[tuple]:
+    """(path, line) of the model code behind ``node``: the innermost frame of
+    its stack trace outside torch (the innermost frame when all are inside
+    torch, e.g. a plain nn.Sequential). None when unknown."""
+    frames = _FRAME.findall(node.meta.get("stack_trace") or "")
+    if not frames:
+        return None
+    user = [f for f in frames if not f[0].startswith(_TORCH_DIR)]
+    path, line = (user or frames)[-1]
+    return path, int(line)
+
+
+def source_of(node: torch.fx.Node) -> str:
+    """"file.py:LINE" of :func:`source_location`, "" when unknown."""
+    loc = source_location(node)
+    return f"{os.path.basename(loc[0])}:{loc[1]}" if loc else ""
+
+
+def module_of(node: torch.fx.Node) -> str:
+    """"module 'path' (Class)" of the innermost nn.Module that produced ``node``, or ""."""
+    stack = node.meta.get("nn_module_stack") or {}
+    if not stack:
+        return ""
+    path, cls = list(stack.values())[-1]
+    cls = cls.__name__ if isinstance(cls, type) else str(cls).rsplit(".", 1)[-1]
+    return f"module '{path}' ({cls})" if path else ""

@@ -1,0 +1,378 @@
+"""ctypes binding to the host runtime library (libmote.so).
+
+    prog = Program("model.pte")            # or Program(bytes)
+    m = prog.method("forward")
+    m.requirements                          # exact byte sizes (state, arenas)
+    outs = m.run([x])                       # list[np.ndarray] -> list[np.ndarray]
+
+All runtime memory (program copy, state, arenas) is allocated here, in Python,
+with the sizes the runtime reports, and passed in: the C side never allocates.
+Errors raise MoteError(code, name) with the mote_err_t enum name.
+
+The library is build/host/ports/linux/libmote.so under the repository root;
+the environment variable MOTE_LIB overrides the path.
+"""
+from __future__ import annotations
+
+import ctypes as C
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MAX_ARENAS = 4
+PROGRAM_ALIGN = 16
+ARENA_ALIGN = 16
+
+
+TAG_INT, TAG_BOOL, TAG_DOUBLE, TAG_TENSOR = 2, 3, 4, 5
+
+from aot.errors import RuntimeCallError  # noqa: E402  (the CLI reports these cleanly)
+from aot.errors import RuntimeCallError as MoteError  # noqa: E402,F401  (the binding's historical name)
+from aot.paths import HOST_BUILD_DIR  # noqa: E402
+from aot.host.inputs import load_npz_inputs  # noqa: E402,F401 (re-exported)
+from aot.ir import DTYPE_NUMPY, NUMPY_CODES  # noqa: E402
+
+
+class _Buffer(C.Structure):
+    _fields_ = [("ptr", C.c_void_p), ("size", C.c_size_t)]
+
+
+class _Requirements(C.Structure):
+    _fields_ = [("state_size", C.c_size_t), ("state_align", C.c_size_t),
+                ("num_arenas", C.c_uint32), ("arena_size", C.c_size_t * MAX_ARENAS),
+                ("arena_align", C.c_size_t)]
+
+
+class _ScratchSlot(C.Structure):
+    _fields_ = [("instruction", C.c_uint32), ("offset", C.c_uint32), ("size", C.c_uint32)]
+
+
+class _Memory(C.Structure):
+    _fields_ = [("state", _Buffer), ("arenas", _Buffer * MAX_ARENAS),
+                ("num_arenas", C.c_uint32), ("scratch", _Buffer),
+                ("scratch_slots", C.POINTER(_ScratchSlot)), ("num_scratch_slots", C.c_uint32)]
+
+
+class _Tensor(C.Structure):
+    _fields_ = [("data", C.c_void_p), ("sizes", C.POINTER(C.c_int32)),
+                ("dim_order", C.POINTER(C.c_uint8)), ("numel", C.c_uint32),
+                ("nbytes", C.c_uint32), ("dim", C.c_uint8), ("dtype", C.c_uint8)]
+
+
+class _ValueUnion(C.Union):
+    _fields_ = [("i", C.c_int64), ("b", C.c_bool), ("d", C.c_double),
+                ("t", C.POINTER(_Tensor)), ("pad", C.c_void_p * 2)]
+
+
+class _Value(C.Structure):
+    _fields_ = [("tag", C.c_uint8), ("u", _ValueUnion)]
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """Exact memory a method needs, in bytes."""
+    state_size: int
+    state_align: int
+    arena_sizes: tuple
+    arena_align: int
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    dtype: np.dtype
+    shape: tuple
+    nbytes: int
+
+
+_libs: dict = {}
+
+
+def library_path() -> Path:
+    env = os.environ.get("MOTE_LIB")
+    return Path(env) if env else HOST_BUILD_DIR / "ports" / "linux" / "libmote.so"
+
+
+def _load_lib(path=None):
+    """The runtime library at `path` (default: library_path()), loaded once per path."""
+    path = Path(path) if path is not None else library_path()
+    if str(path) in _libs:
+        return _libs[str(path)]
+    if not path.exists():
+        raise FileNotFoundError(f"{path} not found: build it with "
+                                "`cmake -S . -B build/host && cmake --build build/host` or set MOTE_LIB")
+    lib = C.CDLL(str(path))
+    vp, u32, i32, sz = C.c_void_p, C.c_uint32, C.c_int32, C.c_size_t
+    sigs = {
+        "mote_program_load": (i32, [vp, vp, sz]),
+        "mote_program_method_count": (u32, [vp]),
+        "mote_program_method_index": (i32, [vp, C.c_char_p, C.POINTER(u32)]),
+        "mote_program_method_name": (i32, [vp, u32, C.POINTER(C.c_char_p)]),
+        "mote_program_operator_name": (i32, [vp, u32, u32, C.POINTER(C.c_char_p), C.POINTER(C.c_char_p)]),
+        "mote_method_memory_requirements": (i32, [vp, u32, C.POINTER(_Requirements)]),
+        "mote_method_init": (i32, [vp, vp, u32, C.POINTER(_Memory)]),
+        "mote_method_execute": (i32, [vp]),
+        "mote_method_failed_operator": (i32, [vp]),
+        "mote_method_failed_instruction": (i32, [vp]),
+        "mote_method_num_inputs": (u32, [vp]),
+        "mote_method_num_outputs": (u32, [vp]),
+        "mote_method_input_value": (i32, [vp, u32, C.POINTER(C.POINTER(_Value))]),
+        "mote_method_output_value": (i32, [vp, u32, C.POINTER(C.POINTER(_Value))]),
+        "mote_method_set_input_checked": (i32, [vp, u32, C.c_uint8, C.POINTER(C.c_int64), u32, vp, sz]),
+        "mote_method_state_counts": (i32, [vp, u32, C.POINTER(C.c_uint64)]),
+        "mote_err_name": (C.c_char_p, [i32]),
+        "mote_host_sizeof_program": (sz, []),
+        "mote_host_sizeof_method": (sz, []),
+        "mote_host_max_arenas": (u32, []),
+    }
+    for name, (res, args) in sigs.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = res, args
+    if lib.mote_host_max_arenas() != MAX_ARENAS:
+        raise RuntimeError("libmote.so was built with a different MOTE_MAX_ARENAS")
+    _libs[str(path)] = lib
+    return lib
+
+
+def err_name(code: int, lib=None) -> str:
+    return (lib or _load_lib()).mote_err_name(code).decode()
+
+
+def _check(lib, code: int, what: str = "") -> None:
+    if code != 0:
+        raise MoteError(code, err_name(code, lib), what)
+
+
+def _aligned(nbytes: int, align: int) -> np.ndarray:
+    """A zeroed uint8 array of nbytes whose data address is a multiple of align."""
+    raw = np.zeros(nbytes + align, dtype=np.uint8)
+    off = (-raw.ctypes.data) % align
+    return raw[off:off + nbytes]
+
+
+class Program:
+    """A loaded .pte program (a private aligned copy of the bytes)."""
+
+    def __init__(self, source, library=None):
+        """source: a path or the bytes of a .pte; library: path of a libmote build (default library_path())."""
+        lib = self._lib = _load_lib(library)
+        data = Path(source).read_bytes() if isinstance(source, (str, os.PathLike)) else bytes(source)
+        self._data = _aligned(len(data), PROGRAM_ALIGN)
+        self._data[:] = np.frombuffer(data, dtype=np.uint8)
+        self._obj = _aligned(lib.mote_host_sizeof_program(), 16)
+        _check(lib, lib.mote_program_load(self._obj.ctypes.data, self._data.ctypes.data, len(data)), "load")
+
+    @property
+    def _ptr(self):
+        return self._obj.ctypes.data
+
+    @property
+    def method_names(self) -> list:
+        lib = self._lib
+        names = []
+        for i in range(lib.mote_program_method_count(self._ptr)):
+            s = C.c_char_p()
+            _check(lib, lib.mote_program_method_name(self._ptr, i, C.byref(s)))
+            names.append(s.value.decode())
+        return names
+
+    def method_index(self, name: str) -> int:
+        idx = C.c_uint32()
+        _check(self._lib, self._lib.mote_program_method_index(self._ptr, name.encode(), C.byref(idx)), name)
+        return idx.value
+
+    def requirements(self, method="forward") -> Requirements:
+        idx = method if isinstance(method, int) else self.method_index(method)
+        req = _Requirements()
+        _check(self._lib, self._lib.mote_method_memory_requirements(self._ptr, idx, C.byref(req)), "requirements")
+        return Requirements(req.state_size, req.state_align,
+                            tuple(req.arena_size[i] for i in range(req.num_arenas)), req.arena_align)
+
+    def state_counts(self, method=0) -> dict:
+        """Entries of each runtime-state region (see mote_method_state_counts):
+        {"values", "tensors", "ints", "tptrs", "instrs", "kargs"} -> count."""
+        idx = method if isinstance(method, int) else self.method_index(method)
+        arr = (C.c_uint64 * 6)()
+        _check(self._lib, self._lib.mote_method_state_counts(self._ptr, idx, arr), "state counts")
+        return dict(zip(("values", "tensors", "ints", "tptrs", "instrs", "kargs"), (int(v) for v in arr)))
+
+    def operator_name(self, method_index: int, op_index: int) -> str:
+        n, o = C.c_char_p(), C.c_char_p()
+        _check(self._lib, self._lib.mote_program_operator_name(self._ptr, method_index, op_index,
+                                                      C.byref(n), C.byref(o)))
+        return f"{n.value.decode()}.{o.value.decode()}" if o.value else n.value.decode()
+
+    def method(self, name="forward", state_size: int | None = None, arena_sizes=None,
+               scratch_slots=None) -> "Method":
+        """Initialises a method. state_size / arena_sizes override the buffer sizes (for tests);
+        scratch_slots: (instruction, offset, size) kernel scratch planned in arena 1."""
+        return Method(self, name, state_size, arena_sizes, scratch_slots)
+
+
+class Method:
+    """An initialised method with its own state and arenas."""
+
+    def __init__(self, program: Program, name="forward", state_size: int | None = None, arena_sizes=None,
+                 scratch_slots=None):
+        lib = self._lib = program._lib
+        self.program = program
+        self.index = name if isinstance(name, int) else program.method_index(name)
+        self.requirements = program.requirements(self.index)
+        req = self.requirements
+        n = req.state_size if state_size is None else state_size
+        self._state = _aligned(n, max(req.state_align, 16))
+        sizes = req.arena_sizes if arena_sizes is None else tuple(arena_sizes)
+        self._arenas = [_aligned(s, req.arena_align) for s in sizes]
+        self._mem = _Memory()
+        self._mem.state = _Buffer(self._state.ctypes.data, n)
+        for i, a in enumerate(self._arenas):
+            self._mem.arenas[i] = _Buffer(a.ctypes.data, a.size)
+        self._mem.num_arenas = len(self._arenas)
+        slots = [tuple(int(x) for x in s) for s in (scratch_slots or [])]
+        self._slots = (_ScratchSlot * max(len(slots), 1))(*[_ScratchSlot(*s) for s in slots])
+        if slots:
+            self._mem.scratch_slots = C.cast(self._slots, C.POINTER(_ScratchSlot))
+            self._mem.num_scratch_slots = len(slots)
+        self._obj = _aligned(lib.mote_host_sizeof_method(), 16)
+        code = lib.mote_method_init(self._ptr, program._ptr, self.index, C.byref(self._mem))
+        if code != 0:
+            what = "init"
+            op = lib.mote_method_failed_operator(self._ptr)
+            if op >= 0:
+                what += f" (no kernel for {program.operator_name(self.index, op)})"
+                self.missing_operator = program.operator_name(self.index, op)
+            raise MoteError(code, err_name(code, lib), what)
+
+    @property
+    def _ptr(self):
+        return self._obj.ctypes.data
+
+    @property
+    def num_inputs(self) -> int:
+        return self._lib.mote_method_num_inputs(self._ptr)
+
+    @property
+    def num_outputs(self) -> int:
+        return self._lib.mote_method_num_outputs(self._ptr)
+
+    def _value(self, i: int, output: bool):
+        v = C.POINTER(_Value)()
+        fn = self._lib.mote_method_output_value if output else self._lib.mote_method_input_value
+        _check(self._lib, fn(self._ptr, i, C.byref(v)), "output" if output else "input")
+        return v.contents
+
+    @staticmethod
+    def _info(t: _Tensor) -> TensorInfo:
+        shape = tuple(t.sizes[k] for k in range(t.dim))
+        return TensorInfo(np.dtype(DTYPE_NUMPY[t.dtype]), shape, t.nbytes)
+
+    def input_info(self, i: int) -> TensorInfo:
+        v = self._value(i, False)
+        if v.tag != TAG_TENSOR:
+            raise MoteError(-216, "MOTE_ERR_BAD_VALUE_TYPE", f"input {i} is not a tensor")
+        return self._info(v.u.t.contents)
+
+    def output_info(self, i: int) -> TensorInfo:
+        v = self._value(i, True)
+        if v.tag != TAG_TENSOR:
+            raise MoteError(-216, "MOTE_ERR_BAD_VALUE_TYPE", f"output {i} is not a tensor")
+        return self._info(v.u.t.contents)
+
+    def set_input(self, i: int, array) -> None:
+        a = np.ascontiguousarray(array)
+        if a.dtype not in NUMPY_CODES:
+            raise MoteError(-104, "MOTE_ERR_INPUT_DTYPE", f"input {i}: numpy dtype {a.dtype}")
+        want = self.input_info(i)
+        if a.dtype != want.dtype:
+            raise MoteError(-104, "MOTE_ERR_INPUT_DTYPE",
+                            f"input {i}: the program takes {want.dtype}, got {a.dtype}")
+        if tuple(a.shape) != tuple(want.shape):
+            raise MoteError(-105, "MOTE_ERR_INPUT_SHAPE",
+                            f"input {i}: the program takes shape {list(want.shape)}, got {list(a.shape)}")
+        sizes = (C.c_int64 * max(a.ndim, 1))(*a.shape)
+        _check(self._lib, self._lib.mote_method_set_input_checked(self._ptr, i, NUMPY_CODES[a.dtype], sizes, a.ndim,
+                                                         a.ctypes.data, a.nbytes), f"input {i}")
+
+    def execute(self) -> None:
+        code = self._lib.mote_method_execute(self._ptr)
+        if code != 0:
+            pc = self._lib.mote_method_failed_instruction(self._ptr)
+            err = MoteError(code, err_name(code, self._lib), f"execute (instruction {pc})")
+            err.instruction = int(pc)
+            raise err
+
+    def outputs(self) -> list:
+        outs = []
+        for i in range(self.num_outputs):
+            v = self._value(i, True)
+            if v.tag == TAG_TENSOR:
+                t = v.u.t.contents
+                info = self._info(t)
+                if t.nbytes:
+                    buf = (C.c_uint8 * t.nbytes).from_address(t.data)
+                    arr = np.frombuffer(bytes(buf), dtype=info.dtype).reshape(info.shape)
+                else:
+                    arr = np.zeros(info.shape, dtype=info.dtype)
+                outs.append(arr)
+            elif v.tag == TAG_INT:
+                outs.append(int(v.u.i))
+            elif v.tag == TAG_BOOL:
+                outs.append(bool(v.u.b))
+            elif v.tag == TAG_DOUBLE:
+                outs.append(float(v.u.d))
+            else:
+                outs.append(None)
+        return outs
+
+    def run(self, inputs) -> list:
+        """Copies inputs in, executes once, returns copies of the outputs."""
+        inputs = list(inputs)
+        if len(inputs) != self.num_inputs:
+            raise MoteError(-103, "MOTE_ERR_INPUT_INDEX",
+                            f"method takes {self.num_inputs} inputs, {len(inputs)} given")
+        for i, x in enumerate(inputs):
+            self.set_input(i, x)
+        self.execute()
+        return self.outputs()
+
+
+def _read_inputs(paths) -> list:
+    arrays = []
+    for p in paths:
+        if str(p).endswith(".npz"):
+            arrays.extend(load_npz_inputs(p))
+        else:
+            arrays.append(np.load(p))
+    return arrays
+
+
+def main(argv=None) -> int:
+    """mote-run in Python: python -m aot.runtime program.pte [in.npy|in.npz ...] [-o out.npz]"""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m aot.runtime",
+                                 description="Run a .pte method on the host runtime (libmote.so).")
+    ap.add_argument("program")
+    ap.add_argument("inputs", nargs="*", help=".npy files, or .npz files (arrays in arr_0, arr_1, ... order)")
+    ap.add_argument("-m", "--method", default="forward")
+    ap.add_argument("-o", "--output", default="out.npz", help=".npz with output_0, output_1, ...")
+    ap.add_argument("--lib", default=None, help="libmote.so to use (default: MOTE_LIB or build/host)")
+    args = ap.parse_args(argv)
+    try:
+        m = Program(args.program, library=args.lib).method(args.method)
+        outs = m.run(_read_inputs(args.inputs))
+    except MoteError as e:
+        print(f"mote-run: {e}")
+        return 2
+    np.savez(args.output, **{f"output_{i}": np.asarray(o) for i, o in enumerate(outs)})
+    for i, o in enumerate(outs):
+        o = np.asarray(o)
+        print(f"output {i}: {o.dtype} {list(o.shape)}")
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+

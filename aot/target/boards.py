@@ -1,0 +1,234 @@
+"""Board descriptions: one JSON file per board under ``boards/``.
+
+A board is data only: core and compiler flags, features, clock, the flash and
+RAM regions the generated linker script uses, the UART the port drives, the
+port (``qemu``, ``pico2``, ``generic``) and the simulator (a QEMU machine or
+``None``). Adding a board whose UART kind and port already exist needs no code.
+
+Fields (addresses and sizes may be JSON integers or "0x..." strings):
+
+    name, description, core ("cortex-m4" | "cortex-m33" | "cortex-m55")
+    mcpu, mfpu, mfloat_abi           -> -mcpu= / -mfpu= / -mfloat-abi=
+    features {fpu, dsp, mve}         booleans
+    clock_hz                         core clock after the port's clock set-up, Hz
+    flash {origin, size}, ram {origin, size}   bytes
+    uart {kind: cmsdk|pl011|none, base, baud, clock_hz}
+    port: qemu | pico2 | generic
+    cycle_counter: dwt | systick-icount
+    semihosting: bool                mote_port_exit() uses SYS_EXIT_EXTENDED
+    simulator: null | {kind: "qemu", machine, systick_hz}
+    uf2_family_id: null | "0x..."    UF2 family written by aot.uf2
+    irq_count                        external interrupt vectors in the table
+    model_region (optional) {origin, size}: read-only memory for sections named
+                                     .mote_model* (large model constants) when flash
+                                     is small; without it they stay in flash
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from aot.errors import MoteError, BoardError
+from aot.paths import BOARDS_DIR
+
+#: Repository root and the boards/ folder.
+
+CORES = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")
+UART_KINDS = ("cmsdk", "pl011", "none")
+PORTS = ("qemu", "pico2", "generic")
+CYCLE_COUNTERS = ("dwt", "systick-icount")
+FLOAT_ABIS = ("soft", "softfp", "hard")
+
+
+@dataclass(frozen=True)
+class Region:
+    origin: int  # first address
+    size: int  # bytes
+
+    @property
+    def end(self) -> int:
+        return self.origin + self.size
+
+    def contains(self, addr: int, length: int = 1) -> bool:
+        return self.origin <= addr and addr + length <= self.end
+
+
+@dataclass(frozen=True)
+class Uart:
+    kind: str
+    base: Optional[int]
+    baud: int
+    clock_hz: Optional[int]
+
+
+@dataclass(frozen=True)
+class Simulator:
+    kind: str  # "qemu"
+    machine: str  # -machine value
+    systick_hz: int  # SysTick (CPU clock source) frequency QEMU models, Hz
+
+
+@dataclass(frozen=True)
+class Board:
+    name: str
+    description: str
+    core: str
+    mcpu: str
+    mfpu: Optional[str]
+    mfloat_abi: str
+    fpu: bool
+    dsp: bool
+    mve: bool
+    clock_hz: int
+    flash: Region
+    ram: Region
+    uart: Uart
+    port: str
+    cycle_counter: str
+    semihosting: bool
+    simulator: Optional[Simulator]
+    uf2_family_id: Optional[int]
+    irq_count: int
+    path: Path = field(compare=False)
+    model_region: Optional[Region] = None
+
+    @property
+    def arch_flags(self) -> list[str]:
+        """Compiler/linker flags selecting the core, FPU and float ABI."""
+        flags = ["-mthumb", f"-mcpu={self.mcpu}", f"-mfloat-abi={self.mfloat_abi}"]
+        if self.mfpu:
+            flags.append(f"-mfpu={self.mfpu}")
+        return flags
+
+    @property
+    def armv8m(self) -> bool:
+        """Armv8-M Mainline (or 8.1-M): has MSPLIM and the Security Extension."""
+        return self.core in ("cortex-m33", "cortex-m55")
+
+
+def _int(value, what: str, path: Path) -> int:
+    if isinstance(value, bool):
+        raise BoardError(f"{path.name}: {what} must be an integer, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value, 0)
+        except ValueError:
+            pass
+    raise BoardError(f"{path.name}: {what} must be an integer or '0x...' string, got {value!r}")
+
+
+def _need(d: dict, key: str, path: Path, ctx: str = ""):
+    if key not in d:
+        raise BoardError(f"{path.name}: missing field {ctx}{key!r}")
+    return d[key]
+
+
+def _choice(value, choices, what: str, path: Path) -> str:
+    if value not in choices:
+        raise BoardError(f"{path.name}: {what} is {value!r}; expected one of {', '.join(choices)}")
+    return value
+
+
+def known_boards() -> list[str]:
+    """Names of every board file in boards/, sorted."""
+    return sorted(p.stem for p in BOARDS_DIR.glob("*.json"))
+
+
+def parse_board(path: Path) -> Board:
+    """Load and validate one board file."""
+    path = Path(path)
+    try:
+        d = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise BoardError(f"{path.name}: not valid JSON: {e}") from e
+    if not isinstance(d, dict):
+        raise BoardError(f"{path.name}: top level must be an object")
+
+    name = _need(d, "name", path)
+    if name != path.stem:
+        raise BoardError(f"{path.name}: name {name!r} differs from the file name")
+    core = _choice(_need(d, "core", path), CORES, "core", path)
+    feats = _need(d, "features", path)
+    for k in ("fpu", "dsp", "mve"):
+        if not isinstance(_need(feats, k, path, "features."), bool):
+            raise BoardError(f"{path.name}: features.{k} must be true or false")
+    if feats["mve"] and core != "cortex-m55":
+        raise BoardError(f"{path.name}: MVE needs an Armv8.1-M core (cortex-m55), not {core}")
+    mfloat_abi = _choice(_need(d, "mfloat_abi", path), FLOAT_ABIS, "mfloat_abi", path)
+    if feats["fpu"] is False and mfloat_abi == "hard":
+        raise BoardError(f"{path.name}: mfloat_abi 'hard' needs features.fpu")
+
+    regions = {}
+    for rname in ("flash", "ram", "model_region"):
+        if rname == "model_region" and d.get(rname) is None:
+            regions[rname] = None
+            continue
+        r = _need(d, rname, path)
+        reg = Region(_int(_need(r, "origin", path, rname + "."), rname + ".origin", path),
+                     _int(_need(r, "size", path, rname + "."), rname + ".size", path))
+        if reg.size <= 0 or reg.origin % 4 or reg.size % 4 or reg.end > 1 << 32:
+            raise BoardError(f"{path.name}: {rname} region {reg} is not a word-aligned 32-bit range")
+        regions[rname] = reg
+    named = [(n, r) for n, r in regions.items() if r is not None]
+    for i, (na, ra) in enumerate(named):
+        for nb, rb in named[i + 1:]:
+            if ra.origin < rb.end and rb.origin < ra.end:
+                raise BoardError(f"{path.name}: {na} and {nb} regions overlap")
+
+    u = _need(d, "uart", path)
+    ukind = _choice(_need(u, "kind", path, "uart."), UART_KINDS, "uart.kind", path)
+    ubase = None if u.get("base") is None else _int(u["base"], "uart.base", path)
+    if ukind != "none" and ubase is None:
+        raise BoardError(f"{path.name}: uart.base is required for a {ukind} UART")
+    uclk = None if u.get("clock_hz") is None else _int(u["clock_hz"], "uart.clock_hz", path)
+    uart = Uart(ukind, ubase, _int(_need(u, "baud", path, "uart."), "uart.baud", path), uclk)
+
+    port = _choice(_need(d, "port", path), PORTS, "port", path)
+    sim = d.get("simulator")
+    simulator = None
+    if sim is not None:
+        if _need(sim, "kind", path, "simulator.") != "qemu":
+            raise BoardError(f"{path.name}: simulator.kind must be 'qemu'")
+        simulator = Simulator("qemu", str(_need(sim, "machine", path, "simulator.")),
+                              _int(_need(sim, "systick_hz", path, "simulator."),
+                                   "simulator.systick_hz", path))
+    counter = _choice(_need(d, "cycle_counter", path), CYCLE_COUNTERS, "cycle_counter", path)
+    if counter == "systick-icount" and simulator is None:
+        raise BoardError(f"{path.name}: cycle_counter 'systick-icount' needs a simulator")
+    fam = d.get("uf2_family_id")
+    return Board(
+        name=name,
+        description=str(d.get("description", "")),
+        core=core,
+        mcpu=str(_need(d, "mcpu", path)),
+        mfpu=d.get("mfpu"),
+        mfloat_abi=mfloat_abi,
+        fpu=feats["fpu"], dsp=feats["dsp"], mve=feats["mve"],
+        clock_hz=_int(_need(d, "clock_hz", path), "clock_hz", path),
+        flash=regions["flash"], ram=regions["ram"],
+        uart=uart, port=port, cycle_counter=counter,
+        semihosting=bool(d.get("semihosting", False)),
+        simulator=simulator,
+        uf2_family_id=None if fam is None else _int(fam, "uf2_family_id", path),
+        irq_count=_int(d.get("irq_count", 32), "irq_count", path),
+        path=path,
+        model_region=regions["model_region"],
+    )
+
+
+def load_board(name_or_path) -> Board:
+    """Load a board by name ("pico2") or by the path of a board file."""
+    if isinstance(name_or_path, Board):
+        return name_or_path
+    p = Path(str(name_or_path))
+    if p.suffix == ".json" and p.exists():
+        return parse_board(p)
+    f = BOARDS_DIR / f"{name_or_path}.json"
+    if not f.exists():
+        raise BoardError(f"unknown board {str(name_or_path)!r}; known boards: "
+                         f"{', '.join(known_boards())}")
+    return parse_board(f)

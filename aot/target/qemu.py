@@ -1,0 +1,127 @@
+"""Running firmware in QEMU (qemu-system-arm) with exact instruction counts.
+
+Command line (QEMU 7.2, Debian 12):
+
+    qemu-system-arm -machine <board.simulator.machine> -nographic
+        -monitor none -serial stdio
+        -semihosting-config enable=on,target=native
+        -icount shift=0 -kernel firmware.elf
+
+* ``-nographic`` alone multiplexes the monitor and serial0 on stdio (Ctrl-A
+  escapes); ``-monitor none -serial stdio`` gives serial0 = UART0 of the
+  mps2/mps3 machines a raw stdio backend, so stdin bytes (any value, 0x01
+  included) reach UART0's receiver and UART0's transmitter writes to stdout.
+  QEMU only offers a byte when the CMSDK UART's one-byte receive buffer is
+  empty, so input written up front is not lost.
+* ``-semihosting-config enable=on,target=native``: BKPT 0xAB is a semihosting
+  call (without it the core locks up); SYS_EXIT_EXTENDED ends QEMU with the
+  firmware's status as the process exit code.
+* ``-icount shift=0``: one guest instruction = 1 ns of virtual time, so timers
+  measure instruction counts and runs are deterministic.
+* A firmware that never exits keeps QEMU running: every run has a timeout and
+  QemuTimeout is raised with the output seen so far.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Optional, Union
+
+from aot.target.boards import Board, load_board
+from aot.errors import MoteError, QemuError, QemuTimeout
+
+QEMU = "qemu-system-arm"
+
+
+def qemu_command(elf: Union[str, Path], board: Union[str, Board]) -> list[str]:
+    board = load_board(board)
+    if board.simulator is None or board.simulator.kind != "qemu":
+        raise QemuError(f"board {board.name!r} has no QEMU machine (simulator is null)")
+    return [QEMU, "-machine", board.simulator.machine, "-nographic",
+            "-monitor", "none", "-serial", "stdio",
+            "-semihosting-config", "enable=on,target=native",
+            "-icount", "shift=0", "-kernel", str(elf)]
+
+
+def _text(data: Optional[bytes]) -> str:
+    if not data:
+        return ""
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+
+def run_firmware(elf: Union[str, Path], board: Union[str, Board], timeout_s: float = 10.0,
+                 stdin_bytes: Optional[bytes] = None) -> tuple[int, str]:
+    """Run `elf` on the board's QEMU machine; returns (exit status, UART0 text).
+
+    `stdin_bytes` are fed to UART0's receiver. UART text has "\\r\\n" turned into "\\n".
+    Raises QemuTimeout when the firmware has not exited after `timeout_s` seconds.
+    """
+    if shutil.which(QEMU) is None:
+        raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
+    cmd = qemu_command(elf, board)
+    try:
+        proc = subprocess.run(cmd, input=stdin_bytes if stdin_bytes is not None else b"",
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout_s)
+    except subprocess.TimeoutExpired as e:
+        out = _text(e.stdout)
+        raise QemuTimeout(f"firmware {elf} did not exit within {timeout_s} s on "
+                          f"{cmd[2]}; UART so far:\n{out}", out) from None
+    err = _text(proc.stderr)
+    if proc.returncode != 0 and not proc.stdout and err:
+        raise QemuError(f"QEMU failed ({proc.returncode}): {err.strip()}")
+    return proc.returncode, _text(proc.stdout)
+
+
+def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], timeout_s: float = 60.0,
+                           on_line=None, stdin_bytes: Optional[bytes] = None) -> tuple[int, str]:
+    """As run_firmware, but reads UART0 line by line while the firmware runs and
+    calls `on_line(line)` for each (for progress bars). Always under `timeout_s`
+    seconds of wall time; on timeout QEMU is killed and QemuTimeout raised.
+    """
+    import selectors
+    import time
+
+    if shutil.which(QEMU) is None:
+        raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
+    cmd = qemu_command(elf, board)
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    if stdin_bytes:
+        proc.stdin.write(stdin_bytes)
+    proc.stdin.close()
+    deadline = time.monotonic() + timeout_s
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    chunks, pending = [], b""
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise QemuTimeout(f"firmware {elf} did not exit within {timeout_s} s; UART so far:\n"
+                                  + _text(b"".join(chunks))[-2000:], _text(b"".join(chunks)))
+            if not sel.select(timeout=min(left, 0.5)):
+                continue
+            data = proc.stdout.read1(65536)
+            if not data:
+                break
+            chunks.append(data)
+            pending += data
+            *lines, pending = pending.split(b"\n")
+            if on_line is not None:
+                for ln in lines:
+                    on_line(_text(ln).rstrip("\r"))
+        code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        sel.close()
+    err = _text(proc.stderr.read())
+    proc.stderr.close()
+    proc.stdout.close()
+    out = _text(b"".join(chunks))
+    if code != 0 and not out and err:
+        raise QemuError(f"QEMU failed ({code}): {err.strip()}")
+    return code, out

@@ -1,0 +1,236 @@
+"""`aot run`: run a program on the host runtime or a firmware build on its simulator.
+
+    aot run model.pte --target host --inputs in.npz [--outputs out.npz] [--json]
+    aot run build/<model>-<board> --target mps2-an505|mps3-an547
+            [--inputs in.npz] [--outputs out.npz] [--json]
+
+A build directory's firmware embeds its input sets in flash (`aot build`).
+`--inputs` gives other inputs without the model file: the build directory
+keeps what is needed to re-link (build.json "link": the compiled objects),
+so only the input blob is regenerated (gen/inputs.bin, reassembled
+model_inputs.S) and the objects are linked again into DIR/run/firmware.elf;
+the build's own firmware is left as it is. A firmware built with
+`uart_inputs=True` (MOTE_APP_UART_INPUTS) gets the inputs over UART0 instead
+("I <hex>" per inference, "Q" to stop; QEMU's stdin is UART0's receiver).
+
+--json prints one object: target, program, outputs (the first inference's
+outputs as nested lists), instructions (of that inference; simulators only),
+runs (every inference: outputs + instructions), flash_bytes and ram_bytes
+(simulators, from size.json). --outputs writes output_0, output_1, ... of the
+first inference (and set<k>_output_<i> for further inferences).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+from aot import ir
+from aot.errors import MoteError, RunError
+from aot.host.inputs import conform_inputs
+
+SIM_TARGETS = ("mps2-an505", "mps3-an547")
+
+
+# --------------------------------------------------------------------------- firmware line protocol
+
+
+@dataclass
+class RunResult:
+    outputs: list          # per input set: list of numpy arrays
+    cycles: list           # per input set: cycles / instructions
+    uart: str
+    exit_code: int
+
+
+_OUT = re.compile(r"^OUT (\d+) (\d+) ([0-9a-f,]*)$", re.M)
+
+
+def parse_uart(text: str, outputs_meta: list) -> tuple:
+    """Parse the firmware's line protocol into (outputs per set, cycles per set)."""
+    if "MOTE ERROR" in text:
+        line = next(ln for ln in text.splitlines() if ln.startswith("MOTE ERROR"))
+        raise MoteError(f"firmware reported: {line}")
+    outs, cycles = [], []
+    for m in _OUT.finditer(text):
+        parts = m.group(3).split(",")
+        arrays = []
+        for hexs, meta in zip(parts, outputs_meta):
+            dt = ir.DTYPE_NUMPY[meta["dtype"]]
+            arrays.append(np.frombuffer(bytes.fromhex(hexs), dtype=dt).reshape(meta["sizes"]).copy())
+        outs.append(arrays)
+        cycles.append(int(m.group(2)))
+    return outs, cycles
+
+
+def run_build(out_dir, timeout: float = 300.0, progress=None) -> RunResult:
+    """Boot the firmware of build directory `out_dir` on its board's simulator.
+
+    progress: optional callable(done_count) invoked as OUT lines arrive.
+    Raises MoteError when the firmware reports an error or does not finish.
+    """
+    from aot.target.qemu import run_firmware_streaming
+    out = Path(out_dir)
+    info = read_build(out)
+    code, text = run_firmware_streaming(out / "firmware.elf", build_board(info), timeout_s=timeout,
+                                        on_line=_progress_cb(progress))
+    outputs, cycles = parse_uart(text, info["outputs"])
+    if code != 0 or len(outputs) != info["input_sets"]:
+        raise MoteError(f"firmware exited with status {code} after {len(outputs)} of "
+                        f"{info['input_sets']} inferences; UART:\n{text[-2000:]}")
+    return RunResult(outputs=outputs, cycles=cycles, uart=text, exit_code=code)
+
+
+def _progress_cb(progress):
+    if progress is None:
+        return None
+    count = [0]
+
+    def on_line(line: str) -> None:
+        if line.startswith("OUT "):
+            count[0] += 1
+            progress(count[0])
+    return on_line
+
+
+# --------------------------------------------------------------------------- host
+
+
+def run_host(pte_path, inputs=None) -> dict:
+    """Run method 0 of the .pte at `pte_path` with the host runtime (libmote.so)."""
+    from aot.host.runtime import Program
+    method = Program(Path(pte_path)).method()
+    if inputs is None:
+        inputs = [np.zeros(info.shape, info.dtype)
+                  for info in (method.input_info(i) for i in range(method.num_inputs))]
+    outs = method.run(inputs)
+    return {"target": "host", "program": str(pte_path),
+            "runs": [{"outputs": [np.asarray(o) for o in outs], "instructions": None}]}
+
+
+# --------------------------------------------------------------------------- simulator
+
+
+def _check_inputs(info: dict, arrays: list, note=None) -> list:
+    """``arrays`` made to fit the build's inputs (aot.host.inputs.conform_inputs)."""
+    metas = info["inputs"]
+    return conform_inputs(arrays, [m["sizes"] for m in metas],
+                          [ir.DTYPE_NUMPY[m["dtype"]] for m in metas], note)
+
+
+def read_build(build_dir) -> dict:
+    """build.json of `build_dir`, after checking that its files belong together:
+    model.pte and firmware.elf must be the ones that build wrote (sha-256), so a
+    folder mixing two builds is refused instead of running the wrong firmware."""
+    import hashlib
+    build_dir = Path(build_dir).resolve()
+    if not (build_dir / "build.json").exists():
+        raise RunError(f"{build_dir} is not a build directory (no build.json); "
+                       "for a .pte use --target host")
+    info = json.loads((build_dir / "build.json").read_text())
+    for key, name in (("pte_sha256", "model.pte"), ("firmware_sha256", "firmware.elf")):
+        path = build_dir / name
+        if not path.exists():
+            raise RunError(f"{build_dir}: {name} is missing; rebuild with `aot build`")
+        if key in info and hashlib.sha256(path.read_bytes()).hexdigest() != info[key]:
+            raise RunError(f"{build_dir}: {name} does not match build.json (the folder mixes two "
+                           "builds); rebuild with `aot build`")
+    return info
+
+
+def build_board(info: dict):
+    """The Board a build was made for (by name, or the board file it was built from)."""
+    from aot.target.boards import load_board
+    path = info.get("board_file")
+    if path and Path(path).exists():
+        return load_board(path)
+    return load_board(info["board"])
+
+
+def relink_with_inputs(build_dir, input_sets) -> Path:
+    """Re-link the firmware of `build_dir` with `input_sets` embedded (list of
+    lists of arrays); returns the new ELF (build_dir/run/firmware.elf).
+    The same link as `aot build` (aot.target.firmware.link_image)."""
+    from aot.target.build import inputs_source
+    from aot.target.firmware import CC, link_image
+    build_dir = Path(build_dir).resolve()
+    info = read_build(build_dir)
+    link = info.get("link")
+    if not link or not link.get("inputs_object"):
+        raise RunError(f"{build_dir}: build.json has no link information; rebuild with `aot build`")
+    objects = [build_dir / o for o in link["objects"]]
+    missing = [str(o) for o in objects if not o.exists()]
+    if missing:
+        raise RunError(f"{build_dir}: objects missing ({missing[0]} ...); rebuild with `aot build`")
+    board = build_board(info)
+    blob = b"".join(a.tobytes() for arrays in input_sets
+                    for a in _check_inputs(info, arrays))
+    work = build_dir / "run"
+    work.mkdir(exist_ok=True)
+    (work / "inputs.bin").write_bytes(blob)
+    (work / "model_inputs.S").write_text(inputs_source(work / "inputs.bin", len(input_sets)))
+    inputs_obj = work / "model_inputs.S.o"
+    _run([CC] + board.arch_flags + ["-c", str(work / "model_inputs.S"), "-o", str(inputs_obj)],
+         "assembling the inputs")
+    objs = [inputs_obj if o == build_dir / link["inputs_object"] else o for o in objects]
+    try:
+        elf, _, _, _ = link_image(board, objs, work, "firmware", int(link["stack_bytes"]))
+    except MoteError as e:
+        raise RunError(f"re-linking with the new inputs failed: {e}") from None
+    run_info = dict(info, input_sets=len(input_sets))
+    (work / "build.json").write_text(json.dumps(run_info, indent=2) + "\n")
+    return elf
+
+
+def _run(cmd, what: str) -> None:
+    if shutil.which(cmd[0]) is None:
+        raise RunError(f"{cmd[0]} not found")
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RunError(f"{what} failed: {proc.stderr.strip() or proc.stdout.strip()}")
+
+
+def run_simulator(build_dir, target: str, inputs=None, timeout: float = 120.0) -> dict:
+    """Run the firmware of `build_dir` on `target`'s QEMU machine.
+
+    inputs: None (the embedded input sets) or a list of arrays (one inference).
+    """
+    from aot.target.qemu import run_firmware_streaming
+    build_dir = Path(build_dir).resolve()
+    info = read_build(build_dir)
+    board = build_board(info)
+    if target != board.name and Path(target).resolve() != board.path.resolve():
+        raise RunError(f"{build_dir} was built for {info['board']}, not {target}")
+    elf = build_dir / "firmware.elf"
+    stdin = None
+    expected = info["input_sets"]
+    if info.get("uart_inputs"):
+        sets = [_check_inputs(info, inputs)] if inputs is not None else []
+        if not sets:
+            raise RunError("this firmware reads its inputs from the UART: give --inputs")
+        stdin = b"".join(b"I " + b"".join(a.tobytes() for a in s).hex().encode() + b"\n"
+                         for s in sets) + b"Q\n"
+        expected = len(sets)
+    elif inputs is not None:
+        elf = relink_with_inputs(build_dir, [inputs])
+        expected = 1
+    code, text = run_firmware_streaming(elf, board, timeout_s=timeout, stdin_bytes=stdin)
+    outputs, cycles = parse_uart(text, info["outputs"])
+    if code != 0 or len(outputs) != expected:
+        raise RunError(f"firmware exited with status {code} after {len(outputs)} of {expected} "
+                       f"inferences; UART:\n{text[-2000:]}")
+    size = json.loads((build_dir / "size.json").read_text())
+    if elf != build_dir / "firmware.elf":
+        from aot.target.size import size_report
+        rep = size_report(elf, out_dir=elf.parent)
+        flash, ram = int(rep["flash_used"]), int(rep["ram_used"])
+    else:
+        flash, ram = size["flash_bytes"], size["ram_bytes"]
+    return {"target": target, "program": str(build_dir), "elf": str(elf),
+            "runs": [{"outputs": o, "instructions": c} for o, c in zip(outputs, cycles)],
+            "flash_bytes": flash, "ram_bytes": ram, "uart": text}

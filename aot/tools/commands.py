@@ -1,0 +1,106 @@
+"""The `aot build` and `aot run` commands: argument handling and the text or
+JSON they print. The work itself is in aot.target (build, run) and
+aot.compiler (compile)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from aot.errors import RunError
+from aot.host.inputs import conform_inputs, load_npz_inputs
+from aot.target.boards import load_board
+from aot.target.build import build_compiled
+from aot.target.run import SIM_TARGETS, _check_inputs, read_build, run_host, run_simulator
+from aot.target.size import size_table
+
+
+def _note(message: str) -> None:
+    print(f"aot run: note: {message}", file=sys.stderr)
+
+
+def _jsonable(result: dict) -> dict:
+    runs = [{"outputs": [np.asarray(o).tolist() for o in r["outputs"]],
+             "instructions": r["instructions"]} for r in result["runs"]]
+    out = {"target": result["target"], "program": result["program"],
+           "outputs": runs[0]["outputs"] if runs else [],
+           "instructions": runs[0]["instructions"] if runs else None,
+           "runs": runs}
+    for k in ("flash_bytes", "ram_bytes"):
+        if k in result:
+            out[k] = result[k]
+    return out
+
+
+def build_command(args) -> int:
+    from aot.compiler.pipeline import compile_model_file
+    load_board(args.board)  # an unknown board fails before the (slower) compile
+    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
+                                  int8_io=args.int8_io)
+    out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}")
+    input_sets = None
+    if args.inputs:
+        from aot.host.inputs import conform_inputs, load_npz_inputs
+        input_sets = [load_npz_inputs(args.inputs)]
+    print(f"aot build: {compiled.summary()}")
+    art = build_compiled(compiled, args.board, out, input_sets=input_sets, opt=args.opt,
+                         kernel_opt=args.kernel_opt,
+                         uart_inputs=getattr(args, "uart_inputs", False))
+    print(size_table(art.size))
+    for p in ("model.pte", "ops.json", "mote_model.h", "firmware.elf", "firmware.bin",
+              "firmware.uf2", "size.json"):
+        if (out / p).exists():
+            print(f"  {out / p}")
+    return 0
+
+
+def run_command(args) -> int:
+    program = Path(args.program)
+    inputs = load_npz_inputs(args.inputs) if args.inputs else None
+    if args.target == "host":
+        pte = program / "model.pte" if program.is_dir() else program
+        if not pte.exists():
+            raise RunError(f"{pte} not found")
+        if inputs is not None:
+            from aot.host.runtime import Program
+            method = Program(pte).method()
+            infos = [method.input_info(i) for i in range(method.num_inputs)]
+            inputs = conform_inputs(inputs, [x.shape for x in infos], [x.dtype for x in infos], _note)
+        result = run_host(pte, inputs)
+    else:
+        board = load_board(args.target)  # a board name or a board file (.json)
+        if board.simulator is None:
+            raise RunError(f"board {board.name} has no simulator to run on; "
+                           f"simulated boards: {', '.join(SIM_TARGETS)} or a board file naming one")
+        if not program.is_dir():
+            raise RunError(f"--target {args.target} runs a build directory (`aot build ... "
+                           f"--board {args.target} -o DIR`), not {program}")
+        if inputs is not None:
+            inputs = _check_inputs(read_build(program), inputs, _note)
+        result = run_simulator(program, args.target, inputs, timeout=args.timeout)
+    if args.outputs:
+        arrays = {}
+        for k, r in enumerate(result["runs"]):
+            for i, o in enumerate(r["outputs"]):
+                arrays[f"output_{i}" if k == 0 else f"set{k}_output_{i}"] = np.asarray(o)
+        np.savez(args.outputs, **arrays)
+    if args.json:
+        print(json.dumps(_jsonable(result)))
+        return 0
+    print(f"aot run: {result['program']} on {result['target']}")
+    for k, r in enumerate(result["runs"]):
+        head = f"  inference {k}" + (f": {r['instructions']:,} instructions"
+                                     if r["instructions"] is not None else "")
+        print(head)
+        for i, o in enumerate(r["outputs"]):
+            a = np.asarray(o)
+            flat = a.reshape(-1)
+            shown = ", ".join(f"{v:.6g}" if a.dtype.kind == "f" else str(v) for v in flat[:8])
+            print(f"    output {i}: {a.dtype} {list(a.shape)} [{shown}{', ...' if flat.size > 8 else ''}]")
+    if "flash_bytes" in result:
+        print(f"  flash {result['flash_bytes']:,} B, RAM {result['ram_bytes']:,} B")
+    if args.outputs:
+        print(f"  wrote {args.outputs}")
+    return 0

@@ -1,0 +1,127 @@
+"""`aot compare`: eager PyTorch vs the Mote runtime on a target, on random inputs.
+
+Errors are reported per run as max absolute error and max relative error,
+where relative error = max|device - eager| / max|eager| over each output
+(elementwise relative error is meaningless next to zeros). For --int8 the
+int8 program is compared with eager fp32 and with the PT2E reference
+(convert_pt2e's module), the latter also in output quantization steps.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+
+def random_inputs(example_inputs, seed: int) -> tuple:
+    """Random inputs shaped and typed like `example_inputs` (normal for floats)."""
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for t in example_inputs:
+        if t.is_floating_point():
+            out.append(torch.randn(t.shape, generator=g, dtype=t.dtype))
+        else:
+            out.append(torch.randint(-128, 128, t.shape, generator=g).to(t.dtype))
+    return tuple(out)
+
+
+def error_stats(outputs, references) -> dict:
+    """max_abs_error and max_rel_error (see module docstring) over all outputs."""
+    abs_err, rel_err = 0.0, 0.0
+    for o, r in zip(outputs, references):
+        o = np.asarray(o, dtype=np.float64)
+        r = np.asarray(r, dtype=np.float64)
+        if o.shape != r.shape:
+            raise ValueError(f"output shape {o.shape} != reference {r.shape}")
+        a = float(np.max(np.abs(o - r))) if o.size else 0.0
+        scale = float(np.max(np.abs(r))) if r.size else 0.0
+        abs_err = max(abs_err, a)
+        rel_err = max(rel_err, a / scale if scale > 0 else a)
+    return {"max_abs_error": abs_err, "max_rel_error": rel_err}
+
+
+def run_on_target(compiled, inputs, target: str, out_dir=None, timeout: float = 300.0):
+    """Run `compiled` on `target` with one input tuple; returns (outputs, info dict)."""
+    arrays = [t.numpy() for t in inputs]
+    if target == "host":
+        from aot.host.runtime import Program
+        method = Program(compiled.pte).method()
+        return method.run(arrays), {}
+    from aot.target.build import build_compiled
+    from aot.target.run import run_build
+    out_dir = Path(out_dir or Path("build") / f"{compiled.name}-{Path(target).stem}{'-int8' if compiled.int8 else ''}")
+    art = build_compiled(compiled, target, out_dir, input_sets=[arrays])
+    result = run_build(out_dir, timeout=timeout)
+    info = {"instructions": result.cycles[0], "flash_bytes": art.size["flash_bytes"],
+            # boards with a separate model memory (mps3-an547's QSPI) hold the
+            # program there: flash_bytes is then code only.
+            **({"model_region_bytes": art.size["model_region_bytes"]}
+               if "model_region_bytes" in art.size else {}),
+            "ram_bytes": art.size["ram_bytes"], "build_dir": str(out_dir)}
+    return result.outputs[0], info
+
+
+def compare(compiled, target: str = "host", seed: int = 0, out_dir=None) -> dict:
+    """Compare `compiled` on `target` against eager (and PT2E for int8); returns the report dict."""
+    from aot.compiler.pipeline import eager_outputs, reference_outputs
+    inputs = random_inputs(compiled.example_inputs, seed)
+    outputs, info = run_on_target(compiled, inputs, target, out_dir)
+    report = {"model": compiled.name, "target": target, "int8": compiled.int8}
+    report.update(error_stats(outputs, eager_outputs(compiled, inputs)))
+    if compiled.int8:
+        ref = reference_outputs(compiled, inputs)
+        pt2e = error_stats(outputs, ref)
+        report["pt2e_max_abs_error"] = pt2e["max_abs_error"]
+        scale = _output_scale(compiled)
+        if scale:
+            report["pt2e_max_quanta"] = pt2e["max_abs_error"] / scale
+    report["arena_bytes"] = compiled.arena_bytes
+    report["arena_lower_bound_bytes"] = compiled.arena_lower_bound_bytes
+    report["pte_bytes"] = len(compiled.pte)
+    report.update(info)
+    return report
+
+
+def _output_scale(compiled):
+    info = compiled.int8_info
+    try:
+        return float(info.output_qparams[0][0])
+    except (AttributeError, IndexError, TypeError):
+        return None
+
+
+def compare_command(args) -> int:
+    from aot.compiler.pipeline import compile_model_file
+    if args.target != "host":  # a board name or file, checked before the (slower) compile
+        from aot.errors import RunError
+        from aot.target.boards import load_board
+        board = load_board(args.target)
+        if board.simulator is None:
+            raise RunError(f"board {board.name} has no simulator to compare on")
+    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
+                                  int8_io=args.int8_io)
+    report = compare(compiled, args.target, args.seed, args.output_dir)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"model {report['model']} on {report['target']}{' (int8)' if report['int8'] else ''}")
+    print(f"  max abs error vs eager  {report['max_abs_error']:.3e}")
+    print(f"  max rel error vs eager  {report['max_rel_error']:.3e}")
+    if "pt2e_max_abs_error" in report:
+        q = report.get("pt2e_max_quanta")
+        print(f"  max abs error vs PT2E   {report['pt2e_max_abs_error']:.3e}"
+              + (f" ({q:.2f} output quanta)" if q is not None else ""))
+    print(f"  arena {report['arena_bytes']:,} B (lower bound {report['arena_lower_bound_bytes']:,} B),"
+          f" .pte {report['pte_bytes']:,} B")
+    for key in ("instructions", "flash_bytes", "model_region_bytes", "ram_bytes"):
+        if key in report:
+            print(f"  {key.replace('_', ' ')} {report[key]:,}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(compare_command(__import__("aot.cli", fromlist=["build_parser"]).build_parser()
+                             .parse_args(["compare"] + sys.argv[1:])))

@@ -1,0 +1,256 @@
+"""``aot inspect model.pte [--json]``: what a .pte contains.
+
+:func:`inspect_pte` returns a JSON-able dict: operators (``name.overload``
+with call count and tensor dtypes), values, inputs/outputs (shape, dtype,
+bytes), instructions, the memory plan (every planned tensor: mem_id, offset,
+bytes, first/last instruction that uses it), arena bytes against the live
+bytes lower bound, constant bytes and the file size. :func:`render_text`
+turns it into a readable report. Works on Mote's and ExecuTorch's files.
+
+Lower bound (``arena_lower_bound_bytes``): a tensor is live from the first to
+the last instruction that uses it, directly or through an unplanned view of it
+(``executorch_prim::et_view``); inputs from instruction 0, outputs to the
+last; at each instruction the live tensors' byte ranges are unioned per
+memory id (aliases that share bytes count once) and summed; the bound is the
+peak over instructions. No plan can use fewer bytes than the peak of the sum of
+live tensor bytes; the ratio arena/lower bound shows the planner's waste. If an
+``ops.json`` written by :mod:`aot.manifest` sits next to the .pte, its
+planner-reported figures are shown too.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Iterable, Optional
+
+from aot.pte import schema as fb
+from aot.compiler.liveness import (VIEW_OPS, lifetimes, live_bytes_lower_bound, plan_conflicts,
+                                   with_view_aliases)
+from aot.pte.reader import PlanInfo, PteFile, PteFormatError, read_pte
+
+
+def _plan_uses(p: PlanInfo) -> list:
+    uses = []
+    for ins in p.instructions:
+        vs = []
+        for a in ins.args:
+            v = p.values[a] if 0 <= a < len(p.values) else None
+            if isinstance(v, (fb.TensorList, fb.OptionalTensorList)):
+                vs.extend(x for x in (v.items or []) if x >= 0)
+            else:
+                vs.append(a)
+        uses.append([x for x in vs if x in p.tensors])
+    return uses
+
+
+def _value_desc(p: PlanInfo, i: int, v) -> dict:
+    d: dict = {"index": i, "type": type(v).__name__ if v is not None else "None"}
+    if isinstance(v, fb.Tensor):
+        t = p.tensors[i]
+        d.update(shape=t.sizes, dtype=t.dtype_name, bytes=t.nbytes, kind=t.kind)
+        if t.kind == "planned":
+            d.update(mem_id=t.mem_id, offset=t.mem_offset)
+        if t.kind == "constant":
+            d["buffer_idx"] = t.buffer_idx
+        if t.dim_order and t.dim_order != list(range(len(t.sizes))):
+            d["dim_order"] = t.dim_order
+    elif isinstance(v, fb.Int):
+        d["value"] = v.int_val
+    elif isinstance(v, fb.Bool):
+        d["value"] = v.bool_val
+    elif isinstance(v, fb.Double):
+        d["value"] = v.double_val
+    elif isinstance(v, fb.String):
+        d["value"] = v.string_val
+    elif isinstance(v, fb.IntList):
+        try:
+            d["value"] = p.int_list(i)
+        except PteFormatError:
+            d["items"] = list(v.items or [])
+    elif isinstance(v, (fb.DoubleList, fb.BoolList)):
+        d["value"] = list(v.items or [])
+    elif isinstance(v, (fb.TensorList, fb.OptionalTensorList)):
+        d["items"] = list(v.items or [])
+    return d
+
+
+def _io(p: PlanInfo, idxs: list) -> list:
+    out = []
+    for i in idxs:
+        t = p.tensors.get(i)
+        if t is None:
+            out.append({"index": i, "type": type(p.values[i]).__name__ if 0 <= i < len(p.values) else "?"})
+        else:
+            out.append({"index": i, "shape": t.sizes, "dtype": t.dtype_name, "bytes": t.nbytes})
+    return out
+
+
+def inspect_plan(p: PlanInfo) -> dict:
+    """The report of one method (see :func:`inspect_pte`)."""
+    uses = _plan_uses(p)
+    views = [(ins.index, ins.args[0], ins.args[-1]) for ins in p.instructions
+             if ins.op in VIEW_OPS and len(ins.args) >= 2 and p.tensors.get(ins.args[-1]) is not None
+             and p.tensors[ins.args[-1]].kind == "unplanned"]
+    live_uses, live_outs = with_view_aliases(uses, views, p.outputs)
+    life = lifetimes(live_uses, p.inputs, live_outs)
+    ops: dict = {}
+    for ins, us in zip(p.instructions, uses):
+        if ins.kind != "kernel":
+            continue
+        e = ops.setdefault(ins.op, {"name": ins.op, "count": 0, "dtypes": set()})
+        e["count"] += 1
+        e["dtypes"].update(p.tensors[v].dtype_name for v in us)
+    op_list = [dict(e, dtypes=sorted(e["dtypes"])) for e in ops.values()]
+    planned = {i: (t.mem_id, t.mem_offset, t.nbytes) for i, t in p.tensors.items() if t.kind == "planned"}
+    plan_rows = []
+    for i, t in sorted(p.tensors.items(), key=lambda kv: (kv[1].mem_id or 0, kv[1].mem_offset or 0, kv[0])):
+        if t.kind != "planned":
+            continue
+        f, l = life.get(i, (None, None))
+        plan_rows.append({"value": i, "mem_id": t.mem_id, "offset": t.mem_offset, "bytes": t.nbytes,
+                          "first": f, "last": l, "shape": t.sizes, "dtype": t.dtype_name})
+    constants = [t for t in p.tensors.values() if t.kind == "constant"]
+    return {
+        "name": p.name,
+        "ops": op_list,
+        "num_values": len(p.values),
+        "values": [_value_desc(p, i, v) for i, v in enumerate(p.values)],
+        "inputs": _io(p, p.inputs),
+        "outputs": _io(p, p.outputs),
+        "instructions": [{"index": ins.index, "kind": ins.kind, "op": ins.op, "args": ins.args,
+                          "source": ins.source} for ins in p.instructions],
+        "memory_plan": plan_rows,
+        "arena_bytes": p.non_const_buffer_sizes[1:],
+        "arena_total_bytes": sum(p.non_const_buffer_sizes[1:]),
+        "arena_lower_bound_bytes": live_bytes_lower_bound(planned, live_uses, p.inputs, live_outs),
+        "plan_conflicts": [list(c) for c in plan_conflicts(planned, live_uses, p.inputs, live_outs)],
+        "num_constants": len(constants),
+        "constant_tensor_bytes": sum(t.nbytes for t in constants),
+        "unplanned_tensors": sorted(i for i, t in p.tensors.items() if t.kind == "unplanned"),
+    }
+
+
+def inspect_file(pte: PteFile, path: Optional[Path] = None) -> dict:
+    """Report of a parsed .pte (see :func:`inspect_pte`)."""
+    methods = [inspect_plan(p) for p in pte.plans]
+    h = pte.header
+    info = {
+        "path": str(path) if path else None,
+        "pte_bytes": pte.size,
+        "header": None if h is None else {"program_size": h.program_size,
+                                          "segment_base_offset": h.segment_base_offset,
+                                          "segment_data_size": h.segment_data_size},
+        "segments": [len(s) for s in pte.segments],
+        "constants_bytes": pte.constants_bytes,
+        "methods": methods,
+    }
+    if methods:
+        first = next((m for m in methods if m["name"] == "forward"), methods[0])
+        for k in ("ops", "inputs", "outputs", "memory_plan", "arena_bytes", "arena_total_bytes",
+                  "arena_lower_bound_bytes", "num_constants", "constant_tensor_bytes"):
+            info[k] = first[k]
+    if path is not None:
+        from aot.compiler.manifest import manifest_path
+        mf = manifest_path(Path(path))
+        if mf.is_file():
+            try:
+                manifest = json.loads(mf.read_text())
+                digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+                # Only the manifest written for this very program counts.
+                if manifest.get("pte_sha256") == digest:
+                    info["manifest_memory"] = {k: v for k, v in manifest.get("memory", {}).items()
+                                               if v is not None}
+            except (OSError, ValueError, AttributeError):
+                pass
+    return info
+
+
+def inspect_pte(path) -> dict:
+    """Inspect the .pte at ``path``. Keys: pte_bytes, header, segments (bytes
+    each), constants_bytes, methods (per method: ops, values, inputs,
+    outputs, instructions, memory_plan, arena_bytes, arena_lower_bound_bytes,
+    ...), and the "forward" method's keys repeated at top level.
+
+    Raises PteFormatError (malformed file) or OSError."""
+    path = Path(path)
+    return inspect_file(read_pte(path), path)
+
+
+def _kb(n) -> str:
+    return "?" if n is None else f"{n} B" if n < 10240 else f"{n / 1024:.1f} KiB"
+
+
+def render_text(info: dict) -> str:
+    """Human-readable report of :func:`inspect_pte`'s dict."""
+    L = []
+    L.append(f"{info.get('path') or '<pte>'}: {info['pte_bytes']} bytes, constants {info['constants_bytes']} bytes"
+             f", segments {info['segments']}")
+    if info.get("header"):
+        h = info["header"]
+        L.append(f"  eh00: program_size={h['program_size']} segment_base_offset={h['segment_base_offset']}"
+                 f" segment_data_size={h['segment_data_size']}")
+    for m in info["methods"]:
+        L.append(f"method {m['name']}: {m['num_values']} values, {len(m['instructions'])} instructions")
+        for key in ("inputs", "outputs"):
+            for io in m[key]:
+                L.append(f"  {key[:-1]:6} v{io['index']}: {io.get('dtype', io.get('type'))}"
+                         f"{io.get('shape', '')} {io.get('bytes', '')} B")
+        L.append("  ops:")
+        for o in m["ops"]:
+            L.append(f"    {o['count']:4d} x {o['name']:45} {','.join(o['dtypes'])}")
+        L.append("  instructions:")
+        for ins in m["instructions"]:
+            src = f"   # {ins['source']}" if ins.get("source") else ""
+            L.append(f"    {ins['index']:4d} {ins['op'] or ins['kind']} {ins['args']}{src}")
+        L.append("  memory plan (value mem_id offset bytes first..last shape dtype):")
+        for r in m["memory_plan"]:
+            L.append(f"    v{r['value']:<4d} mem{r['mem_id']} @{r['offset']:<8d} {r['bytes']:8d} B "
+                     f"[{r['first']}..{r['last']}] {r['shape']} {r['dtype']}")
+        lb = m["arena_lower_bound_bytes"]
+        tot = m["arena_total_bytes"]
+        ratio = f" ({tot / lb:.2f}x)" if lb else ""
+        L.append(f"  arenas {m['arena_bytes']} = {_kb(tot)}; live-bytes lower bound {_kb(lb)}{ratio}")
+        L.append(f"  constants: {m['num_constants']} tensors, {m['constant_tensor_bytes']} bytes")
+        if m["plan_conflicts"]:
+            L.append(f"  WARNING: live tensors overlap in memory: {m['plan_conflicts']}")
+        if m["unplanned_tensors"]:
+            L.append(f"  unplanned (alias) tensors: {m['unplanned_tensors']}")
+    mm = info.get("manifest_memory")
+    if mm:
+        L.append("ops.json memory: " + ", ".join(f"{k}={v}" for k, v in mm.items()))
+    return "\n".join(L) + "\n"
+
+
+def add_inspect_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``aot inspect``: pte path, --json."""
+    parser.add_argument("pte", help="path of the .pte file")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def run_inspect(args: argparse.Namespace) -> int:
+    """Run ``aot inspect``: prints the report; returns 0, or 1 if the file is
+    missing or malformed (message on stderr)."""
+    try:
+        info = inspect_pte(args.pte)
+    except (PteFormatError, OSError) as e:
+        print(f"aot inspect: {args.pte}: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(info, indent=2))
+    else:
+        sys.stdout.write(render_text(info))
+    return 0
+
+
+def main(argv=None) -> int:
+    """Stand-alone entry: ``python -m aot.inspect model.pte [--json]``."""
+    p = argparse.ArgumentParser(prog="aot inspect", description=__doc__.splitlines()[0])
+    add_inspect_arguments(p)
+    return run_inspect(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

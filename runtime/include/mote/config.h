@@ -1,0 +1,71 @@
+/*
+ * mote/config.h - the runtime's build-time limits and the .pte format version.
+ *
+ * Every limit is #ifndef-guarded: override it for the whole build with
+ * -DNAME=value (runtime, kernels and application must agree, since
+ * MOTE_MAX_ARENAS sizes public structs). The defaults fit every zoo model.
+ * Included by mote/types.h, so every public header sees the same values.
+ */
+#ifndef MOTE_CONFIG_H
+#define MOTE_CONFIG_H
+
+/** Largest tensor rank accepted (ExecuTorch's portable limit is 16). 1..32. */
+#ifndef MOTE_MAX_DIM
+#define MOTE_MAX_DIM 8
+#endif
+
+/** Most planned arenas (memory ids 1..MOTE_MAX_ARENAS) one method may use; sizes mote_memory_t. */
+#ifndef MOTE_MAX_ARENAS
+#define MOTE_MAX_ARENAS 4u
+#endif
+
+/**
+ * Most out arguments one kernel call may have: ExecuTorch appends the out
+ * tensors again as return values, and runs of up to this many are recognised
+ * and dropped (see mote/method.h).
+ */
+#ifndef MOTE_MAX_KERNEL_OUTPUTS
+#define MOTE_MAX_KERNEL_OUTPUTS 4u
+#endif
+
+/**
+ * Largest program file, flatbuffer, arena, state buffer and element count,
+ * in bytes (or elements). Positions are 32-bit and sizes signed in the file,
+ * so at most 2^31 - 1.
+ */
+#ifndef MOTE_MAX_BYTES
+#define MOTE_MAX_BYTES 0x7fffffffu
+#endif
+
+/** Longest "eh00" extended header accepted, bytes (ExecuTorch writes 32, Mote 40). */
+#ifndef MOTE_MAX_HEADER_BYTES
+#define MOTE_MAX_HEADER_BYTES 256u
+#endif
+
+#if MOTE_MAX_DIM < 1 || MOTE_MAX_DIM > 32
+#error "MOTE_MAX_DIM must be 1..32 (dim_order is checked with a 32-bit mask)"
+#endif
+#if MOTE_MAX_ARENAS < 1
+#error "MOTE_MAX_ARENAS must be at least 1"
+#endif
+#if MOTE_MAX_KERNEL_OUTPUTS < 1 || MOTE_MAX_KERNEL_OUTPUTS > 255
+#error "MOTE_MAX_KERNEL_OUTPUTS must be 1..255"
+#endif
+#if MOTE_MAX_BYTES > 0x7fffffff || MOTE_MAX_BYTES < 64
+#error "MOTE_MAX_BYTES must be 64..0x7fffffff"
+#endif
+#if MOTE_MAX_HEADER_BYTES < 40
+#error "MOTE_MAX_HEADER_BYTES must be at least 40 (Mote's stamped eh00 header)"
+#endif
+
+/*
+ * The .pte format version this runtime reads (not a limit: never override).
+ * The compiler stamps it into the "eh00" extended header (see mote/program.h);
+ * mote_program_load accepts unstamped files (version 0: ExecuTorch's own) and
+ * versions 1..MOTE_PTE_FORMAT_VERSION, and refuses newer ones with
+ * MOTE_ERR_FORMAT_VERSION. Bump it whenever the compiler starts writing
+ * something an older runtime would misread. The Python side reads this line.
+ */
+#define MOTE_PTE_FORMAT_VERSION 1
+
+#endif /* MOTE_CONFIG_H */

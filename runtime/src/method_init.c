@@ -1,0 +1,689 @@
+/*
+ * method_init.c - a method's exact memory requirements, the verification of
+ * its structure (values, tensors, lists, memory plan, instructions, operators)
+ * and its initialisation into the caller's state buffer. The write proof is
+ * in method_verify.c, the execute loop in method_exec.c.
+ */
+#include "method_internal.h"
+
+/* Counts found by walking a method's structure (64-bit: entries may alias). */
+typedef struct method_counts {
+    uint64_t values, tensors, ints, tptrs, instrs, kargs;
+    uint32_t num_arenas;
+    uint64_t arena_size[MOTE_MAX_ARENAS];
+} method_counts_t;
+
+/* Byte offsets of each region in the state buffer. */
+typedef struct method_layout {
+    size_t values, tensors, ints, tptrs, instrs, kargs, total;
+} method_layout_t;
+
+static mote_err_t layout_add(uint64_t *at, uint64_t n, uint64_t elem, size_t *off)
+{
+    MOTE_CHECK(n <= (uint64_t)MOTE_MAX_BYTES, MOTE_ERR_SIZE_OVERFLOW);
+    *off = (size_t)*at;
+    *at += (n * elem + 7u) & ~(uint64_t)7u;
+    MOTE_CHECK(*at <= (uint64_t)SIZE_MAX && *at <= (uint64_t)MOTE_MAX_BYTES, MOTE_ERR_SIZE_OVERFLOW);
+    return MOTE_OK;
+}
+
+static mote_err_t method_layout(const method_counts_t *c, method_layout_t *l)
+{
+    uint64_t at = 0;
+
+    MOTE_TRY(layout_add(&at, c->values, sizeof(mote_value_t), &l->values));
+    MOTE_TRY(layout_add(&at, c->tensors, sizeof(mote_tensor_t), &l->tensors));
+    MOTE_TRY(layout_add(&at, c->ints, sizeof(int64_t), &l->ints));
+    MOTE_TRY(layout_add(&at, c->tptrs, sizeof(mote_tensor_t *), &l->tptrs));
+    MOTE_TRY(layout_add(&at, c->instrs, sizeof(mote_instr_t), &l->instrs));
+    MOTE_TRY(layout_add(&at, c->kargs, sizeof(mote_value_t *), &l->kargs));
+    l->total = (size_t)at;
+    return MOTE_OK;
+}
+
+/* The method's single chain's instruction vector (empty if no chain). */
+static mote_err_t method_instructions(const mote_fb_t *fb, const mote_fb_table_t *plan, mote_fb_vec_t *out)
+{
+    mote_fb_vec_t chains;
+    mote_fb_table_t chain;
+
+    out->pos = 0;
+    out->len = 0;
+    MOTE_TRY(mote_fb_vec_field(fb, plan, MOTE_F_PLAN_CHAINS, 4u, &chains));
+    if (chains.len == 0u) {
+        return MOTE_OK;
+    }
+    MOTE_CHECK(chains.len == 1u, MOTE_ERR_UNSUPPORTED);
+    MOTE_TRY(mote_fb_vec_table(fb, &chains, 0, &chain));
+    return mote_fb_vec_field(fb, &chain, MOTE_F_CHAIN_INSTRUCTIONS, 4u, out);
+}
+
+/* Walks values, instructions and the memory plan: verifies structure, counts. */
+static mote_err_t method_count(const mote_program_t *prog, uint32_t index, method_counts_t *c)
+{
+    mote_fb_t fb;
+    mote_fb_table_t plan, t, u;
+    mote_fb_vec_t v, items;
+    uint32_t i;
+    uint8_t tag;
+    uint64_t sz;
+
+    MOTE_TRY(mote_program_plan(prog, index, &plan));
+    fb = mote_program_fb(prog);
+    *c = (method_counts_t){0};
+    MOTE_TRY(mote_fb_vec_field(&fb, &plan, MOTE_F_PLAN_VALUES, 4u, &v));
+    c->values = v.len;
+    for (i = 0; i < v.len; i++) {
+        MOTE_TRY(mote_fb_vec_table(&fb, &v, i, &t));
+        MOTE_TRY(mote_fb_union_field(&fb, &t, MOTE_F_EVALUE_VAL, MOTE_TAG_OPT_TENSOR_LIST, &tag, &u));
+        MOTE_CHECK(tag != MOTE_TAG_NONE, MOTE_ERR_BAD_UNION_TAG);
+        if (tag == MOTE_TAG_TENSOR) {
+            c->tensors++;
+        } else if (tag == MOTE_TAG_INT_LIST) {
+            MOTE_TRY(mote_fb_vec_field(&fb, &u, 0, 8u, &items));
+            c->ints += items.len;
+        } else if (tag == MOTE_TAG_TENSOR_LIST || tag == MOTE_TAG_OPT_TENSOR_LIST) {
+            MOTE_TRY(mote_fb_vec_field(&fb, &u, 0, 4u, &items));
+            c->tptrs += items.len;
+        }
+    }
+    MOTE_TRY(method_instructions(&fb, &plan, &v));
+    c->instrs = v.len;
+    for (i = 0; i < v.len; i++) {
+        MOTE_TRY(mote_fb_vec_table(&fb, &v, i, &t));
+        /* the wire union's tags are 1..MOTE_INSTR_FREE (MOTE_INSTR_VIEW is the runtime's own) */
+        MOTE_TRY(mote_fb_union_field(&fb, &t, MOTE_F_INSTR_ARGS, MOTE_INSTR_FREE, &tag, &u));
+        MOTE_CHECK(tag != 0u, MOTE_ERR_BAD_UNION_TAG);
+        if (tag == MOTE_INSTR_KERNEL || tag == MOTE_INSTR_DELEGATE) {
+            MOTE_TRY(mote_fb_vec_field(&fb, &u, 1, 4u, &items));
+            c->kargs += items.len;
+        }
+    }
+    MOTE_TRY(mote_fb_vec_field(&fb, &plan, MOTE_F_PLAN_BUFFER_SIZES, 8u, &v));
+    MOTE_CHECK(v.len <= MOTE_MAX_ARENAS + 1u, MOTE_ERR_UNSUPPORTED);
+    c->num_arenas = v.len > 0u ? v.len - 1u : 0u;
+    for (i = 1; i < v.len; i++) {
+        sz = mote_fb_u64_at(&fb, v.pos + 8u * i);
+        MOTE_CHECK(sz <= (uint64_t)MOTE_MAX_BYTES, MOTE_ERR_SIZE_OVERFLOW); /* negative int64, or too large */
+        c->arena_size[i - 1u] = sz;
+    }
+    return MOTE_OK;
+}
+
+mote_err_t mote_method_memory_requirements(const mote_program_t *prog, uint32_t method_index,
+                                           mote_method_requirements_t *out)
+{
+    method_counts_t c;
+    method_layout_t l;
+    uint32_t i;
+
+    MOTE_CHECK(out != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    MOTE_TRY(method_count(prog, method_index, &c));
+    MOTE_TRY(method_layout(&c, &l));
+    out->state_size = l.total;
+    out->state_align = MOTE_STATE_ALIGN;
+    out->num_arenas = c.num_arenas;
+    for (i = 0; i < MOTE_MAX_ARENAS; i++) {
+        out->arena_size[i] = (size_t)c.arena_size[i];
+    }
+    out->arena_align = MOTE_ARENA_ALIGN;
+    return MOTE_OK;
+}
+
+mote_err_t mote_method_state_counts(const mote_program_t *prog, uint32_t method_index,
+                                    uint64_t counts[MOTE_STATE_REGIONS])
+{
+    method_counts_t c;
+
+    MOTE_CHECK(counts != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    MOTE_TRY(method_count(prog, method_index, &c));
+    counts[0] = c.values;
+    counts[1] = c.tensors;
+    counts[2] = c.ints;
+    counts[3] = c.tptrs;
+    counts[4] = c.instrs;
+    counts[5] = c.kargs;
+    return MOTE_OK;
+}
+
+/* Shape of one tensor value: dtype, sizes, dim order, numel, nbytes. */
+static mote_err_t tensor_shape(const mote_fb_t *fb, const mote_fb_table_t *t, mote_tensor_t *out)
+{
+    mote_fb_vec_t sizes, order;
+    mote_fb_table_t extra;
+    uint64_t dtype, x, numel = 1, nbytes;
+    uint32_t i, esize, seen = 0;
+    bool present;
+
+    MOTE_TRY(mote_fb_scalar(fb, t, MOTE_F_TENSOR_DTYPE, 1u, 0u, &dtype));
+    esize = (uint32_t)mote_dtype_size((uint8_t)dtype);
+    MOTE_CHECK(esize != 0u && dtype <= 0xffu, MOTE_ERR_BAD_DTYPE);
+    MOTE_TRY(mote_fb_scalar(fb, t, MOTE_F_TENSOR_STORAGE_OFFSET, 4u, 0u, &x));
+    MOTE_CHECK(x == 0u, MOTE_ERR_UNSUPPORTED);
+    MOTE_TRY(mote_fb_scalar(fb, t, MOTE_F_TENSOR_DYNAMISM, 1u, 0u, &x));
+    MOTE_CHECK(x <= 1u, MOTE_ERR_UNSUPPORTED); /* only static or bounded shapes */
+    MOTE_TRY(mote_fb_table_field(fb, t, MOTE_F_TENSOR_EXTRA, &extra, &present));
+    if (present) {
+        MOTE_TRY(mote_fb_scalar(fb, &extra, MOTE_F_EXTRA_LOCATION, 1u, 0u, &x));
+        MOTE_CHECK(x == 0u, MOTE_ERR_UNSUPPORTED); /* external data */
+    }
+    MOTE_TRY(mote_fb_vec_field(fb, t, MOTE_F_TENSOR_SIZES, 4u, &sizes));
+    MOTE_TRY(mote_fb_vec_field(fb, t, MOTE_F_TENSOR_DIM_ORDER, 1u, &order));
+    MOTE_CHECK(sizes.len <= MOTE_MAX_DIM && (order.len == 0u || order.len == sizes.len), MOTE_ERR_BAD_SHAPE);
+    for (i = 0; i < sizes.len; i++) {
+        const int32_t s = (int32_t)mote_fb_u32_at(fb, sizes.pos + 4u * i);
+        MOTE_CHECK(s >= 0, MOTE_ERR_BAD_SHAPE);
+        numel *= (uint64_t)s; /* <= 2^32 * 2^31 before the check below */
+        MOTE_CHECK(numel <= 0xffffffffu, MOTE_ERR_SIZE_OVERFLOW);
+    }
+    for (i = 0; i < order.len; i++) {
+        const uint8_t d = fb->buf[order.pos + i];
+        MOTE_CHECK(d < order.len && (seen & (1u << d)) == 0u, MOTE_ERR_BAD_SHAPE);
+        seen |= 1u << d;
+    }
+    nbytes = numel * esize;
+    MOTE_CHECK(nbytes <= 0xffffffffu, MOTE_ERR_SIZE_OVERFLOW);
+    out->sizes = sizes.len != 0u ? (const int32_t *)(const void *)(fb->buf + sizes.pos) : NULL;
+    out->dim_order = order.len != 0u ? fb->buf + order.pos : NULL;
+    out->numel = (uint32_t)numel;
+    out->nbytes = (uint32_t)nbytes;
+    out->dim = (uint8_t)sizes.len;
+    out->dtype = (uint8_t)dtype;
+    out->data = NULL;
+    return MOTE_OK;
+}
+
+/* Shape and storage of one tensor value: constant, planned, or none (an et_view output). */
+static mote_err_t tensor_parse(const mote_program_t *prog, const mote_fb_t *fb, const mote_fb_table_t *t,
+                               const method_counts_t *c, const mote_memory_t *mem, mote_tensor_t *out)
+{
+    mote_fb_table_t alloc;
+    uint64_t buffer, id, lo, hi;
+    const uint8_t *p;
+    bool planned;
+
+    MOTE_TRY(tensor_shape(fb, t, out));
+    MOTE_TRY(mote_fb_scalar(fb, t, MOTE_F_TENSOR_BUFFER_IDX, 4u, 0u, &buffer));
+    MOTE_TRY(mote_fb_table_field(fb, t, MOTE_F_TENSOR_ALLOC, &alloc, &planned));
+    if (buffer != 0u) {
+        MOTE_CHECK(!planned, MOTE_ERR_UNSUPPORTED); /* mutable tensor with an initial value */
+        MOTE_TRY(mote_program_constant(prog, (uint32_t)buffer, out->nbytes, (uint32_t)mote_dtype_size(out->dtype),
+                                       &p));
+        out->data = (void *)(uintptr_t)p;
+        return MOTE_OK;
+    }
+    if (!planned) {
+        return MOTE_OK; /* storage comes from an et_view (method_verify.c checks it does) */
+    }
+    MOTE_TRY(mote_fb_scalar(fb, &alloc, MOTE_F_ALLOC_ID, 4u, 0u, &id));
+    MOTE_TRY(mote_fb_scalar(fb, &alloc, MOTE_F_ALLOC_LOW, 4u, 0u, &lo));
+    MOTE_TRY(mote_fb_scalar(fb, &alloc, MOTE_F_ALLOC_HIGH, 4u, 0u, &hi));
+    lo |= hi << 32;
+    MOTE_CHECK(id != 0u && id <= c->num_arenas && lo <= c->arena_size[id - 1u] &&
+                   out->nbytes <= c->arena_size[id - 1u] - lo,
+               MOTE_ERR_BAD_ALLOCATION);
+    MOTE_CHECK(lo % mote_dtype_size(out->dtype) == 0u, MOTE_ERR_BAD_ALIGNMENT);
+    out->data = mem->arenas[id - 1u].ptr != NULL ? (uint8_t *)mem->arenas[id - 1u].ptr + (size_t)lo : NULL;
+    return MOTE_OK;
+}
+
+/* One scalar, string or tensor value; lists are resolved by values_lists(). */
+static mote_err_t value_parse(mote_method_t *m, const mote_fb_t *fb, const mote_fb_table_t *u, uint8_t tag,
+                              const method_counts_t *c, const mote_memory_t *mem, mote_tensor_t *tensors,
+                              uint32_t *nt, mote_value_t *v)
+{
+    mote_fb_vec_t items;
+    uint64_t x;
+    uint32_t k;
+    union {
+        uint64_t u;
+        double d;
+    } pun;
+
+    v->tag = tag;
+    v->u.i = 0;
+    switch (tag) {
+    case MOTE_TAG_INT:
+        MOTE_TRY(mote_fb_scalar(fb, u, 0, 8u, 0u, &x));
+        v->u.i = (int64_t)x;
+        return MOTE_OK;
+    case MOTE_TAG_BOOL:
+        MOTE_TRY(mote_fb_scalar(fb, u, 0, 1u, 0u, &x));
+        MOTE_CHECK(x <= 1u, MOTE_ERR_BAD_VALUE_TYPE);
+        v->u.b = x != 0u;
+        return MOTE_OK;
+    case MOTE_TAG_DOUBLE:
+        MOTE_TRY(mote_fb_scalar(fb, u, 0, 8u, 0u, &x));
+        pun.u = x;
+        v->u.d = pun.d;
+        return MOTE_OK;
+    case MOTE_TAG_STRING:
+        return mote_fb_string_field(fb, u, 0, &v->u.str.ptr, &v->u.str.len);
+    case MOTE_TAG_TENSOR:
+        MOTE_CHECK(*nt < c->tensors, MOTE_ERR_BAD_INDEX); /* program changed under us */
+        v->u.t = &tensors[*nt];
+        (*nt)++;
+        return tensor_parse(m->prog, fb, u, c, mem, v->u.t);
+    case MOTE_TAG_DOUBLE_LIST:
+        MOTE_TRY(mote_fb_vec_field(fb, u, 0, 8u, &items));
+        v->u.doubles.items = (const double *)(const void *)(fb->buf + items.pos);
+        v->u.doubles.len = items.len;
+        return MOTE_OK;
+    case MOTE_TAG_BOOL_LIST:
+        MOTE_TRY(mote_fb_vec_field(fb, u, 0, 1u, &items));
+        for (k = 0; k < items.len; k++) {
+            MOTE_CHECK(fb->buf[items.pos + k] <= 1u, MOTE_ERR_BAD_VALUE_TYPE);
+        }
+        v->u.bools.items = fb->buf + items.pos;
+        v->u.bools.len = items.len;
+        return MOTE_OK;
+    default: /* NULL; lists are resolved later */
+        return MOTE_OK;
+    }
+}
+
+/* Scalars, strings, tensors of every value. */
+static mote_err_t values_parse(mote_method_t *m, const mote_fb_t *fb, const mote_fb_vec_t *vals,
+                               const method_counts_t *c, const mote_memory_t *mem, mote_tensor_t *tensors)
+{
+    mote_fb_table_t t, u;
+    uint32_t i, nt = 0;
+    uint8_t tag;
+
+    for (i = 0; i < vals->len; i++) {
+        MOTE_TRY(mote_fb_vec_table(fb, vals, i, &t));
+        MOTE_TRY(mote_fb_union_field(fb, &t, MOTE_F_EVALUE_VAL, MOTE_TAG_OPT_TENSOR_LIST, &tag, &u));
+        MOTE_TRY(value_parse(m, fb, &u, tag, c, mem, tensors, &nt, &m->values[i]));
+    }
+    return MOTE_OK;
+}
+
+/* Items of an int list (value indices) into int64s at `ints`. */
+static mote_err_t int_list_resolve(const mote_method_t *m, const mote_fb_t *fb, const mote_fb_vec_t *items,
+                                   int64_t *ints)
+{
+    uint32_t k;
+
+    for (k = 0; k < items->len; k++) {
+        const uint64_t idx = mote_fb_u64_at(fb, items->pos + 8u * k);
+        MOTE_CHECK(idx < m->num_values, MOTE_ERR_BAD_INDEX);
+        MOTE_CHECK(m->values[idx].tag == MOTE_TAG_INT, MOTE_ERR_BAD_VALUE_TYPE);
+        ints[k] = m->values[idx].u.i;
+    }
+    return MOTE_OK;
+}
+
+/* Items of a (optional) tensor list (value indices, -1 = None) into tensor pointers at `tptrs`. */
+static mote_err_t tensor_list_resolve(const mote_method_t *m, const mote_fb_t *fb, const mote_fb_vec_t *items,
+                                      bool optional, mote_tensor_t **tptrs)
+{
+    uint32_t k;
+
+    for (k = 0; k < items->len; k++) {
+        const int32_t idx = (int32_t)mote_fb_u32_at(fb, items->pos + 4u * k);
+        tptrs[k] = NULL;
+        if (idx == -1 && optional) {
+            continue;
+        }
+        MOTE_CHECK(idx >= 0 && (uint32_t)idx < m->num_values, MOTE_ERR_BAD_INDEX);
+        if (m->values[idx].tag == MOTE_TAG_TENSOR) {
+            tptrs[k] = m->values[idx].u.t;
+        } else {
+            MOTE_CHECK(optional && m->values[idx].tag == MOTE_TAG_NULL, MOTE_ERR_BAD_VALUE_TYPE);
+        }
+    }
+    return MOTE_OK;
+}
+
+/* Int lists into int64 arrays, tensor lists into tensor-pointer arrays (in state). */
+static mote_err_t values_lists(mote_method_t *m, const mote_fb_t *fb, const mote_fb_vec_t *vals,
+                               const method_counts_t *c, int64_t *ints, mote_tensor_t **tptrs)
+{
+    mote_fb_table_t t, u;
+    mote_fb_vec_t items;
+    uint64_t ni = 0, ntp = 0;
+    uint32_t i;
+    uint8_t tag;
+
+    for (i = 0; i < vals->len; i++) {
+        mote_value_t *v = &m->values[i];
+        const bool is_ints = v->tag == MOTE_TAG_INT_LIST;
+        if (!is_ints && v->tag != MOTE_TAG_TENSOR_LIST && v->tag != MOTE_TAG_OPT_TENSOR_LIST) {
+            continue;
+        }
+        MOTE_TRY(mote_fb_vec_table(fb, vals, i, &t));
+        MOTE_TRY(mote_fb_union_field(fb, &t, MOTE_F_EVALUE_VAL, MOTE_TAG_OPT_TENSOR_LIST, &tag, &u));
+        MOTE_TRY(mote_fb_vec_field(fb, &u, 0, is_ints ? 8u : 4u, &items));
+        if (is_ints) {
+            MOTE_CHECK(items.len <= c->ints - ni, MOTE_ERR_BAD_INDEX);
+            MOTE_TRY(int_list_resolve(m, fb, &items, ints + ni));
+            v->u.ints.items = ints + ni;
+            v->u.ints.len = items.len;
+            ni += items.len;
+        } else {
+            MOTE_CHECK(items.len <= c->tptrs - ntp, MOTE_ERR_BAD_INDEX);
+            MOTE_TRY(tensor_list_resolve(m, fb, &items, v->tag == MOTE_TAG_OPT_TENSOR_LIST, tptrs + ntp));
+            v->u.tensors.items = tptrs + ntp;
+            v->u.tensors.len = items.len;
+            ntp += items.len;
+        }
+    }
+    return MOTE_OK;
+}
+
+/* Does "name" + "." + "overload" equal the registry entry `entry`? */
+static bool op_name_eq(const char *entry, const char *name, const char *overload)
+{
+    uint32_t i = 0, k = 0;
+    while (name[k] != '\0') {
+        if (entry[i] != name[k]) {
+            return false;
+        }
+        i++;
+        k++;
+    }
+    if (overload[0] != '\0') {
+        if (entry[i] != '.') {
+            return false;
+        }
+        i++;
+        for (k = 0; overload[k] != '\0'; k++, i++) {
+            if (entry[i] != overload[k]) {
+                return false;
+            }
+        }
+    }
+    return entry[i] == '\0';
+}
+
+/* Index vector of method inputs/outputs, each a valid value index. */
+static mote_err_t index_vector(const mote_fb_t *fb, const mote_fb_table_t *plan, uint32_t id, uint32_t nvalues,
+                               const int32_t **items, uint32_t *len)
+{
+    mote_fb_vec_t v;
+    uint32_t i;
+
+    MOTE_TRY(mote_fb_vec_field(fb, plan, id, 4u, &v));
+    for (i = 0; i < v.len; i++) {
+        MOTE_CHECK(mote_fb_u32_at(fb, v.pos + 4u * i) < nvalues, MOTE_ERR_BAD_INDEX);
+    }
+    *items = (const int32_t *)(const void *)(fb->buf + v.pos);
+    *len = v.len;
+    return MOTE_OK;
+}
+
+/*
+ * ExecuTorch's KernelCall lists the schema arguments (out tensors last) and
+ * then the return values, which for an out-variant are the out tensors again.
+ * Kernels receive the schema arguments only: a trailing run of k indices
+ * repeating the k before it (k <= MOTE_MAX_KERNEL_OUTPUTS) is dropped; so is
+ * a trailing TensorList holding exactly the k tensors before it (multi-output
+ * ops, in the caller).
+ */
+static uint32_t strip_returns(const mote_fb_t *fb, const mote_fb_vec_t *args)
+{
+    uint32_t n = args->len, k, j;
+
+    for (k = MOTE_MAX_KERNEL_OUTPUTS; k >= 1u; k--) {
+        if (2u * k > n) {
+            continue;
+        }
+        for (j = 0; j < k; j++) {
+            if (mote_fb_u32_at(fb, args->pos + 4u * (n - k + j)) !=
+                mote_fb_u32_at(fb, args->pos + 4u * (n - 2u * k + j))) {
+                break;
+            }
+        }
+        if (j == k) {
+            return n - k;
+        }
+    }
+    return n;
+}
+
+/* Drops a trailing TensorList return holding exactly the out tensors before it. */
+static void strip_list_return(mote_instr_t *ins, mote_value_t *const *kargs, uint32_t nargs_in_call)
+{
+    const mote_value_t *ret;
+    uint32_t k, j;
+
+    if (ins->a != nargs_in_call || ins->a < 2u || kargs[ins->a - 1u]->tag != MOTE_TAG_TENSOR_LIST) {
+        return;
+    }
+    ret = kargs[ins->a - 1u];
+    k = ret->u.tensors.len;
+    if (k == 0u || k >= ins->a) {
+        return;
+    }
+    for (j = 0; j < k; j++) {
+        const mote_value_t *o = kargs[ins->a - 1u - k + j];
+        if (o->tag != MOTE_TAG_TENSOR || o->u.t != ret->u.tensors.items[j]) {
+            return;
+        }
+    }
+    ins->a--;
+}
+
+/* The registry kernel of `name`.`overload`: links it after proving its out arguments writable. */
+static mote_err_t instr_link(mote_method_t *m, uint32_t op_index, const char *name, const char *overload,
+                             mote_instr_t *ins, mote_value_t *const *kargs)
+{
+    uint32_t i;
+
+    for (i = 0; i < mote_kernel_registry_len; i++) {
+        const mote_kernel_entry_t *e = &mote_kernel_registry[i];
+        const uint32_t nouts = mote_kernel_registry_outputs[i];
+        if (e->name != NULL && e->fn != NULL && nouts >= 1u && nouts <= MOTE_MAX_KERNEL_OUTPUTS &&
+            op_name_eq(e->name, name, overload)) {
+            MOTE_TRY(mote_method_verify_outputs(m, kargs, ins->a, nouts));
+            ins->kind = MOTE_INSTR_KERNEL;
+            ins->fn = e->fn;
+            return MOTE_OK;
+        }
+    }
+    m->failed_op = (int32_t)op_index;
+    MOTE_LOGF("no kernel for operator %s.%s", name, overload);
+    return MOTE_ERR_OP_NOT_FOUND;
+}
+
+/* One KernelCall: et_view or a registry kernel; args into value pointers. */
+static mote_err_t instr_kernel(mote_method_t *m, const mote_fb_t *fb, const mote_fb_table_t *call,
+                               const mote_fb_vec_t *ops, mote_instr_t *ins, mote_value_t **kargs)
+{
+    mote_fb_table_t op;
+    mote_fb_vec_t args;
+    uint64_t op_index;
+    const char *name, *overload;
+    uint32_t i, len;
+
+    MOTE_TRY(mote_fb_scalar(fb, call, 0, 4u, 0u, &op_index));
+    MOTE_TRY(mote_fb_vec_field(fb, call, 1, 4u, &args));
+    MOTE_CHECK(op_index < ops->len, MOTE_ERR_BAD_INDEX);
+    MOTE_TRY(mote_fb_vec_table(fb, ops, (uint32_t)op_index, &op));
+    MOTE_TRY(mote_fb_string_field(fb, &op, MOTE_F_OPERATOR_NAME, &name, &len));
+    MOTE_TRY(mote_fb_string_field(fb, &op, MOTE_F_OPERATOR_OVERLOAD, &overload, &len));
+    MOTE_CHECK(name != NULL, MOTE_ERR_BAD_INSTRUCTION);
+    overload = overload != NULL ? overload : "";
+    for (i = 0; i < args.len; i++) {
+        const uint32_t idx = mote_fb_u32_at(fb, args.pos + 4u * i);
+        MOTE_CHECK(idx < m->num_values, MOTE_ERR_BAD_INDEX);
+        kargs[i] = &m->values[idx];
+    }
+    ins->a = strip_returns(fb, &args);
+    ins->args = (mote_value_t *const *)kargs;
+    strip_list_return(ins, kargs, args.len);
+    if (op_name_eq("executorch_prim::et_view.default", name, overload)) {
+        MOTE_CHECK(ins->a == 3u && kargs[0]->tag == MOTE_TAG_TENSOR && kargs[2]->tag == MOTE_TAG_TENSOR,
+                   MOTE_ERR_BAD_INSTRUCTION);
+        MOTE_TRY(mote_method_verify_view(m, kargs[0]->u.t, kargs[2]->u.t));
+        ins->kind = MOTE_INSTR_VIEW;
+        ins->a = mote_fb_u32_at(fb, args.pos);
+        ins->b = mote_fb_u32_at(fb, args.pos + 8u);
+        return MOTE_OK;
+    }
+    return instr_link(m, (uint32_t)op_index, name, overload, ins, kargs);
+}
+
+/* MoveCall / JumpFalseCall (a, b) or FreeCall (a): indices checked. */
+static mote_err_t instr_control(mote_method_t *m, const mote_fb_t *fb, const mote_fb_table_t *u, uint8_t tag,
+                                uint32_t num_instrs, mote_instr_t *ins)
+{
+    uint64_t a, b = 0;
+
+    MOTE_TRY(mote_fb_scalar(fb, u, 0, 4u, 0u, &a));
+    MOTE_CHECK(a < m->num_values, MOTE_ERR_BAD_INDEX);
+    if (tag != MOTE_INSTR_FREE) {
+        MOTE_TRY(mote_fb_scalar(fb, u, 1, 4u, 0u, &b));
+    }
+    if (tag == MOTE_INSTR_MOVE) {
+        MOTE_CHECK(b < m->num_values, MOTE_ERR_BAD_INDEX);
+        MOTE_TRY(mote_method_verify_move(m, (uint32_t)a, (uint32_t)b));
+    } else if (tag == MOTE_INSTR_JUMP_FALSE) {
+        MOTE_CHECK(b <= num_instrs, MOTE_ERR_BAD_INSTRUCTION);
+    }
+    ins->kind = tag;
+    ins->a = (uint32_t)a;
+    ins->b = (uint32_t)b;
+    return MOTE_OK;
+}
+
+static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote_fb_table_t *plan,
+                               const method_counts_t *c, mote_value_t **kargs)
+{
+    mote_fb_vec_t v, ops, args;
+    mote_fb_table_t t, u;
+    uint64_t nk = 0;
+    uint32_t i;
+    uint8_t tag;
+
+    MOTE_TRY(method_instructions(fb, plan, &v));
+    MOTE_TRY(mote_fb_vec_field(fb, plan, MOTE_F_PLAN_OPERATORS, 4u, &ops));
+    MOTE_CHECK(v.len == m->num_instrs, MOTE_ERR_BAD_INDEX);
+    for (i = 0; i < v.len; i++) {
+        mote_instr_t *ins = &m->instrs[i];
+        m->failed_instr = (int32_t)i;
+        ins->kind = 0;
+        ins->a = 0;
+        ins->b = 0;
+        ins->fn = NULL;
+        ins->args = NULL;
+        ins->scratch = NULL;
+        ins->scratch_size = 0;
+        MOTE_TRY(mote_fb_vec_table(fb, &v, i, &t));
+        MOTE_TRY(mote_fb_union_field(fb, &t, MOTE_F_INSTR_ARGS, MOTE_INSTR_FREE, &tag, &u));
+        if (tag == MOTE_INSTR_KERNEL) {
+            MOTE_TRY(mote_fb_vec_field(fb, &u, 1, 4u, &args));
+            MOTE_CHECK(args.len <= c->kargs - nk, MOTE_ERR_BAD_INDEX);
+            MOTE_TRY(instr_kernel(m, fb, &u, &ops, ins, kargs + nk));
+            nk += args.len;
+        } else if (tag == MOTE_INSTR_DELEGATE) {
+            return MOTE_ERR_NO_SUCH_BACKEND;
+        } else {
+            MOTE_TRY(instr_control(m, fb, &u, tag, v.len, ins));
+        }
+    }
+    return MOTE_OK;
+}
+
+static mote_err_t memory_check(const mote_memory_t *mem, const mote_method_requirements_t *req)
+{
+    uint32_t i;
+
+    MOTE_CHECK(mem->state.ptr != NULL && mem->state.size >= req->state_size, MOTE_ERR_MEMORY_TOO_SMALL);
+    MOTE_CHECK(((uintptr_t)mem->state.ptr & (MOTE_STATE_ALIGN - 1u)) == 0u, MOTE_ERR_MEMORY_ALIGNMENT);
+    MOTE_CHECK(mem->num_arenas <= MOTE_MAX_ARENAS, MOTE_ERR_INVALID_ARGUMENT);
+    MOTE_CHECK(mem->num_arenas >= req->num_arenas, MOTE_ERR_MEMORY_TOO_SMALL);
+    for (i = 0; i < req->num_arenas; i++) {
+        if (req->arena_size[i] == 0u) {
+            continue;
+        }
+        MOTE_CHECK(mem->arenas[i].ptr != NULL && mem->arenas[i].size >= req->arena_size[i],
+                   MOTE_ERR_MEMORY_TOO_SMALL);
+        MOTE_CHECK(((uintptr_t)mem->arenas[i].ptr & (MOTE_ARENA_ALIGN - 1u)) == 0u, MOTE_ERR_MEMORY_ALIGNMENT);
+    }
+    return MOTE_OK;
+}
+
+/* Gives each planned scratch slot to its kernel call after verifying it:
+ * a kernel instruction, inside arenas[0], not given twice. */
+static mote_err_t scratch_slots_apply(mote_method_t *m, const mote_memory_t *mem)
+{
+    uint32_t i;
+    uint8_t *base;
+    size_t asize;
+
+    if (mem->num_scratch_slots == 0u) {
+        return MOTE_OK;
+    }
+    MOTE_CHECK(mem->scratch_slots != NULL && mem->num_arenas >= 1u && mem->arenas[0].ptr != NULL,
+               MOTE_ERR_BAD_SCRATCH_PLAN);
+    base = (uint8_t *)mem->arenas[0].ptr;
+    asize = mem->arenas[0].size;
+    for (i = 0; i < mem->num_scratch_slots; i++) {
+        const mote_scratch_slot_t *s = &mem->scratch_slots[i];
+        mote_instr_t *ins;
+        MOTE_CHECK(s->instruction < m->num_instrs, MOTE_ERR_BAD_SCRATCH_PLAN);
+        ins = &m->instrs[s->instruction];
+        MOTE_CHECK(ins->kind == MOTE_INSTR_KERNEL && ins->scratch == NULL, MOTE_ERR_BAD_SCRATCH_PLAN);
+        MOTE_CHECK((size_t)s->offset <= asize && (size_t)s->size <= asize - (size_t)s->offset,
+                   MOTE_ERR_BAD_SCRATCH_PLAN);
+        if (s->size != 0u) {
+            ins->scratch = base + s->offset;
+            ins->scratch_size = s->size;
+        }
+    }
+    return MOTE_OK;
+}
+
+mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32_t method_index,
+                            const mote_memory_t *mem)
+{
+    mote_method_requirements_t req;
+    method_counts_t c;
+    method_layout_t l;
+    mote_fb_t fb;
+    mote_fb_table_t plan;
+    mote_fb_vec_t vals;
+    uint8_t *state;
+
+    MOTE_CHECK(m != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    m->magic = 0;
+    m->failed_op = -1;
+    m->failed_instr = -1;
+    MOTE_CHECK(mem != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    MOTE_TRY(method_count(prog, method_index, &c));
+    MOTE_TRY(method_layout(&c, &l));
+    MOTE_TRY(mote_method_memory_requirements(prog, method_index, &req));
+    MOTE_TRY(memory_check(mem, &req));
+    fb = mote_program_fb(prog);
+    MOTE_TRY(mote_program_plan(prog, method_index, &plan));
+    MOTE_TRY(mote_fb_vec_field(&fb, &plan, MOTE_F_PLAN_VALUES, 4u, &vals));
+    state = (uint8_t *)mem->state.ptr;
+    m->prog = prog;
+    m->values = (mote_value_t *)(void *)(state + l.values);
+    m->num_values = vals.len;
+    m->instrs = (mote_instr_t *)(void *)(state + l.instrs);
+    m->num_instrs = (uint32_t)c.instrs;
+    m->scratch = mem->scratch;
+    MOTE_TRY(values_parse(m, &fb, &vals, &c, mem, (mote_tensor_t *)(void *)(state + l.tensors)));
+    MOTE_TRY(values_lists(m, &fb, &vals, &c, (int64_t *)(void *)(state + l.ints),
+                          (mote_tensor_t **)(void *)(state + l.tptrs)));
+    MOTE_TRY(index_vector(&fb, &plan, MOTE_F_PLAN_INPUTS, m->num_values, &m->inputs, &m->num_inputs));
+    MOTE_TRY(index_vector(&fb, &plan, MOTE_F_PLAN_OUTPUTS, m->num_values, &m->outputs, &m->num_outputs));
+    MOTE_TRY(instrs_parse(m, &fb, &plan, &c, (mote_value_t **)(void *)(state + l.kargs)));
+    MOTE_TRY(scratch_slots_apply(m, mem));
+    m->failed_instr = -1;
+    MOTE_TRY(mote_method_verify_storage(m));
+    m->magic = MOTE_METHOD_MAGIC;
+    return MOTE_OK;
+}
+
+int32_t mote_method_failed_operator(const mote_method_t *m)
+{
+    return m != NULL ? m->failed_op : -1;
+}
+
+int32_t mote_method_failed_instruction(const mote_method_t *m)
+{
+    return m != NULL ? m->failed_instr : -1;
+}

@@ -1,0 +1,107 @@
+"""One small PyTorch model per operator the compiler can emit (see
+test_op_coverage.py). Each entry: operator -> (module, example inputs, int8)."""
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Fn(nn.Module):
+    """A module around a function of the inputs (and optional constants)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+def _r(*shape, seed=0):
+    g = torch.Generator().manual_seed(seed + sum(shape))
+    return torch.randn(*shape, generator=g)
+
+
+def _seq(*mods):
+    torch.manual_seed(0)
+    return nn.Sequential(*mods).eval()
+
+
+FP32 = {
+    "aten::_adaptive_avg_pool2d.out": (lambda: Fn(lambda x: F.adaptive_avg_pool2d(x, (2, 3))), (_r(1, 2, 4, 6),)),
+    "aten::_log_softmax.out": (lambda: Fn(lambda x: F.log_softmax(x, -1)), (_r(2, 5),)),
+    "aten::_native_batch_norm_legit_no_training.out": (lambda: _seq(nn.BatchNorm2d(3)), (_r(1, 3, 4, 4),)),
+    "aten::_softmax.out": (lambda: Fn(lambda x: F.softmax(x, -1)), (_r(2, 5),)),
+    "aten::add.Scalar_out": (lambda: Fn(lambda x: x + 1.5), (_r(2, 3),)),
+    "aten::add.out": (lambda: Fn(lambda x, y: x + y), (_r(2, 3), _r(1, 3))),
+    "aten::addmm.out": (lambda: _seq(nn.Linear(6, 4)), (_r(2, 6),)),
+    "aten::avg_pool2d.out": (lambda: _seq(nn.AvgPool2d(2)), (_r(1, 2, 4, 4),)),
+    "aten::bmm.out": (lambda: Fn(lambda x, y: torch.bmm(x, y)), (_r(2, 3, 4), _r(2, 4, 5))),
+    "aten::cat.out": (lambda: Fn(lambda x, y: torch.cat([x, y], 1)), (_r(2, 3), _r(2, 2))),
+    "aten::clamp.out": (lambda: Fn(lambda x: torch.clamp(x, -0.5, 0.7)), (_r(2, 3),)),
+    "aten::constant_pad_nd.out": (lambda: Fn(lambda x: F.pad(x, (1, 2), value=0.5)), (_r(2, 3),)),
+    "aten::convolution.out": (lambda: _seq(nn.Conv2d(3, 4, 3, padding=1)), (_r(1, 3, 6, 6),)),
+    "aten::div.Scalar_out": (lambda: Fn(lambda x: x / 6.0), (_r(2, 3),)),
+    "aten::div.out": (lambda: Fn(lambda x, y: x / (y * y + 1.0)), (_r(2, 3), _r(2, 3))),
+    "aten::exp.out": (lambda: Fn(torch.exp), (_r(2, 3),)),
+    "aten::expand_copy.out": (lambda: Fn(lambda x: x.expand(3, 2, 4) * 1.0), (_r(2, 4),)),
+    "aten::hardtanh.out": (lambda: _seq(nn.ReLU6()), (_r(2, 3) * 4,)),
+    "aten::max_pool2d_with_indices.out": (lambda: _seq(nn.MaxPool2d(2)), (_r(1, 2, 4, 4),)),
+    "aten::mean.out": (lambda: Fn(lambda x: x.mean(dim=-1)), (_r(2, 5),)),
+    "aten::mm.out": (lambda: Fn(lambda x, y: x @ y), (_r(3, 4), _r(4, 2))),
+    "aten::mul.Scalar_out": (lambda: Fn(lambda x: x * 2.5), (_r(2, 3),)),
+    "aten::mul.out": (lambda: Fn(lambda x, y: x * y), (_r(2, 3), _r(2, 3))),
+    "aten::neg.out": (lambda: Fn(lambda x: -x), (_r(2, 3),)),
+    "aten::permute_copy.out": (lambda: Fn(lambda x: x.permute(0, 2, 1) * 1.0), (_r(2, 3, 4),)),
+    "aten::relu.out": (lambda: _seq(nn.ReLU()), (_r(2, 3),)),
+    "aten::rsqrt.out": (lambda: Fn(lambda x: torch.rsqrt(x * x + 1.0)), (_r(2, 3),)),
+    "aten::select_copy.int_out": (lambda: Fn(lambda x: x[:, 1] * 1.0), (_r(2, 3, 4),)),
+    "aten::sigmoid.out": (lambda: _seq(nn.Sigmoid()), (_r(2, 3),)),
+    "aten::slice_copy.Tensor_out": (lambda: Fn(lambda x: x[:, 1:3] * 1.0), (_r(2, 5),)),
+    "aten::sub.Scalar_out": (lambda: Fn(lambda x: x - 1.5), (_r(2, 3),)),
+    "aten::sub.out": (lambda: Fn(lambda x, y: x - y), (_r(2, 3), _r(2, 3))),
+    "aten::sum.IntList_out": (lambda: Fn(lambda x: x.sum(dim=1)), (_r(2, 5),)),
+    "aten::tanh.out": (lambda: _seq(nn.Tanh()), (_r(2, 3),)),
+    "executorch_prim::et_view.default": (lambda: Fn(lambda x: torch.relu(x).reshape(3, 4) + 1.0), (_r(2, 6),)),
+    "aten::view_copy.out": (lambda: Fn(lambda x: torch.relu(x).reshape(3, 4)), (_r(2, 6),)),
+    "aten::clone.out": (lambda: Fn(lambda x: x.clone()), (_r(2, 3),)),
+    "aten::full.out": (lambda: Fn(lambda x: torch.full((2, 3), 1.5)), (_r(2, 3),)),
+}
+
+
+class _Cnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.pool = nn.MaxPool2d(2)
+        self.avg = nn.AvgPool2d(2)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(F.pad(x, (1, 1, 1, 1))))
+        y = torch.relu(self.dw(y))
+        y = self.avg(self.pool(y) + self.pool(y) * self.pool(y))
+        y = y.mean(dim=(2, 3))
+        return F.softmax(self.fc(y), -1)
+
+
+INT8_MODEL = (lambda: _seq(_Cnn()), (_r(1, 3, 8, 8),))
+#: what the int8 model above must contain (the int8 compile emits these)
+INT8 = ("mote::add_s8.out", "mote::avg_pool2d_s8.out", "mote::conv2d_s8.out",
+        "mote::depthwise_conv2d_s8.out", "mote::linear_s8.out", "mote::max_pool2d_s8.out",
+        "mote::mean_s8.out", "mote::mul_s8.out", "mote::pad_s8.out", "mote::softmax_s8.out",
+        "quantized_decomposed::quantize_per_tensor.out",
+        "quantized_decomposed::dequantize_per_tensor.out")
+
+#: Operators with a kernel that Mote's lowering never emits (it turns squeeze and
+#: unsqueeze into views and has no dim-order or dynamic-quantization stage):
+#: they run ExecuTorch-made programs, proven in tests/runtime (test_et_quantized.py,
+#: test_zoo_runtime.py) against the executorch oracle.
+EXECUTORCH_ONLY = {
+    "aten::squeeze_copy.dims_out", "aten::unsqueeze_copy.out",
+    "dim_order_ops::_clone_dim_order.out", "dim_order_ops::_to_dim_order_copy.out",
+    "quantized_decomposed::choose_qparams.Tensor_out",
+    "quantized_decomposed::dequantize_per_channel.out",
+    "quantized_decomposed::dequantize_per_tensor.Tensor_out",
+    "quantized_decomposed::quantize_per_tensor.Tensor_out",
+}

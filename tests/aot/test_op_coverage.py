@@ -1,0 +1,119 @@
+"""One source of truth for what the runtime can run (issue "Foundation" §2).
+
+The compiler's operator set is read from the kernel files; every operator it
+can emit is compiled here from a small PyTorch model, checked by the compiler
+against the host build of the kernels (aot.compiler.accept) and run on the host
+runtime against eager PyTorch. Calls a kernel refuses fail at export, naming the
+operator and the model's file:line, and write nothing.
+"""
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import op_cases  # noqa: E402
+
+from aot.compiler.kernels import in_place_ops, kernel_files, portable_ops  # noqa: E402
+from aot.compiler.ops import supported_ops  # noqa: E402
+from aot.compiler.pipeline import compile_model_file, compile_module  # noqa: E402
+from aot.errors import UnsupportedOpError  # noqa: E402
+from aot.host.runtime import Program  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def _ops(compiled) -> set:
+    return {f"{c.op}.{c.overload}" for c in compiled.spec.instructions}
+
+
+def _max_rel(a, b) -> float:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-12))
+
+
+def test_every_operator_with_a_kernel_has_a_case():
+    cases = set(op_cases.FP32) | set(op_cases.INT8) | op_cases.EXECUTORCH_ONLY
+    assert supported_ops() == cases
+    assert len(supported_ops()) == 58  # 57 kernels + et_view; a new kernel needs a case above
+
+
+def test_operator_set_is_read_from_the_kernel_files(tmp_path):
+    kernels = kernel_files()
+    assert "aten::div.Scalar_out" in kernels and kernels["aten::div.Scalar_out"].name == "op_div_scalar.c"
+    assert portable_ops() == frozenset(kernels) | {"executorch_prim::et_view.default"}
+    # in-place reuse is declared by the kernels too
+    assert "aten::relu.out" in in_place_ops() and "aten::convolution.out" not in in_place_ops()
+
+
+@pytest.mark.parametrize("op", sorted(op_cases.FP32))
+def test_fp32_operator_compiles_and_runs(op):
+    make, inputs = op_cases.FP32[op]
+    module = make().eval()
+    c = compile_module(op.replace("::", "_"), module, inputs)
+    assert op in _ops(c)
+    got = Program(c.pte).method().run([x.numpy() for x in inputs])
+    with torch.no_grad():
+        want = module(*inputs)
+    want = [want] if isinstance(want, torch.Tensor) else list(want)
+    for g, w in zip(got, want):
+        assert g.shape == tuple(w.shape)
+        assert _max_rel(g, w.numpy()) <= 1e-5, op
+
+
+def test_int8_operators_compile_and_run():
+    make, inputs = op_cases.INT8_MODEL
+    module = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compile_module("int8_ops", module, inputs, int8=True)
+    assert set(op_cases.INT8) <= _ops(c)
+    got = Program(c.pte).method().run([x.numpy() for x in inputs])[0]
+    with torch.no_grad():
+        want = c.reference(*inputs).numpy()
+    assert np.max(np.abs(got - want)) <= 1.0 / 256 + 1e-7  # softmax output quantum
+
+
+def _write_model(tmp_path, body: str, inputs: str) -> Path:
+    f = tmp_path / "user_model.py"
+    f.write_text("import torch\nfrom torch import nn\n\n\n" + body
+                 + f"\n\ndef model():\n    return M().eval()\n\n\ndef example_inputs():\n    return {inputs}\n")
+    return f
+
+
+def test_a_call_the_kernel_refuses_fails_at_export_with_file_line(tmp_path):
+    f = _write_model(tmp_path, "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                     "        self.up = nn.ConvTranspose2d(4, 2, 2, stride=2)\n\n"
+                     "    def forward(self, x):\n        return self.up(x)\n",
+                     "(torch.randn(1, 4, 5, 5),)")
+    out = tmp_path / "out" / "m.pte"
+    with pytest.raises(UnsupportedOpError) as e:
+        compile_model_file(f, out_pte=out)
+    msg = str(e.value)
+    assert "aten::convolution.out" in msg and "user_model.py:11" in msg and "MOTE_ERR_KERNEL_ARGS" in msg
+    assert not out.parent.exists()
+
+
+def test_x_over_scalar_runs(tmp_path):
+    """`x / 6.0` (hardswish-like code, attention's / sqrt(d)) exported and then failed at init."""
+    f = _write_model(tmp_path, "class M(nn.Module):\n    def forward(self, x):\n"
+                     "        return x * torch.clamp(x + 3.0, 0.0, 6.0) / 6.0\n", "(torch.randn(2, 8),)")
+    c = compile_model_file(f)
+    assert "aten::div.Scalar_out" in _ops(c)
+    x = c.example_inputs[0]
+    got = Program(c.pte).method().run([x.numpy()])[0]
+    want = (x * torch.clamp(x + 3.0, 0.0, 6.0) / 6.0).numpy()
+    assert _max_rel(got, want) <= 1e-6
+
+
+def test_unsupported_op_names_op_and_line(tmp_path):
+    f = _write_model(tmp_path, "class M(nn.Module):\n    def forward(self, x):\n"
+                     "        return torch.cumsum(x, 1)\n", "(torch.randn(2, 8),)")
+    with pytest.raises(UnsupportedOpError) as e:
+        compile_model_file(f, out_pte=tmp_path / "o" / "m.pte")
+    assert "cumsum" in str(e.value) and "user_model.py:7" in str(e.value)
+    assert not (tmp_path / "o").exists()

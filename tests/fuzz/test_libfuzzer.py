@@ -1,0 +1,176 @@
+"""libFuzzer over load + requirements + init + execute, seeded with zoo programs.
+
+Builds tests/fuzz/fuzz_loader.c as the libFuzzer target `fuzz_mote` (clang,
+-fsanitize=fuzzer,address,undefined, every kernel of kernels/) into
+build/fuzz, exports fp32 and int8 zoo programs with `aot export` as the seed
+corpus (cached under build/fuzz/seeds-<content hash>), checks that every seed
+runs to the end of execute and that this reaches far more code than the loader
+alone, then fuzzes for FUZZ_SECONDS with a fixed seed: no crash, no sanitizer
+report, no timeout, and enough executions. How to fuzz for hours:
+runtime/README.md, "Fuzzing".
+"""
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "build" / "fuzz"
+FUZZ_SECONDS = 20
+FUZZ_SEED = 20260607
+MIN_EXECS = 2000  # ~1200 exec/s on one core of the CI machine: 20 s gives ~25000
+# (zoo model, int8?): small programs (<= 115 KB) covering every kernel family of the zoo.
+SEED_MODELS = [("cov_activations", False), ("cov_activations", True), ("cov_batchnorm", False),
+               ("cov_batchnorm", True), ("cov_pooling", False), ("cov_pooling", True),
+               ("cov_residual_cat", False), ("cov_residual_cat", True), ("small_cnn", False),
+               ("small_cnn", True), ("ds_cnn", False), ("ds_cnn", True), ("mlp", True)]
+
+STATS_RE = re.compile(r"mote_fuzz: inputs (\d+) load (\d+)/(\d+) requirements (\d+)/(\d+) init (\d+)/(\d+) "
+                      r"input (\d+)/(\d+) execute (\d+)/(\d+) too_big (\d+) loops (\d+)")
+
+
+def _clang() -> str:
+    cc = shutil.which("clang")
+    if cc is None:
+        pytest.fail("clang not found: the libFuzzer target needs clang and libclang-rt-14-dev "
+                    "(scripts/bootstrap.sh installs them)")
+    return cc
+
+
+def _run(cmd, timeout, env=None):
+    r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout, env=env)
+    return r
+
+
+@pytest.fixture(scope="session")
+def fuzz_mote():
+    cc = _clang()
+    cfg = ["cmake", "-S", ROOT, "-B", BUILD, f"-DCMAKE_C_COMPILER={cc}", "-DMOTE_LIBFUZZER=ON",
+           "-DMOTE_SANITIZE=ON", "-DMOTE_BUILD_TESTS=ON"]
+    for cmd in (cfg, ["cmake", "--build", BUILD, "--target", "fuzz_mote", "-j2"]):
+        r = _run(cmd, 900)
+        assert r.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
+    exe = BUILD / "tests" / "fuzz" / "fuzz_mote"
+    assert exe.is_file()
+    return exe
+
+
+def _seed_key() -> str:
+    """Hash of everything the seed programs depend on: the zoo, the aot package, the pinned versions."""
+    h = hashlib.sha256(repr(SEED_MODELS).encode())
+    files = sorted((ROOT / "aot").rglob("*.py")) + sorted((ROOT / "zoo").glob("*.py")) + [ROOT / "pyproject.toml"]
+    for f in files:
+        h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+@pytest.fixture(scope="session")
+def seed_corpus():
+    """Directory of zoo .pte programs (fp32 and int8), exported once per content key."""
+    d = BUILD / f"seeds-{_seed_key()}"
+    if d.is_dir():
+        return d
+    aot = Path(sys.executable).parent / "aot"
+    assert aot.is_file(), f"{aot} missing: run scripts/bootstrap.sh"
+    tmp = BUILD / "seeds-tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    jobs = []
+    for model, int8 in SEED_MODELS:
+        name = f"{model}_{'int8' if int8 else 'fp32'}"
+        out = tmp / name  # own directory: export also writes ops.json beside the program
+        out.mkdir()
+        jobs.append((name, out, [aot, "export", ROOT / "zoo" / f"{model}.py", "-o", out / f"{name}.pte"]
+                     + (["--int8"] if int8 else [])))
+    for k in range(0, len(jobs), 2):  # two at a time (2 cores)
+        procs = [(name, out, subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE,
+                                              stderr=subprocess.STDOUT, text=True, cwd=ROOT))
+                 for name, out, cmd in jobs[k:k + 2]]
+        for name, out, p in procs:
+            log, _ = p.communicate(timeout=600)
+            assert p.returncode == 0, f"aot export {name} failed:\n{log[-4000:]}"
+    final = BUILD / "seeds-new"
+    shutil.rmtree(final, ignore_errors=True)
+    final.mkdir()
+    for name, out, _ in jobs:
+        (out / f"{name}.pte").rename(final / f"{name}.pte")
+    shutil.rmtree(tmp)
+    for old in BUILD.glob("seeds-*"):  # stale keys
+        if old != final:
+            shutil.rmtree(old)
+    final.rename(d)
+    return d
+
+
+def _env(**extra):
+    env = dict(os.environ, MOTE_FUZZ_STATS="1", UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
+    env.pop("MOTE_FUZZ_STOP", None)
+    env.update(extra)
+    return env
+
+
+def _stats(log: str) -> dict:
+    m = STATS_RE.search(log)
+    assert m, f"no mote_fuzz stats line:\n{log[-3000:]}"
+    v = list(map(int, m.groups()))
+    return dict(inputs=v[0], load=(v[1], v[2]), requirements=(v[3], v[4]), init=(v[5], v[6]), input=(v[7], v[8]),
+                execute=(v[9], v[10]), too_big=v[11], loops=v[12])
+
+
+def _cov(log: str, what: str):
+    """(runs, cov, ft) of libFuzzer's last '#N <what> cov: X ft: Y' line."""
+    m = re.findall(rf"^#(\d+)\s+{what}\s+cov: (\d+) ft: (\d+)", log, re.M)
+    assert m, f"no '{what}' line in libFuzzer's output:\n{log[-3000:]}"
+    return tuple(map(int, m[-1]))
+
+
+def test_libfuzzer_zoo_seeds(fuzz_mote, seed_corpus, tmp_path):
+    seeds = sorted(seed_corpus.glob("*.pte"))
+    assert len(seeds) == len(SEED_MODELS)
+
+    # every seed is a valid program the full kernel set runs to the end
+    r = _run([fuzz_mote, "-runs=0", seed_corpus], 300, _env())
+    assert r.returncode == 0, r.stderr[-4000:]
+    full = _cov(r.stderr, "INITED")
+    st = _stats(r.stderr)
+    assert st["execute"] == (len(seeds), len(seeds)), st
+    # loader-only baseline: same seeds, every input stopped after mote_program_load
+    r = _run([fuzz_mote, "-runs=0", seed_corpus], 300, _env(MOTE_FUZZ_STOP="load"))
+    assert r.returncode == 0, r.stderr[-4000:]
+    load_only = _cov(r.stderr, "INITED")
+    assert _stats(r.stderr)["load"] == (len(seeds), len(seeds) + 1)  # + libFuzzer's empty input
+    print(f"\nseed corpus {seed_corpus.name}: {len(seeds)} programs; cov loader-only {load_only[1]}, "
+          f"load..execute {full[1]} (ft {load_only[2]} -> {full[2]})")
+    assert full[1] > 4 * load_only[1]
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    art = tmp_path / "artifacts"
+    art.mkdir()
+    cmd = [fuzz_mote, f"-max_total_time={FUZZ_SECONDS}", f"-seed={FUZZ_SEED}", "-timeout=10",
+           "-rss_limit_mb=2048", f"-artifact_prefix={art}/", "-print_final_stats=1", corpus, seed_corpus]
+    r = _run(cmd, FUZZ_SECONDS + 120, _env())
+    log = r.stderr
+    crashes = sorted(p.name for p in art.iterdir())
+    assert r.returncode == 0 and not crashes, (
+        f"fuzz_mote found a problem (rc={r.returncode}, artifacts {crashes} in {art}; reproduce with "
+        f"`{fuzz_mote} <artifact>`):\n{log[-6000:]}")
+    assert "ERROR:" not in log and "runtime error" not in log, log[-6000:]
+    runs, cov, ft = _cov(log, "DONE")
+    st = _stats(log)
+    m = re.search(r"exec/s: (\d+)", log.split("DONE", 1)[1])
+    print(f"fuzz_mote {FUZZ_SECONDS}s seed {FUZZ_SEED}: {runs} runs ({m.group(1) if m else '?'} exec/s), "
+          f"cov {cov} ft {ft}, corpus {len(list(corpus.iterdir()))} new units; stages (ok/reached) {st}")
+    assert runs > MIN_EXECS
+    assert st["inputs"] == runs  # every run went through the harness
+    assert cov >= full[1] and ft > full[2]  # mutation found new features beyond the seeds
+    # mutants get all the way through: loaded, verified, executed
+    assert st["load"][0] > runs // 10 and st["init"][0] > runs // 100
+    assert st["execute"][1] > runs // 100 and st["execute"][0] > 0
