@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kernel-opt", default="-O2", help="optimisation flag for the kernels (default -O2)")
     p.add_argument("--uart-inputs", action="store_true",
                    help="firmware reads inputs from UART0 (lines 'I <hex>', 'Q' ends) instead of flash")
+    p.add_argument("--verify-checksum", action="store_true",
+                   help="firmware checks the program's CRC-32 (MOTE_MODEL_CRC32 in mote_model.h) at boot "
+                        "and stops with MOTE_ERR_CHECKSUM if a byte of it changed in flash")
     p.set_defaults(func=_cmd_build)
     return parser
 

@@ -1,6 +1,6 @@
 """Mote's lowered program: the contract between the AOT passes and the emitter.
 
-A :class:`ProgramSpec` is what ``aot.plan`` hands to ``aot.emit``: one method
+A :class:`ProgramSpec` is what ``aot.compiler.plan`` hands to ``aot.compiler.emit``: one method
 ("forward") as a flat value table plus a single chain of kernel calls, in
 ExecuTorch's execution-plan terms. Every tensor is either a constant (bytes
 that go to the constant data segment), planned (``mem_id``/``mem_offset`` in an

@@ -4,7 +4,7 @@
 
 For every zoo model (zoo.MODELS), from one run, side by side:
 
-* Mote: aot.compile.compile_model_file -> libmote.so (aot.runtime). The timed
+* Mote: aot.compiler.pipeline.compile_model_file -> libmote.so (aot.host.runtime). The timed
   region is the C calls mote_method_set_input (a memcpy per input) +
   mote_method_execute; outputs are not copied out. The median cost of an empty
   ctypes call into the same library, times the number of calls, is subtracted.
@@ -16,7 +16,7 @@ For every zoo model (zoo.MODELS), from one run, side by side:
 
 Everything is single-threaded (OMP/MKL/OpenBLAS = 1). Latencies are medians
 of many runs (µs). Sizes: .pte bytes of the three programs; arenas: Mote's
-planned arena and its lower bound (aot/plan.py) against ExecuTorch's
+planned arena and its lower bound (aot/compiler/plan.py) against ExecuTorch's
 non_const_buffer_sizes (XNNPACK: the delegate's own workspace is not in it).
 executorch is a benchmark oracle here; nothing under aot/ or runtime/ imports it.
 """

@@ -5,8 +5,8 @@
 
 For every zoo model on mps2-an505 (Cortex-M33, DSP + FPU) and mps3-an547
 (Cortex-M55, MVE), fp32 and int8 (`aot build --int8`) firmware is built
-(aot.build.build_compiled, under build/bench/mcu/) and run once on QEMU with
--icount shift=0 (aot.build.run_build, always under a timeout). The firmware's
+(aot.target.build.build_compiled, under build/bench/mcu/) and run once on QEMU with
+-icount shift=0 (aot.target.run.run_build, always under a timeout). The firmware's
 OUT line carries the exact instruction count of mote_method_execute.
 
 Printed side by side, from one run:

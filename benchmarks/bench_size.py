@@ -8,12 +8,12 @@
       unused functions);
    b) linked: benchmarks/fw/core_app.c (load, init, set input, execute, read
       output of an identity program) + runtime/src + the empty kernel registry,
-      --gc-sections, grouped by the link map (aot.firmware.size_report); the
+      --gc-sections, grouped by the link map (aot.target.firmware.size_report); the
       image runs on QEMU mps2-an505 (under a timeout) to prove it works.
    Beside the reference figures: ExecuTorch's core runtime with no operators
    ~115,900 B of text on arm-none-eabi, TFLite Micro's interpreter ~9,700 B.
 2. Every zoo model (fp32, or --int8): `aot build` for mps2-an505 and pico2
-   (aot.build.build_compiled), flash and RAM by part from size.json
+   (aot.target.build.build_compiled), flash and RAM by part from size.json
    (--quick: mps2-an505 only).
 Build directories: build/bench/size/.
 """

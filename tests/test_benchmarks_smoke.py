@@ -3,7 +3,7 @@ model and prints well-formed tables and JSON holding real figures.
 
 Nothing here checks a time: the benchmarks print figures, they are not tests.
 The figures that are exact (arena bytes, instruction counts > 0, sizes) are
-checked against what aot.compile / aot.build report.
+checked against what aot.compiler.pipeline / aot.target.build report.
 """
 import json
 import shutil
@@ -47,7 +47,7 @@ def test_benchmark_scripts_quick(tmp_path):
     fp32 = compile_model_file(zoo.path(QUICK_MODEL))
     int8 = compile_model_file(zoo.path(QUICK_MODEL), int8=True)
 
-    # bench_host: latencies are positive numbers, sizes/arenas are aot.compile's
+    # bench_host: latencies are positive numbers, sizes/arenas are aot.compiler.pipeline's
     stdout, data = _run("bench_host", tmp_path)
     (r,) = data["results"]
     assert r["model"] == QUICK_MODEL and not r["errors"], r

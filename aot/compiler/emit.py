@@ -5,11 +5,12 @@ File layout written by :func:`emit_program` (all integers little-endian)::
     0   uint32  root table offset (absolute, from byte 0)
     4   "ET12"  flatbuffer file identifier
     8   "eh00"  extended header magic
-    12  uint32  extended header length = 32
+    12  uint32  extended header length = 40
     16  uint64  program_size: bytes of the flatbuffer *including* this header
     24  uint64  segment_base_offset: file offset of the first data segment
     32  uint64  segment_data_size: bytes from segment_base_offset to the end
-    40  ...     rest of the flatbuffer (its relative offsets are unchanged)
+    40  "MOTE"  format-version stamp, then uint32 MOTE_PTE_FORMAT_VERSION
+    48  ...     rest of the flatbuffer (its relative offsets are unchanged)
     ... zero padding up to segment_base_offset (a multiple of 128)
     segment 0: constant data (every constant tensor, each 16-byte aligned)
 
@@ -42,14 +43,12 @@ from typing import Optional
 
 from aot import ir
 from aot.pte import schema as fb
+from aot.pte.header import EH_PADDED_LENGTH, write_header
 
 #: alignment in bytes of data segments (relative to the file start)
 SEGMENT_ALIGNMENT = 128
 #: alignment in bytes of each constant inside the constant segment
 CONSTANT_ALIGNMENT = 16
-#: extended header magic and length in bytes
-EH_MAGIC = b"eh00"
-EH_LENGTH = 32
 
 
 def _align(n: int, a: int) -> int:
@@ -265,12 +264,6 @@ def build_program(spec: ir.ProgramSpec) -> EmitResult:
                       int_values=int_values, program_size=psize, segment_base_offset=base)
 
 
-def extended_header(program_size: int, segment_base_offset: int, segment_data_size: int) -> bytes:
-    """The 32-byte "eh00" header (see module docstring); sizes in bytes."""
-    return (EH_MAGIC + EH_LENGTH.to_bytes(4, "little") + program_size.to_bytes(8, "little")
-            + segment_base_offset.to_bytes(8, "little") + segment_data_size.to_bytes(8, "little"))
-
-
 def assemble(flatbuffer: bytes, segments: list) -> tuple:
     """Insert the extended header into ``flatbuffer`` and append ``segments``
     (each starting at a multiple of SEGMENT_ALIGNMENT bytes; their
@@ -279,16 +272,16 @@ def assemble(flatbuffer: bytes, segments: list) -> tuple:
     Returns (file bytes, program_size, segment_base_offset)."""
     if len(flatbuffer) < 8 or flatbuffer[4:8] != fb.FILE_IDENTIFIER:
         raise EmitError("not an ET12 flatbuffer")
-    program_size = len(flatbuffer) + EH_LENGTH
+    program_size = len(flatbuffer) + EH_PADDED_LENGTH
     base = _align(program_size, SEGMENT_ALIGNMENT)
     seg_data = bytearray()
     for s in segments:
         seg_data.extend(b"\0" * (_align(len(seg_data), SEGMENT_ALIGNMENT) - len(seg_data)))
         seg_data.extend(s)
-    root = int.from_bytes(flatbuffer[0:4], "little") + EH_LENGTH
+    root = int.from_bytes(flatbuffer[0:4], "little") + EH_PADDED_LENGTH
     out = bytearray(root.to_bytes(4, "little"))
     out += flatbuffer[4:8]
-    out += extended_header(program_size, base, len(seg_data))
+    out += write_header(program_size, base, len(seg_data))
     out += flatbuffer[8:]
     out += b"\0" * (base - len(out))
     out += seg_data

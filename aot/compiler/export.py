@@ -1,7 +1,7 @@
 """Stage 1: capture an ``nn.Module`` with torch.export and decompose it to Core ATen.
 
 Linear decomposes to ``permute(weight)`` + ``addmm``; the passes then fold the
-permute of the constant weight ahead of time (see aot/passes/const_fold.py).
+permute of the constant weight ahead of time (see aot/compiler/passes/const_fold.py).
 """
 from __future__ import annotations
 

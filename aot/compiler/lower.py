@@ -1,5 +1,5 @@
 """Stage 3: edge graph -> :class:`aot.ir.ProgramSpec` (value table + one chain of
-out-variant kernel calls), then memory planning (aot/plan.py).
+out-variant kernel calls), then memory planning (aot/compiler/plan.py).
 
 Every call_function node becomes one KernelCall whose args are value indices
 in ExecuTorch's calling convention: the out-variant schema's arguments in

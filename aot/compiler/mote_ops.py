@@ -4,10 +4,10 @@ Importing this module defines, for every op of ``docs/int8-ops.md``, a
 functional overload ``torch.ops.mote.<name>.default`` and an out-variant
 ``torch.ops.mote.<name>.out`` (same arguments, then keyword ``out``), with
 fake (meta) implementations for ``torch.export`` and CPU implementations that
-run :mod:`aot.int8ref` (the integer reference), so a lowered graph runs eagerly.
+run :mod:`aot.compiler.int8ref` (the integer reference), so a lowered graph runs eagerly.
 
 Tensors: activations int8 (4-D NHWC), weights int8, bias / multiplier / shift
-int32. Shapes are documented in :mod:`aot.int8ref`.
+int32. Shapes are documented in :mod:`aot.compiler.int8ref`.
 """
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ int8 scheme of ``docs/int8-ops.md``:
 ``convert_pt2e``; the converted GraphModule (q/dq ops around fp32 ops) is the
 "PT2E reference" and runs eagerly. :func:`prepare_qat` is the QAT entry point.
 
-Command line: ``python -m aot.quantize MODEL.py [--calib FILE.npz]`` prints
+Command line: ``python -m aot.compiler.quantize MODEL.py [--calib FILE.npz]`` prints
 the fp32 vs PT2E-int8 agreement on the calibration set.
 """
 from __future__ import annotations
@@ -314,7 +314,7 @@ def prepare_qat(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor])
     """QAT: export the (train-mode) module and insert fake-quantize modules
     (``prepare_qat_pt2e`` with ``MoteQuantizer(qat=True)``). Train the returned
     GraphModule, then call ``torchao...convert_pt2e`` on it (or pass it to
-    ``aot.passes.int8.lower_int8`` after conversion)."""
+    ``aot.compiler.passes.int8.lower_int8`` after conversion)."""
     gm = export_for_quantization(module, example_inputs)
     return prepare_qat_pt2e(gm, MoteQuantizer(qat=True))
 
@@ -327,7 +327,7 @@ def _load_model_file(path: Union[str, Path]):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m aot.quantize", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m aot.compiler.quantize", description=__doc__.split("\n")[0])
     p.add_argument("model", help="model file with model(), example_inputs()")
     p.add_argument("--calib", help="calibration inputs (.npz); default calibration_data()")
     a = p.parse_args(argv)

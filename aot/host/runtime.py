@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import ctypes as C
 import os
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +32,7 @@ TAG_INT, TAG_BOOL, TAG_DOUBLE, TAG_TENSOR = 2, 3, 4, 5
 
 from aot.errors import RuntimeCallError  # noqa: E402  (the CLI reports these cleanly)
 from aot.errors import RuntimeCallError as MoteError  # noqa: E402,F401  (the binding's historical name)
-from aot.paths import HOST_BUILD_DIR  # noqa: E402
+from aot.paths import HOST_BUILD_DIR, RUNTIME_DIR  # noqa: E402
 from aot.host.inputs import load_npz_inputs  # noqa: E402,F401 (re-exported)
 from aot.ir import DTYPE_NUMPY, NUMPY_CODES  # noqa: E402
 
@@ -133,6 +135,22 @@ def _load_lib(path=None):
         raise RuntimeError("libmote.so was built with a different MOTE_MAX_ARENAS")
     _libs[str(path)] = lib
     return lib
+
+
+TYPES_H = RUNTIME_DIR / "include" / "mote" / "types.h"
+_ERR_RE = re.compile(r"^\s*MOTE_(OK|ERR_\w+)\s*=\s*(-?\d+)\b", re.M)
+
+
+@lru_cache(maxsize=None)
+def error_codes() -> dict:
+    """``mote_err_t`` from runtime/include/mote/types.h (its one home):
+    short name ("OK", "INPUT_SHAPE", ...) -> code."""
+    return {n[4:] if n.startswith("ERR_") else n: int(v) for n, v in _ERR_RE.findall(TYPES_H.read_text())}
+
+
+def _error(name: str, what: str) -> RuntimeCallError:
+    """The binding's own refusal, with the code the C runtime uses for it."""
+    return MoteError(error_codes()[name], f"MOTE_ERR_{name}", what)
 
 
 def err_name(code: int, lib=None) -> str:
@@ -270,26 +288,24 @@ class Method:
     def input_info(self, i: int) -> TensorInfo:
         v = self._value(i, False)
         if v.tag != TAG_TENSOR:
-            raise MoteError(-216, "MOTE_ERR_BAD_VALUE_TYPE", f"input {i} is not a tensor")
+            raise _error("BAD_VALUE_TYPE", f"input {i} is not a tensor")
         return self._info(v.u.t.contents)
 
     def output_info(self, i: int) -> TensorInfo:
         v = self._value(i, True)
         if v.tag != TAG_TENSOR:
-            raise MoteError(-216, "MOTE_ERR_BAD_VALUE_TYPE", f"output {i} is not a tensor")
+            raise _error("BAD_VALUE_TYPE", f"output {i} is not a tensor")
         return self._info(v.u.t.contents)
 
     def set_input(self, i: int, array) -> None:
         a = np.ascontiguousarray(array)
         if a.dtype not in NUMPY_CODES:
-            raise MoteError(-104, "MOTE_ERR_INPUT_DTYPE", f"input {i}: numpy dtype {a.dtype}")
+            raise _error("INPUT_DTYPE", f"input {i}: numpy dtype {a.dtype}")
         want = self.input_info(i)
         if a.dtype != want.dtype:
-            raise MoteError(-104, "MOTE_ERR_INPUT_DTYPE",
-                            f"input {i}: the program takes {want.dtype}, got {a.dtype}")
+            raise _error("INPUT_DTYPE", f"input {i}: the program takes {want.dtype}, got {a.dtype}")
         if tuple(a.shape) != tuple(want.shape):
-            raise MoteError(-105, "MOTE_ERR_INPUT_SHAPE",
-                            f"input {i}: the program takes shape {list(want.shape)}, got {list(a.shape)}")
+            raise _error("INPUT_SHAPE", f"input {i}: the program takes shape {list(want.shape)}, got {list(a.shape)}")
         sizes = (C.c_int64 * max(a.ndim, 1))(*a.shape)
         _check(self._lib, self._lib.mote_method_set_input_checked(self._ptr, i, NUMPY_CODES[a.dtype], sizes, a.ndim,
                                                          a.ctypes.data, a.nbytes), f"input {i}")
@@ -329,8 +345,7 @@ class Method:
         """Copies inputs in, executes once, returns copies of the outputs."""
         inputs = list(inputs)
         if len(inputs) != self.num_inputs:
-            raise MoteError(-103, "MOTE_ERR_INPUT_INDEX",
-                            f"method takes {self.num_inputs} inputs, {len(inputs)} given")
+            raise _error("INPUT_INDEX", f"method takes {self.num_inputs} inputs, {len(inputs)} given")
         for i, x in enumerate(inputs):
             self.set_input(i, x)
         self.execute()
@@ -348,10 +363,10 @@ def _read_inputs(paths) -> list:
 
 
 def main(argv=None) -> int:
-    """mote-run in Python: python -m aot.runtime program.pte [in.npy|in.npz ...] [-o out.npz]"""
+    """mote-run in Python: python -m aot.host.runtime program.pte [in.npy|in.npz ...] [-o out.npz]"""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m aot.runtime",
+    ap = argparse.ArgumentParser(prog="python -m aot.host.runtime",
                                  description="Run a .pte method on the host runtime (libmote.so).")
     ap.add_argument("program")
     ap.add_argument("inputs", nargs="*", help=".npy files, or .npz files (arrays in arr_0, arr_1, ... order)")

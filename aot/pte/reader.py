@@ -1,6 +1,6 @@
 """Read .pte files (Mote's and ExecuTorch's) into plain Python dataclasses.
 
-:func:`read_pte` parses the flatbuffer with :mod:`aot.schema`'s bounds-checked
+:func:`read_pte` parses the flatbuffer with :mod:`aot.pte.schema`'s bounds-checked
 reader, the optional "eh00" extended header and the data segments, and
 resolves every constant tensor's bytes. Any malformation raises
 :class:`PteFormatError`.
@@ -15,20 +15,7 @@ from typing import Optional
 
 from aot import ir
 from aot.pte import schema as fb
-
-EH_MAGIC = b"eh00"
-EH_MIN_LENGTH = 24     # magic, length, program_size, segment_base_offset
-EH_LENGTH = 32         # + segment_data_size
-
-
-@dataclass
-class ExtendedHeader:
-    """The "eh00" header at byte 8. Sizes/offsets in bytes."""
-    length: int
-    program_size: int
-    segment_base_offset: int
-    segment_data_size: int
-
+from aot.pte.header import ExtendedHeader, parse_header
 
 @dataclass
 class TensorInfo:
@@ -112,23 +99,6 @@ class PteFile:
             if p.name == name:
                 return p
         raise KeyError(name)
-
-
-def parse_header(data: bytes) -> Optional[ExtendedHeader]:
-    """The extended header of ``data`` if bytes 8..12 are "eh00", else None.
-
-    Raises PteFormatError if the header is present but truncated/too short."""
-    if len(data) < 12 or data[8:12] != EH_MAGIC:
-        return None
-    if len(data) < 8 + EH_MIN_LENGTH:
-        raise PteFormatError("truncated extended header")
-    length = int.from_bytes(data[12:16], "little")
-    if length < EH_MIN_LENGTH:
-        raise PteFormatError(f"extended header length {length} < {EH_MIN_LENGTH}")
-    psize = int.from_bytes(data[16:24], "little")
-    base = int.from_bytes(data[24:32], "little")
-    dsize = int.from_bytes(data[32:40], "little") if length >= EH_LENGTH and len(data) >= 40 else 0
-    return ExtendedHeader(length, psize, base, dsize)
 
 
 _INSTR_KIND = {fb.KernelCall: "kernel", fb.DelegateCall: "delegate", fb.MoveCall: "move",

@@ -468,7 +468,7 @@ def write_table(b: flatbuffers.Builder, obj) -> int:
 def serialize_program(program: Program) -> bytes:
     """The plain flatbuffer of ``program``: 4-byte root offset, "ET12", data.
 
-    No extended header (see :func:`aot.emit.emit_program`). Raises SchemaError."""
+    No extended header (see :func:`aot.compiler.emit.emit_program`). Raises SchemaError."""
     b = flatbuffers.Builder(4096)
     root = write_table(b, program)
     b.Finish(root, file_identifier=FILE_IDENTIFIER)

@@ -17,7 +17,7 @@ Fields (addresses and sizes may be JSON integers or "0x..." strings):
     cycle_counter: dwt | systick-icount
     semihosting: bool                mote_port_exit() uses SYS_EXIT_EXTENDED
     simulator: null | {kind: "qemu", machine, systick_hz}
-    uf2_family_id: null | "0x..."    UF2 family written by aot.uf2
+    uf2_family_id: null | "0x..."    UF2 family written by aot.target.uf2
     irq_count                        external interrupt vectors in the table
     model_region (optional) {origin, size}: read-only memory for sections named
                                      .mote_model* (large model constants) when flash

@@ -139,7 +139,7 @@ def target_state_bytes(pte: bytes, board, work: Path) -> int:
     instructions, kernel argument pointers) without depending on its own
     pointer size; the per-entry sizes for the target come from an object
     compiled for the board (runtime/src/abi_probe.c) and read back with
-    pyelftools. Same layout rule as runtime/src/method.c: each region rounded
+    pyelftools. Same layout rule as runtime/src/method_init.c: each region rounded
     up to 8 bytes.
     """
     from aot.host.runtime import Program
@@ -234,12 +234,14 @@ def _header(compiled, state: int, stack: int, input_bytes: int) -> str:
 
 def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str = "-Os",
                    uart_inputs: bool = False, verbose: bool = False,
-                   kernel_opt: str = "-O2") -> BuildArtifacts:
+                   kernel_opt: str = "-O2", verify_checksum: bool = False) -> BuildArtifacts:
     """Build firmware for `board_name` from a compiled model (aot.compiler.pipeline.Compiled).
 
     input_sets: list of input tuples (numpy arrays) embedded in flash and run
     in order (default: the model's example inputs). uart_inputs: read inputs
-    from the UART instead. The build runs in a staging folder next to
+    from the UART instead. verify_checksum: the app checks the program's
+    CRC-32 (MOTE_MODEL_CRC32) before loading it and stops with
+    MOTE_ERR_CHECKSUM on a mismatch (MOTE_VERIFY_CHECKSUM). The build runs in a staging folder next to
     `out_dir` that replaces `out_dir` only when everything succeeded: a failed
     build leaves the previous build folder exactly as it was (or none).
     Raises BuildError (missing kernel, does not fit).
@@ -251,7 +253,8 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir()
     try:
-        size, info = _build_into(compiled, board, stage, input_sets, opt, uart_inputs, kernel_opt)
+        size, info = _build_into(compiled, board, stage, input_sets, opt, uart_inputs, kernel_opt,
+                                 verify_checksum)
         _replace_folder(stage, out)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
@@ -271,7 +274,8 @@ def _replace_folder(new: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel_opt) -> tuple:
+def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel_opt,
+                verify_checksum=False) -> tuple:
     """Every build step, writing only inside `out`. Returns (size.json dict, build.json dict)."""
     from aot.compiler.pipeline import write_outputs
     from aot.target.firmware import build_firmware
@@ -309,6 +313,8 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     defines.update(dtype_defines(compiled.manifest))
     if uart_inputs:
         defines["MOTE_APP_UART_INPUTS"] = None
+    if verify_checksum:
+        defines["MOTE_VERIFY_CHECKSUM"] = None
     includes = [gen, RUNTIME_DIR / "include", KERNELS_DIR]
 
     # Compile and link once with a generous stack, then re-link (no recompile:
@@ -347,6 +353,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     build_info = {
         "board": board.name, "board_file": str(board.path), "model": compiled.name,
         "int8": compiled.int8, "uart_inputs": uart_inputs, "input_sets": len(input_sets),
+        "verify_checksum": verify_checksum,
         "outputs": [{"sizes": list(spec.values[i].sizes), "dtype": spec.values[i].dtype}
                     for i in spec.outputs],
         "inputs": [{"sizes": list(spec.values[i].sizes), "dtype": spec.values[i].dtype}

@@ -47,7 +47,8 @@ def build_command(args) -> int:
     print(f"aot build: {compiled.summary()}")
     art = build_compiled(compiled, args.board, out, input_sets=input_sets, opt=args.opt,
                          kernel_opt=args.kernel_opt,
-                         uart_inputs=getattr(args, "uart_inputs", False))
+                         uart_inputs=getattr(args, "uart_inputs", False),
+                         verify_checksum=getattr(args, "verify_checksum", False))
     print(size_table(art.size))
     for p in ("model.pte", "ops.json", "mote_model.h", "firmware.elf", "firmware.bin",
               "firmware.uf2", "size.json"):

@@ -1,6 +1,6 @@
 """`make demo`: handwritten digits on a simulated Cortex-M33, end to end.
 
-    .venv/bin/python -m aot.demo [--images N]
+    .venv/bin/python -m aot.tools.demo [--images N]
 
 1. train (or load the cached) digits CNN of examples/digits on scikit-learn's
    8x8 digits;
@@ -89,7 +89,7 @@ def train_or_load():
 
 
 def compile_digits(int8: bool):
-    """examples/digits/model.py compiled as `aot build [--int8]` compiles it (aot.compile.Compiled)."""
+    """examples/digits/model.py compiled as `aot build [--int8]` compiles it (aot.compiler.pipeline.Compiled)."""
     from aot.compiler.pipeline import compile_model_file
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -107,7 +107,7 @@ def build_dir(out_root: Path, board: str, int8: bool) -> Path:
 
 def build_firmware_for(compiled, board: str, x: np.ndarray, out_root: Path):
     """`aot build --board <board> [--int8]` of `compiled`, with the images `x` embedded in flash.
-    Returns aot.build.BuildArtifacts."""
+    Returns aot.target.build.BuildArtifacts."""
     from aot.target.build import build_compiled
     return build_compiled(compiled, board, build_dir(out_root, board, compiled.int8),
                           input_sets=input_sets(x))
@@ -116,7 +116,7 @@ def build_firmware_for(compiled, board: str, x: np.ndarray, out_root: Path):
 def run_firmware(out_dir: Path, n: int, label: str, show_progress: bool = True,
                  timeout: Optional[float] = None):
     """Boot the firmware of build directory `out_dir` in QEMU; one inference per embedded image.
-    A tqdm bar advances as the firmware's OUT lines arrive. Returns aot.build.RunResult."""
+    A tqdm bar advances as the firmware's OUT lines arrive. Returns aot.target.run.RunResult."""
     from aot.target.run import run_build
     timeout = timeout if timeout is not None else 120.0 + 0.5 * n
     if not show_progress:
@@ -151,7 +151,7 @@ def reference_logits(compiled, x: np.ndarray) -> np.ndarray:
 
 
 def host_logits(compiled, x: np.ndarray) -> np.ndarray:
-    """Logits of the host runtime: aot.runtime.Program(compiled.pte).method().run, per image."""
+    """Logits of the host runtime: aot.host.runtime.Program(compiled.pte).method().run, per image."""
     from aot.host.runtime import Program
     method = Program(compiled.pte).method()
     return np.concatenate([np.asarray(method.run([x[i:i + 1]])[0]).reshape(1, -1)
@@ -172,7 +172,7 @@ def accuracy(pred: np.ndarray, y: np.ndarray) -> float:
 
 
 def max_rel_error(outputs: np.ndarray, reference: np.ndarray) -> float:
-    """Largest per-image relative error max|out - ref| / max|ref| (aot.compare's definition)."""
+    """Largest per-image relative error max|out - ref| / max|ref| (aot.tools.compare's definition)."""
     from aot.tools.compare import error_stats
     return max(error_stats([o], [r])["max_rel_error"] for o, r in zip(outputs, reference))
 
@@ -450,7 +450,7 @@ def format_table(r: DemoResult) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m aot.demo", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m aot.tools.demo", description=__doc__.splitlines()[0])
     ap.add_argument("--images", type=int, default=None,
                     help="run only the first N held-out images (default: all 450)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")

@@ -14,7 +14,7 @@ last; at each instruction the live tensors' byte ranges are unioned per
 memory id (aliases that share bytes count once) and summed; the bound is the
 peak over instructions. No plan can use fewer bytes than the peak of the sum of
 live tensor bytes; the ratio arena/lower bound shows the planner's waste. If an
-``ops.json`` written by :mod:`aot.manifest` sits next to the .pte, its
+``ops.json`` written by :mod:`aot.compiler.manifest` sits next to the .pte, its
 planner-reported figures are shown too.
 """
 from __future__ import annotations
@@ -142,7 +142,8 @@ def inspect_file(pte: PteFile, path: Optional[Path] = None) -> dict:
         "pte_bytes": pte.size,
         "header": None if h is None else {"program_size": h.program_size,
                                           "segment_base_offset": h.segment_base_offset,
-                                          "segment_data_size": h.segment_data_size},
+                                          "segment_data_size": h.segment_data_size,
+                                          "format_version": h.format_version},
         "segments": [len(s) for s in pte.segments],
         "constants_bytes": pte.constants_bytes,
         "methods": methods,
@@ -191,7 +192,8 @@ def render_text(info: dict) -> str:
     if info.get("header"):
         h = info["header"]
         L.append(f"  eh00: program_size={h['program_size']} segment_base_offset={h['segment_base_offset']}"
-                 f" segment_data_size={h['segment_data_size']}")
+                 f" segment_data_size={h['segment_data_size']}"
+                 f" format_version={h.get('format_version', 0) or 'unstamped'}")
     for m in info["methods"]:
         L.append(f"method {m['name']}: {m['num_values']} values, {len(m['instructions'])} instructions")
         for key in ("inputs", "outputs"):
@@ -246,7 +248,7 @@ def run_inspect(args: argparse.Namespace) -> int:
 
 
 def main(argv=None) -> int:
-    """Stand-alone entry: ``python -m aot.inspect model.pte [--json]``."""
+    """Stand-alone entry: ``python -m aot.tools.inspect model.pte [--json]``."""
     p = argparse.ArgumentParser(prog="aot inspect", description=__doc__.splitlines()[0])
     add_inspect_arguments(p)
     return run_inspect(p.parse_args(argv))

@@ -1,4 +1,4 @@
-/* host_info.c - sizes of the runtime's caller-allocated structs, for bindings (aot/runtime.py). */
+/* host_info.c - sizes of the runtime's caller-allocated structs, for bindings (aot/host/runtime.py). */
 #include "mote/method.h"
 
 size_t mote_host_sizeof_program(void);

@@ -43,3 +43,16 @@ def test_numpy_table_round_trips():
         assert dt.itemsize == ir.DTYPE_SIZES[code]
         assert ir.NUMPY_CODES[dt] == code
     assert ir.NUMPY_CODES[np.dtype(np.float32)] == 6
+
+
+def test_error_codes_match_the_runtime_names():
+    """aot.host.runtime.error_codes() (parsed from types.h) names every code the way the
+    C runtime's mote_err_name does, and the codes are distinct."""
+    from aot.host.runtime import _load_lib, err_name, error_codes
+
+    codes = error_codes()
+    assert codes["OK"] == 0 and len(codes) > 40
+    assert len(set(codes.values())) == len(codes)
+    lib = _load_lib()
+    for name, code in codes.items():
+        assert err_name(code, lib) == ("MOTE_OK" if name == "OK" else f"MOTE_ERR_{name}")

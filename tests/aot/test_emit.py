@@ -1,4 +1,4 @@
-"""aot.emit / aot.schema: .pte layout, round trip through aot.pte_reader, and
+"""aot.compiler.emit / aot.pte.schema: .pte layout, round trip through aot.pte.reader, and
 ExecuTorch's own runtime and deserializer as the compatibility oracle."""
 import json
 import os
@@ -9,6 +9,7 @@ import pytest
 
 from aot import ir
 from aot.compiler import emit
+from aot.pte import header
 from aot.pte import schema as fb
 from aot.pte.reader import parse_pte
 from test_format_specs import (linear_relu_spec, relu_only_spec, scalars_spec,
@@ -33,7 +34,10 @@ def test_file_layout(name):
     assert data[4:8] == b"ET12"
     assert data[8:12] == b"eh00"
     length, psize, base, dsize = struct.unpack_from("<IQQQ", data, 12)
-    assert length == 32
+    assert length == 40
+    # Mote's stamp: "MOTE" + the runtime's MOTE_PTE_FORMAT_VERSION, padded to 48 bytes
+    assert data[40:44] == b"MOTE"
+    assert struct.unpack_from("<I", data, 44)[0] == header.format_version() >= 1
     assert psize == res.program_size <= len(data)
     assert base == res.segment_base_offset
     assert base % 128 == 0 and psize <= base < psize + 128
@@ -41,9 +45,9 @@ def test_file_layout(name):
     assert dsize == len(res.constant_segment)
     assert data[base:] == res.constant_segment
     assert data[psize:base] == b"\0" * (base - psize)
-    assert 40 <= root < psize
+    assert 56 <= root < psize
     # removing the header gives a plain flatbuffer the schema reader accepts
-    plain = struct.pack("<I", root - 32) + data[4:8] + data[40:psize]
+    plain = struct.pack("<I", root - 48) + data[4:8] + data[56:psize]
     assert fb.read_program(plain) == res.program
 
 

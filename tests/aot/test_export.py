@@ -1,4 +1,4 @@
-"""Model files and the export stage (aot/model_file.py, aot/export.py)."""
+"""Model files and the export stage (aot/compiler/model_file.py, aot/compiler/export.py)."""
 import warnings
 
 import pytest

@@ -1,4 +1,4 @@
-"""aot.inspect, aot.pte_reader and aot.manifest: on our programs and on a program
+"""aot.tools.inspect, aot.pte.reader and aot.compiler.manifest: on our programs and on a program
 ExecuTorch itself produced (zoo/small_cnn.py)."""
 import argparse
 import json
@@ -11,6 +11,7 @@ import pytest
 from aot.compiler import emit, manifest
 from aot.tools import inspect as ins
 from aot.pte import schema as fb
+from aot.pte.header import format_version
 from aot.pte.reader import PteFormatError, parse_pte, read_pte
 from test_format_specs import linear_relu_spec, scalars_spec, view_cat_permute_spec
 
@@ -301,13 +302,16 @@ def test_reader_constants_of_executorch_file(et_small_cnn):
 
 @pytest.mark.oracle
 def test_our_small_linear_matches_executorch_layout_facts(et_small_cnn):
-    """Both files carry the same header layout conventions."""
+    """Both files carry the same header layout conventions; Mote's header is
+    ExecuTorch's 32 bytes plus the 8-byte format-version stamp."""
     _, path = et_small_cnn
     theirs = read_pte(path)
     ours = parse_pte(emit.emit_program(linear_relu_spec()[0]))
+    assert (theirs.header.length, theirs.header.format_version) == (32, 0)
+    assert (ours.header.length, ours.header.format_version) == (40, format_version())
     for p in (theirs, ours):
         h = p.header
-        assert h.length == 32 and h.segment_base_offset % 128 == 0
+        assert h.segment_base_offset % 128 == 0
         assert h.program_size <= h.segment_base_offset
         assert h.segment_base_offset + h.segment_data_size == p.size
         assert p.program.constant_segment.offsets[0] == 0

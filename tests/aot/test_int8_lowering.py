@@ -1,4 +1,4 @@
-"""aot/passes/int8.py: PT2E graphs lowered to mote:: int8 ops agree with the PT2E
+"""aot/compiler/passes/int8.py: PT2E graphs lowered to mote:: int8 ops agree with the PT2E
 reference within one quantum, on the whole zoo and on odd-shaped single ops."""
 import importlib
 import warnings

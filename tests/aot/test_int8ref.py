@@ -1,4 +1,4 @@
-"""aot/int8ref.py: hand-computed cases and float sanity for the int8 reference."""
+"""aot/compiler/int8ref.py: hand-computed cases and float sanity for the int8 reference."""
 import math
 
 import numpy as np

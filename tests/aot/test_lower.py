@@ -1,4 +1,4 @@
-"""Passes and lowering to a ProgramSpec (aot/passes/, aot/lower.py)."""
+"""Passes and lowering to a ProgramSpec (aot/compiler/passes/, aot/compiler/lower.py)."""
 import importlib
 import inspect
 

@@ -1,4 +1,4 @@
-"""Memory planning (aot/plan.py): lower bound, planners, in-place reuse, verifier."""
+"""Memory planning (aot/compiler/plan.py): lower bound, planners, in-place reuse, verifier."""
 import copy
 import importlib
 

@@ -1,4 +1,4 @@
-"""aot/quantize.py: the PT2E quantizer follows the TFLite/CMSIS-NN int8 scheme,
+"""aot/compiler/quantize.py: the PT2E quantizer follows the TFLite/CMSIS-NN int8 scheme,
 calibration sources work, QAT prepares, and int8 stays close to fp32 on the zoo."""
 import importlib
 

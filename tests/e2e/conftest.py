@@ -34,8 +34,8 @@ def qemu_available() -> bool:
 class Built:
     """One firmware build and its first QEMU run."""
     out_dir: Path
-    art: object            # aot.build.BuildArtifacts
-    run: object            # aot.build.RunResult
+    art: object            # aot.target.build.BuildArtifacts
+    run: object            # aot.target.run.RunResult
     inputs: list           # per set: list of numpy arrays
 
 

@@ -144,3 +144,35 @@ def test_a_board_file_works_with_build_run_and_compare(built, tmp_path):
     r = _aot("compare", d / "act.py", "--target", board_file, "--json", "-o", tmp_path / "c")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["max_rel_error"] <= 1e-5
+
+
+def test_verify_checksum_stops_a_corrupt_program_at_boot(built, tmp_path):
+    """`aot build --verify-checksum`: the firmware runs as usual, and one flipped weight
+    byte in the program in flash stops it with MOTE_ERR_CHECKSUM before load (without
+    the option the same corruption loads and runs)."""
+    from aot.host.runtime import error_codes
+    from aot.target.qemu import run_firmware
+
+    d, plain = built
+    out = tmp_path / "crc"
+    r = _aot("build", d / "act.py", "--board", "mps2-an505", "-o", out, "--verify-checksum")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((out / "build.json").read_text())["verify_checksum"] is True
+    assert "#define MOTE_MODEL_CRC32" in (out / "mote_model.h").read_text()
+    r = _aot("run", out, "--target", "mps2-an505", "--json")
+    assert r.returncode == 0, r.stderr
+
+    def corrupt(folder: Path) -> Path:
+        pte = (folder / "model.pte").read_bytes()
+        elf = bytearray((folder / "firmware.elf").read_bytes())
+        at = elf.find(pte)
+        assert at > 0 and elf.find(pte, at + 1) < 0
+        elf[at + len(pte) - 5] ^= 0x40  # a byte of the last weight (the constant segment ends the file)
+        bad = tmp_path / f"{folder.name}-corrupt.elf"
+        bad.write_bytes(bytes(elf))
+        return bad
+
+    status, uart = run_firmware(corrupt(out), "mps2-an505", timeout_s=60)
+    assert status != 0 and f"MOTE ERROR checksum {error_codes()['CHECKSUM']}" in uart, uart
+    status, uart = run_firmware(corrupt(plain), "mps2-an505", timeout_s=60)
+    assert status == 0 and "MOTE DONE" in uart and "MOTE ERROR" not in uart, uart

@@ -2,8 +2,8 @@
 and outputs; quantize/dequantize inside the program) and run on four paths:
 
   * the Python integer reference: the lowered int8 graph run eagerly
-    (aot.passes.int8.int8_program(...).module(), whose mote:: ops execute
-    aot/int8ref.py),
+    (aot.compiler.passes.int8.int8_program(...).module(), whose mote:: ops execute
+    aot/compiler/int8ref.py),
   * the host runtime (libmote.so, portable C kernels of kernels/),
   * mps2-an505 in QEMU (Cortex-M33: the DSP kernels of cmsis/),
   * mps3-an547 in QEMU (Cortex-M55: the MVE kernels of cmsis/).
@@ -166,7 +166,7 @@ def test_int8_within_quanta_of_pt2e(fw, model):
 def test_int8_arena_at_lower_bound(fw, model):
     """The arena is at or below the tensor-level lower bound (max over steps of
     the live int8 tensors' true bytes + scratch; in-place reuse can go below
-    it), for every zoo model. int8 tensors are word aligned (aot.plan), so
+    it), for every zoo model. int8 tensors are word aligned (aot.compiler.plan), so
     alignment padding no longer pushes small int8 tensors above the bound
     (cov_batchnorm was 1,492 B vs 1,485 B with 16-byte alignment)."""
     c = fw.compile(model, True)

@@ -1,7 +1,7 @@
 """int8 kernels on Cortex-M in QEMU: the DSP path (mps2-an505, Cortex-M33), the
 MVE path (mps3-an547, Cortex-M55) and the plain reference (kernels/) on the M33
 run embedded test vectors in a bare-metal harness (tests/kernels/int8_harness/);
-every output byte must equal aot/int8ref.py. Also measures instructions per call
+every output byte must equal aot/compiler/int8ref.py. Also measures instructions per call
 (-icount shift=0, SysTick calibrated against a loop of known length) and prints
 MACs per instruction; the figures go to build/int8_kernels_qemu.json."""
 import json

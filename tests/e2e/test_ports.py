@@ -1,7 +1,7 @@
 """Cortex-M ports: the self-test firmware on QEMU (mps2-an505 = Cortex-M33,
 mps3-an547 = Cortex-M55), the fault handler, UART input, exact instruction
 counts, the Pico 2 image (vector table, IMAGE_DEF, UF2), the build-only board,
-no heap in any image, and the size / stack reports of aot.firmware."""
+no heap in any image, and the size / stack reports of aot.target.firmware."""
 import json
 import re
 import struct

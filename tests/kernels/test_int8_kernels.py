@@ -1,5 +1,5 @@
 """int8 kernels (kernels/op_mote_*.c and the plain path of cmsis/) against the
-Python integer reference aot/int8ref.py, byte for byte, through ctypes."""
+Python integer reference aot/compiler/int8ref.py, byte for byte, through ctypes."""
 import ctypes
 import os
 import subprocess

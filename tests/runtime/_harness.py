@@ -6,23 +6,16 @@ import struct
 import subprocess
 from pathlib import Path
 
+from aot.host.runtime import error_codes
+
 ROOT = Path(__file__).resolve().parents[2]
 HOST = ROOT / "build" / "host"
 ASAN = ROOT / "build" / "host-asan"
 #: programs that once escaped their memory (shared/repro beside the clone; read-only in CI)
 REPRO = ROOT.parent / "shared" / "repro"
 
-# mote_err_t values (runtime/include/mote/types.h)
-E = dict(OK=0, INVALID_ARGUMENT=-100, MEMORY_TOO_SMALL=-101, MEMORY_ALIGNMENT=-102, INPUT_INDEX=-103,
-         INPUT_DTYPE=-104, INPUT_SHAPE=-105, NO_SUCH_METHOD=-106, NOT_INITIALIZED=-107,
-         TRUNCATED=-200, BAD_IDENTIFIER=-201, BAD_HEADER=-202, BAD_OFFSET=-203, BAD_VTABLE=-204,
-         BAD_VECTOR=-205, BAD_UNION_TAG=-206, BAD_INDEX=-207, BAD_DTYPE=-208, SIZE_OVERFLOW=-209,
-         DATA_TOO_SHORT=-210, BAD_ALIGNMENT=-211, BAD_ALLOCATION=-212, BAD_SHAPE=-213,
-         BAD_INSTRUCTION=-214, BAD_SEGMENT=-215, BAD_VALUE_TYPE=-216, UNSUPPORTED=-217,
-         FORMAT_VERSION=-218, CHECKSUM=-219, INPUT_NOT_WRITABLE=-250, OUTPUT_NOT_WRITABLE=-251,
-         ALIAS_NOT_WRITABLE=-252, ALIAS_MISMATCH=-253, BAD_SCRATCH_PLAN=-108,
-         OP_NOT_FOUND=-300, NO_SUCH_BACKEND=-301, KERNEL_ARGS=-400, KERNEL_DTYPE=-401, KERNEL_SHAPE=-402,
-         KERNEL_SCRATCH=-403, JUMP_OUT_OF_RANGE=-404)
+# mote_err_t values, short name -> code (parsed from runtime/include/mote/types.h)
+E = error_codes()
 
 
 def cmake_build(build_dir: Path, sanitize: bool = False) -> Path:

@@ -7,7 +7,7 @@ program keeps ``quantized_decomposed::quantize_per_tensor.out`` /
 ``dequantize_per_tensor.out`` / ``dequantize_per_channel.out`` (static) or
 ``choose_qparams.Tensor_out`` / ``quantize_per_tensor.Tensor_out`` /
 ``dequantize_per_tensor.Tensor_out`` (dynamic) and runs the float ops between
-them in fp32. Mote (aot.runtime.Program on libmote.so) runs the .pte and is
+them in fp32. Mote (aot.host.runtime.Program on libmote.so) runs the .pte and is
 compared with ExecuTorch's runtime (pybindings portable_lib) and with the
 converted module in eager PyTorch; the new kernels are also compared op by op
 with torch's reference (dequantize_per_channel) and ExecuTorch's own kernels
@@ -16,10 +16,10 @@ with torch's reference (dequantize_per_channel) and ExecuTorch's own kernels
 ExecuTorch's side runs in a subprocess (this file run as a script): loading
 ``executorch.kernels.quantized`` (needed for the .out variants and their
 runtime kernels) defines ``quantized_decomposed::*.out`` schemas in C++, and
-if ``aot.mote_ops`` has already defined the same .out overloads in the
+if ``aot.compiler.mote_ops`` has already defined the same .out overloads in the
 process (it does so when ExecuTorch's library is absent) the library's static
 registration throws during dlopen and the process aborts. A pytest session
-that imported aot.mote_ops first would die, so the oracle gets its own process.
+that imported aot.compiler.mote_ops first would die, so the oracle gets its own process.
 
 Accuracy contract:
 - programs whose float ops between q/dq are elementwise (add, relu, ...):

@@ -3,7 +3,6 @@
 mote_program_load; ExecuTorch's own runtime still loads the stamped file."""
 import ctypes as C
 import mmap
-import re
 import struct
 
 import numpy as np
@@ -11,15 +10,7 @@ import pytest
 
 import _harness as H
 
-CONFIG_H = H.ROOT / "runtime" / "include" / "mote" / "config.h"
-#: what the Python side uses to read the version (a plain `#define NAME <integer>` line)
-VERSION_RE = re.compile(r"^#define MOTE_PTE_FORMAT_VERSION (\d+)$", re.M)
-
-
-def format_version() -> int:
-    found = VERSION_RE.findall(CONFIG_H.read_text())
-    assert len(found) == 1, "MOTE_PTE_FORMAT_VERSION must be defined exactly once"
-    return int(found[0])
+from aot.pte.header import CONFIG_H, format_version, parse_header
 
 
 def stamp(data: bytes, version: int, magic: bytes = b"MOTE") -> bytes:
@@ -83,6 +74,17 @@ def test_version_is_one_plain_define():
     assert f"#define MOTE_PTE_FORMAT_VERSION {v}\n" in text
     # not overridable: no #ifndef guard around it
     assert "#ifndef MOTE_PTE_FORMAT_VERSION" not in text
+
+
+def test_mote_emitter_stamps_the_runtime_version(models, lib, tmp_path):
+    """A file from Mote's own compiler carries config.h's version, and the C loader reads
+    the same number back (so the Python reader of config.h and the C macro agree)."""
+    from aot.compiler.pipeline import compile_module
+
+    mod, ex = models["const_mul"]
+    data = compile_module("const_mul", mod, ex).pte
+    assert parse_header(data).format_version == format_version()
+    assert load_readonly(lib, data, tmp_path) == (0, format_version())
 
 
 def test_executorch_file_is_version_0(base, lib, checker, tmp_path):

@@ -168,7 +168,7 @@ def test_real_mote_run_npz_with_int8_and_float_outputs(host_build, tmp_path):
             q = torch.ops.quantized_decomposed.quantize_per_tensor(x, 0.05, 3, -128, 127, torch.int8)
             return q, torch.ops.quantized_decomposed.dequantize_per_tensor(q, 0.05, 3, -128, 127, torch.int8)
 
-    # the q/dq .out variants to_edge needs: aot.mote_ops defines them when ExecuTorch's
+    # the q/dq .out variants to_edge needs: aot.compiler.mote_ops defines them when ExecuTorch's
     # quantized library is not loaded (and defers to it when it is); importing
     # executorch.kernels.quantized here instead could abort (see test_et_quantized.py)
     import aot.compiler.mote_ops  # noqa: F401

@@ -1,6 +1,6 @@
 """Graph passes from Core ATen to Mote's functional edge graph, one per module.
 
-Every pass takes and mutates an :class:`aot.passes.edge_program.EdgeProgram`.
+Every pass takes and mutates an :class:`aot.compiler.passes.edge_program.EdgeProgram`.
 :func:`run_fp32_passes` runs them in the order the fp32 lowering needs.
 """
 from __future__ import annotations
