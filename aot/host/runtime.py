@@ -16,60 +16,23 @@ from __future__ import annotations
 
 import ctypes as C
 import os
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-MAX_ARENAS = 4
+from aot.errors import RuntimeCallError  # the CLI reports these cleanly
+from aot.errors import RuntimeCallError as MoteError  # noqa: F401 (the binding's historical name)
+from aot.host.abi import TAG, MAX_ARENAS, error_codes  # noqa: F401 (error_codes re-exported)
+from aot.host.abi import Buffer as _Buffer, Memory as _Memory, Requirements as _Requirements
+from aot.host.abi import ScratchSlot as _ScratchSlot, Tensor as _Tensor, Value as _Value
+from aot.host.inputs import load_npz_inputs  # noqa: F401 (re-exported)
+from aot.ir import DTYPE_NUMPY, NUMPY_CODES
+from aot.paths import HOST_BUILD_DIR
+
 PROGRAM_ALIGN = 16
 ARENA_ALIGN = 16
-
-
-TAG_INT, TAG_BOOL, TAG_DOUBLE, TAG_TENSOR = 2, 3, 4, 5
-
-from aot.errors import RuntimeCallError  # noqa: E402  (the CLI reports these cleanly)
-from aot.errors import RuntimeCallError as MoteError  # noqa: E402,F401  (the binding's historical name)
-from aot.paths import HOST_BUILD_DIR, RUNTIME_DIR  # noqa: E402
-from aot.host.inputs import load_npz_inputs  # noqa: E402,F401 (re-exported)
-from aot.ir import DTYPE_NUMPY, NUMPY_CODES  # noqa: E402
-
-
-class _Buffer(C.Structure):
-    _fields_ = [("ptr", C.c_void_p), ("size", C.c_size_t)]
-
-
-class _Requirements(C.Structure):
-    _fields_ = [("state_size", C.c_size_t), ("state_align", C.c_size_t),
-                ("num_arenas", C.c_uint32), ("arena_size", C.c_size_t * MAX_ARENAS),
-                ("arena_align", C.c_size_t)]
-
-
-class _ScratchSlot(C.Structure):
-    _fields_ = [("instruction", C.c_uint32), ("offset", C.c_uint32), ("size", C.c_uint32)]
-
-
-class _Memory(C.Structure):
-    _fields_ = [("state", _Buffer), ("arenas", _Buffer * MAX_ARENAS),
-                ("num_arenas", C.c_uint32), ("scratch", _Buffer),
-                ("scratch_slots", C.POINTER(_ScratchSlot)), ("num_scratch_slots", C.c_uint32)]
-
-
-class _Tensor(C.Structure):
-    _fields_ = [("data", C.c_void_p), ("sizes", C.POINTER(C.c_int32)),
-                ("dim_order", C.POINTER(C.c_uint8)), ("numel", C.c_uint32),
-                ("nbytes", C.c_uint32), ("dim", C.c_uint8), ("dtype", C.c_uint8)]
-
-
-class _ValueUnion(C.Union):
-    _fields_ = [("i", C.c_int64), ("b", C.c_bool), ("d", C.c_double),
-                ("t", C.POINTER(_Tensor)), ("pad", C.c_void_p * 2)]
-
-
-class _Value(C.Structure):
-    _fields_ = [("tag", C.c_uint8), ("u", _ValueUnion)]
+TAG_INT, TAG_BOOL, TAG_DOUBLE, TAG_TENSOR = TAG["INT"], TAG["BOOL"], TAG["DOUBLE"], TAG["TENSOR"]
 
 
 @dataclass(frozen=True)
@@ -135,17 +98,6 @@ def _load_lib(path=None):
         raise RuntimeError("libmote.so was built with a different MOTE_MAX_ARENAS")
     _libs[str(path)] = lib
     return lib
-
-
-TYPES_H = RUNTIME_DIR / "include" / "mote" / "types.h"
-_ERR_RE = re.compile(r"^\s*MOTE_(OK|ERR_\w+)\s*=\s*(-?\d+)\b", re.M)
-
-
-@lru_cache(maxsize=None)
-def error_codes() -> dict:
-    """``mote_err_t`` from runtime/include/mote/types.h (its one home):
-    short name ("OK", "INPUT_SHAPE", ...) -> code."""
-    return {n[4:] if n.startswith("ERR_") else n: int(v) for n, v in _ERR_RE.findall(TYPES_H.read_text())}
 
 
 def _error(name: str, what: str) -> RuntimeCallError:

@@ -1,5 +1,12 @@
 """One small PyTorch model per operator the compiler can emit (see
-test_op_coverage.py). Each entry: operator -> (module, example inputs, int8)."""
+test_op_coverage.py). Each entry: operator -> (module factory, example inputs).
+
+Operator families keep their cases in ``op_cases_<family>.py`` beside this
+file (a dict ``FP32`` of the same form, optionally a set ``EXECUTORCH_ONLY``);
+they are merged into the tables below, and an operator listed twice fails."""
+import importlib
+from pathlib import Path
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -105,3 +112,16 @@ EXECUTORCH_ONLY = {
     "quantized_decomposed::dequantize_per_tensor.Tensor_out",
     "quantized_decomposed::quantize_per_tensor.Tensor_out",
 }
+
+
+def _merge_families() -> None:
+    for f in sorted(Path(__file__).resolve().parent.glob("op_cases_*.py")):
+        mod = importlib.import_module(f.stem)
+        for op, case in getattr(mod, "FP32", {}).items():
+            if op in FP32:
+                raise ValueError(f"{f.name}: {op} already has a case")
+            FP32[op] = case
+        EXECUTORCH_ONLY.update(getattr(mod, "EXECUTORCH_ONLY", set()))
+
+
+_merge_families()

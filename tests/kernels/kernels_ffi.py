@@ -5,7 +5,8 @@ abi_helper.c into build/kernels-test/libmote_kernels_test.so with the
 project's strict C flags; `call(name, *args)` runs the kernel of operator
 `name` ("aten::convolution.out") on Python arguments converted to
 mote_value_t: torch tensors, int, float, bool, None, list of ints, list of
-tensors. Outputs are torch tensors the caller allocates (written in place).
+floats (DoubleList), list of bools (BoolList), list of tensors (TensorList;
+with None items an optional tensor list). Outputs are torch tensors the caller allocates (written in place).
 """
 from __future__ import annotations
 
@@ -23,44 +24,13 @@ LIB = BUILD / "libmote_kernels_test.so"
 CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wmissing-prototypes", "-Werror",
           "-O3", "-fPIC", "-shared"]
 
-TAG = dict(NONE=0, NULL=1, INT=2, BOOL=3, DOUBLE=4, TENSOR=5, INT_LIST=7, TENSOR_LIST=10)
-DTYPE = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
-         torch.float16: 5, torch.float32: 6, torch.float64: 7, torch.bool: 11}
-ERR = dict(OK=0, ARGS=-400, DTYPE=-401, SHAPE=-402, SCRATCH=-403)
+from aot.host.abi import TAG, KernelFn, Value, error_codes  # noqa: E402,F401 (re-exported to the tests)
+from aot.host.abi import BoolList, DoubleList, IntList as _Ints, KernelCtx as Ctx, KernelEntry as Entry  # noqa: E402,F401
+from aot.host.abi import Tensor, TensorList as _Tensors, ValueUnion as _U  # noqa: E402,F401
+from aot.ir import DTYPE_SIZES, SCALAR_TYPE_NAMES  # noqa: E402
 
-
-class Tensor(C.Structure):
-    _fields_ = [("data", C.c_void_p), ("sizes", C.POINTER(C.c_int32)),
-                ("dim_order", C.POINTER(C.c_uint8)), ("numel", C.c_uint32),
-                ("nbytes", C.c_uint32), ("dim", C.c_uint8), ("dtype", C.c_uint8)]
-
-
-class _Ints(C.Structure):
-    _fields_ = [("items", C.POINTER(C.c_int64)), ("len", C.c_uint32)]
-
-
-class _Tensors(C.Structure):
-    _fields_ = [("items", C.POINTER(C.POINTER(Tensor))), ("len", C.c_uint32)]
-
-
-class _U(C.Union):
-    _fields_ = [("i", C.c_int64), ("b", C.c_bool), ("d", C.c_double),
-                ("t", C.POINTER(Tensor)), ("ints", _Ints), ("tensors", _Tensors)]
-
-
-class Value(C.Structure):
-    _fields_ = [("tag", C.c_uint8), ("u", _U)]
-
-
-class Ctx(C.Structure):
-    _fields_ = [("scratch", C.c_void_p), ("scratch_size", C.c_size_t)]
-
-
-KernelFn = C.CFUNCTYPE(C.c_int, C.POINTER(Ctx), C.POINTER(C.POINTER(Value)), C.c_uint32)
-
-
-class Entry(C.Structure):
-    _fields_ = [("name", C.c_char_p), ("fn", C.c_void_p)]
+DTYPE = {getattr(torch, SCALAR_TYPE_NAMES[c]): c for c in DTYPE_SIZES}
+ERR = {k: error_codes()["KERNEL_" + k if k != "OK" else k] for k in ("OK", "ARGS", "DTYPE", "SHAPE", "SCRATCH")}
 
 
 def build_lib(extra_flags: list[str] | None = None, out: Path = LIB) -> Path:
@@ -148,12 +118,23 @@ class Kernels:
         elif isinstance(a, torch.Tensor):
             v.tag = TAG["TENSOR"]
             v.u.t = C.pointer(self._tensor(a, keep))
-        elif isinstance(a, (list, tuple)) and all(isinstance(x, torch.Tensor) for x in a) and a:
-            ts = [self._tensor(x, keep) for x in a]
-            arr = (C.POINTER(Tensor) * len(ts))(*[C.pointer(x) for x in ts])
+        elif isinstance(a, (list, tuple)) and a and all(isinstance(x, torch.Tensor) or x is None for x in a):
+            # a list holding None is an optional tensor list (Tensor?[]): NULL items
+            ts = [None if x is None else C.pointer(self._tensor(x, keep)) for x in a]
+            arr = (C.POINTER(Tensor) * len(ts))(*ts)
             keep.append(arr)
-            v.tag = TAG["TENSOR_LIST"]
+            v.tag = TAG["OPT_TENSOR_LIST" if any(x is None for x in a) else "TENSOR_LIST"]
             v.u.tensors = _Tensors(arr, len(ts))
+        elif isinstance(a, (list, tuple)) and a and all(isinstance(x, bool) for x in a):
+            arr = (C.c_uint8 * len(a))(*a)
+            keep.append(arr)
+            v.tag = TAG["BOOL_LIST"]
+            v.u.bools = BoolList(arr, len(a))
+        elif isinstance(a, (list, tuple)) and a and any(isinstance(x, float) for x in a):
+            arr = (C.c_double * len(a))(*a)
+            keep.append(arr)
+            v.tag = TAG["DOUBLE_LIST"]
+            v.u.doubles = DoubleList(arr, len(a))
         elif isinstance(a, (list, tuple)):
             arr = (C.c_int64 * max(len(a), 1))(*a)
             keep.append(arr)

@@ -8,7 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from aot import ir
 from aot.compiler import int8ref as R
+from aot.host.abi import TAG, IntList as _Ints, KernelCtx as Ctx, Tensor, Value, error_codes
 
 ROOT = Path(__file__).resolve().parents[2]
 # MOTE_INT8_TEST_CFLAGS adds flags, e.g. "-fsanitize=undefined -fno-sanitize-recover=all".
@@ -20,33 +22,11 @@ REF_SRCS = sorted((ROOT / "kernels").glob("op_mote_*.c")) + [
     ROOT / "kernels/int8_scratch.c", ROOT / "tests/kernels/int8_harness/host_abi.c"]
 CMSIS_SRCS = sorted((ROOT / "cmsis").glob("op_mote_*.c"))
 
-TAG_INT, TAG_BOOL, TAG_DOUBLE, TAG_TENSOR, TAG_INT_LIST, TAG_NULL = 2, 3, 4, 5, 7, 1
-DT = {np.dtype(np.uint8): 0, np.dtype(np.int8): 1, np.dtype(np.int16): 2,
-      np.dtype(np.int32): 3, np.dtype(np.float32): 6}
-ERR_ARGS, ERR_DTYPE, ERR_SHAPE, ERR_SCRATCH = -400, -401, -402, -403
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("sizes", ctypes.POINTER(ctypes.c_int32)),
-                ("dim_order", ctypes.POINTER(ctypes.c_uint8)), ("numel", ctypes.c_uint32),
-                ("nbytes", ctypes.c_uint32), ("dim", ctypes.c_uint8), ("dtype", ctypes.c_uint8)]
-
-
-class _Ints(ctypes.Structure):
-    _fields_ = [("items", ctypes.POINTER(ctypes.c_int64)), ("len", ctypes.c_uint32)]
-
-
-class _U(ctypes.Union):
-    _fields_ = [("i", ctypes.c_int64), ("b", ctypes.c_bool), ("d", ctypes.c_double),
-                ("t", ctypes.POINTER(Tensor)), ("ints", _Ints)]
-
-
-class Value(ctypes.Structure):
-    _fields_ = [("tag", ctypes.c_uint8), ("u", _U)]
-
-
-class Ctx(ctypes.Structure):
-    _fields_ = [("scratch", ctypes.c_void_p), ("scratch_size", ctypes.c_size_t)]
+TAG_INT, TAG_BOOL, TAG_DOUBLE, TAG_TENSOR, TAG_INT_LIST, TAG_NULL = (
+    TAG["INT"], TAG["BOOL"], TAG["DOUBLE"], TAG["TENSOR"], TAG["INT_LIST"], TAG["NULL"])
+DT = {np.dtype(ir.DTYPE_NUMPY[c]): c for c in ir.DTYPE_SIZES}
+ERR_ARGS, ERR_DTYPE, ERR_SHAPE, ERR_SCRATCH = (error_codes()[f"KERNEL_{k}"]
+                                               for k in ("ARGS", "DTYPE", "SHAPE", "SCRATCH"))
 
 
 def _build(tmp, name, srcs, extra=()):
