@@ -132,7 +132,9 @@ def test_executorch_runtime_loads_the_stamped_file(base, models):
     _, (x,) = models["const_mul"]
     rt = Runtime.get()
     want = rt.load_program(base).load_method("forward").execute([x])[0]
-    got = rt.load_program(stamp(base, format_version())).load_method("forward").execute([x])[0]
+    # keep the bytes alive: ExecuTorch's Program points into the buffer it was given
+    stamped = stamp(base, format_version())
+    got = rt.load_program(stamped).load_method("forward").execute([x])[0]
     assert torch.equal(got, want)
     # and it refuses what Program.version would have been (why the stamp is in the header)
     from executorch.exir._serialize._program import PTEFile, deserialize_pte_binary, serialize_pte_binary
