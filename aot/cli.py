@@ -1,4 +1,4 @@
-"""The `aot` command line: export, inspect, run, compare, build.
+"""The `aot` command line: export, inspect, run, compare, build, ops.
 
 Every sub-command prints human-readable text by default; `--json` (where
 offered) prints exactly one JSON object on stdout instead. Exit codes: 0 ok,
@@ -61,6 +61,11 @@ def _cmd_build(args) -> int:
     return build_command(args)
 
 
+def _cmd_ops(args) -> int:
+    from aot.tools.ops import ops_command
+    return ops_command(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="aot", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -109,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="firmware checks the program's CRC-32 (MOTE_MODEL_CRC32 in mote_model.h) at boot "
                         "and stops with MOTE_ERR_CHECKSUM if a byte of it changed in flash")
     p.set_defaults(func=_cmd_build)
+
+    p = sub.add_parser("ops", help="list every operator the runtime can run, with dtypes and int8 kernels")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print one JSON object (operators, excluded, counts)")
+    fmt.add_argument("--markdown", action="store_true", help="print docs/ops.md")
+    p.set_defaults(func=_cmd_ops)
     return parser
 
 

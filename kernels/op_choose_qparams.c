@@ -17,6 +17,8 @@
  *             eps double, dtype int, scale_out [1] float64, zero_point_out [1] int64.
  *   errors: MOTE_ERR_KERNEL_ARGS (tags, range, NaN input), MOTE_ERR_KERNEL_DTYPE,
  *           MOTE_ERR_KERNEL_SHAPE (empty input, outputs not one element).
+ *
+ *   dtypes: float32 input; scale_out float64, zero_point_out int64.
  */
 #include <math.h>
 

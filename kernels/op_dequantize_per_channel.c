@@ -14,6 +14,8 @@
  *             dtype int, out_dtype None or float32, out float32 (input's shape).
  *   errors: MOTE_ERR_KERNEL_ARGS (count/tags, axis, zero point range),
  *           MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE.
+ *
+ *   dtypes: input int8, uint8, int16 or int32; out float32; scales float32/float64, zero points int32/int64.
  */
 #include "kutil.h"
 

@@ -3,6 +3,8 @@
  *     int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype, out)
  * int8/uint8/int16/int32 -> float32: out = (float)(q - zero_point) * (float)scale.
  * One of the two kernels at the int8 edges that do float math.
+ *
+ *   dtypes: input int8, uint8, int16 or int32; out float32.
  */
 #include "mote/kernel.h"
 #include "requant.h"

@@ -9,6 +9,8 @@
  *             quant_min/quant_max int (unused, as in torch), dtype int8/uint8/int16/int32,
  *             out_dtype None or float32, out float32 (input's shape).
  *   errors: MOTE_ERR_KERNEL_ARGS, MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE.
+ *
+ *   dtypes: input int8, uint8, int16 or int32; out float32; scale float64/float32, zero point int64/int32.
  */
 #include "qdq.h"
 

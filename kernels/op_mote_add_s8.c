@@ -2,6 +2,8 @@
  * mote::add_s8.out - TFLite-style int8 add of two same-shape tensors:
  * a' = requantize((a - a_zp) << left_shift, a_M, a_s), b' likewise,
  * out = clamp(requantize(a' + b', o_M, o_s) + o_zp, act_min, act_max).
+ *
+ *   dtypes: int8 (a, b, out).
  */
 #include "mote/kernel.h"
 #include "requant.h"

@@ -3,6 +3,8 @@
  * Padded taps add zero_point and count when count_include_pad, else are skipped;
  * out = (sum +- count/2) / count (C division: half away from zero), clamped.
  * An empty stride list means stride = kernel_size (PyTorch's default).
+ *
+ *   dtypes: int8 (input, out).
  */
 #include "mote/kernel.h"
 #include "requant.h"

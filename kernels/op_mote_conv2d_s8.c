@@ -1,6 +1,8 @@
 /*
  * mote::conv2d_s8.out - int8 2-D convolution, NHWC, per-channel requantization.
  * Plain-C reference (docs/int8-ops.md); cmsis/ has the Cortex-M version.
+ *
+ *   dtypes: int8 input, weight and out; int32 bias.
  */
 #include "mote/kernel.h"
 #include "requant.h"

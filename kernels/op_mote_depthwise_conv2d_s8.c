@@ -2,6 +2,8 @@
  * mote::depthwise_conv2d_s8.out - int8 depthwise 2-D convolution, NHWC.
  * Output channel c reads input channel c / depth_multiplier; weight [1,KH,KW,Cout].
  * Plain-C reference (docs/int8-ops.md); cmsis/ has the Cortex-M version.
+ *
+ *   dtypes: int8 input, weight and out; int32 bias.
  */
 #include "mote/kernel.h"
 #include "requant.h"

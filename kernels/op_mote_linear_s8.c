@@ -1,6 +1,8 @@
 /*
  * mote::linear_s8.out - int8 fully connected: input [M,K], weight [N,K] -> [M,N].
  * Plain-C reference (docs/int8-ops.md); cmsis/ has the Cortex-M version.
+ *
+ *   dtypes: int8 input, weight and out; int32 bias.
  */
 #include "mote/kernel.h"
 #include "requant.h"

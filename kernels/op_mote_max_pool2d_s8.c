@@ -2,6 +2,8 @@
  * mote::max_pool2d_s8.out - int8 max pool, NHWC, same qparams in and out;
  * padded taps are ignored; the result is clamped to [act_min, act_max].
  * An empty stride list means stride = kernel_size (PyTorch's default).
+ *
+ *   dtypes: int8 (input, out).
  */
 #include "mote/kernel.h"
 #include "requant.h"

@@ -2,6 +2,8 @@
  * mote::mean_s8.out - int8 global average over H and W of NHWC [N,H,W,C]:
  * acc = sum (x - in_zp); out = clamp(requantize(acc, M, s) + out_zp, -128, 127);
  * the AOT folds 1 / (H*W) into the multiplier. out [N,1,1,C].
+ *
+ *   dtypes: int8 (input, out).
  */
 #include "mote/kernel.h"
 #include "requant.h"

@@ -1,6 +1,8 @@
 /*
  * mote::mul_s8.out - int8 elementwise multiply of two same-shape tensors:
  * out = clamp(requantize((a - a_zp) * (b - b_zp), M, s) + o_zp, act_min, act_max).
+ *
+ *   dtypes: int8 (a, b, out).
  */
 #include "mote/kernel.h"
 #include "requant.h"

@@ -1,6 +1,8 @@
 /*
  * mote::pad_s8.out - constant pad of NHWC int8 [N,H,W,C] in H and W:
  * pads = (top, bottom, left, right); out [N, H+t+b, W+l+r, C].
+ *
+ *   dtypes: int8 (input, out).
  */
 #include <string.h>
 

@@ -5,6 +5,8 @@
  * with diff < diff_min give -128; the others exp(requantize(diff, M, left_shift))
  * in fixed point (Q5.26 in, Q0.31 out), summed in Q12.19, normalised by a
  * Newton-Raphson reciprocal. Integer arithmetic only; no scratch.
+ *
+ *   dtypes: int8 (input, out).
  */
 #include "mote/kernel.h"
 #include "requant.h"

@@ -4,6 +4,8 @@
  * float32 -> int8/uint8/int16/int32: q = clamp(round_half_even(x * (1/scale)) + zp,
  * quant_min, quant_max), as torch computes it (1/scale in double, then float math).
  * One of the two kernels at the int8 edges that do float math.
+ *
+ *   dtypes: float32 input; out int8, uint8, int16 or int32.
  */
 #include <math.h>
 

@@ -10,6 +10,8 @@
  *             quant_min/quant_max within dtype's range (min <= max), dtype int8/uint8/
  *             int16/int32, out (dtype, input's shape).
  *   errors: MOTE_ERR_KERNEL_ARGS, MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE.
+ *
+ *   dtypes: float32 input; out int8, uint8, int16 or int32; scale float64/float32, zero point int64/int32.
  */
 #include "qdq.h"
 

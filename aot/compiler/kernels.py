@@ -72,3 +72,51 @@ def in_place_ops() -> frozenset:
     for path in sorted(KERNELS_DIR.glob("op_*.c")):
         found.update(_IN_PLACE.findall(path.read_text(encoding="utf-8")))
     return frozenset(found)
+
+
+#: dtype names a kernel's header comment may list on its "dtypes:" lines
+DTYPE_WORDS = ("float32", "float64", "float16", "int8", "uint8", "int16", "int32", "int64", "bool")
+_DTYPES_PARA = re.compile(r"^\s*\*\s*dtypes?:(.*?)(?=^\s*\*\s*(?:\w[\w ]*:|$)|\*/)", re.M | re.S)
+
+
+def kernel_dtypes(op: str) -> tuple:
+    """The dtypes the kernel of ``op`` takes, from the "dtypes:" paragraph of its
+    header comment (the kernel's own documentation, so one home): names from
+    DTYPE_WORDS in the order given; "any" means every dtype the runtime has.
+    Empty for runtime ops and kernels without such a paragraph."""
+    path = kernel_files().get(op)
+    if path is None:
+        return ()
+    m = _DTYPES_PARA.search(path.read_text(encoding="utf-8"))
+    if m is None:
+        return ()
+    text = m.group(1)
+    if re.search(r"\bany\b", text):
+        return tuple(ir.dtype_name(c) for c in sorted(ir.DTYPE_SIZES))
+    found = {w: text.find(w) for w in DTYPE_WORDS if re.search(rf"\b{w}\b", text)}
+    if "fp32" in text and "float32" not in found:
+        found["float32"] = text.find("fp32")
+    return tuple(sorted(found, key=found.get))
+
+
+def int8_variants(op: str) -> tuple:
+    """Which implementations exist for an int8 operator: "reference" (kernels/),
+    "DSP" / "MVE" when its cmsis/ version has that path (MOTE_S8_DSP / MOTE_S8_MVE,
+    cmsis/mote_s8_arm.h)."""
+    out = ["reference"] if op in kernel_files() else []
+    path = optimized_kernel_files().get(op)
+    if path is not None:
+        text = path.read_text(encoding="utf-8")
+        out += [v for v in ("DSP", "MVE") if f"defined(MOTE_S8_{v})" in text]
+    return tuple(out)
+
+
+EXCLUDED_JSON = KERNELS_DIR / "excluded.json"
+
+
+@functools.lru_cache(maxsize=1)
+def excluded_ops() -> dict:
+    """ExecuTorch portable operators Mote leaves out on purpose: name -> reason
+    (kernels/excluded.json)."""
+    import json
+    return dict(json.loads(EXCLUDED_JSON.read_text(encoding="utf-8"))["excluded"])
