@@ -17,14 +17,17 @@ import torch
 
 
 def random_inputs(example_inputs, seed: int) -> tuple:
-    """Random inputs shaped and typed like `example_inputs` (normal for floats)."""
+    """Random inputs shaped and typed like `example_inputs`: normal for floats;
+    integers and bools uniform within the example's own range (so token ids and
+    indices stay valid for the model)."""
     g = torch.Generator().manual_seed(seed)
     out = []
     for t in example_inputs:
         if t.is_floating_point():
             out.append(torch.randn(t.shape, generator=g, dtype=t.dtype))
         else:
-            out.append(torch.randint(-128, 128, t.shape, generator=g).to(t.dtype))
+            lo, hi = (int(t.min()), int(t.max())) if t.numel() else (0, 0)
+            out.append(torch.randint(lo, hi + 1, t.shape, generator=g).to(t.dtype))
     return tuple(out)
 
 
