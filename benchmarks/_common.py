@@ -39,7 +39,9 @@ def arg_parser(doc: str) -> argparse.ArgumentParser:
                     help=f"one small model ({QUICK_MODEL}) and short timing loops (smoke test)")
     ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     ap.add_argument("--models", nargs="*", metavar="NAME",
-                    help="zoo models to run (default: all of zoo.MODELS)")
+                    help="zoo or garden models to run (default: all of zoo.MODELS)")
+    ap.add_argument("--garden", action="store_true",
+                    help="run the model garden (zoo/garden/: zoo.garden.GARDEN) instead")
     return ap
 
 
@@ -48,14 +50,16 @@ def model_names(args) -> list:
     smoke run never shares a build directory with a full run."""
     global BUILD_DIR
     from zoo import MODELS
+    from zoo.garden import GARDEN
     if args.quick:
         BUILD_DIR = ROOT / "build" / "bench" / "quick"
-    if args.quick and not args.models:
+    if args.quick and not args.models and not getattr(args, "garden", False):
         return [QUICK_MODEL]
-    names = args.models or list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
+    known = list(MODELS) + list(GARDEN)
+    names = args.models or (list(GARDEN) if getattr(args, "garden", False) else list(MODELS))
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise SystemExit(f"unknown zoo model(s): {', '.join(unknown)}; choose from {', '.join(MODELS)}")
+        raise SystemExit(f"unknown model(s): {', '.join(unknown)}; choose from {', '.join(known)}")
     return names
 
 

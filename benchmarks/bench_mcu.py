@@ -47,11 +47,13 @@ REF_ET_CM_BOUND = {"ds_cnn": 16_000, "resnet8": 49_152}
 
 def model_macs(name: str) -> tuple:
     """(MACs, source): zoo.MODELS' value, else counted by forward hooks."""
-    import importlib
-    from zoo import MODELS
-    if MODELS.get(name) is not None:
-        return MODELS[name], "zoo"
-    mod = importlib.import_module(f"zoo.{name}")
+    import importlib.util
+    import zoo
+    if zoo.MODELS.get(name) is not None:
+        return zoo.MODELS[name], "zoo"
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", zoo.path(name))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
     return cm.count_macs(mod.model(), mod.example_inputs()), "hook"
 
 

@@ -24,5 +24,7 @@ MODELS = {
 
 
 def path(name: str) -> Path:
-    """Path of the zoo model file `name` (e.g. "ds_cnn")."""
-    return ZOO_DIR / f"{name}.py"
+    """Path of the zoo model file `name` (e.g. "ds_cnn"), or of the garden's
+    (zoo/garden/, e.g. "tiny_vit")."""
+    from zoo.garden import GARDEN, path as garden_path
+    return garden_path(name) if name in GARDEN else ZOO_DIR / f"{name}.py"

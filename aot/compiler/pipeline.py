@@ -52,7 +52,22 @@ class Compiled:
                 f".pte {len(self.pte):,} B, arena {self.arena_bytes:,} B "
                 f"(tensor-level lower bound {self.arena_lower_bound_bytes:,} B"
                 + ("; in-place reuse plans below it" if self.arena_bytes < self.arena_lower_bound_bytes else "")
-                + f"), compiled in {self.seconds:.1f} s")
+                + f"), compiled in {self.seconds:.1f} s"
+                + (("\n" + self.int8_report()) if self.int8 else ""))
+
+    def int8_report(self) -> str:
+        """Share of the MACs that run in int8 kernels, then one line per fp32
+        instruction that does MACs (a fallback) with the model's file:line."""
+        from aot.compiler.macs import instruction_macs, int8_mac_share
+        int8, total = int8_mac_share(self.spec)
+        share = 100.0 * int8 / total if total else 100.0
+        lines = [f"int8: {share:.1f}% of {total:,} MACs run in int8 kernels"]
+        for call in self.spec.instructions:
+            m = instruction_macs(self.spec, call)
+            if m and not call.op.startswith("mote::"):
+                lines.append(f"  fp32 fallback: {call.op}.{call.overload} ({m:,} MACs) at "
+                             f"{call.source or 'unknown source'}")
+        return "\n".join(lines)
 
 
 def _outputs_tuple(out) -> tuple:

@@ -1,0 +1,59 @@
+"""Multiply-accumulates per instruction of a planned program, and how many of
+them run in int8 kernels: the figure `aot build --int8` reports, and the MAC
+column of per-layer tools.
+
+Counted for the operators that do the work (convolutions, matrix products,
+their int8 versions); everything else counts 0. Shapes come from the value
+table (static), so the count is exact for the program as compiled.
+"""
+from __future__ import annotations
+
+from math import prod
+
+from aot import ir
+
+#: first argument of each product operator: its weight (or second operand) is
+#: the next argument; the output is the instruction's last argument
+_CONV = {"aten::convolution"}
+_MATMUL = {"aten::mm", "aten::bmm", "aten::addmm", "aten::linear"}
+_INT8 = {"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8"}
+
+
+def _tensor(spec: ir.ProgramSpec, idx: int):
+    v = spec.values[idx] if 0 <= idx < len(spec.values) else None
+    return v if isinstance(v, ir.TensorValue) else None
+
+
+def instruction_macs(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
+    """MACs of one instruction (0 for operators that multiply nothing)."""
+    if call.op not in _CONV | _MATMUL | _INT8 or not call.args:
+        return 0
+    out = _tensor(spec, call.args[-1])
+    if out is None:
+        return 0
+    n_out = prod(out.sizes)
+    if call.op in _INT8:
+        # NHWC / [M, N]: output channels last; weight holds (K per output channel) x channels
+        w = _tensor(spec, call.args[1])
+        return n_out * prod(w.sizes) // max(out.sizes[-1], 1)
+    if call.op == "aten::convolution":
+        x, w = _tensor(spec, call.args[0]), _tensor(spec, call.args[1])
+        if spec.values[call.args[6]] is True:     # transposed: weight [Cin, Cout/groups, k...]
+            return prod(x.sizes) * prod(w.sizes) // max(w.sizes[0], 1)
+        return n_out * prod(w.sizes) // max(w.sizes[0], 1)    # weight [Cout, Cin/groups, k...]
+    if call.op == "aten::addmm":
+        k = _tensor(spec, call.args[1]).sizes[-1]
+    else:  # mm, bmm, linear: the first operand's last dim is K
+        k = _tensor(spec, call.args[0]).sizes[-1]
+    return n_out * k
+
+
+def int8_mac_share(spec: ir.ProgramSpec) -> tuple:
+    """(MACs in int8 kernels, all MACs) of ``spec``."""
+    total = int8 = 0
+    for call in spec.instructions:
+        m = instruction_macs(spec, call)
+        total += m
+        if call.op in _INT8:
+            int8 += m
+    return int8, total

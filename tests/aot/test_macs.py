@@ -1,0 +1,58 @@
+"""MACs per instruction (aot.compiler.macs) and the int8 share `aot build --int8` prints."""
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import zoo
+from aot.compiler.macs import int8_mac_share
+from aot.compiler.pipeline import compile_model_file
+
+pytestmark = pytest.mark.slow
+
+FALLBACK = '''import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = torch.relu(self.c(x)).mean((2, 3))
+        return self.fc(y) @ torch.ones(4, 4)
+
+
+def model():
+    torch.manual_seed(0)
+    return M().eval()
+
+
+def example_inputs():
+    return (torch.randn(1, 3, 8, 8),)
+'''
+
+
+@pytest.mark.parametrize("name", ["ds_cnn", "resnet8"])
+def test_macs_match_the_reference_counts(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fp32 = compile_model_file(zoo.path(name))
+        int8 = compile_model_file(zoo.path(name), int8=True)
+    assert int8_mac_share(fp32.spec) == (0, zoo.MODELS[name])
+    assert int8_mac_share(int8.spec) == (zoo.MODELS[name], zoo.MODELS[name])
+
+
+def test_int8_export_reports_the_share_and_each_fallback(tmp_path):
+    f = tmp_path / "fb.py"
+    f.write_text(FALLBACK)
+    r = subprocess.run([sys.executable, "-m", "aot.cli", "export", str(f), "--int8", "-o", str(tmp_path / "fb.pte")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    # conv 8*8*8*27 + linear 8*4 in int8; the 1x4 @ 4x4 matmul (16 MACs) stays fp32
+    total = 8 * 8 * 8 * 27 + 8 * 4 + 16
+    assert f"int8: {100.0 * (total - 16) / total:.1f}% of {total:,} MACs run in int8 kernels" in r.stdout
+    assert "fp32 fallback: aten::mm.out (16 MACs) at fb.py:13" in r.stdout
