@@ -392,6 +392,20 @@ def pad_s8(input, pads: Sequence[int], pad_value: int) -> np.ndarray:
     return np.pad(x, ((0, 0), (t, b), (l, r), (0, 0)), constant_values=int(pad_value))
 
 
+# --------------------------------------------------------------------------- lookup tables
+
+def lut_s8(input, table) -> np.ndarray:
+    """Elementwise table lookup: out[i] = table[input[i] + 128], any shape.
+    ``table`` is int8 [256], computed ahead of time for one activation function
+    and one pair of input / output quantization parameters
+    (aot.compiler.passes.int8.lut_table)."""
+    x = _check_int8(input, "input")
+    t = _check_int8(table, "table", 1)
+    if t.shape != (256,):
+        raise ValueError(f"table must have 256 entries, has {t.shape[0]}")
+    return t[x.astype(np.int16) + 128]
+
+
 # --------------------------------------------------------------------------- softmax
 #
 # TFLite / CMSIS-NN int8 softmax over the last axis, in gemmlowp-style fixed

@@ -45,6 +45,7 @@ SCHEMAS = {
                "int shift",
     "pad_s8": "Tensor input, int[4] pads, int pad_value",
     "softmax_s8": "Tensor input, int input_multiplier, int input_left_shift, int diff_min",
+    "lut_s8": "Tensor input, Tensor table",
 }
 
 
@@ -70,7 +71,7 @@ def _shape(name: str, args) -> tuple:
                            (w.shape[1], w.shape[2]), args[5], args[6], args[7])
     if name == "linear_s8":
         return (args[0].shape[0], args[1].shape[0])
-    if name in ("add_s8", "mul_s8", "softmax_s8"):
+    if name in ("add_s8", "mul_s8", "softmax_s8", "lut_s8"):
         return tuple(args[0].shape)
     if name == "avg_pool2d_s8":
         x = args[0]

@@ -11,8 +11,11 @@ int8 scheme of ``docs/int8-ops.md``:
   *after* the activation (the activation fuses into the int8 op's clamp);
 - pooling, cat, flatten/view/reshape/permute, pad, slice: output shares the
   qparams of the input (cat: all inputs share one set);
-- mean / adaptive average pool, add, mul, sigmoid, tanh, scalar
-  arithmetic: own output observer;
+- mean / adaptive average pool, add, mul, scalar arithmetic: own output
+  observer;
+- elementwise activations (LUT_OPS: sigmoid, tanh, hardswish, hardsigmoid,
+  GELU, SiLU, ELU, LeakyReLU, ...): own input and output observers; the int8
+  lowering turns each into a 256-entry lookup table (``mote::lut_s8``);
 - softmax: own input observer, output with the fixed qparams scale 1/256, zero
   point -128 (``FixedQParamsQuantizationSpec``; the TFLite int8 softmax
   convention that ``mote::softmax_s8`` produces).
@@ -72,10 +75,24 @@ SHARED_OPS = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.flatten.usi
               aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default,
               aten.transpose.int, aten.contiguous.default, aten.clone.default,
               aten.dropout.default}
+
+def _with_inplace(*names: str) -> frozenset:
+    """aten.<name>.default and, where torch has it, the in-place aten.<name>_.default."""
+    out = set()
+    for n in names:
+        out.add(getattr(aten, n).default)
+        if hasattr(aten, n + "_"):
+            out.add(getattr(aten, n + "_").default)
+    return frozenset(out)
+
+
+#: elementwise functions of one tensor (other arguments constant) that run in
+#: int8 as a 256-entry lookup table (mote::lut_s8): own input and output observers
+LUT_OPS = _with_inplace("sigmoid", "tanh", "hardsigmoid", "hardswish", "gelu", "silu", "elu",
+                        "leaky_relu", "relu", "relu6", "hardtanh", "mish", "softplus", "celu",
+                        "selu", "exp", "abs", "neg")
 #: own input and output observers; lowered to an int8 op or kept fp32 between q/dq
-OWN_QPARAM_OPS = {aten.adaptive_avg_pool2d.default, aten.mean.dim, aten.sigmoid.default,
-                  aten.tanh.default, aten.relu.default, aten.relu6.default, aten.hardtanh.default,
-                  aten.hardsigmoid.default, aten.hardswish.default}
+OWN_QPARAM_OPS = {aten.adaptive_avg_pool2d.default, aten.mean.dim} | LUT_OPS
 CAT_OPS = {aten.cat.default, aten.concat.default}
 #: own input observer, fixed output qparams (SOFTMAX_OUT_QSPEC)
 SOFTMAX_OPS = {aten.softmax.int, aten._softmax.default}

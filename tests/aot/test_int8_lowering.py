@@ -417,3 +417,56 @@ def test_lower_accepts_reexported_program():
     assert _mote_ops(low2) == _mote_ops(low)
     with torch.no_grad():
         assert torch.equal(low2(*ex), low(*ex))
+
+
+class ConvAct(nn.Module):
+    def __init__(self, act):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3, padding=1)
+        self.act = act
+
+    def forward(self, x):
+        return self.act(self.conv(x))
+
+
+LUT_ACTS = {
+    "sigmoid": nn.Sigmoid(), "tanh": nn.Tanh(), "hardswish": nn.Hardswish(),
+    "hardsigmoid": nn.Hardsigmoid(), "gelu": nn.GELU(), "gelu_tanh": nn.GELU("tanh"), "silu": nn.SiLU(),
+    "elu": nn.ELU(0.7), "leaky_relu": nn.LeakyReLU(0.1), "mish": nn.Mish(), "softplus": nn.Softplus(),
+    "selu": nn.SELU(), "celu": nn.CELU(1.3), "inplace_silu": nn.SiLU(inplace=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LUT_ACTS))
+def test_activation_lowers_to_a_lookup_table(name):
+    """conv -> activation: the activation becomes mote::lut_s8 (no fp32 left); given
+    PT2E's int8 input the table gives exactly PT2E's int8 output. End to end the conv's
+    one-quantum rounding difference passes through the activation, whose slope in
+    output quanta per input quantum can reach 2 (tanh, GELU, ELU near 0)."""
+    torch.manual_seed(0)
+    m = ConvAct(LUT_ACTS[name]).eval()
+    calib = _inputs((1, 3, 6, 6))
+    conv, _ = quantize(m, calib[0], calib)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Int8FallbackWarning)
+        low = lower_int8(conv, calib[0])
+    assert _mote_ops(low) == ["mote.conv2d_s8.default", "mote.lut_s8.default"]
+    assert low.meta["mote_int8"].fallback_ops == []
+    scale = low.meta["mote_int8"].output_qparams[0][0]
+    with torch.no_grad():
+        for x in calib + _inputs((1, 3, 6, 6), 3, seed=5):
+            assert _quanta(conv(*x), low(*x), scale) <= 2.0 + 1e-3
+    for x in calib:
+        per_op, _, _ = per_op_quanta(conv, low, x)
+        lut = [v for k, v in per_op.items() if k.startswith("lut_s8")]
+        assert lut == [0], per_op
+        assert max(per_op.values()) <= 1
+
+
+def test_lut_table_is_quantize_of_f_of_dequantize():
+    from aot.compiler.passes.int8 import lut_table
+    t = lut_table(torch.ops.aten.sigmoid.default, (), {}, (0.05, 3), (1 / 256, -128))
+    assert t.dtype == torch.int8 and t.shape == (256,)
+    q = torch.arange(-128, 128)
+    want = torch.clamp(torch.round(torch.sigmoid((q - 3).float() * 0.05) * 256) - 128, -128, 127)
+    assert torch.equal(t.to(torch.int64), want.to(torch.int64))

@@ -422,3 +422,21 @@ def test_softmax_s8_errors(libs):
     assert run(ref, sym, [big, m, ls, dmin], (1, 4096))[0] == ERR_SHAPE
     with pytest.raises(ValueError):
         R.softmax_s8(big, m, ls, dmin)
+
+
+def test_lut_s8(libs):
+    ref, _ = libs
+    rng = np.random.default_rng(11)
+    table = rng.integers(-128, 128, 256, dtype=np.int8)
+    sym = "mote_kernel_mote_lut_s8_out"
+    for shape in ((2, 3, 4, 5), (7,), (), (1, 0, 3)):
+        x = rng.integers(-128, 128, shape, dtype=np.int8)
+        if shape == (7,):
+            x[:2] = (-128, 127)    # both ends of the table
+        rc, out = run(ref, sym, [x, table], x.shape)
+        assert rc == 0 and out.tobytes() == R.lut_s8(x, table).tobytes()
+    x = rng.integers(-128, 128, (3, 4), dtype=np.int8)
+    assert run(ref, sym, [x, table[:255]], x.shape)[0] == ERR_SHAPE
+    assert run(ref, sym, [x, table], (3, 5))[0] == ERR_SHAPE
+    assert run(ref, sym, [x, table.astype(np.int16)], x.shape)[0] == ERR_DTYPE
+    assert run(ref, sym, [x], x.shape)[0] == ERR_ARGS

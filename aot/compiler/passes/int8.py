@@ -14,6 +14,11 @@ constants):
 - ``max_pool2d`` / ``avg_pool2d`` (same qparams in/out) => ``mote::max_pool2d_s8`` / ``avg_pool2d_s8``;
 - ``adaptive_avg_pool2d(1)`` / ``mean`` over contiguous dims => ``mote::mean_s8``;
 - ``constant_pad_nd`` over H, W => ``mote::pad_s8``;
+- an elementwise function of one tensor (``LUT_OPS`` of aot.compiler.quantize:
+  sigmoid, tanh, hardswish, GELU, SiLU, ELU, LeakyReLU, a lone relu, ...)
+  => ``mote::lut_s8`` with a 256-entry table computed here by running
+  dequantize -> the op -> quantize on every int8 value (:func:`lut_table`),
+  so it matches PT2E's reference value for value;
 - ``softmax`` (output qparams 1/256, -128: MoteQuantizer's fixed qparams) over
   the dim that is last in the input's physical layout => ``mote::softmax_s8``
   (another dim: fp32 between dequantize and quantize, with the warning below);
@@ -40,6 +45,7 @@ import torch
 from torch.fx import Graph, GraphModule, Node
 
 from aot.compiler import int8ref
+from aot.compiler.quantize import LUT_OPS
 from aot.compiler.source import module_of, source_location, source_of
 from aot.compiler import mote_ops  # noqa: F401  (registers torch.ops.mote)
 import torch.ao.quantization.fx._decomposed  # noqa: F401,E402  (registers quantized_decomposed)
@@ -61,6 +67,17 @@ VIEWS = {aten.flatten.using_ints, aten.view.default, aten.reshape.default,
 IDENTITY = {aten.contiguous.default, aten.clone.default, aten.dropout.default}
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
 _NO_WARN = {DQ_CH, qd.quantize_per_channel.default}
+
+
+def lut_table(op, args, kwargs, qin: tuple, qout: tuple) -> torch.Tensor:
+    """int8 [256]: entry i is quantize(op(dequantize(i - 128), *args, **kwargs))
+    with the input (scale, zero point) ``qin`` and output ``qout``, computed
+    with torch's own quantize_decomposed ops and ``op``, i.e. what PT2E's
+    reference computes for that input value."""
+    q = torch.arange(-128, 128, dtype=torch.int8)
+    x = DQ(q, float(qin[0]), int(qin[1]), -128, 127, torch.int8)
+    y = op(x, *args, **kwargs)
+    return Q(y, float(qout[0]), int(qout[1]), -128, 127, torch.int8)
 
 
 class Int8FallbackWarning(UserWarning):
@@ -324,6 +341,9 @@ class _Lowering:
                 kind = "identity"
             elif t in SOFTMAX and self._softmax_ok(core, q):
                 kind = "softmax"
+            elif t in LUT_OPS and not any(isinstance(v, Node) for v in list(a[1:]) +
+                                          list(core.kwargs.values())):
+                kind = "lut"
         elif t in (aten.cat.default, aten.concat.default) and act is None:
             xs = a[0]
             if tensors_ok(xs) and all(self._same_qparams(x.args[0], q) for x in xs):
@@ -538,6 +558,10 @@ class _Lowering:
             return _QVal(x.node, oshape, x.perm, s_out, zp_out)
         if kind == "softmax":
             return self.emit_softmax(q, core, x)
+        if kind == "lut":   # elementwise: any layout, so the physical tensor as it is
+            table = lut_table(core.target, core.args[1:], core.kwargs, (x.scale, x.zp), (s_out, zp_out))
+            node = self.call(torch.ops.mote.lut_s8.default, (x.node, self.const(table, name + "_lut")), core)
+            return _QVal(node, oshape, x.perm, s_out, zp_out)
         raise AssertionError(kind)
 
     def emit_softmax(self, q: Node, core: Node, x: _QVal) -> _QVal:
