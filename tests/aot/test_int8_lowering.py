@@ -470,3 +470,39 @@ def test_lut_table_is_quantize_of_f_of_dequantize():
     q = torch.arange(-128, 128)
     want = torch.clamp(torch.round(torch.sigmoid((q - 3).float() * 0.05) * 256) - 128, -128, 127)
     assert torch.equal(t.to(torch.int64), want.to(torch.int64))
+
+
+class Conv1dNet(nn.Module):
+    """pad (causal, left) -> conv1d [-> relu] -> slice -> select: a TCN's int8 path."""
+
+    def __init__(self, cin, cout, k, stride=1, dilation=1, groups=1, padding=0, pad=0):
+        super().__init__()
+        self.pad = pad
+        self.conv = nn.Conv1d(cin, cout, k, stride=stride, dilation=dilation, groups=groups,
+                              padding=padding)
+
+    def forward(self, x):
+        if self.pad:
+            x = nn.functional.pad(x, (self.pad, 0))
+        y = torch.relu(self.conv(x))
+        return y[:, :, 1:][:, :, -1]
+
+
+@pytest.mark.parametrize("args,shape", [
+    (dict(cin=3, cout=5, k=3), (1, 3, 12)),
+    (dict(cin=4, cout=6, k=3, dilation=2, pad=4), (1, 4, 16)),
+    (dict(cin=4, cout=8, k=5, stride=2, padding=2), (2, 4, 15)),
+    (dict(cin=6, cout=6, k=3, groups=6, padding=1), (1, 6, 10)),     # depthwise
+    (dict(cin=3, cout=6, k=3, groups=3, pad=2), (1, 3, 9)),          # depthwise, multiplier 2
+])
+def test_conv1d_pad_slice_select_run_in_int8(args, shape):
+    torch.manual_seed(0)
+    dw = args.get("groups", 1) > 1
+    low = _check(Conv1dNet(**args), shape, ["depthwise_conv2d_s8" if dw else "conv2d_s8"]
+                 + (["pad_s8"] if args.get("pad") else []))
+    assert low.meta["mote_int8"].fallback_ops == []
+    assert torch.ops.aten.conv1d.default not in _targets(low)
+    calib = _inputs(shape)
+    conv, low = _lower(Conv1dNet(**args).eval(), calib[0], calib)
+    per_op, _, _ = per_op_quanta(conv, low, calib[0])
+    assert max(per_op.values()) <= 1

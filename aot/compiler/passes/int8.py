@@ -58,6 +58,8 @@ Q = qd.quantize_per_tensor.default
 DQ = qd.dequantize_per_tensor.default
 DQ_CH = qd.dequantize_per_channel.default
 NHWC = (0, 2, 3, 1)
+#: channels-last layout of a 3-D [N, C, L] value (physical [N, L, C])
+NLC = (0, 2, 1)
 
 ACTS = {aten.relu.default, aten.relu_.default, aten.relu6.default,
         aten.hardtanh.default, aten.hardtanh_.default}
@@ -286,14 +288,14 @@ class _Lowering:
         if f.target in ACTS and isinstance(f.args[0], Node) and len(f.args[0].users) == 1 \
                 and f.args[0].op == "call_function":
             inner = f.args[0]
-            if inner.target in (aten.conv2d.default, aten.linear.default, aten.add.Tensor,
-                                aten.mul.Tensor):
+            if inner.target in (aten.conv2d.default, aten.conv1d.default, aten.linear.default,
+                                aten.add.Tensor, aten.mul.Tensor):
                 core, act = inner, f
         t = core.target
         a = core.args
         tensors_ok = lambda xs: all(self._is_dq_of_q(x) for x in xs)  # noqa: E731
         kind = None
-        if t in (aten.conv2d.default, aten.linear.default):
+        if t in (aten.conv2d.default, aten.conv1d.default, aten.linear.default):
             w = a[1]
             b = a[2] if len(a) > 2 else None
             if tensors_ok([a[0]]) and self._weight(w) is not None \
@@ -304,7 +306,7 @@ class _Lowering:
                     groups = int(a[6]) if len(a) > 6 else 1
                     cin = self.shape(a[0])[1]
                     cout = self.shape(core)[1]
-                    if len(self.shape(a[0])) == 4:
+                    if len(self.shape(a[0])) == (4 if t == aten.conv2d.default else 3):
                         if groups == 1:
                             kind = "conv"
                         elif groups == cin and cout % cin == 0:
@@ -331,8 +333,13 @@ class _Lowering:
             elif (t == aten.constant_pad_nd.default or (
                     t == aten.pad.default and (a[2] if len(a) > 2 else
                                                core.kwargs.get("mode", "constant")) == "constant")) \
-                    and rank == 4 and same and len(a[1]) in (2, 4) and min(a[1]) >= 0:
+                    and same and min(a[1]) >= 0 and ((rank == 4 and len(a[1]) in (2, 4))
+                                                     or (rank == 3 and len(a[1]) == 2)):
                 kind = "pad"
+            elif t == aten.slice.Tensor and same:
+                kind = "slice"
+            elif t == aten.select.int and same:
+                kind = "select"
             elif t in VIEWS and same:
                 kind = "view"
             elif t in (aten.permute.default, aten.transpose.int) and same:
@@ -470,6 +477,8 @@ class _Lowering:
                 if len(xshape) != 2:
                     node = self.call(aten.view_copy.default, (node, list(oshape)), core)
                 return mk(node, range(len(oshape)))
+            if core.target == aten.conv1d.default:
+                return self.emit_conv1d(q, kind, core, x, wq, bias, mult, shift, lo, hi)
             stride = _pair(a[3] if len(a) > 3 else None, [1])
             padding = _pair(a[4] if len(a) > 4 else None, [0])
             dilation = _pair(a[5] if len(a) > 5 else None, [1])
@@ -523,6 +532,30 @@ class _Lowering:
             return mk(node, NHWC)
         if kind == "mean":
             return self.emit_mean(q, core, x)
+        if kind == "pad" and len(x.shape) == 3:
+            # [N, C, L] as NHWC [N, 1, L, C]: pad W
+            left, right = (int(v) for v in a[1])
+            vi = 2 if core.target == aten.constant_pad_nd.default else 3
+            value = a[vi] if len(a) > vi else core.kwargs.get("value", 0.0)
+            value = 0.0 if value is None else float(value)
+            pv = max(-128, min(127, x.zp + _fround(value, x.scale)))
+            node = self.call(torch.ops.mote.pad_s8.default,
+                             (self.nlc4(x, core), [0, 0, left, right], pv), core)
+            _tag(node, q.name, NLC)
+            node = self.call(aten.view_copy.default, (node, [oshape[0], oshape[2], oshape[1]]), core)
+            return mk(node, NLC)
+        if kind == "slice":   # on the physical tensor: the sliced dim's position in it
+            dim = int(a[1]) % len(x.shape) if len(a) > 1 else 0
+            start = a[2] if len(a) > 2 else None
+            end = a[3] if len(a) > 3 else None
+            step = int(a[4]) if len(a) > 4 else 1
+            node = self.call(aten.slice_copy.Tensor, (x.node, list(x.perm).index(dim), start, end, step), core)
+            return mk(node, x.perm)
+        if kind == "select":
+            dim = int(a[1]) % len(x.shape)
+            node = self.call(aten.select_copy.int, (x.node, list(x.perm).index(dim), int(a[2])), core)
+            rest = [d for d in x.perm if d != dim]          # logical dims in physical order
+            return mk(node, tuple(d - (d > dim) for d in rest))
         if kind == "pad":
             p = [int(v) for v in a[1]] + [0, 0]
             left, right, top, bottom = p[:4]
@@ -563,6 +596,41 @@ class _Lowering:
             node = self.call(torch.ops.mote.lut_s8.default, (x.node, self.const(table, name + "_lut")), core)
             return _QVal(node, oshape, x.perm, s_out, zp_out)
         raise AssertionError(kind)
+
+    def nlc4(self, x: _QVal, src=None) -> Node:
+        """A 3-D int8 value [N, C, L] as the NHWC tensor [N, 1, L, C] (its bytes in
+        the channels-last layout NLC, viewed with H = 1) for the 2-D int8 kernels."""
+        node = self.call(aten.view_copy.default, (self.layout(x, NLC, src), [x.shape[0], 1, x.shape[2],
+                                                                                x.shape[1]]), src)
+        _tag(node, x.qname, NLC)
+        return node
+
+    def emit_conv1d(self, q: Node, kind: str, core: Node, x: _QVal, wq, bias, mult, shift,
+                    lo: int, hi: int) -> _QVal:
+        """conv1d as a 2-D int8 conv of height 1: input [N, C, L] as NHWC [N, 1, L, C],
+        weight [Cout, Cin/g, K] packed like a [.., 1, K] kernel, output back to [N, Cout, L']
+        held channels-last (NLC)."""
+        s_out, zp_out = float(q.args[1]), int(q.args[2])
+        a, name = core.args, core.name
+        oshape = self.shape(core)
+        first = lambda i, default: int(list(a[i])[0]) if len(a) > i and a[i] is not None else default  # noqa: E731
+        stride, padding, dilation = [1, first(3, 1)], [0, first(4, 0)], [1, first(5, 1)]
+        xin = self.nlc4(x, core)
+        w4 = wq.unsqueeze(2)                                   # [Cout, Cin/g, 1, K]
+        if kind == "conv":
+            node = self.call(torch.ops.mote.conv2d_s8.default, (
+                xin, self.const(w4.permute(0, 2, 3, 1).contiguous(), name + "_w"),
+                self.const(bias, name + "_b"), self.const(mult, name + "_m"),
+                self.const(shift, name + "_s"), stride, padding, dilation, x.zp, zp_out, lo, hi), core)
+        else:
+            node = self.call(torch.ops.mote.depthwise_conv2d_s8.default, (
+                xin, self.const(w4.permute(1, 2, 3, 0).contiguous(), name + "_w"),
+                self.const(bias, name + "_b"), self.const(mult, name + "_m"),
+                self.const(shift, name + "_s"), stride, padding, dilation, oshape[1] // x.shape[1],
+                x.zp, zp_out, lo, hi), core)
+        _tag(node, q.name, NLC)
+        node = self.call(aten.view_copy.default, (node, [oshape[0], oshape[2], oshape[1]]), core)
+        return _QVal(node, oshape, NLC, s_out, zp_out)
 
     def emit_softmax(self, q: Node, core: Node, x: _QVal) -> _QVal:
         """mote::softmax_s8 on the physical tensor when the softmax dim is its
