@@ -12,6 +12,8 @@ mote_err_t mote_kernel_aten__native_batch_norm_legit_no_training_out(mote_kernel
     uint32_t nargs); /* op_native_batch_norm_legit_no_training.c */
 mote_err_t mote_kernel_aten__softmax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_softmax.c */
+mote_err_t mote_kernel_aten__upsample_bilinear2d_aa_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_upsample_bilinear2d_aa.c */
 mote_err_t mote_kernel_aten_add_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_add_scalar.c */
 mote_err_t mote_kernel_aten_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -46,6 +48,8 @@ mote_err_t mote_kernel_aten_full_out(mote_kernel_ctx_t *ctx, mote_value_t *const
     uint32_t nargs); /* op_full.c */
 mote_err_t mote_kernel_aten_gather_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_gather.c */
+mote_err_t mote_kernel_aten_grid_sampler_2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_grid_sampler_2d.c */
 mote_err_t mote_kernel_aten_hardtanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_hardtanh.c */
 mote_err_t mote_kernel_aten_index_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -164,6 +168,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::_log_softmax.out", mote_kernel_aten__log_softmax_out},
     {"aten::_native_batch_norm_legit_no_training.out", mote_kernel_aten__native_batch_norm_legit_no_training_out},
     {"aten::_softmax.out", mote_kernel_aten__softmax_out},
+    {"aten::_upsample_bilinear2d_aa.out", mote_kernel_aten__upsample_bilinear2d_aa_out},
     {"aten::add.Scalar_out", mote_kernel_aten_add_Scalar_out},
     {"aten::add.out", mote_kernel_aten_add_out},
     {"aten::addmm.out", mote_kernel_aten_addmm_out},
@@ -181,6 +186,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::expand_copy.out", mote_kernel_aten_expand_copy_out},
     {"aten::full.out", mote_kernel_aten_full_out},
     {"aten::gather.out", mote_kernel_aten_gather_out},
+    {"aten::grid_sampler_2d.out", mote_kernel_aten_grid_sampler_2d_out},
     {"aten::hardtanh.out", mote_kernel_aten_hardtanh_out},
     {"aten::index.Tensor_out", mote_kernel_aten_index_Tensor_out},
     {"aten::index_put.out", mote_kernel_aten_index_put_out},
@@ -245,6 +251,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::_log_softmax.out */
     3u, /* aten::_native_batch_norm_legit_no_training.out */
     1u, /* aten::_softmax.out */
+    1u, /* aten::_upsample_bilinear2d_aa.out */
     1u, /* aten::add.Scalar_out */
     1u, /* aten::add.out */
     1u, /* aten::addmm.out */
@@ -262,6 +269,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::expand_copy.out */
     1u, /* aten::full.out */
     1u, /* aten::gather.out */
+    1u, /* aten::grid_sampler_2d.out */
     1u, /* aten::hardtanh.out */
     1u, /* aten::index.Tensor_out */
     1u, /* aten::index_put.out */
@@ -320,4 +328,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 77u;
+const uint32_t mote_kernel_registry_len = 79u;

@@ -29,6 +29,10 @@ FP32 = {
     "aten::masked_scatter.out": (lambda: Fn(lambda x, m, s: x.masked_scatter(m, s)), (_r(3, 4), _r(3, 4) > 0, _r(12))),
     "aten::upsample_nearest2d.vec_out": (lambda: _seq(nn.Upsample(scale_factor=2, mode="nearest")), (_r(1, 2, 3, 4),)),
     "aten::upsample_bilinear2d.vec_out": (lambda: _seq(nn.Upsample(scale_factor=2, mode="bilinear")), (_r(1, 2, 3, 4),)),
+    "aten::_upsample_bilinear2d_aa.out": (lambda: Fn(lambda x: F.interpolate(x, size=(3, 5), mode="bilinear",
+                                                                             antialias=True)), (_r(1, 2, 7, 9),)),
+    "aten::grid_sampler_2d.out": (lambda: Fn(lambda x, g: F.grid_sample(x, g, align_corners=False)),
+                                  (_r(1, 2, 5, 6), torch.rand(1, 3, 4, 2, generator=torch.Generator().manual_seed(0)) * 2.4 - 1.2)),
 }
 
 #: torch.export decomposes these (select_scatter -> where, linear -> permute + mm,

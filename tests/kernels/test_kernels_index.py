@@ -383,6 +383,62 @@ def test_upsample_errors(K):
     assert K.call("aten::upsample_bilinear2d.vec_out", x, [6, 8], False, None) == ERR["ARGS"]
 
 
+AA = [((1, 2, 8, 9), [3, 4], None), ((1, 1, 5, 5), [10, 7], None), ((2, 3, 9, 6), [4, 6], None),
+      ((1, 2, 12, 10), [5, 4], [0.45, 0.4]), ((1, 1, 4, 4), [1, 1], None), ((1, 1, 6, 7), [6, 7], None)]
+
+
+@pytest.mark.parametrize("case", AA, ids=[str(c) for c in AA])
+@pytest.mark.parametrize("ac", [False, True])
+def test_upsample_bilinear_aa(K, case, ac):
+    shape, size, scales = case
+    x = torch.randn(shape, generator=gen(5))
+    sh, sw = scales if scales else (None, None)
+    ref = torch.ops.aten._upsample_bilinear2d_aa(x, size, ac, sh, sw)
+    check(K, "aten::_upsample_bilinear2d_aa.out", ref, x, size, ac, sh, sw)
+    if not ac and scales is None:
+        assert torch.allclose(ref, F.interpolate(x, size=size, mode="bilinear", antialias=True))
+
+
+def test_upsample_bilinear_aa_errors(K):
+    x = torch.randn(1, 2, 8, 8)
+    out = torch.empty(1, 2, 4, 4)
+    assert K.call("aten::_upsample_bilinear2d_aa.out", x, [4, 4], False, None, None, out) == 0
+    assert K.call("aten::_upsample_bilinear2d_aa.out", x, [4], False, None, None, out) == ERR["ARGS"]
+    assert K.call("aten::_upsample_bilinear2d_aa.out", x, [4, 4], False, -1.0, None, out) == ERR["ARGS"]
+    assert K.call("aten::_upsample_bilinear2d_aa.out", x, [4, 5], False, None, None, out) == ERR["SHAPE"]
+    assert K.call("aten::_upsample_bilinear2d_aa.out", x.double(), [4, 4], False, None, None,
+                  out.double()) == ERR["DTYPE"]
+    assert K.call("aten::_upsample_bilinear2d_aa.out", x, [4, 4], False, None, out) == ERR["ARGS"]
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+@pytest.mark.parametrize("padding", [0, 1, 2])
+@pytest.mark.parametrize("ac", [False, True])
+def test_grid_sampler(K, mode, padding, ac):
+    x = torch.randn(2, 3, 5, 7, generator=gen(1))
+    g = torch.rand(2, 4, 6, 2, generator=gen(2)) * 3.0 - 1.5       # inside and outside [-1, 1]
+    g[0, 0, 0] = torch.tensor([1.0, -1.0])                            # corners
+    g[0, 0, 1] = torch.tensor([-1.0, 1.0])
+    g[1, 0, 0] = torch.tensor([0.25, -0.5])                           # exact pixel centers / halves
+    ref = torch.grid_sampler_2d(x, g, mode, padding, ac)
+    check(K, "aten::grid_sampler_2d.out", ref, x, g, mode, padding, ac)
+
+
+def test_grid_sampler_errors(K):
+    x, g = torch.randn(1, 2, 4, 4), torch.rand(1, 3, 3, 2)
+    out = torch.empty(1, 2, 3, 3)
+    assert K.call("aten::grid_sampler_2d.out", x, g, 0, 0, False, out) == 0
+    g[0, 0, 0, 0] = float("nan")
+    assert K.call("aten::grid_sampler_2d.out", x, g, 0, 0, False, out) == 0 and out[0, :, 0, 0].eq(0).all()
+    assert K.call("aten::grid_sampler_2d.out", x, g, 2, 0, False, out) == ERR["ARGS"]  # bicubic
+    assert K.call("aten::grid_sampler_2d.out", x, g, 0, 3, False, out) == ERR["ARGS"]
+    assert K.call("aten::grid_sampler_2d.out", x, torch.rand(1, 3, 3, 3), 0, 0, False, out) == ERR["SHAPE"]
+    assert K.call("aten::grid_sampler_2d.out", x, torch.rand(2, 3, 3, 2), 0, 0, False, out) == ERR["SHAPE"]
+    assert K.call("aten::grid_sampler_2d.out", x, g, 0, 0, False, torch.empty(1, 2, 3, 4)) == ERR["SHAPE"]
+    assert K.call("aten::grid_sampler_2d.out", x.double(), g.double(), 0, 0, False, out.double()) == ERR["DTYPE"]
+    assert K.call("aten::grid_sampler_2d.out", x, g, 0, 0, out) == ERR["ARGS"]
+
+
 # ---------------------------------------------------------------- linear
 
 @pytest.mark.parametrize("shape", [(2, 6), (6,), (2, 3, 6), (0, 6)])
