@@ -83,6 +83,14 @@ mote_err_t mote_k_adv_init(mote_k_adv_t *g, const mote_tensor_t *self, const mot
  */
 mote_err_t mote_k_adv_offset(mote_k_adv_t *g, const size_t *rc, size_t *off);
 
+/**
+ * index_put: args[0..3] = self, indices Tensor?[], values (broadcastable to
+ * self[indices]'s shape), accumulate bool; args[out_arg] = out (self's shape,
+ * may be self itself). out = self, then out[indices] = values (+= with
+ * accumulate: fp32/fp64/integers, wrapping). Argument count is the caller's.
+ */
+mote_err_t mote_k_index_put(mote_value_t *const *args, uint32_t out_arg);
+
 /** Advance the coordinate counter c over sizes sz[0..rank-1] (row-major). */
 void mote_k_coord_next(size_t *c, const size_t *sz, uint32_t rank);
 

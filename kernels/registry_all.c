@@ -56,6 +56,8 @@ mote_err_t mote_kernel_aten_index_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_
     uint32_t nargs); /* op_index_tensor.c */
 mote_err_t mote_kernel_aten_index_put_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_index_put.c */
+mote_err_t mote_kernel_aten_index_put__default(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_index_put_.c */
 mote_err_t mote_kernel_aten_index_select_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_index_select.c */
 mote_err_t mote_kernel_aten_linear_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -190,6 +192,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::hardtanh.out", mote_kernel_aten_hardtanh_out},
     {"aten::index.Tensor_out", mote_kernel_aten_index_Tensor_out},
     {"aten::index_put.out", mote_kernel_aten_index_put_out},
+    {"aten::index_put_.default", mote_kernel_aten_index_put__default},
     {"aten::index_select.out", mote_kernel_aten_index_select_out},
     {"aten::linear.out", mote_kernel_aten_linear_out},
     {"aten::masked_scatter.out", mote_kernel_aten_masked_scatter_out},
@@ -273,6 +276,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::hardtanh.out */
     1u, /* aten::index.Tensor_out */
     1u, /* aten::index_put.out */
+    1u, /* aten::index_put_.default */
     1u, /* aten::index_select.out */
     1u, /* aten::linear.out */
     1u, /* aten::masked_scatter.out */
@@ -328,4 +332,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 79u;
+const uint32_t mote_kernel_registry_len = 80u;

@@ -36,9 +36,10 @@ FP32 = {
 }
 
 #: torch.export decomposes these (select_scatter -> where, linear -> permute + mm,
-#: the paddings -> index.Tensor): only ExecuTorch-made programs carry them.
+#: the paddings -> index.Tensor) or never emits them (index_put_: in place, made by
+#: ExecuTorch's re-inplacing): only ExecuTorch-made programs carry them.
 EXECUTORCH_ONLY = {
-    "aten::select_scatter.out", "aten::linear.out",
+    "aten::select_scatter.out", "aten::linear.out", "aten::index_put_.default",
     "aten::reflection_pad1d.out", "aten::reflection_pad2d.out", "aten::reflection_pad3d.out",
     "aten::replication_pad1d.out", "aten::replication_pad2d.out", "aten::replication_pad3d.out",
 }

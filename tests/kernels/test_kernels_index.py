@@ -242,6 +242,23 @@ def test_index_put_accumulate_duplicates_and_in_place(K):
           xi, [_I(0, 0)], torch.tensor(1 << 62), True)  # wraps as torch
 
 
+@pytest.mark.parametrize("acc", [False, True])
+def test_index_put_in_place_op(K, acc):
+    """aten::index_put_ gets ExecuTorch's KernelCall: the schema's 4 arguments, then self again."""
+    x = torch.randn(5, 4)
+    idx = [None, _I(2, 0, 2)]
+    v = torch.randn(5, 3)
+    ref = torch.ops.aten.index_put.default(x, idx, v, acc)
+    y = x.clone()
+    assert K.call("aten::index_put_.default", y, idx, v, acc, y) == 0
+    assert rel_err(y, ref) <= TOL
+    assert K.call("aten::index_put_.default", y, idx, v, acc, y.clone()) == ERR["ARGS"]  # not self
+    assert K.call("aten::index_put_.default", y, idx, v, acc) == ERR["ARGS"]
+    assert K.call("aten::index_put_.default", y, [_I(9)], torch.randn(4), acc, y) == ERR["ARGS"]
+    assert K.call("aten::index_put_.default", y, idx, v.double(), acc, y) == ERR["DTYPE"]
+    assert K.call("aten::index_put_.default", y, idx, torch.randn(5, 2), acc, y) == ERR["SHAPE"]
+
+
 def test_index_put_errors(K):
     x = torch.randn(5, 4)
     out = torch.empty(5, 4)
