@@ -82,3 +82,55 @@ def test_model_runs(name):
     assert got.shape == want.shape
     err = np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-12)
     assert err <= 1e-5, (name, err)
+
+
+class _EtModel(nn.Module):
+    """Embedding, transposed conv and both upsamplings, as ExecuTorch's own
+    export (to_edge().to_executorch()) keeps them."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 8)
+        self.up = nn.ConvTranspose2d(2, 2, 3, stride=2, padding=1, output_padding=1, groups=2)
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, ids, x):
+        y = F.interpolate(self.up(x), scale_factor=2, mode="bilinear")
+        return self.fc(self.emb(ids)), y, F.interpolate(x, size=(5, 7), mode="nearest")
+
+
+def _et_inputs():
+    return torch.tensor([[1, 2, 9, 0]]), _x(1, 2, 4, 4)
+
+
+def _et_export(path: str) -> None:  # runs in a subprocess (see test_et_quantized.py)
+    from executorch.exir import to_edge
+    ep = torch.export.export(_seeded(_EtModel), _et_inputs())
+    prog = to_edge(ep).to_executorch()
+    ops = {f"{o.name}.{o.overload}" for o in prog.executorch_program.execution_plan[0].operators}
+    assert {"aten::embedding.out", "aten::convolution.out", "aten::upsample_bilinear2d.vec_out",
+            "aten::upsample_nearest2d.vec_out"} <= ops, ops
+    with open(path, "wb") as f:
+        f.write(prog.buffer)
+
+
+def test_executorch_program_runs(tmp_path):
+    import importlib.util
+    import subprocess
+    import sys
+    from pathlib import Path
+    if importlib.util.find_spec("executorch") is None:
+        pytest.skip("executorch is not installed")
+    root = Path(__file__).resolve().parents[2]
+    pte = tmp_path / "et_index.pte"
+    code = (f"import sys; sys.path.insert(0, {str(root)!r}); sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+            f"import test_index_models as t; t._et_export({str(pte)!r})")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=600)
+    ids, x = _et_inputs()
+    got = Program(pte.read_bytes()).method().run([ids.numpy(), x.numpy()])
+    with torch.no_grad():
+        want = _seeded(_EtModel)(ids, x)
+    assert len(got) == 3
+    for g, w in zip(got, want):
+        assert g.shape == tuple(w.shape)
+        assert np.max(np.abs(g - w.numpy())) / np.max(np.abs(w.numpy())) <= 1e-5
