@@ -45,6 +45,27 @@ mote_err_t mote_kernel_aten_index_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_
         rc[d] = 0;
     }
     MOTE_TRY(mote_k_check_numel(out));
+    if (g.rdim > 0 && g.rsrc[g.rdim - 1u] != 0xFFu && g.rnumel > 0) {
+        /* the last result dim is a plain dim of self: one offset lookup per row */
+        const uint32_t sd = g.rsrc[g.rdim - 1u];
+        const size_t row = g.rsz[g.rdim - 1u], st = mote_k_prod(self, sd + 1u, self->dim) * esz;
+        const uint8_t *src = (const uint8_t *)self->data;
+        uint8_t *dst = (uint8_t *)out->data;
+        for (i = 0; i < g.rnumel; i += row) {
+            size_t off, j;
+            MOTE_TRY(mote_k_adv_offset(&g, rc, &off));
+            if (st == esz) {
+                memcpy(dst + i * esz, src + off * esz, row * esz);
+            } else {
+                for (j = 0; j < row; j++) {
+                    memcpy(dst + (i + j) * esz, src + off * esz + j * st, esz);
+                }
+            }
+            rc[g.rdim - 1u] = row - 1u; /* jump to the row's end, then step */
+            mote_k_coord_next(rc, g.rsz, g.rdim);
+        }
+        return MOTE_OK;
+    }
     for (i = 0; i < g.rnumel; i++) {
         size_t off;
         MOTE_TRY(mote_k_adv_offset(&g, rc, &off));
