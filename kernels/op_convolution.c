@@ -3,12 +3,16 @@
  *
  *   args: input [N, Cin, H, W] (or [N, Cin, L]), weight [Cout, Cin/groups, KH, KW]
  *         (or [Cout, Cin/groups, KL]), bias [Cout] or None, stride int[1|2] (> 0),
- *         padding int[1|2] (>= 0), dilation int[1|2] (> 0), transposed bool (must be
- *         false), output_padding int[] (ignored), groups int (> 0, divides Cin and
- *         Cout), out [N, Cout, OH, OW] with OH = (H + 2*pad - dil*(KH-1) - 1)/stride + 1.
+ *         padding int[1|2] (>= 0), dilation int[1|2] (> 0), transposed bool,
+ *         output_padding int[] (transposed only: 0 <= op < stride or < dilation),
+ *         groups int (> 0, divides Cin and Cout), out [N, Cout, OH, OW] with
+ *         OH = (H + 2*pad - dil*(KH-1) - 1)/stride + 1.
+ *   transposed (nn.ConvTranspose2d/1d): weight [Cin, Cout/groups, KH, KW] (or
+ *         [Cin, Cout/groups, KL]), OH = (H-1)*stride - 2*pad + dil*(KH-1) + op + 1;
+ *         a direct scatter loop (input pixel x weight into the out pixels it reaches).
  *   dtypes: all float32.
- *   errors: MOTE_ERR_KERNEL_ARGS (count, tags, transposed, non-contiguous, bad
- *           stride/padding/dilation/groups), MOTE_ERR_KERNEL_DTYPE (not fp32),
+ *   errors: MOTE_ERR_KERNEL_ARGS (count, tags, non-contiguous, bad
+ *           stride/padding/dilation/output_padding/groups), MOTE_ERR_KERNEL_DTYPE (not fp32),
  *           MOTE_ERR_KERNEL_SHAPE (weight/bias/out sizes inconsistent).
  *
  * Paths: depthwise (Cin/groups == Cout/groups == 1) a per-channel row loop;
@@ -352,12 +356,128 @@ static void mote_conv_group(const mote_conv_geom_t *g, const float *in, const fl
     }
 }
 
+/* The int[] arguments of a convolution call (stride, padding, dilation, output_padding). */
+typedef struct mote_conv_lists {
+    const int64_t *st, *pd, *dl, *opd;
+    uint32_t nst, npd, ndl, nopd;
+} mote_conv_lists_t;
+
+/* item d of a 1- or nsp-item int list (a 1-item list applies to every dim); 0 if absent */
+static int64_t mote_conv_item(const int64_t *v, uint32_t n, uint32_t d)
+{
+    return n == 0 ? 0 : v[n == 1 ? 0 : d];
+}
+
+/*
+ * Transposed convolution (the gradient of a convolution w.r.t. its input):
+ * weight [Cin, Cout/groups, K...], out [N, Cout, O...] with
+ * O = (I - 1) * stride - 2 * padding + dilation * (K - 1) + output_padding + 1;
+ * every input pixel scatters input * weight into the out pixels it reaches.
+ */
+static mote_err_t mote_conv_transposed(const mote_tensor_t *in, const mote_tensor_t *wt,
+                                       const mote_tensor_t *bias, const mote_conv_lists_t *l,
+                                       int64_t groups, mote_tensor_t *out)
+{
+    uint32_t nsp, d;
+    size_t n, cin, cin_g, cout_g, cout, ng, sz[2], ksz[2], osz[2];
+    ptrdiff_t s[2], p[2], dl[2];
+    MOTE_CHECK(in->dim == 4 || in->dim == 3, MOTE_ERR_KERNEL_SHAPE);
+    nsp = in->dim - 2u;
+    MOTE_CHECK(wt->dim == in->dim && out->dim == in->dim, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK((l->nst == 1 || l->nst == nsp) && (l->npd == 1 || l->npd == nsp) &&
+                   (l->ndl == 1 || l->ndl == nsp) && (l->nopd <= 1 || l->nopd == nsp),
+               MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(groups > 0 && groups < 0x7FFFFFFF, MOTE_ERR_KERNEL_ARGS);
+    for (d = 0; d < 2; d++) {
+        sz[d] = ksz[d] = osz[d] = 1;
+        s[d] = dl[d] = 1;
+        p[d] = 0;
+    }
+    for (d = 0; d < nsp; d++) {
+        const uint32_t k = 2u - nsp + d; /* 1-D uses slot 1 (the width) */
+        int64_t sv = mote_conv_item(l->st, l->nst, d), pv = mote_conv_item(l->pd, l->npd, d);
+        int64_t dv = mote_conv_item(l->dl, l->ndl, d), ov = mote_conv_item(l->opd, l->nopd, d);
+        int64_t o;
+        MOTE_CHECK(sv > 0 && sv < 65536 && pv >= 0 && pv < 65536 && dv > 0 && dv < 65536,
+                   MOTE_ERR_KERNEL_ARGS);
+        MOTE_CHECK(ov >= 0 && (ov < sv || ov < dv), MOTE_ERR_KERNEL_ARGS);
+        sz[k] = (size_t)in->sizes[2 + d];
+        ksz[k] = (size_t)wt->sizes[2 + d];
+        MOTE_CHECK(ksz[k] > 0 && sz[k] > 0, MOTE_ERR_KERNEL_SHAPE);
+        o = ((int64_t)sz[k] - 1) * sv - 2 * pv + dv * ((int64_t)ksz[k] - 1) + ov + 1;
+        MOTE_CHECK(o > 0 && out->sizes[2 + d] == o, MOTE_ERR_KERNEL_SHAPE);
+        osz[k] = (size_t)o;
+        s[k] = (ptrdiff_t)sv;
+        p[k] = (ptrdiff_t)pv;
+        dl[k] = (ptrdiff_t)dv;
+    }
+    ng = (size_t)groups;
+    n = (size_t)in->sizes[0];
+    cin = (size_t)in->sizes[1];
+    MOTE_CHECK((size_t)wt->sizes[0] == cin && cin % ng == 0, MOTE_ERR_KERNEL_SHAPE);
+    cin_g = cin / ng;
+    cout_g = (size_t)wt->sizes[1];
+    cout = cout_g * ng;
+    MOTE_CHECK(bias == NULL || (bias->dim == 1 && (size_t)bias->sizes[0] == cout),
+               MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK((size_t)out->sizes[0] == n && (size_t)out->sizes[1] == cout, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(wt));
+    MOTE_TRY(mote_k_check_numel(out));
+    if (bias != NULL) {
+        MOTE_TRY(mote_k_check_numel(bias));
+    }
+    {
+        const float *x = (const float *)in->data, *w = (const float *)wt->data;
+        float *y = (float *)out->data;
+        const size_t ihw = sz[0] * sz[1], ohw = osz[0] * osz[1], kk = ksz[0] * ksz[1];
+        size_t b, c, i;
+        for (b = 0; b < n; b++) {
+            for (c = 0; c < cout; c++) {
+                float bv = bias != NULL ? ((const float *)bias->data)[c] : 0.0f;
+                for (i = 0; i < ohw; i++) {
+                    y[(b * cout + c) * ohw + i] = bv;
+                }
+            }
+        }
+        for (b = 0; b < n; b++) {
+            for (c = 0; c < cin; c++) {
+                const size_t grp = c / cin_g;
+                const float *xc = x + (b * cin + c) * ihw;
+                size_t oc, iy, ix, ky, kx;
+                for (oc = 0; oc < cout_g; oc++) {
+                    const float *wk = w + (c * cout_g + oc) * kk;
+                    float *yc = y + (b * cout + grp * cout_g + oc) * ohw;
+                    for (iy = 0; iy < sz[0]; iy++) {
+                        for (ky = 0; ky < ksz[0]; ky++) {
+                            ptrdiff_t oy = (ptrdiff_t)iy * s[0] - p[0] + (ptrdiff_t)ky * dl[0];
+                            if (oy < 0 || oy >= (ptrdiff_t)osz[0]) {
+                                continue;
+                            }
+                            for (ix = 0; ix < sz[1]; ix++) {
+                                const float xv = xc[iy * sz[1] + ix];
+                                for (kx = 0; kx < ksz[1]; kx++) {
+                                    ptrdiff_t ox = (ptrdiff_t)ix * s[1] - p[1] + (ptrdiff_t)kx * dl[1];
+                                    if (ox >= 0 && ox < (ptrdiff_t)osz[1]) {
+                                        yc[(size_t)oy * osz[1] + (size_t)ox] += xv * wk[ky * ksz[1] + kx];
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return MOTE_OK;
+}
+
 mote_err_t mote_kernel_aten_convolution_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                             uint32_t nargs)
 {
     mote_tensor_t *in, *wt, *bias, *out;
-    const int64_t *st, *pd, *dl;
-    uint32_t nst, npd, ndl, nsp, d;
+    const int64_t *st, *pd, *dl, *opd = NULL;
+    uint32_t nst, npd, ndl, nsp, d, nopd = 0;
     int transposed;
     int64_t groups;
     mote_conv_geom_t g;
@@ -373,17 +493,26 @@ mote_err_t mote_kernel_aten_convolution_out(mote_kernel_ctx_t *ctx, mote_value_t
     MOTE_TRY(mote_k_ints(args[5], &dl, &ndl));
     MOTE_TRY(mote_k_bool(args[6], &transposed));
     if (!mote_k_is_none(args[7])) {
-        const int64_t *op;
-        uint32_t nop;
-        MOTE_TRY(mote_k_ints(args[7], &op, &nop));
+        MOTE_TRY(mote_k_ints(args[7], &opd, &nopd));
     }
     MOTE_TRY(mote_k_int(args[8], &groups));
     MOTE_TRY(mote_k_tensor(args[9], &out));
-    MOTE_CHECK(!transposed, MOTE_ERR_KERNEL_ARGS);
     MOTE_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && wt->dtype == MOTE_DTYPE_FLOAT32 &&
                      out->dtype == MOTE_DTYPE_FLOAT32 &&
                      (bias == NULL || bias->dtype == MOTE_DTYPE_FLOAT32),
                  MOTE_ERR_KERNEL_DTYPE);
+    if (transposed) {
+        mote_conv_lists_t l;
+        l.st = st;
+        l.pd = pd;
+        l.dl = dl;
+        l.opd = opd;
+        l.nst = nst;
+        l.npd = npd;
+        l.ndl = ndl;
+        l.nopd = nopd;
+        return mote_conv_transposed(in, wt, bias, &l, groups, out);
+    }
     MOTE_CHECK(in->dim == 4 || in->dim == 3, MOTE_ERR_KERNEL_SHAPE);
     nsp = in->dim - 2u;
     MOTE_CHECK(wt->dim == in->dim && out->dim == in->dim, MOTE_ERR_KERNEL_SHAPE);

@@ -12,6 +12,8 @@ mote_err_t mote_kernel_aten__native_batch_norm_legit_no_training_out(mote_kernel
     uint32_t nargs); /* op_native_batch_norm_legit_no_training.c */
 mote_err_t mote_kernel_aten__softmax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_softmax.c */
+mote_err_t mote_kernel_aten__upsample_bilinear2d_aa_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_upsample_bilinear2d_aa.c */
 mote_err_t mote_kernel_aten_add_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_add_scalar.c */
 mote_err_t mote_kernel_aten_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -36,14 +38,32 @@ mote_err_t mote_kernel_aten_div_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t 
     uint32_t nargs); /* op_div_scalar.c */
 mote_err_t mote_kernel_aten_div_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div.c */
+mote_err_t mote_kernel_aten_embedding_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_embedding.c */
 mote_err_t mote_kernel_aten_exp_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_exp.c */
 mote_err_t mote_kernel_aten_expand_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_expand_copy.c */
 mote_err_t mote_kernel_aten_full_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_full.c */
+mote_err_t mote_kernel_aten_gather_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_gather.c */
+mote_err_t mote_kernel_aten_grid_sampler_2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_grid_sampler_2d.c */
 mote_err_t mote_kernel_aten_hardtanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_hardtanh.c */
+mote_err_t mote_kernel_aten_index_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_index_tensor.c */
+mote_err_t mote_kernel_aten_index_put_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_index_put.c */
+mote_err_t mote_kernel_aten_index_put__default(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_index_put_.c */
+mote_err_t mote_kernel_aten_index_select_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_index_select.c */
+mote_err_t mote_kernel_aten_linear_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_linear.c */
+mote_err_t mote_kernel_aten_masked_scatter_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_masked_scatter.c */
 mote_err_t mote_kernel_aten_max_pool2d_with_indices_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_max_pool2d_with_indices.c */
 mote_err_t mote_kernel_aten_mean_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -58,16 +78,38 @@ mote_err_t mote_kernel_aten_neg_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     uint32_t nargs); /* op_neg.c */
 mote_err_t mote_kernel_aten_permute_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_permute_copy.c */
+mote_err_t mote_kernel_aten_reflection_pad1d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_reflection_pad1d.c */
+mote_err_t mote_kernel_aten_reflection_pad2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_reflection_pad2d.c */
+mote_err_t mote_kernel_aten_reflection_pad3d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_reflection_pad3d.c */
 mote_err_t mote_kernel_aten_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_relu.c */
+mote_err_t mote_kernel_aten_replication_pad1d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_replication_pad1d.c */
+mote_err_t mote_kernel_aten_replication_pad2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_replication_pad2d.c */
+mote_err_t mote_kernel_aten_replication_pad3d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_replication_pad3d.c */
 mote_err_t mote_kernel_aten_rsqrt_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_rsqrt.c */
+mote_err_t mote_kernel_aten_scatter_src_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_scatter_src.c */
+mote_err_t mote_kernel_aten_scatter_value_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_scatter_value.c */
+mote_err_t mote_kernel_aten_scatter_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_scatter_add.c */
 mote_err_t mote_kernel_aten_select_copy_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_select_copy.c */
+mote_err_t mote_kernel_aten_select_scatter_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_select_scatter.c */
 mote_err_t mote_kernel_aten_sigmoid_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_sigmoid.c */
 mote_err_t mote_kernel_aten_slice_copy_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_slice_copy.c */
+mote_err_t mote_kernel_aten_slice_scatter_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_slice_scatter.c */
 mote_err_t mote_kernel_aten_squeeze_copy_dims_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_squeeze_copy_dims.c */
 mote_err_t mote_kernel_aten_sub_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -80,6 +122,10 @@ mote_err_t mote_kernel_aten_tanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const
     uint32_t nargs); /* op_tanh.c */
 mote_err_t mote_kernel_aten_unsqueeze_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_unsqueeze_copy.c */
+mote_err_t mote_kernel_aten_upsample_bilinear2d_vec_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_upsample_bilinear2d_vec.c */
+mote_err_t mote_kernel_aten_upsample_nearest2d_vec_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_upsample_nearest2d_vec.c */
 mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_view_copy.c */
 mote_err_t mote_kernel_dim_order_ops__clone_dim_order_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -126,6 +172,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::_log_softmax.out", mote_kernel_aten__log_softmax_out},
     {"aten::_native_batch_norm_legit_no_training.out", mote_kernel_aten__native_batch_norm_legit_no_training_out},
     {"aten::_softmax.out", mote_kernel_aten__softmax_out},
+    {"aten::_upsample_bilinear2d_aa.out", mote_kernel_aten__upsample_bilinear2d_aa_out},
     {"aten::add.Scalar_out", mote_kernel_aten_add_Scalar_out},
     {"aten::add.out", mote_kernel_aten_add_out},
     {"aten::addmm.out", mote_kernel_aten_addmm_out},
@@ -138,10 +185,19 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::convolution.out", mote_kernel_aten_convolution_out},
     {"aten::div.Scalar_out", mote_kernel_aten_div_Scalar_out},
     {"aten::div.out", mote_kernel_aten_div_out},
+    {"aten::embedding.out", mote_kernel_aten_embedding_out},
     {"aten::exp.out", mote_kernel_aten_exp_out},
     {"aten::expand_copy.out", mote_kernel_aten_expand_copy_out},
     {"aten::full.out", mote_kernel_aten_full_out},
+    {"aten::gather.out", mote_kernel_aten_gather_out},
+    {"aten::grid_sampler_2d.out", mote_kernel_aten_grid_sampler_2d_out},
     {"aten::hardtanh.out", mote_kernel_aten_hardtanh_out},
+    {"aten::index.Tensor_out", mote_kernel_aten_index_Tensor_out},
+    {"aten::index_put.out", mote_kernel_aten_index_put_out},
+    {"aten::index_put_.default", mote_kernel_aten_index_put__default},
+    {"aten::index_select.out", mote_kernel_aten_index_select_out},
+    {"aten::linear.out", mote_kernel_aten_linear_out},
+    {"aten::masked_scatter.out", mote_kernel_aten_masked_scatter_out},
     {"aten::max_pool2d_with_indices.out", mote_kernel_aten_max_pool2d_with_indices_out},
     {"aten::mean.out", mote_kernel_aten_mean_out},
     {"aten::mm.out", mote_kernel_aten_mm_out},
@@ -149,17 +205,30 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::mul.out", mote_kernel_aten_mul_out},
     {"aten::neg.out", mote_kernel_aten_neg_out},
     {"aten::permute_copy.out", mote_kernel_aten_permute_copy_out},
+    {"aten::reflection_pad1d.out", mote_kernel_aten_reflection_pad1d_out},
+    {"aten::reflection_pad2d.out", mote_kernel_aten_reflection_pad2d_out},
+    {"aten::reflection_pad3d.out", mote_kernel_aten_reflection_pad3d_out},
     {"aten::relu.out", mote_kernel_aten_relu_out},
+    {"aten::replication_pad1d.out", mote_kernel_aten_replication_pad1d_out},
+    {"aten::replication_pad2d.out", mote_kernel_aten_replication_pad2d_out},
+    {"aten::replication_pad3d.out", mote_kernel_aten_replication_pad3d_out},
     {"aten::rsqrt.out", mote_kernel_aten_rsqrt_out},
+    {"aten::scatter.src_out", mote_kernel_aten_scatter_src_out},
+    {"aten::scatter.value_out", mote_kernel_aten_scatter_value_out},
+    {"aten::scatter_add.out", mote_kernel_aten_scatter_add_out},
     {"aten::select_copy.int_out", mote_kernel_aten_select_copy_int_out},
+    {"aten::select_scatter.out", mote_kernel_aten_select_scatter_out},
     {"aten::sigmoid.out", mote_kernel_aten_sigmoid_out},
     {"aten::slice_copy.Tensor_out", mote_kernel_aten_slice_copy_Tensor_out},
+    {"aten::slice_scatter.out", mote_kernel_aten_slice_scatter_out},
     {"aten::squeeze_copy.dims_out", mote_kernel_aten_squeeze_copy_dims_out},
     {"aten::sub.Scalar_out", mote_kernel_aten_sub_Scalar_out},
     {"aten::sub.out", mote_kernel_aten_sub_out},
     {"aten::sum.IntList_out", mote_kernel_aten_sum_IntList_out},
     {"aten::tanh.out", mote_kernel_aten_tanh_out},
     {"aten::unsqueeze_copy.out", mote_kernel_aten_unsqueeze_copy_out},
+    {"aten::upsample_bilinear2d.vec_out", mote_kernel_aten_upsample_bilinear2d_vec_out},
+    {"aten::upsample_nearest2d.vec_out", mote_kernel_aten_upsample_nearest2d_vec_out},
     {"aten::view_copy.out", mote_kernel_aten_view_copy_out},
     {"dim_order_ops::_clone_dim_order.out", mote_kernel_dim_order_ops__clone_dim_order_out},
     {"dim_order_ops::_to_dim_order_copy.out", mote_kernel_dim_order_ops__to_dim_order_copy_out},
@@ -188,6 +257,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::_log_softmax.out */
     3u, /* aten::_native_batch_norm_legit_no_training.out */
     1u, /* aten::_softmax.out */
+    1u, /* aten::_upsample_bilinear2d_aa.out */
     1u, /* aten::add.Scalar_out */
     1u, /* aten::add.out */
     1u, /* aten::addmm.out */
@@ -200,10 +270,19 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::convolution.out */
     1u, /* aten::div.Scalar_out */
     1u, /* aten::div.out */
+    1u, /* aten::embedding.out */
     1u, /* aten::exp.out */
     1u, /* aten::expand_copy.out */
     1u, /* aten::full.out */
+    1u, /* aten::gather.out */
+    1u, /* aten::grid_sampler_2d.out */
     1u, /* aten::hardtanh.out */
+    1u, /* aten::index.Tensor_out */
+    1u, /* aten::index_put.out */
+    1u, /* aten::index_put_.default */
+    1u, /* aten::index_select.out */
+    1u, /* aten::linear.out */
+    1u, /* aten::masked_scatter.out */
     2u, /* aten::max_pool2d_with_indices.out */
     1u, /* aten::mean.out */
     1u, /* aten::mm.out */
@@ -211,17 +290,30 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::mul.out */
     1u, /* aten::neg.out */
     1u, /* aten::permute_copy.out */
+    1u, /* aten::reflection_pad1d.out */
+    1u, /* aten::reflection_pad2d.out */
+    1u, /* aten::reflection_pad3d.out */
     1u, /* aten::relu.out */
+    1u, /* aten::replication_pad1d.out */
+    1u, /* aten::replication_pad2d.out */
+    1u, /* aten::replication_pad3d.out */
     1u, /* aten::rsqrt.out */
+    1u, /* aten::scatter.src_out */
+    1u, /* aten::scatter.value_out */
+    1u, /* aten::scatter_add.out */
     1u, /* aten::select_copy.int_out */
+    1u, /* aten::select_scatter.out */
     1u, /* aten::sigmoid.out */
     1u, /* aten::slice_copy.Tensor_out */
+    1u, /* aten::slice_scatter.out */
     1u, /* aten::squeeze_copy.dims_out */
     1u, /* aten::sub.Scalar_out */
     1u, /* aten::sub.out */
     1u, /* aten::sum.IntList_out */
     1u, /* aten::tanh.out */
     1u, /* aten::unsqueeze_copy.out */
+    1u, /* aten::upsample_bilinear2d.vec_out */
+    1u, /* aten::upsample_nearest2d.vec_out */
     1u, /* aten::view_copy.out */
     1u, /* dim_order_ops::_clone_dim_order.out */
     1u, /* dim_order_ops::_to_dim_order_copy.out */
@@ -244,4 +336,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 58u;
+const uint32_t mote_kernel_registry_len = 81u;

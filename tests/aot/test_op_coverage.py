@@ -86,16 +86,33 @@ def _write_model(tmp_path, body: str, inputs: str) -> Path:
 
 
 def test_a_call_the_kernel_refuses_fails_at_export_with_file_line(tmp_path):
+    # a constant index out of range: torch.export does not look at values, the kernel does
     f = _write_model(tmp_path, "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-                     "        self.up = nn.ConvTranspose2d(4, 2, 2, stride=2)\n\n"
-                     "    def forward(self, x):\n        return self.up(x)\n",
-                     "(torch.randn(1, 4, 5, 5),)")
+                     "        self.register_buffer('idx', torch.tensor([1, 9]))\n\n"
+                     "    def forward(self, x):\n        return x[:, self.idx]\n",
+                     "(torch.randn(2, 4),)")
     out = tmp_path / "out" / "m.pte"
     with pytest.raises(UnsupportedOpError) as e:
         compile_model_file(f, out_pte=out)
     msg = str(e.value)
-    assert "aten::convolution.out" in msg and "user_model.py:11" in msg and "MOTE_ERR_KERNEL_ARGS" in msg
+    assert "aten::index.Tensor_out" in msg and "user_model.py:11" in msg and "MOTE_ERR_KERNEL_ARGS" in msg
     assert not out.parent.exists()
+
+
+def test_transposed_convolution_runs(tmp_path):
+    """nn.ConvTranspose2d was refused at export (transposed -> KERNEL_ARGS); it now runs."""
+    f = _write_model(tmp_path, "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                     "        torch.manual_seed(0)\n        self.up = nn.ConvTranspose2d(4, 2, 2, stride=2)\n\n"
+                     "    def forward(self, x):\n        return self.up(x)\n",
+                     "(torch.randn(1, 4, 5, 5),)")
+    c = compile_model_file(f)
+    assert "aten::convolution.out" in _ops(c)
+    x = c.example_inputs[0]
+    got = Program(c.pte).method().run([x.numpy()])[0]
+    with torch.no_grad():
+        want = c.eager(x).numpy()
+    assert got.shape == want.shape == (1, 2, 10, 10)
+    assert _max_rel(got, want) <= 1e-5
 
 
 def test_x_over_scalar_runs(tmp_path):

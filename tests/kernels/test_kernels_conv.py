@@ -91,7 +91,7 @@ def test_conv_errors(K):
         return K.call("aten::convolution.out", a["x"], a["w"], a["b"], [1, 1], [1, 1], [1, 1],
                       a["tr"], [0, 0], a["g"], a["out"])
     assert run(args()) == 0
-    assert run(args(tr=True)) == ERR["ARGS"]                       # transposed
+    assert run(args(tr=True)) == ERR["SHAPE"]  # transposed: weight [Cin=6, ..] vs a 4-channel input
     assert run(args(out=torch.empty(1, 6, 8, 7))) == ERR["SHAPE"]  # wrong out width
     assert run(args(w=torch.randn(6, 3, 3, 3))) == ERR["SHAPE"]    # Cin mismatch
     assert run(args(b=torch.randn(5))) == ERR["SHAPE"]             # bias size

@@ -1,0 +1,22 @@
+/*
+ * aten::replication_pad2d.out - pad the last 2 dims of a rank 3 or 4 tensor: repeats the edge value (input size > 0)
+ * (nn.ReplicationPad2d; torch.export decomposes it into index.Tensor, ExecuTorch-made programs carry it).
+ *
+ *   args (3): self, padding int[4] ([left, right, top, bottom]; negative crops), out.
+ *   dtypes: any, out == self.
+ *   errors: MOTE_ERR_KERNEL_ARGS (count/tags, padding length),
+ *           MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE (rank, out shape).
+ *   out must not overlap self.
+ */
+#include "pad.h"
+
+MOTE_KERNEL("aten::replication_pad2d.out")
+
+MOTE_K_DECLARE(mote_kernel_aten_replication_pad2d_out);
+
+mote_err_t mote_kernel_aten_replication_pad2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                                  uint32_t nargs)
+{
+    (void)ctx;
+    return mote_k_pad_nd(args, nargs, 2u, 0);
+}
