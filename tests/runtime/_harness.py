@@ -11,8 +11,10 @@ from aot.host.runtime import error_codes
 ROOT = Path(__file__).resolve().parents[2]
 HOST = ROOT / "build" / "host"
 ASAN = ROOT / "build" / "host-asan"
-#: programs that once escaped their memory (shared/repro beside the clone; read-only in CI)
-REPRO = ROOT.parent / "shared" / "repro"
+#: programs that once escaped their memory (tests/runtime/repro, see its README)
+REPRO = ROOT / "tests" / "runtime" / "repro"
+#: where they came from: the team's shared folder beside a working clone (absent in CI)
+SHARED_REPRO = ROOT.parent / "shared" / "repro"
 
 # mote_err_t values, short name -> code (parsed from runtime/include/mote/types.h)
 E = error_codes()
