@@ -1,5 +1,6 @@
 /*
- * aten::atanh.out - out = inverse hyperbolic tangent of self (+-inf at +-1, NaN outside [-1, 1]), elementwise.
+ * aten::atanh.out - out = inverse hyperbolic tangent of self, elementwise
+ * (+-inf at +-1, NaN outside [-1, 1]).
  *
  *   args (2): self, out (same shape).
  *   dtypes: self float32, or an integer dtype / bool (converted to float first,

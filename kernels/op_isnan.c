@@ -30,7 +30,8 @@ mote_err_t mote_kernel_aten_isnan_out(mote_kernel_ctx_t *ctx, mote_value_t *cons
         MOTE_U_MAP(double, uint8_t, in, out, v, (uint8_t)(v != v));
         break;
     case MOTE_DTYPE_FLOAT16:
-        MOTE_U_MAP(uint16_t, uint8_t, in, out, h, (uint8_t)((h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0));
+        MOTE_U_MAP(uint16_t, uint8_t, in, out, h,
+                   (uint8_t)((h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0));
         break;
     default:
         if (out->numel > 0) {

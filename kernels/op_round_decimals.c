@@ -35,10 +35,10 @@ mote_err_t mote_kernel_aten_round_decimals_out(mote_kernel_ctx_t *ctx, mote_valu
                           MOTE_U_BIT(MOTE_DTYPE_FLOAT32), 1, &in, &out));
     /* 10^|decimals| in double (exact up to 10^22), then float: pow(10, d) cast */
     mag = decimals < 0 ? 0u - (uint64_t)decimals : (uint64_t)decimals;
-    for (k = 0; k < mag && p <= FLT_MAX; k++) {
+    for (k = 0; k < mag && p <= (double)FLT_MAX; k++) {
         p *= 10.0;
     }
-    ten = p <= FLT_MAX ? (float)p : HUGE_VALF; /* beyond float's range: inf, as the cast */
+    ten = p <= (double)FLT_MAX ? (float)p : HUGE_VALF; /* beyond float's range: inf, as the cast */
     if (decimals >= 0) {
         MOTE_U_MAP(float, float, in, out, v, mote_u_round_even(v * ten) / ten);
     } else {

@@ -27,8 +27,12 @@ mote_err_t mote_kernel_aten_sign_out(mote_kernel_ctx_t *ctx, mote_value_t *const
     case MOTE_DTYPE_FLOAT32:
         MOTE_U_MAP(float, float, in, out, v, (float)((0.0f < v) - (v < 0.0f)));
         break;
-    case MOTE_DTYPE_INT32: MOTE_U_MAP(int32_t, int32_t, in, out, v, (int32_t)((0 < v) - (v < 0))); break;
-    case MOTE_DTYPE_INT64: MOTE_U_MAP(int64_t, int64_t, in, out, v, (int64_t)((0 < v) - (v < 0))); break;
+    case MOTE_DTYPE_INT32:
+        MOTE_U_MAP(int32_t, int32_t, in, out, v, (int32_t)((0 < v) - (v < 0)));
+        break;
+    case MOTE_DTYPE_INT64:
+        MOTE_U_MAP(int64_t, int64_t, in, out, v, (int64_t)((0 < v) - (v < 0)));
+        break;
     default: MOTE_U_MAP(uint8_t, uint8_t, in, out, v, (uint8_t)(v != 0)); break;
     }
     return MOTE_OK;

@@ -26,7 +26,8 @@
 /** Inputs of the ops whose out is float32: float32, integers and bool. */
 #define MOTE_U_TO_FLOAT (MOTE_U_BIT(MOTE_DTYPE_FLOAT32) | MOTE_U_INTS | MOTE_U_BIT(MOTE_DTYPE_BOOL))
 /** Every dtype of the runtime but float16 (the "any input" of the predicates). */
-#define MOTE_U_ANY (MOTE_U_TO_FLOAT | MOTE_U_BIT(MOTE_DTYPE_FLOAT64) | MOTE_U_BIT(MOTE_DTYPE_FLOAT16))
+#define MOTE_U_ANY \
+    (MOTE_U_TO_FLOAT | MOTE_U_BIT(MOTE_DTYPE_FLOAT64) | MOTE_U_BIT(MOTE_DTYPE_FLOAT16))
 
 /**
  * Checks of a unary kernel with `nexp` arguments, args[0] = self and
