@@ -14,18 +14,36 @@ mote_err_t mote_kernel_aten__softmax_out(mote_kernel_ctx_t *ctx, mote_value_t *c
     uint32_t nargs); /* op_softmax.c */
 mote_err_t mote_kernel_aten__upsample_bilinear2d_aa_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_upsample_bilinear2d_aa.c */
+mote_err_t mote_kernel_aten_abs_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_abs.c */
+mote_err_t mote_kernel_aten_acos_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_acos.c */
+mote_err_t mote_kernel_aten_acosh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_acosh.c */
 mote_err_t mote_kernel_aten_add_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_add_scalar.c */
 mote_err_t mote_kernel_aten_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_add.c */
 mote_err_t mote_kernel_aten_addmm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_addmm.c */
+mote_err_t mote_kernel_aten_asin_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_asin.c */
+mote_err_t mote_kernel_aten_asinh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_asinh.c */
+mote_err_t mote_kernel_aten_atan_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_atan.c */
+mote_err_t mote_kernel_aten_atanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_atanh.c */
 mote_err_t mote_kernel_aten_avg_pool2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_avg_pool2d.c */
+mote_err_t mote_kernel_aten_bitwise_not_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_not.c */
 mote_err_t mote_kernel_aten_bmm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_bmm.c */
 mote_err_t mote_kernel_aten_cat_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_cat.c */
+mote_err_t mote_kernel_aten_ceil_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_ceil.c */
 mote_err_t mote_kernel_aten_clamp_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_clamp.c */
 mote_err_t mote_kernel_aten_clone_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -34,20 +52,36 @@ mote_err_t mote_kernel_aten_constant_pad_nd_out(mote_kernel_ctx_t *ctx, mote_val
     uint32_t nargs); /* op_constant_pad_nd.c */
 mote_err_t mote_kernel_aten_convolution_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_convolution.c */
+mote_err_t mote_kernel_aten_cos_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_cos.c */
+mote_err_t mote_kernel_aten_cosh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_cosh.c */
 mote_err_t mote_kernel_aten_div_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div_scalar.c */
 mote_err_t mote_kernel_aten_div_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div.c */
+mote_err_t mote_kernel_aten_elu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_elu.c */
 mote_err_t mote_kernel_aten_embedding_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_embedding.c */
+mote_err_t mote_kernel_aten_erf_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_erf.c */
 mote_err_t mote_kernel_aten_exp_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_exp.c */
 mote_err_t mote_kernel_aten_expand_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_expand_copy.c */
+mote_err_t mote_kernel_aten_expm1_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_expm1.c */
+mote_err_t mote_kernel_aten_floor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_floor.c */
 mote_err_t mote_kernel_aten_full_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_full.c */
 mote_err_t mote_kernel_aten_gather_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_gather.c */
+mote_err_t mote_kernel_aten_gelu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_gelu.c */
+mote_err_t mote_kernel_aten_glu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_glu.c */
 mote_err_t mote_kernel_aten_grid_sampler_2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_grid_sampler_2d.c */
 mote_err_t mote_kernel_aten_hardtanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -60,8 +94,26 @@ mote_err_t mote_kernel_aten_index_put__default(mote_kernel_ctx_t *ctx, mote_valu
     uint32_t nargs); /* op_index_put_.c */
 mote_err_t mote_kernel_aten_index_select_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_index_select.c */
+mote_err_t mote_kernel_aten_isinf_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_isinf.c */
+mote_err_t mote_kernel_aten_isnan_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_isnan.c */
+mote_err_t mote_kernel_aten_leaky_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_leaky_relu.c */
 mote_err_t mote_kernel_aten_linear_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_linear.c */
+mote_err_t mote_kernel_aten_log_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_log.c */
+mote_err_t mote_kernel_aten_log10_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_log10.c */
+mote_err_t mote_kernel_aten_log1p_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_log1p.c */
+mote_err_t mote_kernel_aten_log2_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_log2.c */
+mote_err_t mote_kernel_aten_logical_not_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_logical_not.c */
+mote_err_t mote_kernel_aten_logit_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_logit.c */
 mote_err_t mote_kernel_aten_masked_scatter_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_masked_scatter.c */
 mote_err_t mote_kernel_aten_max_pool2d_with_indices_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -78,6 +130,8 @@ mote_err_t mote_kernel_aten_neg_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     uint32_t nargs); /* op_neg.c */
 mote_err_t mote_kernel_aten_permute_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_permute_copy.c */
+mote_err_t mote_kernel_aten_reciprocal_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_reciprocal.c */
 mote_err_t mote_kernel_aten_reflection_pad1d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_reflection_pad1d.c */
 mote_err_t mote_kernel_aten_reflection_pad2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -92,6 +146,10 @@ mote_err_t mote_kernel_aten_replication_pad2d_out(mote_kernel_ctx_t *ctx, mote_v
     uint32_t nargs); /* op_replication_pad2d.c */
 mote_err_t mote_kernel_aten_replication_pad3d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_replication_pad3d.c */
+mote_err_t mote_kernel_aten_round_decimals_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_round_decimals.c */
+mote_err_t mote_kernel_aten_round_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_round.c */
 mote_err_t mote_kernel_aten_rsqrt_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_rsqrt.c */
 mote_err_t mote_kernel_aten_scatter_src_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -106,10 +164,18 @@ mote_err_t mote_kernel_aten_select_scatter_out(mote_kernel_ctx_t *ctx, mote_valu
     uint32_t nargs); /* op_select_scatter.c */
 mote_err_t mote_kernel_aten_sigmoid_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_sigmoid.c */
+mote_err_t mote_kernel_aten_sign_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_sign.c */
+mote_err_t mote_kernel_aten_sin_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_sin.c */
+mote_err_t mote_kernel_aten_sinh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_sinh.c */
 mote_err_t mote_kernel_aten_slice_copy_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_slice_copy.c */
 mote_err_t mote_kernel_aten_slice_scatter_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_slice_scatter.c */
+mote_err_t mote_kernel_aten_sqrt_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_sqrt.c */
 mote_err_t mote_kernel_aten_squeeze_copy_dims_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_squeeze_copy_dims.c */
 mote_err_t mote_kernel_aten_sub_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -118,8 +184,12 @@ mote_err_t mote_kernel_aten_sub_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     uint32_t nargs); /* op_sub.c */
 mote_err_t mote_kernel_aten_sum_IntList_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_sum.c */
+mote_err_t mote_kernel_aten_tan_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_tan.c */
 mote_err_t mote_kernel_aten_tanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_tanh.c */
+mote_err_t mote_kernel_aten_trunc_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_trunc.c */
 mote_err_t mote_kernel_aten_unsqueeze_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_unsqueeze_copy.c */
 mote_err_t mote_kernel_aten_upsample_bilinear2d_vec_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -173,30 +243,56 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::_native_batch_norm_legit_no_training.out", mote_kernel_aten__native_batch_norm_legit_no_training_out},
     {"aten::_softmax.out", mote_kernel_aten__softmax_out},
     {"aten::_upsample_bilinear2d_aa.out", mote_kernel_aten__upsample_bilinear2d_aa_out},
+    {"aten::abs.out", mote_kernel_aten_abs_out},
+    {"aten::acos.out", mote_kernel_aten_acos_out},
+    {"aten::acosh.out", mote_kernel_aten_acosh_out},
     {"aten::add.Scalar_out", mote_kernel_aten_add_Scalar_out},
     {"aten::add.out", mote_kernel_aten_add_out},
     {"aten::addmm.out", mote_kernel_aten_addmm_out},
+    {"aten::asin.out", mote_kernel_aten_asin_out},
+    {"aten::asinh.out", mote_kernel_aten_asinh_out},
+    {"aten::atan.out", mote_kernel_aten_atan_out},
+    {"aten::atanh.out", mote_kernel_aten_atanh_out},
     {"aten::avg_pool2d.out", mote_kernel_aten_avg_pool2d_out},
+    {"aten::bitwise_not.out", mote_kernel_aten_bitwise_not_out},
     {"aten::bmm.out", mote_kernel_aten_bmm_out},
     {"aten::cat.out", mote_kernel_aten_cat_out},
+    {"aten::ceil.out", mote_kernel_aten_ceil_out},
     {"aten::clamp.out", mote_kernel_aten_clamp_out},
     {"aten::clone.out", mote_kernel_aten_clone_out},
     {"aten::constant_pad_nd.out", mote_kernel_aten_constant_pad_nd_out},
     {"aten::convolution.out", mote_kernel_aten_convolution_out},
+    {"aten::cos.out", mote_kernel_aten_cos_out},
+    {"aten::cosh.out", mote_kernel_aten_cosh_out},
     {"aten::div.Scalar_out", mote_kernel_aten_div_Scalar_out},
     {"aten::div.out", mote_kernel_aten_div_out},
+    {"aten::elu.out", mote_kernel_aten_elu_out},
     {"aten::embedding.out", mote_kernel_aten_embedding_out},
+    {"aten::erf.out", mote_kernel_aten_erf_out},
     {"aten::exp.out", mote_kernel_aten_exp_out},
     {"aten::expand_copy.out", mote_kernel_aten_expand_copy_out},
+    {"aten::expm1.out", mote_kernel_aten_expm1_out},
+    {"aten::floor.out", mote_kernel_aten_floor_out},
     {"aten::full.out", mote_kernel_aten_full_out},
     {"aten::gather.out", mote_kernel_aten_gather_out},
+    {"aten::gelu.out", mote_kernel_aten_gelu_out},
+    {"aten::glu.out", mote_kernel_aten_glu_out},
     {"aten::grid_sampler_2d.out", mote_kernel_aten_grid_sampler_2d_out},
     {"aten::hardtanh.out", mote_kernel_aten_hardtanh_out},
     {"aten::index.Tensor_out", mote_kernel_aten_index_Tensor_out},
     {"aten::index_put.out", mote_kernel_aten_index_put_out},
     {"aten::index_put_.default", mote_kernel_aten_index_put__default},
     {"aten::index_select.out", mote_kernel_aten_index_select_out},
+    {"aten::isinf.out", mote_kernel_aten_isinf_out},
+    {"aten::isnan.out", mote_kernel_aten_isnan_out},
+    {"aten::leaky_relu.out", mote_kernel_aten_leaky_relu_out},
     {"aten::linear.out", mote_kernel_aten_linear_out},
+    {"aten::log.out", mote_kernel_aten_log_out},
+    {"aten::log10.out", mote_kernel_aten_log10_out},
+    {"aten::log1p.out", mote_kernel_aten_log1p_out},
+    {"aten::log2.out", mote_kernel_aten_log2_out},
+    {"aten::logical_not.out", mote_kernel_aten_logical_not_out},
+    {"aten::logit.out", mote_kernel_aten_logit_out},
     {"aten::masked_scatter.out", mote_kernel_aten_masked_scatter_out},
     {"aten::max_pool2d_with_indices.out", mote_kernel_aten_max_pool2d_with_indices_out},
     {"aten::mean.out", mote_kernel_aten_mean_out},
@@ -205,6 +301,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::mul.out", mote_kernel_aten_mul_out},
     {"aten::neg.out", mote_kernel_aten_neg_out},
     {"aten::permute_copy.out", mote_kernel_aten_permute_copy_out},
+    {"aten::reciprocal.out", mote_kernel_aten_reciprocal_out},
     {"aten::reflection_pad1d.out", mote_kernel_aten_reflection_pad1d_out},
     {"aten::reflection_pad2d.out", mote_kernel_aten_reflection_pad2d_out},
     {"aten::reflection_pad3d.out", mote_kernel_aten_reflection_pad3d_out},
@@ -212,6 +309,8 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::replication_pad1d.out", mote_kernel_aten_replication_pad1d_out},
     {"aten::replication_pad2d.out", mote_kernel_aten_replication_pad2d_out},
     {"aten::replication_pad3d.out", mote_kernel_aten_replication_pad3d_out},
+    {"aten::round.decimals_out", mote_kernel_aten_round_decimals_out},
+    {"aten::round.out", mote_kernel_aten_round_out},
     {"aten::rsqrt.out", mote_kernel_aten_rsqrt_out},
     {"aten::scatter.src_out", mote_kernel_aten_scatter_src_out},
     {"aten::scatter.value_out", mote_kernel_aten_scatter_value_out},
@@ -219,13 +318,19 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::select_copy.int_out", mote_kernel_aten_select_copy_int_out},
     {"aten::select_scatter.out", mote_kernel_aten_select_scatter_out},
     {"aten::sigmoid.out", mote_kernel_aten_sigmoid_out},
+    {"aten::sign.out", mote_kernel_aten_sign_out},
+    {"aten::sin.out", mote_kernel_aten_sin_out},
+    {"aten::sinh.out", mote_kernel_aten_sinh_out},
     {"aten::slice_copy.Tensor_out", mote_kernel_aten_slice_copy_Tensor_out},
     {"aten::slice_scatter.out", mote_kernel_aten_slice_scatter_out},
+    {"aten::sqrt.out", mote_kernel_aten_sqrt_out},
     {"aten::squeeze_copy.dims_out", mote_kernel_aten_squeeze_copy_dims_out},
     {"aten::sub.Scalar_out", mote_kernel_aten_sub_Scalar_out},
     {"aten::sub.out", mote_kernel_aten_sub_out},
     {"aten::sum.IntList_out", mote_kernel_aten_sum_IntList_out},
+    {"aten::tan.out", mote_kernel_aten_tan_out},
     {"aten::tanh.out", mote_kernel_aten_tanh_out},
+    {"aten::trunc.out", mote_kernel_aten_trunc_out},
     {"aten::unsqueeze_copy.out", mote_kernel_aten_unsqueeze_copy_out},
     {"aten::upsample_bilinear2d.vec_out", mote_kernel_aten_upsample_bilinear2d_vec_out},
     {"aten::upsample_nearest2d.vec_out", mote_kernel_aten_upsample_nearest2d_vec_out},
@@ -258,30 +363,56 @@ const uint8_t mote_kernel_registry_outputs[] = {
     3u, /* aten::_native_batch_norm_legit_no_training.out */
     1u, /* aten::_softmax.out */
     1u, /* aten::_upsample_bilinear2d_aa.out */
+    1u, /* aten::abs.out */
+    1u, /* aten::acos.out */
+    1u, /* aten::acosh.out */
     1u, /* aten::add.Scalar_out */
     1u, /* aten::add.out */
     1u, /* aten::addmm.out */
+    1u, /* aten::asin.out */
+    1u, /* aten::asinh.out */
+    1u, /* aten::atan.out */
+    1u, /* aten::atanh.out */
     1u, /* aten::avg_pool2d.out */
+    1u, /* aten::bitwise_not.out */
     1u, /* aten::bmm.out */
     1u, /* aten::cat.out */
+    1u, /* aten::ceil.out */
     1u, /* aten::clamp.out */
     1u, /* aten::clone.out */
     1u, /* aten::constant_pad_nd.out */
     1u, /* aten::convolution.out */
+    1u, /* aten::cos.out */
+    1u, /* aten::cosh.out */
     1u, /* aten::div.Scalar_out */
     1u, /* aten::div.out */
+    1u, /* aten::elu.out */
     1u, /* aten::embedding.out */
+    1u, /* aten::erf.out */
     1u, /* aten::exp.out */
     1u, /* aten::expand_copy.out */
+    1u, /* aten::expm1.out */
+    1u, /* aten::floor.out */
     1u, /* aten::full.out */
     1u, /* aten::gather.out */
+    1u, /* aten::gelu.out */
+    1u, /* aten::glu.out */
     1u, /* aten::grid_sampler_2d.out */
     1u, /* aten::hardtanh.out */
     1u, /* aten::index.Tensor_out */
     1u, /* aten::index_put.out */
     1u, /* aten::index_put_.default */
     1u, /* aten::index_select.out */
+    1u, /* aten::isinf.out */
+    1u, /* aten::isnan.out */
+    1u, /* aten::leaky_relu.out */
     1u, /* aten::linear.out */
+    1u, /* aten::log.out */
+    1u, /* aten::log10.out */
+    1u, /* aten::log1p.out */
+    1u, /* aten::log2.out */
+    1u, /* aten::logical_not.out */
+    1u, /* aten::logit.out */
     1u, /* aten::masked_scatter.out */
     2u, /* aten::max_pool2d_with_indices.out */
     1u, /* aten::mean.out */
@@ -290,6 +421,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::mul.out */
     1u, /* aten::neg.out */
     1u, /* aten::permute_copy.out */
+    1u, /* aten::reciprocal.out */
     1u, /* aten::reflection_pad1d.out */
     1u, /* aten::reflection_pad2d.out */
     1u, /* aten::reflection_pad3d.out */
@@ -297,6 +429,8 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::replication_pad1d.out */
     1u, /* aten::replication_pad2d.out */
     1u, /* aten::replication_pad3d.out */
+    1u, /* aten::round.decimals_out */
+    1u, /* aten::round.out */
     1u, /* aten::rsqrt.out */
     1u, /* aten::scatter.src_out */
     1u, /* aten::scatter.value_out */
@@ -304,13 +438,19 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::select_copy.int_out */
     1u, /* aten::select_scatter.out */
     1u, /* aten::sigmoid.out */
+    1u, /* aten::sign.out */
+    1u, /* aten::sin.out */
+    1u, /* aten::sinh.out */
     1u, /* aten::slice_copy.Tensor_out */
     1u, /* aten::slice_scatter.out */
+    1u, /* aten::sqrt.out */
     1u, /* aten::squeeze_copy.dims_out */
     1u, /* aten::sub.Scalar_out */
     1u, /* aten::sub.out */
     1u, /* aten::sum.IntList_out */
+    1u, /* aten::tan.out */
     1u, /* aten::tanh.out */
+    1u, /* aten::trunc.out */
     1u, /* aten::unsqueeze_copy.out */
     1u, /* aten::upsample_bilinear2d.vec_out */
     1u, /* aten::upsample_nearest2d.vec_out */
@@ -336,4 +476,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 81u;
+const uint32_t mote_kernel_registry_len = 116u;
