@@ -72,6 +72,7 @@ SCALAR_OPS = {aten.add.Tensor, aten.add_.Tensor, aten.sub.Tensor, aten.sub_.Tens
 SHARED_OPS = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.flatten.using_ints,
               aten.view.default, aten.reshape.default, aten.permute.default,
               aten.constant_pad_nd.default, aten.pad.default, aten.slice.Tensor, aten.select.int,
+              aten.pixel_shuffle.default, aten.pixel_unshuffle.default,
               aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default,
               aten.transpose.int, aten.contiguous.default, aten.clone.default,
               aten.dropout.default}

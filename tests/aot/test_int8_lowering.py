@@ -506,3 +506,22 @@ def test_conv1d_pad_slice_select_run_in_int8(args, shape):
     conv, low = _lower(Conv1dNet(**args).eval(), calib[0], calib)
     per_op, _, _ = per_op_quanta(conv, low, calib[0])
     assert max(per_op.values()) <= 1
+
+
+class PixelShuffle(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = nn.Conv2d(2, 4, 1)
+
+    def forward(self, x):
+        return self.conv2(nn.functional.pixel_shuffle(self.conv(x), 2))
+
+
+def test_pixel_shuffle_stays_int8():
+    low = _check(PixelShuffle(), (1, 3, 5, 4), ["conv2d_s8"])
+    assert low.meta["mote_int8"].fallback_ops == []
+    assert torch.ops.aten.pixel_shuffle.default in _targets(low)
+    calib = _inputs((1, 3, 5, 4))
+    conv, low = _lower(PixelShuffle().eval(), calib[0], calib)
+    assert set(per_op_quanta(conv, low, calib[0])[0].values()) <= {0, 1}

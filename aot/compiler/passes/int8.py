@@ -23,6 +23,8 @@ constants):
   the dim that is last in the input's physical layout => ``mote::softmax_s8``
   (another dim: fp32 between dequantize and quantize, with the warning below);
 - ``cat`` (shared qparams) => ``aten::cat`` on int8 (dim remapped to the layout);
+- pixel (un)shuffle => the same aten op on int8 (NCHW);
+- ``slice`` / ``select`` => ``aten::slice_copy`` / ``select_copy`` on int8 in its layout;
 - ``permute``/``transpose`` => a relabelled layout (no data movement);
   flatten/view/reshape/(un)squeeze => ``aten::view_copy`` on int8, preceded by
   ``aten::permute_copy`` back to NCHW when NHWC bytes differ from NCHW bytes;
@@ -68,6 +70,8 @@ VIEWS = {aten.flatten.using_ints, aten.view.default, aten.reshape.default,
          aten.squeeze.default, aten.unsqueeze.default, aten.view_copy.default}
 IDENTITY = {aten.contiguous.default, aten.clone.default, aten.dropout.default}
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
+#: ops that only move elements (same qparams in and out): run on the int8 tensor as they are
+MOVE_OPS = {aten.pixel_shuffle.default, aten.pixel_unshuffle.default}
 _NO_WARN = {DQ_CH, qd.quantize_per_channel.default}
 
 
@@ -340,6 +344,8 @@ class _Lowering:
                 kind = "slice"
             elif t == aten.select.int and same:
                 kind = "select"
+            elif t in MOVE_OPS and same and rank == 4:
+                kind = "move"
             elif t in VIEWS and same:
                 kind = "view"
             elif t in (aten.permute.default, aten.transpose.int) and same:
@@ -551,6 +557,9 @@ class _Lowering:
             step = int(a[4]) if len(a) > 4 else 1
             node = self.call(aten.slice_copy.Tensor, (x.node, list(x.perm).index(dim), start, end, step), core)
             return mk(node, x.perm)
+        if kind == "move":   # data movement that is the same on int8 bytes, NCHW as torch's op
+            node = self.call(core.target, (self.plain(x, core),) + tuple(a[1:]), core)
+            return mk(node, range(len(oshape)))
         if kind == "select":
             dim = int(a[1]) % len(x.shape)
             node = self.call(aten.select_copy.int, (x.node, list(x.perm).index(dim), int(a[2])), core)
