@@ -6,10 +6,18 @@
 
 mote_err_t mote_kernel_aten__adaptive_avg_pool2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_adaptive_avg_pool2d.c */
+mote_err_t mote_kernel_aten__cdist_forward_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_cdist_forward.c */
 mote_err_t mote_kernel_aten__log_softmax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_log_softmax.c */
+mote_err_t mote_kernel_aten__native_batch_norm_legit_no_stats_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_native_batch_norm_legit_no_stats.c */
+mote_err_t mote_kernel_aten__native_batch_norm_legit_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_native_batch_norm_legit.c */
 mote_err_t mote_kernel_aten__native_batch_norm_legit_no_training_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_native_batch_norm_legit_no_training.c */
+mote_err_t mote_kernel_aten__pdist_forward_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pdist_forward.c */
 mote_err_t mote_kernel_aten__softmax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_softmax.c */
 mote_err_t mote_kernel_aten_add_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -18,6 +26,20 @@ mote_err_t mote_kernel_aten_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     uint32_t nargs); /* op_add.c */
 mote_err_t mote_kernel_aten_addmm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_addmm.c */
+mote_err_t mote_kernel_aten_amax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_amax.c */
+mote_err_t mote_kernel_aten_amin_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_amin.c */
+mote_err_t mote_kernel_aten_any_all_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_any_all.c */
+mote_err_t mote_kernel_aten_any_dims_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_any_dims.c */
+mote_err_t mote_kernel_aten_any_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_any.c */
+mote_err_t mote_kernel_aten_argmax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_argmax.c */
+mote_err_t mote_kernel_aten_argmin_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_argmin.c */
 mote_err_t mote_kernel_aten_avg_pool2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_avg_pool2d.c */
 mote_err_t mote_kernel_aten_bmm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -32,6 +54,8 @@ mote_err_t mote_kernel_aten_constant_pad_nd_out(mote_kernel_ctx_t *ctx, mote_val
     uint32_t nargs); /* op_constant_pad_nd.c */
 mote_err_t mote_kernel_aten_convolution_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_convolution.c */
+mote_err_t mote_kernel_aten_cumsum_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_cumsum.c */
 mote_err_t mote_kernel_aten_div_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div_scalar.c */
 mote_err_t mote_kernel_aten_div_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -44,20 +68,38 @@ mote_err_t mote_kernel_aten_full_out(mote_kernel_ctx_t *ctx, mote_value_t *const
     uint32_t nargs); /* op_full.c */
 mote_err_t mote_kernel_aten_hardtanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_hardtanh.c */
+mote_err_t mote_kernel_aten_max_dim_max(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_max_dim.c */
+mote_err_t mote_kernel_aten_max_unary_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_max_unary.c */
 mote_err_t mote_kernel_aten_max_pool2d_with_indices_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_max_pool2d_with_indices.c */
+mote_err_t mote_kernel_aten_mean_dtype_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mean_dtype.c */
 mote_err_t mote_kernel_aten_mean_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mean.c */
+mote_err_t mote_kernel_aten_min_dim_min(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_min_dim.c */
+mote_err_t mote_kernel_aten_min_unary_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_min_unary.c */
 mote_err_t mote_kernel_aten_mm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mm.c */
 mote_err_t mote_kernel_aten_mul_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mul_scalar.c */
 mote_err_t mote_kernel_aten_mul_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mul.c */
+mote_err_t mote_kernel_aten_native_group_norm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_native_group_norm.c */
+mote_err_t mote_kernel_aten_native_layer_norm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_native_layer_norm.c */
 mote_err_t mote_kernel_aten_neg_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_neg.c */
 mote_err_t mote_kernel_aten_permute_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_permute_copy.c */
+mote_err_t mote_kernel_aten_prod_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_prod_int.c */
+mote_err_t mote_kernel_aten_prod_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_prod.c */
 mote_err_t mote_kernel_aten_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_relu.c */
 mote_err_t mote_kernel_aten_rsqrt_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -78,8 +120,16 @@ mote_err_t mote_kernel_aten_sum_IntList_out(mote_kernel_ctx_t *ctx, mote_value_t
     uint32_t nargs); /* op_sum.c */
 mote_err_t mote_kernel_aten_tanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_tanh.c */
+mote_err_t mote_kernel_aten_topk_values(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_topk.c */
 mote_err_t mote_kernel_aten_unsqueeze_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_unsqueeze_copy.c */
+mote_err_t mote_kernel_aten_var_correction_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_var_correction.c */
+mote_err_t mote_kernel_aten_var_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_var.c */
+mote_err_t mote_kernel_aten_var_mean_correction_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_var_mean_correction.c */
 mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_view_copy.c */
 mote_err_t mote_kernel_dim_order_ops__clone_dim_order_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -121,12 +171,23 @@ mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_out(mote_kernel_
 
 const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::_adaptive_avg_pool2d.out", mote_kernel_aten__adaptive_avg_pool2d_out},
+    {"aten::_cdist_forward.out", mote_kernel_aten__cdist_forward_out},
     {"aten::_log_softmax.out", mote_kernel_aten__log_softmax_out},
+    {"aten::_native_batch_norm_legit.no_stats_out", mote_kernel_aten__native_batch_norm_legit_no_stats_out},
+    {"aten::_native_batch_norm_legit.out", mote_kernel_aten__native_batch_norm_legit_out},
     {"aten::_native_batch_norm_legit_no_training.out", mote_kernel_aten__native_batch_norm_legit_no_training_out},
+    {"aten::_pdist_forward.out", mote_kernel_aten__pdist_forward_out},
     {"aten::_softmax.out", mote_kernel_aten__softmax_out},
     {"aten::add.Scalar_out", mote_kernel_aten_add_Scalar_out},
     {"aten::add.out", mote_kernel_aten_add_out},
     {"aten::addmm.out", mote_kernel_aten_addmm_out},
+    {"aten::amax.out", mote_kernel_aten_amax_out},
+    {"aten::amin.out", mote_kernel_aten_amin_out},
+    {"aten::any.all_out", mote_kernel_aten_any_all_out},
+    {"aten::any.dims_out", mote_kernel_aten_any_dims_out},
+    {"aten::any.out", mote_kernel_aten_any_out},
+    {"aten::argmax.out", mote_kernel_aten_argmax_out},
+    {"aten::argmin.out", mote_kernel_aten_argmin_out},
     {"aten::avg_pool2d.out", mote_kernel_aten_avg_pool2d_out},
     {"aten::bmm.out", mote_kernel_aten_bmm_out},
     {"aten::cat.out", mote_kernel_aten_cat_out},
@@ -134,19 +195,29 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::clone.out", mote_kernel_aten_clone_out},
     {"aten::constant_pad_nd.out", mote_kernel_aten_constant_pad_nd_out},
     {"aten::convolution.out", mote_kernel_aten_convolution_out},
+    {"aten::cumsum.out", mote_kernel_aten_cumsum_out},
     {"aten::div.Scalar_out", mote_kernel_aten_div_Scalar_out},
     {"aten::div.out", mote_kernel_aten_div_out},
     {"aten::exp.out", mote_kernel_aten_exp_out},
     {"aten::expand_copy.out", mote_kernel_aten_expand_copy_out},
     {"aten::full.out", mote_kernel_aten_full_out},
     {"aten::hardtanh.out", mote_kernel_aten_hardtanh_out},
+    {"aten::max.dim_max", mote_kernel_aten_max_dim_max},
+    {"aten::max.unary_out", mote_kernel_aten_max_unary_out},
     {"aten::max_pool2d_with_indices.out", mote_kernel_aten_max_pool2d_with_indices_out},
+    {"aten::mean.dtype_out", mote_kernel_aten_mean_dtype_out},
     {"aten::mean.out", mote_kernel_aten_mean_out},
+    {"aten::min.dim_min", mote_kernel_aten_min_dim_min},
+    {"aten::min.unary_out", mote_kernel_aten_min_unary_out},
     {"aten::mm.out", mote_kernel_aten_mm_out},
     {"aten::mul.Scalar_out", mote_kernel_aten_mul_Scalar_out},
     {"aten::mul.out", mote_kernel_aten_mul_out},
+    {"aten::native_group_norm.out", mote_kernel_aten_native_group_norm_out},
+    {"aten::native_layer_norm.out", mote_kernel_aten_native_layer_norm_out},
     {"aten::neg.out", mote_kernel_aten_neg_out},
     {"aten::permute_copy.out", mote_kernel_aten_permute_copy_out},
+    {"aten::prod.int_out", mote_kernel_aten_prod_int_out},
+    {"aten::prod.out", mote_kernel_aten_prod_out},
     {"aten::relu.out", mote_kernel_aten_relu_out},
     {"aten::rsqrt.out", mote_kernel_aten_rsqrt_out},
     {"aten::select_copy.int_out", mote_kernel_aten_select_copy_int_out},
@@ -157,7 +228,11 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::sub.out", mote_kernel_aten_sub_out},
     {"aten::sum.IntList_out", mote_kernel_aten_sum_IntList_out},
     {"aten::tanh.out", mote_kernel_aten_tanh_out},
+    {"aten::topk.values", mote_kernel_aten_topk_values},
     {"aten::unsqueeze_copy.out", mote_kernel_aten_unsqueeze_copy_out},
+    {"aten::var.correction_out", mote_kernel_aten_var_correction_out},
+    {"aten::var.out", mote_kernel_aten_var_out},
+    {"aten::var_mean.correction_out", mote_kernel_aten_var_mean_correction_out},
     {"aten::view_copy.out", mote_kernel_aten_view_copy_out},
     {"dim_order_ops::_clone_dim_order.out", mote_kernel_dim_order_ops__clone_dim_order_out},
     {"dim_order_ops::_to_dim_order_copy.out", mote_kernel_dim_order_ops__to_dim_order_copy_out},
@@ -182,12 +257,23 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
 /* Out arguments (the last n) each kernel writes: MOTE_KERNEL_OUTPUTS, else 1. */
 const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::_adaptive_avg_pool2d.out */
+    1u, /* aten::_cdist_forward.out */
     1u, /* aten::_log_softmax.out */
+    3u, /* aten::_native_batch_norm_legit.no_stats_out */
+    3u, /* aten::_native_batch_norm_legit.out */
     3u, /* aten::_native_batch_norm_legit_no_training.out */
+    1u, /* aten::_pdist_forward.out */
     1u, /* aten::_softmax.out */
     1u, /* aten::add.Scalar_out */
     1u, /* aten::add.out */
     1u, /* aten::addmm.out */
+    1u, /* aten::amax.out */
+    1u, /* aten::amin.out */
+    1u, /* aten::any.all_out */
+    1u, /* aten::any.dims_out */
+    1u, /* aten::any.out */
+    1u, /* aten::argmax.out */
+    1u, /* aten::argmin.out */
     1u, /* aten::avg_pool2d.out */
     1u, /* aten::bmm.out */
     1u, /* aten::cat.out */
@@ -195,19 +281,29 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::clone.out */
     1u, /* aten::constant_pad_nd.out */
     1u, /* aten::convolution.out */
+    1u, /* aten::cumsum.out */
     1u, /* aten::div.Scalar_out */
     1u, /* aten::div.out */
     1u, /* aten::exp.out */
     1u, /* aten::expand_copy.out */
     1u, /* aten::full.out */
     1u, /* aten::hardtanh.out */
+    2u, /* aten::max.dim_max */
+    1u, /* aten::max.unary_out */
     2u, /* aten::max_pool2d_with_indices.out */
+    1u, /* aten::mean.dtype_out */
     1u, /* aten::mean.out */
+    2u, /* aten::min.dim_min */
+    1u, /* aten::min.unary_out */
     1u, /* aten::mm.out */
     1u, /* aten::mul.Scalar_out */
     1u, /* aten::mul.out */
+    3u, /* aten::native_group_norm.out */
+    3u, /* aten::native_layer_norm.out */
     1u, /* aten::neg.out */
     1u, /* aten::permute_copy.out */
+    1u, /* aten::prod.int_out */
+    1u, /* aten::prod.out */
     1u, /* aten::relu.out */
     1u, /* aten::rsqrt.out */
     1u, /* aten::select_copy.int_out */
@@ -218,7 +314,11 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::sub.out */
     1u, /* aten::sum.IntList_out */
     1u, /* aten::tanh.out */
+    2u, /* aten::topk.values */
     1u, /* aten::unsqueeze_copy.out */
+    1u, /* aten::var.correction_out */
+    1u, /* aten::var.out */
+    2u, /* aten::var_mean.correction_out */
     1u, /* aten::view_copy.out */
     1u, /* dim_order_ops::_clone_dim_order.out */
     1u, /* dim_order_ops::_to_dim_order_copy.out */
@@ -240,4 +340,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 57u;
+const uint32_t mote_kernel_registry_len = 82u;
