@@ -514,7 +514,8 @@ PS = [2.0, 1.0, 0.0, 3.0, 0.5, math.inf]
 
 @pytest.mark.parametrize("p", PS)
 @pytest.mark.parametrize("s1,s2", [((4, 6), (5, 6)), ((2, 3, 4), (2, 7, 4)), ((1, 3), (2, 3)), ((0, 3), (4, 3)),
-                                   ((30, 5), (27, 5))])
+                                   ((30, 5), (27, 5)), ((2, 3, 4), (5, 4)), ((2, 1, 3, 4), (3, 5, 4)),
+                                   ((3, 4), (2, 2, 5, 4)), ((2, 1, 3, 4), (1, 4, 2, 4))])
 def test_cdist(K, p, s1, s2):
     a, b = rand(s1), rand(s2, seed=100)
     if p == 0.0:
@@ -542,7 +543,9 @@ def test_dist_errors(K):
     assert K.call("aten::_cdist_forward.out", a.double(), b, 2.0, None, o) == ERR["DTYPE"]
     assert K.call("aten::_cdist_forward.out", a, torch.randn(5, 5), 2.0, None, o) == ERR["SHAPE"]
     assert K.call("aten::_cdist_forward.out", a, b, 2.0, None, torch.empty(5, 4)) == ERR["SHAPE"]
-    assert K.call("aten::_cdist_forward.out", a[None], torch.randn(2, 5, 6), 2.0, None, torch.empty(2, 4, 5)) == ERR["SHAPE"]
+    assert K.call("aten::_cdist_forward.out", a.expand(3, 4, 6).contiguous(), torch.randn(2, 5, 6), 2.0, None,
+                  torch.empty(3, 4, 5)) == ERR["SHAPE"]
+    assert K.call("aten::_cdist_forward.out", a[None], torch.randn(2, 5, 6), 2.0, None, torch.empty(1, 4, 5)) == ERR["SHAPE"]
     assert K.call("aten::_pdist_forward.out", a, 2.0, torch.empty(5)) == ERR["SHAPE"]
     assert K.call("aten::_pdist_forward.out", a, -2.0, torch.empty(6)) == ERR["ARGS"]
     assert K.call("aten::_pdist_forward.out", a.int(), 2.0, torch.empty(6)) == ERR["DTYPE"]
