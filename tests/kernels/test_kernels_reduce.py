@@ -635,3 +635,40 @@ def test_rmsnorm_with_pow_compiles_when_pow_has_a_kernel():
     m = _Fn(_rms)
     got = Program(compile_module("rms", m, (x,)).pte).method().run([x.numpy()])[0]
     assert same(torch.from_numpy(got), _rms(x))
+
+
+ET_MODELS = {
+    "layernorm": (lambda: torch.nn.LayerNorm(6), [(3, 6)]),
+    "max_dim": (lambda: _Fn(lambda x: tuple(x.max(1))), [(3, 6)]),
+    "topk": (lambda: _Fn(lambda x: tuple(torch.topk(x, 3))), [(3, 6)]),
+    "instancenorm": (lambda: torch.nn.InstanceNorm2d(4), [(2, 4, 3, 3)]),
+    "cumsum_argmax": (lambda: _Fn(lambda x: (x.cumsum(0), x.argmax())), [(3, 6)]),
+    "cdist": (lambda: _Fn(lambda x, y: torch.cdist(x, y)), [(3, 6), (2, 6)]),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.oracle  # ExecuTorch's to_edge makes the program
+@pytest.mark.parametrize("name", sorted(ET_MODELS))
+def test_executorch_programs_run(name, tmp_path):
+    """ExecuTorch's own portable .pte of these models runs on Mote's runtime."""
+    import numpy as np
+    import warnings
+
+    from executorch.exir import to_edge
+
+    from aot.host.runtime import Program
+
+    make, shapes = ET_MODELS[name]
+    module = make().eval()
+    xs = tuple(rand(s, seed=9 + i) for i, s in enumerate(shapes))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pte = to_edge(torch.export.export(module, xs)).to_executorch().buffer
+    got = Program(pte).method().run([x.numpy() for x in xs])
+    with torch.no_grad():
+        want = module(*xs)
+    want = [want] if isinstance(want, torch.Tensor) else list(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert same(torch.from_numpy(np.asarray(g)).reshape(w.shape), w), name
