@@ -21,7 +21,7 @@ mote_err_t mote_kernel_aten_any_dims_out(mote_kernel_ctx_t *ctx, mote_value_t *c
     mote_tensor_t *in, *out;
     mote_red_geom_t g;
     (void)ctx;
-    MOTE_TRY(mote_red_dims_args(args, nargs, 0, mote_red_any_dtypes, &in, &out, &g));
+    MOTE_TRY(mote_red_dims_args(args, nargs, 0, MOTE_RED_DTYPES_ANY, &in, &out, &g));
     mote_red_any(in, &g, (uint8_t *)out->data);
     return MOTE_OK;
 }

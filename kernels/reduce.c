@@ -329,25 +329,6 @@ mote_err_t mote_red_var_args(mote_value_t *const *args, uint32_t nargs, uint32_t
     return MOTE_OK;
 }
 
-mote_err_t mote_red_dims_args(mote_value_t *const *args, uint32_t nargs, int empty_is_all,
-                              mote_red_dtype_fn dtype_ok, mote_tensor_t **in, mote_tensor_t **out,
-                              mote_red_geom_t *g)
-{
-    uint8_t reduce[MOTE_MAX_DIM];
-    int keepdim;
-    MOTE_TRY(mote_k_nargs(args, nargs, 4));
-    MOTE_TRY(mote_k_tensor(args[0], in));
-    MOTE_TRY(mote_k_bool(args[2], &keepdim));
-    MOTE_TRY(mote_k_tensor(args[3], out));
-    MOTE_TRY(mote_red_dim_list(args[1], *in, empty_is_all, reduce));
-    MOTE_CHECK(dtype_ok(*in, *out), MOTE_ERR_KERNEL_DTYPE);
-    MOTE_TRY(mote_k_check_numel(*in));
-    MOTE_TRY(mote_k_reduce_out_shape(*in, reduce, keepdim, *out));
-    MOTE_TRY(mote_k_check_numel(*out));
-    mote_red_geom(*in, reduce, g);
-    return MOTE_OK;
-}
-
 static int mote_red_minmax_dtype(mote_dtype_t dt)
 {
     return dt == MOTE_DTYPE_FLOAT32 || dt == MOTE_DTYPE_INT32 || dt == MOTE_DTYPE_INT64;
@@ -358,6 +339,28 @@ static int mote_red_aminmax_dtypes(const mote_tensor_t *in, const mote_tensor_t 
     return mote_red_minmax_dtype(in->dtype) && out->dtype == in->dtype;
 }
 
+mote_err_t mote_red_dims_args(mote_value_t *const *args, uint32_t nargs, int empty_is_all,
+                              mote_red_dtypes_t dtypes, mote_tensor_t **in, mote_tensor_t **out,
+                              mote_red_geom_t *g)
+{
+    uint8_t reduce[MOTE_MAX_DIM];
+    int keepdim;
+    MOTE_TRY(mote_k_nargs(args, nargs, 4));
+    MOTE_TRY(mote_k_tensor(args[0], in));
+    MOTE_TRY(mote_k_bool(args[2], &keepdim));
+    MOTE_TRY(mote_k_tensor(args[3], out));
+    MOTE_TRY(mote_red_dim_list(args[1], *in, empty_is_all, reduce));
+    MOTE_CHECK(dtypes == MOTE_RED_DTYPES_ANY ? mote_red_any_dtypes(*in, *out)
+                                             : mote_red_aminmax_dtypes(*in, *out),
+               MOTE_ERR_KERNEL_DTYPE);
+    MOTE_TRY(mote_k_check_numel(*in));
+    MOTE_TRY(mote_k_reduce_out_shape(*in, reduce, keepdim, *out));
+    MOTE_TRY(mote_k_check_numel(*out));
+    mote_red_geom(*in, reduce, g);
+    return MOTE_OK;
+}
+
+
 mote_err_t mote_red_aminmax(mote_value_t *const *args, uint32_t nargs, int is_max)
 {
     mote_tensor_t *in, *out;
@@ -366,7 +369,7 @@ mote_err_t mote_red_aminmax(mote_value_t *const *args, uint32_t nargs, int is_ma
     MOTE_TRY(mote_k_tensor(args[0], &in));
     MOTE_TRY(mote_k_tensor(args[3], &out));
     MOTE_CHECK(args[1]->tag == MOTE_TAG_INT_LIST, MOTE_ERR_KERNEL_ARGS); /* int[1], not optional */
-    MOTE_TRY(mote_red_dims_args(args, nargs, 1, mote_red_aminmax_dtypes, &in, &out, &g));
+    MOTE_TRY(mote_red_dims_args(args, nargs, 1, MOTE_RED_DTYPES_MINMAX, &in, &out, &g));
     MOTE_CHECK(g.red_numel > 0, MOTE_ERR_KERNEL_SHAPE); /* max of nothing: torch raises */
     mote_red_minmax(in, &g, out->data, is_max);
     return MOTE_OK;
@@ -467,5 +470,49 @@ mote_err_t mote_red_acc_dtype(const mote_value_t *v, const mote_tensor_t *in, mo
     MOTE_CHECK(*dt == MOTE_DTYPE_FLOAT32 ||
                    ((*dt == MOTE_DTYPE_INT32 || *dt == MOTE_DTYPE_INT64) && intlike),
                MOTE_ERR_KERNEL_DTYPE);
+    return MOTE_OK;
+}
+
+mote_err_t mote_red_sum_int(mote_value_t *const *args, uint32_t nargs)
+{
+    mote_tensor_t *in, *out;
+    uint8_t reduce[MOTE_MAX_DIM];
+    mote_red_geom_t g;
+    mote_dtype_t dt;
+    int keepdim;
+    size_t esz;
+    const uint8_t *x;
+    MOTE_TRY(mote_k_nargs(args, nargs, 5));
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_bool(args[2], &keepdim));
+    MOTE_CHECK(mote_k_is_none(args[3]) || args[3]->tag == MOTE_TAG_INT, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_k_tensor(args[4], &out));
+    MOTE_TRY(mote_red_dim_list(args[1], in, 1, reduce));
+    MOTE_CHECK(mote_red_is_intlike(in->dtype), MOTE_ERR_KERNEL_DTYPE);
+    MOTE_TRY(mote_red_acc_dtype(args[3], in, &dt));
+    MOTE_CHECK(out->dtype == dt, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_reduce_out_shape(in, reduce, keepdim, out));
+    MOTE_TRY(mote_k_check_numel(out));
+    mote_red_geom(in, reduce, &g);
+    esz = mote_dtype_size(in->dtype);
+    x = (const uint8_t *)in->data;
+    if (dt == MOTE_DTYPE_FLOAT32) {
+        float acc = 0.0f;
+        MOTE_RED_WALK(&g, uint8_t, x, esz, xb, off, r, acc = 0.0f,
+                      acc += (float)mote_red_load_i64(xb + off * (ptrdiff_t)esz, in->dtype, 0),
+                      ((float *)out->data)[o] = acc);
+    } else {
+        uint64_t acc = 0; /* integers wrap as in torch */
+        MOTE_RED_WALK(&g, uint8_t, x, esz, xb, off, r, acc = 0,
+                      acc += (uint64_t)mote_red_load_i64(xb + off * (ptrdiff_t)esz, in->dtype, 0),
+                      {
+                          if (dt == MOTE_DTYPE_INT64) {
+                              ((int64_t *)out->data)[o] = (int64_t)acc;
+                          } else {
+                              ((int32_t *)out->data)[o] = (int32_t)(uint32_t)acc;
+                          }
+                      });
+    }
     return MOTE_OK;
 }

@@ -95,17 +95,18 @@ void mote_red_var_f32(const mote_tensor_t *in, const mote_red_geom_t *g, double 
 mote_err_t mote_red_var_args(mote_value_t *const *args, uint32_t nargs, uint32_t nouts,
                              mote_tensor_t **in, mote_red_geom_t *g, double *correction);
 
-/** A kernel's dtype rule: nonzero when (in, out) dtypes are accepted. */
-typedef int (*mote_red_dtype_fn)(const mote_tensor_t *in, const mote_tensor_t *out);
+/** Dtype rule of mote_red_dims_args: amax/amin's, or any's. */
+typedef enum mote_red_dtypes { MOTE_RED_DTYPES_MINMAX, MOTE_RED_DTYPES_ANY } mote_red_dtypes_t;
 
 /**
  * Arguments of the dim-list reductions amax.out / amin.out / any.dims_out:
  * (self, dim, keepdim bool, out) with the dim list parsed by
- * mote_red_dim_list(empty_is_all). Checks count/tags, dtypes (dtype_ok,
- * else KERNEL_DTYPE) and out's shape; fills g.
+ * mote_red_dim_list(empty_is_all). Checks count/tags, dtypes (rule `dtypes`:
+ * MINMAX = float32/int32/int64 with out in self's dtype, ANY =
+ * mote_red_any_dtypes; else KERNEL_DTYPE) and out's shape; fills g.
  */
 mote_err_t mote_red_dims_args(mote_value_t *const *args, uint32_t nargs, int empty_is_all,
-                              mote_red_dtype_fn dtype_ok, mote_tensor_t **in, mote_tensor_t **out,
+                              mote_red_dtypes_t dtypes, mote_tensor_t **in, mote_tensor_t **out,
                               mote_red_geom_t *g);
 
 /**
@@ -139,5 +140,12 @@ mote_err_t mote_red_aminmax(mote_value_t *const *args, uint32_t nargs, int is_ma
  * float32 or int-like (KERNEL_DTYPE); an integer result needs an int-like `in`.
  */
 mote_err_t mote_red_acc_dtype(const mote_value_t *v, const mote_tensor_t *in, mote_dtype_t *dt);
+
+/**
+ * sum.IntList_out on an integer/bool self (the float32 path stays in kutil):
+ * args (self, dim int[]? (None or [] = all), keepdim bool, dtype ScalarType?
+ * (None: int64), out). out int64/int32 (wrapping like torch) or float32.
+ */
+mote_err_t mote_red_sum_int(mote_value_t *const *args, uint32_t nargs);
 
 #endif /* MOTE_REDUCE_H */

@@ -255,6 +255,38 @@ def test_prod_wraps_and_errors(K):
     assert K.call("aten::prod.int_out", f, 1, False, torch.empty(3)) == ERR["ARGS"]
 
 
+# ------------------------------------------------------- sum of integers/masks
+
+SUMI = [((3, 5), [1]), ((3, 5), None), ((3, 5), []), ((2, 3, 4), [0, 2]), ((), None), ((0, 3), [0]), ((4,), [-1])]
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int32, torch.int64, torch.uint8, torch.int8])
+@pytest.mark.parametrize("shape,dims", SUMI, ids=[f"{s}-{d}" for s, d in SUMI])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_sum_int(K, dtype, shape, dims, keepdim):
+    x = rand(shape, torch.int64 if dtype != torch.bool else torch.bool)
+    if dtype != torch.bool:
+        x = (x % 100).to(dtype)
+    d = dims if dims else list(range(len(shape)))
+    run(K, "aten::sum.IntList_out", x.sum(d, keepdim=keepdim), x, dims, keepdim, None)
+    run(K, "aten::sum.IntList_out", x.sum(d, keepdim=keepdim, dtype=torch.int32), x, dims, keepdim, I32)
+    run(K, "aten::sum.IntList_out", x.sum(d, keepdim=keepdim, dtype=torch.float32), x, dims, keepdim, F32)
+
+
+def test_sum_int_wraps_and_errors(K):
+    x = torch.full((3, 4), 2 ** 62, dtype=torch.int64)
+    run(K, "aten::sum.IntList_out", x.sum(1), x, [1], False, None)  # wraps like torch
+    m = torch.ones(3, 4, dtype=torch.bool)
+    assert K.call("aten::sum.IntList_out", m, [1], False, None, torch.empty(3, dtype=torch.int32)) == ERR["DTYPE"]
+    assert K.call("aten::sum.IntList_out", m, [1], False, DTYPE[torch.float64], torch.empty(3, dtype=torch.float64)) == ERR["DTYPE"]
+    assert K.call("aten::sum.IntList_out", m, [1], False, None, torch.empty(4, dtype=torch.int64)) == ERR["SHAPE"]
+    assert K.call("aten::sum.IntList_out", m, [2], False, None, torch.empty(3, dtype=torch.int64)) == ERR["ARGS"]
+    assert K.call("aten::sum.IntList_out", m, [1], False, 1.0, torch.empty(3, dtype=torch.int64)) == ERR["ARGS"]
+    # the float32 path is unchanged
+    f = torch.randn(3, 4)
+    run(K, "aten::sum.IntList_out", f.sum(1), f, [1], False, None)
+
+
 # ------------------------------------------------------------------ mean.dtype
 
 @pytest.mark.parametrize("shape", [(3, 7), (), (2, 3, 4), (0, 2)])
@@ -595,6 +627,7 @@ MODELS = {
     "var": (lambda: _Fn(lambda x: x.var(dim=1)), (3, 6)),
     "std_free_var_mean": (lambda: _Fn(lambda x: torch.var_mean(x, (0, 2), keepdim=True)), (3, 4, 5)),
     "amax": (lambda: _Fn(lambda x: x.amax(dim=(2, 3))), (2, 3, 4, 5)),
+    "mask_count": (lambda: _Fn(lambda x: (x.argmax(-1) * 2).sum()), (4, 8)),
     "argmax_classifier": (lambda: _seeded(lambda: torch.nn.Sequential(torch.nn.Linear(8, 5), _Fn(lambda y: y.argmax(-1)))),
                           (4, 8)),
 }
