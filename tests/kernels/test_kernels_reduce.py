@@ -705,3 +705,54 @@ def test_executorch_programs_run(name, tmp_path):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert same(torch.from_numpy(np.asarray(g)).reshape(w.shape), w), name
+
+
+_FIRMWARE_MODEL = '''import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = nn.LayerNorm(16)
+        self.gn = nn.GroupNorm(2, 4)
+        self.fc = nn.Linear(16, 8)
+
+    def forward(self, x, y):
+        a = self.fc(self.ln(x))
+        v, i = a.max(dim=1)
+        t, ti = torch.topk(a, 3)
+        g = self.gn(y).amax(dim=(2, 3))
+        return v, i, t, ti, torch.cumsum(a, 1), a.var(dim=1), a.argmax(-1), g, torch.var_mean(a, 1)[1]
+
+
+def model():
+    torch.manual_seed(0)
+    return M().eval()
+
+
+def example_inputs():
+    g = torch.Generator().manual_seed(1)
+    return (torch.randn(4, 16, generator=g), torch.randn(2, 4, 3, 3, generator=g))
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.sim
+def test_family_runs_on_simulated_cortex_m(tmp_path):
+    """The family's kernels cross-compile into firmware (stack analysis included)
+    and match eager PyTorch on the simulated board."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    f = tmp_path / "reduce_model.py"
+    f.write_text(_FIRMWARE_MODEL)
+    r = subprocess.run([sys.executable, "-m", "aot.cli", "compare", str(f), "--target", "mps2-an505",
+                        "-o", str(tmp_path / "fw"), "--json"], cwd=root, capture_output=True, text=True,
+                       timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    assert res["max_rel_error"] <= 1e-5, res
