@@ -6,39 +6,56 @@
 
 #include "norm.h"
 
+/*
+ * sum(x[i] - k) (sq = 0) or sum((x[i] - k)^2) (sq = 1) over n floats:
+ * four lanes inside chunks of 64 elements, chunk sums added up, so rounding
+ * grows with about 16 + n / 64 additions instead of n.
+ */
+static float mote_norm_sum_f32(const float *x, size_t n, float k, int sq)
+{
+    float total = 0.0f;
+    size_t c, i;
+    for (c = 0; c < n; c += 64) {
+        const size_t end = n - c < 64 ? n : c + 64;
+        float l0 = 0.0f, l1 = 0.0f, l2 = 0.0f, l3 = 0.0f;
+        for (i = c; i + 4 <= end; i += 4) {
+            const float d0 = x[i] - k, d1 = x[i + 1] - k, d2 = x[i + 2] - k, d3 = x[i + 3] - k;
+            l0 += sq ? d0 * d0 : d0;
+            l1 += sq ? d1 * d1 : d1;
+            l2 += sq ? d2 * d2 : d2;
+            l3 += sq ? d3 * d3 : d3;
+        }
+        for (; i < end; i++) {
+            const float d = x[i] - k;
+            l0 += sq ? d * d : d;
+        }
+        total += (l0 + l1) + (l2 + l3);
+    }
+    return total;
+}
+
 void mote_norm_moments_f32(const float *x, size_t blocks, size_t len, size_t stride, float *mean,
                            float *var)
 {
-    size_t b, i;
+    size_t b;
     float sum = 0.0f, ss = 0.0f, mu;
     const float n = (float)(blocks * len);
     for (b = 0; b < blocks; b++) {
-        const float *row = x + b * stride;
-        float acc = 0.0f;
-        for (i = 0; i < len; i++) {
-            acc += row[i];
-        }
-        sum += acc;
+        sum += mote_norm_sum_f32(x + b * stride, len, 0.0f, 0);
     }
     mu = sum / n;
     for (b = 0; b < blocks; b++) {
-        const float *row = x + b * stride;
-        float acc = 0.0f;
-        for (i = 0; i < len; i++) {
-            const float d = row[i] - mu;
-            acc += d * d;
-        }
-        ss += acc;
+        ss += mote_norm_sum_f32(x + b * stride, len, mu, 1);
     }
     *mean = mu;
     *var = ss / n;
 }
 
-void mote_norm_affine_f32(const float *x, float *y, size_t n, float scale, float shift)
+void mote_norm_affine_f32(const float *x, float *y, size_t n, float mean, float scale, float shift)
 {
     size_t i;
     for (i = 0; i < n; i++) {
-        y[i] = x[i] * scale + shift;
+        y[i] = (x[i] - mean) * scale + shift;
     }
 }
 
@@ -116,10 +133,10 @@ mote_err_t mote_norm_batch_legit(mote_value_t *const *args, uint32_t nargs, int 
         }
         invstd = 1.0f / sqrtf(var + (float)eps);
         scale = invstd * (w != NULL ? ((const float *)w->data)[j] : 1.0f);
-        shift = (b != NULL ? ((const float *)b->data)[j] : 0.0f) - mu * scale;
+        shift = b != NULL ? ((const float *)b->data)[j] : 0.0f;
         for (i = 0; i < n; i++) {
             const size_t at = (i * c + j) * inner;
-            mote_norm_affine_f32((const float *)in->data + at, (float *)out->data + at, inner,
+            mote_norm_affine_f32((const float *)in->data + at, (float *)out->data + at, inner, mu,
                                  scale, shift);
         }
         if (sm->numel == c) {

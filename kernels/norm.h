@@ -10,15 +10,15 @@
 #include "kutil.h"
 
 /**
- * Mean and biased variance (two passes, float) of `blocks` runs of `len`
- * contiguous floats starting `stride` floats apart. No elements: mean and
- * var NaN, as torch.
+ * Mean and biased variance (two passes, float, chunked sums: about as
+ * accurate as torch's cascade) of `blocks` runs of `len` contiguous floats
+ * starting `stride` floats apart. No elements: mean and var NaN.
  */
 void mote_norm_moments_f32(const float *x, size_t blocks, size_t len, size_t stride, float *mean,
                            float *var);
 
-/** y[i] = x[i] * scale + shift for i < n (y may alias x exactly). */
-void mote_norm_affine_f32(const float *x, float *y, size_t n, float scale, float shift);
+/** y[i] = (x[i] - mean) * scale + shift for i < n (y may alias x exactly). */
+void mote_norm_affine_f32(const float *x, float *y, size_t n, float mean, float scale, float shift);
 
 /**
  * The whole of _native_batch_norm_legit.out (has_running = 1: args input,

@@ -79,8 +79,8 @@ mote_err_t mote_kernel_aten_native_group_norm_out(mote_kernel_ctx_t *ctx,
         for (j = 0; j < cpg; j++) {
             const size_t ch = (i % g) * cpg + j;
             const float scale = rs * (w != NULL ? ((const float *)w->data)[ch] : 1.0f);
-            const float shift = (b != NULL ? ((const float *)b->data)[ch] : 0.0f) - mu * scale;
-            mote_norm_affine_f32(x + j * inner, y + j * inner, inner, scale, shift);
+            const float shift = b != NULL ? ((const float *)b->data)[ch] : 0.0f;
+            mote_norm_affine_f32(x + j * inner, y + j * inner, inner, mu, scale, shift);
         }
         ((float *)mean->data)[i] = mu;
         ((float *)rstd->data)[i] = rs;

@@ -94,7 +94,7 @@ mote_err_t mote_kernel_aten_native_layer_norm_out(mote_kernel_ctx_t *ctx,
         mote_norm_moments_f32(x, 1, n, n, &mu, &var);
         rs = 1.0f / sqrtf(var + (float)eps);
         if (w == NULL && b == NULL) {
-            mote_norm_affine_f32(x, y, n, rs, -mu * rs);
+            mote_norm_affine_f32(x, y, n, mu, rs, 0.0f);
         } else {
             const float *pw = w != NULL ? (const float *)w->data : NULL;
             const float *pb = b != NULL ? (const float *)b->data : NULL;
