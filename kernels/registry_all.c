@@ -6,10 +6,18 @@
 
 mote_err_t mote_kernel_aten__adaptive_avg_pool2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_adaptive_avg_pool2d.c */
+mote_err_t mote_kernel_aten__cdist_forward_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_cdist_forward.c */
 mote_err_t mote_kernel_aten__log_softmax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_log_softmax.c */
+mote_err_t mote_kernel_aten__native_batch_norm_legit_no_stats_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_native_batch_norm_legit_no_stats.c */
+mote_err_t mote_kernel_aten__native_batch_norm_legit_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_native_batch_norm_legit.c */
 mote_err_t mote_kernel_aten__native_batch_norm_legit_no_training_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_native_batch_norm_legit_no_training.c */
+mote_err_t mote_kernel_aten__pdist_forward_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pdist_forward.c */
 mote_err_t mote_kernel_aten__softmax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_softmax.c */
 mote_err_t mote_kernel_aten__upsample_bilinear2d_aa_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -26,6 +34,20 @@ mote_err_t mote_kernel_aten_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     uint32_t nargs); /* op_add.c */
 mote_err_t mote_kernel_aten_addmm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_addmm.c */
+mote_err_t mote_kernel_aten_amax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_amax.c */
+mote_err_t mote_kernel_aten_amin_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_amin.c */
+mote_err_t mote_kernel_aten_any_all_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_any_all.c */
+mote_err_t mote_kernel_aten_any_dims_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_any_dims.c */
+mote_err_t mote_kernel_aten_any_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_any.c */
+mote_err_t mote_kernel_aten_argmax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_argmax.c */
+mote_err_t mote_kernel_aten_argmin_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_argmin.c */
 mote_err_t mote_kernel_aten_asin_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_asin.c */
 mote_err_t mote_kernel_aten_asinh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -56,6 +78,8 @@ mote_err_t mote_kernel_aten_cos_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     uint32_t nargs); /* op_cos.c */
 mote_err_t mote_kernel_aten_cosh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_cosh.c */
+mote_err_t mote_kernel_aten_cumsum_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_cumsum.c */
 mote_err_t mote_kernel_aten_div_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div_scalar.c */
 mote_err_t mote_kernel_aten_div_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -116,20 +140,38 @@ mote_err_t mote_kernel_aten_logit_out(mote_kernel_ctx_t *ctx, mote_value_t *cons
     uint32_t nargs); /* op_logit.c */
 mote_err_t mote_kernel_aten_masked_scatter_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_masked_scatter.c */
+mote_err_t mote_kernel_aten_max_dim_max(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_max_dim.c */
+mote_err_t mote_kernel_aten_max_unary_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_max_unary.c */
 mote_err_t mote_kernel_aten_max_pool2d_with_indices_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_max_pool2d_with_indices.c */
+mote_err_t mote_kernel_aten_mean_dtype_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mean_dtype.c */
 mote_err_t mote_kernel_aten_mean_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mean.c */
+mote_err_t mote_kernel_aten_min_dim_min(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_min_dim.c */
+mote_err_t mote_kernel_aten_min_unary_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_min_unary.c */
 mote_err_t mote_kernel_aten_mm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mm.c */
 mote_err_t mote_kernel_aten_mul_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mul_scalar.c */
 mote_err_t mote_kernel_aten_mul_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mul.c */
+mote_err_t mote_kernel_aten_native_group_norm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_native_group_norm.c */
+mote_err_t mote_kernel_aten_native_layer_norm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_native_layer_norm.c */
 mote_err_t mote_kernel_aten_neg_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_neg.c */
 mote_err_t mote_kernel_aten_permute_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_permute_copy.c */
+mote_err_t mote_kernel_aten_prod_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_prod_int.c */
+mote_err_t mote_kernel_aten_prod_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_prod.c */
 mote_err_t mote_kernel_aten_reciprocal_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_reciprocal.c */
 mote_err_t mote_kernel_aten_reflection_pad1d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -188,6 +230,8 @@ mote_err_t mote_kernel_aten_tan_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     uint32_t nargs); /* op_tan.c */
 mote_err_t mote_kernel_aten_tanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_tanh.c */
+mote_err_t mote_kernel_aten_topk_values(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_topk.c */
 mote_err_t mote_kernel_aten_trunc_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_trunc.c */
 mote_err_t mote_kernel_aten_unsqueeze_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -196,6 +240,12 @@ mote_err_t mote_kernel_aten_upsample_bilinear2d_vec_out(mote_kernel_ctx_t *ctx, 
     uint32_t nargs); /* op_upsample_bilinear2d_vec.c */
 mote_err_t mote_kernel_aten_upsample_nearest2d_vec_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_upsample_nearest2d_vec.c */
+mote_err_t mote_kernel_aten_var_correction_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_var_correction.c */
+mote_err_t mote_kernel_aten_var_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_var.c */
+mote_err_t mote_kernel_aten_var_mean_correction_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_var_mean_correction.c */
 mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_view_copy.c */
 mote_err_t mote_kernel_dim_order_ops__clone_dim_order_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -239,8 +289,12 @@ mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_out(mote_kernel_
 
 const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::_adaptive_avg_pool2d.out", mote_kernel_aten__adaptive_avg_pool2d_out},
+    {"aten::_cdist_forward.out", mote_kernel_aten__cdist_forward_out},
     {"aten::_log_softmax.out", mote_kernel_aten__log_softmax_out},
+    {"aten::_native_batch_norm_legit.no_stats_out", mote_kernel_aten__native_batch_norm_legit_no_stats_out},
+    {"aten::_native_batch_norm_legit.out", mote_kernel_aten__native_batch_norm_legit_out},
     {"aten::_native_batch_norm_legit_no_training.out", mote_kernel_aten__native_batch_norm_legit_no_training_out},
+    {"aten::_pdist_forward.out", mote_kernel_aten__pdist_forward_out},
     {"aten::_softmax.out", mote_kernel_aten__softmax_out},
     {"aten::_upsample_bilinear2d_aa.out", mote_kernel_aten__upsample_bilinear2d_aa_out},
     {"aten::abs.out", mote_kernel_aten_abs_out},
@@ -249,6 +303,13 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::add.Scalar_out", mote_kernel_aten_add_Scalar_out},
     {"aten::add.out", mote_kernel_aten_add_out},
     {"aten::addmm.out", mote_kernel_aten_addmm_out},
+    {"aten::amax.out", mote_kernel_aten_amax_out},
+    {"aten::amin.out", mote_kernel_aten_amin_out},
+    {"aten::any.all_out", mote_kernel_aten_any_all_out},
+    {"aten::any.dims_out", mote_kernel_aten_any_dims_out},
+    {"aten::any.out", mote_kernel_aten_any_out},
+    {"aten::argmax.out", mote_kernel_aten_argmax_out},
+    {"aten::argmin.out", mote_kernel_aten_argmin_out},
     {"aten::asin.out", mote_kernel_aten_asin_out},
     {"aten::asinh.out", mote_kernel_aten_asinh_out},
     {"aten::atan.out", mote_kernel_aten_atan_out},
@@ -264,6 +325,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::convolution.out", mote_kernel_aten_convolution_out},
     {"aten::cos.out", mote_kernel_aten_cos_out},
     {"aten::cosh.out", mote_kernel_aten_cosh_out},
+    {"aten::cumsum.out", mote_kernel_aten_cumsum_out},
     {"aten::div.Scalar_out", mote_kernel_aten_div_Scalar_out},
     {"aten::div.out", mote_kernel_aten_div_out},
     {"aten::elu.out", mote_kernel_aten_elu_out},
@@ -294,13 +356,22 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::logical_not.out", mote_kernel_aten_logical_not_out},
     {"aten::logit.out", mote_kernel_aten_logit_out},
     {"aten::masked_scatter.out", mote_kernel_aten_masked_scatter_out},
+    {"aten::max.dim_max", mote_kernel_aten_max_dim_max},
+    {"aten::max.unary_out", mote_kernel_aten_max_unary_out},
     {"aten::max_pool2d_with_indices.out", mote_kernel_aten_max_pool2d_with_indices_out},
+    {"aten::mean.dtype_out", mote_kernel_aten_mean_dtype_out},
     {"aten::mean.out", mote_kernel_aten_mean_out},
+    {"aten::min.dim_min", mote_kernel_aten_min_dim_min},
+    {"aten::min.unary_out", mote_kernel_aten_min_unary_out},
     {"aten::mm.out", mote_kernel_aten_mm_out},
     {"aten::mul.Scalar_out", mote_kernel_aten_mul_Scalar_out},
     {"aten::mul.out", mote_kernel_aten_mul_out},
+    {"aten::native_group_norm.out", mote_kernel_aten_native_group_norm_out},
+    {"aten::native_layer_norm.out", mote_kernel_aten_native_layer_norm_out},
     {"aten::neg.out", mote_kernel_aten_neg_out},
     {"aten::permute_copy.out", mote_kernel_aten_permute_copy_out},
+    {"aten::prod.int_out", mote_kernel_aten_prod_int_out},
+    {"aten::prod.out", mote_kernel_aten_prod_out},
     {"aten::reciprocal.out", mote_kernel_aten_reciprocal_out},
     {"aten::reflection_pad1d.out", mote_kernel_aten_reflection_pad1d_out},
     {"aten::reflection_pad2d.out", mote_kernel_aten_reflection_pad2d_out},
@@ -330,10 +401,14 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::sum.IntList_out", mote_kernel_aten_sum_IntList_out},
     {"aten::tan.out", mote_kernel_aten_tan_out},
     {"aten::tanh.out", mote_kernel_aten_tanh_out},
+    {"aten::topk.values", mote_kernel_aten_topk_values},
     {"aten::trunc.out", mote_kernel_aten_trunc_out},
     {"aten::unsqueeze_copy.out", mote_kernel_aten_unsqueeze_copy_out},
     {"aten::upsample_bilinear2d.vec_out", mote_kernel_aten_upsample_bilinear2d_vec_out},
     {"aten::upsample_nearest2d.vec_out", mote_kernel_aten_upsample_nearest2d_vec_out},
+    {"aten::var.correction_out", mote_kernel_aten_var_correction_out},
+    {"aten::var.out", mote_kernel_aten_var_out},
+    {"aten::var_mean.correction_out", mote_kernel_aten_var_mean_correction_out},
     {"aten::view_copy.out", mote_kernel_aten_view_copy_out},
     {"dim_order_ops::_clone_dim_order.out", mote_kernel_dim_order_ops__clone_dim_order_out},
     {"dim_order_ops::_to_dim_order_copy.out", mote_kernel_dim_order_ops__to_dim_order_copy_out},
@@ -359,8 +434,12 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
 /* Out arguments (the last n) each kernel writes: MOTE_KERNEL_OUTPUTS, else 1. */
 const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::_adaptive_avg_pool2d.out */
+    1u, /* aten::_cdist_forward.out */
     1u, /* aten::_log_softmax.out */
+    3u, /* aten::_native_batch_norm_legit.no_stats_out */
+    3u, /* aten::_native_batch_norm_legit.out */
     3u, /* aten::_native_batch_norm_legit_no_training.out */
+    1u, /* aten::_pdist_forward.out */
     1u, /* aten::_softmax.out */
     1u, /* aten::_upsample_bilinear2d_aa.out */
     1u, /* aten::abs.out */
@@ -369,6 +448,13 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::add.Scalar_out */
     1u, /* aten::add.out */
     1u, /* aten::addmm.out */
+    1u, /* aten::amax.out */
+    1u, /* aten::amin.out */
+    1u, /* aten::any.all_out */
+    1u, /* aten::any.dims_out */
+    1u, /* aten::any.out */
+    1u, /* aten::argmax.out */
+    1u, /* aten::argmin.out */
     1u, /* aten::asin.out */
     1u, /* aten::asinh.out */
     1u, /* aten::atan.out */
@@ -384,6 +470,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::convolution.out */
     1u, /* aten::cos.out */
     1u, /* aten::cosh.out */
+    1u, /* aten::cumsum.out */
     1u, /* aten::div.Scalar_out */
     1u, /* aten::div.out */
     1u, /* aten::elu.out */
@@ -414,13 +501,22 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::logical_not.out */
     1u, /* aten::logit.out */
     1u, /* aten::masked_scatter.out */
+    2u, /* aten::max.dim_max */
+    1u, /* aten::max.unary_out */
     2u, /* aten::max_pool2d_with_indices.out */
+    1u, /* aten::mean.dtype_out */
     1u, /* aten::mean.out */
+    2u, /* aten::min.dim_min */
+    1u, /* aten::min.unary_out */
     1u, /* aten::mm.out */
     1u, /* aten::mul.Scalar_out */
     1u, /* aten::mul.out */
+    3u, /* aten::native_group_norm.out */
+    3u, /* aten::native_layer_norm.out */
     1u, /* aten::neg.out */
     1u, /* aten::permute_copy.out */
+    1u, /* aten::prod.int_out */
+    1u, /* aten::prod.out */
     1u, /* aten::reciprocal.out */
     1u, /* aten::reflection_pad1d.out */
     1u, /* aten::reflection_pad2d.out */
@@ -450,10 +546,14 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::sum.IntList_out */
     1u, /* aten::tan.out */
     1u, /* aten::tanh.out */
+    2u, /* aten::topk.values */
     1u, /* aten::trunc.out */
     1u, /* aten::unsqueeze_copy.out */
     1u, /* aten::upsample_bilinear2d.vec_out */
     1u, /* aten::upsample_nearest2d.vec_out */
+    1u, /* aten::var.correction_out */
+    1u, /* aten::var.out */
+    2u, /* aten::var_mean.correction_out */
     1u, /* aten::view_copy.out */
     1u, /* dim_order_ops::_clone_dim_order.out */
     1u, /* dim_order_ops::_to_dim_order_copy.out */
@@ -476,4 +576,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 116u;
+const uint32_t mote_kernel_registry_len = 141u;
