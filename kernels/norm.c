@@ -69,68 +69,40 @@ static int mote_norm_f32_or_null(const mote_tensor_t *t)
     return t == NULL || t->dtype == MOTE_DTYPE_FLOAT32;
 }
 
-mote_err_t mote_norm_batch_legit(mote_value_t *const *args, uint32_t nargs, int has_running)
+mote_err_t mote_norm_batch_no_stats(mote_value_t *const *args, uint32_t nargs)
 {
-    mote_tensor_t *in, *w, *b, *rm = NULL, *rv = NULL, *out, *sm, *si;
-    const uint32_t k = has_running ? 2u : 0u; /* shift of the arguments after bias */
+    mote_tensor_t *in, *w, *b, *out, *sm, *si;
     int training;
     double momentum, eps;
     size_t n, c, inner, j, i;
-    MOTE_TRY(mote_k_nargs(args, nargs, 9 + k));
+    MOTE_TRY(mote_k_nargs(args, nargs, 9));
     MOTE_TRY(mote_k_tensor(args[0], &in));
     MOTE_TRY(mote_k_opt_tensor(args[1], &w));
     MOTE_TRY(mote_k_opt_tensor(args[2], &b));
-    if (has_running) {
-        MOTE_TRY(mote_k_tensor(args[3], &rm));
-        MOTE_TRY(mote_k_tensor(args[4], &rv));
-    }
-    MOTE_TRY(mote_k_bool(args[3 + k], &training));
-    MOTE_TRY(mote_k_double(args[4 + k], &momentum));
-    MOTE_TRY(mote_k_double(args[5 + k], &eps));
-    MOTE_TRY(mote_k_tensor(args[6 + k], &out));
-    MOTE_TRY(mote_k_tensor(args[7 + k], &sm));
-    MOTE_TRY(mote_k_tensor(args[8 + k], &si));
-    MOTE_CHECK(training || has_running, MOTE_ERR_KERNEL_ARGS); /* no stats to normalize with */
+    MOTE_TRY(mote_k_bool(args[3], &training));
+    MOTE_TRY(mote_k_double(args[4], &momentum));
+    MOTE_TRY(mote_k_double(args[5], &eps));
+    MOTE_TRY(mote_k_tensor(args[6], &out));
+    MOTE_TRY(mote_k_tensor(args[7], &sm));
+    MOTE_TRY(mote_k_tensor(args[8], &si));
+    (void)momentum; /* only moves running statistics, which this overload has none of */
+    MOTE_CHECK(training, MOTE_ERR_KERNEL_ARGS);  /* no stats to normalize with otherwise */
     MOTE_CHECK(in->dtype == MOTE_DTYPE_FLOAT32 && out->dtype == MOTE_DTYPE_FLOAT32 &&
                    sm->dtype == MOTE_DTYPE_FLOAT32 && si->dtype == MOTE_DTYPE_FLOAT32 &&
-                   mote_norm_f32_or_null(w) && mote_norm_f32_or_null(b) &&
-                   mote_norm_f32_or_null(rm) && mote_norm_f32_or_null(rv),
+                   mote_norm_f32_or_null(w) && mote_norm_f32_or_null(b),
                MOTE_ERR_KERNEL_DTYPE);
     MOTE_CHECK(in->dim >= 2, MOTE_ERR_KERNEL_SHAPE);
     MOTE_TRY(mote_k_check_numel(in));
     n = (size_t)in->sizes[0];
     c = (size_t)in->sizes[1];
     inner = mote_k_prod(in, 2, in->dim);
-    MOTE_CHECK(mote_norm_vec_ok(w, c) && mote_norm_vec_ok(b, c) && mote_norm_vec_ok(rm, c) &&
-                   mote_norm_vec_ok(rv, c),
-               MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(mote_norm_vec_ok(w, c) && mote_norm_vec_ok(b, c), MOTE_ERR_KERNEL_SHAPE);
     MOTE_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
-    if (training) {
-        MOTE_CHECK(sm->dim == 1 && sm->numel == c && si->dim == 1 && si->numel == c,
-                   MOTE_ERR_KERNEL_SHAPE);
-        MOTE_CHECK(n * inner > 0, MOTE_ERR_KERNEL_SHAPE); /* torch: one value per channel at least */
-    } else {
-        MOTE_CHECK(sm->dim == 1 && si->dim == 1 && (sm->numel == 0 || sm->numel == c) &&
-                       (si->numel == 0 || si->numel == c),
-                   MOTE_ERR_KERNEL_SHAPE);
-    }
+    MOTE_CHECK(sm->dim == 1 && sm->numel == c && si->dim == 1 && si->numel == c, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(n * inner > 0, MOTE_ERR_KERNEL_SHAPE); /* torch: one value per channel at least */
     for (j = 0; j < c; j++) {
         float mu, var, invstd, scale, shift;
-        if (training) {
-            mote_norm_moments_f32((const float *)in->data + j * inner, n, inner, c * inner, &mu,
-                                  &var);
-            if (rm != NULL) {
-                const float cnt = (float)(n * inner);
-                const float unbiased = cnt > 1.0f ? var * cnt / (cnt - 1.0f) : (float)NAN;
-                const float mom = (float)momentum;
-                float *pm = (float *)rm->data + j, *pv = (float *)rv->data + j;
-                *pm = mom * mu + (1.0f - mom) * *pm;
-                *pv = mom * unbiased + (1.0f - mom) * *pv;
-            }
-        } else {
-            mu = ((const float *)rm->data)[j];
-            var = ((const float *)rv->data)[j];
-        }
+        mote_norm_moments_f32((const float *)in->data + j * inner, n, inner, c * inner, &mu, &var);
         invstd = 1.0f / sqrtf(var + (float)eps);
         scale = invstd * (w != NULL ? ((const float *)w->data)[j] : 1.0f);
         shift = b != NULL ? ((const float *)b->data)[j] : 0.0f;
@@ -139,12 +111,8 @@ mote_err_t mote_norm_batch_legit(mote_value_t *const *args, uint32_t nargs, int 
             mote_norm_affine_f32((const float *)in->data + at, (float *)out->data + at, inner, mu,
                                  scale, shift);
         }
-        if (sm->numel == c) {
-            ((float *)sm->data)[j] = mu;
-        }
-        if (si->numel == c) {
-            ((float *)si->data)[j] = invstd;
-        }
+        ((float *)sm->data)[j] = mu;
+        ((float *)si->data)[j] = invstd;
     }
     return MOTE_OK;
 }

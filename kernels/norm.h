@@ -21,16 +21,13 @@ void mote_norm_moments_f32(const float *x, size_t blocks, size_t len, size_t str
 void mote_norm_affine_f32(const float *x, float *y, size_t n, float mean, float scale, float shift);
 
 /**
- * The whole of _native_batch_norm_legit.out (has_running = 1: args input,
- * weight?, bias?, running_mean, running_var, training, momentum, eps, out,
- * save_mean, save_invstd) and .no_stats_out (has_running = 0: no running
- * stats, training must be true). Training: batch statistics per channel
- * (dim 1) normalize the input, save_mean/save_invstd [C] receive them and
- * the running stats (when given) are updated in place with `momentum` (the
- * variance unbiased). Not training: the running stats normalize, save_* may
- * be empty ([0], as torch returns) or [C].
+ * The whole of _native_batch_norm_legit.no_stats_out (args input, weight?,
+ * bias?, training (must be true), momentum (unused), eps, out, save_mean,
+ * save_invstd): batch statistics per channel (dim 1) normalize the input;
+ * save_mean / save_invstd [C] receive them. (The .out overload with running
+ * statistics is left out: it writes arguments that are not outs.)
  */
-mote_err_t mote_norm_batch_legit(mote_value_t *const *args, uint32_t nargs, int has_running);
+mote_err_t mote_norm_batch_no_stats(mote_value_t *const *args, uint32_t nargs);
 
 /**
  * p-norm distance of two float32 vectors of length m: p = 0 counts the

@@ -26,5 +26,5 @@ mote_err_t mote_kernel_aten__native_batch_norm_legit_no_stats_out(mote_kernel_ct
                                                                   uint32_t nargs)
 {
     (void)ctx;
-    return mote_norm_batch_legit(args, nargs, 0);
+    return mote_norm_batch_no_stats(args, nargs);
 }

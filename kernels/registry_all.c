@@ -12,8 +12,6 @@ mote_err_t mote_kernel_aten__log_softmax_out(mote_kernel_ctx_t *ctx, mote_value_
     uint32_t nargs); /* op_log_softmax.c */
 mote_err_t mote_kernel_aten__native_batch_norm_legit_no_stats_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_native_batch_norm_legit_no_stats.c */
-mote_err_t mote_kernel_aten__native_batch_norm_legit_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
-    uint32_t nargs); /* op_native_batch_norm_legit.c */
 mote_err_t mote_kernel_aten__native_batch_norm_legit_no_training_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_native_batch_norm_legit_no_training.c */
 mote_err_t mote_kernel_aten__pdist_forward_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -292,7 +290,6 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::_cdist_forward.out", mote_kernel_aten__cdist_forward_out},
     {"aten::_log_softmax.out", mote_kernel_aten__log_softmax_out},
     {"aten::_native_batch_norm_legit.no_stats_out", mote_kernel_aten__native_batch_norm_legit_no_stats_out},
-    {"aten::_native_batch_norm_legit.out", mote_kernel_aten__native_batch_norm_legit_out},
     {"aten::_native_batch_norm_legit_no_training.out", mote_kernel_aten__native_batch_norm_legit_no_training_out},
     {"aten::_pdist_forward.out", mote_kernel_aten__pdist_forward_out},
     {"aten::_softmax.out", mote_kernel_aten__softmax_out},
@@ -437,7 +434,6 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::_cdist_forward.out */
     1u, /* aten::_log_softmax.out */
     3u, /* aten::_native_batch_norm_legit.no_stats_out */
-    3u, /* aten::_native_batch_norm_legit.out */
     3u, /* aten::_native_batch_norm_legit_no_training.out */
     1u, /* aten::_pdist_forward.out */
     1u, /* aten::_softmax.out */
@@ -576,4 +572,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 141u;
+const uint32_t mote_kernel_registry_len = 140u;
