@@ -49,6 +49,5 @@ FP32 = {
 }
 
 #: never emitted from a model by torch.export: var.out is the legacy overload
-#: (x.var() exports var.correction), and _native_batch_norm_legit.out mutates
-#: the running statistics (buffer mutation, refused by the lowering)
+#: (x.var() exports var.correction)
 EXECUTORCH_ONLY = {"aten::var.out"}
