@@ -68,8 +68,14 @@ mote_err_t mote_kernel_aten_sigmoid_out(mote_kernel_ctx_t *ctx, mote_value_t *co
     uint32_t nargs); /* op_sigmoid.c */
 mote_err_t mote_kernel_aten_slice_copy_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_slice_copy.c */
+mote_err_t mote_kernel_aten_split_copy_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_split_copy.c */
+mote_err_t mote_kernel_aten_split_with_sizes_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_split_with_sizes_copy.c */
 mote_err_t mote_kernel_aten_squeeze_copy_dims_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_squeeze_copy_dims.c */
+mote_err_t mote_kernel_aten_stack_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_stack.c */
 mote_err_t mote_kernel_aten_sub_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_sub_scalar.c */
 mote_err_t mote_kernel_aten_sub_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -78,6 +84,8 @@ mote_err_t mote_kernel_aten_sum_IntList_out(mote_kernel_ctx_t *ctx, mote_value_t
     uint32_t nargs); /* op_sum.c */
 mote_err_t mote_kernel_aten_tanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_tanh.c */
+mote_err_t mote_kernel_aten_unbind_copy_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_unbind_copy.c */
 mote_err_t mote_kernel_aten_unsqueeze_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_unsqueeze_copy.c */
 mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -152,11 +160,15 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::select_copy.int_out", mote_kernel_aten_select_copy_int_out},
     {"aten::sigmoid.out", mote_kernel_aten_sigmoid_out},
     {"aten::slice_copy.Tensor_out", mote_kernel_aten_slice_copy_Tensor_out},
+    {"aten::split_copy.Tensor_out", mote_kernel_aten_split_copy_Tensor_out},
+    {"aten::split_with_sizes_copy.out", mote_kernel_aten_split_with_sizes_copy_out},
     {"aten::squeeze_copy.dims_out", mote_kernel_aten_squeeze_copy_dims_out},
+    {"aten::stack.out", mote_kernel_aten_stack_out},
     {"aten::sub.Scalar_out", mote_kernel_aten_sub_Scalar_out},
     {"aten::sub.out", mote_kernel_aten_sub_out},
     {"aten::sum.IntList_out", mote_kernel_aten_sum_IntList_out},
     {"aten::tanh.out", mote_kernel_aten_tanh_out},
+    {"aten::unbind_copy.int_out", mote_kernel_aten_unbind_copy_int_out},
     {"aten::unsqueeze_copy.out", mote_kernel_aten_unsqueeze_copy_out},
     {"aten::view_copy.out", mote_kernel_aten_view_copy_out},
     {"dim_order_ops::_clone_dim_order.out", mote_kernel_dim_order_ops__clone_dim_order_out},
@@ -213,11 +225,15 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::select_copy.int_out */
     1u, /* aten::sigmoid.out */
     1u, /* aten::slice_copy.Tensor_out */
+    1u, /* aten::split_copy.Tensor_out */
+    1u, /* aten::split_with_sizes_copy.out */
     1u, /* aten::squeeze_copy.dims_out */
+    1u, /* aten::stack.out */
     1u, /* aten::sub.Scalar_out */
     1u, /* aten::sub.out */
     1u, /* aten::sum.IntList_out */
     1u, /* aten::tanh.out */
+    1u, /* aten::unbind_copy.int_out */
     1u, /* aten::unsqueeze_copy.out */
     1u, /* aten::view_copy.out */
     1u, /* dim_order_ops::_clone_dim_order.out */
@@ -240,4 +256,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 57u;
+const uint32_t mote_kernel_registry_len = 61u;
