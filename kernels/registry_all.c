@@ -12,12 +12,22 @@ mote_err_t mote_kernel_aten__native_batch_norm_legit_no_training_out(mote_kernel
     uint32_t nargs); /* op_native_batch_norm_legit_no_training.c */
 mote_err_t mote_kernel_aten__softmax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_softmax.c */
+mote_err_t mote_kernel_aten__to_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_to_copy.c */
 mote_err_t mote_kernel_aten_add_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_add_scalar.c */
 mote_err_t mote_kernel_aten_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_add.c */
 mote_err_t mote_kernel_aten_addmm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_addmm.c */
+mote_err_t mote_kernel_aten_alias_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_alias_copy.c */
+mote_err_t mote_kernel_aten_arange_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_arange.c */
+mote_err_t mote_kernel_aten_arange_start_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_arange_start.c */
+mote_err_t mote_kernel_aten_as_strided_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_as_strided_copy.c */
 mote_err_t mote_kernel_aten_avg_pool2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_avg_pool2d.c */
 mote_err_t mote_kernel_aten_bmm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -32,18 +42,38 @@ mote_err_t mote_kernel_aten_constant_pad_nd_out(mote_kernel_ctx_t *ctx, mote_val
     uint32_t nargs); /* op_constant_pad_nd.c */
 mote_err_t mote_kernel_aten_convolution_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_convolution.c */
+mote_err_t mote_kernel_aten_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_copy.c */
+mote_err_t mote_kernel_aten_copy__default(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_copy_.c */
+mote_err_t mote_kernel_aten_detach_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_detach_copy.c */
+mote_err_t mote_kernel_aten_diagonal_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_diagonal_copy.c */
 mote_err_t mote_kernel_aten_div_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div_scalar.c */
 mote_err_t mote_kernel_aten_div_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div.c */
+mote_err_t mote_kernel_aten_empty_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_empty.c */
 mote_err_t mote_kernel_aten_exp_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_exp.c */
 mote_err_t mote_kernel_aten_expand_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_expand_copy.c */
+mote_err_t mote_kernel_aten_fill_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_fill_scalar.c */
+mote_err_t mote_kernel_aten_fill_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_fill_tensor.c */
+mote_err_t mote_kernel_aten_flip_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_flip.c */
 mote_err_t mote_kernel_aten_full_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_full.c */
+mote_err_t mote_kernel_aten_full_like_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_full_like.c */
 mote_err_t mote_kernel_aten_hardtanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_hardtanh.c */
+mote_err_t mote_kernel_aten_lift_fresh_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_lift_fresh_copy.c */
 mote_err_t mote_kernel_aten_max_pool2d_with_indices_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_max_pool2d_with_indices.c */
 mote_err_t mote_kernel_aten_mean_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -54,14 +84,28 @@ mote_err_t mote_kernel_aten_mul_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t 
     uint32_t nargs); /* op_mul_scalar.c */
 mote_err_t mote_kernel_aten_mul_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mul.c */
+mote_err_t mote_kernel_aten_narrow_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_narrow_copy.c */
 mote_err_t mote_kernel_aten_neg_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_neg.c */
+mote_err_t mote_kernel_aten_ones_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_ones.c */
 mote_err_t mote_kernel_aten_permute_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_permute_copy.c */
+mote_err_t mote_kernel_aten_pixel_shuffle_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pixel_shuffle.c */
+mote_err_t mote_kernel_aten_pixel_unshuffle_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pixel_unshuffle.c */
 mote_err_t mote_kernel_aten_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_relu.c */
+mote_err_t mote_kernel_aten_repeat_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_repeat.c */
+mote_err_t mote_kernel_aten_roll_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_roll.c */
 mote_err_t mote_kernel_aten_rsqrt_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_rsqrt.c */
+mote_err_t mote_kernel_aten_scalar_tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_scalar_tensor.c */
 mote_err_t mote_kernel_aten_select_copy_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_select_copy.c */
 mote_err_t mote_kernel_aten_sigmoid_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -72,6 +116,8 @@ mote_err_t mote_kernel_aten_split_copy_Tensor_out(mote_kernel_ctx_t *ctx, mote_v
     uint32_t nargs); /* op_split_copy.c */
 mote_err_t mote_kernel_aten_split_with_sizes_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_split_with_sizes_copy.c */
+mote_err_t mote_kernel_aten_squeeze_copy_dim_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_squeeze_copy_dim.c */
 mote_err_t mote_kernel_aten_squeeze_copy_dims_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_squeeze_copy_dims.c */
 mote_err_t mote_kernel_aten_stack_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -82,16 +128,28 @@ mote_err_t mote_kernel_aten_sub_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     uint32_t nargs); /* op_sub.c */
 mote_err_t mote_kernel_aten_sum_IntList_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_sum.c */
+mote_err_t mote_kernel_aten_t_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_t_copy.c */
 mote_err_t mote_kernel_aten_tanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_tanh.c */
+mote_err_t mote_kernel_aten_transpose_copy_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_transpose_copy.c */
+mote_err_t mote_kernel_aten_tril_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_tril.c */
 mote_err_t mote_kernel_aten_unbind_copy_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_unbind_copy.c */
+mote_err_t mote_kernel_aten_unfold_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_unfold_copy.c */
 mote_err_t mote_kernel_aten_unsqueeze_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_unsqueeze_copy.c */
 mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_view_copy.c */
+mote_err_t mote_kernel_aten_zeros_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_zeros.c */
 mote_err_t mote_kernel_dim_order_ops__clone_dim_order_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_clone_dim_order.c */
+mote_err_t mote_kernel_dim_order_ops__empty_dim_order_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_empty_dim_order.c */
 mote_err_t mote_kernel_dim_order_ops__to_dim_order_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_to_dim_order_copy.c */
 mote_err_t mote_kernel_mote_add_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -132,9 +190,14 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::_log_softmax.out", mote_kernel_aten__log_softmax_out},
     {"aten::_native_batch_norm_legit_no_training.out", mote_kernel_aten__native_batch_norm_legit_no_training_out},
     {"aten::_softmax.out", mote_kernel_aten__softmax_out},
+    {"aten::_to_copy.out", mote_kernel_aten__to_copy_out},
     {"aten::add.Scalar_out", mote_kernel_aten_add_Scalar_out},
     {"aten::add.out", mote_kernel_aten_add_out},
     {"aten::addmm.out", mote_kernel_aten_addmm_out},
+    {"aten::alias_copy.out", mote_kernel_aten_alias_copy_out},
+    {"aten::arange.out", mote_kernel_aten_arange_out},
+    {"aten::arange.start_out", mote_kernel_aten_arange_start_out},
+    {"aten::as_strided_copy.out", mote_kernel_aten_as_strided_copy_out},
     {"aten::avg_pool2d.out", mote_kernel_aten_avg_pool2d_out},
     {"aten::bmm.out", mote_kernel_aten_bmm_out},
     {"aten::cat.out", mote_kernel_aten_cat_out},
@@ -142,36 +205,60 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::clone.out", mote_kernel_aten_clone_out},
     {"aten::constant_pad_nd.out", mote_kernel_aten_constant_pad_nd_out},
     {"aten::convolution.out", mote_kernel_aten_convolution_out},
+    {"aten::copy.out", mote_kernel_aten_copy_out},
+    {"aten::copy_.default", mote_kernel_aten_copy__default},
+    {"aten::detach_copy.out", mote_kernel_aten_detach_copy_out},
+    {"aten::diagonal_copy.out", mote_kernel_aten_diagonal_copy_out},
     {"aten::div.Scalar_out", mote_kernel_aten_div_Scalar_out},
     {"aten::div.out", mote_kernel_aten_div_out},
+    {"aten::empty.out", mote_kernel_aten_empty_out},
     {"aten::exp.out", mote_kernel_aten_exp_out},
     {"aten::expand_copy.out", mote_kernel_aten_expand_copy_out},
+    {"aten::fill.Scalar_out", mote_kernel_aten_fill_Scalar_out},
+    {"aten::fill.Tensor_out", mote_kernel_aten_fill_Tensor_out},
+    {"aten::flip.out", mote_kernel_aten_flip_out},
     {"aten::full.out", mote_kernel_aten_full_out},
+    {"aten::full_like.out", mote_kernel_aten_full_like_out},
     {"aten::hardtanh.out", mote_kernel_aten_hardtanh_out},
+    {"aten::lift_fresh_copy.out", mote_kernel_aten_lift_fresh_copy_out},
     {"aten::max_pool2d_with_indices.out", mote_kernel_aten_max_pool2d_with_indices_out},
     {"aten::mean.out", mote_kernel_aten_mean_out},
     {"aten::mm.out", mote_kernel_aten_mm_out},
     {"aten::mul.Scalar_out", mote_kernel_aten_mul_Scalar_out},
     {"aten::mul.out", mote_kernel_aten_mul_out},
+    {"aten::narrow_copy.out", mote_kernel_aten_narrow_copy_out},
     {"aten::neg.out", mote_kernel_aten_neg_out},
+    {"aten::ones.out", mote_kernel_aten_ones_out},
     {"aten::permute_copy.out", mote_kernel_aten_permute_copy_out},
+    {"aten::pixel_shuffle.out", mote_kernel_aten_pixel_shuffle_out},
+    {"aten::pixel_unshuffle.out", mote_kernel_aten_pixel_unshuffle_out},
     {"aten::relu.out", mote_kernel_aten_relu_out},
+    {"aten::repeat.out", mote_kernel_aten_repeat_out},
+    {"aten::roll.out", mote_kernel_aten_roll_out},
     {"aten::rsqrt.out", mote_kernel_aten_rsqrt_out},
+    {"aten::scalar_tensor.out", mote_kernel_aten_scalar_tensor_out},
     {"aten::select_copy.int_out", mote_kernel_aten_select_copy_int_out},
     {"aten::sigmoid.out", mote_kernel_aten_sigmoid_out},
     {"aten::slice_copy.Tensor_out", mote_kernel_aten_slice_copy_Tensor_out},
     {"aten::split_copy.Tensor_out", mote_kernel_aten_split_copy_Tensor_out},
     {"aten::split_with_sizes_copy.out", mote_kernel_aten_split_with_sizes_copy_out},
+    {"aten::squeeze_copy.dim_out", mote_kernel_aten_squeeze_copy_dim_out},
     {"aten::squeeze_copy.dims_out", mote_kernel_aten_squeeze_copy_dims_out},
     {"aten::stack.out", mote_kernel_aten_stack_out},
     {"aten::sub.Scalar_out", mote_kernel_aten_sub_Scalar_out},
     {"aten::sub.out", mote_kernel_aten_sub_out},
     {"aten::sum.IntList_out", mote_kernel_aten_sum_IntList_out},
+    {"aten::t_copy.out", mote_kernel_aten_t_copy_out},
     {"aten::tanh.out", mote_kernel_aten_tanh_out},
+    {"aten::transpose_copy.int_out", mote_kernel_aten_transpose_copy_int_out},
+    {"aten::tril.out", mote_kernel_aten_tril_out},
     {"aten::unbind_copy.int_out", mote_kernel_aten_unbind_copy_int_out},
+    {"aten::unfold_copy.out", mote_kernel_aten_unfold_copy_out},
     {"aten::unsqueeze_copy.out", mote_kernel_aten_unsqueeze_copy_out},
     {"aten::view_copy.out", mote_kernel_aten_view_copy_out},
+    {"aten::zeros.out", mote_kernel_aten_zeros_out},
     {"dim_order_ops::_clone_dim_order.out", mote_kernel_dim_order_ops__clone_dim_order_out},
+    {"dim_order_ops::_empty_dim_order.out", mote_kernel_dim_order_ops__empty_dim_order_out},
     {"dim_order_ops::_to_dim_order_copy.out", mote_kernel_dim_order_ops__to_dim_order_copy_out},
     {"mote::add_s8.out", mote_kernel_mote_add_s8_out},
     {"mote::avg_pool2d_s8.out", mote_kernel_mote_avg_pool2d_s8_out},
@@ -197,9 +284,14 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::_log_softmax.out */
     3u, /* aten::_native_batch_norm_legit_no_training.out */
     1u, /* aten::_softmax.out */
+    1u, /* aten::_to_copy.out */
     1u, /* aten::add.Scalar_out */
     1u, /* aten::add.out */
     1u, /* aten::addmm.out */
+    1u, /* aten::alias_copy.out */
+    1u, /* aten::arange.out */
+    1u, /* aten::arange.start_out */
+    1u, /* aten::as_strided_copy.out */
     1u, /* aten::avg_pool2d.out */
     1u, /* aten::bmm.out */
     1u, /* aten::cat.out */
@@ -207,36 +299,60 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::clone.out */
     1u, /* aten::constant_pad_nd.out */
     1u, /* aten::convolution.out */
+    1u, /* aten::copy.out */
+    1u, /* aten::copy_.default */
+    1u, /* aten::detach_copy.out */
+    1u, /* aten::diagonal_copy.out */
     1u, /* aten::div.Scalar_out */
     1u, /* aten::div.out */
+    1u, /* aten::empty.out */
     1u, /* aten::exp.out */
     1u, /* aten::expand_copy.out */
+    1u, /* aten::fill.Scalar_out */
+    1u, /* aten::fill.Tensor_out */
+    1u, /* aten::flip.out */
     1u, /* aten::full.out */
+    1u, /* aten::full_like.out */
     1u, /* aten::hardtanh.out */
+    1u, /* aten::lift_fresh_copy.out */
     2u, /* aten::max_pool2d_with_indices.out */
     1u, /* aten::mean.out */
     1u, /* aten::mm.out */
     1u, /* aten::mul.Scalar_out */
     1u, /* aten::mul.out */
+    1u, /* aten::narrow_copy.out */
     1u, /* aten::neg.out */
+    1u, /* aten::ones.out */
     1u, /* aten::permute_copy.out */
+    1u, /* aten::pixel_shuffle.out */
+    1u, /* aten::pixel_unshuffle.out */
     1u, /* aten::relu.out */
+    1u, /* aten::repeat.out */
+    1u, /* aten::roll.out */
     1u, /* aten::rsqrt.out */
+    1u, /* aten::scalar_tensor.out */
     1u, /* aten::select_copy.int_out */
     1u, /* aten::sigmoid.out */
     1u, /* aten::slice_copy.Tensor_out */
     1u, /* aten::split_copy.Tensor_out */
     1u, /* aten::split_with_sizes_copy.out */
+    1u, /* aten::squeeze_copy.dim_out */
     1u, /* aten::squeeze_copy.dims_out */
     1u, /* aten::stack.out */
     1u, /* aten::sub.Scalar_out */
     1u, /* aten::sub.out */
     1u, /* aten::sum.IntList_out */
+    1u, /* aten::t_copy.out */
     1u, /* aten::tanh.out */
+    1u, /* aten::transpose_copy.int_out */
+    1u, /* aten::tril.out */
     1u, /* aten::unbind_copy.int_out */
+    1u, /* aten::unfold_copy.out */
     1u, /* aten::unsqueeze_copy.out */
     1u, /* aten::view_copy.out */
+    1u, /* aten::zeros.out */
     1u, /* dim_order_ops::_clone_dim_order.out */
+    1u, /* dim_order_ops::_empty_dim_order.out */
     1u, /* dim_order_ops::_to_dim_order_copy.out */
     1u, /* mote::add_s8.out */
     1u, /* mote::avg_pool2d_s8.out */
@@ -256,4 +372,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 61u;
+const uint32_t mote_kernel_registry_len = 90u;

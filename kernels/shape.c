@@ -1,6 +1,7 @@
 /*
  * kernels/shape.c - shared logic of the shape family (see shape.h).
  */
+#include <math.h>
 #include <string.h>
 
 #include "kfill.h"
@@ -286,6 +287,43 @@ mote_err_t mote_shape_size_matches(const mote_value_t *size, const mote_tensor_t
     MOTE_CHECK(n == out->dim, MOTE_ERR_KERNEL_SHAPE);
     for (i = 0; i < n; i++) {
         MOTE_CHECK(items[i] == out->sizes[i], MOTE_ERR_KERNEL_SHAPE);
+    }
+    return MOTE_OK;
+}
+
+mote_err_t mote_shape_arange(const mote_value_t *start, const mote_value_t *end, const mote_value_t *step,
+                             mote_tensor_t *out)
+{
+    double a, b, s, n;
+    size_t i, esz;
+    uint8_t *po;
+    int ints;
+    MOTE_TRY(mote_k_scalar(start, &a));
+    MOTE_TRY(mote_k_scalar(end, &b));
+    MOTE_TRY(mote_k_scalar(step, &s));
+    ints = start->tag == MOTE_TAG_INT && end->tag == MOTE_TAG_INT && step->tag == MOTE_TAG_INT;
+    MOTE_CHECK(mote_shape_cast_dtype(out->dtype) && out->dtype != MOTE_DTYPE_BOOL, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(s == s && a == a && b == b && s != 0.0, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK((s > 0.0 && b >= a) || (s < 0.0 && b <= a), MOTE_ERR_KERNEL_ARGS);
+    n = ceil((b - a) / s);
+    MOTE_CHECK(n >= 0.0 && n <= 4294967295.0, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(out->dim == 1 && (double)out->sizes[0] == n, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(out));
+    esz = mote_dtype_size(out->dtype);
+    po = (uint8_t *)out->data;
+    for (i = 0; i < out->numel; i++) {
+        if (ints) {
+            const int64_t v = (int64_t)((uint64_t)start->u.i + (uint64_t)i * (uint64_t)step->u.i);
+            if (out->dtype == MOTE_DTYPE_FLOAT32 || out->dtype == MOTE_DTYPE_FLOAT64) {
+                const double d = (double)v;
+                shape_convert(po + i * esz, out->dtype, (const uint8_t *)&d, MOTE_DTYPE_FLOAT64);
+            } else {
+                shape_put_int(po + i * esz, out->dtype, v);
+            }
+        } else {
+            const double d = a + (double)i * s;
+            shape_convert(po + i * esz, out->dtype, (const uint8_t *)&d, MOTE_DTYPE_FLOAT64);
+        }
     }
     return MOTE_OK;
 }
