@@ -4,8 +4,9 @@
  *   args (4): start Scalar, end Scalar, step Scalar (!= 0, pointing from start
  *             toward end), out 1-D.
  *   dtypes: out float32/float64/int8/uint8/int16/int32/int64 (torch: int64
- *           when all three are ints, else float32); computed in int64 for
- *           three Ints, else in double, then converted.
+ *           when all three are ints, else float32); float outs computed in
+ *           double, integer outs from start and step truncated to int64 (and
+ *           for int64 the count too), as torch does (see shape.h).
  *   errors: MOTE_ERR_KERNEL_ARGS (count/tags, step 0 or of the wrong sign, NaN),
  *           MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE (out size).
  */

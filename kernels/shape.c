@@ -291,38 +291,52 @@ mote_err_t mote_shape_size_matches(const mote_value_t *size, const mote_tensor_t
     return MOTE_OK;
 }
 
+/* A Scalar as int64: an Int exactly, a Double or Bool truncated toward zero. */
+static int64_t shape_scalar_i64(const mote_value_t *v, double d)
+{
+    return v->tag == MOTE_TAG_INT ? v->u.i : shape_trunc(d);
+}
+
 mote_err_t mote_shape_arange(const mote_value_t *start, const mote_value_t *end, const mote_value_t *step,
                              mote_tensor_t *out)
 {
     double a, b, s, n;
+    int64_t ia, ib, is;
     size_t i, esz;
     uint8_t *po;
-    int ints;
+    const int fp = out->dtype == MOTE_DTYPE_FLOAT32 || out->dtype == MOTE_DTYPE_FLOAT64;
     MOTE_TRY(mote_k_scalar(start, &a));
     MOTE_TRY(mote_k_scalar(end, &b));
     MOTE_TRY(mote_k_scalar(step, &s));
-    ints = start->tag == MOTE_TAG_INT && end->tag == MOTE_TAG_INT && step->tag == MOTE_TAG_INT;
     MOTE_CHECK(mote_shape_cast_dtype(out->dtype) && out->dtype != MOTE_DTYPE_BOOL, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_CHECK(s == s && a == a && b == b && s != 0.0, MOTE_ERR_KERNEL_ARGS);
-    MOTE_CHECK((s > 0.0 && b >= a) || (s < 0.0 && b <= a), MOTE_ERR_KERNEL_ARGS);
-    n = ceil((b - a) / s);
+    MOTE_CHECK(s == s && a == a && b == b, MOTE_ERR_KERNEL_ARGS);
+    ia = shape_scalar_i64(start, a);
+    ib = shape_scalar_i64(end, b);
+    is = shape_scalar_i64(step, s);
+    if (out->dtype == MOTE_DTYPE_INT64) {
+        /* torch: the Scalars become int64 first, the count is integer arithmetic */
+        const int64_t sgn = is > 0 ? 1 : -1;
+        MOTE_CHECK(is != 0 && ((is > 0 && ib >= ia) || (is < 0 && ib <= ia)), MOTE_ERR_KERNEL_ARGS);
+        MOTE_CHECK(ia > -(INT64_C(1) << 53) && ia < (INT64_C(1) << 53) && ib > -(INT64_C(1) << 53) &&
+                   ib < (INT64_C(1) << 53) && is > -(INT64_C(1) << 53) && is < (INT64_C(1) << 53),
+                   MOTE_ERR_KERNEL_ARGS);
+        n = (double)((ib - ia + is - sgn) / is);
+    } else {
+        MOTE_CHECK(s != 0.0 && ((s > 0.0 && b >= a) || (s < 0.0 && b <= a)), MOTE_ERR_KERNEL_ARGS);
+        n = ceil((b - a) / s);
+    }
     MOTE_CHECK(n >= 0.0 && n <= 4294967295.0, MOTE_ERR_KERNEL_ARGS);
     MOTE_CHECK(out->dim == 1 && (double)out->sizes[0] == n, MOTE_ERR_KERNEL_SHAPE);
     MOTE_TRY(mote_k_check_numel(out));
     esz = mote_dtype_size(out->dtype);
     po = (uint8_t *)out->data;
     for (i = 0; i < out->numel; i++) {
-        if (ints) {
-            const int64_t v = (int64_t)((uint64_t)start->u.i + (uint64_t)i * (uint64_t)step->u.i);
-            if (out->dtype == MOTE_DTYPE_FLOAT32 || out->dtype == MOTE_DTYPE_FLOAT64) {
-                const double d = (double)v;
-                shape_convert(po + i * esz, out->dtype, (const uint8_t *)&d, MOTE_DTYPE_FLOAT64);
-            } else {
-                shape_put_int(po + i * esz, out->dtype, v);
-            }
-        } else {
+        if (fp) {
             const double d = a + (double)i * s;
             shape_convert(po + i * esz, out->dtype, (const uint8_t *)&d, MOTE_DTYPE_FLOAT64);
+        } else {
+            /* integer dtypes accumulate in int64 from the truncated start and step */
+            shape_put_int(po + i * esz, out->dtype, (int64_t)((uint64_t)ia + (uint64_t)i * (uint64_t)is));
         }
     }
     return MOTE_OK;

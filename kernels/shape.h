@@ -78,12 +78,15 @@ mote_err_t mote_shape_fill(mote_tensor_t *out, double v);
 mote_err_t mote_shape_size_matches(const mote_value_t *size, const mote_tensor_t *out);
 
 /**
- * The whole of arange.out / arange.start_out after argument count: Scalars
- * start, end, step (Int, Double or Bool values; step != 0 and pointing from
- * start toward end, else KERNEL_ARGS), out 1-D of ceil((end - start) / step)
- * elements (KERNEL_SHAPE), dtype float32/float64/int8/uint8/int16/int32/int64
- * (KERNEL_DTYPE). out[i] = start + i * step, in int64 when the three are Ints,
- * else in double, then converted to out's dtype.
+ * The whole of arange.out / arange.start_out after argument count, as torch
+ * computes it: Scalars start, end, step (Int, Double or Bool values); out 1-D,
+ * float32/float64/int8/uint8/int16/int32/int64 (KERNEL_DTYPE).
+ *   float out: n = ceil((end - start) / step), out[i] = start + i * step in double;
+ *   int64 out: the Scalars truncated to int64 first, n = (end - start + step -
+ *       sign(step)) / step in integers (|values| < 2^53), out[i] = start + i * step;
+ *   other integer outs: n as for float, out[i] = trunc(start) + i * trunc(step), wrapped.
+ * step must be non-zero and point from start toward end (KERNEL_ARGS); out
+ * must have n elements (KERNEL_SHAPE).
  */
 mote_err_t mote_shape_arange(const mote_value_t *start, const mote_value_t *end, const mote_value_t *step,
                              mote_tensor_t *out);
