@@ -275,6 +275,9 @@ mote_err_t mote_shape_fill(mote_tensor_t *out, double v)
     uint8_t elem[8];
     MOTE_TRY(mote_k_fill_elem(out->dtype, v, elem));
     MOTE_TRY(mote_k_check_numel(out));
+    if (out->numel == 0) {
+        return MOTE_OK; /* data may be NULL */
+    }
     mote_k_fill((uint8_t *)out->data, elem, mote_dtype_size(out->dtype), out->numel);
     return MOTE_OK;
 }
