@@ -41,3 +41,42 @@ def test_recurrent_layer_runs_like_eager(name):
         w = w.numpy()
         assert g.shape == w.shape
         assert float(np.max(np.abs(g - w)) / max(np.max(np.abs(w)), 1e-12)) <= 1e-5, name
+
+
+def _split_program():
+    from op_cases import Fn, _r
+    module = Fn(lambda x: tuple(t * 1.0 for t in torch.split(x, [1, 3], 1)))
+    return compile_module("split", module, (_r(2, 4),))
+
+
+def test_split_writes_planned_tensors_of_its_out_list():
+    """A Tensor[] out is one TensorList of planned tensors; the call carries no return values."""
+    from aot import ir
+    c = _split_program()
+    (call,) = [i for i in c.spec.instructions if i.op == "aten::split_with_sizes_copy"]
+    outs = c.spec.values[call.args[-1]]
+    assert isinstance(outs, ir.TensorListValue) and len(outs.items) == 2
+    for k, sizes in zip(outs.items, ([2, 1], [2, 3])):
+        t = c.spec.values[k]
+        assert t.sizes == sizes and t.mem_id is not None and t.constant is None
+
+
+def test_split_out_list_holding_a_constant_is_refused_at_init():
+    """Malformed program: one tensor of split's out list is a program constant. Init's write
+    proof (runtime/src/method_verify.c) refuses it before any kernel runs."""
+    import copy
+
+    from aot import ir
+    from aot.compiler.emit import build_program
+    from aot.errors import MoteError
+    c = _split_program()
+    spec = copy.deepcopy(c.spec)
+    (call,) = [i for i in spec.instructions if i.op == "aten::split_with_sizes_copy"]
+    k = spec.values[call.args[-1]].items[0]
+    t = spec.values[k]
+    spec.values[k] = ir.TensorValue(sizes=t.sizes, dtype=t.dtype, dim_order=t.dim_order,
+                                    constant=bytes(t.nbytes), name=t.name)
+    pte = build_program(spec).data
+    with pytest.raises(MoteError) as e:
+        Program(pte).method()
+    assert "OUTPUT_NOT_WRITABLE" in str(e.value)
