@@ -36,18 +36,21 @@ mote_err_t mote_kernel_aten_as_strided_copy_out(mote_kernel_ctx_t *ctx, mote_val
     }
     MOTE_CHECK(ns == nst && ns <= MOTE_MAX_DIM && offset >= 0, MOTE_ERR_KERNEL_ARGS);
     MOTE_CHECK(offset <= (int64_t)0xFFFFFFFF, MOTE_ERR_KERNEL_ARGS);
-    last = (uint64_t)offset;
+    MOTE_TRY(mote_k_check_numel(in));
     for (d = 0; d < ns; d++) {
         MOTE_CHECK(size[d] >= 0 && size[d] <= (int64_t)0xFFFFFFFF, MOTE_ERR_KERNEL_ARGS);
         MOTE_CHECK(stride[d] >= 0 && stride[d] <= (int64_t)0xFFFFFFFF, MOTE_ERR_KERNEL_ARGS);
         empty |= size[d] == 0;
-        if (size[d] > 0) {
-            last += (uint64_t)(size[d] - 1) * (uint64_t)stride[d];
-        }
         sz[d] = (size_t)size[d];
-        st[d] = (ptrdiff_t)stride[d];
+        st[d] = size[d] == 1 ? 0 : (ptrdiff_t)stride[d]; /* an unused stride may not fit ptrdiff_t */
     }
-    MOTE_TRY(mote_k_check_numel(in));
+    /* the last element reached stays inside self; each term < 2^64 - 2^33 and the
+       sum is checked after every term, so it cannot wrap */
+    last = (uint64_t)offset;
+    for (d = 0; d < ns && !empty; d++) {
+        MOTE_CHECK(last < (uint64_t)in->numel, MOTE_ERR_KERNEL_ARGS);
+        last += (uint64_t)(size[d] - 1) * (uint64_t)stride[d];
+    }
     MOTE_CHECK(empty || last < (uint64_t)in->numel, MOTE_ERR_KERNEL_ARGS);
     MOTE_TRY(mote_shape_same_dtype(in, out));
     return mote_shape_gather(in, out, ns, sz, st, empty ? 0 : (ptrdiff_t)offset);

@@ -33,8 +33,7 @@ mote_err_t mote_kernel_aten_split_copy_Tensor_out(mote_kernel_ctx_t *ctx, mote_v
     MOTE_TRY(mote_k_dim(dim, in->dim, &d));
     size = in->sizes[d];
     MOTE_CHECK(split > 0 || (split == 0 && size == 0), MOTE_ERR_KERNEL_ARGS);
-    want = split == 0 ? 1 : (size + split - 1) / split;
-    want = want < 1 ? 1 : want;
+    want = size == 0 ? 1 : (size - 1) / split + 1;
     MOTE_CHECK(want == (int64_t)nout && nout <= MOTE_SHAPE_MAX_SPLIT, MOTE_ERR_KERNEL_ARGS);
     return mote_shape_split_equal(in, d, outs, nout, split, 0);
 }

@@ -239,6 +239,9 @@ def test_as_strided_copy(K, dtype):
     name = "aten::as_strided_copy.out"
     assert K.call(name, x, [2, 3], [1, 9], 3, torch.empty(2, 3, dtype=dtype)) == ERR["ARGS"]    # past the end
     assert K.call(name, x, [2, 3], [1, -1], 3, torch.empty(2, 3, dtype=dtype)) == ERR["ARGS"]
+    huge = 2**32 - 1  # terms whose uint64 sum would wrap back inside self
+    assert K.call(name, x, [huge] * 5, [huge] * 5, 0, torch.empty(1, dtype=dtype)) == ERR["ARGS"]
+    assert K.call(name, x, [1, 1], [huge, huge], 0, torch.empty(1, 1, dtype=dtype)) == ERR["OK"]
     assert K.call(name, x, [2, 3], [1], 0, torch.empty(2, 3, dtype=dtype)) == ERR["ARGS"]
     assert K.call(name, x, [2, 3], [1, 2], -1, torch.empty(2, 3, dtype=dtype)) == ERR["ARGS"]
     assert K.call(name, x, [2, 3], [1, 2], 0, torch.empty(3, 2, dtype=dtype)) == ERR["SHAPE"]
