@@ -18,6 +18,8 @@ mote_err_t mote_kernel_aten__pdist_forward_out(mote_kernel_ctx_t *ctx, mote_valu
     uint32_t nargs); /* op_pdist_forward.c */
 mote_err_t mote_kernel_aten__softmax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_softmax.c */
+mote_err_t mote_kernel_aten__to_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_to_copy.c */
 mote_err_t mote_kernel_aten__upsample_bilinear2d_aa_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_upsample_bilinear2d_aa.c */
 mote_err_t mote_kernel_aten_abs_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -32,6 +34,8 @@ mote_err_t mote_kernel_aten_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     uint32_t nargs); /* op_add.c */
 mote_err_t mote_kernel_aten_addmm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_addmm.c */
+mote_err_t mote_kernel_aten_alias_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_alias_copy.c */
 mote_err_t mote_kernel_aten_amax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_amax.c */
 mote_err_t mote_kernel_aten_amin_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -42,10 +46,16 @@ mote_err_t mote_kernel_aten_any_dims_out(mote_kernel_ctx_t *ctx, mote_value_t *c
     uint32_t nargs); /* op_any_dims.c */
 mote_err_t mote_kernel_aten_any_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_any.c */
+mote_err_t mote_kernel_aten_arange_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_arange.c */
+mote_err_t mote_kernel_aten_arange_start_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_arange_start.c */
 mote_err_t mote_kernel_aten_argmax_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_argmax.c */
 mote_err_t mote_kernel_aten_argmin_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_argmin.c */
+mote_err_t mote_kernel_aten_as_strided_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_as_strided_copy.c */
 mote_err_t mote_kernel_aten_asin_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_asin.c */
 mote_err_t mote_kernel_aten_asinh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -72,12 +82,20 @@ mote_err_t mote_kernel_aten_constant_pad_nd_out(mote_kernel_ctx_t *ctx, mote_val
     uint32_t nargs); /* op_constant_pad_nd.c */
 mote_err_t mote_kernel_aten_convolution_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_convolution.c */
+mote_err_t mote_kernel_aten_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_copy.c */
+mote_err_t mote_kernel_aten_copy__default(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_copy_.c */
 mote_err_t mote_kernel_aten_cos_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_cos.c */
 mote_err_t mote_kernel_aten_cosh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_cosh.c */
 mote_err_t mote_kernel_aten_cumsum_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_cumsum.c */
+mote_err_t mote_kernel_aten_detach_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_detach_copy.c */
+mote_err_t mote_kernel_aten_diagonal_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_diagonal_copy.c */
 mote_err_t mote_kernel_aten_div_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div_scalar.c */
 mote_err_t mote_kernel_aten_div_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -86,6 +104,8 @@ mote_err_t mote_kernel_aten_elu_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     uint32_t nargs); /* op_elu.c */
 mote_err_t mote_kernel_aten_embedding_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_embedding.c */
+mote_err_t mote_kernel_aten_empty_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_empty.c */
 mote_err_t mote_kernel_aten_erf_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_erf.c */
 mote_err_t mote_kernel_aten_exp_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -94,10 +114,18 @@ mote_err_t mote_kernel_aten_expand_copy_out(mote_kernel_ctx_t *ctx, mote_value_t
     uint32_t nargs); /* op_expand_copy.c */
 mote_err_t mote_kernel_aten_expm1_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_expm1.c */
+mote_err_t mote_kernel_aten_fill_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_fill_scalar.c */
+mote_err_t mote_kernel_aten_fill_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_fill_tensor.c */
+mote_err_t mote_kernel_aten_flip_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_flip.c */
 mote_err_t mote_kernel_aten_floor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_floor.c */
 mote_err_t mote_kernel_aten_full_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_full.c */
+mote_err_t mote_kernel_aten_full_like_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_full_like.c */
 mote_err_t mote_kernel_aten_gather_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_gather.c */
 mote_err_t mote_kernel_aten_gelu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -122,6 +150,8 @@ mote_err_t mote_kernel_aten_isnan_out(mote_kernel_ctx_t *ctx, mote_value_t *cons
     uint32_t nargs); /* op_isnan.c */
 mote_err_t mote_kernel_aten_leaky_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_leaky_relu.c */
+mote_err_t mote_kernel_aten_lift_fresh_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_lift_fresh_copy.c */
 mote_err_t mote_kernel_aten_linear_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_linear.c */
 mote_err_t mote_kernel_aten_log_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -158,14 +188,22 @@ mote_err_t mote_kernel_aten_mul_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t 
     uint32_t nargs); /* op_mul_scalar.c */
 mote_err_t mote_kernel_aten_mul_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mul.c */
+mote_err_t mote_kernel_aten_narrow_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_narrow_copy.c */
 mote_err_t mote_kernel_aten_native_group_norm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_native_group_norm.c */
 mote_err_t mote_kernel_aten_native_layer_norm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_native_layer_norm.c */
 mote_err_t mote_kernel_aten_neg_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_neg.c */
+mote_err_t mote_kernel_aten_ones_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_ones.c */
 mote_err_t mote_kernel_aten_permute_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_permute_copy.c */
+mote_err_t mote_kernel_aten_pixel_shuffle_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pixel_shuffle.c */
+mote_err_t mote_kernel_aten_pixel_unshuffle_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pixel_unshuffle.c */
 mote_err_t mote_kernel_aten_prod_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_prod_int.c */
 mote_err_t mote_kernel_aten_prod_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -180,18 +218,24 @@ mote_err_t mote_kernel_aten_reflection_pad3d_out(mote_kernel_ctx_t *ctx, mote_va
     uint32_t nargs); /* op_reflection_pad3d.c */
 mote_err_t mote_kernel_aten_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_relu.c */
+mote_err_t mote_kernel_aten_repeat_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_repeat.c */
 mote_err_t mote_kernel_aten_replication_pad1d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_replication_pad1d.c */
 mote_err_t mote_kernel_aten_replication_pad2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_replication_pad2d.c */
 mote_err_t mote_kernel_aten_replication_pad3d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_replication_pad3d.c */
+mote_err_t mote_kernel_aten_roll_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_roll.c */
 mote_err_t mote_kernel_aten_round_decimals_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_round_decimals.c */
 mote_err_t mote_kernel_aten_round_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_round.c */
 mote_err_t mote_kernel_aten_rsqrt_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_rsqrt.c */
+mote_err_t mote_kernel_aten_scalar_tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_scalar_tensor.c */
 mote_err_t mote_kernel_aten_scatter_src_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_scatter_src.c */
 mote_err_t mote_kernel_aten_scatter_value_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -214,24 +258,42 @@ mote_err_t mote_kernel_aten_slice_copy_Tensor_out(mote_kernel_ctx_t *ctx, mote_v
     uint32_t nargs); /* op_slice_copy.c */
 mote_err_t mote_kernel_aten_slice_scatter_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_slice_scatter.c */
+mote_err_t mote_kernel_aten_split_copy_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_split_copy.c */
+mote_err_t mote_kernel_aten_split_with_sizes_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_split_with_sizes_copy.c */
 mote_err_t mote_kernel_aten_sqrt_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_sqrt.c */
+mote_err_t mote_kernel_aten_squeeze_copy_dim_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_squeeze_copy_dim.c */
 mote_err_t mote_kernel_aten_squeeze_copy_dims_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_squeeze_copy_dims.c */
+mote_err_t mote_kernel_aten_stack_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_stack.c */
 mote_err_t mote_kernel_aten_sub_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_sub_scalar.c */
 mote_err_t mote_kernel_aten_sub_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_sub.c */
 mote_err_t mote_kernel_aten_sum_IntList_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_sum.c */
+mote_err_t mote_kernel_aten_t_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_t_copy.c */
 mote_err_t mote_kernel_aten_tan_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_tan.c */
 mote_err_t mote_kernel_aten_tanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_tanh.c */
 mote_err_t mote_kernel_aten_topk_values(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_topk.c */
+mote_err_t mote_kernel_aten_transpose_copy_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_transpose_copy.c */
+mote_err_t mote_kernel_aten_tril_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_tril.c */
 mote_err_t mote_kernel_aten_trunc_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_trunc.c */
+mote_err_t mote_kernel_aten_unbind_copy_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_unbind_copy.c */
+mote_err_t mote_kernel_aten_unfold_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_unfold_copy.c */
 mote_err_t mote_kernel_aten_unsqueeze_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_unsqueeze_copy.c */
 mote_err_t mote_kernel_aten_upsample_bilinear2d_vec_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -246,8 +308,12 @@ mote_err_t mote_kernel_aten_var_mean_correction_out(mote_kernel_ctx_t *ctx, mote
     uint32_t nargs); /* op_var_mean_correction.c */
 mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_view_copy.c */
+mote_err_t mote_kernel_aten_zeros_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_zeros.c */
 mote_err_t mote_kernel_dim_order_ops__clone_dim_order_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_clone_dim_order.c */
+mote_err_t mote_kernel_dim_order_ops__empty_dim_order_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_empty_dim_order.c */
 mote_err_t mote_kernel_dim_order_ops__to_dim_order_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_to_dim_order_copy.c */
 mote_err_t mote_kernel_mote_add_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -293,6 +359,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::_native_batch_norm_legit_no_training.out", mote_kernel_aten__native_batch_norm_legit_no_training_out},
     {"aten::_pdist_forward.out", mote_kernel_aten__pdist_forward_out},
     {"aten::_softmax.out", mote_kernel_aten__softmax_out},
+    {"aten::_to_copy.out", mote_kernel_aten__to_copy_out},
     {"aten::_upsample_bilinear2d_aa.out", mote_kernel_aten__upsample_bilinear2d_aa_out},
     {"aten::abs.out", mote_kernel_aten_abs_out},
     {"aten::acos.out", mote_kernel_aten_acos_out},
@@ -300,13 +367,17 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::add.Scalar_out", mote_kernel_aten_add_Scalar_out},
     {"aten::add.out", mote_kernel_aten_add_out},
     {"aten::addmm.out", mote_kernel_aten_addmm_out},
+    {"aten::alias_copy.out", mote_kernel_aten_alias_copy_out},
     {"aten::amax.out", mote_kernel_aten_amax_out},
     {"aten::amin.out", mote_kernel_aten_amin_out},
     {"aten::any.all_out", mote_kernel_aten_any_all_out},
     {"aten::any.dims_out", mote_kernel_aten_any_dims_out},
     {"aten::any.out", mote_kernel_aten_any_out},
+    {"aten::arange.out", mote_kernel_aten_arange_out},
+    {"aten::arange.start_out", mote_kernel_aten_arange_start_out},
     {"aten::argmax.out", mote_kernel_aten_argmax_out},
     {"aten::argmin.out", mote_kernel_aten_argmin_out},
+    {"aten::as_strided_copy.out", mote_kernel_aten_as_strided_copy_out},
     {"aten::asin.out", mote_kernel_aten_asin_out},
     {"aten::asinh.out", mote_kernel_aten_asinh_out},
     {"aten::atan.out", mote_kernel_aten_atan_out},
@@ -320,19 +391,28 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::clone.out", mote_kernel_aten_clone_out},
     {"aten::constant_pad_nd.out", mote_kernel_aten_constant_pad_nd_out},
     {"aten::convolution.out", mote_kernel_aten_convolution_out},
+    {"aten::copy.out", mote_kernel_aten_copy_out},
+    {"aten::copy_.default", mote_kernel_aten_copy__default},
     {"aten::cos.out", mote_kernel_aten_cos_out},
     {"aten::cosh.out", mote_kernel_aten_cosh_out},
     {"aten::cumsum.out", mote_kernel_aten_cumsum_out},
+    {"aten::detach_copy.out", mote_kernel_aten_detach_copy_out},
+    {"aten::diagonal_copy.out", mote_kernel_aten_diagonal_copy_out},
     {"aten::div.Scalar_out", mote_kernel_aten_div_Scalar_out},
     {"aten::div.out", mote_kernel_aten_div_out},
     {"aten::elu.out", mote_kernel_aten_elu_out},
     {"aten::embedding.out", mote_kernel_aten_embedding_out},
+    {"aten::empty.out", mote_kernel_aten_empty_out},
     {"aten::erf.out", mote_kernel_aten_erf_out},
     {"aten::exp.out", mote_kernel_aten_exp_out},
     {"aten::expand_copy.out", mote_kernel_aten_expand_copy_out},
     {"aten::expm1.out", mote_kernel_aten_expm1_out},
+    {"aten::fill.Scalar_out", mote_kernel_aten_fill_Scalar_out},
+    {"aten::fill.Tensor_out", mote_kernel_aten_fill_Tensor_out},
+    {"aten::flip.out", mote_kernel_aten_flip_out},
     {"aten::floor.out", mote_kernel_aten_floor_out},
     {"aten::full.out", mote_kernel_aten_full_out},
+    {"aten::full_like.out", mote_kernel_aten_full_like_out},
     {"aten::gather.out", mote_kernel_aten_gather_out},
     {"aten::gelu.out", mote_kernel_aten_gelu_out},
     {"aten::glu.out", mote_kernel_aten_glu_out},
@@ -345,6 +425,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::isinf.out", mote_kernel_aten_isinf_out},
     {"aten::isnan.out", mote_kernel_aten_isnan_out},
     {"aten::leaky_relu.out", mote_kernel_aten_leaky_relu_out},
+    {"aten::lift_fresh_copy.out", mote_kernel_aten_lift_fresh_copy_out},
     {"aten::linear.out", mote_kernel_aten_linear_out},
     {"aten::log.out", mote_kernel_aten_log_out},
     {"aten::log10.out", mote_kernel_aten_log10_out},
@@ -363,10 +444,14 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::mm.out", mote_kernel_aten_mm_out},
     {"aten::mul.Scalar_out", mote_kernel_aten_mul_Scalar_out},
     {"aten::mul.out", mote_kernel_aten_mul_out},
+    {"aten::narrow_copy.out", mote_kernel_aten_narrow_copy_out},
     {"aten::native_group_norm.out", mote_kernel_aten_native_group_norm_out},
     {"aten::native_layer_norm.out", mote_kernel_aten_native_layer_norm_out},
     {"aten::neg.out", mote_kernel_aten_neg_out},
+    {"aten::ones.out", mote_kernel_aten_ones_out},
     {"aten::permute_copy.out", mote_kernel_aten_permute_copy_out},
+    {"aten::pixel_shuffle.out", mote_kernel_aten_pixel_shuffle_out},
+    {"aten::pixel_unshuffle.out", mote_kernel_aten_pixel_unshuffle_out},
     {"aten::prod.int_out", mote_kernel_aten_prod_int_out},
     {"aten::prod.out", mote_kernel_aten_prod_out},
     {"aten::reciprocal.out", mote_kernel_aten_reciprocal_out},
@@ -374,12 +459,15 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::reflection_pad2d.out", mote_kernel_aten_reflection_pad2d_out},
     {"aten::reflection_pad3d.out", mote_kernel_aten_reflection_pad3d_out},
     {"aten::relu.out", mote_kernel_aten_relu_out},
+    {"aten::repeat.out", mote_kernel_aten_repeat_out},
     {"aten::replication_pad1d.out", mote_kernel_aten_replication_pad1d_out},
     {"aten::replication_pad2d.out", mote_kernel_aten_replication_pad2d_out},
     {"aten::replication_pad3d.out", mote_kernel_aten_replication_pad3d_out},
+    {"aten::roll.out", mote_kernel_aten_roll_out},
     {"aten::round.decimals_out", mote_kernel_aten_round_decimals_out},
     {"aten::round.out", mote_kernel_aten_round_out},
     {"aten::rsqrt.out", mote_kernel_aten_rsqrt_out},
+    {"aten::scalar_tensor.out", mote_kernel_aten_scalar_tensor_out},
     {"aten::scatter.src_out", mote_kernel_aten_scatter_src_out},
     {"aten::scatter.value_out", mote_kernel_aten_scatter_value_out},
     {"aten::scatter_add.out", mote_kernel_aten_scatter_add_out},
@@ -391,15 +479,24 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::sinh.out", mote_kernel_aten_sinh_out},
     {"aten::slice_copy.Tensor_out", mote_kernel_aten_slice_copy_Tensor_out},
     {"aten::slice_scatter.out", mote_kernel_aten_slice_scatter_out},
+    {"aten::split_copy.Tensor_out", mote_kernel_aten_split_copy_Tensor_out},
+    {"aten::split_with_sizes_copy.out", mote_kernel_aten_split_with_sizes_copy_out},
     {"aten::sqrt.out", mote_kernel_aten_sqrt_out},
+    {"aten::squeeze_copy.dim_out", mote_kernel_aten_squeeze_copy_dim_out},
     {"aten::squeeze_copy.dims_out", mote_kernel_aten_squeeze_copy_dims_out},
+    {"aten::stack.out", mote_kernel_aten_stack_out},
     {"aten::sub.Scalar_out", mote_kernel_aten_sub_Scalar_out},
     {"aten::sub.out", mote_kernel_aten_sub_out},
     {"aten::sum.IntList_out", mote_kernel_aten_sum_IntList_out},
+    {"aten::t_copy.out", mote_kernel_aten_t_copy_out},
     {"aten::tan.out", mote_kernel_aten_tan_out},
     {"aten::tanh.out", mote_kernel_aten_tanh_out},
     {"aten::topk.values", mote_kernel_aten_topk_values},
+    {"aten::transpose_copy.int_out", mote_kernel_aten_transpose_copy_int_out},
+    {"aten::tril.out", mote_kernel_aten_tril_out},
     {"aten::trunc.out", mote_kernel_aten_trunc_out},
+    {"aten::unbind_copy.int_out", mote_kernel_aten_unbind_copy_int_out},
+    {"aten::unfold_copy.out", mote_kernel_aten_unfold_copy_out},
     {"aten::unsqueeze_copy.out", mote_kernel_aten_unsqueeze_copy_out},
     {"aten::upsample_bilinear2d.vec_out", mote_kernel_aten_upsample_bilinear2d_vec_out},
     {"aten::upsample_nearest2d.vec_out", mote_kernel_aten_upsample_nearest2d_vec_out},
@@ -407,7 +504,9 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::var.out", mote_kernel_aten_var_out},
     {"aten::var_mean.correction_out", mote_kernel_aten_var_mean_correction_out},
     {"aten::view_copy.out", mote_kernel_aten_view_copy_out},
+    {"aten::zeros.out", mote_kernel_aten_zeros_out},
     {"dim_order_ops::_clone_dim_order.out", mote_kernel_dim_order_ops__clone_dim_order_out},
+    {"dim_order_ops::_empty_dim_order.out", mote_kernel_dim_order_ops__empty_dim_order_out},
     {"dim_order_ops::_to_dim_order_copy.out", mote_kernel_dim_order_ops__to_dim_order_copy_out},
     {"mote::add_s8.out", mote_kernel_mote_add_s8_out},
     {"mote::avg_pool2d_s8.out", mote_kernel_mote_avg_pool2d_s8_out},
@@ -437,6 +536,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     3u, /* aten::_native_batch_norm_legit_no_training.out */
     1u, /* aten::_pdist_forward.out */
     1u, /* aten::_softmax.out */
+    1u, /* aten::_to_copy.out */
     1u, /* aten::_upsample_bilinear2d_aa.out */
     1u, /* aten::abs.out */
     1u, /* aten::acos.out */
@@ -444,13 +544,17 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::add.Scalar_out */
     1u, /* aten::add.out */
     1u, /* aten::addmm.out */
+    1u, /* aten::alias_copy.out */
     1u, /* aten::amax.out */
     1u, /* aten::amin.out */
     1u, /* aten::any.all_out */
     1u, /* aten::any.dims_out */
     1u, /* aten::any.out */
+    1u, /* aten::arange.out */
+    1u, /* aten::arange.start_out */
     1u, /* aten::argmax.out */
     1u, /* aten::argmin.out */
+    1u, /* aten::as_strided_copy.out */
     1u, /* aten::asin.out */
     1u, /* aten::asinh.out */
     1u, /* aten::atan.out */
@@ -464,19 +568,28 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::clone.out */
     1u, /* aten::constant_pad_nd.out */
     1u, /* aten::convolution.out */
+    1u, /* aten::copy.out */
+    1u, /* aten::copy_.default */
     1u, /* aten::cos.out */
     1u, /* aten::cosh.out */
     1u, /* aten::cumsum.out */
+    1u, /* aten::detach_copy.out */
+    1u, /* aten::diagonal_copy.out */
     1u, /* aten::div.Scalar_out */
     1u, /* aten::div.out */
     1u, /* aten::elu.out */
     1u, /* aten::embedding.out */
+    1u, /* aten::empty.out */
     1u, /* aten::erf.out */
     1u, /* aten::exp.out */
     1u, /* aten::expand_copy.out */
     1u, /* aten::expm1.out */
+    1u, /* aten::fill.Scalar_out */
+    1u, /* aten::fill.Tensor_out */
+    1u, /* aten::flip.out */
     1u, /* aten::floor.out */
     1u, /* aten::full.out */
+    1u, /* aten::full_like.out */
     1u, /* aten::gather.out */
     1u, /* aten::gelu.out */
     1u, /* aten::glu.out */
@@ -489,6 +602,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::isinf.out */
     1u, /* aten::isnan.out */
     1u, /* aten::leaky_relu.out */
+    1u, /* aten::lift_fresh_copy.out */
     1u, /* aten::linear.out */
     1u, /* aten::log.out */
     1u, /* aten::log10.out */
@@ -507,10 +621,14 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::mm.out */
     1u, /* aten::mul.Scalar_out */
     1u, /* aten::mul.out */
+    1u, /* aten::narrow_copy.out */
     3u, /* aten::native_group_norm.out */
     3u, /* aten::native_layer_norm.out */
     1u, /* aten::neg.out */
+    1u, /* aten::ones.out */
     1u, /* aten::permute_copy.out */
+    1u, /* aten::pixel_shuffle.out */
+    1u, /* aten::pixel_unshuffle.out */
     1u, /* aten::prod.int_out */
     1u, /* aten::prod.out */
     1u, /* aten::reciprocal.out */
@@ -518,12 +636,15 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::reflection_pad2d.out */
     1u, /* aten::reflection_pad3d.out */
     1u, /* aten::relu.out */
+    1u, /* aten::repeat.out */
     1u, /* aten::replication_pad1d.out */
     1u, /* aten::replication_pad2d.out */
     1u, /* aten::replication_pad3d.out */
+    1u, /* aten::roll.out */
     1u, /* aten::round.decimals_out */
     1u, /* aten::round.out */
     1u, /* aten::rsqrt.out */
+    1u, /* aten::scalar_tensor.out */
     1u, /* aten::scatter.src_out */
     1u, /* aten::scatter.value_out */
     1u, /* aten::scatter_add.out */
@@ -535,15 +656,24 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::sinh.out */
     1u, /* aten::slice_copy.Tensor_out */
     1u, /* aten::slice_scatter.out */
+    1u, /* aten::split_copy.Tensor_out */
+    1u, /* aten::split_with_sizes_copy.out */
     1u, /* aten::sqrt.out */
+    1u, /* aten::squeeze_copy.dim_out */
     1u, /* aten::squeeze_copy.dims_out */
+    1u, /* aten::stack.out */
     1u, /* aten::sub.Scalar_out */
     1u, /* aten::sub.out */
     1u, /* aten::sum.IntList_out */
+    1u, /* aten::t_copy.out */
     1u, /* aten::tan.out */
     1u, /* aten::tanh.out */
     2u, /* aten::topk.values */
+    1u, /* aten::transpose_copy.int_out */
+    1u, /* aten::tril.out */
     1u, /* aten::trunc.out */
+    1u, /* aten::unbind_copy.int_out */
+    1u, /* aten::unfold_copy.out */
     1u, /* aten::unsqueeze_copy.out */
     1u, /* aten::upsample_bilinear2d.vec_out */
     1u, /* aten::upsample_nearest2d.vec_out */
@@ -551,7 +681,9 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::var.out */
     2u, /* aten::var_mean.correction_out */
     1u, /* aten::view_copy.out */
+    1u, /* aten::zeros.out */
     1u, /* dim_order_ops::_clone_dim_order.out */
+    1u, /* dim_order_ops::_empty_dim_order.out */
     1u, /* dim_order_ops::_to_dim_order_copy.out */
     1u, /* mote::add_s8.out */
     1u, /* mote::avg_pool2d_s8.out */
@@ -572,4 +704,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 140u;
+const uint32_t mote_kernel_registry_len = 173u;

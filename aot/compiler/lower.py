@@ -151,13 +151,23 @@ class _Builder:
         fop, oop, _ = resolve_op(n)
         bound = bind(fop, oop, n.args, n.kwargs)
         args = [self.arg(a, v) for a, v in bound]
-        outs = self.outputs_of(n, len(out_args(oop)))
+        ns_name, overload = op_name(oop).rsplit(".", 1)
+        oargs = out_args(oop)
+        if len(oargs) == 1 and str(oargs[0].type) == "List[Tensor]":
+            # `Tensor(a!)[] out` (split_copy, split_with_sizes_copy, unbind_copy):
+            # one TensorList of planned tensors, and no return values (schema `-> ()`)
+            vals = list(n.meta["val"])
+            idx = [self.tensor(v, f"{n.name}_{i}") for i, v in enumerate(vals)]
+            self.node_values[n] = tuple(idx)
+            args.append(self.add(ir.TensorListValue(idx)))
+            self.spec.instructions.append(ir.KernelCall(ns_name, overload, args, src))
+            return
+        outs = self.outputs_of(n, len(oargs))
         # ExecuTorch's calling convention: schema arguments (out arguments
         # included), then the returned values, which for an out variant are
         # the out tensors again (relu.out: [self, out, out]); several returns
         # travel as one tensor list (max_pool2d_with_indices: [.., out, indices, [out, indices]])
         args += outs + (outs if len(outs) == 1 else [self.add(ir.TensorListValue(list(outs)))])
-        ns_name, overload = op_name(oop).rsplit(".", 1)
         self.spec.instructions.append(ir.KernelCall(ns_name, overload, args, src))
 
 

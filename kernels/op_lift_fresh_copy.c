@@ -1,0 +1,28 @@
+/*
+ * aten::lift_fresh_copy.out - out = self (torch.tensor(...) constants lifted by export, copied).
+ *
+ *   args (2): self, out (self's shape).
+ *   dtypes: any (out dtype == self dtype).
+ *   errors: MOTE_ERR_KERNEL_ARGS (count/tags), MOTE_ERR_KERNEL_DTYPE,
+ *           MOTE_ERR_KERNEL_SHAPE (out shape differs).
+ *   out may alias self exactly (then nothing is copied).
+ */
+#include "shape.h"
+
+MOTE_KERNEL("aten::lift_fresh_copy.out")
+MOTE_KERNEL_IN_PLACE("aten::lift_fresh_copy.out")
+
+MOTE_K_DECLARE(mote_kernel_aten_lift_fresh_copy_out);
+
+mote_err_t mote_kernel_aten_lift_fresh_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+{
+    mote_tensor_t *in, *out;
+    (void)ctx;
+    MOTE_TRY(mote_shape_io(args, nargs, 2, &in, &out));
+    MOTE_TRY(mote_shape_same_dtype(in, out));
+    MOTE_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
+    mote_k_copy_data(in, out);
+    return MOTE_OK;
+}
