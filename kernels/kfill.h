@@ -35,7 +35,9 @@ static inline void mote_k_fill(uint8_t *dst, const uint8_t *elem, size_t esz, si
             uint32_t u;
             memcpy(&u, elem, 4);
             if (u == 0) {
-                memset(dst, 0, n * 4);
+                if (n > 0) { /* an empty tensor may have no storage (NULL) */
+                    memset(dst, 0, n * 4);
+                }
                 return;
             }
         }
