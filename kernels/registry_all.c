@@ -18,12 +18,36 @@ mote_err_t mote_kernel_aten_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     uint32_t nargs); /* op_add.c */
 mote_err_t mote_kernel_aten_addmm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_addmm.c */
+mote_err_t mote_kernel_aten_atan2_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_atan2.c */
 mote_err_t mote_kernel_aten_avg_pool2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_avg_pool2d.c */
+mote_err_t mote_kernel_aten_bitwise_and_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_and_scalar.c */
+mote_err_t mote_kernel_aten_bitwise_and_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_and_tensor.c */
+mote_err_t mote_kernel_aten_bitwise_left_shift_Tensor_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_left_shift_tensor_scalar.c */
+mote_err_t mote_kernel_aten_bitwise_left_shift_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_left_shift_tensor.c */
+mote_err_t mote_kernel_aten_bitwise_or_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_or_scalar.c */
+mote_err_t mote_kernel_aten_bitwise_or_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_or_tensor.c */
+mote_err_t mote_kernel_aten_bitwise_right_shift_Tensor_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_right_shift_tensor_scalar.c */
+mote_err_t mote_kernel_aten_bitwise_right_shift_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_right_shift_tensor.c */
+mote_err_t mote_kernel_aten_bitwise_xor_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_xor_scalar.c */
+mote_err_t mote_kernel_aten_bitwise_xor_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_xor_tensor.c */
 mote_err_t mote_kernel_aten_bmm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_bmm.c */
 mote_err_t mote_kernel_aten_cat_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_cat.c */
+mote_err_t mote_kernel_aten_clamp_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_clamp_tensor.c */
 mote_err_t mote_kernel_aten_clamp_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_clamp.c */
 mote_err_t mote_kernel_aten_clone_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -32,36 +56,94 @@ mote_err_t mote_kernel_aten_constant_pad_nd_out(mote_kernel_ctx_t *ctx, mote_val
     uint32_t nargs); /* op_constant_pad_nd.c */
 mote_err_t mote_kernel_aten_convolution_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_convolution.c */
+mote_err_t mote_kernel_aten_div_Scalar_mode_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_div_scalar_mode.c */
 mote_err_t mote_kernel_aten_div_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div_scalar.c */
 mote_err_t mote_kernel_aten_div_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div.c */
+mote_err_t mote_kernel_aten_div_out_mode(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_div_out_mode.c */
+mote_err_t mote_kernel_aten_eq_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_eq_scalar.c */
+mote_err_t mote_kernel_aten_eq_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_eq_tensor.c */
 mote_err_t mote_kernel_aten_exp_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_exp.c */
 mote_err_t mote_kernel_aten_expand_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_expand_copy.c */
+mote_err_t mote_kernel_aten_floor_divide_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_floor_divide.c */
+mote_err_t mote_kernel_aten_fmod_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_fmod_scalar.c */
+mote_err_t mote_kernel_aten_fmod_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_fmod_tensor.c */
 mote_err_t mote_kernel_aten_full_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_full.c */
+mote_err_t mote_kernel_aten_ge_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_ge_scalar.c */
+mote_err_t mote_kernel_aten_ge_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_ge_tensor.c */
+mote_err_t mote_kernel_aten_gt_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_gt_scalar.c */
+mote_err_t mote_kernel_aten_gt_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_gt_tensor.c */
 mote_err_t mote_kernel_aten_hardtanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_hardtanh.c */
+mote_err_t mote_kernel_aten_le_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_le_scalar.c */
+mote_err_t mote_kernel_aten_le_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_le_tensor.c */
+mote_err_t mote_kernel_aten_logical_and_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_logical_and.c */
+mote_err_t mote_kernel_aten_logical_or_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_logical_or.c */
+mote_err_t mote_kernel_aten_logical_xor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_logical_xor.c */
+mote_err_t mote_kernel_aten_lt_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_lt_scalar.c */
+mote_err_t mote_kernel_aten_lt_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_lt_tensor.c */
+mote_err_t mote_kernel_aten_masked_fill_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_masked_fill_scalar.c */
 mote_err_t mote_kernel_aten_max_pool2d_with_indices_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_max_pool2d_with_indices.c */
+mote_err_t mote_kernel_aten_maximum_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_maximum.c */
 mote_err_t mote_kernel_aten_mean_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mean.c */
+mote_err_t mote_kernel_aten_minimum_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_minimum.c */
 mote_err_t mote_kernel_aten_mm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mm.c */
 mote_err_t mote_kernel_aten_mul_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mul_scalar.c */
 mote_err_t mote_kernel_aten_mul_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mul.c */
+mote_err_t mote_kernel_aten_ne_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_ne_scalar.c */
+mote_err_t mote_kernel_aten_ne_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_ne_tensor.c */
 mote_err_t mote_kernel_aten_neg_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_neg.c */
 mote_err_t mote_kernel_aten_permute_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_permute_copy.c */
+mote_err_t mote_kernel_aten_pow_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pow_scalar.c */
+mote_err_t mote_kernel_aten_pow_Tensor_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pow_tensor_scalar.c */
+mote_err_t mote_kernel_aten_pow_Tensor_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pow_tensor_tensor.c */
 mote_err_t mote_kernel_aten_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_relu.c */
+mote_err_t mote_kernel_aten_remainder_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_remainder_scalar.c */
+mote_err_t mote_kernel_aten_remainder_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_remainder_tensor.c */
 mote_err_t mote_kernel_aten_rsqrt_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_rsqrt.c */
+mote_err_t mote_kernel_aten_rsub_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_rsub_scalar.c */
 mote_err_t mote_kernel_aten_select_copy_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_select_copy.c */
 mote_err_t mote_kernel_aten_sigmoid_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -82,6 +164,8 @@ mote_err_t mote_kernel_aten_unsqueeze_copy_out(mote_kernel_ctx_t *ctx, mote_valu
     uint32_t nargs); /* op_unsqueeze_copy.c */
 mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_view_copy.c */
+mote_err_t mote_kernel_aten_where_self_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_where.c */
 mote_err_t mote_kernel_dim_order_ops__clone_dim_order_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_clone_dim_order.c */
 mote_err_t mote_kernel_dim_order_ops__to_dim_order_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -127,28 +211,69 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::add.Scalar_out", mote_kernel_aten_add_Scalar_out},
     {"aten::add.out", mote_kernel_aten_add_out},
     {"aten::addmm.out", mote_kernel_aten_addmm_out},
+    {"aten::atan2.out", mote_kernel_aten_atan2_out},
     {"aten::avg_pool2d.out", mote_kernel_aten_avg_pool2d_out},
+    {"aten::bitwise_and.Scalar_out", mote_kernel_aten_bitwise_and_Scalar_out},
+    {"aten::bitwise_and.Tensor_out", mote_kernel_aten_bitwise_and_Tensor_out},
+    {"aten::bitwise_left_shift.Tensor_Scalar_out", mote_kernel_aten_bitwise_left_shift_Tensor_Scalar_out},
+    {"aten::bitwise_left_shift.Tensor_out", mote_kernel_aten_bitwise_left_shift_Tensor_out},
+    {"aten::bitwise_or.Scalar_out", mote_kernel_aten_bitwise_or_Scalar_out},
+    {"aten::bitwise_or.Tensor_out", mote_kernel_aten_bitwise_or_Tensor_out},
+    {"aten::bitwise_right_shift.Tensor_Scalar_out", mote_kernel_aten_bitwise_right_shift_Tensor_Scalar_out},
+    {"aten::bitwise_right_shift.Tensor_out", mote_kernel_aten_bitwise_right_shift_Tensor_out},
+    {"aten::bitwise_xor.Scalar_out", mote_kernel_aten_bitwise_xor_Scalar_out},
+    {"aten::bitwise_xor.Tensor_out", mote_kernel_aten_bitwise_xor_Tensor_out},
     {"aten::bmm.out", mote_kernel_aten_bmm_out},
     {"aten::cat.out", mote_kernel_aten_cat_out},
+    {"aten::clamp.Tensor_out", mote_kernel_aten_clamp_Tensor_out},
     {"aten::clamp.out", mote_kernel_aten_clamp_out},
     {"aten::clone.out", mote_kernel_aten_clone_out},
     {"aten::constant_pad_nd.out", mote_kernel_aten_constant_pad_nd_out},
     {"aten::convolution.out", mote_kernel_aten_convolution_out},
+    {"aten::div.Scalar_mode_out", mote_kernel_aten_div_Scalar_mode_out},
     {"aten::div.Scalar_out", mote_kernel_aten_div_Scalar_out},
     {"aten::div.out", mote_kernel_aten_div_out},
+    {"aten::div.out_mode", mote_kernel_aten_div_out_mode},
+    {"aten::eq.Scalar_out", mote_kernel_aten_eq_Scalar_out},
+    {"aten::eq.Tensor_out", mote_kernel_aten_eq_Tensor_out},
     {"aten::exp.out", mote_kernel_aten_exp_out},
     {"aten::expand_copy.out", mote_kernel_aten_expand_copy_out},
+    {"aten::floor_divide.out", mote_kernel_aten_floor_divide_out},
+    {"aten::fmod.Scalar_out", mote_kernel_aten_fmod_Scalar_out},
+    {"aten::fmod.Tensor_out", mote_kernel_aten_fmod_Tensor_out},
     {"aten::full.out", mote_kernel_aten_full_out},
+    {"aten::ge.Scalar_out", mote_kernel_aten_ge_Scalar_out},
+    {"aten::ge.Tensor_out", mote_kernel_aten_ge_Tensor_out},
+    {"aten::gt.Scalar_out", mote_kernel_aten_gt_Scalar_out},
+    {"aten::gt.Tensor_out", mote_kernel_aten_gt_Tensor_out},
     {"aten::hardtanh.out", mote_kernel_aten_hardtanh_out},
+    {"aten::le.Scalar_out", mote_kernel_aten_le_Scalar_out},
+    {"aten::le.Tensor_out", mote_kernel_aten_le_Tensor_out},
+    {"aten::logical_and.out", mote_kernel_aten_logical_and_out},
+    {"aten::logical_or.out", mote_kernel_aten_logical_or_out},
+    {"aten::logical_xor.out", mote_kernel_aten_logical_xor_out},
+    {"aten::lt.Scalar_out", mote_kernel_aten_lt_Scalar_out},
+    {"aten::lt.Tensor_out", mote_kernel_aten_lt_Tensor_out},
+    {"aten::masked_fill.Scalar_out", mote_kernel_aten_masked_fill_Scalar_out},
     {"aten::max_pool2d_with_indices.out", mote_kernel_aten_max_pool2d_with_indices_out},
+    {"aten::maximum.out", mote_kernel_aten_maximum_out},
     {"aten::mean.out", mote_kernel_aten_mean_out},
+    {"aten::minimum.out", mote_kernel_aten_minimum_out},
     {"aten::mm.out", mote_kernel_aten_mm_out},
     {"aten::mul.Scalar_out", mote_kernel_aten_mul_Scalar_out},
     {"aten::mul.out", mote_kernel_aten_mul_out},
+    {"aten::ne.Scalar_out", mote_kernel_aten_ne_Scalar_out},
+    {"aten::ne.Tensor_out", mote_kernel_aten_ne_Tensor_out},
     {"aten::neg.out", mote_kernel_aten_neg_out},
     {"aten::permute_copy.out", mote_kernel_aten_permute_copy_out},
+    {"aten::pow.Scalar_out", mote_kernel_aten_pow_Scalar_out},
+    {"aten::pow.Tensor_Scalar_out", mote_kernel_aten_pow_Tensor_Scalar_out},
+    {"aten::pow.Tensor_Tensor_out", mote_kernel_aten_pow_Tensor_Tensor_out},
     {"aten::relu.out", mote_kernel_aten_relu_out},
+    {"aten::remainder.Scalar_out", mote_kernel_aten_remainder_Scalar_out},
+    {"aten::remainder.Tensor_out", mote_kernel_aten_remainder_Tensor_out},
     {"aten::rsqrt.out", mote_kernel_aten_rsqrt_out},
+    {"aten::rsub.Scalar_out", mote_kernel_aten_rsub_Scalar_out},
     {"aten::select_copy.int_out", mote_kernel_aten_select_copy_int_out},
     {"aten::sigmoid.out", mote_kernel_aten_sigmoid_out},
     {"aten::slice_copy.Tensor_out", mote_kernel_aten_slice_copy_Tensor_out},
@@ -159,6 +284,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::tanh.out", mote_kernel_aten_tanh_out},
     {"aten::unsqueeze_copy.out", mote_kernel_aten_unsqueeze_copy_out},
     {"aten::view_copy.out", mote_kernel_aten_view_copy_out},
+    {"aten::where.self_out", mote_kernel_aten_where_self_out},
     {"dim_order_ops::_clone_dim_order.out", mote_kernel_dim_order_ops__clone_dim_order_out},
     {"dim_order_ops::_to_dim_order_copy.out", mote_kernel_dim_order_ops__to_dim_order_copy_out},
     {"mote::add_s8.out", mote_kernel_mote_add_s8_out},
@@ -188,28 +314,69 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::add.Scalar_out */
     1u, /* aten::add.out */
     1u, /* aten::addmm.out */
+    1u, /* aten::atan2.out */
     1u, /* aten::avg_pool2d.out */
+    1u, /* aten::bitwise_and.Scalar_out */
+    1u, /* aten::bitwise_and.Tensor_out */
+    1u, /* aten::bitwise_left_shift.Tensor_Scalar_out */
+    1u, /* aten::bitwise_left_shift.Tensor_out */
+    1u, /* aten::bitwise_or.Scalar_out */
+    1u, /* aten::bitwise_or.Tensor_out */
+    1u, /* aten::bitwise_right_shift.Tensor_Scalar_out */
+    1u, /* aten::bitwise_right_shift.Tensor_out */
+    1u, /* aten::bitwise_xor.Scalar_out */
+    1u, /* aten::bitwise_xor.Tensor_out */
     1u, /* aten::bmm.out */
     1u, /* aten::cat.out */
+    1u, /* aten::clamp.Tensor_out */
     1u, /* aten::clamp.out */
     1u, /* aten::clone.out */
     1u, /* aten::constant_pad_nd.out */
     1u, /* aten::convolution.out */
+    1u, /* aten::div.Scalar_mode_out */
     1u, /* aten::div.Scalar_out */
     1u, /* aten::div.out */
+    1u, /* aten::div.out_mode */
+    1u, /* aten::eq.Scalar_out */
+    1u, /* aten::eq.Tensor_out */
     1u, /* aten::exp.out */
     1u, /* aten::expand_copy.out */
+    1u, /* aten::floor_divide.out */
+    1u, /* aten::fmod.Scalar_out */
+    1u, /* aten::fmod.Tensor_out */
     1u, /* aten::full.out */
+    1u, /* aten::ge.Scalar_out */
+    1u, /* aten::ge.Tensor_out */
+    1u, /* aten::gt.Scalar_out */
+    1u, /* aten::gt.Tensor_out */
     1u, /* aten::hardtanh.out */
+    1u, /* aten::le.Scalar_out */
+    1u, /* aten::le.Tensor_out */
+    1u, /* aten::logical_and.out */
+    1u, /* aten::logical_or.out */
+    1u, /* aten::logical_xor.out */
+    1u, /* aten::lt.Scalar_out */
+    1u, /* aten::lt.Tensor_out */
+    1u, /* aten::masked_fill.Scalar_out */
     2u, /* aten::max_pool2d_with_indices.out */
+    1u, /* aten::maximum.out */
     1u, /* aten::mean.out */
+    1u, /* aten::minimum.out */
     1u, /* aten::mm.out */
     1u, /* aten::mul.Scalar_out */
     1u, /* aten::mul.out */
+    1u, /* aten::ne.Scalar_out */
+    1u, /* aten::ne.Tensor_out */
     1u, /* aten::neg.out */
     1u, /* aten::permute_copy.out */
+    1u, /* aten::pow.Scalar_out */
+    1u, /* aten::pow.Tensor_Scalar_out */
+    1u, /* aten::pow.Tensor_Tensor_out */
     1u, /* aten::relu.out */
+    1u, /* aten::remainder.Scalar_out */
+    1u, /* aten::remainder.Tensor_out */
     1u, /* aten::rsqrt.out */
+    1u, /* aten::rsub.Scalar_out */
     1u, /* aten::select_copy.int_out */
     1u, /* aten::sigmoid.out */
     1u, /* aten::slice_copy.Tensor_out */
@@ -220,6 +387,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::tanh.out */
     1u, /* aten::unsqueeze_copy.out */
     1u, /* aten::view_copy.out */
+    1u, /* aten::where.self_out */
     1u, /* dim_order_ops::_clone_dim_order.out */
     1u, /* dim_order_ops::_to_dim_order_copy.out */
     1u, /* mote::add_s8.out */
@@ -240,4 +408,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 57u;
+const uint32_t mote_kernel_registry_len = 99u;
