@@ -14,9 +14,11 @@ def run_fp32_passes(prog: EdgeProgram) -> EdgeProgram:
     from aot.compiler.passes.const_fold import fold_constants
     from aot.compiler.passes.fold_batchnorm import fold_batchnorm
     from aot.compiler.passes.remove_noops import remove_noops
+    from aot.compiler.passes.scalar_ops import rewrite_scalar_ops
     from aot.compiler.passes.views import lower_views
 
     remove_noops(prog)
+    rewrite_scalar_ops(prog)
     fold_batchnorm(prog)
     fold_constants(prog)
     lower_views(prog)
