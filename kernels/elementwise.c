@@ -270,6 +270,14 @@ mote_err_t mote_ew_map(mote_tensor_t *const *in, const uint8_t *ct, uint32_t nin
         src[k] = (const uint8_t *)in[k]->data;
         off[k] = 0;
     }
+    {
+        /* the broadcast shape has the largest input rank, not more */
+        uint32_t maxdim = 0;
+        for (k = 0; k < nin; k++) {
+            maxdim = in[k]->dim > maxdim ? in[k]->dim : maxdim;
+        }
+        MOTE_CHECK(maxdim == rank, MOTE_ERR_KERNEL_SHAPE);
+    }
     for (d = 0; d < rank; d++) {
         const int32_t os = out->sizes[d];
         int32_t want = 1, s[MOTE_EW_MAX_IN];

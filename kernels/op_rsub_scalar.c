@@ -4,7 +4,8 @@
  *
  *   args (4): self, other Scalar, alpha Scalar, out (same shape as self).
  *   dtypes: float32; integers (int32, int64, int8, int16, uint8; wrapping, alpha must be
- *           integral); int self with a Double other -> float32 out. bool -> DTYPE.
+ *           integral); int self with a Double other -> float32 out. A bool self or
+ *           other -> DTYPE (torch refuses bool subtraction).
  *   errors: MOTE_ERR_KERNEL_ARGS (count/tags), MOTE_ERR_KERNEL_DTYPE (dtype combination,
  *           fractional alpha on integers), MOTE_ERR_KERNEL_SHAPE (out shape wrong).
  *   out may alias self exactly (in place).
@@ -30,6 +31,8 @@ mote_err_t mote_kernel_aten_rsub_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t
     MOTE_TRY(mote_k_nargs(args, nargs, 4));
     MOTE_TRY(mote_k_tensor(args[0], &self));
     MOTE_TRY(mote_k_scalar(args[2], &p.alpha));
+    /* torch refuses subtraction with a bool operand */
+    MOTE_CHECK(self->dtype != MOTE_DTYPE_BOOL && args[1]->tag != MOTE_TAG_BOOL, MOTE_ERR_KERNEL_DTYPE);
     if (mote_ew_category(self->dtype) < 2 && args[1]->tag != MOTE_TAG_DOUBLE) {
         /* integer result: alpha must be an integer (torch refuses a float alpha) */
         MOTE_CHECK(args[2]->tag != MOTE_TAG_DOUBLE, MOTE_ERR_KERNEL_DTYPE);
