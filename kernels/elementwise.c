@@ -142,6 +142,31 @@ static void mote_ew_cvt(void *dst, uint8_t ddt, const void *src, uint8_t sdt, si
 {
     size_t i;
     const int sfloat = mote_ew_category(sdt) == 2;
+    /* the frequent pairs (int32 tensors, int32/bool outs) get plain loops */
+    if (sdt == MOTE_DTYPE_INT32 && ddt == MOTE_DTYPE_INT64) {
+        for (i = 0; i < n; i++) {
+            ((int64_t *)dst)[i] = ((const int32_t *)src)[i];
+        }
+        return;
+    }
+    if (sdt == MOTE_DTYPE_INT64 && ddt == MOTE_DTYPE_INT32) {
+        for (i = 0; i < n; i++) {
+            ((int32_t *)dst)[i] = (int32_t)(uint32_t)(uint64_t)((const int64_t *)src)[i];
+        }
+        return;
+    }
+    if (sdt == MOTE_DTYPE_INT64 && ddt == MOTE_DTYPE_BOOL) {
+        for (i = 0; i < n; i++) {
+            ((uint8_t *)dst)[i] = (uint8_t)(((const int64_t *)src)[i] != 0);
+        }
+        return;
+    }
+    if (sdt == MOTE_DTYPE_BOOL && ddt == MOTE_DTYPE_INT64) {
+        for (i = 0; i < n; i++) {
+            ((int64_t *)dst)[i] = ((const uint8_t *)src)[i] != 0;
+        }
+        return;
+    }
     for (i = 0; i < n; i++) {
         if (ddt == MOTE_DTYPE_FLOAT32) {
             float v;

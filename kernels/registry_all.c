@@ -136,6 +136,8 @@ mote_err_t mote_kernel_aten_pow_Tensor_Tensor_out(mote_kernel_ctx_t *ctx, mote_v
     uint32_t nargs); /* op_pow_tensor_tensor.c */
 mote_err_t mote_kernel_aten_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_relu.c */
+mote_err_t mote_kernel_aten_remainder_Scalar_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_remainder_scalar_tensor.c */
 mote_err_t mote_kernel_aten_remainder_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_remainder_scalar.c */
 mote_err_t mote_kernel_aten_remainder_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -270,6 +272,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::pow.Tensor_Scalar_out", mote_kernel_aten_pow_Tensor_Scalar_out},
     {"aten::pow.Tensor_Tensor_out", mote_kernel_aten_pow_Tensor_Tensor_out},
     {"aten::relu.out", mote_kernel_aten_relu_out},
+    {"aten::remainder.Scalar_Tensor_out", mote_kernel_aten_remainder_Scalar_Tensor_out},
     {"aten::remainder.Scalar_out", mote_kernel_aten_remainder_Scalar_out},
     {"aten::remainder.Tensor_out", mote_kernel_aten_remainder_Tensor_out},
     {"aten::rsqrt.out", mote_kernel_aten_rsqrt_out},
@@ -373,6 +376,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::pow.Tensor_Scalar_out */
     1u, /* aten::pow.Tensor_Tensor_out */
     1u, /* aten::relu.out */
+    1u, /* aten::remainder.Scalar_Tensor_out */
     1u, /* aten::remainder.Scalar_out */
     1u, /* aten::remainder.Tensor_out */
     1u, /* aten::rsqrt.out */
@@ -408,4 +412,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 99u;
+const uint32_t mote_kernel_registry_len = 100u;

@@ -59,6 +59,7 @@ FP32 = {
     "aten::fmod.Scalar_out": (lambda: Fn(lambda x: torch.fmod(x * 4, 1.5)), (_r(3, 4),)),
     "aten::fmod.Tensor_out": (lambda: Fn(torch.fmod), (_r(3, 4) * 4, _r(4, seed=1) + 3.0)),
     "aten::remainder.Scalar_out": (lambda: Fn(lambda x: x % 3), (_r(3, 4) * 5,)),
+    "aten::remainder.Scalar_Tensor_out": (lambda: Fn(lambda x: 5.0 % x), (_r(3, 4) + 3.0,)),
     "aten::remainder.Tensor_out": (lambda: Fn(lambda x, y: x % y), (_r(3, 4) * 5, _r(3, 4, seed=1) + 3.0)),
     "aten::div.out_mode": (lambda: Fn(lambda x, y: torch.div(x, y, rounding_mode="floor")),
                            (_r(3, 4) * 5, _r(3, 4, seed=1) + 3.0)),

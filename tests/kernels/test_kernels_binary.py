@@ -334,6 +334,22 @@ def test_mod_scalar_and_special(K, name):
     assert K.call(f"aten::{name}.Scalar_out", x, x, torch.empty(8)) == ERR["ARGS"]
 
 
+def test_remainder_scalar_tensor(K):
+    x = torch.tensor([[-7.5, -3.0, -0.0, 0.0], [2.5, 7.0, float("inf"), float("nan")]])
+    for s in (5, -5, 2.5, -0.75, 0.0):
+        run(K, "aten::remainder.Scalar_Tensor_out", torch.remainder(s, x), s, x)
+    xi = torch.tensor([-7, -3, -1, 1, 2, 7])
+    for dt in (I32, I64):
+        for s in (5, -5, 0):
+            run(K, "aten::remainder.Scalar_Tensor_out", torch.remainder(s, xi.to(dt)), s, xi.to(dt))
+        run(K, "aten::remainder.Scalar_Tensor_out", torch.remainder(2.5, xi.to(dt)), 2.5, xi.to(dt))
+    assert K.call("aten::remainder.Scalar_Tensor_out", 3, torch.tensor([1, 0]),
+                  torch.empty(2, dtype=I64)) == ERR["ARGS"]
+    assert K.call("aten::remainder.Scalar_Tensor_out", 3, xi, torch.empty(6, dtype=I32)) == ERR["DTYPE"]
+    assert K.call("aten::remainder.Scalar_Tensor_out", 3, xi, torch.empty(5, dtype=I64)) == ERR["SHAPE"]
+    assert K.call("aten::remainder.Scalar_Tensor_out", xi, xi, torch.empty(6, dtype=I64)) == ERR["ARGS"]
+
+
 @pytest.mark.parametrize("sa,sb", SHAPES, ids=SID)
 def test_floor_divide(K, sa, sb):
     a, b = rnd(sa, F32, 1) * 5, rnd(sb, F32, 2)
