@@ -109,6 +109,13 @@ def test_compare_promotion(K):
     run(K, "aten::ne.Tensor_out", big != big.to(I32), big, big.to(I32))
     run(K, "aten::ge.Tensor_out", xi >= torch.tensor([True]), xi, torch.tensor([True]))
     run(K, "aten::le.Tensor_out", x <= xi[:4], x, xi[:4].clone())
+    # compared in float32 like torch: 0.1f == 0.1, int64 2**24 + 1 == 2.0**24
+    p1 = torch.tensor([0.1, 0.2])
+    run(K, "aten::eq.Scalar_out", p1 == 0.1, p1, 0.1)
+    run(K, "aten::gt.Scalar_out", p1 > 0.1, p1, 0.1)
+    n = torch.tensor([2**24 + 1, 2**24])
+    run(K, "aten::eq.Scalar_out", n == 16777216.0, n, 16777216.0)
+    run(K, "aten::eq.Scalar_out", n == 2**24 + 1, n, 2**24 + 1)
 
 
 def test_compare_errors(K):
