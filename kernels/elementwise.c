@@ -271,13 +271,6 @@ mote_err_t mote_ew_map(mote_tensor_t *const *in, const uint8_t *ct, uint32_t nin
     MOTE_CHECK(out->dtype == rt || (rt == MOTE_DTYPE_INT64 && mote_ew_category(out->dtype) >= 0 &&
                                     mote_ew_category(out->dtype) < 2),
                MOTE_ERR_KERNEL_DTYPE);
-    MOTE_TRY(mote_k_check_numel(out));
-    pl.nin = nin;
-    pl.out_dt = out->dtype;
-    pl.rt = rt;
-    pl.fn = fn;
-    pl.p = p;
-    pl.convert = out->dtype != rt;
     for (k = 0; k < nin; k++) {
         MOTE_CHECK(mote_ew_category(in[k]->dtype) >= 0, MOTE_ERR_KERNEL_DTYPE);
         MOTE_CHECK(ct[k] == MOTE_DTYPE_FLOAT32 || ct[k] == MOTE_DTYPE_INT64 ||
@@ -286,6 +279,15 @@ mote_err_t mote_ew_map(mote_tensor_t *const *in, const uint8_t *ct, uint32_t nin
         /* no float -> integer conversion of inputs */
         MOTE_CHECK(ct[k] != MOTE_DTYPE_INT64 || mote_ew_category(in[k]->dtype) < 2,
                    MOTE_ERR_KERNEL_DTYPE);
+    }
+    MOTE_TRY(mote_k_check_numel(out));
+    pl.nin = nin;
+    pl.out_dt = out->dtype;
+    pl.rt = rt;
+    pl.fn = fn;
+    pl.p = p;
+    pl.convert = out->dtype != rt;
+    for (k = 0; k < nin; k++) {
         MOTE_TRY(mote_k_check_numel(in[k]));
         MOTE_CHECK(in[k]->dim <= rank, MOTE_ERR_KERNEL_SHAPE);
         pl.in_dt[k] = in[k]->dtype;
@@ -591,13 +593,13 @@ const mote_ew_op_t mote_ew_op_remainder = {MOTE_EW_ARITH, mote_ew_rem_f32, mote_
 
 MOTE_EW_ROW2(mote_ew_floordiv_f32, float, float, mote_ew_floordivf(x, y))
 MOTE_EW_IDIV_ROW(mote_ew_floordiv_i64, mote_ew_ifloordiv(x, y))
-const mote_ew_op_t mote_ew_op_div_floor = {MOTE_EW_ARITH, mote_ew_floordiv_f32, mote_ew_floordiv_i64,
-                                           NULL};
+const mote_ew_op_t mote_ew_op_div_floor = {MOTE_EW_ARITH, mote_ew_floordiv_f32,
+                                           mote_ew_floordiv_i64, NULL};
 
 MOTE_EW_ROW2(mote_ew_truncdiv_f32, float, float, truncf(x / y))
 MOTE_EW_IDIV_ROW(mote_ew_truncdiv_i64, mote_ew_idiv(x, y))
-const mote_ew_op_t mote_ew_op_div_trunc = {MOTE_EW_ARITH, mote_ew_truncdiv_f32, mote_ew_truncdiv_i64,
-                                           NULL};
+const mote_ew_op_t mote_ew_op_div_trunc = {MOTE_EW_ARITH, mote_ew_truncdiv_f32,
+                                           mote_ew_truncdiv_i64, NULL};
 
 MOTE_EW_ROW2(mote_ew_div_f32, float, float, x / y)
 const mote_ew_op_t mote_ew_op_div_true = {MOTE_EW_FLOAT, mote_ew_div_f32, NULL, NULL};
@@ -639,5 +641,7 @@ mote_err_t mote_ew_rounding_mode(const mote_value_t *v, int *mode)
 
 const mote_ew_op_t *mote_ew_div_op(int mode)
 {
-    return mode == 1 ? &mote_ew_op_div_trunc : mode == 2 ? &mote_ew_op_div_floor : &mote_ew_op_div_true;
+    return mode == 1   ? &mote_ew_op_div_trunc
+           : mode == 2 ? &mote_ew_op_div_floor
+                       : &mote_ew_op_div_true;
 }

@@ -51,7 +51,7 @@ typedef enum mote_ew_kind {
     MOTE_EW_LOGICAL, /* out bool; every input read as bool (nonzero) */
     MOTE_EW_BITWISE, /* R integer or bool, out R; int64 domain */
     MOTE_EW_SHIFT,   /* R integer (not bool), out R; int64 domain, p->bits = width of R */
-    MOTE_EW_FLOAT    /* float result: R float32, or integer/bool R computed and written as float32 */
+    MOTE_EW_FLOAT    /* float32 out: R float32, or an integer/bool R computed as float32 */
 } mote_ew_kind_t;
 
 /** An op: its kind and row functions per domain (NULL: dtype not implemented). */
@@ -187,12 +187,13 @@ extern const mote_ew_op_t mote_ew_op_div_floor;  /* Python //, floor of the quot
 extern const mote_ew_op_t mote_ew_op_div_trunc;  /* quotient rounded toward zero */
 extern const mote_ew_op_t mote_ew_op_div_true;   /* kind FLOAT: x / y */
 extern const mote_ew_op_t mote_ew_op_pow;        /* powf; integer power with wrapping */
-extern const mote_ew_op_t mote_ew_op_pow_scalar; /* as pow, fp32 exponents 2, 3, 0.5, -0.5, -1, -2 exact like torch */
+/* as pow; fp32 exponents 2, 3, 0.5, -0.5, -1, -2 as x*x, x*x*x, sqrtf, ... like torch */
+extern const mote_ew_op_t mote_ew_op_pow_scalar;
 extern const mote_ew_op_t mote_ew_op_bitwise_and; /* kind BITWISE */
 extern const mote_ew_op_t mote_ew_op_bitwise_or;
 extern const mote_ew_op_t mote_ew_op_bitwise_xor;
 extern const mote_ew_op_t mote_ew_op_lshift;     /* kind SHIFT: 0 outside [0, bits) */
-extern const mote_ew_op_t mote_ew_op_rshift;     /* kind SHIFT: sign fill outside [0, bits - signed) */
+extern const mote_ew_op_t mote_ew_op_rshift;     /* kind SHIFT: sign fill outside [0, width-1) */
 
 /**
  * rounding_mode argument of div.out_mode / div.Scalar_mode_out: None -> 0,

@@ -18,7 +18,8 @@ MOTE_EW_ROW2(mote_atan2_f32, float, float, atan2f(x, y))
 
 MOTE_K_DECLARE(mote_kernel_aten_atan2_out);
 
-mote_err_t mote_kernel_aten_atan2_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+mote_err_t mote_kernel_aten_atan2_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                      uint32_t nargs)
 {
     static const mote_ew_op_t op = {MOTE_EW_FLOAT, mote_atan2_f32, NULL, NULL};
     mote_ew_param_t p = {0};

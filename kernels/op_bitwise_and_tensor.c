@@ -16,7 +16,8 @@ MOTE_KERNEL_IN_PLACE("aten::bitwise_and.Tensor_out")
 
 MOTE_K_DECLARE(mote_kernel_aten_bitwise_and_Tensor_out);
 
-mote_err_t mote_kernel_aten_bitwise_and_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+mote_err_t mote_kernel_aten_bitwise_and_Tensor_out(mote_kernel_ctx_t *ctx,
+                                                   mote_value_t *const *args, uint32_t nargs)
 {
     mote_ew_param_t p = {0};
     (void)ctx;

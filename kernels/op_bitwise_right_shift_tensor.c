@@ -1,8 +1,7 @@
 /*
- * aten::bitwise_right_shift.Tensor_out - out = self >> other (arithmetic); other < 0 or >= width-1
- *           fills with the sign bit
- *           (torch's rule), elementwise; `x << 2` exports as __lshift__, which the
- *           compiler maps to this operator.
+ * aten::bitwise_right_shift.Tensor_out - out = self >> other, arithmetic (other < 0 or >= width - 1
+ * fills with the sign bit, as torch); `x >> 1` exports as __rshift__, which the
+ * compiler maps to this operator.
  *
  *   args (3): self, other Tensor (broadcast), out (the broadcast shape).
  *   dtypes: integer (int32, int64, int8, int16, uint8), promoted like torch (a bool
@@ -18,7 +17,9 @@ MOTE_KERNEL_IN_PLACE("aten::bitwise_right_shift.Tensor_out")
 
 MOTE_K_DECLARE(mote_kernel_aten_bitwise_right_shift_Tensor_out);
 
-mote_err_t mote_kernel_aten_bitwise_right_shift_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+mote_err_t mote_kernel_aten_bitwise_right_shift_Tensor_out(mote_kernel_ctx_t *ctx,
+                                                           mote_value_t *const *args,
+                                                           uint32_t nargs)
 {
     mote_ew_param_t p = {0};
     (void)ctx;

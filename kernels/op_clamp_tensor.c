@@ -34,7 +34,9 @@ static void mote_clamp_f32(void *out, const void *const *in, const size_t *st, s
                            mote_ew_param_t *p)
 {
     const float *a = (const float *)in[0], *b = (const float *)in[1];
-    const float *c = p->flags == (MOTE_CLAMP_HAS_MIN | MOTE_CLAMP_HAS_MAX) ? (const float *)in[2] : b;
+    /* in[2] is max when both bounds are present, else in[1] is the one bound */
+    const float *c = (p->flags & MOTE_CLAMP_HAS_MIN) && (p->flags & MOTE_CLAMP_HAS_MAX)
+                             ? (const float *)in[2] : b;
     float *o = (float *)out;
     size_t i;
     for (i = 0; i < n; i++) {
@@ -55,7 +57,9 @@ static void mote_clamp_i64(void *out, const void *const *in, const size_t *st, s
                            mote_ew_param_t *p)
 {
     const int64_t *a = (const int64_t *)in[0], *b = (const int64_t *)in[1];
-    const int64_t *c = p->flags == (MOTE_CLAMP_HAS_MIN | MOTE_CLAMP_HAS_MAX) ? (const int64_t *)in[2] : b;
+    /* in[2] is max when both bounds are present, else in[1] is the one bound */
+    const int64_t *c = (p->flags & MOTE_CLAMP_HAS_MIN) && (p->flags & MOTE_CLAMP_HAS_MAX)
+                             ? (const int64_t *)in[2] : b;
     int64_t *o = (int64_t *)out;
     size_t i;
     for (i = 0; i < n; i++) {

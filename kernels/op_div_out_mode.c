@@ -18,7 +18,8 @@ MOTE_KERNEL_IN_PLACE("aten::div.out_mode")
 
 MOTE_K_DECLARE(mote_kernel_aten_div_out_mode);
 
-mote_err_t mote_kernel_aten_div_out_mode(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+mote_err_t mote_kernel_aten_div_out_mode(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                         uint32_t nargs)
 {
     mote_ew_param_t p = {0};
     int mode;

@@ -17,7 +17,8 @@ MOTE_EW_ROW2(mote_logical_or_b8, uint8_t, uint8_t, x | y)
 
 MOTE_K_DECLARE(mote_kernel_aten_logical_or_out);
 
-mote_err_t mote_kernel_aten_logical_or_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+mote_err_t mote_kernel_aten_logical_or_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                           uint32_t nargs)
 {
     static const mote_ew_op_t op = {MOTE_EW_LOGICAL, NULL, NULL, mote_logical_or_b8};
     mote_ew_param_t p = {0};

@@ -19,9 +19,11 @@ MOTE_EW_ROW2(mote_maximum_b8, uint8_t, uint8_t, x | y)
 
 MOTE_K_DECLARE(mote_kernel_aten_maximum_out);
 
-mote_err_t mote_kernel_aten_maximum_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+mote_err_t mote_kernel_aten_maximum_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                        uint32_t nargs)
 {
-    static const mote_ew_op_t op = {MOTE_EW_ARITH, mote_maximum_f32, mote_maximum_i64, mote_maximum_b8};
+    static const mote_ew_op_t op = {MOTE_EW_ARITH, mote_maximum_f32, mote_maximum_i64,
+                                    mote_maximum_b8};
     mote_ew_param_t p = {0};
     (void)ctx;
     return mote_ew_binary(args, nargs, 3, MOTE_EW_TT, &op, &p);

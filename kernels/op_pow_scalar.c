@@ -14,7 +14,8 @@ MOTE_KERNEL("aten::pow.Scalar_out")
 
 MOTE_K_DECLARE(mote_kernel_aten_pow_Scalar_out);
 
-mote_err_t mote_kernel_aten_pow_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+mote_err_t mote_kernel_aten_pow_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                           uint32_t nargs)
 {
     mote_ew_param_t p = {0};
     (void)ctx;

@@ -32,7 +32,8 @@ mote_err_t mote_kernel_aten_rsub_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t
     MOTE_TRY(mote_k_tensor(args[0], &self));
     MOTE_TRY(mote_k_scalar(args[2], &p.alpha));
     /* torch refuses subtraction with a bool operand */
-    MOTE_CHECK(self->dtype != MOTE_DTYPE_BOOL && args[1]->tag != MOTE_TAG_BOOL, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK(self->dtype != MOTE_DTYPE_BOOL && args[1]->tag != MOTE_TAG_BOOL,
+               MOTE_ERR_KERNEL_DTYPE);
     if (mote_ew_category(self->dtype) < 2 && args[1]->tag != MOTE_TAG_DOUBLE) {
         /* integer result: alpha must be an integer (torch refuses a float alpha) */
         MOTE_CHECK(args[2]->tag != MOTE_TAG_DOUBLE, MOTE_ERR_KERNEL_DTYPE);
