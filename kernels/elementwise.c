@@ -7,8 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-/* Elements converted per chunk when an input or out needs a dtype change. */
-#define MOTE_EW_CHUNK 32
+/* Elements converted per chunk when an input or out needs a dtype change
+   (4 stack buffers of 16 x 8 bytes: about 0.6 KB of frame on Cortex-M). */
+#define MOTE_EW_CHUNK 16
 
 int mote_ew_category(uint8_t dtype)
 {
