@@ -37,7 +37,7 @@ class CausalAttention(nn.Module):
 
 T = 6
 MODELS = {
-    "threshold": (lambda x: x > 0.5, (_r(3, 4),)),
+    "greater": (lambda x: x > 0.5, (_r(3, 4),)),
     "leaky_where": (lambda x: torch.where(x > 0, x, 0.1 * x), (_r(3, 4),)),
     "where_int_zero": (lambda x: torch.where(x > 0, x, 0), (_r(3, 4),)),
     "causal_mask": (lambda s: s.masked_fill(torch.ones(T, T).tril() == 0, float("-inf")), (_r(2, T, T),)),
@@ -57,6 +57,9 @@ MODELS = {
     "int_vs_float": (lambda x: x >= 1.5, (torch.arange(-3, 3, dtype=torch.int32),)),
     "eq_const": (lambda x: x == torch.tensor(0), (torch.arange(-3, 3).float(),)),
     "attention": (lambda: CausalAttention(8, T), (_r(1, T, 8),)),
+    "where_scalars": (lambda x: torch.where(x > 0, 1.0, -0.5), (_r(3, 4),)),
+    "prelu": (lambda: nn.PReLU(3), (_r(2, 3, 4),)),
+    "threshold": (lambda: nn.Threshold(0.1, 20.0), (_r(3, 4),)),
 }
 
 
