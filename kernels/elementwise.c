@@ -264,6 +264,7 @@ mote_err_t mote_ew_map(mote_tensor_t *const *in, const uint8_t *ct, uint32_t nin
     ptrdiff_t cst[MOTE_EW_MAX_IN][MOTE_MAX_DIM];
     const uint8_t *src[MOTE_EW_MAX_IN];
     size_t off[MOTE_EW_MAX_IN];
+    int64_t one[MOTE_EW_MAX_IN]; /* converted one-element inputs (lifted scalars) */
     uint32_t rank = out->dim, d, k, nd = 0;
     mote_ew_plan_t pl;
 
@@ -293,10 +294,16 @@ mote_err_t mote_ew_map(mote_tensor_t *const *in, const uint8_t *ct, uint32_t nin
         MOTE_CHECK(in[k]->dim <= rank, MOTE_ERR_KERNEL_SHAPE);
         pl.in_dt[k] = in[k]->dtype;
         pl.ct[k] = ct[k];
-        pl.convert |= in[k]->dtype != ct[k];
         mote_k_strides(in[k], cst[k]);
         src[k] = (const uint8_t *)in[k]->data;
         off[k] = 0;
+        if (in[k]->dtype != ct[k] && in[k]->numel == 1) {
+            /* a scalar converts once here, so the rows run unchunked */
+            mote_ew_cvt(&one[k], ct[k], in[k]->data, in[k]->dtype, 1);
+            src[k] = (const uint8_t *)&one[k];
+            pl.in_dt[k] = ct[k];
+        }
+        pl.convert |= pl.in_dt[k] != ct[k];
     }
     {
         /* the broadcast shape has the largest input rank, not more */
@@ -362,7 +369,7 @@ mote_err_t mote_ew_map(mote_tensor_t *const *in, const uint8_t *ct, uint32_t nin
         for (o = 0; o < outer; o++) {
             const uint8_t *s[MOTE_EW_MAX_IN];
             for (k = 0; k < nin; k++) {
-                s[k] = src[k] + off[k] * mote_dtype_size(in[k]->dtype);
+                s[k] = src[k] + off[k] * mote_dtype_size(pl.in_dt[k]);
             }
             mote_ew_span(&pl, s, po + o * inner * eso, inner);
             d = nd - 1;
