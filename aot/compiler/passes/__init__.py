@@ -9,8 +9,9 @@ from aot.compiler.passes.edge_program import EdgeProgram, from_exported
 
 
 def run_fp32_passes(prog: EdgeProgram) -> EdgeProgram:
-    """Fold BN into convs, fold constants, drop no-ops, turn views into
-    et_view/view_copy. Returns ``prog`` (mutated)."""
+    """Drop no-ops, rewrite ``1 - x`` / ``<<`` / ``>>`` calls (scalar_ops), fold
+    BN into convs, fold constants, turn views into et_view/view_copy. Returns
+    ``prog`` (mutated)."""
     from aot.compiler.passes.const_fold import fold_constants
     from aot.compiler.passes.fold_batchnorm import fold_batchnorm
     from aot.compiler.passes.remove_noops import remove_noops
