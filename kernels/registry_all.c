@@ -62,18 +62,42 @@ mote_err_t mote_kernel_aten_asinh_out(mote_kernel_ctx_t *ctx, mote_value_t *cons
     uint32_t nargs); /* op_asinh.c */
 mote_err_t mote_kernel_aten_atan_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_atan.c */
+mote_err_t mote_kernel_aten_atan2_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_atan2.c */
 mote_err_t mote_kernel_aten_atanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_atanh.c */
 mote_err_t mote_kernel_aten_avg_pool2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_avg_pool2d.c */
+mote_err_t mote_kernel_aten_bitwise_and_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_and_scalar.c */
+mote_err_t mote_kernel_aten_bitwise_and_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_and_tensor.c */
+mote_err_t mote_kernel_aten_bitwise_left_shift_Tensor_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_left_shift_tensor_scalar.c */
+mote_err_t mote_kernel_aten_bitwise_left_shift_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_left_shift_tensor.c */
 mote_err_t mote_kernel_aten_bitwise_not_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_bitwise_not.c */
+mote_err_t mote_kernel_aten_bitwise_or_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_or_scalar.c */
+mote_err_t mote_kernel_aten_bitwise_or_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_or_tensor.c */
+mote_err_t mote_kernel_aten_bitwise_right_shift_Tensor_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_right_shift_tensor_scalar.c */
+mote_err_t mote_kernel_aten_bitwise_right_shift_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_right_shift_tensor.c */
+mote_err_t mote_kernel_aten_bitwise_xor_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_xor_scalar.c */
+mote_err_t mote_kernel_aten_bitwise_xor_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_bitwise_xor_tensor.c */
 mote_err_t mote_kernel_aten_bmm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_bmm.c */
 mote_err_t mote_kernel_aten_cat_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_cat.c */
 mote_err_t mote_kernel_aten_ceil_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_ceil.c */
+mote_err_t mote_kernel_aten_clamp_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_clamp_tensor.c */
 mote_err_t mote_kernel_aten_clamp_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_clamp.c */
 mote_err_t mote_kernel_aten_clone_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -96,16 +120,24 @@ mote_err_t mote_kernel_aten_detach_copy_out(mote_kernel_ctx_t *ctx, mote_value_t
     uint32_t nargs); /* op_detach_copy.c */
 mote_err_t mote_kernel_aten_diagonal_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_diagonal_copy.c */
+mote_err_t mote_kernel_aten_div_Scalar_mode_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_div_scalar_mode.c */
 mote_err_t mote_kernel_aten_div_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div_scalar.c */
 mote_err_t mote_kernel_aten_div_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_div.c */
+mote_err_t mote_kernel_aten_div_out_mode(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_div_out_mode.c */
 mote_err_t mote_kernel_aten_elu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_elu.c */
 mote_err_t mote_kernel_aten_embedding_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_embedding.c */
 mote_err_t mote_kernel_aten_empty_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_empty.c */
+mote_err_t mote_kernel_aten_eq_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_eq_scalar.c */
+mote_err_t mote_kernel_aten_eq_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_eq_tensor.c */
 mote_err_t mote_kernel_aten_erf_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_erf.c */
 mote_err_t mote_kernel_aten_exp_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -122,18 +154,32 @@ mote_err_t mote_kernel_aten_flip_out(mote_kernel_ctx_t *ctx, mote_value_t *const
     uint32_t nargs); /* op_flip.c */
 mote_err_t mote_kernel_aten_floor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_floor.c */
+mote_err_t mote_kernel_aten_floor_divide_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_floor_divide.c */
+mote_err_t mote_kernel_aten_fmod_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_fmod_scalar.c */
+mote_err_t mote_kernel_aten_fmod_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_fmod_tensor.c */
 mote_err_t mote_kernel_aten_full_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_full.c */
 mote_err_t mote_kernel_aten_full_like_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_full_like.c */
 mote_err_t mote_kernel_aten_gather_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_gather.c */
+mote_err_t mote_kernel_aten_ge_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_ge_scalar.c */
+mote_err_t mote_kernel_aten_ge_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_ge_tensor.c */
 mote_err_t mote_kernel_aten_gelu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_gelu.c */
 mote_err_t mote_kernel_aten_glu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_glu.c */
 mote_err_t mote_kernel_aten_grid_sampler_2d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_grid_sampler_2d.c */
+mote_err_t mote_kernel_aten_gt_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_gt_scalar.c */
+mote_err_t mote_kernel_aten_gt_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_gt_tensor.c */
 mote_err_t mote_kernel_aten_hardtanh_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_hardtanh.c */
 mote_err_t mote_kernel_aten_index_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -148,6 +194,10 @@ mote_err_t mote_kernel_aten_isinf_out(mote_kernel_ctx_t *ctx, mote_value_t *cons
     uint32_t nargs); /* op_isinf.c */
 mote_err_t mote_kernel_aten_isnan_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_isnan.c */
+mote_err_t mote_kernel_aten_le_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_le_scalar.c */
+mote_err_t mote_kernel_aten_le_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_le_tensor.c */
 mote_err_t mote_kernel_aten_leaky_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_leaky_relu.c */
 mote_err_t mote_kernel_aten_lift_fresh_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -162,10 +212,22 @@ mote_err_t mote_kernel_aten_log1p_out(mote_kernel_ctx_t *ctx, mote_value_t *cons
     uint32_t nargs); /* op_log1p.c */
 mote_err_t mote_kernel_aten_log2_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_log2.c */
+mote_err_t mote_kernel_aten_logical_and_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_logical_and.c */
 mote_err_t mote_kernel_aten_logical_not_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_logical_not.c */
+mote_err_t mote_kernel_aten_logical_or_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_logical_or.c */
+mote_err_t mote_kernel_aten_logical_xor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_logical_xor.c */
 mote_err_t mote_kernel_aten_logit_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_logit.c */
+mote_err_t mote_kernel_aten_lt_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_lt_scalar.c */
+mote_err_t mote_kernel_aten_lt_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_lt_tensor.c */
+mote_err_t mote_kernel_aten_masked_fill_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_masked_fill_scalar.c */
 mote_err_t mote_kernel_aten_masked_scatter_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_masked_scatter.c */
 mote_err_t mote_kernel_aten_max_dim_max(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -174,6 +236,8 @@ mote_err_t mote_kernel_aten_max_unary_out(mote_kernel_ctx_t *ctx, mote_value_t *
     uint32_t nargs); /* op_max_unary.c */
 mote_err_t mote_kernel_aten_max_pool2d_with_indices_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_max_pool2d_with_indices.c */
+mote_err_t mote_kernel_aten_maximum_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_maximum.c */
 mote_err_t mote_kernel_aten_mean_dtype_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mean_dtype.c */
 mote_err_t mote_kernel_aten_mean_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -182,6 +246,8 @@ mote_err_t mote_kernel_aten_min_dim_min(mote_kernel_ctx_t *ctx, mote_value_t *co
     uint32_t nargs); /* op_min_dim.c */
 mote_err_t mote_kernel_aten_min_unary_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_min_unary.c */
+mote_err_t mote_kernel_aten_minimum_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_minimum.c */
 mote_err_t mote_kernel_aten_mm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mm.c */
 mote_err_t mote_kernel_aten_mul_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -194,6 +260,10 @@ mote_err_t mote_kernel_aten_native_group_norm_out(mote_kernel_ctx_t *ctx, mote_v
     uint32_t nargs); /* op_native_group_norm.c */
 mote_err_t mote_kernel_aten_native_layer_norm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_native_layer_norm.c */
+mote_err_t mote_kernel_aten_ne_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_ne_scalar.c */
+mote_err_t mote_kernel_aten_ne_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_ne_tensor.c */
 mote_err_t mote_kernel_aten_neg_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_neg.c */
 mote_err_t mote_kernel_aten_ones_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -204,6 +274,12 @@ mote_err_t mote_kernel_aten_pixel_shuffle_out(mote_kernel_ctx_t *ctx, mote_value
     uint32_t nargs); /* op_pixel_shuffle.c */
 mote_err_t mote_kernel_aten_pixel_unshuffle_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_pixel_unshuffle.c */
+mote_err_t mote_kernel_aten_pow_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pow_scalar.c */
+mote_err_t mote_kernel_aten_pow_Tensor_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pow_tensor_scalar.c */
+mote_err_t mote_kernel_aten_pow_Tensor_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_pow_tensor_tensor.c */
 mote_err_t mote_kernel_aten_prod_int_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_prod_int.c */
 mote_err_t mote_kernel_aten_prod_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -218,6 +294,12 @@ mote_err_t mote_kernel_aten_reflection_pad3d_out(mote_kernel_ctx_t *ctx, mote_va
     uint32_t nargs); /* op_reflection_pad3d.c */
 mote_err_t mote_kernel_aten_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_relu.c */
+mote_err_t mote_kernel_aten_remainder_Scalar_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_remainder_scalar_tensor.c */
+mote_err_t mote_kernel_aten_remainder_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_remainder_scalar.c */
+mote_err_t mote_kernel_aten_remainder_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_remainder_tensor.c */
 mote_err_t mote_kernel_aten_repeat_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_repeat.c */
 mote_err_t mote_kernel_aten_replication_pad1d_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -234,6 +316,8 @@ mote_err_t mote_kernel_aten_round_out(mote_kernel_ctx_t *ctx, mote_value_t *cons
     uint32_t nargs); /* op_round.c */
 mote_err_t mote_kernel_aten_rsqrt_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_rsqrt.c */
+mote_err_t mote_kernel_aten_rsub_Scalar_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_rsub_scalar.c */
 mote_err_t mote_kernel_aten_scalar_tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_scalar_tensor.c */
 mote_err_t mote_kernel_aten_scatter_src_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -308,6 +392,8 @@ mote_err_t mote_kernel_aten_var_mean_correction_out(mote_kernel_ctx_t *ctx, mote
     uint32_t nargs); /* op_var_mean_correction.c */
 mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_view_copy.c */
+mote_err_t mote_kernel_aten_where_self_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_where.c */
 mote_err_t mote_kernel_aten_zeros_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_zeros.c */
 mote_err_t mote_kernel_dim_order_ops__clone_dim_order_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -381,12 +467,24 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::asin.out", mote_kernel_aten_asin_out},
     {"aten::asinh.out", mote_kernel_aten_asinh_out},
     {"aten::atan.out", mote_kernel_aten_atan_out},
+    {"aten::atan2.out", mote_kernel_aten_atan2_out},
     {"aten::atanh.out", mote_kernel_aten_atanh_out},
     {"aten::avg_pool2d.out", mote_kernel_aten_avg_pool2d_out},
+    {"aten::bitwise_and.Scalar_out", mote_kernel_aten_bitwise_and_Scalar_out},
+    {"aten::bitwise_and.Tensor_out", mote_kernel_aten_bitwise_and_Tensor_out},
+    {"aten::bitwise_left_shift.Tensor_Scalar_out", mote_kernel_aten_bitwise_left_shift_Tensor_Scalar_out},
+    {"aten::bitwise_left_shift.Tensor_out", mote_kernel_aten_bitwise_left_shift_Tensor_out},
     {"aten::bitwise_not.out", mote_kernel_aten_bitwise_not_out},
+    {"aten::bitwise_or.Scalar_out", mote_kernel_aten_bitwise_or_Scalar_out},
+    {"aten::bitwise_or.Tensor_out", mote_kernel_aten_bitwise_or_Tensor_out},
+    {"aten::bitwise_right_shift.Tensor_Scalar_out", mote_kernel_aten_bitwise_right_shift_Tensor_Scalar_out},
+    {"aten::bitwise_right_shift.Tensor_out", mote_kernel_aten_bitwise_right_shift_Tensor_out},
+    {"aten::bitwise_xor.Scalar_out", mote_kernel_aten_bitwise_xor_Scalar_out},
+    {"aten::bitwise_xor.Tensor_out", mote_kernel_aten_bitwise_xor_Tensor_out},
     {"aten::bmm.out", mote_kernel_aten_bmm_out},
     {"aten::cat.out", mote_kernel_aten_cat_out},
     {"aten::ceil.out", mote_kernel_aten_ceil_out},
+    {"aten::clamp.Tensor_out", mote_kernel_aten_clamp_Tensor_out},
     {"aten::clamp.out", mote_kernel_aten_clamp_out},
     {"aten::clone.out", mote_kernel_aten_clone_out},
     {"aten::constant_pad_nd.out", mote_kernel_aten_constant_pad_nd_out},
@@ -398,11 +496,15 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::cumsum.out", mote_kernel_aten_cumsum_out},
     {"aten::detach_copy.out", mote_kernel_aten_detach_copy_out},
     {"aten::diagonal_copy.out", mote_kernel_aten_diagonal_copy_out},
+    {"aten::div.Scalar_mode_out", mote_kernel_aten_div_Scalar_mode_out},
     {"aten::div.Scalar_out", mote_kernel_aten_div_Scalar_out},
     {"aten::div.out", mote_kernel_aten_div_out},
+    {"aten::div.out_mode", mote_kernel_aten_div_out_mode},
     {"aten::elu.out", mote_kernel_aten_elu_out},
     {"aten::embedding.out", mote_kernel_aten_embedding_out},
     {"aten::empty.out", mote_kernel_aten_empty_out},
+    {"aten::eq.Scalar_out", mote_kernel_aten_eq_Scalar_out},
+    {"aten::eq.Tensor_out", mote_kernel_aten_eq_Tensor_out},
     {"aten::erf.out", mote_kernel_aten_erf_out},
     {"aten::exp.out", mote_kernel_aten_exp_out},
     {"aten::expand_copy.out", mote_kernel_aten_expand_copy_out},
@@ -411,12 +513,19 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::fill.Tensor_out", mote_kernel_aten_fill_Tensor_out},
     {"aten::flip.out", mote_kernel_aten_flip_out},
     {"aten::floor.out", mote_kernel_aten_floor_out},
+    {"aten::floor_divide.out", mote_kernel_aten_floor_divide_out},
+    {"aten::fmod.Scalar_out", mote_kernel_aten_fmod_Scalar_out},
+    {"aten::fmod.Tensor_out", mote_kernel_aten_fmod_Tensor_out},
     {"aten::full.out", mote_kernel_aten_full_out},
     {"aten::full_like.out", mote_kernel_aten_full_like_out},
     {"aten::gather.out", mote_kernel_aten_gather_out},
+    {"aten::ge.Scalar_out", mote_kernel_aten_ge_Scalar_out},
+    {"aten::ge.Tensor_out", mote_kernel_aten_ge_Tensor_out},
     {"aten::gelu.out", mote_kernel_aten_gelu_out},
     {"aten::glu.out", mote_kernel_aten_glu_out},
     {"aten::grid_sampler_2d.out", mote_kernel_aten_grid_sampler_2d_out},
+    {"aten::gt.Scalar_out", mote_kernel_aten_gt_Scalar_out},
+    {"aten::gt.Tensor_out", mote_kernel_aten_gt_Tensor_out},
     {"aten::hardtanh.out", mote_kernel_aten_hardtanh_out},
     {"aten::index.Tensor_out", mote_kernel_aten_index_Tensor_out},
     {"aten::index_put.out", mote_kernel_aten_index_put_out},
@@ -424,6 +533,8 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::index_select.out", mote_kernel_aten_index_select_out},
     {"aten::isinf.out", mote_kernel_aten_isinf_out},
     {"aten::isnan.out", mote_kernel_aten_isnan_out},
+    {"aten::le.Scalar_out", mote_kernel_aten_le_Scalar_out},
+    {"aten::le.Tensor_out", mote_kernel_aten_le_Tensor_out},
     {"aten::leaky_relu.out", mote_kernel_aten_leaky_relu_out},
     {"aten::lift_fresh_copy.out", mote_kernel_aten_lift_fresh_copy_out},
     {"aten::linear.out", mote_kernel_aten_linear_out},
@@ -431,27 +542,40 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::log10.out", mote_kernel_aten_log10_out},
     {"aten::log1p.out", mote_kernel_aten_log1p_out},
     {"aten::log2.out", mote_kernel_aten_log2_out},
+    {"aten::logical_and.out", mote_kernel_aten_logical_and_out},
     {"aten::logical_not.out", mote_kernel_aten_logical_not_out},
+    {"aten::logical_or.out", mote_kernel_aten_logical_or_out},
+    {"aten::logical_xor.out", mote_kernel_aten_logical_xor_out},
     {"aten::logit.out", mote_kernel_aten_logit_out},
+    {"aten::lt.Scalar_out", mote_kernel_aten_lt_Scalar_out},
+    {"aten::lt.Tensor_out", mote_kernel_aten_lt_Tensor_out},
+    {"aten::masked_fill.Scalar_out", mote_kernel_aten_masked_fill_Scalar_out},
     {"aten::masked_scatter.out", mote_kernel_aten_masked_scatter_out},
     {"aten::max.dim_max", mote_kernel_aten_max_dim_max},
     {"aten::max.unary_out", mote_kernel_aten_max_unary_out},
     {"aten::max_pool2d_with_indices.out", mote_kernel_aten_max_pool2d_with_indices_out},
+    {"aten::maximum.out", mote_kernel_aten_maximum_out},
     {"aten::mean.dtype_out", mote_kernel_aten_mean_dtype_out},
     {"aten::mean.out", mote_kernel_aten_mean_out},
     {"aten::min.dim_min", mote_kernel_aten_min_dim_min},
     {"aten::min.unary_out", mote_kernel_aten_min_unary_out},
+    {"aten::minimum.out", mote_kernel_aten_minimum_out},
     {"aten::mm.out", mote_kernel_aten_mm_out},
     {"aten::mul.Scalar_out", mote_kernel_aten_mul_Scalar_out},
     {"aten::mul.out", mote_kernel_aten_mul_out},
     {"aten::narrow_copy.out", mote_kernel_aten_narrow_copy_out},
     {"aten::native_group_norm.out", mote_kernel_aten_native_group_norm_out},
     {"aten::native_layer_norm.out", mote_kernel_aten_native_layer_norm_out},
+    {"aten::ne.Scalar_out", mote_kernel_aten_ne_Scalar_out},
+    {"aten::ne.Tensor_out", mote_kernel_aten_ne_Tensor_out},
     {"aten::neg.out", mote_kernel_aten_neg_out},
     {"aten::ones.out", mote_kernel_aten_ones_out},
     {"aten::permute_copy.out", mote_kernel_aten_permute_copy_out},
     {"aten::pixel_shuffle.out", mote_kernel_aten_pixel_shuffle_out},
     {"aten::pixel_unshuffle.out", mote_kernel_aten_pixel_unshuffle_out},
+    {"aten::pow.Scalar_out", mote_kernel_aten_pow_Scalar_out},
+    {"aten::pow.Tensor_Scalar_out", mote_kernel_aten_pow_Tensor_Scalar_out},
+    {"aten::pow.Tensor_Tensor_out", mote_kernel_aten_pow_Tensor_Tensor_out},
     {"aten::prod.int_out", mote_kernel_aten_prod_int_out},
     {"aten::prod.out", mote_kernel_aten_prod_out},
     {"aten::reciprocal.out", mote_kernel_aten_reciprocal_out},
@@ -459,6 +583,9 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::reflection_pad2d.out", mote_kernel_aten_reflection_pad2d_out},
     {"aten::reflection_pad3d.out", mote_kernel_aten_reflection_pad3d_out},
     {"aten::relu.out", mote_kernel_aten_relu_out},
+    {"aten::remainder.Scalar_Tensor_out", mote_kernel_aten_remainder_Scalar_Tensor_out},
+    {"aten::remainder.Scalar_out", mote_kernel_aten_remainder_Scalar_out},
+    {"aten::remainder.Tensor_out", mote_kernel_aten_remainder_Tensor_out},
     {"aten::repeat.out", mote_kernel_aten_repeat_out},
     {"aten::replication_pad1d.out", mote_kernel_aten_replication_pad1d_out},
     {"aten::replication_pad2d.out", mote_kernel_aten_replication_pad2d_out},
@@ -467,6 +594,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::round.decimals_out", mote_kernel_aten_round_decimals_out},
     {"aten::round.out", mote_kernel_aten_round_out},
     {"aten::rsqrt.out", mote_kernel_aten_rsqrt_out},
+    {"aten::rsub.Scalar_out", mote_kernel_aten_rsub_Scalar_out},
     {"aten::scalar_tensor.out", mote_kernel_aten_scalar_tensor_out},
     {"aten::scatter.src_out", mote_kernel_aten_scatter_src_out},
     {"aten::scatter.value_out", mote_kernel_aten_scatter_value_out},
@@ -504,6 +632,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::var.out", mote_kernel_aten_var_out},
     {"aten::var_mean.correction_out", mote_kernel_aten_var_mean_correction_out},
     {"aten::view_copy.out", mote_kernel_aten_view_copy_out},
+    {"aten::where.self_out", mote_kernel_aten_where_self_out},
     {"aten::zeros.out", mote_kernel_aten_zeros_out},
     {"dim_order_ops::_clone_dim_order.out", mote_kernel_dim_order_ops__clone_dim_order_out},
     {"dim_order_ops::_empty_dim_order.out", mote_kernel_dim_order_ops__empty_dim_order_out},
@@ -558,12 +687,24 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::asin.out */
     1u, /* aten::asinh.out */
     1u, /* aten::atan.out */
+    1u, /* aten::atan2.out */
     1u, /* aten::atanh.out */
     1u, /* aten::avg_pool2d.out */
+    1u, /* aten::bitwise_and.Scalar_out */
+    1u, /* aten::bitwise_and.Tensor_out */
+    1u, /* aten::bitwise_left_shift.Tensor_Scalar_out */
+    1u, /* aten::bitwise_left_shift.Tensor_out */
     1u, /* aten::bitwise_not.out */
+    1u, /* aten::bitwise_or.Scalar_out */
+    1u, /* aten::bitwise_or.Tensor_out */
+    1u, /* aten::bitwise_right_shift.Tensor_Scalar_out */
+    1u, /* aten::bitwise_right_shift.Tensor_out */
+    1u, /* aten::bitwise_xor.Scalar_out */
+    1u, /* aten::bitwise_xor.Tensor_out */
     1u, /* aten::bmm.out */
     1u, /* aten::cat.out */
     1u, /* aten::ceil.out */
+    1u, /* aten::clamp.Tensor_out */
     1u, /* aten::clamp.out */
     1u, /* aten::clone.out */
     1u, /* aten::constant_pad_nd.out */
@@ -575,11 +716,15 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::cumsum.out */
     1u, /* aten::detach_copy.out */
     1u, /* aten::diagonal_copy.out */
+    1u, /* aten::div.Scalar_mode_out */
     1u, /* aten::div.Scalar_out */
     1u, /* aten::div.out */
+    1u, /* aten::div.out_mode */
     1u, /* aten::elu.out */
     1u, /* aten::embedding.out */
     1u, /* aten::empty.out */
+    1u, /* aten::eq.Scalar_out */
+    1u, /* aten::eq.Tensor_out */
     1u, /* aten::erf.out */
     1u, /* aten::exp.out */
     1u, /* aten::expand_copy.out */
@@ -588,12 +733,19 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::fill.Tensor_out */
     1u, /* aten::flip.out */
     1u, /* aten::floor.out */
+    1u, /* aten::floor_divide.out */
+    1u, /* aten::fmod.Scalar_out */
+    1u, /* aten::fmod.Tensor_out */
     1u, /* aten::full.out */
     1u, /* aten::full_like.out */
     1u, /* aten::gather.out */
+    1u, /* aten::ge.Scalar_out */
+    1u, /* aten::ge.Tensor_out */
     1u, /* aten::gelu.out */
     1u, /* aten::glu.out */
     1u, /* aten::grid_sampler_2d.out */
+    1u, /* aten::gt.Scalar_out */
+    1u, /* aten::gt.Tensor_out */
     1u, /* aten::hardtanh.out */
     1u, /* aten::index.Tensor_out */
     1u, /* aten::index_put.out */
@@ -601,6 +753,8 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::index_select.out */
     1u, /* aten::isinf.out */
     1u, /* aten::isnan.out */
+    1u, /* aten::le.Scalar_out */
+    1u, /* aten::le.Tensor_out */
     1u, /* aten::leaky_relu.out */
     1u, /* aten::lift_fresh_copy.out */
     1u, /* aten::linear.out */
@@ -608,27 +762,40 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::log10.out */
     1u, /* aten::log1p.out */
     1u, /* aten::log2.out */
+    1u, /* aten::logical_and.out */
     1u, /* aten::logical_not.out */
+    1u, /* aten::logical_or.out */
+    1u, /* aten::logical_xor.out */
     1u, /* aten::logit.out */
+    1u, /* aten::lt.Scalar_out */
+    1u, /* aten::lt.Tensor_out */
+    1u, /* aten::masked_fill.Scalar_out */
     1u, /* aten::masked_scatter.out */
     2u, /* aten::max.dim_max */
     1u, /* aten::max.unary_out */
     2u, /* aten::max_pool2d_with_indices.out */
+    1u, /* aten::maximum.out */
     1u, /* aten::mean.dtype_out */
     1u, /* aten::mean.out */
     2u, /* aten::min.dim_min */
     1u, /* aten::min.unary_out */
+    1u, /* aten::minimum.out */
     1u, /* aten::mm.out */
     1u, /* aten::mul.Scalar_out */
     1u, /* aten::mul.out */
     1u, /* aten::narrow_copy.out */
     3u, /* aten::native_group_norm.out */
     3u, /* aten::native_layer_norm.out */
+    1u, /* aten::ne.Scalar_out */
+    1u, /* aten::ne.Tensor_out */
     1u, /* aten::neg.out */
     1u, /* aten::ones.out */
     1u, /* aten::permute_copy.out */
     1u, /* aten::pixel_shuffle.out */
     1u, /* aten::pixel_unshuffle.out */
+    1u, /* aten::pow.Scalar_out */
+    1u, /* aten::pow.Tensor_Scalar_out */
+    1u, /* aten::pow.Tensor_Tensor_out */
     1u, /* aten::prod.int_out */
     1u, /* aten::prod.out */
     1u, /* aten::reciprocal.out */
@@ -636,6 +803,9 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::reflection_pad2d.out */
     1u, /* aten::reflection_pad3d.out */
     1u, /* aten::relu.out */
+    1u, /* aten::remainder.Scalar_Tensor_out */
+    1u, /* aten::remainder.Scalar_out */
+    1u, /* aten::remainder.Tensor_out */
     1u, /* aten::repeat.out */
     1u, /* aten::replication_pad1d.out */
     1u, /* aten::replication_pad2d.out */
@@ -644,6 +814,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::round.decimals_out */
     1u, /* aten::round.out */
     1u, /* aten::rsqrt.out */
+    1u, /* aten::rsub.Scalar_out */
     1u, /* aten::scalar_tensor.out */
     1u, /* aten::scatter.src_out */
     1u, /* aten::scatter.value_out */
@@ -681,6 +852,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::var.out */
     2u, /* aten::var_mean.correction_out */
     1u, /* aten::view_copy.out */
+    1u, /* aten::where.self_out */
     1u, /* aten::zeros.out */
     1u, /* dim_order_ops::_clone_dim_order.out */
     1u, /* dim_order_ops::_empty_dim_order.out */
@@ -704,4 +876,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 173u;
+const uint32_t mote_kernel_registry_len = 216u;
