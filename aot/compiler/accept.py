@@ -3,7 +3,9 @@ program: the operator set comes from the kernel files (aot.compiler.kernels),
 and the argument combinations (dtypes, shapes, flags such as a transposed
 convolution or a dilation a kernel does not implement) are decided by the
 kernels themselves. The compiled program runs once on the host build of the
-same kernel sources (libmote.so, all kernels; zero inputs), and a call a
+same kernel sources (libmote.so, all kernels) on the model's example inputs
+(values the model is known to run on: no integer division by zero, indices
+in range), and a call a
 kernel refuses becomes an export-time :class:`aot.errors.UnsupportedOpError`
 naming the operator, the kernel's reason and the model's file:line, instead of
 an error code on the device.
@@ -14,10 +16,12 @@ from aot import ir
 from aot.errors import MoteError, RuntimeCallError, UnsupportedOpError
 
 
-def check_kernels_accept(spec: ir.ProgramSpec, pte: bytes) -> None:
-    """Run ``pte`` (the program of ``spec``) once on the host runtime with zero
-    inputs. Raises UnsupportedOpError for a call whose kernel refuses its
-    arguments, MoteError when the host runtime is missing or refuses the program."""
+def check_kernels_accept(spec: ir.ProgramSpec, pte: bytes, example_inputs=()) -> None:
+    """Run ``pte`` (the program of ``spec``) once on the host runtime with the
+    example inputs (tensors; an input whose dtype or shape the program does not
+    take, e.g. a float example for an int8_io program, is fed zeros). Raises
+    UnsupportedOpError for a call whose kernel refuses its arguments, MoteError
+    when the host runtime is missing or refuses the program."""
     import numpy as np
 
     from aot.host.runtime import Program, library_path
@@ -25,10 +29,13 @@ def check_kernels_accept(spec: ir.ProgramSpec, pte: bytes) -> None:
         raise MoteError(f"the host runtime {library_path()} is not built; run `make bootstrap` "
                         "(it checks that the kernels accept the program)")
     method = Program(pte).method()
+    examples = [np.asarray(t.detach().cpu().numpy() if hasattr(t, "detach") else t) for t in example_inputs]
     inputs = []
     for i in range(method.num_inputs):
         info = method.input_info(i)
-        inputs.append(np.zeros(info.shape, info.dtype))
+        ex = examples[i] if i < len(examples) else None
+        ok = ex is not None and ex.dtype == info.dtype and tuple(ex.shape) == tuple(info.shape)
+        inputs.append(np.ascontiguousarray(ex) if ok else np.zeros(info.shape, info.dtype))
     try:
         method.run(inputs)
     except RuntimeCallError as e:

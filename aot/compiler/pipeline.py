@@ -140,7 +140,7 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner) -> Compiled:
         spec = lower(mf.exported if mf.exported is not None else mf.module, example_inputs,
                      planner=planner)
     program = build_program(spec)  # the one serialisation of this compile
-    check_kernels_accept(spec, program.data)  # refused calls fail here, before any write
+    check_kernels_accept(spec, program.data, example_inputs)  # refused calls fail here, before any write
     manifest = build_manifest(spec, program=program)
     return Compiled(name=name, spec=spec, pte=program.data, example_inputs=example_inputs,
                     eager=eager, reference=reference, int8=int8, int8_info=info,

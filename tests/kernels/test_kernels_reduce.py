@@ -634,13 +634,10 @@ def test_models_compile_and_run(name):
 @pytest.mark.slow
 def test_rmsnorm_with_pow_compiles_when_pow_has_a_kernel():
     """Hand-written RMSNorm exports pow.Tensor_Scalar_out (the binary family's
-    operator) next to this family's mean.out: runs once pow has a kernel."""
-    from aot.compiler.ops import is_supported
+    operator) next to this family's mean.out."""
     from aot.compiler.pipeline import compile_module
     from aot.host.runtime import Program
 
-    if not is_supported("aten::pow.Tensor_Scalar_out"):
-        pytest.skip("aten::pow.Tensor_Scalar_out has no kernel in this tree (binary family)")
     x = rand((2, 3, 8), seed=6)
     m = _Fn(_rms)
     got = Program(compile_module("rms", m, (x,)).pte).method().run([x.numpy()])[0]
