@@ -382,15 +382,20 @@ static bool op_name_eq(const char *entry, const char *name, const char *overload
         i++;
         k++;
     }
-    if (overload[0] != '\0') {
-        if (entry[i] != '.') {
-            return false;
+    if (overload[0] == '\0') {
+        /* ExecuTorch names a default overload without one ("aten::copy_") */
+        if (entry[i] == '\0') {
+            return true;
         }
-        i++;
-        for (k = 0; overload[k] != '\0'; k++, i++) {
-            if (entry[i] != overload[k]) {
-                return false;
-            }
+        overload = "default";
+    }
+    if (entry[i] != '.') {
+        return false;
+    }
+    i++;
+    for (k = 0; overload[k] != '\0'; k++, i++) {
+        if (entry[i] != overload[k]) {
+            return false;
         }
     }
     return entry[i] == '\0';
