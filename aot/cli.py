@@ -34,7 +34,11 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_export(args) -> int:
+    from pathlib import Path
+
     from aot.compiler.pipeline import compile_model_file
+    if Path(args.output).is_dir():  # a folder: the program goes inside it, named after the model
+        args.output = str(Path(args.output) / (Path(args.model).stem + ".pte"))
     result = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                 int8_io=args.int8_io, out_pte=args.output)
     print(result.summary())
@@ -72,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="compile a model file to a .pte program (+ ops.json)")
     _add_model_options(p)
-    p.add_argument("-o", "--output", default="model.pte", help="output .pte path (default model.pte)")
+    p.add_argument("-o", "--output", default="model.pte", help="output .pte path, or an existing folder to write MODEL.pte into (default model.pte)")
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("inspect", help="show a .pte program's ops, values and memory plan")
@@ -129,8 +133,9 @@ def _quiet_dependencies() -> None:
     Mote's own warnings (e.g. int8 fallbacks) still print."""
     import logging
     import warnings
-    for name in ("torchao", "torch.utils._pytree", "torch._export", "torch.export"):
-        logging.getLogger(name).setLevel(logging.ERROR)
+    for name in ("torchao", "torch.utils._pytree", "torch._export", "torch.export",
+                 "torch._subclasses.fake_tensor"):  # its tracebacks repeat our one-line error
+        logging.getLogger(name).setLevel(logging.CRITICAL if "fake_tensor" in name else logging.ERROR)
     warnings.filterwarnings("ignore", category=FutureWarning)
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     warnings.filterwarnings("ignore", message=".*is an Enum subclass.*")

@@ -45,17 +45,24 @@ def resolve_op(node: torch.fx.Node) -> tuple:
 
 
 def check_supported(prog: EdgeProgram) -> None:
-    """Raise UnsupportedOpError for the first node whose out-variant op the
-    runtime lacks (message: op name and model file:line)."""
+    """Raise UnsupportedOpError naming the first node whose out-variant op the
+    runtime lacks (op name, model file:line, module), and listing every other
+    unsupported operator of the graph after it, so one run shows them all."""
+    found = []
     for n in prog.graph.nodes:
         if n.op != "call_function" or n.target == operator.getitem:
             continue
         _, oop, name = resolve_op(n)
         no_out = oop is None and n.target is not et_view
-        if no_out or not is_supported(name):
+        if (no_out or not is_supported(name)) and name not in [f[0] for f in found]:
             detail = ["no out-variant exists"] if no_out else []
             detail += [_module_of(n)] if _module_of(n) else []
-            raise UnsupportedOpError(name, source_of(n), ", ".join(detail))
+            found.append((name, source_of(n), detail))
+    if found:
+        name, src, detail = found[0]
+        detail += [f"also unsupported: {', '.join(f'{o} at {s}' if s else o for o, s, _ in found[1:])}"
+                   ] if len(found) > 1 else []
+        raise UnsupportedOpError(name, src, "; ".join(detail) if len(found) > 1 else ", ".join(detail))
 
 
 class _Builder:

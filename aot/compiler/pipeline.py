@@ -129,6 +129,12 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner) -> Compiled:
         from aot.compiler.scratch import scratch_bytes  # int8 kernels' scratch, planned in the arena
         # PT2E runs once: its converted module is both the reference the device
         # must match and the input of the int8 lowering (which copies it).
+        if calibration is None:
+            import warnings
+            from aot.compiler.quantize import Int8CalibrationWarning
+            warnings.warn_explicit("int8: no calibration data (no --calib, no calibration_data() in the "
+                                   "model file): quantization ranges come from the example inputs alone",
+                                   Int8CalibrationWarning, filename=str(mf.path), lineno=1, module="mote.int8")
         converted, _ = quantize(mf.module, example_inputs, calibration)
         ep = int8_program(mf.module, example_inputs, int8_io=int8_io, converted=converted)
         info = ep.graph_module.meta.get("mote_int8")

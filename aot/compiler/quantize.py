@@ -57,6 +57,10 @@ __all__ = ["MoteQuantizer", "quantize", "prepare_qat", "load_calibration",
            "export_for_quantization", "ANNOTATION_KEY"]
 
 ANNOTATION_KEY = "quantization_annotation"
+
+
+class Int8CalibrationWarning(UserWarning):
+    """--int8 without calibration data: ranges from the example inputs only."""
 aten = torch.ops.aten
 
 CONV_OPS = {aten.conv2d.default, aten.conv1d.default}

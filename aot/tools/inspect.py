@@ -235,10 +235,16 @@ def add_inspect_arguments(parser: argparse.ArgumentParser) -> None:
 def run_inspect(args: argparse.Namespace) -> int:
     """Run ``aot inspect``: prints the report; returns 0, or 1 if the file is
     missing or malformed (message on stderr)."""
+    path = Path(args.pte)
+    if path.is_dir():  # a build folder: its program
+        path = path / "model.pte"
     try:
-        info = inspect_pte(args.pte)
-    except (PteFormatError, OSError) as e:
-        print(f"aot inspect: {args.pte}: {e}", file=sys.stderr)
+        info = inspect_pte(path)
+    except PteFormatError as e:
+        print(f"aot inspect: error: {path}: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"aot inspect: error: {path}: {e.strerror or e}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(info, indent=2))

@@ -372,6 +372,10 @@ static mote_err_t values_lists(mote_method_t *m, const mote_fb_t *fb, const mote
 }
 
 /* Does "name" + "." + "overload" equal the registry entry `entry`? */
+/* An array, not a literal: a literal would be tail-merged with the registry's
+ * "....default" names, which the size report's per-object attribution counts twice. */
+static const char k_default_overload[] = "default";
+
 static bool op_name_eq(const char *entry, const char *name, const char *overload)
 {
     uint32_t i = 0, k = 0;
@@ -387,7 +391,7 @@ static bool op_name_eq(const char *entry, const char *name, const char *overload
         if (entry[i] == '\0') {
             return true;
         }
-        overload = "default";
+        overload = k_default_overload;
     }
     if (entry[i] != '.') {
         return false;

@@ -173,3 +173,54 @@ def test_int8_with_a_parameter_in_elementwise_ops(tmp_path):
         assert Path(w.filename).name == "gain_model.py", w.filename
         assert 12 <= w.lineno <= 15
         assert "gain_model.py:" in str(w.message)
+
+
+TWO_UNSUPPORTED = '''import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x):
+        y = torch.special.bessel_j0(x)
+        return torch.special.bessel_y0(y)
+
+
+def model():
+    return M().eval()
+
+
+def example_inputs():
+    return (torch.randn(2, 3),)
+'''
+
+
+def test_export_into_a_folder_and_inspect_a_folder(model_file, tmp_path):
+    """`-o FOLDER` writes FOLDER/<model>.pte (not a traceback); `aot inspect` of a folder
+    reads its model.pte, and a missing program is one `error:` line."""
+    out = tmp_path / "out"
+    out.mkdir()
+    r = _aot("export", model_file, "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["sig.ops.json", "sig.pte"]
+    (out / "sig.pte").rename(out / "model.pte")
+    r = _aot("inspect", out, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["pte_bytes"] == (out / "model.pte").stat().st_size
+    r = _aot("inspect", tmp_path)
+    assert r.returncode == 1 and r.stderr.strip() == f"aot inspect: error: {tmp_path / 'model.pte'}: No such file or directory"
+
+
+def test_every_unsupported_operator_is_named(tmp_path):
+    f = tmp_path / "two.py"
+    f.write_text(TWO_UNSUPPORTED)
+    r = _aot("export", f, "-o", tmp_path / "two.pte")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert ("operator aten::special_bessel_j0.out is not supported by the Mote runtime at two.py:7 "
+            "(also unsupported: aten::special_bessel_y0.out at two.py:8)") in r.stderr
+    assert not (tmp_path / "two.pte").exists()
+
+
+def test_int8_without_calibration_data_says_so(model_file, tmp_path):
+    r = _aot("export", model_file, "--int8", "-o", tmp_path / "q.pte")
+    assert r.returncode == 0, r.stderr
+    assert "no calibration data" in r.stderr and f"{model_file}:1" in r.stderr
