@@ -456,3 +456,16 @@ mote_err_t mote_k_index_put(mote_value_t *const *args, uint32_t out_arg)
     }
     return MOTE_OK;
 }
+
+mote_err_t mote_k_scatter_src(mote_sg_mode_t mode, mote_value_t *const *args, uint32_t nargs)
+{
+    mote_tensor_t *self, *idx, *src, *out;
+    int64_t dim;
+    MOTE_TRY(mote_k_nargs(args, nargs, 5));
+    MOTE_TRY(mote_k_tensor(args[0], &self));
+    MOTE_TRY(mote_k_int(args[1], &dim));
+    MOTE_TRY(mote_k_tensor(args[2], &idx));
+    MOTE_TRY(mote_k_tensor(args[3], &src));
+    MOTE_TRY(mote_k_tensor(args[4], &out));
+    return mote_k_scatter_gather(mode, self, dim, idx, src, NULL, out);
+}

@@ -50,6 +50,13 @@ mote_err_t mote_k_scatter_gather(mote_sg_mode_t mode, const mote_tensor_t *self,
                                  const void *value, mote_tensor_t *out);
 
 /**
+ * The whole of scatter.src_out / scatter_add.out (mode SCATTER / SCATTER_ADD):
+ * args (5) self, dim int, index, src, out, parsed (KERNEL_ARGS) and handed to
+ * mote_k_scatter_gather.
+ */
+mote_err_t mote_k_scatter_src(mote_sg_mode_t mode, mote_value_t *const *args, uint32_t nargs);
+
+/**
  * Geometry of advanced indexing self[indices] (Tensor?[] indices: None items
  * keep a dim; int32/int64 tensors broadcast together; a bool/uint8 mask of k
  * dims stands for its k nonzero() coordinate vectors). Result shape as torch:

@@ -16,13 +16,6 @@ MOTE_K_DECLARE(mote_kernel_aten_alias_copy_out);
 
 mote_err_t mote_kernel_aten_alias_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
 {
-    mote_tensor_t *in, *out;
     (void)ctx;
-    MOTE_TRY(mote_shape_io(args, nargs, 2, &in, &out));
-    MOTE_TRY(mote_shape_same_dtype(in, out));
-    MOTE_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
-    MOTE_TRY(mote_k_check_numel(in));
-    MOTE_TRY(mote_k_check_numel(out));
-    mote_k_copy_data(in, out);
-    return MOTE_OK;
+    return mote_shape_identity(args, nargs);
 }

@@ -14,14 +14,6 @@ MOTE_K_DECLARE(mote_kernel_aten_ones_out);
 
 mote_err_t mote_kernel_aten_ones_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
 {
-    mote_tensor_t *out;
-    const int64_t *size;
-    uint32_t ns;
     (void)ctx;
-    MOTE_TRY(mote_k_nargs(args, nargs, 2));
-    MOTE_TRY(mote_k_ints(args[0], &size, &ns));
-    MOTE_TRY(mote_k_tensor(args[1], &out));
-    MOTE_CHECK(mote_shape_cast_dtype(out->dtype), MOTE_ERR_KERNEL_DTYPE);
-    MOTE_TRY(mote_shape_size_matches(args[0], out));
-    return mote_shape_fill(out, 1.0);
+    return mote_shape_fill_sized(args, nargs, 1.0);
 }

@@ -17,14 +17,6 @@ MOTE_K_DECLARE(mote_kernel_aten_scatter_add_out);
 mote_err_t mote_kernel_aten_scatter_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                             uint32_t nargs)
 {
-    mote_tensor_t *self, *idx, *src, *out;
-    int64_t dim;
     (void)ctx;
-    MOTE_TRY(mote_k_nargs(args, nargs, 5));
-    MOTE_TRY(mote_k_tensor(args[0], &self));
-    MOTE_TRY(mote_k_int(args[1], &dim));
-    MOTE_TRY(mote_k_tensor(args[2], &idx));
-    MOTE_TRY(mote_k_tensor(args[3], &src));
-    MOTE_TRY(mote_k_tensor(args[4], &out));
-    return mote_k_scatter_gather(MOTE_SG_SCATTER_ADD, self, dim, idx, src, NULL, out);
+    return mote_k_scatter_src(MOTE_SG_SCATTER_ADD, args, nargs);
 }

@@ -5,11 +5,9 @@
  *   args (4): self, non_blocking bool (ignored), memory_format int? (None,
  *             contiguous_format 0 or preserve_format 1), out (self's shape).
  *   dtypes: uint8, int8, int16, int32, int64, float32, float64, bool, each way.
- *   conversions: as torch: float -> integer truncates toward zero; integer ->
- *           narrower integer wraps; anything -> bool is != 0; bool is 0/1.
- *           Where C leaves float -> integer undefined (NaN, out of int64's
- *           range) this kernel gives 0 for NaN and saturates at int64's limits
- *           before wrapping to the target.
+ *   conversions: mote_shape_cast's (kernels/shape.h): as torch where torch
+ *           defines them; NaN -> 0 and saturation where C leaves float ->
+ *           integer undefined.
  *   errors: MOTE_ERR_KERNEL_ARGS (count/tags, another memory format),
  *           MOTE_ERR_KERNEL_DTYPE (float16 or another dtype), MOTE_ERR_KERNEL_SHAPE.
  *   out may alias self exactly when the dtypes have one element size.

@@ -195,6 +195,28 @@ static int64_t shape_trunc(double v)
     return (int64_t)v;
 }
 
+/*
+ * Float -> integer dtype dt: truncation toward zero, in range as C and torch
+ * convert. Where C leaves the conversion undefined (NaN, out of dt's range;
+ * torch's result then depends on the CPU) the value saturates at dt's limits
+ * and NaN gives 0, so every port gives the same bytes.
+ */
+static int64_t shape_float_to_int(double v, uint8_t dt)
+{
+    double lo, hi;
+    switch (dt) {
+    case MOTE_DTYPE_UINT8: lo = 0.0; hi = 255.0; break;
+    case MOTE_DTYPE_INT8: lo = -128.0; hi = 127.0; break;
+    case MOTE_DTYPE_INT16: lo = -32768.0; hi = 32767.0; break;
+    case MOTE_DTYPE_INT32: lo = -2147483648.0; hi = 2147483647.0; break;
+    default: return shape_trunc(v);
+    }
+    if (v != v) {
+        return 0;
+    }
+    return v <= lo ? (int64_t)lo : v >= hi ? (int64_t)hi : (int64_t)v;
+}
+
 static void shape_convert(uint8_t *dst, uint8_t dt, const uint8_t *src, uint8_t st)
 {
     if (shape_is_float(st)) {
@@ -207,7 +229,7 @@ static void shape_convert(uint8_t *dst, uint8_t dt, const uint8_t *src, uint8_t 
         } else if (dt == MOTE_DTYPE_BOOL) {
             *dst = (uint8_t)(v != 0.0);
         } else {
-            shape_put_int(dst, dt, shape_trunc(v));
+            shape_put_int(dst, dt, shape_float_to_int(v, dt));
         }
     } else {
         const int64_t v = shape_get_int(src, st);
@@ -342,5 +364,89 @@ mote_err_t mote_shape_arange(const mote_value_t *start, const mote_value_t *end,
             shape_put_int(po + i * esz, out->dtype, (int64_t)((uint64_t)ia + (uint64_t)i * (uint64_t)is));
         }
     }
+    return MOTE_OK;
+}
+
+mote_err_t mote_shape_identity(mote_value_t *const *args, uint32_t nargs)
+{
+    mote_tensor_t *in, *out;
+    MOTE_TRY(mote_shape_io(args, nargs, 2, &in, &out));
+    MOTE_TRY(mote_shape_same_dtype(in, out));
+    MOTE_CHECK(mote_k_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(out));
+    mote_k_copy_data(in, out);
+    return MOTE_OK;
+}
+
+mote_err_t mote_shape_fill_sized(mote_value_t *const *args, uint32_t nargs, double v)
+{
+    mote_tensor_t *out;
+    const int64_t *size;
+    uint32_t ns;
+    MOTE_TRY(mote_k_nargs(args, nargs, 2));
+    MOTE_TRY(mote_k_ints(args[0], &size, &ns));
+    MOTE_TRY(mote_k_tensor(args[1], &out));
+    MOTE_CHECK(mote_shape_cast_dtype(out->dtype), MOTE_ERR_KERNEL_DTYPE);
+    MOTE_TRY(mote_shape_size_matches(args[0], out));
+    return mote_shape_fill(out, v);
+}
+
+mote_err_t mote_shape_pixel_shuffle(mote_value_t *const *args, uint32_t nargs, int down)
+{
+    mote_tensor_t *in, *out;
+    int64_t r;
+    uint32_t d, k;
+    size_t want[MOTE_MAX_DIM], sz[6], b, c, h, w, ru;
+    ptrdiff_t st[6];
+    MOTE_TRY(mote_shape_io(args, nargs, 3, &in, &out));
+    MOTE_TRY(mote_k_int(args[1], &r));
+    MOTE_CHECK(r > 0 && r <= 0xFFFF, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_shape_same_dtype(in, out));
+    MOTE_CHECK(in->dim >= 3, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    k = in->dim;
+    ru = (size_t)r;
+    /* Both directions as one view: the shuffled side is [B, C, H*r, W*r], the
+     * packed side [B, C*r*r, H, W]; b, c, h, w name the common factors. */
+    b = mote_k_prod(in, 0, k - 3);
+    if (down) {
+        MOTE_CHECK((size_t)in->sizes[k - 2] % ru == 0 && (size_t)in->sizes[k - 1] % ru == 0,
+                   MOTE_ERR_KERNEL_SHAPE);
+        c = (size_t)in->sizes[k - 3];
+        h = (size_t)in->sizes[k - 2] / ru;
+        w = (size_t)in->sizes[k - 1] / ru;
+    } else {
+        MOTE_CHECK((size_t)in->sizes[k - 3] % (ru * ru) == 0, MOTE_ERR_KERNEL_SHAPE);
+        c = (size_t)in->sizes[k - 3] / (ru * ru);
+        h = (size_t)in->sizes[k - 2];
+        w = (size_t)in->sizes[k - 1];
+    }
+    for (d = 0; d < k - 3; d++) {
+        want[d] = (size_t)in->sizes[d];
+    }
+    want[k - 3] = down ? c * ru * ru : c;
+    want[k - 2] = down ? h : h * ru;
+    want[k - 1] = down ? w : w * ru;
+    MOTE_TRY(mote_shape_check_out(out, k, want));
+    if (out->numel == 0) {
+        return MOTE_OK;
+    }
+    sz[0] = b;
+    sz[1] = c;
+    st[0] = (ptrdiff_t)(c * ru * ru * h * w);
+    st[1] = (ptrdiff_t)(ru * ru * h * w);
+    if (down) { /* out as [B, C, r, r, H, W], reading the shuffled input */
+        sz[2] = ru; st[2] = (ptrdiff_t)(w * ru);
+        sz[3] = ru; st[3] = 1;
+        sz[4] = h;  st[4] = (ptrdiff_t)(ru * w * ru);
+        sz[5] = w;  st[5] = (ptrdiff_t)ru;
+    } else {    /* out as [B, C, H, r, W, r], reading the packed input */
+        sz[2] = h;  st[2] = (ptrdiff_t)w;
+        sz[3] = ru; st[3] = (ptrdiff_t)(ru * h * w);
+        sz[4] = w;  st[4] = 1;
+        sz[5] = ru; st[5] = (ptrdiff_t)(h * w);
+    }
+    mote_k_strided_copy(out->data, in->data, mote_dtype_size(in->dtype), 6, sz, st);
     return MOTE_OK;
 }

@@ -61,12 +61,37 @@ int mote_shape_cast_dtype(uint8_t dt);
 
 /**
  * out = src converted to out's dtype (as torch's .to(): float -> integer
- * truncates toward zero, NaN -> 0 and saturation where C leaves the
- * conversion undefined; integer -> narrower integer wraps; anything -> bool is
- * != 0), src numpy-broadcast to out's shape (KERNEL_SHAPE otherwise). Dtypes
- * checked by the caller (mote_shape_cast_dtype). out may equal src exactly.
+ * truncates toward zero; where C leaves that undefined, NaN gives 0 and a value
+ * out of the target's range saturates at its limits; integer -> narrower
+ * integer wraps; anything -> bool is != 0), src numpy-broadcast to out's shape
+ * (KERNEL_SHAPE otherwise). Dtypes checked by the caller
+ * (mote_shape_cast_dtype). out may equal src exactly. The one home of dtype
+ * conversion: aten::_to_copy and dim_order_ops::_to_dim_order_copy use it.
  */
 mote_err_t mote_shape_cast(const mote_tensor_t *src, mote_tensor_t *out);
+
+/**
+ * The whole of a materialised alias (alias_copy, detach_copy, lift_fresh_copy):
+ * args (2) self, out of self's shape and dtype (KERNEL_ARGS / KERNEL_DTYPE /
+ * KERNEL_SHAPE); out = self. out may alias self exactly (nothing is copied).
+ */
+mote_err_t mote_shape_identity(mote_value_t *const *args, uint32_t nargs);
+
+/**
+ * The whole of ones.out / zeros.out: args (2) size int[], out with those sizes
+ * (KERNEL_SHAPE) and a cast dtype (KERNEL_DTYPE); every element set to v.
+ */
+mote_err_t mote_shape_fill_sized(mote_value_t *const *args, uint32_t nargs, double v);
+
+/**
+ * The whole of pixel_shuffle.out (down = 0: [*, C*r*r, H, W] -> [*, C, H*r, W*r],
+ * out[.., c, h*r+i, w*r+j] = self[.., c*r*r + i*r + j, h, w]) and
+ * pixel_unshuffle.out (down = 1, the inverse). args (3): self (rank >= 3), r int
+ * (1..65535, else KERNEL_ARGS), out. KERNEL_SHAPE when the channels (shuffle)
+ * or H, W (unshuffle) do not divide by r, or out's shape differs. out must not
+ * overlap self.
+ */
+mote_err_t mote_shape_pixel_shuffle(mote_value_t *const *args, uint32_t nargs, int down);
 
 /** Fill all of out with the Scalar v converted to out's dtype (KERNEL_DTYPE if unsupported). */
 mote_err_t mote_shape_fill(mote_tensor_t *out, double v);

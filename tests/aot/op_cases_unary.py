@@ -6,9 +6,7 @@ so the comparison with eager PyTorch is on real values, not NaN.
 
 ``LAYERS``: torch.nn activation layers that must compile and run end to end
 (tests/kernels/test_kernels_unary.py::test_layer_compiles_and_runs), with the
-operators Core ATen turns each into; ``LAYER_NEEDS`` lists the ones that also
-need operators of another family (comparisons, where), skipped until those
-kernels exist.
+operators Core ATen turns each into.
 """
 import torch
 import torch.nn.functional as F
@@ -91,13 +89,4 @@ LAYERS = {
     "CELU": (lambda: _seq(nn.CELU(0.5)), (_r(2, 8) * 3,)),
     "SELU": (lambda: _seq(nn.SELU()), (_r(2, 8) * 3,)),
     "GELU_MLP": (lambda: _seq(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 4), nn.Tanh()), (_r(2, 8),)),
-}
-
-#: layers that also need operators of another family (the "binary" family's
-#: comparisons and where): skipped while those kernels are missing
-LAYER_NEEDS = {
-    "PReLU": {"aten::gt.Scalar_out", "aten::where.self_out"},
-    "Mish": {"aten::gt.Scalar_out", "aten::where.self_out"},
-    "Softplus": {"aten::gt.Scalar_out", "aten::where.self_out"},
-    "CELU": {"aten::gt.Scalar_out", "aten::where.self_out"},
 }

@@ -508,6 +508,10 @@ def test_to_dim_order_copy_kernel_edges_and_errors(K):
         big = 10 ** 10 if dt == torch.int64 else hi  # 1e10 fits in int64
         want = [0, big, -big if dt == torch.int64 else lo, hi, lo, min(200, hi), max(-200, lo)]
         assert out.tolist() == want, (dt, out.tolist())
+        # aten::_to_copy converts through the same helper (one home for casts)
+        out2 = torch.empty(7, dtype=dt)
+        assert K.call("aten::_to_copy.out", x, False, None, out2) == 0
+        assert out2.tolist() == want, (dt, out2.tolist())
     assert K.call(op, torch.tensor([float("nan"), 0.0, -0.0]), False, None, out := torch.empty(3, dtype=torch.bool)) == 0
     assert out.tolist() == [True, False, False]
     y = torch.zeros(2, 3)
