@@ -35,7 +35,7 @@ def check_kernels_accept(spec: ir.ProgramSpec, pte: bytes, example_inputs=()) ->
         info = method.input_info(i)
         ex = examples[i] if i < len(examples) else None
         ok = ex is not None and ex.dtype == info.dtype and tuple(ex.shape) == tuple(info.shape)
-        inputs.append(np.ascontiguousarray(ex) if ok else np.zeros(info.shape, info.dtype))
+        inputs.append(np.asarray(ex, order="C") if ok else np.zeros(info.shape, info.dtype))
     try:
         method.run(inputs)
     except RuntimeCallError as e:

@@ -281,7 +281,7 @@ def load_calibration(path: Union[str, Path], example_inputs: Sequence[torch.Tens
         elif tuple(a.shape[1:]) != shape:
             raise InputError(f"--calib {path}: array shape {tuple(a.shape)} does not fit input {shape} "
                              f"(give {shape} for one sample or [S, *{shape}] for S samples)")
-        per_input.append([torch.from_numpy(np.ascontiguousarray(s)).to(ex.dtype) for s in a])
+        per_input.append([torch.from_numpy(np.asarray(s, order="C")).to(ex.dtype) for s in a])
     counts = {len(p) for p in per_input}
     if len(counts) != 1:
         raise InputError(f"--calib {path}: the arrays hold different sample counts {sorted(counts)}")

@@ -57,5 +57,5 @@ def conform_inputs(arrays: Sequence, shapes: Sequence, dtypes: Sequence,
                 a = a.astype(np.float32)
             else:
                 raise InputError(f"input {i}: dtype {a.dtype}, the program takes {dt}")
-        out.append(np.ascontiguousarray(a))
+        out.append(np.asarray(a, order="C"))  # keeps 0-d arrays 0-d
     return out

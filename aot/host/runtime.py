@@ -250,7 +250,7 @@ class Method:
         return self._info(v.u.t.contents)
 
     def set_input(self, i: int, array) -> None:
-        a = np.ascontiguousarray(array)
+        a = np.asarray(array, order="C")  # not ascontiguousarray: it turns a 0-d array into [1]
         if a.dtype not in NUMPY_CODES:
             raise _error("INPUT_DTYPE", f"input {i}: numpy dtype {a.dtype}")
         want = self.input_info(i)
