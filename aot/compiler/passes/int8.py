@@ -519,6 +519,7 @@ class _Lowering:
                     self.const(mult, name + "_m"), self.const(shift, name + "_s"),
                     x.zp, zp_out, lo, hi), core)
                 if len(xshape) != 2:
+                    _tag(node, q.name, range(len(oshape)))
                     node = self.call(aten.view_copy.default, (node, list(oshape)), core)
                 return mk(node, range(len(oshape)))
             if core.target == aten.conv1d.default:
