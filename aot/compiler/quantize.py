@@ -65,7 +65,7 @@ from torchao.quantization.pt2e.quantizer import (
 )
 
 __all__ = ["MoteQuantizer", "quantize", "prepare_qat", "load_calibration",
-           "export_for_quantization", "ANNOTATION_KEY"]
+           "export_for_quantization", "decompose_sdpa", "FiniteMinMaxObserver", "ANNOTATION_KEY"]
 
 ANNOTATION_KEY = "quantization_annotation"
 
