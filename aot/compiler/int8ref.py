@@ -28,7 +28,7 @@ INT32_MAX = (1 << 31) - 1
 
 __all__ = [
     "quantize_multiplier", "srdhm", "rdbpot", "requantize",
-    "conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "add_s8", "mul_s8",
+    "conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "bmm_s8", "add_s8", "mul_s8",
     "avg_pool2d_s8", "max_pool2d_s8", "mean_s8", "pad_s8",
     "softmax_s8", "softmax_params", "exp_on_negative_values", "one_over_one_plus_x",
     "add_params", "INT32_MIN", "INT32_MAX",
@@ -250,6 +250,32 @@ def linear_s8(input, weight, bias, multiplier, shift, input_zero_point: int,
     acc = (_i64(x) - int(input_zero_point)) @ _i64(w).T
     return _finish(acc, bias, multiplier, shift, output_zero_point, activation_min,
                    activation_max)
+
+
+def bmm_s8(a, b, b_transposed: bool, a_zero_point: int, b_zero_point: int,
+           output_zero_point: int, output_multiplier: int, output_shift: int,
+           activation_min: int, activation_max: int) -> np.ndarray:
+    """int8 batched matrix product of two activations (attention's q @ k^T, p @ v).
+
+    a int8 [B, M, K]; b int8 [B, K, N], or [B, N, K] when ``b_transposed``
+    (a transposed operand as it already lies in memory); per-tensor zero points.
+    acc = sum_k (a[b,m,k] - a_zp) * (b[b,k,n] - b_zp) (int32, wrapping like C);
+    out = clamp(requantize(acc, M, s) + out_zp, act_min, act_max) with the real
+    multiplier a_scale * b_scale / out_scale (times any constant factor folded
+    in, e.g. attention's 1/sqrt(d)). Returns int8 [B, M, N]. ``ValueError`` when
+    batch or K differ, or multiplier / shift are out of range.
+    """
+    x = _check_int8(a, "a", 3)
+    y = _check_int8(b, "b", 3)
+    if bool(b_transposed):
+        y = np.swapaxes(y, 1, 2)
+    if y.shape[0] != x.shape[0] or y.shape[1] != x.shape[2]:
+        raise ValueError(f"bmm_s8: a {x.shape} and b (as [B,K,N]) {y.shape} do not fit")
+    if not 0 <= int(output_multiplier) <= INT32_MAX or not -31 <= int(output_shift) <= 31:
+        raise ValueError("bmm_s8: output multiplier / shift out of range")
+    acc = _wrap32(np.matmul(_i64(x) - int(a_zero_point), _i64(y) - int(b_zero_point)))
+    out = _i64(requantize(acc, output_multiplier, output_shift)) + int(output_zero_point)
+    return _clamp_s8(out, int(activation_min), int(activation_max))
 
 
 # --------------------------------------------------------------------------- elementwise

@@ -30,6 +30,9 @@ SCHEMAS = {
     "linear_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
                  "int input_zero_point, int output_zero_point, int activation_min, "
                  "int activation_max",
+    "bmm_s8": "Tensor a, Tensor b, bool b_transposed, int a_zero_point, int b_zero_point, "
+              "int output_zero_point, int output_multiplier, int output_shift, "
+              "int activation_min, int activation_max",
     "add_s8": "Tensor a, Tensor b, int a_zero_point, int a_multiplier, int a_shift, "
               "int b_zero_point, int b_multiplier, int b_shift, int left_shift, "
               "int output_zero_point, int output_multiplier, int output_shift, "
@@ -71,6 +74,9 @@ def _shape(name: str, args) -> tuple:
                            (w.shape[1], w.shape[2]), args[5], args[6], args[7])
     if name == "linear_s8":
         return (args[0].shape[0], args[1].shape[0])
+    if name == "bmm_s8":
+        a, b = args[0], args[1]
+        return (a.shape[0], a.shape[1], b.shape[1] if args[2] else b.shape[2])
     if name in ("add_s8", "mul_s8", "softmax_s8", "lut_s8"):
         return tuple(args[0].shape)
     if name == "avg_pool2d_s8":

@@ -18,7 +18,18 @@ int8 scheme of ``docs/int8-ops.md``:
   lowering turns each into a 256-entry lookup table (``mote::lut_s8``);
 - softmax: own input observer, output with the fixed qparams scale 1/256, zero
   point -128 (``FixedQParamsQuantizationSpec``; the TFLite int8 softmax
-  convention that ``mote::softmax_s8`` produces).
+  convention that ``mote::softmax_s8`` produces);
+- matmul / bmm of two activations (attention): both operands activation-quantized,
+  own output observer; a multiplication / division by a positive Python number
+  right after it (attention's 1/sqrt(d)) carries the output observer instead, so
+  the lowering folds the constant into ``mote::bmm_s8``'s requantize multiplier;
+- masked_fill with a constant value (a causal mask's -inf): output shares the
+  qparams of its input. Activation observers ignore non-finite values, so the
+  range is the one of the unmasked scores and -inf quantizes to -128.
+
+``scaled_dot_product_attention`` (what ``nn.MultiheadAttention`` exports to) is
+decomposed by :func:`export_for_quantization` into matmul, scale, mask, softmax
+and matmul before annotation, so each piece is quantized.
 
 :func:`quantize` runs export -> ``prepare_pt2e`` -> calibration ->
 ``convert_pt2e``; the converted GraphModule (q/dq ops around fp32 ops) is the
@@ -54,7 +65,7 @@ from torchao.quantization.pt2e.quantizer import (
 )
 
 __all__ = ["MoteQuantizer", "quantize", "prepare_qat", "load_calibration",
-           "export_for_quantization", "ANNOTATION_KEY"]
+           "export_for_quantization", "decompose_sdpa", "FiniteMinMaxObserver", "ANNOTATION_KEY"]
 
 ANNOTATION_KEY = "quantization_annotation"
 
@@ -102,6 +113,13 @@ CAT_OPS = {aten.cat.default, aten.concat.default}
 #: own input observer, fixed output qparams (SOFTMAX_OUT_QSPEC)
 SOFTMAX_OPS = {aten.softmax.int, aten._softmax.default}
 
+#: batched matrix products of two activations (mote::bmm_s8)
+MATMUL_OPS = {aten.matmul.default, aten.bmm.default}
+#: a constant factor after a matmul that folds into its requantization
+MATMUL_SCALE_OPS = {aten.mul.Tensor, aten.div.Tensor}
+#: masked_fill: output shares its input's qparams (the filled constant saturates)
+MASKED_FILL_OPS = {aten.masked_fill.Scalar}
+
 #: softmax output: scale 1/256, zero point -128 over [-128, 127] (TFLite int8 softmax)
 SOFTMAX_OUT_QSPEC = FixedQParamsQuantizationSpec(
     dtype=torch.int8, scale=1.0 / 256.0, zero_point=-128, quant_min=-128, quant_max=127,
@@ -110,13 +128,30 @@ SOFTMAX_OUT_QSPEC = FixedQParamsQuantizationSpec(
 
 # ----------------------------------------------------------------------------- qspecs
 
+class FiniteMinMaxObserver(_obs.MinMaxObserver):
+    """MinMaxObserver that ignores infinities and NaNs (a causal mask's -inf
+    before softmax): the range is the one of the finite values, and -inf then
+    quantizes to quant_min (torch's quantize clamps). With only finite values
+    it is exactly MinMaxObserver."""
+
+    def forward(self, x_orig):
+        if isinstance(x_orig, torch.Tensor) and x_orig.is_floating_point() and x_orig.numel() \
+                and not bool(torch.isfinite(x_orig).all()):
+            x = x_orig.detach()
+            x = x[torch.isfinite(x)]
+            if x.numel():
+                super().forward(x)
+            return x_orig
+        return super().forward(x_orig)
+
+
 def _act_qspec(qat: bool) -> QuantizationSpec:
     if qat:
         ctr = FakeQuantize.with_args(observer=_obs.MovingAverageMinMaxObserver,
                                      quant_min=-128, quant_max=127, dtype=torch.int8,
                                      qscheme=torch.per_tensor_affine)
     else:
-        ctr = _obs.MinMaxObserver.with_args(eps=2 ** -12)
+        ctr = FiniteMinMaxObserver.with_args(eps=2 ** -12)
     return QuantizationSpec(dtype=torch.int8, quant_min=-128, quant_max=127,
                             qscheme=torch.per_tensor_affine, observer_or_fake_quant_ctr=ctr)
 
@@ -189,6 +224,16 @@ class MoteQuantizer(Quantizer):
             t = n.target
             if t in CONV_OPS or t in LINEAR_OPS:
                 self._annotate_conv_linear(n, act, wq)
+            elif t in MATMUL_OPS and all(_is_float_tensor(a) for a in n.args[:2]):
+                last = self._matmul_scale(n)
+                _set(n, {x: self._input_qspec(x, act) for x in n.args[:2]},
+                     act if last is n else None)
+                if last is not n:
+                    _set(last, {}, act)
+            elif t in MASKED_FILL_OPS and _is_float_tensor(n.args[0]) \
+                    and not isinstance(n.args[2], Node):
+                x = n.args[0]
+                _set(n, {x: act}, SharedQuantizationSpec((x, n)))
             elif t in BINARY_OPS and all(_is_float_tensor(a) for a in n.args[:2]):
                 last = self._fused_act(n)
                 _set(n, {n.args[0]: act, n.args[1]: act}, None if last is not n else act)
@@ -223,6 +268,28 @@ class MoteQuantizer(Quantizer):
                 return u
         return n
 
+    @staticmethod
+    def _input_qspec(x: Node, act):
+        """An operand's input qspec: shared with its producer's output when that is
+        already annotated (softmax's fixed 1/256 qparams feeding p @ v: no second
+        observer and requantization), else `act`."""
+        a = x.meta.get(ANNOTATION_KEY)
+        if a is not None and a._annotated and a.output_qspec is not None:
+            return SharedQuantizationSpec(x)
+        return act
+
+    @staticmethod
+    def _matmul_scale(n: Node) -> Node:
+        """The mul / div by a positive Python number that directly and solely
+        follows matmul `n` (attention's 1/sqrt(d)), else `n`."""
+        if len(n.users) == 1:
+            u = next(iter(n.users))
+            if u.op == "call_function" and u.target in MATMUL_SCALE_OPS and u.args[0] is n \
+                    and len(u.args) == 2 and isinstance(u.args[1], (int, float)) \
+                    and not isinstance(u.args[1], bool) and u.args[1] > 0 and not _annotated(u):
+                return u
+        return n
+
     def _annotate_conv_linear(self, n: Node, act, wq) -> None:
         x, w = n.args[0], n.args[1]
         b = n.args[2] if len(n.args) > 2 else None
@@ -245,9 +312,82 @@ class MoteQuantizer(Quantizer):
 def export_for_quantization(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor]
                             ) -> GraphModule:
     """``torch.export.export(module, inputs).module(check_guards=False)`` (a
-    GraphModule of ATen ops that PT2E can annotate)."""
+    GraphModule of ATen ops that PT2E can annotate), with every
+    ``scaled_dot_product_attention`` decomposed (:func:`decompose_sdpa`)."""
     ep = torch.export.export(module, tuple(example_inputs))
-    return ep.module(check_guards=False)
+    gm = ep.module(check_guards=False)
+    decompose_sdpa(gm)
+    return gm
+
+
+def decompose_sdpa(gm: GraphModule) -> int:
+    """Rewrite ``aten.scaled_dot_product_attention`` nodes of `gm` in place into
+    ``softmax(matmul(q, k^T) * scale [masked]) @ v`` (torch's documented math):
+    scale = the op's ``scale`` or 1/sqrt(q.size(-1)); a bool ``attn_mask`` (True =
+    attend) or ``is_causal`` becomes ``masked_fill(~mask, -inf)``, a float mask an
+    ``add``. Nodes with dropout, GQA or both a mask and is_causal stay as they are.
+    Returns the number of nodes rewritten."""
+    g = gm.graph
+    done = 0
+    for n in list(g.nodes):
+        if n.op != "call_function" or n.target != aten.scaled_dot_product_attention.default:
+            continue
+        names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")
+        a = dict(zip(names, n.args))
+        a.update({k: v for k, v in n.kwargs.items() if k in names})
+        qv, kv = n.args[0].meta.get("val"), n.args[1].meta.get("val")
+        mask = a.get("attn_mask")
+        causal = bool(a.get("is_causal", False))
+        if float(a.get("dropout_p", 0.0) or 0.0) != 0.0 or n.kwargs.get("enable_gqa", False) \
+                or qv is None or kv is None or (mask is not None and causal) \
+                or qv.shape[:-2] != kv.shape[:-2]:
+            continue
+        scale = a.get("scale")
+        scale = 1.0 / float(qv.shape[-1]) ** 0.5 if scale is None else float(scale)
+        with g.inserting_before(n):
+            kt = g.call_function(aten.transpose.int, (a["key"], -2, -1))
+            s = g.call_function(aten.matmul.default, (a["query"], kt))
+            s = g.call_function(aten.mul.Tensor, (s, scale))
+            if causal:
+                lq, lk = int(qv.shape[-2]), int(kv.shape[-2])
+                name = f"_mote_causal_mask_{done}"
+                gm.register_buffer(name, torch.ones(lq, lk, dtype=torch.bool).tril().logical_not())
+                s = g.call_function(aten.masked_fill.Scalar, (s, g.get_attr(name), float("-inf")))
+            elif isinstance(mask, Node) and mask.meta.get("val") is not None \
+                    and mask.meta["val"].dtype == torch.bool:
+                keep_out = g.call_function(aten.logical_not.default, (mask,))
+                s = g.call_function(aten.masked_fill.Scalar, (s, keep_out, float("-inf")))
+            elif mask is not None:
+                s = g.call_function(aten.add.Tensor, (s, mask))
+            p = g.call_function(aten.softmax.int, (s, -1))
+            out = g.call_function(aten.matmul.default, (p, a["value"]))
+        mode = qv.fake_mode
+        for new in g.nodes:
+            if new.op == "call_function" and "val" not in new.meta:
+                _fake_val(gm, new, mode)
+        for new in (kt, s, p, out):
+            new.meta.update({k: v for k, v in n.meta.items() if k in
+                             ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node")})
+        n.replace_all_uses_with(out)
+        g.erase_node(n)
+        done += 1
+    if done:
+        g.lint()
+        gm.recompile()
+    return done
+
+
+def _fake_val(gm: GraphModule, n: Node, mode) -> None:
+    """meta["val"] of a node made by :func:`decompose_sdpa`: its op run on the
+    fake values of its inputs (constants converted to fakes of `mode`)."""
+    def val(a):
+        if not isinstance(a, Node):
+            return a
+        if a.op == "get_attr" and "val" not in a.meta:
+            a.meta["val"] = mode.from_tensor(getattr(gm, a.target))
+        return a.meta["val"]
+    with mode:
+        n.meta["val"] = n.target(*[val(a) for a in n.args])
 
 
 def load_calibration(path: Union[str, Path], example_inputs: Sequence[torch.Tensor],

@@ -525,3 +525,74 @@ def test_pixel_shuffle_stays_int8():
     calib = _inputs((1, 3, 5, 4))
     conv, low = _lower(PixelShuffle().eval(), calib[0], calib)
     assert set(per_op_quanta(conv, low, calib[0])[0].values()) <= {0, 1}
+
+
+# ----------------------------------------------------------------------------- attention (bmm_s8)
+
+class _MHA(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(16, 2, batch_first=True)
+
+    def forward(self, x):
+        return self.attn(x, x, x, need_weights=False)[0]
+
+
+class _Causal(nn.Module):
+    """Explicit q @ k^T / sqrt(d), causal masked_fill(-inf), softmax, @ v (4-D, 2 heads)."""
+
+    def __init__(self, t=6, d=16, heads=2):
+        super().__init__()
+        self.qkv = nn.Linear(d, 3 * d)
+        self.d, self.h = d, heads
+        self.register_buffer("mask", torch.ones(t, t).tril() == 0)
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        q, k, v = (z.reshape(b, t, self.h, -1).transpose(1, 2) for z in self.qkv(x).split(self.d, -1))
+        s = (q @ k.transpose(-2, -1)) / (self.d // self.h) ** 0.5
+        s = s.masked_fill(self.mask, float("-inf"))
+        return torch.softmax(s, -1) @ v
+
+
+class _Bmm3(nn.Module):
+    """3-D torch.bmm of two activations, scaled by a constant after it."""
+
+    def forward(self, a, b):
+        return torch.bmm(torch.tanh(a), b) * 0.5
+
+
+@pytest.mark.parametrize("make,shapes", [(_MHA, [(1, 7, 16)]), (_Causal, [(1, 6, 16)]),
+                                         (_Bmm3, [(3, 5, 4), (3, 4, 6)])])
+def test_attention_lowers_to_bmm_s8_within_one_quantum(make, shapes):
+    torch.manual_seed(0)
+    model = make().eval()
+    g = torch.Generator().manual_seed(1)
+    calib = [tuple(torch.randn(s, generator=g) for s in shapes) for _ in range(4)]
+    conv, low = _lower(model, calib[0], calib)
+    targets = _targets(low)
+    aten = torch.ops.aten
+    assert torch.ops.mote.bmm_s8.default in targets
+    assert not any(t in (aten.bmm.default, aten.matmul.default, aten.mm.default,
+                         aten.scaled_dot_product_attention.default) for t in targets)
+    if make is _Causal:
+        assert aten.masked_fill.Scalar in targets and torch.ops.mote.softmax_s8.default in targets
+    scale = low.meta["mote_int8"].output_qparams[0][0]
+    for x in calib:
+        per_op, ref, got = per_op_quanta(conv, low, x)
+        assert max(per_op.values()) <= 1, per_op
+        assert _quanta(ref, got, scale) <= 1 + 1e-3
+
+
+def test_causal_mask_observer_ignores_inf():
+    """masked_fill(-inf) shares its input's qparams with a finite range; -inf becomes -128."""
+    torch.manual_seed(0)
+    model = _Causal().eval()
+    x = (torch.randn(1, 6, 16),)
+    conv, _ = _lower(model, x)
+    mf = [n for n in conv.graph.nodes if n.target == torch.ops.aten.masked_fill.Scalar]
+    assert len(mf) == 1
+    q_in = mf[0].args[0].args[0]
+    q_out = next(iter(mf[0].users))
+    assert q_out.target == QD.quantize_per_tensor.default
+    assert q_in.args[1:3] == q_out.args[1:3] and 1e-4 < q_in.args[1] < 1.0

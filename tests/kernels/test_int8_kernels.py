@@ -440,3 +440,61 @@ def test_lut_s8(libs):
     assert run(ref, sym, [x, table], (3, 5))[0] == ERR_SHAPE
     assert run(ref, sym, [x, table.astype(np.int16)], x.shape)[0] == ERR_DTYPE
     assert run(ref, sym, [x], x.shape)[0] == ERR_ARGS
+
+
+@pytest.mark.parametrize("nb,m,k,n", [(1, 1, 1, 1), (4, 65, 8, 65), (4, 65, 65, 8), (2, 16, 16, 16),
+                                      (3, 5, 33, 7), (1, 2, 300, 3)])
+def test_bmm_s8(libs, nb, m, k, n):
+    """mote::bmm_s8 (plain C) == int8ref.bmm_s8 byte for byte, both layouts of b,
+    random zero points, multipliers over many decades, clamps."""
+    ref, _ = libs
+    rng = np.random.default_rng(nb * 7919 + m * 131 + k * 17 + n)
+    sym = "mote_kernel_mote_bmm_s8_out"
+    a = rng.integers(-128, 128, (nb, m, k), dtype=np.int8)
+    b = rng.integers(-128, 128, (nb, k, n), dtype=np.int8)
+    if k > 2:
+        a[0, 0, :] = -128          # accumulator extremes: (-128 - 127) * (127 + 128)
+        b[0, :, 0] = 127
+    for trans in (False, True):
+        bb = np.ascontiguousarray(b.transpose(0, 2, 1)) if trans else b
+        for scale in (1e-6, 1e-3, 1.0 / 3, 1.0, 30.0):
+            mm, s = R.quantize_multiplier(scale / (np.sqrt(k) * 64.0))
+            za, zb, zo = (int(v) for v in rng.integers(-128, 128, 3))
+            lo, hi = (-128, 127) if scale != 1.0 else (-20, 90)
+            args = [a, bb, trans, za, zb, zo, mm, s, lo, hi]
+            exp = R.bmm_s8(*args)
+            assert exp.shape == (nb, m, n)
+            if not trans:
+                assert exp.tobytes() == R.bmm_s8(a, np.ascontiguousarray(b.transpose(0, 2, 1)),
+                                                  True, *args[3:]).tobytes()
+            rc, out = run(ref, sym, args, exp.shape)
+            assert rc == 0 and out.tobytes() == exp.tobytes()
+    # a hand-checked value: (3 - 1) * (4 - 2) + (5 - 1) * (6 - 2) = 20, times 0.5, + 3
+    m2, s2 = R.quantize_multiplier(0.5)
+    one = [np.array([[[3, 5]]], np.int8), np.array([[[4], [6]]], np.int8), False, 1, 2, 3, m2, s2,
+           -128, 127]
+    assert R.bmm_s8(*one).tolist() == [[[13]]]
+    assert run(ref, sym, one, (1, 1, 1))[1].tolist() == [[[13]]]
+
+
+def test_bmm_s8_errors(libs):
+    ref, _ = libs
+    sym = "mote_kernel_mote_bmm_s8_out"
+    a = np.zeros((2, 3, 4), np.int8)
+    b = np.zeros((2, 4, 5), np.int8)
+    ok = [a, b, False, 0, 0, 0, 1 << 30, -3, -128, 127]
+    assert run(ref, sym, ok, (2, 3, 5))[0] == 0
+    assert run(ref, sym, ok[:-1], (2, 3, 5))[0] == ERR_ARGS                      # count
+    assert run(ref, sym, [a, b, 0] + ok[3:], (2, 3, 5))[0] == ERR_ARGS           # flag tag
+    assert run(ref, sym, ok[:3] + [200] + ok[4:], (2, 3, 5))[0] == ERR_ARGS     # zero point
+    assert run(ref, sym, ok[:6] + [-1] + ok[7:], (2, 3, 5))[0] == ERR_ARGS      # multiplier
+    assert run(ref, sym, ok[:7] + [32] + ok[8:], (2, 3, 5))[0] == ERR_ARGS      # shift
+    assert run(ref, sym, ok[:8] + [5, 4], (2, 3, 5))[0] == ERR_ARGS             # act_min > max
+    assert run(ref, sym, [a.astype(np.int16)] + ok[1:], (2, 3, 5))[0] == ERR_DTYPE
+    assert run(ref, sym, ok, (2, 3, 5), out_dtype=np.int32)[0] == ERR_DTYPE
+    assert run(ref, sym, [a, b, True] + ok[3:], (2, 3, 5))[0] == ERR_SHAPE      # [B,N,K] expected
+    assert run(ref, sym, [a, b[:1]] + ok[2:], (2, 3, 5))[0] == ERR_SHAPE        # batch
+    assert run(ref, sym, ok, (2, 3, 4))[0] == ERR_SHAPE                          # out size
+    assert run(ref, sym, [a[0]] + ok[1:], (2, 3, 5))[0] == ERR_SHAPE             # rank
+    with pytest.raises(ValueError):
+        R.bmm_s8(a, b, True, *ok[3:])

@@ -22,6 +22,14 @@ constants):
 - ``softmax`` (output qparams 1/256, -128: MoteQuantizer's fixed qparams) over
   the dim that is last in the input's physical layout => ``mote::softmax_s8``
   (another dim: fp32 between dequantize and quantize, with the warning below);
+- ``matmul`` / ``bmm`` of two dq tensors (rank 2 to 4, equal leading batch dims)
+  [-> mul / div by a positive Python number] => ``mote::bmm_s8`` on the operands
+  viewed as [B, M, K] and [B, K, N]; a second operand that lies transposed in
+  memory (``k`` of ``q @ k.transpose(-2, -1)``) is passed as it is with
+  ``b_transposed``; the constant factor (attention's 1/sqrt(d)) folds into the
+  requantize multiplier;
+- ``masked_fill`` with a constant mask and value (shared qparams) =>
+  ``aten::masked_fill`` on the int8 tensor with the quantized value (-inf: -128);
 - ``cat`` (shared qparams) => ``aten::cat`` on int8 (dim remapped to the layout);
 - pixel (un)shuffle => the same aten op on int8 (NCHW);
 - ``slice`` / ``select`` => ``aten::slice_copy`` / ``select_copy`` on int8 in its layout;
@@ -38,6 +46,7 @@ Inputs and outputs stay fp32 (quantize/dequantize at the edges) unless
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Optional, Sequence
@@ -70,6 +79,9 @@ VIEWS = {aten.flatten.using_ints, aten.view.default, aten.reshape.default,
          aten.squeeze.default, aten.unsqueeze.default, aten.view_copy.default}
 IDENTITY = {aten.contiguous.default, aten.clone.default, aten.dropout.default}
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
+MATMUL = {aten.matmul.default, aten.bmm.default}
+#: a constant factor after a matmul (MoteQuantizer puts the output observer after it)
+MATMUL_SCALE = {aten.mul.Tensor, aten.div.Tensor}
 #: ops that only move elements (same qparams in and out): run on the int8 tensor as they are
 MOVE_OPS = {aten.pixel_shuffle.default, aten.pixel_unshuffle.default}
 _NO_WARN = {DQ_CH, qd.quantize_per_channel.default}
@@ -295,6 +307,8 @@ class _Lowering:
             if inner.target in (aten.conv2d.default, aten.conv1d.default, aten.linear.default,
                                 aten.add.Tensor, aten.mul.Tensor):
                 core, act = inner, f
+        elif self._matmul_factor(f) is not None:
+            core, act = f.args[0], f
         t = core.target
         a = core.args
         tensors_ok = lambda xs: all(self._is_dq_of_q(x) for x in xs)  # noqa: E731
@@ -319,6 +333,16 @@ class _Lowering:
             if len(a) == 2 and tensors_ok(a[:2]) and self.shape(a[0]) == self.shape(a[1]) \
                     and (t != aten.add.Tensor or core.kwargs.get("alpha", 1) == 1):
                 kind = "add" if t == aten.add.Tensor else "mul"
+        elif t in MATMUL and (act is None or act.target in MATMUL_SCALE) and tensors_ok(a[:2]):
+            sa, sb = self.shape(a[0]), self.shape(a[1])
+            if len(sa) == len(sb) and 2 <= len(sa) <= 4 and sa[:-2] == sb[:-2] \
+                    and sa[-1] == sb[-2] and min(sa + sb) >= 1:
+                kind = "bmm"
+        elif t == aten.masked_fill.Scalar and act is None and tensors_ok(a[:1]) \
+                and self._same_qparams(a[0].args[0], q) and isinstance(a[1], Node) \
+                and a[1].op == "get_attr" and isinstance(a[2], (int, float)) \
+                and not isinstance(a[2], bool) and not math.isnan(float(a[2])):
+            kind = "masked_fill"
         elif act is None and tensors_ok(a[:1]):
             same = self._same_qparams(a[0].args[0], q)
             rank = len(self.shape(a[0]))
@@ -386,6 +410,20 @@ class _Lowering:
         except ValueError:
             return False
         return True
+
+    @staticmethod
+    def _matmul_factor(f: Node) -> Optional[float]:
+        """The positive constant c of ``matmul(..) * c`` / ``matmul(..) / c`` (as a
+        factor), when `f` is that mul/div and the matmul has no other user."""
+        if f.target not in MATMUL_SCALE or len(f.args) != 2 or not isinstance(f.args[0], Node):
+            return None
+        c = f.args[1]
+        inner = f.args[0]
+        if inner.op != "call_function" or inner.target not in MATMUL or len(inner.users) != 1 \
+                or not isinstance(c, (int, float)) or isinstance(c, bool) or not c > 0 \
+                or not math.isfinite(float(c)):
+            return None
+        return float(c) if f.target == aten.mul.Tensor else 1.0 / float(c)
 
     @staticmethod
     def _same_qparams(qa: Node, qb: Node) -> bool:
@@ -481,6 +519,7 @@ class _Lowering:
                     self.const(mult, name + "_m"), self.const(shift, name + "_s"),
                     x.zp, zp_out, lo, hi), core)
                 if len(xshape) != 2:
+                    _tag(node, q.name, range(len(oshape)))
                     node = self.call(aten.view_copy.default, (node, list(oshape)), core)
                 return mk(node, range(len(oshape)))
             if core.target == aten.conv1d.default:
@@ -519,6 +558,8 @@ class _Lowering:
                 node = self.call(torch.ops.mote.mul_s8.default, (
                     na, nb, xa.zp, xb.zp, zp_out, m, s, lo, hi), core)
             return mk(node, perm)
+        if kind == "bmm":
+            return self.emit_bmm(q, core, act)
         x = self.dq_src(a[0])
         if kind == "maxpool":
             k = _pair(a[1], None)
@@ -600,6 +641,8 @@ class _Lowering:
             return _QVal(x.node, oshape, x.perm, s_out, zp_out)
         if kind == "softmax":
             return self.emit_softmax(q, core, x)
+        if kind == "masked_fill":
+            return self.emit_masked_fill(q, core, x)
         if kind == "lut":   # elementwise: any layout, so the physical tensor as it is
             table = lut_table(core.target, core.args[1:], core.kwargs, (x.scale, x.zp), (s_out, zp_out))
             node = self.call(torch.ops.mote.lut_s8.default, (x.node, self.const(table, name + "_lut")), core)
@@ -640,6 +683,53 @@ class _Lowering:
         _tag(node, q.name, NLC)
         node = self.call(aten.view_copy.default, (node, [oshape[0], oshape[2], oshape[1]]), core)
         return _QVal(node, oshape, NLC, s_out, zp_out)
+
+    def emit_bmm(self, q: Node, core: Node, scale_node: Optional[Node]) -> _QVal:
+        """mote::bmm_s8 for matmul(dq(a), dq(b)) [* c]: both operands viewed as 3-D
+        [B, M, K] / [B, K, N] (leading dims flattened); `b` is passed as it lies when
+        its last two dims are swapped in memory (b_transposed), else in its plain
+        layout (permute_copy only if it is held otherwise). Real multiplier
+        a_scale * b_scale * c / out_scale. Output plain layout."""
+        s_out, zp_out = float(q.args[1]), int(q.args[2])
+        oshape = self.shape(core)
+        xa, xb = self.dq_src(core.args[0]), self.dq_src(core.args[1])
+        r = len(xa.shape)
+        plain = tuple(range(r))
+        swapped = plain[:-2] + (r - 1, r - 2)
+        trans = r >= 2 and tuple(xb.perm) == swapped and xb.shape[-1] > 1 and xb.shape[-2] > 1
+        na = self.layout(xa, plain, core)
+        nb = xb.node if trans else self.layout(xb, plain, core)
+        batch = int(np.prod(xa.shape[:-2], dtype=np.int64))
+        m, k, n = xa.shape[-2], xa.shape[-1], xb.shape[-1]
+        a3, b3 = [batch, m, k], ([batch, n, k] if trans else [batch, k, n])
+        if r != 3:
+            na = self.call(aten.view_copy.default, (na, a3), core)
+            _tag(na, xa.qname, plain)
+            nb = self.call(aten.view_copy.default, (nb, b3), core)
+            _tag(nb, xb.qname, swapped if trans else plain)
+        factor = 1.0 if scale_node is None else self._matmul_factor(scale_node)
+        mult, shift = int8ref.quantize_multiplier(xa.scale * xb.scale * factor / s_out)
+        node = self.call(torch.ops.mote.bmm_s8.default, (
+            na, nb, bool(trans), xa.zp, xb.zp, zp_out, mult, shift, -128, 127), core)
+        if r != 3:
+            _tag(node, q.name, plain)
+            node = self.call(aten.view_copy.default, (node, list(oshape)), core)
+        return _QVal(node, oshape, plain, s_out, zp_out)
+
+    def emit_masked_fill(self, q: Node, core: Node, x: _QVal) -> _QVal:
+        """masked_fill(dq(x), constant mask, value) with shared qparams: the same op on
+        the int8 tensor in its layout (the mask broadcast and permuted alike) with the
+        value quantized; -inf / +inf saturate to -128 / 127, as torch's quantize of
+        them does. Exactly PT2E's reference: q(where(m, v, dq(x))) = where(m, q(v), x)."""
+        mask = self.attr(core.args[1]).to(torch.bool).expand(x.shape).permute(x.perm).contiguous()
+        value = float(core.args[2])
+        if math.isinf(value):
+            pv = -128 if value < 0 else 127
+        else:
+            pv = max(-128, min(127, x.zp + _fround(value, x.scale)))
+        node = self.call(aten.masked_fill.Scalar, (x.node, self.const(mask, core.name + "_mask"), pv),
+                         core)
+        return _QVal(node, self.shape(core), x.perm, float(q.args[1]), int(q.args[2]))
 
     def emit_softmax(self, q: Node, core: Node, x: _QVal) -> _QVal:
         """mote::softmax_s8 on the physical tensor when the softmax dim is its
