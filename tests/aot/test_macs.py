@@ -56,3 +56,21 @@ def test_int8_export_reports_the_share_and_each_fallback(tmp_path):
     total = 8 * 8 * 8 * 27 + 8 * 4 + 16
     assert f"int8: {100.0 * (total - 16) / total:.1f}% of {total:,} MACs run in int8 kernels" in r.stdout
     assert "fp32 fallback: aten::mm.out (16 MACs) at fb.py:13" in r.stdout
+
+
+def test_unet_small_runs_its_transposed_conv_in_int8():
+    """unet_small's ConvTranspose2d (mote::conv_transpose2d_s8, counted per input
+    pixel like the fp32 aten::convolution) and bilinear upsampling are int8: the
+    share is 100% of the same total as the fp32 program (was 98.0%)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fp32 = compile_model_file(zoo.path("unet_small"))
+        int8 = compile_model_file(zoo.path("unet_small"), int8=True)
+    _, total = int8_mac_share(fp32.spec)
+    n8, total8 = int8_mac_share(int8.spec)
+    assert total8 == total == 6_709_248
+    assert n8 / total8 >= 0.99
+    assert n8 == total8
+    ops = {c.op for c in int8.spec.instructions}
+    assert {"mote::conv_transpose2d_s8", "mote::upsample_bilinear2d_s8"} <= ops
+    assert "aten::convolution" not in ops and "aten::upsample_bilinear2d" not in ops
