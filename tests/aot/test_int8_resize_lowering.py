@@ -138,3 +138,10 @@ def test_unet_small_runs_all_in_int8():
         for k, v in per_op_quanta(conv, low, x)[0].items():
             worst[k] = max(worst.get(k, 0), v)
     assert max(worst.values()) <= 1, worst
+
+
+def test_out_overloads_exist():
+    for name in ("conv_transpose2d_s8", "upsample_nearest2d_s8", "upsample_bilinear2d_s8"):
+        packet = getattr(torch.ops.mote, name)
+        assert "out" in packet.overloads()
+        assert packet.out._schema.arguments[-1].name == "out"
