@@ -366,7 +366,8 @@ class _Lowering:
             elif t in UPSAMPLE_NEAREST and same and rank == 4 \
                     and self.shape(a[0])[2] * self.shape(a[0])[3] <= 1 << 24:
                 kind = "nearest"
-            elif t in UPSAMPLE_BILINEAR and same and rank == 4 and max(self.shape(core)) <= 0x7fff:
+            elif t in UPSAMPLE_BILINEAR and same and rank == 4 \
+                    and max(self.shape(core) + self.shape(a[0])) <= 0x7fff:
                 kind = "bilinear"
             elif t in VIEWS and same:
                 kind = "view"
