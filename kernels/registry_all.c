@@ -410,6 +410,8 @@ mote_err_t mote_kernel_mote_bmm_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     uint32_t nargs); /* op_mote_bmm_s8.c */
 mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_conv2d_s8.c */
+mote_err_t mote_kernel_mote_conv_transpose2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_conv_transpose2d_s8.c */
 mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_depthwise_conv2d_s8.c */
 mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -426,6 +428,10 @@ mote_err_t mote_kernel_mote_pad_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     uint32_t nargs); /* op_mote_pad_s8.c */
 mote_err_t mote_kernel_mote_softmax_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_softmax_s8.c */
+mote_err_t mote_kernel_mote_upsample_bilinear2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_upsample_bilinear2d_s8.c */
+mote_err_t mote_kernel_mote_upsample_nearest2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_upsample_nearest2d_s8.c */
 mote_err_t mote_kernel_quantized_decomposed_choose_qparams_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_choose_qparams.c */
 mote_err_t mote_kernel_quantized_decomposed_dequantize_per_channel_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -643,6 +649,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::avg_pool2d_s8.out", mote_kernel_mote_avg_pool2d_s8_out},
     {"mote::bmm_s8.out", mote_kernel_mote_bmm_s8_out},
     {"mote::conv2d_s8.out", mote_kernel_mote_conv2d_s8_out},
+    {"mote::conv_transpose2d_s8.out", mote_kernel_mote_conv_transpose2d_s8_out},
     {"mote::depthwise_conv2d_s8.out", mote_kernel_mote_depthwise_conv2d_s8_out},
     {"mote::linear_s8.out", mote_kernel_mote_linear_s8_out},
     {"mote::lut_s8.out", mote_kernel_mote_lut_s8_out},
@@ -651,6 +658,8 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::mul_s8.out", mote_kernel_mote_mul_s8_out},
     {"mote::pad_s8.out", mote_kernel_mote_pad_s8_out},
     {"mote::softmax_s8.out", mote_kernel_mote_softmax_s8_out},
+    {"mote::upsample_bilinear2d_s8.out", mote_kernel_mote_upsample_bilinear2d_s8_out},
+    {"mote::upsample_nearest2d_s8.out", mote_kernel_mote_upsample_nearest2d_s8_out},
     {"quantized_decomposed::choose_qparams.Tensor_out", mote_kernel_quantized_decomposed_choose_qparams_Tensor_out},
     {"quantized_decomposed::dequantize_per_channel.out", mote_kernel_quantized_decomposed_dequantize_per_channel_out},
     {"quantized_decomposed::dequantize_per_tensor.Tensor_out", mote_kernel_quantized_decomposed_dequantize_per_tensor_Tensor_out},
@@ -864,6 +873,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::avg_pool2d_s8.out */
     1u, /* mote::bmm_s8.out */
     1u, /* mote::conv2d_s8.out */
+    1u, /* mote::conv_transpose2d_s8.out */
     1u, /* mote::depthwise_conv2d_s8.out */
     1u, /* mote::linear_s8.out */
     1u, /* mote::lut_s8.out */
@@ -872,6 +882,8 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::mul_s8.out */
     1u, /* mote::pad_s8.out */
     1u, /* mote::softmax_s8.out */
+    1u, /* mote::upsample_bilinear2d_s8.out */
+    1u, /* mote::upsample_nearest2d_s8.out */
     2u, /* quantized_decomposed::choose_qparams.Tensor_out */
     1u, /* quantized_decomposed::dequantize_per_channel.out */
     1u, /* quantized_decomposed::dequantize_per_tensor.Tensor_out */
@@ -880,4 +892,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 217u;
+const uint32_t mote_kernel_registry_len = 220u;

@@ -30,6 +30,8 @@ __all__ = [
     "quantize_multiplier", "srdhm", "rdbpot", "requantize",
     "conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "bmm_s8", "add_s8", "mul_s8",
     "avg_pool2d_s8", "max_pool2d_s8", "mean_s8", "pad_s8",
+    "conv_transpose2d_s8", "upsample_nearest2d_s8", "upsample_bilinear2d_s8",
+    "upsample_scale_q32", "UPSAMPLE_WEIGHT_BITS",
     "softmax_s8", "softmax_params", "exp_on_negative_values", "one_over_one_plus_x",
     "add_params", "INT32_MIN", "INT32_MAX",
 ]
@@ -252,6 +254,7 @@ def linear_s8(input, weight, bias, multiplier, shift, input_zero_point: int,
                    activation_max)
 
 
+<<<<<<< HEAD
 def bmm_s8(a, b, b_transposed: bool, a_zero_point: int, b_zero_point: int,
            output_zero_point: int, output_multiplier: int, output_shift: int,
            activation_min: int, activation_max: int) -> np.ndarray:
@@ -276,6 +279,155 @@ def bmm_s8(a, b, b_transposed: bool, a_zero_point: int, b_zero_point: int,
     acc = _wrap32(np.matmul(_i64(x) - int(a_zero_point), _i64(y) - int(b_zero_point)))
     out = _i64(requantize(acc, output_multiplier, output_shift)) + int(output_zero_point)
     return _clamp_s8(out, int(activation_min), int(activation_max))
+=======
+def conv_transpose2d_s8(input, weight, bias, multiplier, shift, stride, padding,
+                        output_padding, dilation, groups: int, input_zero_point: int,
+                        output_zero_point: int, activation_min: int,
+                        activation_max: int) -> np.ndarray:
+    """int8 transposed 2-D convolution (``torch.nn.functional.conv_transpose2d``), NHWC.
+
+    input int8 [N,H,W,Cin]; weight int8 [Cout,KH,KW,Cin/groups] (output channel c
+    reads input channels of group c // (Cout/groups)); bias, multiplier, shift
+    int32 [Cout]; stride, padding, output_padding, dilation int[2] (h, w).
+    Input pixel (iy, ix) tap (ky, kx) adds to output (iy*sh - ph + ky*dh,
+    ix*sw - pw + kx*dw); Ho = (H-1)*sh - 2*ph + dh*(KH-1) + oph + 1 (Wo alike).
+    acc = bias[c] + sum (x - in_zp) * w; out = clamp(requantize(acc, M[c], s[c])
+    + out_zp, act_min, act_max). Returns int8 [N,Ho,Wo,Cout].
+    """
+    x = _check_int8(input, "input", 4)
+    w = _check_int8(weight, "weight", 4)
+    g = int(groups)
+    sh, sw = _pair(stride, "stride")
+    ph, pw = _pair(padding, "padding")
+    oph, opw = _pair(output_padding, "output_padding")
+    dh, dw = _pair(dilation, "dilation")
+    n, h, wd, cin = x.shape
+    cout, kh, kw, cin_g = w.shape
+    if g < 1 or cin % g or cout % g or cin_g * g != cin:
+        raise ValueError(f"weight {w.shape} / groups {g} do not fit input {x.shape}")
+    if min(sh, sw, dh, dw) < 1 or min(ph, pw) < 0 or not (0 <= oph < max(sh, dh)) \
+            or not (0 <= opw < max(sw, dw)):
+        raise ValueError("bad stride / padding / output_padding / dilation")
+    for name, v in (("bias", bias), ("multiplier", multiplier), ("shift", shift)):
+        if np.shape(v) != (cout,):
+            raise ValueError(f"{name} must have shape [{cout}], got {np.shape(v)}")
+    hf = (h - 1) * sh + dh * (kh - 1) + 1 + oph     # rows before removing the padding
+    wf = (wd - 1) * sw + dw * (kw - 1) + 1 + opw
+    ho, wo = hf - 2 * ph, wf - 2 * pw
+    if ho <= 0 or wo <= 0:
+        raise ValueError("transposed convolution output would be empty")
+    xs = _i64(x) - int(input_zero_point)
+    wi = _i64(w)
+    cog = cout // g
+    full = np.zeros((n, hf, wf, cout), np.int64)
+    for gi in range(g):   # scatter: every input pixel adds its taps to the output
+        xg = xs[..., gi * cin_g:(gi + 1) * cin_g]
+        for i in range(kh):
+            for j in range(kw):
+                wg = wi[gi * cog:(gi + 1) * cog, i, j, :]            # [Cout/g, Cin/g]
+                full[:, i * dh: i * dh + sh * (h - 1) + 1: sh, j * dw: j * dw + sw * (wd - 1) + 1: sw,
+                     gi * cog:(gi + 1) * cog] += xg @ wg.T
+    acc = full[:, ph:ph + ho, pw:pw + wo, :]
+    return _finish(acc, bias, multiplier, shift, output_zero_point, activation_min,
+                   activation_max)
+
+
+# --------------------------------------------------------------------------- upsampling
+
+#: fractional bits of the bilinear interpolation weights (per axis)
+UPSAMPLE_WEIGHT_BITS = 15
+#: largest source step of upsample_bilinear2d_s8 in Q32 (keeps (2*o+1)*step < 2^63)
+UPSAMPLE_MAX_SCALE_Q32 = 1 << 46
+
+
+def upsample_nearest2d_s8(input, index_h, index_w) -> np.ndarray:
+    """Nearest-neighbour resize of NHWC int8 ``input`` [N,H,W,C] by source index
+    tables: out[n, y, x, :] = input[n, index_h[y], index_w[x], :]. index_h
+    int32 [Ho] in [0, H), index_w int32 [Wo] in [0, W) (computed ahead of time
+    with torch's own index rule, so any scale / size / nearest-exact mode is
+    exact). Same qparams in and out. Returns int8 [N,Ho,Wo,C]."""
+    x = _check_int8(input, "input", 4)
+    ih, iw = np.asarray(index_h), np.asarray(index_w)
+    for name, t, lim in (("index_h", ih, x.shape[1]), ("index_w", iw, x.shape[2])):
+        if t.dtype != np.int32 or t.ndim != 1 or t.size < 1:
+            raise ValueError(f"{name} must be a non-empty int32 vector")
+        if t.min() < 0 or t.max() >= lim:
+            raise ValueError(f"{name} out of range [0, {lim})")
+    return x[:, ih][:, :, iw]
+
+
+def upsample_scale_q32(in_size: int, out_size: int, align_corners: bool,
+                       scale_factor=None) -> int:
+    """AOT: the source step of one output pixel of bilinear upsampling in Q32,
+    from ATen's area_pixel_compute_scale<float> (align_corners: (in-1)/(out-1),
+    0 for out == 1; else 1/scale_factor when given, else in/out), as the fp32
+    value torch uses; an identity resize (out == in) is step 1 (ATen copies)."""
+    if out_size == in_size:
+        return 1 << 32
+    if align_corners:
+        real = np.float32((in_size - 1) / (out_size - 1)) if out_size > 1 else np.float32(0)
+    elif scale_factor is not None and scale_factor > 0:
+        real = np.float32(1.0 / float(scale_factor))
+    else:
+        real = np.float32(in_size) / np.float32(out_size)
+    q = int(round(float(real) * 2.0 ** 32))
+    if not 0 <= q <= UPSAMPLE_MAX_SCALE_Q32:
+        raise ValueError(f"upsample scale {float(real)} out of range")
+    return q
+
+
+def _linear_taps(out_size: int, in_size: int, step: int, align_corners: bool):
+    """Per output index: (i0, i1, lambda1 in Q(UPSAMPLE_WEIGHT_BITS)) of ATen's
+    linear interpolation, in integer arithmetic: src = o*step (align_corners) or
+    max(((2o+1)*step - 2^32) / 2, 0) (Q32, floor); i0 = min(src >> 32, in-1);
+    frac = clamp(src - i0*2^32, 0, 2^32); lambda1 = (frac + 2^16) >> 17;
+    i1 = i0 + (i0 < in-1)."""
+    o = np.arange(out_size, dtype=np.int64)
+    if align_corners:
+        src = o * step
+    else:
+        src = np.maximum(((2 * o + 1) * step - (1 << 32)) >> 1, 0)
+    i0 = np.minimum(src >> 32, in_size - 1)
+    frac = np.clip(src - (i0 << 32), 0, 1 << 32)
+    lam = (frac + (1 << (31 - UPSAMPLE_WEIGHT_BITS))) >> (32 - UPSAMPLE_WEIGHT_BITS)
+    i1 = i0 + (i0 < in_size - 1)
+    return i0, i1, lam
+
+
+def upsample_bilinear2d_s8(input, output_size, align_corners: bool, scale_q32) -> np.ndarray:
+    """Bilinear resize of NHWC int8 ``input`` [N,H,W,C] to [N,Ho,Wo,C]
+    (``output_size`` = (Ho, Wo)), same qparams in and out.
+
+    ``scale_q32`` = (step_h, step_w): source step per output pixel in Q32
+    (:func:`upsample_scale_q32`). Per axis :func:`_linear_taps` gives i0, i1 and
+    the weight l1 (Q15, l0 = 2^15 - l1). acc = sum of the four raw int8 values
+    times lh*lw (int64; the weights sum to 2^30, so the zero point cancels);
+    out = acc / 2^30 rounded half to even (always within int8).
+    """
+    x = _check_int8(input, "input", 4)
+    ho, wo = _pair(output_size, "output_size")
+    sh, sw = (int(v) for v in scale_q32)
+    n, h, w, c = x.shape
+    if ho < 1 or wo < 1 or h < 1 or w < 1:
+        raise ValueError("empty upsampling")
+    for v in (sh, sw):
+        if not 0 <= v <= UPSAMPLE_MAX_SCALE_Q32:
+            raise ValueError(f"scale_q32 {v} out of range")
+    one = 1 << UPSAMPLE_WEIGHT_BITS
+    h0, h1, lh = _linear_taps(ho, h, sh, bool(align_corners))
+    w0, w1, lw = _linear_taps(wo, w, sw, bool(align_corners))
+    xi = _i64(x)
+    lh, lw = lh[None, :, None, None], lw[None, None, :, None]
+    top = xi[:, h0][:, :, w0] * (one - lw) + xi[:, h0][:, :, w1] * lw
+    bot = xi[:, h1][:, :, w0] * (one - lw) + xi[:, h1][:, :, w1] * lw
+    acc = top * (one - lh) + bot * lh
+    bits = 2 * UPSAMPLE_WEIGHT_BITS
+    q = acc >> bits
+    rem = acc & ((1 << bits) - 1)
+    half = 1 << (bits - 1)
+    q = q + ((rem > half) | ((rem == half) & (q & 1 == 1)))
+    return _clamp_s8(q)
+>>>>>>> int8-tconv
 
 
 # --------------------------------------------------------------------------- elementwise

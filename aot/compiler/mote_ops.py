@@ -49,6 +49,13 @@ SCHEMAS = {
     "pad_s8": "Tensor input, int[4] pads, int pad_value",
     "softmax_s8": "Tensor input, int input_multiplier, int input_left_shift, int diff_min",
     "lut_s8": "Tensor input, Tensor table",
+    "conv_transpose2d_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, "
+                           "Tensor shift, int[2] stride, int[2] padding, int[2] output_padding, "
+                           "int[2] dilation, int groups, int input_zero_point, "
+                           "int output_zero_point, int activation_min, int activation_max",
+    "upsample_nearest2d_s8": "Tensor input, Tensor index_h, Tensor index_w",
+    "upsample_bilinear2d_s8": "Tensor input, int[2] output_size, bool align_corners, "
+                              "int[2] scale_q32",
 }
 
 
@@ -95,6 +102,17 @@ def _shape(name: str, args) -> tuple:
     if name == "pad_s8":
         x, p = args[0], args[1]
         return (x.shape[0], x.shape[1] + p[0] + p[1], x.shape[2] + p[2] + p[3], x.shape[3])
+    if name == "conv_transpose2d_s8":
+        x, w = args[0], args[1]
+        (sh, sw), (ph, pw), (oph, opw), (dh, dw) = args[5], args[6], args[7], args[8]
+        return (x.shape[0], (x.shape[1] - 1) * sh - 2 * ph + dh * (w.shape[1] - 1) + oph + 1,
+                (x.shape[2] - 1) * sw - 2 * pw + dw * (w.shape[2] - 1) + opw + 1, w.shape[0])
+    if name == "upsample_nearest2d_s8":
+        x = args[0]
+        return (x.shape[0], args[1].shape[0], args[2].shape[0], x.shape[3])
+    if name == "upsample_bilinear2d_s8":
+        x = args[0]
+        return (x.shape[0], args[1][0], args[1][1], x.shape[3])
     raise KeyError(name)
 
 

@@ -5,12 +5,13 @@ int8 scheme of ``docs/int8-ops.md``:
 
 - activations: int8 per tensor, affine (zero point), range [-128, 127];
 - weights of conv / depthwise conv / linear: int8 symmetric per output channel
-  (axis 0; [-127, 127], zero point 0);
+  (axis 0; [-127, 127], zero point 0); of conv_transpose2d: axis 1 of
+  [Cin, Cout/groups, kh, kw] (one scale per output channel of a group);
 - bias: int32, scale = input_scale * weight_scale[c] (derived), zero point 0;
 - conv/linear/add followed by relu / relu6 / hardtanh: one output observer
   *after* the activation (the activation fuses into the int8 op's clamp);
-- pooling, cat, flatten/view/reshape/permute, pad, slice: output shares the
-  qparams of the input (cat: all inputs share one set);
+- pooling, cat, flatten/view/reshape/permute, pad, slice, nearest / bilinear
+  upsampling: output shares the qparams of the input (cat: all inputs share one set);
 - mean / adaptive average pool, add, mul, scalar arithmetic: own output
   observer;
 - elementwise activations (LUT_OPS: sigmoid, tanh, hardswish, hardsigmoid,
@@ -75,6 +76,12 @@ class Int8CalibrationWarning(UserWarning):
 aten = torch.ops.aten
 
 CONV_OPS = {aten.conv2d.default, aten.conv1d.default}
+#: transposed convolutions: weight [Cin, Cout/groups, kh, kw], per-channel axis 1
+CONV_TRANSPOSE_OPS = {aten.conv_transpose2d.input}
+#: resampling that only moves or convexly mixes elements: output shares the input's qparams
+UPSAMPLE_OPS = {aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default,
+                aten._upsample_nearest_exact2d.vec, aten._upsample_nearest_exact2d.default,
+                aten.upsample_bilinear2d.vec, aten.upsample_bilinear2d.default}
 LINEAR_OPS = {aten.linear.default}
 #: activations that fuse into the preceding conv / linear / add
 FUSABLE_ACTS = {aten.relu.default, aten.relu_.default, aten.relu6.default,
@@ -90,7 +97,7 @@ SHARED_OPS = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.flatten.usi
               aten.pixel_shuffle.default, aten.pixel_unshuffle.default,
               aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default,
               aten.transpose.int, aten.contiguous.default, aten.clone.default,
-              aten.dropout.default}
+              aten.dropout.default} | UPSAMPLE_OPS
 
 def _with_inplace(*names: str) -> frozenset:
     """aten.<name>.default and, where torch has it, the in-place aten.<name>_.default."""
@@ -156,15 +163,15 @@ def _act_qspec(qat: bool) -> QuantizationSpec:
                             qscheme=torch.per_tensor_affine, observer_or_fake_quant_ctr=ctr)
 
 
-def _weight_qspec(qat: bool) -> QuantizationSpec:
+def _weight_qspec(qat: bool, ch_axis: int = 0) -> QuantizationSpec:
     if qat:
         ctr = FakeQuantize.with_args(observer=_obs.MovingAveragePerChannelMinMaxObserver,
                                      quant_min=-127, quant_max=127, dtype=torch.int8,
-                                     qscheme=torch.per_channel_symmetric, ch_axis=0)
+                                     qscheme=torch.per_channel_symmetric, ch_axis=ch_axis)
     else:
         ctr = _obs.PerChannelMinMaxObserver.with_args(eps=2 ** -12)
     return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127,
-                            qscheme=torch.per_channel_symmetric, ch_axis=0,
+                            qscheme=torch.per_channel_symmetric, ch_axis=ch_axis,
                             observer_or_fake_quant_ctr=ctr)
 
 
@@ -177,9 +184,21 @@ def _derive_bias_qparams(obs_or_fqs):
     return scale, torch.zeros_like(scale, dtype=torch.int32)
 
 
-def _bias_qspec(x: Node, w: Node, node: Node) -> DerivedQuantizationSpec:
+def _derive_bias_qparams_grouped(groups: int):
+    """Transposed convolution: the weight has Cout/groups per-channel scales
+    (axis 1 of [Cin, Cout/groups, kh, kw]); output channel c uses scale
+    c % (Cout/groups), so the bias scale is input_scale * w_scale tiled per group."""
+    def derive(obs_or_fqs):
+        scale, _ = _derive_bias_qparams(obs_or_fqs)
+        scale = scale.repeat(groups)
+        return scale, torch.zeros_like(scale, dtype=torch.int32)
+    return derive
+
+
+def _bias_qspec(x: Node, w: Node, node: Node, groups: int = 0) -> DerivedQuantizationSpec:
+    derive = _derive_bias_qparams_grouped(groups) if groups else _derive_bias_qparams
     return DerivedQuantizationSpec(
-        derived_from=[(x, node), (w, node)], derive_qparams_fn=_derive_bias_qparams,
+        derived_from=[(x, node), (w, node)], derive_qparams_fn=derive,
         dtype=torch.int32, quant_min=-(2 ** 31), quant_max=2 ** 31 - 1,
         qscheme=torch.per_channel_symmetric, ch_axis=0)
 
@@ -224,6 +243,7 @@ class MoteQuantizer(Quantizer):
             t = n.target
             if t in CONV_OPS or t in LINEAR_OPS:
                 self._annotate_conv_linear(n, act, wq)
+<<<<<<< HEAD
             elif t in MATMUL_OPS and all(_is_float_tensor(a) for a in n.args[:2]):
                 last = self._matmul_scale(n)
                 _set(n, {x: self._input_qspec(x, act) for x in n.args[:2]},
@@ -234,6 +254,11 @@ class MoteQuantizer(Quantizer):
                     and not isinstance(n.args[2], Node):
                 x = n.args[0]
                 _set(n, {x: act}, SharedQuantizationSpec((x, n)))
+=======
+            elif t in CONV_TRANSPOSE_OPS:
+                groups = int(n.args[6]) if len(n.args) > 6 else 1
+                self._annotate_conv_linear(n, act, _weight_qspec(self.qat, ch_axis=1), groups=groups)
+>>>>>>> int8-tconv
             elif t in BINARY_OPS and all(_is_float_tensor(a) for a in n.args[:2]):
                 last = self._fused_act(n)
                 _set(n, {n.args[0]: act, n.args[1]: act}, None if last is not n else act)
@@ -268,6 +293,7 @@ class MoteQuantizer(Quantizer):
                 return u
         return n
 
+<<<<<<< HEAD
     @staticmethod
     def _input_qspec(x: Node, act):
         """An operand's input qspec: shared with its producer's output when that is
@@ -291,13 +317,17 @@ class MoteQuantizer(Quantizer):
         return n
 
     def _annotate_conv_linear(self, n: Node, act, wq) -> None:
+=======
+    def _annotate_conv_linear(self, n: Node, act, wq, groups: int = 0) -> None:
+        """groups > 0: a transposed convolution (bias scales tiled per group)."""
+>>>>>>> int8-tconv
         x, w = n.args[0], n.args[1]
         b = n.args[2] if len(n.args) > 2 else None
         if not (_is_float_tensor(x) and isinstance(w, Node)):
             return
         inputs = {x: act, w: wq}
         if isinstance(b, Node):
-            inputs[b] = _bias_qspec(x, w, n)
+            inputs[b] = _bias_qspec(x, w, n, groups)
         last = self._fused_act(n)
         _set(n, inputs, act if last is n else None)
         if last is not n:

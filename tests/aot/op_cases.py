@@ -92,13 +92,27 @@ class _Cnn(nn.Module):
         return F.softmax(self.fc(y), -1)
 
 
-INT8_MODEL = (lambda: _seq(_Cnn()), (_r(1, 3, 8, 8),))
+class _Resize(nn.Module):
+    """Transposed conv, bilinear down, nearest up, add: the int8 resampling kernels."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(3, 3, 2, stride=2)
+
+    def forward(self, x):
+        y = F.interpolate(self.up(x), scale_factor=0.25, mode="bilinear", align_corners=False)
+        return x + F.interpolate(y, scale_factor=2, mode="nearest")
+
+
+INT8_MODEL = (lambda: _seq(_Resize(), _Cnn()), (_r(1, 3, 8, 8),))
 #: what the int8 model above must contain (the int8 compile emits these)
 INT8 = ("mote::add_s8.out", "mote::avg_pool2d_s8.out", "mote::conv2d_s8.out",
         "mote::depthwise_conv2d_s8.out", "mote::linear_s8.out", "mote::max_pool2d_s8.out",
         "mote::mean_s8.out", "mote::mul_s8.out", "mote::lut_s8.out", "mote::pad_s8.out", "mote::softmax_s8.out",
         "quantized_decomposed::quantize_per_tensor.out",
         "quantized_decomposed::dequantize_per_tensor.out")
+INT8 = INT8 + ("mote::conv_transpose2d_s8.out", "mote::upsample_bilinear2d_s8.out",
+               "mote::upsample_nearest2d_s8.out")
 
 #: Operators with a kernel that Mote's lowering never emits (it turns squeeze and
 #: unsqueeze into views and has no dim-order or dynamic-quantization stage):

@@ -68,3 +68,21 @@ def test_garden_attention_models_run_95_percent_int8(name):
         int8 = compile_model_file(zoo.path(name), int8=True)
     done, total = int8_mac_share(int8.spec)
     assert total > 0 and done / total >= 0.95, (done, total)
+
+
+def test_unet_small_runs_its_transposed_conv_in_int8():
+    """unet_small's ConvTranspose2d (mote::conv_transpose2d_s8, counted per input
+    pixel like the fp32 aten::convolution) and bilinear upsampling are int8: the
+    share is 100% of the same total as the fp32 program (was 98.0%)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fp32 = compile_model_file(zoo.path("unet_small"))
+        int8 = compile_model_file(zoo.path("unet_small"), int8=True)
+    _, total = int8_mac_share(fp32.spec)
+    n8, total8 = int8_mac_share(int8.spec)
+    assert total8 == total == 6_709_248
+    assert n8 / total8 >= 0.99
+    assert n8 == total8
+    ops = {c.op for c in int8.spec.instructions}
+    assert {"mote::conv_transpose2d_s8", "mote::upsample_bilinear2d_s8"} <= ops
+    assert "aten::convolution" not in ops and "aten::upsample_bilinear2d" not in ops

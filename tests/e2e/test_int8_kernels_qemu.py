@@ -169,6 +169,33 @@ def make_cases():
         args = [x, *R.softmax_params(scale)]
         cases.append(dict(name=name, op="softmax_s8", args=args, out=R.softmax_s8(*args),
                           macs=0, scratch=0))
+    return cases + _resize_cases()
+
+
+def _resize_cases():
+    """Transposed convolution (unet_small's up2; groups 2 with output padding and a
+    clamp) and nearest / bilinear upsampling (portable kernels on every target)."""
+    rng = np.random.default_rng(7)
+    cases = []
+    for name, (h, w, cin, cout, g, k, st, pd, op, dl, act) in (
+            ("tconv_unet", (8, 8, 32, 16, 1, (2, 2), (2, 2), (0, 0), (0, 0), (1, 1), (-128, 127))),
+            ("tconv_g2", (5, 4, 4, 6, 2, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), (-20, 127)))):
+        m, s = _qp(rng, cout, k[0] * k[1] * cin // g)
+        args = [_i8(rng, (1, h, w, cin)), _i8(rng, (cout, k[0], k[1], cin // g)),
+                rng.integers(-3000, 3000, cout).astype(np.int32), m, s, list(st), list(pd),
+                list(op), list(dl), g, int(rng.integers(-128, 128)), int(rng.integers(-128, 128)),
+                *act]
+        cases.append(dict(name=name, op="conv_transpose2d_s8", args=args,
+                          out=R.conv_transpose2d_s8(*args), macs=0, scratch=0))
+    x = _i8(rng, (1, 5, 4, 6))
+    ih, iw = np.array([0, 0, 1, 2, 2, 3, 4, 4], np.int32), np.array([0, 1, 1, 2, 3, 3, 3], np.int32)
+    cases.append(dict(name="nearest", op="upsample_nearest2d_s8", args=[x, ih, iw],
+                      out=R.upsample_nearest2d_s8(x, ih, iw), macs=0, scratch=0))
+    for name, size, ac in (("bilinear_x2", (10, 8), False), ("bilinear_ac", (13, 7), True)):
+        steps = [R.upsample_scale_q32(5, size[0], ac), R.upsample_scale_q32(4, size[1], ac)]
+        args = [x, list(size), ac, steps]
+        cases.append(dict(name=name, op="upsample_bilinear2d_s8", args=args,
+                          out=R.upsample_bilinear2d_s8(*args), macs=0, scratch=0))
     return cases
 
 

@@ -14,6 +14,11 @@ constants):
 - ``max_pool2d`` / ``avg_pool2d`` (same qparams in/out) => ``mote::max_pool2d_s8`` / ``avg_pool2d_s8``;
 - ``adaptive_avg_pool2d(1)`` / ``mean`` over contiguous dims => ``mote::mean_s8``;
 - ``constant_pad_nd`` over H, W => ``mote::pad_s8``;
+- ``conv_transpose2d`` [-> relu...] => ``mote::conv_transpose2d_s8`` (weight
+  [Cin, Cout/g, KH, KW] per-channel on axis 1, packed to [Cout, KH, KW, Cin/g]);
+- nearest (and nearest-exact) upsampling => ``mote::upsample_nearest2d_s8`` with
+  source index tables computed here by torch's own op; bilinear upsampling =>
+  ``mote::upsample_bilinear2d_s8`` (Q32 source step, :func:`int8ref.upsample_scale_q32`);
 - an elementwise function of one tensor (``LUT_OPS`` of aot.compiler.quantize:
   sigmoid, tanh, hardswish, GELU, SiLU, ELU, LeakyReLU, a lone relu, ...)
   => ``mote::lut_s8`` with a 256-entry table computed here by running
@@ -79,9 +84,18 @@ VIEWS = {aten.flatten.using_ints, aten.view.default, aten.reshape.default,
          aten.squeeze.default, aten.unsqueeze.default, aten.view_copy.default}
 IDENTITY = {aten.contiguous.default, aten.clone.default, aten.dropout.default}
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
+<<<<<<< HEAD
 MATMUL = {aten.matmul.default, aten.bmm.default}
 #: a constant factor after a matmul (MoteQuantizer puts the output observer after it)
 MATMUL_SCALE = {aten.mul.Tensor, aten.div.Tensor}
+=======
+#: transposed convolution (weight [Cin, Cout/groups, kh, kw])
+CONV_T = aten.conv_transpose2d.input
+#: nearest upsampling: lowered to an index-table gather (mote::upsample_nearest2d_s8)
+UPSAMPLE_NEAREST = {aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default,
+                    aten._upsample_nearest_exact2d.vec, aten._upsample_nearest_exact2d.default}
+UPSAMPLE_BILINEAR = {aten.upsample_bilinear2d.vec, aten.upsample_bilinear2d.default}
+>>>>>>> int8-tconv
 #: ops that only move elements (same qparams in and out): run on the int8 tensor as they are
 MOVE_OPS = {aten.pixel_shuffle.default, aten.pixel_unshuffle.default}
 _NO_WARN = {DQ_CH, qd.quantize_per_channel.default}
@@ -305,7 +319,7 @@ class _Lowering:
                 and f.args[0].op == "call_function":
             inner = f.args[0]
             if inner.target in (aten.conv2d.default, aten.conv1d.default, aten.linear.default,
-                                aten.add.Tensor, aten.mul.Tensor):
+                                aten.add.Tensor, aten.mul.Tensor, CONV_T):
                 core, act = inner, f
         elif self._matmul_factor(f) is not None:
             core, act = f.args[0], f
@@ -329,6 +343,12 @@ class _Lowering:
                             kind = "conv"
                         elif groups == cin and cout % cin == 0:
                             kind = "dwconv"
+        elif t == CONV_T:
+            b = a[2] if len(a) > 2 else None
+            if tensors_ok([a[0]]) and len(self.shape(a[0])) == 4 \
+                    and self._weight(a[1], axis=1) is not None \
+                    and (b is None or self._bias(b) is not None):
+                kind = "tconv"
         elif t in (aten.add.Tensor, aten.mul.Tensor):
             if len(a) == 2 and tensors_ok(a[:2]) and self.shape(a[0]) == self.shape(a[1]) \
                     and (t != aten.add.Tensor or core.kwargs.get("alpha", 1) == 1):
@@ -370,6 +390,12 @@ class _Lowering:
                 kind = "select"
             elif t in MOVE_OPS and same and rank == 4:
                 kind = "move"
+            elif t in UPSAMPLE_NEAREST and same and rank == 4 \
+                    and self.shape(a[0])[2] * self.shape(a[0])[3] <= 1 << 24:
+                kind = "nearest"
+            elif t in UPSAMPLE_BILINEAR and same and rank == 4 \
+                    and max(self.shape(core) + self.shape(a[0])) <= 0x7fff:
+                kind = "bilinear"
             elif t in VIEWS and same:
                 kind = "view"
             elif t in (aten.permute.default, aten.transpose.int) and same:
@@ -429,12 +455,13 @@ class _Lowering:
     def _same_qparams(qa: Node, qb: Node) -> bool:
         return tuple(qa.args[1:6]) == tuple(qb.args[1:6])
 
-    def _weight(self, w):
-        """(int8 weight tensor, scales float64 [Cout]) of a folded per-channel weight."""
+    def _weight(self, w, axis: int = 0):
+        """(int8 weight tensor, scales float64 [Cout]) of a folded per-channel
+        weight, quantized along `axis` (1 for a transposed convolution)."""
         if not (isinstance(w, Node) and w.target == DQ_CH and w.args[0].op == "get_attr"):
             return None
         wq = self.attr(w.args[0])
-        if wq.dtype != torch.int8 or int(w.args[3]) != 0:
+        if wq.dtype != torch.int8 or int(w.args[3]) != axis:
             return None
         scales = self.attr(w.args[1]).to(torch.float64)
         zps = self.attr(w.args[2])
@@ -485,6 +512,17 @@ class _Lowering:
             ss.append(s)
         return torch.tensor(ms, dtype=torch.int32), torch.tensor(ss, dtype=torch.int32)
 
+    def int32_bias(self, bias_arg, bscale: torch.Tensor, cout: int) -> torch.Tensor:
+        """int32 [Cout] bias: PT2E's quantized bias, a float bias quantized with
+        scale `bscale` (input scale * weight scale per channel), or zeros."""
+        if bias_arg is None:
+            return torch.zeros(cout, dtype=torch.int32)
+        kind_b, *rest = self._bias(bias_arg)
+        if kind_b == "q":
+            return rest[0].to(torch.int32)
+        return torch.round(rest[0].to(torch.float64) / bscale).clamp(
+            -(2 ** 31), 2 ** 31 - 1).to(torch.int32)
+
     def emit(self, q: Node, kind: str, core: Node, act: Optional[Node]) -> _QVal:
         s_out, zp_out = float(q.args[1]), int(q.args[2])
         a = core.args
@@ -496,16 +534,7 @@ class _Lowering:
             wq, wsc = self._weight(a[1])
             bias_arg = a[2] if len(a) > 2 else None
             cout = wq.shape[0]
-            bscale = x.scale * wsc
-            if bias_arg is None:
-                bias = torch.zeros(cout, dtype=torch.int32)
-            else:
-                kind_b, *rest = self._bias(bias_arg)
-                if kind_b == "q":
-                    bias = rest[0].to(torch.int32)
-                else:
-                    bias = torch.round(rest[0].to(torch.float64) / bscale).clamp(
-                        -(2 ** 31), 2 ** 31 - 1).to(torch.int32)
+            bias = self.int32_bias(bias_arg, x.scale * wsc, cout)
             mult, shift = self.requant(x.scale, wsc, s_out)
             lo, hi = self.clamp_of(act, s_out, zp_out)
             if kind == "linear":
@@ -558,9 +587,16 @@ class _Lowering:
                 node = self.call(torch.ops.mote.mul_s8.default, (
                     na, nb, xa.zp, xb.zp, zp_out, m, s, lo, hi), core)
             return mk(node, perm)
+<<<<<<< HEAD
         if kind == "bmm":
             return self.emit_bmm(q, core, act)
+=======
+        if kind == "tconv":
+            return self.emit_conv_transpose(q, core, act)
+>>>>>>> int8-tconv
         x = self.dq_src(a[0])
+        if kind in ("nearest", "bilinear"):
+            return self.emit_upsample(q, kind, core, x)
         if kind == "maxpool":
             k = _pair(a[1], None)
             st = _pair(a[2] if len(a) > 2 and len(a[2]) else None, k)
@@ -648,6 +684,61 @@ class _Lowering:
             node = self.call(torch.ops.mote.lut_s8.default, (x.node, self.const(table, name + "_lut")), core)
             return _QVal(node, oshape, x.perm, s_out, zp_out)
         raise AssertionError(kind)
+
+    def emit_conv_transpose(self, q: Node, core: Node, act: Optional[Node]) -> _QVal:
+        """conv_transpose2d(x, w [Cin, Cout/g, KH, KW], b, stride, padding,
+        output_padding, groups, dilation) => mote::conv_transpose2d_s8 on NHWC, the
+        weight packed to [Cout, KH, KW, Cin/g]; PT2E's Cout/g weight scales (axis 1)
+        apply to every group."""
+        s_out, zp_out = float(q.args[1]), int(q.args[2])
+        a, name = core.args, core.name
+        x = self.dq_src(a[0])
+        wq, wsc = self._weight(a[1], axis=1)
+        groups = int(a[6]) if len(a) > 6 else 1
+        cin, cog, kh, kw = wq.shape
+        cout = cog * groups
+        wsc = wsc.repeat(groups)
+        bias = self.int32_bias(a[2] if len(a) > 2 else None, x.scale * wsc, cout)
+        mult, shift = self.requant(x.scale, wsc, s_out)
+        lo, hi = self.clamp_of(act, s_out, zp_out)
+        wpk = wq.reshape(groups, cin // groups, cog, kh, kw).permute(0, 2, 3, 4, 1) \
+            .reshape(cout, kh, kw, cin // groups).contiguous()
+        node = self.call(torch.ops.mote.conv_transpose2d_s8.default, (
+            self.nhwc(x, core), self.const(wpk, name + "_w"), self.const(bias, name + "_b"),
+            self.const(mult, name + "_m"), self.const(shift, name + "_s"),
+            _pair(a[3] if len(a) > 3 else None, [1]), _pair(a[4] if len(a) > 4 else None, [0]),
+            _pair(a[5] if len(a) > 5 else None, [0]), _pair(a[7] if len(a) > 7 else None, [1]),
+            groups, x.zp, zp_out, lo, hi), core)
+        return _QVal(node, self.shape(core), NHWC, s_out, zp_out)
+
+    def emit_upsample(self, q: Node, kind: str, core: Node, x: _QVal) -> _QVal:
+        """Nearest: source index tables from torch's own op run on an index grid
+        (exact for every scale / size / mode). Bilinear: ATen's fp32 source step
+        per axis in Q32, align_corners as given."""
+        s_out, zp_out = float(q.args[1]), int(q.args[2])
+        oshape = self.shape(core)
+        a, name = core.args, core.name
+        h, w = x.shape[2], x.shape[3]
+        if kind == "nearest":
+            grid = torch.arange(h * w, dtype=torch.float32).reshape(1, 1, h, w)
+            idx = core.target(grid, *a[1:], **core.kwargs)[0, 0].to(torch.int64)
+            ih, iw = (idx[:, 0] // w).to(torch.int32), (idx[0, :] % w).to(torch.int32)
+            node = self.call(torch.ops.mote.upsample_nearest2d_s8.default, (
+                self.nhwc(x, core), self.const(ih, name + "_ih"), self.const(iw, name + "_iw")), core)
+            return _QVal(node, oshape, NHWC, s_out, zp_out)
+        ac = bool(a[2]) if len(a) > 2 else bool(core.kwargs.get("align_corners", False))
+        if core.target == aten.upsample_bilinear2d.vec:
+            sf = a[3] if len(a) > 3 else core.kwargs.get("scale_factors")
+            sf = list(sf) if sf is not None else [None, None]
+        else:
+            sf = [a[3] if len(a) > 3 else core.kwargs.get("scales_h"),
+                  a[4] if len(a) > 4 else core.kwargs.get("scales_w")]
+        ho, wo = oshape[2], oshape[3]
+        steps = [int8ref.upsample_scale_q32(h, ho, ac, sf[0]),
+                 int8ref.upsample_scale_q32(w, wo, ac, sf[1])]
+        node = self.call(torch.ops.mote.upsample_bilinear2d_s8.default,
+                         (self.nhwc(x, core), [ho, wo], ac, steps), core)
+        return _QVal(node, oshape, NHWC, s_out, zp_out)
 
     def nlc4(self, x: _QVal, src=None) -> Node:
         """A 3-D int8 value [N, C, L] as the NHWC tensor [N, 1, L, C] (its bytes in
