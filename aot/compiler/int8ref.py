@@ -254,7 +254,6 @@ def linear_s8(input, weight, bias, multiplier, shift, input_zero_point: int,
                    activation_max)
 
 
-<<<<<<< HEAD
 def bmm_s8(a, b, b_transposed: bool, a_zero_point: int, b_zero_point: int,
            output_zero_point: int, output_multiplier: int, output_shift: int,
            activation_min: int, activation_max: int) -> np.ndarray:
@@ -279,7 +278,8 @@ def bmm_s8(a, b, b_transposed: bool, a_zero_point: int, b_zero_point: int,
     acc = _wrap32(np.matmul(_i64(x) - int(a_zero_point), _i64(y) - int(b_zero_point)))
     out = _i64(requantize(acc, output_multiplier, output_shift)) + int(output_zero_point)
     return _clamp_s8(out, int(activation_min), int(activation_max))
-=======
+
+
 def conv_transpose2d_s8(input, weight, bias, multiplier, shift, stride, padding,
                         output_padding, dilation, groups: int, input_zero_point: int,
                         output_zero_point: int, activation_min: int,
@@ -427,7 +427,6 @@ def upsample_bilinear2d_s8(input, output_size, align_corners: bool, scale_q32) -
     half = 1 << (bits - 1)
     q = q + ((rem > half) | ((rem == half) & (q & 1 == 1)))
     return _clamp_s8(q)
->>>>>>> int8-tconv
 
 
 # --------------------------------------------------------------------------- elementwise

@@ -16,14 +16,10 @@ from aot import ir
 #: the next argument; the output is the instruction's last argument
 _CONV = {"aten::convolution"}
 _MATMUL = {"aten::mm", "aten::bmm", "aten::addmm", "aten::linear"}
-<<<<<<< HEAD
 _INT8 = {"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::bmm_s8"}
-=======
-_INT8 = {"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8"}
 #: int8 transposed convolution: counted per input pixel like aten::convolution's transposed form
 _INT8_TCONV = {"mote::conv_transpose2d_s8"}
 _INT8 = _INT8 | _INT8_TCONV
->>>>>>> int8-tconv
 
 
 def _tensor(spec: ir.ProgramSpec, idx: int):
@@ -39,15 +35,12 @@ def instruction_macs(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
     if out is None:
         return 0
     n_out = prod(out.sizes)
-<<<<<<< HEAD
     if call.op == "mote::bmm_s8":     # a [B, M, K] -> out [B, M, N]: B*M*N*K
         return n_out * _tensor(spec, call.args[0]).sizes[-1]
-=======
     if call.op in _INT8_TCONV:
         # input [N, H, W, Cin], weight [Cout, KH, KW, Cin/g]: N*H*W*Cin * KH*KW*Cout/g
         x, w = _tensor(spec, call.args[0]), _tensor(spec, call.args[1])
         return prod(x.sizes) * prod(w.sizes) // max(x.sizes[-1], 1)
->>>>>>> int8-tconv
     if call.op in _INT8:
         # NHWC / [M, N]: output channels last; weight holds (K per output channel) x channels
         w = _tensor(spec, call.args[1])

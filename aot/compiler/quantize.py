@@ -243,7 +243,6 @@ class MoteQuantizer(Quantizer):
             t = n.target
             if t in CONV_OPS or t in LINEAR_OPS:
                 self._annotate_conv_linear(n, act, wq)
-<<<<<<< HEAD
             elif t in MATMUL_OPS and all(_is_float_tensor(a) for a in n.args[:2]):
                 last = self._matmul_scale(n)
                 _set(n, {x: self._input_qspec(x, act) for x in n.args[:2]},
@@ -254,11 +253,9 @@ class MoteQuantizer(Quantizer):
                     and not isinstance(n.args[2], Node):
                 x = n.args[0]
                 _set(n, {x: act}, SharedQuantizationSpec((x, n)))
-=======
             elif t in CONV_TRANSPOSE_OPS:
                 groups = int(n.args[6]) if len(n.args) > 6 else 1
                 self._annotate_conv_linear(n, act, _weight_qspec(self.qat, ch_axis=1), groups=groups)
->>>>>>> int8-tconv
             elif t in BINARY_OPS and all(_is_float_tensor(a) for a in n.args[:2]):
                 last = self._fused_act(n)
                 _set(n, {n.args[0]: act, n.args[1]: act}, None if last is not n else act)
@@ -293,7 +290,6 @@ class MoteQuantizer(Quantizer):
                 return u
         return n
 
-<<<<<<< HEAD
     @staticmethod
     def _input_qspec(x: Node, act):
         """An operand's input qspec: shared with its producer's output when that is
@@ -316,11 +312,8 @@ class MoteQuantizer(Quantizer):
                 return u
         return n
 
-    def _annotate_conv_linear(self, n: Node, act, wq) -> None:
-=======
     def _annotate_conv_linear(self, n: Node, act, wq, groups: int = 0) -> None:
         """groups > 0: a transposed convolution (bias scales tiled per group)."""
->>>>>>> int8-tconv
         x, w = n.args[0], n.args[1]
         b = n.args[2] if len(n.args) > 2 else None
         if not (_is_float_tensor(x) and isinstance(w, Node)):

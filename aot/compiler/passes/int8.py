@@ -84,18 +84,15 @@ VIEWS = {aten.flatten.using_ints, aten.view.default, aten.reshape.default,
          aten.squeeze.default, aten.unsqueeze.default, aten.view_copy.default}
 IDENTITY = {aten.contiguous.default, aten.clone.default, aten.dropout.default}
 SOFTMAX = {aten.softmax.int, aten._softmax.default}
-<<<<<<< HEAD
 MATMUL = {aten.matmul.default, aten.bmm.default}
 #: a constant factor after a matmul (MoteQuantizer puts the output observer after it)
 MATMUL_SCALE = {aten.mul.Tensor, aten.div.Tensor}
-=======
 #: transposed convolution (weight [Cin, Cout/groups, kh, kw])
 CONV_T = aten.conv_transpose2d.input
 #: nearest upsampling: lowered to an index-table gather (mote::upsample_nearest2d_s8)
 UPSAMPLE_NEAREST = {aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default,
                     aten._upsample_nearest_exact2d.vec, aten._upsample_nearest_exact2d.default}
 UPSAMPLE_BILINEAR = {aten.upsample_bilinear2d.vec, aten.upsample_bilinear2d.default}
->>>>>>> int8-tconv
 #: ops that only move elements (same qparams in and out): run on the int8 tensor as they are
 MOVE_OPS = {aten.pixel_shuffle.default, aten.pixel_unshuffle.default}
 _NO_WARN = {DQ_CH, qd.quantize_per_channel.default}
@@ -587,13 +584,10 @@ class _Lowering:
                 node = self.call(torch.ops.mote.mul_s8.default, (
                     na, nb, xa.zp, xb.zp, zp_out, m, s, lo, hi), core)
             return mk(node, perm)
-<<<<<<< HEAD
         if kind == "bmm":
             return self.emit_bmm(q, core, act)
-=======
         if kind == "tconv":
             return self.emit_conv_transpose(q, core, act)
->>>>>>> int8-tconv
         x = self.dq_src(a[0])
         if kind in ("nearest", "bilinear"):
             return self.emit_upsample(q, kind, core, x)
