@@ -56,3 +56,21 @@ def test_int8_export_reports_the_share_and_each_fallback(tmp_path):
     total = 8 * 8 * 8 * 27 + 8 * 4 + 16
     assert f"int8: {100.0 * (total - 16) / total:.1f}% of {total:,} MACs run in int8 kernels" in r.stdout
     assert "fp32 fallback: aten::mm.out (16 MACs) at fb.py:13" in r.stdout
+
+
+def test_int8_report_groups_identical_fallbacks_and_lists_islands(tmp_path):
+    """The same fp32 op at the same model line is one line with its count and
+    summed MACs; planned fp32 islands (norms) are listed, not reported as fallbacks."""
+    f = tmp_path / "fb2.py"
+    f.write_text(FALLBACK.replace("        return self.fc(y) @ torch.ones(4, 4)",
+                                  "        y = self.fc(y)\n"
+                                  "        for _ in range(3):\n"
+                                  "            y = torch.nn.functional.layer_norm(y, (4,)) @ torch.ones(4, 4)\n"
+                                  "        return y"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compile_model_file(f, int8=True)
+    report = c.int8_report()
+    assert "  fp32 fallback: aten::mm.out x3 (48 MACs) at fb2.py:15" in report
+    assert report.count("fp32 fallback") == 1
+    assert "  fp32 islands: layer_norm x3 (fb2.py:15)" in report
