@@ -4,7 +4,7 @@
  *   args (6): weight [V, D], indices (any shape), padding_idx int (only
  *             affects gradients), scale_grad_by_freq bool, sparse bool,
  *             out [*indices.shape, D].
- *   dtypes: weight any (fp32 in models), out == weight; indices int32/int64.
+ *   dtypes: weight any (fp32; int8 for an --int8 table), out == weight; indices int32/int64.
  *   errors: MOTE_ERR_KERNEL_ARGS (count/tags, an index outside [0, V): torch
  *           raises "index out of range" for negatives too), MOTE_ERR_KERNEL_DTYPE,
  *           MOTE_ERR_KERNEL_SHAPE (weight not 2-D, out shape).

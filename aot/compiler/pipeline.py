@@ -56,17 +56,33 @@ class Compiled:
                 + (("\n" + self.int8_report()) if self.int8 else ""))
 
     def int8_report(self) -> str:
-        """Share of the MACs that run in int8 kernels, then one line per fp32
-        instruction that does MACs (a fallback) with the model's file:line."""
+        """Share of the MACs that run in int8 kernels, then the fp32 fallbacks
+        that do MACs, one line per op and model file:line (identical ones
+        counted, their MACs summed), then the planned fp32 islands (norms kept
+        fp32 between dequantize and quantize on purpose) per op."""
         from aot.compiler.macs import instruction_macs, int8_mac_share
         int8, total = int8_mac_share(self.spec)
         share = 100.0 * int8 / total if total else 100.0
         lines = [f"int8: {share:.1f}% of {total:,} MACs run in int8 kernels"]
+        groups: dict = {}      # (op, source) -> [count, MACs], first-seen order
         for call in self.spec.instructions:
             m = instruction_macs(self.spec, call)
             if m and not call.op.startswith("mote::"):
-                lines.append(f"  fp32 fallback: {call.op}.{call.overload} ({m:,} MACs) at "
-                             f"{call.source or 'unknown source'}")
+                g = groups.setdefault((f"{call.op}.{call.overload}", call.source or "unknown source"), [0, 0])
+                g[0] += 1
+                g[1] += m
+        for (op, src), (n, m) in groups.items():
+            lines.append(f"  fp32 fallback: {op}{f' x{n}' if n > 1 else ''} ({m:,} MACs) at {src}")
+        islands: dict = {}     # op -> [count, sources in order]
+        for op, src in getattr(self.int8_info, "fp32_islands", None) or ():
+            g = islands.setdefault(op, [0, []])
+            g[0] += 1
+            if src and src not in g[1]:
+                g[1].append(src)
+        if islands:
+            lines.append("  fp32 islands: " + "; ".join(
+                f"{op} x{n}" + (f" ({', '.join(srcs)})" if srcs else "")
+                for op, (n, srcs) in islands.items()))
         return "\n".join(lines)
 
 

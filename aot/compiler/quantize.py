@@ -24,9 +24,10 @@ int8 scheme of ``docs/int8-ops.md``:
   own output observer; a multiplication / division by a positive Python number
   right after it (attention's 1/sqrt(d)) carries the output observer instead, so
   the lowering folds the constant into ``mote::bmm_s8``'s requantize multiplier;
-- masked_fill with a constant value (a causal mask's -inf): output shares the
-  qparams of its input. Activation observers ignore non-finite values, so the
-  range is the one of the unmasked scores and -inf quantizes to -128.
+- masked_fill(x, mask, -inf) read only by a softmax (a causal mask): the pair is
+  a planned fp32 island (scores quantized before, probabilities after), so masked
+  positions get exactly 0; masked_fill with another constant: output shares the
+  qparams of its input. Activation observers ignore non-finite values.
 
 ``scaled_dot_product_attention`` (what ``nn.MultiheadAttention`` exports to) is
 decomposed by :func:`export_for_quantization` into matmul, scale, mask, softmax
@@ -116,6 +117,27 @@ LUT_OPS = _with_inplace("sigmoid", "tanh", "hardsigmoid", "hardswish", "gelu", "
                         "selu", "exp", "abs", "neg")
 #: own input and output observers; lowered to an int8 op or kept fp32 between q/dq
 OWN_QPARAM_OPS = {aten.adaptive_avg_pool2d.default, aten.mean.dim} | LUT_OPS
+#: norms kept in fp32 on purpose (planned fp32 islands): own input and output
+#: observers, so only the norm runs in fp32 (input dequantized, output quantized
+#: at once); the int8 lowering reports them as islands, not as fallbacks.
+#: RMSNorm (x * rsqrt(mean(x^2) + eps) [* weight]) is matched as a chain (_rms_norm_chain).
+FP32_ISLAND_OPS = frozenset({aten.layer_norm.default, aten.group_norm.default,
+                             aten.native_layer_norm.default, aten.native_group_norm.default})
+#: meta key on the nodes of a planned fp32 island: (kind, is_last); the last
+#: node's output is the island's (quantized) output
+ISLAND_KEY = "mote_fp32_island"
+#: per-channel PReLU (one slope per channel; no per-channel table kernel): an
+#: fp32 island like the norms. A single-slope PReLU is a LUT op (mote::lut_s8).
+PRELU_OPS = frozenset({aten.prelu.default})
+#: masked_fill: with -inf feeding a softmax (a causal attention mask) the pair is
+#: an fp32 island: the scores are quantized before the mask, the probabilities
+#: after the softmax (SOFTMAX_OUT_QSPEC), so masked positions get exactly 0 as in
+#: fp32 (an int8 -128 in their place would still weigh exp(-range) each). Any
+#: other constant fill: output shares its input's qparams (the value saturates).
+MASKED_FILL_OPS = frozenset({aten.masked_fill.Scalar})
+#: embedding: the table is quantized per tensor (affine int8) and the output
+#: shares its qparams; the lowering gathers int8 rows (aten::embedding on int8)
+EMBEDDING_OPS = frozenset({aten.embedding.default})
 CAT_OPS = {aten.cat.default, aten.concat.default}
 #: own input observer, fixed output qparams (SOFTMAX_OUT_QSPEC)
 SOFTMAX_OPS = {aten.softmax.int, aten._softmax.default}
@@ -124,8 +146,6 @@ SOFTMAX_OPS = {aten.softmax.int, aten._softmax.default}
 MATMUL_OPS = {aten.matmul.default, aten.bmm.default}
 #: a constant factor after a matmul that folds into its requantization
 MATMUL_SCALE_OPS = {aten.mul.Tensor, aten.div.Tensor}
-#: masked_fill: output shares its input's qparams (the filled constant saturates)
-MASKED_FILL_OPS = {aten.masked_fill.Scalar}
 
 #: softmax output: scale 1/256, zero point -128 over [-128, 127] (TFLite int8 softmax)
 SOFTMAX_OUT_QSPEC = FixedQParamsQuantizationSpec(
@@ -222,6 +242,62 @@ def _is_float_tensor(n) -> bool:
     return isinstance(v, torch.Tensor) and v.is_floating_point()
 
 
+def _numel(n) -> int:
+    v = n.meta.get("val") if isinstance(n, Node) else None
+    return int(v.numel()) if isinstance(v, torch.Tensor) else -1
+
+
+def _island_name(target) -> str:
+    name = getattr(target, "__name__", str(target)).split(".")[0]
+    return name[len("native_"):] if name.startswith("native_") else name
+
+
+def _only_user(n: Node):
+    return next(iter(n.users)) if len(n.users) == 1 else None
+
+
+def _rms_norm_chain(pw: Node) -> Optional[list]:
+    """[pow, mean, add, rsqrt, mul(x, r)(, mul(., weight))] when ``pw`` =
+    pow(x, 2) starts RMSNorm's x * rsqrt(mean(x^2, -1, keepdim) + eps) [* w]
+    over float x with nothing else reading the intermediates; else None."""
+    x = pw.args[0]
+    if not (_is_float_tensor(x) and len(pw.args) > 1 and pw.args[1] == 2):
+        return None
+    mean = _only_user(pw)
+    if mean is None or mean.target != aten.mean.dim or not (
+            len(mean.args) > 2 and mean.args[2] or mean.kwargs.get("keepdim")):
+        return None
+    add = _only_user(mean)
+    if add is None or add.target != aten.add.Tensor or isinstance(add.args[1], Node):
+        return None
+    rs = _only_user(add)
+    if rs is None or rs.target != aten.rsqrt.default:
+        return None
+    mul = _only_user(rs)
+    if mul is None or mul.target != aten.mul.Tensor or set(mul.args[:2]) != {x, rs}:
+        return None
+    chain = [pw, mean, add, rs, mul]
+    w = _only_user(mul)
+    if w is not None and w.target == aten.mul.Tensor and not _annotated(w):
+        other = w.args[1] if w.args[0] is mul else w.args[0]
+        if isinstance(other, Node) and other.op == "get_attr":
+            chain.append(w)
+    if any(_annotated(c) for c in chain):
+        return None
+    return chain
+
+
+def _masked_softmax(n: Node) -> Optional[Node]:
+    """The softmax that alone reads ``n`` = masked_fill(float x, mask, -inf or +-inf/nan), else None."""
+    if not (_is_float_tensor(n.args[0]) and len(n.args) > 2 and isinstance(n.args[2], (int, float))
+            and not np.isfinite(float(n.args[2]))):
+        return None
+    sm = _only_user(n)
+    if sm is None or sm.target not in SOFTMAX_OPS or sm.args[0] is not n or _annotated(sm):
+        return None
+    return sm
+
+
 class MoteQuantizer(Quantizer):
     """PT2E quantizer for Mote's int8 scheme (TFLite / CMSIS-NN).
 
@@ -249,6 +325,12 @@ class MoteQuantizer(Quantizer):
                      act if last is n else None)
                 if last is not n:
                     _set(last, {}, act)
+            elif t in MASKED_FILL_OPS and _masked_softmax(n) is not None:
+                sm = _masked_softmax(n)
+                _set(n, {n.args[0]: act}, None)
+                n.meta[ISLAND_KEY] = ("masked_softmax", False)
+                _set(sm, {}, SOFTMAX_OUT_QSPEC)
+                sm.meta[ISLAND_KEY] = ("masked_softmax", True)
             elif t in MASKED_FILL_OPS and _is_float_tensor(n.args[0]) \
                     and not isinstance(n.args[2], Node):
                 x = n.args[0]
@@ -279,6 +361,22 @@ class MoteQuantizer(Quantizer):
                 _set(n, {n.args[0]: act}, act)
             elif t in SOFTMAX_OPS and _is_float_tensor(n.args[0]):
                 _set(n, {n.args[0]: act}, SOFTMAX_OUT_QSPEC)
+            elif (t in FP32_ISLAND_OPS or t in PRELU_OPS) and _is_float_tensor(n.args[0]):
+                _set(n, {n.args[0]: act}, act)
+                if t in FP32_ISLAND_OPS or _numel(n.args[1]) != 1:
+                    n.meta[ISLAND_KEY] = (_island_name(t), True)
+            elif t == aten.pow.Tensor_Scalar and _rms_norm_chain(n):
+                chain = _rms_norm_chain(n)
+                x = n.args[0]
+                for c in chain[:-1]:
+                    _set(c, {x: act} if x in c.args else {}, None)
+                    c.meta[ISLAND_KEY] = ("rms_norm", False)
+                _set(chain[-1], {x: act} if x in chain[-1].args else {}, act)
+                chain[-1].meta[ISLAND_KEY] = ("rms_norm", True)
+            elif t in EMBEDDING_OPS and isinstance(n.args[0], Node) and n.args[0].op == "get_attr" \
+                    and _is_float_tensor(n.args[0]):
+                w = n.args[0]
+                _set(n, {w: act}, SharedQuantizationSpec((w, n)))
         return model
 
     @staticmethod

@@ -575,8 +575,8 @@ def test_attention_lowers_to_bmm_s8_within_one_quantum(make, shapes):
     assert torch.ops.mote.bmm_s8.default in targets
     assert not any(t in (aten.bmm.default, aten.matmul.default, aten.mm.default,
                          aten.scaled_dot_product_attention.default) for t in targets)
-    if make is _Causal:
-        assert aten.masked_fill.Scalar in targets and torch.ops.mote.softmax_s8.default in targets
+    if make is _Causal:   # masked_fill(-inf) -> softmax: the planned fp32 island, the mask exact
+        assert [k for k, _ in low.meta["mote_int8"].fp32_islands] == ["masked_softmax"]
     scale = low.meta["mote_int8"].output_qparams[0][0]
     for x in calib:
         per_op, ref, got = per_op_quanta(conv, low, x)
@@ -584,15 +584,158 @@ def test_attention_lowers_to_bmm_s8_within_one_quantum(make, shapes):
         assert _quanta(ref, got, scale) <= 1 + 1e-3
 
 
-def test_causal_mask_observer_ignores_inf():
-    """masked_fill(-inf) shares its input's qparams with a finite range; -inf becomes -128."""
+class _FiniteMask(nn.Module):
+    """masked_fill with a finite constant (not a softmax mask): int8 in place."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+        self.register_buffer("mask", torch.ones(6, 6).tril() == 0)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x).masked_fill(self.mask, -0.5)) + 0.25 * self.fc(x)
+
+
+def test_masked_fill_with_a_constant_runs_on_int8():
+    """masked_fill(mask, -0.5) shares its input's qparams and lowers to aten::masked_fill
+    on the int8 tensor with the quantized value, within one quantum of PT2E per op."""
     torch.manual_seed(0)
-    model = _Causal().eval()
-    x = (torch.randn(1, 6, 16),)
-    conv, _ = _lower(model, x)
+    calib = _inputs((1, 6, 6))
+    conv, low = _lower(_FiniteMask().eval(), calib[0], calib)
     mf = [n for n in conv.graph.nodes if n.target == torch.ops.aten.masked_fill.Scalar]
     assert len(mf) == 1
     q_in = mf[0].args[0].args[0]
     q_out = next(iter(mf[0].users))
     assert q_out.target == QD.quantize_per_tensor.default
     assert q_in.args[1:3] == q_out.args[1:3] and 1e-4 < q_in.args[1] < 1.0
+    lowered = [n for n in low.graph.nodes if n.target == torch.ops.aten.masked_fill.Scalar]
+    assert len(lowered) == 1 and isinstance(lowered[0].args[2], int)   # the int8 fill value
+    for x in calib:
+        per_op, _, _ = per_op_quanta(conv, low, x)
+        assert max(per_op.values()) <= 1, per_op
+
+
+# ----------------------------------------------------------------------------- fp32 islands, PReLU, embedding
+
+class NormNet(nn.Module):
+    """conv -> norm -> conv: only the norm may run in fp32."""
+    def __init__(self, norm):
+        super().__init__()
+        self.c1, self.c2 = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(8, 8, 1)
+        self.norm = norm
+
+    def forward(self, x):
+        y = self.c1(x)
+        if isinstance(self.norm, nn.LayerNorm):      # over W
+            return self.c2(self.norm(y))
+        if isinstance(self.norm, nn.Module):
+            return self.c2(self.norm(y))
+        return self.c2(y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + 1e-5) * self.norm)  # RMSNorm
+
+
+@pytest.mark.parametrize("kind", ["group_norm", "layer_norm", "rms_norm"])
+def test_norms_are_planned_fp32_islands(kind):
+    torch.manual_seed(0)
+    norm = {"group_norm": nn.GroupNorm(2, 8), "layer_norm": nn.LayerNorm(6),
+            "rms_norm": nn.Parameter(torch.rand(6) + 0.5)}[kind]
+    m = NormNet(norm).eval()
+    calib = _inputs((1, 3, 6, 6))
+    conv, _ = quantize(m, calib[0], calib)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Int8FallbackWarning)   # an island is no fallback
+        low = lower_int8(conv, calib[0])
+    info = low.meta["mote_int8"]
+    assert info.fallback_ops == []
+    assert [k for k, _ in info.fp32_islands] == [kind]
+    assert _mote_ops(low) == ["mote.conv2d_s8.default"]
+    # the island's input is dequantized from conv1's int8 output and its output
+    # quantized at once for conv2: exactly one dq and one q between the two convs
+    t = _targets(low)
+    assert t.count(QD.dequantize_per_tensor.default) == 2 and t.count(QD.quantize_per_tensor.default) == 2
+    with torch.no_grad():
+        for x in calib:
+            assert _quanta(conv(*x), low(*x), info.output_qparams[0][0]) <= 1.0 + 1e-3
+
+
+class PReLUNet(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.c, self.a = nn.Conv2d(3, 4, 3, padding=1), nn.PReLU(n, init=0.2)
+
+    def forward(self, x):
+        return self.a(self.c(x))
+
+
+@pytest.mark.parametrize("n", [1, 4])
+def test_prelu_single_slope_is_a_lut_per_channel_an_island(n):
+    torch.manual_seed(0)
+    m = PReLUNet(n).eval()
+    with torch.no_grad():
+        m.a.weight.uniform_(0.05, 0.4)
+    calib = _inputs((1, 3, 5, 5))
+    conv, low = _lower(m, calib[0], calib)
+    info = low.meta["mote_int8"]
+    assert info.fallback_ops == []
+    if n == 1:
+        assert "mote.lut_s8.default" in _mote_ops(low) and info.fp32_islands == []
+    else:
+        assert "mote.lut_s8.default" not in _mote_ops(low)
+        assert [k for k, _ in info.fp32_islands] == ["prelu"]
+    # each int8 op (the table too) within a quantum of PT2E on PT2E's own inputs; end
+    # to end the conv's one-step difference grows by in_scale / out_scale through PReLU
+    for x in calib:
+        worst, ref, got = per_op_quanta(conv, low, x)
+        assert worst and max(worst.values()) <= 1
+        assert _quanta(ref, got, info.output_qparams[0][0]) <= 2.0 + 1e-3
+
+
+class EmbedNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.e, self.fc = nn.Embedding(20, 8), nn.Linear(8, 4)
+
+    def forward(self, ids):
+        return self.fc(self.e(ids))
+
+
+def test_embedding_gathers_int8_rows_of_an_int8_table():
+    torch.manual_seed(0)
+    m = EmbedNet().eval()
+    calib = [(torch.randint(0, 20, (1, 6)),) for _ in range(3)]
+    conv, low = _lower(m, calib[0], calib)
+    emb = [n for n in low.graph.nodes if n.target == torch.ops.aten.embedding.default]
+    assert len(emb) == 1
+    table = getattr(low, emb[0].args[0].target)
+    assert table.dtype == torch.int8 and tuple(table.shape) == (20, 8)
+    assert low.meta["mote_int8"].fallback_ops == []
+    with torch.no_grad():
+        for x in calib:
+            assert _quanta(conv(*x), low(*x), low.meta["mote_int8"].output_qparams[0][0]) <= 1.0 + 1e-3
+
+
+class MaskedSoftmax(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+        self.register_buffer("mask", torch.ones(6, 6).tril() == 0)
+
+    def forward(self, x):
+        return torch.softmax(self.fc(x).masked_fill(self.mask, float("-inf")), -1)
+
+
+def test_masked_softmax_keeps_the_mask():
+    """No observer sees -inf (scale inf would quantize every score to one value):
+    masked_fill -> softmax is an fp32 island; masked entries stay exactly 0."""
+    torch.manual_seed(0)
+    m = MaskedSoftmax().eval()
+    calib = _inputs((1, 6, 6))
+    conv, low = _lower(m, calib[0], calib)
+    assert all(float(n.args[1]) < float("inf") for n in conv.graph.nodes
+               if n.target == QD.quantize_per_tensor.default)
+    assert [k for k, _ in low.meta["mote_int8"].fp32_islands] == ["masked_softmax"]
+    with torch.no_grad():
+        for x in calib:
+            y = low(*x)
+            assert torch.all(y[0][m.mask] == 0)
+            assert _quanta(conv(*x), y, 1 / 256) <= 1.0 + 1e-3
+            assert _quanta(m(*x), y, 1 / 256) <= 8

@@ -86,3 +86,23 @@ def test_unet_small_runs_its_transposed_conv_in_int8():
     ops = {c.op for c in int8.spec.instructions}
     assert {"mote::conv_transpose2d_s8", "mote::upsample_bilinear2d_s8"} <= ops
     assert "aten::convolution" not in ops and "aten::upsample_bilinear2d" not in ops
+
+
+def test_int8_report_groups_identical_fallbacks_and_lists_islands(tmp_path):
+    """The same fp32 op at the same model line is one line with its count and
+    summed MACs; planned fp32 islands (norms) are listed, not reported as fallbacks."""
+    f = tmp_path / "fb2.py"
+    src = FALLBACK.replace("        return torch.mm(self.fc(y), torch.ones(4, 4))  # aten.mm: not quantized",
+                           "        y = self.fc(y)\n"
+                           "        for _ in range(3):\n"
+                           "            y = torch.mm(torch.nn.functional.layer_norm(y, (4,)), torch.ones(4, 4))\n"
+                           "        return y")
+    assert src != FALLBACK
+    f.write_text(src)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compile_model_file(f, int8=True)
+    report = c.int8_report()
+    assert "  fp32 fallback: aten::mm.out x3 (48 MACs) at fb2.py:15" in report
+    assert report.count("fp32 fallback") == 1
+    assert "  fp32 islands: layer_norm x3 (fb2.py:15)" in report

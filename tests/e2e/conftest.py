@@ -45,6 +45,7 @@ class FirmwareCache:
     compiled: dict = field(default_factory=dict)
     builds: dict = field(default_factory=dict)
     report: dict = field(default_factory=dict)
+    py_ref: dict = field(default_factory=dict)
 
     def compile(self, name: str, int8: bool):
         key = (name, int8)
@@ -79,6 +80,42 @@ class FirmwareCache:
         if isinstance(built, Exception):
             raise built
         return built
+
+    def int8_reference(self, name: str) -> list:
+        """Per input set, the outputs (numpy) of the lowered int8 graph run
+        eagerly: the Python integer reference (aot/compiler/int8ref.py)."""
+        if name not in self.py_ref:
+            import torch
+            from aot.compiler.passes.int8 import int8_program
+            c = self.compile(name, True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ep = int8_program(c.eager, c.example_inputs, c.calibration_data)
+            mod = ep.module()
+            outs = []
+            with torch.no_grad():
+                for inputs in self.inputs(name, True):
+                    r = mod(*inputs)
+                    r = (r,) if isinstance(r, torch.Tensor) else tuple(r)
+                    outs.append([t.detach().numpy() for t in r])
+            self.py_ref[name] = outs
+        return self.py_ref[name]
+
+    def host(self, name: str, int8: bool, sets=None) -> list:
+        """Per input set (default: the N_SETS random sets), the host runtime's outputs."""
+        from aot.host.runtime import Program
+        method = Program(self.compile(name, int8).pte).method()
+        sets = self.inputs(name, int8) if sets is None else sets
+        return [method.run([t.numpy() for t in inputs]) for inputs in sets]
+
+    @staticmethod
+    def same_bits(a_sets, b_sets) -> bool:
+        """Every output of every set has the same dtype, shape and bytes."""
+        return len(a_sets) == len(b_sets) and all(
+            len(a) == len(b) and all(x.dtype == y.dtype and x.shape == y.shape
+                                     and FirmwareCache.np_bits(x) == FirmwareCache.np_bits(y)
+                                     for x, y in zip(a, b))
+            for a, b in zip(a_sets, b_sets))
 
     def record(self, name: str, board: str, dtype: str, **figures) -> None:
         self.report.setdefault(name, {}).setdefault(board, {}).setdefault(dtype, {}).update(figures)

@@ -16,11 +16,9 @@ quantization steps (see PT2E_QUANTA). The planned arena must be at or below
 the tensor-level lower bound (the largest sum of bytes of the tensors live at
 one instruction). Figures go to build/e2e_firmware_report.json.
 """
-import warnings
 
 import numpy as np
 import pytest
-import torch
 
 import zoo
 from aot.compiler.pipeline import reference_outputs
@@ -39,45 +37,6 @@ MODELS = list(zoo.MODELS)
 PT2E_QUANTA = {m: 1.0 for m in MODELS}
 
 
-_PY_REF = {}
-
-
-def _python_reference(fw, model):
-    """Outputs of the lowered int8 graph run eagerly (int8ref), per input set."""
-    if model not in _PY_REF:
-        from aot.compiler.passes.int8 import int8_program
-        c = fw.compile(model, True)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ep = int8_program(c.eager, c.example_inputs, c.calibration_data)
-        mod = ep.module()
-        outs = []
-        with torch.no_grad():
-            for inputs in fw.inputs(model, True):
-                r = mod(*inputs)
-                r = (r,) if isinstance(r, torch.Tensor) else tuple(r)
-                outs.append([t.detach().numpy() for t in r])
-        _PY_REF[model] = outs
-    return _PY_REF[model]
-
-
-def _host(fw, model):
-    from aot.host.runtime import Program
-    c = fw.compile(model, True)
-    method = Program(c.pte).method()
-    return [method.run([t.numpy() for t in inputs]) for inputs in fw.inputs(model, True)]
-
-
-def _same_bits(a_sets, b_sets) -> bool:
-    return all(len(a) == len(b) and all(x.dtype == y.dtype and x.shape == y.shape
-                                        and fw_bits(x) == fw_bits(y) for x, y in zip(a, b))
-               for a, b in zip(a_sets, b_sets)) and len(a_sets) == len(b_sets)
-
-
-def fw_bits(a) -> bytes:
-    return np.ascontiguousarray(a).tobytes()
-
-
 def _output_scale(c):
     return float(c.int8_info.output_qparams[0][0])
 
@@ -86,14 +45,14 @@ def _output_scale(c):
 @pytest.mark.usefixtures("need_qemu")
 @pytest.mark.parametrize("model", MODELS)
 def test_int8_bytes_identical_on_four_paths(fw, model):
-    py = _python_reference(fw, model)
-    host = _host(fw, model)
-    assert _same_bits(host, py), f"{model}: host runtime differs from the Python int8 reference"
+    py = fw.int8_reference(model)
+    host = fw.host(model, True)
+    assert fw.same_bits(host, py), f"{model}: host runtime differs from the Python int8 reference"
     fp32_counts = {}
     for board in BOARDS:
         b = fw.build(model, board, int8=True)
         dev = b.run.outputs
-        same = _same_bits(dev, py)
+        same = fw.same_bits(dev, py)
         f = fw.build(model, board, int8=False)
         fp32_counts[board] = f.run.cycles[0]
         fw.record(model, board, "int8", bytes_match_all_paths=same, instructions=b.run.cycles[0],
@@ -151,7 +110,7 @@ def test_int8_within_quanta_of_pt2e(fw, model):
     c = fw.compile(model, True)
     scale = _output_scale(c)
     worst = 0.0
-    for inputs, outs in zip(fw.inputs(model, True), _host(fw, model)):
+    for inputs, outs in zip(fw.inputs(model, True), fw.host(model, True)):
         ref = reference_outputs(c, inputs)
         for o, r in zip(outs, ref):
             worst = max(worst, float(np.max(np.abs(o.astype(np.float64) - r.astype(np.float64)))))

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 import numpy as np
@@ -62,6 +62,7 @@ from torch.fx import Graph, GraphModule, Node
 
 from aot.compiler import int8ref
 from aot.compiler.quantize import LUT_OPS
+from aot.compiler.quantize import ISLAND_KEY, EMBEDDING_OPS, PRELU_OPS
 from aot.compiler.source import module_of, source_location, source_of
 from aot.compiler import mote_ops  # noqa: F401  (registers torch.ops.mote)
 import torch.ao.quantization.fx._decomposed  # noqa: F401,E402  (registers quantized_decomposed)
@@ -118,10 +119,13 @@ class Int8Info:
     """Facts about a lowering. input_qparams: per program input, (scale,
     zero_point) of its int8 form with ``int8_io`` (None: fp32 input, or
     int8_io off); output_qparams: per quantized output, (scale, zero_point);
-    fallback_ops: names of the ops kept in fp32."""
+    fallback_ops: names of the ops kept in fp32; fp32_islands: per planned
+    fp32 island (a norm, or a per-channel PReLU, kept fp32 on purpose between
+    dequantize and quantize; no warning), (kind, "file.py:line")."""
     input_qparams: list
     output_qparams: list
     fallback_ops: list
+    fp32_islands: list = field(default_factory=list)
 
 
 @dataclass
@@ -195,6 +199,7 @@ class _Lowering:
         self.example_inputs = example_inputs
         self._propagated = False
         self.warned: set = set()   # targets already reported by Int8FallbackWarning
+        self.islands: list = []    # planned fp32 islands: (kind, "file.py:line")
 
     # ------------------------------------------------------------------ helpers
     def shape(self, n: Node) -> tuple:
@@ -408,9 +413,37 @@ class _Lowering:
             xs = a[0]
             if tensors_ok(xs) and all(self._same_qparams(x.args[0], q) for x in xs):
                 kind = "cat"
+        if kind is None and t in PRELU_OPS and act is None and tensors_ok(a[:1]) \
+                and self._prelu_slope(core) is not None:
+            kind = "lut_prelu"
+        if kind is None and t in EMBEDDING_OPS and act is None and self._int8_table(core, q) is not None:
+            kind = "embedding"
         if kind is None:
             return None
         return kind, core, act
+
+    def _prelu_slope(self, core: Node):
+        """The constant slope of a PReLU with one parameter (a 1-element tensor), else None."""
+        w = core.args[1] if len(core.args) > 1 else None
+        if isinstance(w, Node) and w.op == "get_attr" and ISLAND_KEY not in core.meta:
+            t = self.attr(w)
+            if isinstance(t, torch.Tensor) and t.numel() == 1 and t.is_floating_point():
+                return t.detach().clone()
+        return None
+
+    def _int8_table(self, core: Node, q: Node):
+        """(int8 table, scale, zero point) of an embedding whose table PT2E
+        folded to a per-tensor int8 constant with the output's qparams, else None."""
+        w = core.args[0]
+        if not (isinstance(w, Node) and w.op == "call_function" and w.target == DQ
+                and isinstance(w.args[0], Node) and w.args[0].op == "get_attr"):
+            return None
+        t = self.attr(w.args[0])
+        if t.dtype != torch.int8 or tuple(w.args[1:6]) != tuple(q.args[1:6]):
+            return None
+        if len(core.args) > 4 and core.args[4]:   # sparse
+            return None
+        return t, float(w.args[1]), int(w.args[2])
 
     def _softmax_ok(self, core: Node, q: Node) -> bool:
         """softmax with int8ref.softmax_s8's output qparams, a supported depth
@@ -588,6 +621,11 @@ class _Lowering:
             return self.emit_bmm(q, core, act)
         if kind == "tconv":
             return self.emit_conv_transpose(q, core, act)
+        if kind == "embedding":   # row gather on the int8 table; the output shares its qparams
+            table, _, _ = self._int8_table(core, q)
+            node = self.call(aten.embedding.default, (self.const(table, name + "_table"),
+                                                      self.map_arg(a[1])), core)
+            return mk(node, range(len(oshape)))
         x = self.dq_src(a[0])
         if kind in ("nearest", "bilinear"):
             return self.emit_upsample(q, kind, core, x)
@@ -673,6 +711,11 @@ class _Lowering:
             return self.emit_softmax(q, core, x)
         if kind == "masked_fill":
             return self.emit_masked_fill(q, core, x)
+        if kind == "lut_prelu":   # PReLU with one slope: elementwise with a constant
+            table = lut_table(core.target, (self._prelu_slope(core),), {}, (x.scale, x.zp),
+                              (s_out, zp_out))
+            node = self.call(torch.ops.mote.lut_s8.default, (x.node, self.const(table, name + "_lut")), core)
+            return _QVal(node, oshape, x.perm, s_out, zp_out)
         if kind == "lut":   # elementwise: any layout, so the physical tensor as it is
             table = lut_table(core.target, core.args[1:], core.kwargs, (x.scale, x.zp), (s_out, zp_out))
             node = self.call(torch.ops.mote.lut_s8.default, (x.node, self.const(table, name + "_lut")), core)
@@ -918,7 +961,11 @@ class _Lowering:
             elif n.target == DQ or n in self.absorbed:
                 continue  # dequantized on demand / fused
             elif n.op == "call_function":
-                if n.target not in _NO_WARN and n.target not in self.warned:
+                island = n.meta.get(ISLAND_KEY)
+                if island is not None:   # planned fp32 island: reported, not warned
+                    if island[1]:
+                        self.islands.append((island[0], source_of(n)))
+                elif n.target not in _NO_WARN and n.target not in self.warned:
                     if any(self._is_dq_of_q(x) for x in n.all_input_nodes) or \
                             any(u.target == Q for u in n.users):
                         self.warn_fallback(n)
@@ -931,7 +978,8 @@ class _Lowering:
         self.g.eliminate_dead_code()
         self.g.lint()
         gm = GraphModule(self.root, self.g)
-        gm.meta["mote_int8"] = Int8Info(self.input_qparams, self.output_qparams, self.fallback)
+        gm.meta["mote_int8"] = Int8Info(self.input_qparams, self.output_qparams, self.fallback,
+                                        self.islands)
         return gm
 
     def lower_q(self, q: Node) -> None:
