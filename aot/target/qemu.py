@@ -34,12 +34,13 @@ from aot.errors import MoteError, QemuError, QemuTimeout
 QEMU = "qemu-system-arm"
 
 
-def qemu_command(elf: Union[str, Path], board: Union[str, Board]) -> list[str]:
+def qemu_command(elf: Union[str, Path], board: Union[str, Board], serial: str = "stdio") -> list[str]:
+    """The QEMU command line; `serial` is UART0's backend (``-serial`` value)."""
     board = load_board(board)
     if board.simulator is None or board.simulator.kind != "qemu":
         raise QemuError(f"board {board.name!r} has no QEMU machine (simulator is null)")
     return [QEMU, "-machine", board.simulator.machine, "-nographic",
-            "-monitor", "none", "-serial", "stdio",
+            "-monitor", "none", "-serial", serial,
             "-semihosting-config", "enable=on,target=native",
             "-icount", "shift=0", "-kernel", str(elf)]
 
@@ -125,3 +126,18 @@ def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], time
     if code != 0 and not out and err:
         raise QemuError(f"QEMU failed ({code}): {err.strip()}")
     return code, out
+
+
+def start_on_tcp(elf: Union[str, Path], board: Union[str, Board], port: int,
+                 host: str = "127.0.0.1") -> subprocess.Popen:
+    """Start `elf` on the board's QEMU machine with UART0 on a TCP server socket
+    (``-serial tcp:HOST:PORT,server=on,wait=on``): QEMU waits for one client,
+    then boots, so a client such as ``aot monitor socket://HOST:PORT`` or
+    ``aot run DIR --target serial:socket://HOST:PORT`` sees every line, talking
+    to it with the same pyserial code as to a real board's serial port.
+    The caller ends the process (it runs until the firmware exits)."""
+    if shutil.which(QEMU) is None:
+        raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
+    cmd = qemu_command(elf, board, serial=f"tcp:{host}:{port},server=on,wait=on")
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
