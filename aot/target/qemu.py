@@ -138,6 +138,38 @@ def start_on_tcp(elf: Union[str, Path], board: Union[str, Board], port: int,
     The caller ends the process (it runs until the firmware exits)."""
     if shutil.which(QEMU) is None:
         raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
+    import time
     cmd = qemu_command(elf, board, serial=f"tcp:{host}:{port},server=on,wait=on")
-    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10.0
+    while not _listening(port):  # probing with a connection would be the one client QEMU takes
+        if proc.poll() is not None:
+            err = _text(proc.stderr.read()).strip()
+            raise QemuError(f"QEMU failed ({proc.returncode}) to serve UART0 on {host}:{port}: {err}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise QemuError(f"QEMU did not listen on {host}:{port} within 10 s")
+        time.sleep(0.05)
+    return proc
+
+
+def _listening(port: int) -> bool:
+    """Whether a TCP socket listens on `port` (Linux: /proc/net/tcp; elsewhere
+    assumed after a short wait)."""
+    import time
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not tables[0].exists():
+        time.sleep(0.5)
+        return True
+    for t in tables:
+        try:
+            rows = t.read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            f = row.split()
+            if len(f) > 3 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
+                return True
+    return False

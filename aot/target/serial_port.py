@@ -11,6 +11,8 @@ aot.target.protocol.
 """
 from __future__ import annotations
 
+import os
+import re
 import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
@@ -31,10 +33,24 @@ def open_port(port: str, baud: int = 115200):
         raise MoteError("pyserial is not installed: pip install pyserial==3.5 "
                         "(scripts/bootstrap.sh installs it)") from None
     try:
-        return serial.serial_for_url(port, baudrate=baud, bytesize=8, parity="N", stopbits=1,
-                                     timeout=POLL_S, write_timeout=10)
+        ser = serial.serial_for_url(port, baudrate=baud, bytesize=8, parity="N", stopbits=1,
+                                    timeout=POLL_S, write_timeout=10, do_not_open=True)
+        if type(ser).__module__.endswith("protocol_socket"):
+            # pyserial empties a port's input when it opens it. On a device that drops
+            # stale bytes; on a socket it would drop the first lines of a simulator whose
+            # UART starts when the client connects (QEMU server=on,wait=on): keep them.
+            ser.reset_input_buffer = lambda: None
+            ser.open()
+            del ser.reset_input_buffer
+        else:
+            ser.open()
+        return ser
     except (serial.SerialException, ValueError, OSError) as e:
-        reason = str(e).strip() or type(e).__name__
+        if isinstance(getattr(e, "errno", None), int):
+            reason = os.strerror(e.errno)
+        else:  # pyserial repeats the port: keep what follows it
+            reason = re.sub(r"^(\[Errno \d+\] )?[Cc]ould not open port \S+: ", "", str(e).strip())
+        reason = reason or type(e).__name__
         raise SerialPortError(f"cannot open {port}: {reason}") from None
 
 
