@@ -4,6 +4,8 @@
     aot run build/<model>-<board> --target mps2-an505|mps3-an547
             [--inputs in.npz] [--outputs out.npz] [--json]
 
+    aot run build/<model>-<board> --target serial:PORT --inputs in.npz   (aot.target.serial_port)
+
 A build directory's firmware embeds its input sets in flash (`aot build`).
 `--inputs` gives other inputs without the model file: the build directory
 keeps what is needed to re-link (build.json "link": the compiled objects),

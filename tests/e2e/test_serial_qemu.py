@@ -143,3 +143,24 @@ def test_run_over_serial_embedded_firmware(builds, qemu_on_socket, capsys):
     host = run_host(build / "model.pte", [x])["runs"][0]["outputs"][0]
     np.testing.assert_allclose(np.array(res["outputs"][0], np.float32), host, rtol=1e-5,
                                atol=1e-5 * np.abs(host).max())
+
+
+def test_flash_a_real_pico2_build(tmp_path, capsys):
+    """`aot build --board pico2` then `aot flash` into a folder that looks like the
+    Pico 2's BOOTSEL drive: the drive gets the build's UF2, byte for byte."""
+    from aot.target.uf2 import parse_uf2
+    build = tmp_path / "pico2"
+    assert main(["build", str(zoo.path("small_cnn")), "--board", "pico2", "-o", str(build)]) == 0
+    drive = tmp_path / "RP2350"
+    drive.mkdir()
+    (drive / "INFO_UF2.TXT").write_text("UF2 Bootloader v1.0\nModel: Raspberry Pi RP2350\n"
+                                        "Board-ID: RP2350\n")
+    capsys.readouterr()
+    assert main(["flash", str(build), "--drive", str(drive)]) == 0
+    out = capsys.readouterr().out
+    uf2 = (build / "firmware.uf2").read_bytes()
+    assert (drive / "firmware.uf2").read_bytes() == uf2
+    family, base, image = parse_uf2(uf2)
+    assert family == 0xE48BFF59 and base == 0x10000000
+    assert image[:(build / "firmware.bin").stat().st_size] == (build / "firmware.bin").read_bytes()
+    assert f"{len(uf2):,} bytes, {len(uf2) // 512} UF2 blocks" in out
