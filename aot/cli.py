@@ -1,4 +1,4 @@
-"""The `aot` command line: export, inspect, run, compare, build, flash, monitor, ops.
+"""The `aot` command line: export, inspect, run, compare, build, test, flash, monitor, ops.
 
 Every sub-command prints human-readable text by default; `--json` (where
 offered) prints exactly one JSON object on stdout instead. Exit codes: 0 ok,
@@ -18,6 +18,16 @@ def _positive_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
+def _case_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of cases") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 case, got {text}")
     return value
 
 
@@ -63,6 +73,11 @@ def _cmd_compare(args) -> int:
 def _cmd_build(args) -> int:
     from aot.tools.commands import build_command
     return build_command(args)
+
+
+def _cmd_test(args) -> int:
+    from aot.tools.selftest import test_command
+    return test_command(args)
 
 
 def _cmd_ops(args) -> int:
@@ -130,7 +145,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-checksum", action="store_true",
                    help="firmware checks the program's CRC-32 (MOTE_MODEL_CRC32 in mote_model.h) at boot "
                         "and stops with MOTE_ERR_CHECKSUM if a byte of it changed in flash")
+    from aot.tools.selftest import DEFAULT_CASES
+    p.add_argument("--selftest", nargs="?", type=_case_count, const=DEFAULT_CASES, metavar="N",
+                   help=f"embed N self-test cases (default {DEFAULT_CASES}: the example inputs, then "
+                        "the calibration inputs) with their expected outputs from the host runtime; "
+                        "the firmware checks them at boot and prints MOTE SELFTEST PASS|FAIL; also "
+                        "writes model.bpte (run them with `aot test`)")
     p.set_defaults(func=_cmd_build)
+
+    p = sub.add_parser("test", help="run a build's self-test (or a .bpte's cases) and print the table")
+    p.add_argument("program", help="a build directory made with --selftest, or a .bpte file")
+    p.add_argument("--target", default="host",
+                   help="host (the cases on libmote.so), a simulated board (mps2-an505, mps3-an547) "
+                        "or serial:PORT (read the lines of a board running the build; reset it)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--timeout", type=_positive_seconds, default=120.0,
+                   help="simulator or serial timeout, seconds (> 0; default 120)")
+    p.set_defaults(func=_cmd_test)
 
     from aot.tools.device import add_flash_arguments, add_monitor_arguments
     p = sub.add_parser("flash", help="copy a build's firmware.uf2 to an RP2350/RP2040 board in BOOTSEL mode")

@@ -8,7 +8,10 @@ Lines the firmware prints (ports/cortex-m/app/mote_app.c writes them):
     OUT <index> <count> <output 0 hex>[,<output 1 hex>...]
     MOTE DONE <inferences>
     MOTE ERROR <stage> <code>
-    MOTE SELFTEST PASS|FAIL|... key=value ...    (and any other "MOTE <WORD> ..." line)
+    MOTE SELFTEST CASE case=<k> output=<o> max_abs_err=<e> tol=<t> result=PASS|FAIL
+    MOTE SELFTEST PASS n=<cases> max_abs_err=<e>
+    MOTE SELFTEST FAIL case=<k> output=<o> element=<i> got=<g> want=<w> tol=<t> failed=<f> n=<cases> max_abs_err=<e>
+    (and any other "MOTE <WORD> key=value ..." line)
 
 <count> is the inference's cycle count (DWT on silicon) or exact instruction
 count (QEMU -icount). Output tensors are the hex of their little-endian bytes.
@@ -22,7 +25,8 @@ Lines the host sends to ``--uart-inputs`` firmware (MOTE_APP_UART_INPUTS):
 "outputs", which are numpy arrays when the outputs' metadata is known);
 `parse_uart` reads a whole run's text; `input_line` writes one inference's
 input line. aot.target.run (QEMU) and aot.target.serial (a real port) both use
-these.
+these; `read_selftest` reads a --selftest firmware's lines into the report
+aot.target.selftest.run_host makes on the host.
 """
 from __future__ import annotations
 
@@ -149,3 +153,39 @@ def input_line(arrays: list) -> bytes:
 
 #: the line that ends a --uart-inputs firmware's run
 QUIT_LINE = b"Q\n"
+
+
+def read_selftest(lines, on_line=None) -> dict:
+    """The self-test report from a --selftest firmware's lines (any iterable of
+    str: a finished run's text split in lines, or a serial port's lines as
+    they arrive), read up to the verdict line:
+
+    {"verdict": "PASS"|"FAIL", "n", "max_abs_err", "rows": [{"case", "output",
+    "max_abs_err", "tol", "verdict"}], "fail": the FAIL line's fields or None}.
+
+    on_line: called with each line. Raises ProtocolError when the lines end
+    without a verdict, MoteError when the firmware reports an error."""
+    rows, seen = [], []
+    for line in lines:
+        seen.append(line)
+        if on_line is not None:
+            on_line(line)
+        ev = parse_line(line)
+        if ev["event"] == "error":
+            raise MoteError(f"firmware reported: {ev['line']}")
+        if ev["event"] != "selftest":
+            continue
+        f = ev["fields"]
+        if ev["kind"] == "CASE":
+            rows.append({"case": int(f.get("case", len(rows))), "output": int(f.get("output", 0)),
+                         "max_abs_err": float(f.get("max_abs_err", "nan")),
+                         "tol": float(f.get("tol", "nan")), "verdict": str(f.get("result", "?"))})
+        elif ev["verdict"] is not None:
+            fail = None
+            if ev["verdict"] == "FAIL":
+                fail = {k: f[k] for k in ("case", "output", "element", "got", "want", "tol", "failed")
+                        if k in f}
+            return {"verdict": ev["verdict"], "n": int(f.get("n", len({r["case"] for r in rows}))),
+                    "max_abs_err": float(f.get("max_abs_err", "nan")), "rows": rows, "fail": fail}
+    raise ProtocolError("no MOTE SELFTEST PASS/FAIL line" + (f"; last lines: {seen[-5:]}" if seen
+                                                               else ": no lines at all"))

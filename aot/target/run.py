@@ -149,6 +149,9 @@ def relink_with_inputs(build_dir, input_sets) -> Path:
     missing = [str(o) for o in objects if not o.exists()]
     if missing:
         raise RunError(f"{build_dir}: objects missing ({missing[0]} ...); rebuild with `aot build`")
+    if info.get("selftest"):
+        raise RunError(f"{build_dir} was built with --selftest: its firmware checks its own cases "
+                       "(`aot test`); build it without --selftest to run other inputs")
     board = build_board(info)
     blob = b"".join(a.tobytes() for arrays in input_sets
                     for a in _check_inputs(info, arrays))

@@ -39,9 +39,21 @@ def _jsonable(result: dict) -> dict:
 def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     load_board(args.board)  # an unknown board fails before the (slower) compile
+    if getattr(args, "selftest", None) and (args.inputs or getattr(args, "uart_inputs", False)):
+        from aot.errors import BuildError
+        raise BuildError("--selftest embeds its own cases as the inputs; it cannot be combined with "
+                         + ("--inputs" if args.inputs else "--uart-inputs"))
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                   int8_io=args.int8_io)
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}")
+    selftest = None
+    if getattr(args, "selftest", None):
+        from aot.target.selftest import case_inputs, make_selftest
+        cases = case_inputs(compiled, args.selftest)
+        if len(cases) < args.selftest:
+            print(f"aot build: note: --selftest {args.selftest}: the model has {len(cases)} input "
+                  f"set(s) (example + calibration inputs); embedding {len(cases)}", file=sys.stderr)
+        selftest = make_selftest(compiled.pte, cases)
     input_sets = None
     if args.inputs:
         from aot.host.inputs import conform_inputs, load_npz_inputs
@@ -50,9 +62,13 @@ def build_command(args) -> int:
     art = build_compiled(compiled, args.board, out, input_sets=input_sets, opt=args.opt,
                          kernel_opt=args.kernel_opt,
                          uart_inputs=getattr(args, "uart_inputs", False),
-                         verify_checksum=getattr(args, "verify_checksum", False))
+                         verify_checksum=getattr(args, "verify_checksum", False),
+                         selftest=selftest)
     print(size_table(art.size))
-    for p in ("model.pte", "ops.json", "mote_model.h", "firmware.elf", "firmware.bin",
+    if selftest is not None:
+        print(f"self-test: {selftest.count} case(s), {art.size['planned']['selftest']:,} B of "
+              "expected outputs and tolerances (part \"selftest\")")
+    for p in ("model.pte", "model.bpte", "ops.json", "mote_model.h", "firmware.elf", "firmware.bin",
               "firmware.uf2", "size.json"):
         if (out / p).exists():
             print(f"  {out / p}")
