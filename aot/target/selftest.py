@@ -19,7 +19,8 @@ tiny_decoder and tiny_vit differ from the host by at most 4.8e-7 absolute and
 4.2e-7 of the output's max|expected| (tiny_vit on the M33: softmax, GELU,
 LayerNorm); several are bit-exact. RTOL = 1e-5 leaves a margin of ~24x over
 that while still catching a wrong kernel, a wrong constant or a corrupted
-byte, which move outputs by far more. A float output whose expected values are all zero must be zero.
+byte, which move outputs by far more. A float output whose expected values
+are all zero must be zero.
 
 Files: the build folder's `model.bpte` (ExecuTorch's BundledProgram, aot.pte.bundled)
 holds the program and the cases; the firmware gets the cases' inputs as its
