@@ -1,4 +1,4 @@
-"""The `aot` command line: export, inspect, run, compare, build, ops.
+"""The `aot` command line: export, inspect, run, compare, build, test, flash, monitor, ops.
 
 Every sub-command prints human-readable text by default; `--json` (where
 offered) prints exactly one JSON object on stdout instead. Exit codes: 0 ok,
@@ -18,6 +18,16 @@ def _positive_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
+def _case_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of cases") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 case, got {text}")
     return value
 
 
@@ -65,9 +75,24 @@ def _cmd_build(args) -> int:
     return build_command(args)
 
 
+def _cmd_test(args) -> int:
+    from aot.tools.selftest import test_command
+    return test_command(args)
+
+
 def _cmd_ops(args) -> int:
     from aot.tools.ops import ops_command
     return ops_command(args)
+
+
+def _cmd_flash(args) -> int:
+    from aot.tools.device import flash_command
+    return flash_command(args)
+
+
+def _cmd_monitor(args) -> int:
+    from aot.tools.device import monitor_command
+    return monitor_command(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,14 +111,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run a .pte (host) or a firmware build directory (simulator)")
     p.add_argument("program", help="model.pte for --target host; a build directory for simulators")
-    p.add_argument("--target", default="host", help="host, a simulated board (mps2-an505, mps3-an547) or a board file (.json) naming a simulator")
+    p.add_argument("--target", default="host",
+                   help="host, a simulated board (mps2-an505, mps3-an547), a board file (.json) naming a "
+                        "simulator, or serial:PORT for the firmware on a real board (PORT: /dev/ttyACM0, "
+                        "COM3, socket://HOST:PORT; --uart-inputs firmware takes --inputs over it)")
     p.add_argument("--inputs", metavar="IN.npz",
                    help="inputs: arr_0, arr_1, ... in order, then other names in archive order "
                         "(default: zeros on the host; the inputs embedded at build time for a build directory)")
     p.add_argument("--outputs", metavar="OUT.npz", help="write outputs here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--timeout", type=_positive_seconds, default=120.0,
-                   help="simulator timeout, seconds (> 0; default 120)")
+                   help="simulator or serial timeout, seconds (> 0; default 120)")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("compare", help="eager PyTorch vs the Mote runtime on a target")
@@ -117,7 +145,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-checksum", action="store_true",
                    help="firmware checks the program's CRC-32 (MOTE_MODEL_CRC32 in mote_model.h) at boot "
                         "and stops with MOTE_ERR_CHECKSUM if a byte of it changed in flash")
+    from aot.tools.selftest import DEFAULT_CASES
+    p.add_argument("--selftest", nargs="?", type=_case_count, const=DEFAULT_CASES, metavar="N",
+                   help=f"embed N self-test cases (default {DEFAULT_CASES}: the example inputs, then "
+                        "the calibration inputs) with their expected outputs from the host runtime; "
+                        "the firmware checks them at boot and prints MOTE SELFTEST PASS|FAIL; also "
+                        "writes model.bpte (run them with `aot test`)")
     p.set_defaults(func=_cmd_build)
+
+    p = sub.add_parser("test", help="run a build's self-test (or a .bpte's cases) and print the table")
+    p.add_argument("program", help="a build directory made with --selftest, or a .bpte file")
+    p.add_argument("--target", default="host",
+                   help="host (the cases on libmote.so), a simulated board (mps2-an505, mps3-an547) "
+                        "or serial:PORT (read the lines of a board running the build; reset it)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--timeout", type=_positive_seconds, default=120.0,
+                   help="simulator or serial timeout, seconds (> 0; default 120)")
+    p.set_defaults(func=_cmd_test)
+
+    from aot.tools.device import add_flash_arguments, add_monitor_arguments
+    p = sub.add_parser("flash", help="copy a build's firmware.uf2 to an RP2350/RP2040 board in BOOTSEL mode")
+    add_flash_arguments(p)
+    p.set_defaults(func=_cmd_flash)
+
+    p = sub.add_parser("monitor", help="read a board's serial port and decode the firmware's lines")
+    add_monitor_arguments(p)
+    p.set_defaults(func=_cmd_monitor)
 
     p = sub.add_parser("ops", help="list every operator the runtime can run, with dtypes and int8 kernels")
     fmt = p.add_mutually_exclusive_group()
@@ -150,10 +203,13 @@ def main(argv=None) -> int:
         return args.func(args)
     except MoteError as exc:
         print(f"aot {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+        return getattr(exc, "exit_code", 1)
     except FileNotFoundError as exc:
         print(f"aot {args.command}: error: {exc.filename}: no such file", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"aot {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # Output piped into a reader that stopped early (e.g. `| head`): not an error.
         sys.stderr.close()

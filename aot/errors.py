@@ -129,3 +129,20 @@ class BuildError(MoteError):
 
 class Uf2Error(MoteError):
     """A UF2 file is malformed."""
+
+
+class ProtocolError(MoteError):
+    """A firmware's UART line does not fit the protocol or the build's outputs."""
+
+
+class SerialPortError(MoteError):
+    """A serial port (device or pyserial URL) cannot be opened or was lost.
+    The command line exits with status 2 for it (bad usage: wrong port)."""
+
+    exit_code = 2
+
+
+class FlashError(MoteError):
+    """Firmware cannot be flashed: no BOOTSEL drive, a drive or UF2 for another
+    chip, no UF2 for this board, or the flashing tool is missing or failed.
+    Nothing was written when it is raised before the copy."""

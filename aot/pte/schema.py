@@ -63,11 +63,14 @@ class TensorDataLocation:
 
 # ---------------------------------------------------------------- tables
 
-def _fb(kind: str, default: Any = None):
-    """A schema field of wire type ``kind`` (see module docstring)."""
+def _fb(kind: str, default: Any = None, align: int = 0):
+    """A schema field of wire type ``kind`` (see module docstring); ``align``:
+    the alignment a ``[u8]`` vector's data must start at (the schema's
+    force_align), read back as ``bytes``."""
+    meta = {"fb": kind, "align": align}
     if kind.startswith("[") and default == "[]":
-        return field(default_factory=list, metadata={"fb": kind})
-    return field(default=default, metadata={"fb": kind})
+        return field(default_factory=list, metadata=meta)
+    return field(default=default, metadata=meta)
 
 
 @dataclass
@@ -273,12 +276,12 @@ class ExecutionPlan:
 @dataclass
 class Buffer:
     """Legacy inline constant storage (vector aligned to 16 bytes)."""
-    storage: Optional[bytes] = _fb("[u8]", "[]")
+    storage: Optional[bytes] = _fb("[u8]", "[]", align=16)
 
 
 @dataclass
 class BackendDelegateInlineData:
-    data: Optional[bytes] = _fb("[u8]", "[]")
+    data: Optional[bytes] = _fb("[u8]", "[]", align=16)
 
 
 @dataclass
@@ -313,23 +316,48 @@ class Program:
     named_data: Optional[list] = _fb("[T:NamedData]")
 
 
-TABLES = {cls.__name__: cls for cls in (
+@dataclass(frozen=True)
+class Namespace:
+    """One flatbuffer schema: its tables by name and its unions (name -> member
+    table classes; the wire tag of member i is i + 1). ET12 is defined below;
+    aot.pte.bundled defines BP08 with the same writer and reader."""
+    tables: dict
+    unions: dict
+
+
+#: table class -> the Namespace it belongs to
+_NAMESPACE_OF: dict = {}
+
+
+def define_namespace(tables, unions: dict) -> Namespace:
+    """Register schema table classes `tables` (and `unions` over them) as one namespace."""
+    ns = Namespace({cls.__name__: cls for cls in tables}, unions)
+    for cls in tables:
+        _NAMESPACE_OF[cls] = ns
+    return ns
+
+
+def _ns(cls) -> Namespace:
+    ns = _NAMESPACE_OF.get(cls)
+    if ns is None or ns.tables.get(cls.__name__) is not cls:
+        raise SchemaError(f"{cls.__name__} is not a schema table")
+    return ns
+
+
+ET12 = define_namespace((
     ContainerMetadata, Null, AllocationDetails, ExtraTensorInfo, Tensor, Int, Bool,
     Double, String, IntList, DoubleList, BoolList, TensorList, OptionalTensorList,
     EValue, Operator, KernelCall, DelegateCall, MoveCall, JumpFalseCall, FreeCall,
     Instruction, Frame, FrameList, BackendDelegateDataReference, CompileSpec,
     BackendDelegate, Chain, NonConstBufferDevice, ExecutionPlan, Buffer,
-    BackendDelegateInlineData, DataSegment, SubsegmentOffsets, NamedData, Program)}
-
-#: union name -> member table classes; the wire tag of member i is i + 1
-UNIONS = {
+    BackendDelegateInlineData, DataSegment, SubsegmentOffsets, NamedData, Program), {
     "KernelTypes": [Null, Int, Bool, Double, Tensor, String, IntList, DoubleList,
                     BoolList, TensorList, OptionalTensorList],
     "InstructionArguments": [KernelCall, DelegateCall, MoveCall, JumpFalseCall, FreeCall],
-}
+})
+TABLES = ET12.tables
+UNIONS = ET12.unions
 
-#: vectors whose data must start at this alignment (schema force_align)
-_FORCE_ALIGN = {("Buffer", "storage"): 16, ("BackendDelegateInlineData", "data"): 16}
 
 # scalar kind -> (struct format, size, Builder slot method, Builder prepend method)
 _SCALARS = {
@@ -352,6 +380,7 @@ class _Slot:
     kind: str
     slot: int          # for unions: the slot of the type tag; value is slot + 1
     default: Any
+    align: int = 0     # [u8] vectors: force_align of the data (read back as bytes)
 
 
 _LAYOUT_CACHE: dict = {}
@@ -365,7 +394,7 @@ def table_layout(cls) -> list:
         for f in dataclasses.fields(cls):
             kind = f.metadata["fb"]
             default = f.default if f.default is not dataclasses.MISSING else None
-            lay.append(_Slot(f.name, kind, slot, default))
+            lay.append(_Slot(f.name, kind, slot, default, f.metadata.get("align", 0)))
             slot += 2 if kind.startswith("U:") else 1
         _LAYOUT_CACHE[cls] = lay
     return lay
@@ -379,19 +408,20 @@ def _num_slots(cls) -> int:
 # ---------------------------------------------------------------- writer
 
 
-def _union_tag(union: str, obj) -> int:
-    members = UNIONS[union]
+def _union_tag(ns: Namespace, union: str, obj) -> int:
+    members = ns.unions[union]
     for i, cls in enumerate(members):
         if type(obj) is cls:
             return i + 1
     raise SchemaError(f"{type(obj).__name__} is not a member of union {union}")
 
 
-def _write_vector(b: flatbuffers.Builder, owner: str, name: str, elem: str, items) -> int:
+def _write_vector(b: flatbuffers.Builder, ns: Namespace, owner: str, s: _Slot, items) -> int:
     n = len(items)
+    name, elem = s.name, s.kind[1:-1]
     if elem in _SCALARS:
         _, size, _, prepend = _SCALARS[elem]
-        align = max(size, _FORCE_ALIGN.get((owner, name), 1))
+        align = max(size, s.align)
         if elem == "u8" and isinstance(items, (bytes, bytearray, memoryview)):
             b.StartVector(1, n, align)
             b.head = b.head - n
@@ -405,7 +435,7 @@ def _write_vector(b: flatbuffers.Builder, owner: str, name: str, elem: str, item
     if elem == "str":
         offs = [b.CreateString(s) for s in items]
     elif elem.startswith("T:"):
-        cls = TABLES[elem[2:]]
+        cls = ns.tables[elem[2:]]
         offs = []
         for obj in items:
             if type(obj) is not cls:
@@ -425,8 +455,7 @@ def write_table(b: flatbuffers.Builder, obj) -> int:
     Returns the table's offset. Raises SchemaError for objects that do not
     match the schema (wrong class, union member, scalar out of range)."""
     cls = type(obj)
-    if cls.__name__ not in TABLES or TABLES[cls.__name__] is not cls:
-        raise SchemaError(f"{cls.__name__} is not a schema table")
+    ns = _ns(cls)
     lay = table_layout(cls)
     offs: dict = {}
     for s in lay:
@@ -438,14 +467,14 @@ def write_table(b: flatbuffers.Builder, obj) -> int:
                 raise SchemaError(f"{cls.__name__}.{s.name}: expected str")
             offs[s.name] = b.CreateString(v)
         elif s.kind.startswith("T:"):
-            if type(v) is not TABLES[s.kind[2:]]:
+            if type(v) is not ns.tables[s.kind[2:]]:
                 raise SchemaError(f"{cls.__name__}.{s.name}: expected {s.kind[2:]}")
             offs[s.name] = write_table(b, v)
         elif s.kind.startswith("U:"):
-            _union_tag(s.kind[2:], v)
+            _union_tag(ns, s.kind[2:], v)
             offs[s.name] = write_table(b, v)
         elif s.kind.startswith("["):
-            offs[s.name] = _write_vector(b, cls.__name__, s.name, s.kind[1:-1], v)
+            offs[s.name] = _write_vector(b, ns, cls.__name__, s, v)
     b.StartObject(_num_slots(cls))
     for s in lay:
         v = getattr(obj, s.name)
@@ -458,7 +487,7 @@ def write_table(b: flatbuffers.Builder, obj) -> int:
             getattr(b, _SCALARS[s.kind][2])(s.slot, v, s.default)
         elif s.kind.startswith("U:"):
             if v is not None:
-                b.PrependUint8Slot(s.slot, _union_tag(s.kind[2:], v), 0)
+                b.PrependUint8Slot(s.slot, _union_tag(ns, s.kind[2:], v), 0)
                 b.PrependUOffsetTRelativeSlot(s.slot + 1, offs[s.name], 0)
         elif v is not None:
             b.PrependUOffsetTRelativeSlot(s.slot, offs[s.name], 0)
@@ -509,21 +538,21 @@ class _Reader:
         except UnicodeDecodeError as e:
             raise FlatbufferError(f"string at {p}: {e}") from None
 
-    def vector(self, owner: str, name: str, elem: str, pos: int):
+    def vector(self, ns: Namespace, owner: str, s: _Slot, pos: int):
+        name, elem = s.name, s.kind[1:-1]
         p = self.deref(pos)
         n = self.scalar("u32", p)
         start = p + 4
         if elem in _SCALARS:
             fmt, size = _SCALARS[elem][:2]
             self._need(start, n * size, f"vector {owner}.{name}")
-            if elem == "u8" and (owner, name) in (("Buffer", "storage"),
-                                                   ("BackendDelegateInlineData", "data")):
+            if elem == "u8" and s.align:
                 return bytes(self.buf[start:start + n])
             return list(struct.unpack_from("<%d%s" % (n, fmt[1]), self.buf, start))
         self._need(start, n * 4, f"vector {owner}.{name}")
         if elem == "str":
             return [self.string(start + 4 * i) for i in range(n)]
-        cls = TABLES[elem[2:]]
+        cls = ns.tables[elem[2:]]
         return [self.table(cls, self.deref(start + 4 * i)) for i in range(n)]
 
     def table(self, cls, pos: int):
@@ -548,6 +577,7 @@ class _Reader:
                 raise FlatbufferError(f"{cls.__name__}: field offset {off} beyond table size {obj_size}")
             return pos + off if off else 0
 
+        ns = _ns(cls)
         kw = {}
         for s in table_layout(cls):
             fp = field_pos(s.slot)
@@ -557,7 +587,7 @@ class _Reader:
             if s.kind.startswith("U:"):
                 tag = self.scalar("u8", fp) if fp else 0
                 vp = field_pos(s.slot + 1)
-                members = UNIONS[s.kind[2:]]
+                members = ns.unions[s.kind[2:]]
                 if tag == 0:
                     kw[s.name] = None
                 elif tag > len(members):
@@ -572,10 +602,22 @@ class _Reader:
             elif s.kind == "str":
                 kw[s.name] = self.string(fp)
             elif s.kind.startswith("T:"):
-                kw[s.name] = self.table(TABLES[s.kind[2:]], self.deref(fp))
+                kw[s.name] = self.table(ns.tables[s.kind[2:]], self.deref(fp))
             else:
-                kw[s.name] = self.vector(cls.__name__, s.name, s.kind[1:-1], fp)
+                kw[s.name] = self.vector(ns, cls.__name__, s, fp)
         return cls(**kw)
+
+
+def read_root(buf, root_cls, identifier: bytes):
+    """Parse the flatbuffer ``buf`` whose root table is ``root_cls`` and whose
+    file identifier must be ``identifier``. Raises FlatbufferError."""
+    r = _Reader(buf)
+    if r.n < 8:
+        raise FlatbufferError(f"buffer of {r.n} bytes is too short for a flatbuffer")
+    ident = bytes(r.buf[4:8])
+    if ident != identifier:
+        raise FlatbufferError(f"file identifier {ident!r} is not {identifier!r}")
+    return r.table(root_cls, r.deref(0))
 
 
 def read_program(buf) -> Program:
@@ -584,10 +626,4 @@ def read_program(buf) -> Program:
 
     Raises FlatbufferError if the file identifier is not "ET12" or any offset,
     vtable, vector or union tag is malformed."""
-    r = _Reader(buf)
-    if r.n < 8:
-        raise FlatbufferError(f"buffer of {r.n} bytes is too short for a flatbuffer")
-    ident = bytes(r.buf[4:8])
-    if ident != FILE_IDENTIFIER:
-        raise FlatbufferError(f"file identifier {ident!r} is not {FILE_IDENTIFIER!r}")
-    return r.table(Program, r.deref(0))
+    return read_root(buf, Program, FILE_IDENTIFIER)

@@ -234,19 +234,31 @@ def _header(compiled, state: int, stack: int, input_bytes: int) -> str:
 
 def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str = "-Os",
                    uart_inputs: bool = False, verbose: bool = False,
-                   kernel_opt: str = "-O2", verify_checksum: bool = False) -> BuildArtifacts:
+                   kernel_opt: str = "-O2", verify_checksum: bool = False,
+                   selftest=None) -> BuildArtifacts:
     """Build firmware for `board_name` from a compiled model (aot.compiler.pipeline.Compiled).
 
     input_sets: list of input tuples (numpy arrays) embedded in flash and run
     in order (default: the model's example inputs). uart_inputs: read inputs
     from the UART instead. verify_checksum: the app checks the program's
     CRC-32 (MOTE_MODEL_CRC32) before loading it and stops with
-    MOTE_ERR_CHECKSUM on a mismatch (MOTE_VERIFY_CHECKSUM). The build runs in a staging folder next to
+    MOTE_ERR_CHECKSUM on a mismatch (MOTE_VERIFY_CHECKSUM). selftest: an
+    aot.target.selftest.SelfTest whose cases become the embedded input sets
+    and whose expected outputs the firmware checks at boot (MOTE_APP_SELFTEST;
+    also written as model.bpte). The build runs in a staging folder next to
     `out_dir` that replaces `out_dir` only when everything succeeded: a failed
     build leaves the previous build folder exactly as it was (or none).
     Raises BuildError (missing kernel, does not fit).
     """
     board = load_board(board_name)
+    if selftest is not None:
+        if uart_inputs:
+            raise BuildError("--selftest runs the cases embedded in flash; it cannot be combined "
+                             "with --uart-inputs")
+        if input_sets is not None:
+            raise BuildError("--selftest embeds its own cases as the inputs; it cannot be combined "
+                             "with --inputs")
+        input_sets = selftest.inputs
     out = Path(out_dir).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = out.parent / f".{out.name}.building-{os.getpid()}"
@@ -254,7 +266,7 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     stage.mkdir()
     try:
         size, info = _build_into(compiled, board, stage, input_sets, opt, uart_inputs, kernel_opt,
-                                 verify_checksum)
+                                 verify_checksum, selftest)
         _replace_folder(stage, out)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
@@ -275,7 +287,7 @@ def _replace_folder(new: Path, out: Path) -> None:
 
 
 def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel_opt,
-                verify_checksum=False) -> tuple:
+                verify_checksum=False, selftest=None) -> tuple:
     """Every build step, writing only inside `out`. Returns (size.json dict, build.json dict)."""
     from aot.compiler.pipeline import write_outputs
     from aot.target.firmware import build_firmware
@@ -306,8 +318,19 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     (gen / "model.S").write_text(incbin_source("mote_model_pte", out / "model.pte", ".mote_model"))
     (gen / "model_inputs.S").write_text(inputs_source(gen / "inputs.bin", len(input_sets)))
     write_registry(op_names, gen / "registry.c")
+    selftest_sources, selftest_bytes = [], 0
+    if selftest is not None:
+        from aot.target.selftest import bpte_bytes, selftest_blob
+        st_blob = selftest_blob(selftest)
+        selftest_bytes = len(st_blob)
+        (gen / "selftest.bin").write_bytes(st_blob)
+        (gen / "model_selftest.S").write_text(
+            incbin_source("mote_selftest", gen / "selftest.bin", ".mote_model.selftest"))
+        (out / "model.bpte").write_bytes(bpte_bytes(compiled.pte, selftest))
+        selftest_sources = [gen / "model_selftest.S"]
 
     sources = ([APP_SOURCE, gen / "model.S", gen / "model_inputs.S", gen / "registry.c"]
+               + selftest_sources
                + sorted((RUNTIME_DIR / "src").glob("*.c")) + support_sources() + kernels)
     defines = {"MOTE_APP_BOARD_NAME": f'"{board.name}"', "NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
@@ -315,6 +338,8 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
         defines["MOTE_APP_UART_INPUTS"] = None
     if verify_checksum:
         defines["MOTE_VERIFY_CHECKSUM"] = None
+    if selftest is not None:
+        defines["MOTE_APP_SELFTEST"] = None
     includes = [gen, RUNTIME_DIR / "include", KERNELS_DIR]
 
     # Compile and link once with a generous stack, then re-link (no recompile:
@@ -341,7 +366,8 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
             raise _link_error(e, spec, board, state, scratch, stack) from None
     analysed = needed - STACK_MARGIN_BYTES
 
-    size = size_json(art, compiled, board, state, scratch, stack, analysed, kernels, len(blob))
+    size = size_json(art, compiled, board, state, scratch, stack, analysed, kernels, len(blob),
+                     selftest_bytes)
     compiled.manifest["memory"]["stack_bytes"] = stack
     # Written once, at the end, with the final figures.
     write_outputs(compiled, out / "model.pte")
@@ -354,6 +380,9 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
         "board": board.name, "board_file": str(board.path), "model": compiled.name,
         "int8": compiled.int8, "uart_inputs": uart_inputs, "input_sets": len(input_sets),
         "verify_checksum": verify_checksum,
+        # the self-test's cases are the input sets; their expected outputs are model.bpte's
+        "selftest": None if selftest is None else {
+            "cases": selftest.count, "blob_bytes": selftest_bytes, "bundle": "model.bpte"},
         "outputs": [{"sizes": list(spec.values[i].sizes), "dtype": spec.values[i].dtype}
                     for i in spec.outputs],
         "inputs": [{"sizes": list(spec.values[i].sizes), "dtype": spec.values[i].dtype}

@@ -34,12 +34,13 @@ from aot.errors import MoteError, QemuError, QemuTimeout
 QEMU = "qemu-system-arm"
 
 
-def qemu_command(elf: Union[str, Path], board: Union[str, Board]) -> list[str]:
+def qemu_command(elf: Union[str, Path], board: Union[str, Board], serial: str = "stdio") -> list[str]:
+    """The QEMU command line; `serial` is UART0's backend (``-serial`` value)."""
     board = load_board(board)
     if board.simulator is None or board.simulator.kind != "qemu":
         raise QemuError(f"board {board.name!r} has no QEMU machine (simulator is null)")
     return [QEMU, "-machine", board.simulator.machine, "-nographic",
-            "-monitor", "none", "-serial", "stdio",
+            "-monitor", "none", "-serial", serial,
             "-semihosting-config", "enable=on,target=native",
             "-icount", "shift=0", "-kernel", str(elf)]
 
@@ -125,3 +126,50 @@ def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], time
     if code != 0 and not out and err:
         raise QemuError(f"QEMU failed ({code}): {err.strip()}")
     return code, out
+
+
+def start_on_tcp(elf: Union[str, Path], board: Union[str, Board], port: int,
+                 host: str = "127.0.0.1") -> subprocess.Popen:
+    """Start `elf` on the board's QEMU machine with UART0 on a TCP server socket
+    (``-serial tcp:HOST:PORT,server=on,wait=on``): QEMU waits for one client,
+    then boots, so a client such as ``aot monitor socket://HOST:PORT`` or
+    ``aot run DIR --target serial:socket://HOST:PORT`` sees every line, talking
+    to it with the same pyserial code as to a real board's serial port.
+    The caller ends the process (it runs until the firmware exits)."""
+    if shutil.which(QEMU) is None:
+        raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
+    import time
+    cmd = qemu_command(elf, board, serial=f"tcp:{host}:{port},server=on,wait=on")
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10.0
+    while not _listening(port):  # probing with a connection would be the one client QEMU takes
+        if proc.poll() is not None:
+            err = _text(proc.stderr.read()).strip()
+            raise QemuError(f"QEMU failed ({proc.returncode}) to serve UART0 on {host}:{port}: {err}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise QemuError(f"QEMU did not listen on {host}:{port} within 10 s")
+        time.sleep(0.05)
+    return proc
+
+
+def _listening(port: int) -> bool:
+    """Whether a TCP socket listens on `port` (Linux: /proc/net/tcp; elsewhere
+    assumed after a short wait)."""
+    import time
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not tables[0].exists():
+        time.sleep(0.5)
+        return True
+    for t in tables:
+        try:
+            rows = t.read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            f = row.split()
+            if len(f) > 3 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
+                return True
+    return False

@@ -4,6 +4,8 @@
     aot run build/<model>-<board> --target mps2-an505|mps3-an547
             [--inputs in.npz] [--outputs out.npz] [--json]
 
+    aot run build/<model>-<board> --target serial:PORT --inputs in.npz   (aot.target.serial_port)
+
 A build directory's firmware embeds its input sets in flash (`aot build`).
 `--inputs` gives other inputs without the model file: the build directory
 keeps what is needed to re-link (build.json "link": the compiled objects),
@@ -22,7 +24,6 @@ first inference (and set<k>_output_<i> for further inferences).
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 import shutil
 import subprocess
@@ -33,11 +34,12 @@ import numpy as np
 from aot import ir
 from aot.errors import MoteError, RunError
 from aot.host.inputs import conform_inputs
+from aot.target.protocol import QUIT_LINE, input_line, parse_uart  # noqa: F401 (parse_uart: re-exported)
 
 SIM_TARGETS = ("mps2-an505", "mps3-an547")
 
 
-# --------------------------------------------------------------------------- firmware line protocol
+# --------------------------------------------------------------------------- firmware runs (protocol: aot.target.protocol)
 
 
 @dataclass
@@ -46,26 +48,6 @@ class RunResult:
     cycles: list           # per input set: cycles / instructions
     uart: str
     exit_code: int
-
-
-_OUT = re.compile(r"^OUT (\d+) (\d+) ([0-9a-f,]*)$", re.M)
-
-
-def parse_uart(text: str, outputs_meta: list) -> tuple:
-    """Parse the firmware's line protocol into (outputs per set, cycles per set)."""
-    if "MOTE ERROR" in text:
-        line = next(ln for ln in text.splitlines() if ln.startswith("MOTE ERROR"))
-        raise MoteError(f"firmware reported: {line}")
-    outs, cycles = [], []
-    for m in _OUT.finditer(text):
-        parts = m.group(3).split(",")
-        arrays = []
-        for hexs, meta in zip(parts, outputs_meta):
-            dt = ir.DTYPE_NUMPY[meta["dtype"]]
-            arrays.append(np.frombuffer(bytes.fromhex(hexs), dtype=dt).reshape(meta["sizes"]).copy())
-        outs.append(arrays)
-        cycles.append(int(m.group(2)))
-    return outs, cycles
 
 
 def run_build(out_dir, timeout: float = 300.0, progress=None) -> RunResult:
@@ -167,6 +149,9 @@ def relink_with_inputs(build_dir, input_sets) -> Path:
     missing = [str(o) for o in objects if not o.exists()]
     if missing:
         raise RunError(f"{build_dir}: objects missing ({missing[0]} ...); rebuild with `aot build`")
+    if info.get("selftest"):
+        raise RunError(f"{build_dir} was built with --selftest: its firmware checks its own cases "
+                       "(`aot test`); build it without --selftest to run other inputs")
     board = build_board(info)
     blob = b"".join(a.tobytes() for arrays in input_sets
                     for a in _check_inputs(info, arrays))
@@ -213,8 +198,7 @@ def run_simulator(build_dir, target: str, inputs=None, timeout: float = 120.0) -
         sets = [_check_inputs(info, inputs)] if inputs is not None else []
         if not sets:
             raise RunError("this firmware reads its inputs from the UART: give --inputs")
-        stdin = b"".join(b"I " + b"".join(a.tobytes() for a in s).hex().encode() + b"\n"
-                         for s in sets) + b"Q\n"
+        stdin = b"".join(input_line(s) for s in sets) + QUIT_LINE
         expected = len(sets)
     elif inputs is not None:
         elf = relink_with_inputs(build_dir, [inputs])

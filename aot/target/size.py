@@ -199,6 +199,8 @@ def _flash_part(obj: str, out: Path) -> str:
     base = rel.rsplit("/", 1)[-1]
     if base.startswith("model_inputs.S"):
         return "inputs"
+    if base.startswith("model_selftest.S"):
+        return "selftest"
     if base.startswith("model.S"):
         return "model"
     if base.startswith("registry.c") or rel.startswith(("kernels/", "cmsis/")):
@@ -209,27 +211,32 @@ def _flash_part(obj: str, out: Path) -> str:
 
 
 def size_json(art, compiled, board, state, scratch, stack, analysed, kernels,
-               input_blob_bytes) -> dict:
+               input_blob_bytes, selftest_blob_bytes: int = 0) -> dict:
     """Flash and RAM by part, every figure read from the link map and the ELF.
 
     flash: bytes of each part's input sections placed in flash (text, rodata,
     data load image) + "padding" (alignment gaps) = flash_bytes (.text,
     .ARM.*, .data of the ELF). On boards with a model_region the program and
-    the input sets live there instead (model_region). ram: the app's static
+    the input sets live there instead (model_region). A --selftest build has
+    a "selftest" part: the expected outputs and tolerances (its cases' inputs
+    are the "inputs" part). ram: the app's static
     buffers (ELF symbol sizes) + the stack section + "port" (every other
     .data/.bss byte: port variables, alignment) = ram_bytes.
     """
     from elftools.elf.elffile import ELFFile
     rep = art.size_report()
     out = art.elf.parent.resolve()
-    parts = {k: 0 for k in ("runtime", "kernels", "port", "toolchain", "model", "inputs")}
+    names = ("runtime", "kernels", "port", "toolchain", "model", "inputs")
+    parts = {k: 0 for k in names + (("selftest",) if selftest_blob_bytes else ())}
     for obj, kinds in rep.get("objects", {}).items():
         parts[_flash_part(obj, out)] += int(kinds["text"] + kinds["rodata"] + kinds["data"])
     region = None
     if board.model_region is not None:
-        region = {"model": parts.pop("model"), "inputs": parts.pop("inputs")}
-        region["padding"] = int(rep.get("model_region_used", 0)) - region["model"] - region["inputs"]
-        parts["model"], parts["inputs"] = 0, 0
+        moved = [k for k in ("model", "inputs", "selftest") if k in parts]
+        region = {k: parts[k] for k in moved}
+        region["padding"] = int(rep.get("model_region_used", 0)) - sum(region.values())
+        for k in moved:
+            parts[k] = 0
     flash = dict(parts)
     flash["padding"] = int(rep["flash_used"]) - sum(parts.values())
 
@@ -252,7 +259,8 @@ def size_json(art, compiled, board, state, scratch, stack, analysed, kernels,
         "ram_size": board.ram.size,
         "planned": {"arena": int(sum(compiled.spec.arena_sizes)), "runtime_state": state,
                     "scratch": scratch, "stack": stack, "pte": len(compiled.pte),
-                    "inputs": int(input_blob_bytes)},
+                    "inputs": int(input_blob_bytes),
+                    **({"selftest": int(selftest_blob_bytes)} if selftest_blob_bytes else {})},
         "stack_worst_case_bytes": analysed,
         "kernels": [p.name for p in kernels],
         "model_constants_bytes": int(compiled.manifest.get("memory", {}).get("constants_bytes") or 0),

@@ -30,6 +30,13 @@ RP2350_ARM_S_FAMILY_ID = 0xE48BFF59
 RP2350_ARM_NS_FAMILY_ID = 0xE48BFF5B
 RP2040_FAMILY_ID = 0xE48BFF56
 
+#: chip of each family ID, named as in BOOTSEL_BOARD_IDS
+FAMILY_CHIPS = {RP2350_ARM_S_FAMILY_ID: "RP2350", RP2350_ARM_NS_FAMILY_ID: "RP2350",
+                RP2040_FAMILY_ID: "RP2040"}
+#: the "Board-ID:" line of INFO_UF2.TXT on the bootrom's USB drive (BOOTSEL mode) -> chip.
+#: The RP2350 bootrom writes "RP2350"; the RP2040's writes "RPI-RP2" (its drive's label).
+BOOTSEL_BOARD_IDS = {"RP2350": "RP2350", "RPI-RP2": "RP2040", "RP2040": "RP2040"}
+
 
 def bin_to_uf2(data: bytes, base_addr: int, family_id: int = RP2350_ARM_S_FAMILY_ID) -> bytes:
     """Split `data` (loaded at `base_addr`) into 256-byte payload blocks."""

@@ -15,6 +15,7 @@ from aot.target.boards import load_board
 from aot.target.build import build_compiled
 from aot.target.run import SIM_TARGETS, _check_inputs, read_build, run_host, run_simulator
 from aot.target.size import size_table
+from aot.tools.device import format_array
 
 
 def _note(message: str) -> None:
@@ -22,11 +23,12 @@ def _note(message: str) -> None:
 
 
 def _jsonable(result: dict) -> dict:
+    counter = result.get("counter", "instructions")  # "cycles" on a real board
     runs = [{"outputs": [np.asarray(o).tolist() for o in r["outputs"]],
-             "instructions": r["instructions"]} for r in result["runs"]]
+             counter: r[counter]} for r in result["runs"]]
     out = {"target": result["target"], "program": result["program"],
            "outputs": runs[0]["outputs"] if runs else [],
-           "instructions": runs[0]["instructions"] if runs else None,
+           counter: runs[0][counter] if runs else None,
            "runs": runs}
     for k in ("flash_bytes", "ram_bytes"):
         if k in result:
@@ -37,9 +39,21 @@ def _jsonable(result: dict) -> dict:
 def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     load_board(args.board)  # an unknown board fails before the (slower) compile
+    if getattr(args, "selftest", None) and (args.inputs or getattr(args, "uart_inputs", False)):
+        from aot.errors import BuildError
+        raise BuildError("--selftest embeds its own cases as the inputs; it cannot be combined with "
+                         + ("--inputs" if args.inputs else "--uart-inputs"))
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                   int8_io=args.int8_io)
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}")
+    selftest = None
+    if getattr(args, "selftest", None):
+        from aot.target.selftest import case_inputs, make_selftest
+        cases = case_inputs(compiled, args.selftest)
+        if len(cases) < args.selftest:
+            print(f"aot build: note: --selftest {args.selftest}: the model has {len(cases)} input "
+                  f"set(s) (example + calibration inputs); embedding {len(cases)}", file=sys.stderr)
+        selftest = make_selftest(compiled.pte, cases)
     input_sets = None
     if args.inputs:
         from aot.host.inputs import conform_inputs, load_npz_inputs
@@ -48,9 +62,13 @@ def build_command(args) -> int:
     art = build_compiled(compiled, args.board, out, input_sets=input_sets, opt=args.opt,
                          kernel_opt=args.kernel_opt,
                          uart_inputs=getattr(args, "uart_inputs", False),
-                         verify_checksum=getattr(args, "verify_checksum", False))
+                         verify_checksum=getattr(args, "verify_checksum", False),
+                         selftest=selftest)
     print(size_table(art.size))
-    for p in ("model.pte", "ops.json", "mote_model.h", "firmware.elf", "firmware.bin",
+    if selftest is not None:
+        print(f"self-test: {selftest.count} case(s), {art.size['planned']['selftest']:,} B of "
+              "expected outputs and tolerances (part \"selftest\")")
+    for p in ("model.pte", "model.bpte", "ops.json", "mote_model.h", "firmware.elf", "firmware.bin",
               "firmware.uf2", "size.json"):
         if (out / p).exists():
             print(f"  {out / p}")
@@ -60,7 +78,17 @@ def build_command(args) -> int:
 def run_command(args) -> int:
     program = Path(args.program)
     inputs = load_npz_inputs(args.inputs) if args.inputs else None
-    if args.target == "host":
+    if args.target.startswith("serial:"):
+        from aot.target.serial_port import run_serial
+        port = args.target[len("serial:"):]
+        if not port:
+            raise RunError("--target serial:PORT needs a port (serial:/dev/ttyACM0, serial:COM3, "
+                           "serial:socket://127.0.0.1:4321)")
+        if not program.is_dir():
+            raise RunError(f"--target {args.target} runs a build directory whose firmware is on the "
+                           f"board (`aot build ... --uart-inputs -o DIR`, `aot flash DIR`), not {program}")
+        result = run_serial(program, port, inputs, timeout=args.timeout, note=_note)
+    elif args.target == "host":
         pte = program / "model.pte" if program.is_dir() else program
         if not pte.exists():
             raise RunError(f"{pte} not found")
@@ -91,15 +119,12 @@ def run_command(args) -> int:
         print(json.dumps(_jsonable(result)))
         return 0
     print(f"aot run: {result['program']} on {result['target']}")
+    counter = result.get("counter", "instructions")
     for k, r in enumerate(result["runs"]):
-        head = f"  inference {k}" + (f": {r['instructions']:,} instructions"
-                                     if r["instructions"] is not None else "")
+        head = f"  inference {k}" + (f": {r[counter]:,} {counter}" if r[counter] is not None else "")
         print(head)
         for i, o in enumerate(r["outputs"]):
-            a = np.asarray(o)
-            flat = a.reshape(-1)
-            shown = ", ".join(f"{v:.6g}" if a.dtype.kind == "f" else str(v) for v in flat[:8])
-            print(f"    output {i}: {a.dtype} {list(a.shape)} [{shown}{', ...' if flat.size > 8 else ''}]")
+            print(f"    output {i}: {format_array(o)}")
     if "flash_bytes" in result:
         print(f"  flash {result['flash_bytes']:,} B, RAM {result['ram_bytes']:,} B")
     if args.outputs:

@@ -26,9 +26,29 @@
  * sets from the generated inputs.S blob (each set is the method's inputs'
  * bytes back to back). MOTE_APP_UART_INPUTS instead reads, per inference, one
  * line "I <hex of all input bytes>\n" from the UART; a line "Q" ends the run.
+ *
+ * Self-test: with MOTE_APP_SELFTEST defined (aot build --selftest), the
+ * embedded input sets are the self-test's cases, and after each inference
+ * the outputs are checked against the generated blob `mote_selftest`
+ * (model_selftest.S, flash section .mote_model.selftest). Per case: one
+ * float32 tolerance per output, padded to 8 bytes, then each output's
+ * expected bytes, each padded to 8 bytes. An element passes when its bytes
+ * equal the expected ones or, for float outputs, when |got - want| <= the
+ * output's tolerance. Lines (after each case's OUT line, then at the end):
+ *
+ *   MOTE SELFTEST CASE case=<k> output=<o> max_abs_err=<e> tol=<t> result=PASS|FAIL
+ *   MOTE SELFTEST PASS n=<cases> max_abs_err=<e>
+ *   MOTE SELFTEST FAIL case=<k> output=<o> element=<i> got=<g> want=<w> tol=<t>
+ *                      failed=<failing case outputs> n=<cases> max_abs_err=<e>
+ *
+ * and main returns 1 when it failed. Numbers print as 4 significant digits
+ * ("1.234e-7", "0", "nan", "inf"); aot.target.protocol reads these lines.
  */
 #include <stddef.h>
 #include <stdint.h>
+#ifdef MOTE_APP_SELFTEST
+#include <math.h> /* INFINITY */
+#endif
 
 #include "mote/method.h"
 #include "mote/program.h"
@@ -37,6 +57,10 @@
 
 #ifndef MOTE_APP_BOARD_NAME
 #define MOTE_APP_BOARD_NAME "unknown"
+#endif
+
+#if defined(MOTE_APP_SELFTEST) && defined(MOTE_APP_UART_INPUTS)
+#error "MOTE_APP_SELFTEST runs the embedded cases: it cannot be combined with MOTE_APP_UART_INPUTS"
 #endif
 
 #if defined(MOTE_VERIFY_CHECKSUM) && !defined(MOTE_MODEL_CRC32)
@@ -48,6 +72,9 @@ extern const uint8_t mote_model_pte[];
 extern const uint8_t mote_model_pte_end[];
 extern const uint8_t mote_inputs[];
 extern const uint32_t mote_inputs_count;
+#ifdef MOTE_APP_SELFTEST
+extern const uint8_t mote_selftest[];
+#endif
 
 /* Exactly-sized static memory from mote_model.h. */
 static uint8_t app_state[MOTE_MODEL_STATE_BYTES] __attribute__((aligned(MOTE_STATE_ALIGN)));
@@ -184,6 +211,174 @@ static void app_run_one(uint32_t index)
     mote_port_putc('\n');
 }
 
+#ifdef MOTE_APP_SELFTEST
+/* "1.234e-5" style: 4 significant digits, enough to read an error or a tolerance. */
+static void app_put_float(float v)
+{
+    if (v != v) {
+        mote_port_puts("nan");
+        return;
+    }
+    if (v < 0.0f) {
+        mote_port_putc('-');
+        v = -v;
+    }
+    if (v == INFINITY) {
+        mote_port_puts("inf");
+        return;
+    }
+    if (v == 0.0f) {
+        mote_port_putc('0');
+        return;
+    }
+    int32_t e = 0;
+    while (v >= 10.0f) {
+        v /= 10.0f;
+        ++e;
+    }
+    while (v < 1.0f) {
+        v *= 10.0f;
+        --e;
+    }
+    uint32_t d = (uint32_t)(v * 1000.0f + 0.5f);
+    if (d >= 10000u) {
+        d /= 10u;
+        ++e;
+    }
+    mote_port_putc((char)('0' + d / 1000u));
+    mote_port_putc('.');
+    mote_port_putc((char)('0' + (d / 100u) % 10u));
+    mote_port_putc((char)('0' + (d / 10u) % 10u));
+    mote_port_putc((char)('0' + d % 10u));
+    mote_port_putc('e');
+    mote_port_put_i32(e);
+}
+
+/* Element i of a tensor of `dtype` as a float (for the error and the report). */
+static float app_element(const uint8_t *data, uint8_t dtype, uint32_t i)
+{
+    switch (dtype) {
+    case MOTE_DTYPE_FLOAT32: return ((const float *)(const void *)data)[i];
+    case MOTE_DTYPE_FLOAT64: return (float)((const double *)(const void *)data)[i];
+    case MOTE_DTYPE_INT8: return (float)((const int8_t *)(const void *)data)[i];
+    case MOTE_DTYPE_INT16: return (float)((const int16_t *)(const void *)data)[i];
+    case MOTE_DTYPE_INT32: return (float)((const int32_t *)(const void *)data)[i];
+    case MOTE_DTYPE_INT64: return (float)((const int64_t *)(const void *)data)[i];
+    case MOTE_DTYPE_FLOAT16: return (float)((const uint16_t *)(const void *)data)[i];
+    default: return (float)data[i]; /* uint8, bool */
+    }
+}
+
+static uint32_t app_pad8(uint32_t n)
+{
+    return (n + 7u) & ~7u;
+}
+
+static const uint8_t *app_st_cursor = mote_selftest;
+static float app_st_max_err;
+static uint32_t app_st_failed;
+static struct {
+    uint32_t index, output, element;
+    float got, want, tol;
+} app_st_first;
+
+static void app_selftest_case(uint32_t index)
+{
+    uint32_t n = mote_method_num_outputs(&app_method);
+    const float *tols = (const float *)(const void *)app_st_cursor;
+    app_st_cursor += app_pad8(4u * n);
+    for (uint32_t o = 0; o < n; ++o) {
+        const mote_tensor_t *t;
+        mote_err_t err = mote_method_get_output(&app_method, o, &t);
+        if (err != MOTE_OK) {
+            app_fail("output", err);
+        }
+        const uint8_t *got = (const uint8_t *)t->data;
+        const uint8_t *want = app_st_cursor;
+        app_st_cursor += app_pad8(t->nbytes);
+        uint32_t esize = t->numel > 0u ? t->nbytes / t->numel : 1u;
+        int is_float = t->dtype == MOTE_DTYPE_FLOAT32 || t->dtype == MOTE_DTYPE_FLOAT64;
+        float tol = tols[o];
+        float max_err = 0.0f;
+        int ok = 1;
+        for (uint32_t i = 0; i < t->numel; ++i) {
+            uint32_t b = 0;
+            while (b < esize && got[i * esize + b] == want[i * esize + b]) {
+                ++b;
+            }
+            if (b == esize) {
+                continue; /* the same bytes */
+            }
+            float g = app_element(got, t->dtype, i);
+            float w = app_element(want, t->dtype, i);
+            float e = g > w ? g - w : w - g;
+            if (e != e) {
+                e = INFINITY; /* NaN on one side */
+            }
+            if (e > max_err) {
+                max_err = e;
+            }
+            if ((!is_float || !(e <= tol)) && ok) {
+                ok = 0;
+                if (app_st_failed == 0u) {
+                    app_st_first.index = index;
+                    app_st_first.output = o;
+                    app_st_first.element = i;
+                    app_st_first.got = g;
+                    app_st_first.want = w;
+                    app_st_first.tol = tol;
+                }
+            }
+        }
+        if (!ok) {
+            ++app_st_failed;
+        }
+        if (max_err > app_st_max_err) {
+            app_st_max_err = max_err;
+        }
+        mote_port_puts("MOTE SELFTEST CASE case=");
+        mote_port_put_u32(index);
+        mote_port_puts(" output=");
+        mote_port_put_u32(o);
+        mote_port_puts(" max_abs_err=");
+        app_put_float(max_err);
+        mote_port_puts(" tol=");
+        app_put_float(tol);
+        mote_port_puts(ok ? " result=PASS\n" : " result=FAIL\n");
+    }
+}
+
+/* The verdict line; returns main's status (0 PASS, 1 FAIL). */
+static int app_selftest_verdict(uint32_t cases)
+{
+    if (app_st_failed == 0u) {
+        mote_port_puts("MOTE SELFTEST PASS n=");
+        mote_port_put_u32(cases);
+    } else {
+        mote_port_puts("MOTE SELFTEST FAIL case=");
+        mote_port_put_u32(app_st_first.index);
+        mote_port_puts(" output=");
+        mote_port_put_u32(app_st_first.output);
+        mote_port_puts(" element=");
+        mote_port_put_u32(app_st_first.element);
+        mote_port_puts(" got=");
+        app_put_float(app_st_first.got);
+        mote_port_puts(" want=");
+        app_put_float(app_st_first.want);
+        mote_port_puts(" tol=");
+        app_put_float(app_st_first.tol);
+        mote_port_puts(" failed=");
+        mote_port_put_u32(app_st_failed);
+        mote_port_puts(" n=");
+        mote_port_put_u32(cases);
+    }
+    mote_port_puts(" max_abs_err=");
+    app_put_float(app_st_max_err);
+    mote_port_putc('\n');
+    return app_st_failed == 0u ? 0 : 1;
+}
+#endif
+
 #ifdef MOTE_APP_UART_INPUTS
 static int app_hex_value(int c)
 {
@@ -238,10 +433,17 @@ int main(void)
     for (; count < mote_inputs_count; ++count) {
         app_set_inputs(mote_inputs + (size_t)count * MOTE_MODEL_INPUTS_BYTES);
         app_run_one(count);
+#ifdef MOTE_APP_SELFTEST
+        app_selftest_case(count);
+#endif
     }
+#endif
+    int status = 0;
+#ifdef MOTE_APP_SELFTEST
+    status = app_selftest_verdict(count);
 #endif
     mote_port_puts("MOTE DONE ");
     mote_port_put_u32(count);
     mote_port_putc('\n');
-    return 0;
+    return status;
 }

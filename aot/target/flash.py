@@ -1,0 +1,214 @@
+"""`aot flash`: put a build folder's firmware on an RP2040 / RP2350 board.
+
+Default route, no tool needed: the chip's bootrom shows a USB drive when the
+board is plugged in with BOOTSEL held. The drive holds ``INFO_UF2.TXT`` whose
+``Board-ID:`` line names the chip (aot.target.uf2.BOOTSEL_BOARD_IDS). The
+drive is looked for among the usual mount points (Linux /media/$USER/*,
+/run/media/$USER/*, /media/*, /mnt/*; macOS /Volumes/*; Windows drive
+letters) or given with ``--drive``. Before anything is written, the UF2's
+family ID (read from its blocks) must be the build's board's, the drive's
+Board-ID the same chip, and the UF2 the build's firmware.bin; then the file
+is written, flushed and fsync'ed, and the bootrom reboots into it.
+
+``--tool picotool`` runs ``picotool load -x firmware.uf2`` (USB, BOOTSEL);
+``--tool pyocd`` runs ``pyocd load --target rp2350|rp2040 firmware.elf``
+(SWD through a debug probe; pyOCD reads ELF, not UF2).
+
+Every refusal is a FlashError with one line, raised before anything is written.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import string
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from aot.errors import FlashError, Uf2Error
+from aot.target.uf2 import BOOTSEL_BOARD_IDS, FAMILY_CHIPS, UF2_BLOCK_SIZE, parse_uf2
+
+INFO_FILE = "INFO_UF2.TXT"
+TOOLS = ("picotool", "pyocd")
+TOOL_INSTALL = {
+    "picotool": "install picotool 2.0 or later (Debian/Ubuntu: apt install picotool, or build it "
+                "from Raspberry Pi's picotool sources), then hold BOOTSEL while plugging the board in",
+    "pyocd": "pip install pyocd; it flashes through a debug probe (e.g. a Raspberry Pi Debug Probe) "
+             "on the board's SWD pins",
+}
+
+
+@dataclass
+class FlashResult:
+    method: str            # "drive", "picotool" or "pyocd"
+    board: str
+    chip: str              # "RP2350" / "RP2040"
+    family_id: int
+    file: Path             # what was flashed
+    dest: Optional[Path]   # the file written on the drive ("drive" only)
+    bytes: int
+    blocks: int            # UF2 blocks
+
+
+def _family(fid: int) -> str:
+    return f"0x{fid:08x} ({FAMILY_CHIPS.get(fid, 'unknown chip')})"
+
+
+def mount_points() -> list[Path]:
+    """Folders where a USB drive is usually mounted on this OS."""
+    if os.name == "nt":
+        return [Path(f"{c}:\\") for c in string.ascii_uppercase[2:] if Path(f"{c}:\\").exists()]
+    roots = []
+    if sys.platform == "darwin":
+        roots.append(Path("/Volumes"))
+    else:
+        user = os.environ.get("USER") or os.environ.get("LOGNAME") or ""
+        if user:
+            roots += [Path("/media") / user, Path("/run/media") / user]
+        roots += [Path("/media"), Path("/mnt")]
+    found = []
+    for r in roots:
+        try:
+            found += sorted(p for p in r.iterdir() if p.is_dir())
+        except OSError:
+            continue
+    return found
+
+
+def read_board_id(drive: Path) -> Optional[str]:
+    """The Board-ID of a BOOTSEL drive's INFO_UF2.TXT, or None when it has none."""
+    try:
+        text = (Path(drive) / INFO_FILE).read_text(errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() == "board-id" and value.strip():
+            return value.strip()
+    return None
+
+
+def find_drives(candidates: Optional[list] = None) -> list[tuple[Path, str]]:
+    """(folder, Board-ID) of every mounted BOOTSEL drive among `candidates`
+    (default: mount_points())."""
+    out = []
+    for p in (mount_points() if candidates is None else candidates):
+        bid = read_board_id(p)
+        if bid is not None:
+            out.append((Path(p), bid))
+    return out
+
+
+def board_uf2(build_dir) -> tuple:
+    """(board, firmware.uf2 path, its bytes, family ID) of a build folder, after
+    checking the UF2 is well formed, of the board's family and the build's own
+    firmware.bin. Raises FlashError naming what is wrong."""
+    from aot.target.boards import known_boards, load_board
+    from aot.target.run import build_board, read_build
+    build_dir = Path(build_dir)
+    if not (build_dir / "build.json").exists():
+        raise FlashError(f"{build_dir} is not a build folder (no build.json): build one with "
+                         "`aot build MODEL --board pico2 -o DIR`")
+    info = read_build(build_dir)
+    board = build_board(info)
+    if board.uf2_family_id is None:
+        rp = [b for b in known_boards() if load_board(b).uf2_family_id is not None]
+        how = (f"it runs in QEMU: aot run {build_dir} --target {board.name}" if board.simulator
+               else f"flash {build_dir / 'firmware.elf'} with your debug probe's tool "
+                    "(pyocd load, openocd, STM32CubeProgrammer)")
+        raise FlashError(f"{build_dir} is built for {board.name}, which takes no UF2 (aot flash writes "
+                         f"UF2 images to RP2040/RP2350 boards: {', '.join(rp)}); {how}")
+    uf2 = build_dir / "firmware.uf2"
+    if not uf2.exists():
+        raise FlashError(f"{uf2} is missing; rebuild with `aot build ... --board {board.name}`")
+    data = uf2.read_bytes()
+    try:
+        family, base, image = parse_uf2(data)
+    except Uf2Error as e:
+        raise FlashError(f"{uf2} is not a valid UF2 ({e}); rebuild with `aot build`") from None
+    if family != board.uf2_family_id:
+        raise FlashError(f"{uf2} is a UF2 for family {_family(family)}, but {build_dir} was built "
+                         f"for {board.name}, family {_family(board.uf2_family_id)}; nothing written")
+    binf = build_dir / "firmware.bin"
+    if binf.exists():
+        payload = binf.read_bytes()
+        if base != board.flash.origin or image[:len(payload)] != payload:
+            raise FlashError(f"{uf2} does not hold {binf.name} (the folder mixes two builds); "
+                             "rebuild with `aot build`; nothing written")
+    return board, uf2, data, family
+
+
+def choose_drive(chip: str, drive=None, candidates: Optional[list] = None) -> Path:
+    """The BOOTSEL drive to write to: `drive` after checking its Board-ID, else
+    the one drive of `chip` found among the mount points."""
+    if drive is not None:
+        p = Path(drive)
+        if not p.is_dir():
+            raise FlashError(f"--drive {drive}: no such folder; nothing written")
+        bid = read_board_id(p)
+        if bid is None:
+            raise FlashError(f"{drive} is not a BOOTSEL drive (no {INFO_FILE} with a Board-ID line); "
+                             "nothing written")
+        if BOOTSEL_BOARD_IDS.get(bid) != chip:
+            raise FlashError(f"{drive} is the BOOTSEL drive of a {BOOTSEL_BOARD_IDS.get(bid, bid)} "
+                             f"(Board-ID: {bid}), this firmware is for an {chip}; nothing written")
+        return p
+    drives = find_drives(candidates)
+    mine = [p for p, bid in drives if BOOTSEL_BOARD_IDS.get(bid) == chip]
+    if len(mine) == 1:
+        return mine[0]
+    if len(mine) > 1:
+        raise FlashError(f"{len(mine)} {chip} BOOTSEL drives are mounted ({', '.join(map(str, mine))}): "
+                         "choose one with --drive; nothing written")
+    if drives:
+        others = ", ".join(f"{p} (Board-ID: {bid})" for p, bid in drives)
+        raise FlashError(f"no {chip} BOOTSEL drive found, only {others}: plug in the right board "
+                         "holding BOOTSEL, or give --drive; nothing written")
+    raise FlashError(f"no {chip} BOOTSEL drive found: hold the BOOTSEL button while plugging the board "
+                     "in (its drive shows INFO_UF2.TXT), or give --drive PATH")
+
+
+def copy_uf2(data: bytes, drive: Path, name: str = "firmware.uf2") -> Path:
+    """Write `data` to drive/name, flush and fsync (the bootrom flashes as blocks
+    arrive and reboots after the last one)."""
+    dest = Path(drive) / name
+    try:
+        with open(dest, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:
+        raise FlashError(f"writing {dest} failed: {e.strerror or e}") from None
+    return dest
+
+
+def flash_build(build_dir, drive=None, tool: Optional[str] = None,
+                candidates: Optional[list] = None) -> FlashResult:
+    """Flash the firmware of `build_dir` (see the module docstring)."""
+    board, uf2, data, family = board_uf2(build_dir)
+    chip = FAMILY_CHIPS[family]
+    blocks = len(data) // UF2_BLOCK_SIZE
+    if tool is None:
+        dest = copy_uf2(data, choose_drive(chip, drive, candidates))
+        return FlashResult("drive", board.name, chip, family, uf2, dest, len(data), blocks)
+    if tool not in TOOLS:
+        raise FlashError(f"unknown --tool {tool!r}; one of {', '.join(TOOLS)}")
+    exe = shutil.which(tool)
+    if exe is None:
+        raise FlashError(f"{tool} not found on PATH: {TOOL_INSTALL[tool]}")
+    if tool == "picotool":
+        file = uf2
+        cmd = [exe, "load", "-x", str(file)]
+    else:
+        file = Path(build_dir) / "firmware.elf"
+        cmd = [exe, "load", "--target", chip.lower(), str(file)]
+    try:
+        code = subprocess.run(cmd).returncode
+    except OSError as e:
+        raise FlashError(f"{tool} could not be started: {e.strerror or e}") from None
+    if code != 0:
+        raise FlashError(f"`{tool} {' '.join(cmd[1:])}` failed with exit status {code}")
+    return FlashResult(tool, board.name, chip, family, file, None, file.stat().st_size,
+                       blocks if tool == "picotool" else 0)

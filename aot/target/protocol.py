@@ -1,0 +1,191 @@
+"""The firmware's UART line protocol: the one home of its reader and writer.
+
+Lines the firmware prints (ports/cortex-m/app/mote_app.c writes them):
+
+    MOTE BOOT <board>
+    MOTE MODEL pte=<bytes> state=<bytes> arena=<bytes>
+    MOTE READY                                   (--uart-inputs firmware: send inputs now)
+    OUT <index> <count> <output 0 hex>[,<output 1 hex>...]
+    MOTE DONE <inferences>
+    MOTE ERROR <stage> <code>
+    MOTE SELFTEST CASE case=<k> output=<o> max_abs_err=<e> tol=<t> result=PASS|FAIL
+    MOTE SELFTEST PASS n=<cases> max_abs_err=<e>
+    MOTE SELFTEST FAIL case=<k> output=<o> element=<i> got=<g> want=<w> tol=<t> failed=<f> n=<cases> max_abs_err=<e>
+    (and any other "MOTE <WORD> key=value ..." line)
+
+<count> is the inference's cycle count (DWT on silicon) or exact instruction
+count (QEMU -icount). Output tensors are the hex of their little-endian bytes.
+
+Lines the host sends to ``--uart-inputs`` firmware (MOTE_APP_UART_INPUTS):
+
+    I <hex of every input's bytes back to back>\\n    one inference
+    Q\\n                                              end the run
+
+`parse_line` turns one line into an event dict (JSON-ready except for
+"outputs", which are numpy arrays when the outputs' metadata is known);
+`parse_uart` reads a whole run's text; `input_line` writes one inference's
+input line. aot.target.run (QEMU) and aot.target.serial (a real port) both use
+these; `read_selftest` reads a --selftest firmware's lines into the report
+aot.target.selftest.run_host makes on the host.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import numpy as np
+
+from aot import ir
+from aot.errors import MoteError, ProtocolError
+
+_OUT = re.compile(r"^OUT (\d+) (\d+) ([0-9a-fA-F,]*)$")
+_MOTE = re.compile(r"^MOTE ([A-Z][A-Z0-9_]*)(?: (.*))?$")
+
+
+def _number(text: str):
+    """int, then float, else the text itself."""
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _fields(words: list) -> dict:
+    out = {}
+    for w in words:
+        if "=" in w:
+            k, v = w.split("=", 1)
+            out[k] = _number(v)
+    return out
+
+
+def decode_outputs(hex_parts: list, outputs_meta: list) -> list:
+    """numpy arrays of one OUT line's hex fields; `outputs_meta` is build.json's
+    "outputs" (dtype, sizes per output). Raises ProtocolError when they do not fit."""
+    if len(hex_parts) != len(outputs_meta):
+        raise ProtocolError(f"the firmware printed {len(hex_parts)} outputs, the model has "
+                            f"{len(outputs_meta)}")
+    arrays = []
+    for i, (hexs, meta) in enumerate(zip(hex_parts, outputs_meta)):
+        dt = np.dtype(ir.DTYPE_NUMPY[meta["dtype"]])
+        shape = [int(s) for s in meta["sizes"]]
+        want = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        if len(hexs) != 2 * want:
+            raise ProtocolError(f"output {i}: the firmware printed {len(hexs) // 2} bytes, the model's "
+                                f"{meta['dtype']} {shape} has {want}")
+        arrays.append(np.frombuffer(bytes.fromhex(hexs), dtype=dt).reshape(shape).copy())
+    return arrays
+
+
+def parse_line(line: str, outputs_meta: Optional[list] = None) -> dict:
+    """One protocol line as an event:
+
+    {"event": "boot", "board"} · {"event": "model", "pte", "state", "arena"} ·
+    {"event": "ready"} · {"event": "done", "count"} · {"event": "error", "stage", "code"} ·
+    {"event": "out", "index", "count", "outputs" (arrays; with outputs_meta) or
+    "outputs_hex" (without, or when they do not fit: then "note" says why)} ·
+    {"event": "selftest", "verdict" ("PASS"/"FAIL"/None), "fields"} ·
+    {"event": <word lower-cased>, "fields"} for any other "MOTE <WORD>" line ·
+    {"event": "text"} for anything else. Every event carries "line".
+    """
+    line = line.rstrip("\r\n")
+    m = _OUT.match(line)
+    if m:
+        ev = {"event": "out", "index": int(m.group(1)), "count": int(m.group(2))}
+        parts = m.group(3).split(",")
+        if outputs_meta is not None:
+            try:
+                ev["outputs"] = decode_outputs(parts, outputs_meta)
+            except ProtocolError as e:
+                ev["outputs_hex"] = parts
+                ev["note"] = str(e)
+        else:
+            ev["outputs_hex"] = parts
+        ev["line"] = line
+        return ev
+    m = _MOTE.match(line)
+    if not m:
+        return {"event": "text", "line": line}
+    word, rest = m.group(1), (m.group(2) or "")
+    words = rest.split()
+    ev: dict = {"event": word.lower()}
+    if word == "BOOT":
+        ev["board"] = rest.strip()
+    elif word == "MODEL":
+        ev.update(_fields(words))
+    elif word == "DONE" and words and words[0].isdigit():
+        ev["count"] = int(words[0])
+    elif word == "ERROR":
+        ev["stage"] = words[0] if words else ""
+        ev["code"] = _number(words[1]) if len(words) > 1 else None
+    elif word == "SELFTEST":
+        ev["verdict"] = words[0] if words and words[0] in ("PASS", "FAIL") else None
+        ev["kind"] = words[0] if words and "=" not in words[0] else None
+        ev["fields"] = _fields(words)
+    elif word != "READY":
+        ev["fields"] = _fields(words)
+    ev["line"] = line
+    return ev
+
+
+def parse_uart(text: str, outputs_meta: list) -> tuple:
+    """A whole run's UART text as (outputs per inference, count per inference).
+    Raises MoteError naming the line when the firmware reported an error."""
+    outs, counts = [], []
+    for line in text.splitlines():
+        ev = parse_line(line, outputs_meta)
+        if ev["event"] == "error":
+            raise MoteError(f"firmware reported: {ev['line']}")
+        if ev["event"] == "out":
+            if "outputs" not in ev:
+                raise ProtocolError(ev["note"])
+            outs.append(ev["outputs"])
+            counts.append(ev["count"])
+    return outs, counts
+
+
+def input_line(arrays: list) -> bytes:
+    """The line that gives --uart-inputs firmware one inference's inputs."""
+    return b"I " + b"".join(np.ascontiguousarray(a).tobytes() for a in arrays).hex().encode() + b"\n"
+
+
+#: the line that ends a --uart-inputs firmware's run
+QUIT_LINE = b"Q\n"
+
+
+def read_selftest(lines, on_line=None) -> dict:
+    """The self-test report from a --selftest firmware's lines (any iterable of
+    str: a finished run's text split in lines, or a serial port's lines as
+    they arrive), read up to the verdict line:
+
+    {"verdict": "PASS"|"FAIL", "n", "max_abs_err", "rows": [{"case", "output",
+    "max_abs_err", "tol", "verdict"}], "fail": the FAIL line's fields or None}.
+
+    on_line: called with each line. Raises ProtocolError when the lines end
+    without a verdict, MoteError when the firmware reports an error."""
+    rows, seen = [], []
+    for line in lines:
+        seen.append(line)
+        if on_line is not None:
+            on_line(line)
+        ev = parse_line(line)
+        if ev["event"] == "error":
+            raise MoteError(f"firmware reported: {ev['line']}")
+        if ev["event"] != "selftest":
+            continue
+        f = ev["fields"]
+        if ev["kind"] == "CASE":
+            rows.append({"case": int(f.get("case", len(rows))), "output": int(f.get("output", 0)),
+                         "max_abs_err": float(f.get("max_abs_err", "nan")),
+                         "tol": float(f.get("tol", "nan")), "verdict": str(f.get("result", "?"))})
+        elif ev["verdict"] is not None:
+            fail = None
+            if ev["verdict"] == "FAIL":
+                fail = {k: f[k] for k in ("case", "output", "element", "got", "want", "tol", "failed")
+                        if k in f}
+            return {"verdict": ev["verdict"], "n": int(f.get("n", len({r["case"] for r in rows}))),
+                    "max_abs_err": float(f.get("max_abs_err", "nan")), "rows": rows, "fail": fail}
+    raise ProtocolError("no MOTE SELFTEST PASS/FAIL line" + (f"; last lines: {seen[-5:]}" if seen
+                                                               else ": no lines at all"))

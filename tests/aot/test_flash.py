@@ -1,0 +1,282 @@
+"""`aot flash` against folders that look like a BOOTSEL drive, and with fake
+picotool/pyocd executables on PATH: the copy, every refusal (nothing written),
+drive discovery and the tool command lines."""
+import hashlib
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from aot.cli import main
+from aot.target import flash
+from aot.target.uf2 import RP2040_FAMILY_ID, RP2350_ARM_S_FAMILY_ID, bin_to_uf2, parse_uf2
+
+RP2350_INFO = "UF2 Bootloader v1.0\nModel: Raspberry Pi RP2350\nBoard-ID: RP2350\n"
+RP2040_INFO = "UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n"
+
+
+def make_build(folder: Path, board="pico2", family=RP2350_ARM_S_FAMILY_ID, nbytes=1000,
+               uf2=True) -> Path:
+    """A build folder as `aot build` leaves it, as far as `aot flash` reads it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "model.pte").write_bytes(b"pte" * 10)
+    (folder / "firmware.elf").write_bytes(b"\x7fELF" + b"\0" * 60)
+    image = bytes(range(256)) * (nbytes // 256) + b"\x5a" * (nbytes % 256)
+    (folder / "firmware.bin").write_bytes(image)
+    if uf2:
+        (folder / "firmware.uf2").write_bytes(bin_to_uf2(image, 0x10000000, family))
+    info = {"board": board, "input_sets": 1, "outputs": [], "inputs": [],
+            "pte_sha256": hashlib.sha256((folder / "model.pte").read_bytes()).hexdigest(),
+            "firmware_sha256": hashlib.sha256((folder / "firmware.elf").read_bytes()).hexdigest()}
+    (folder / "build.json").write_text(json.dumps(info))
+    return folder
+
+
+def make_drive(folder: Path, info=RP2350_INFO) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    if info is not None:
+        (folder / "INFO_UF2.TXT").write_text(info)
+    (folder / "INDEX.HTM").write_text("<html></html>")
+    return folder
+
+
+def drive_files(drive: Path) -> set:
+    return {p.name for p in drive.iterdir()}
+
+
+@pytest.fixture
+def no_mounts(monkeypatch):
+    """Drive discovery sees only the folders a test puts in the list."""
+    found = []
+    monkeypatch.setattr(flash, "mount_points", lambda: list(found))
+    return found
+
+
+def run(args, capsys):
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_family_ids_are_the_uf2_modules():
+    assert RP2350_ARM_S_FAMILY_ID == 0xE48BFF59 and RP2040_FAMILY_ID == 0xE48BFF56
+    assert flash.BOOTSEL_BOARD_IDS["RP2350"] == "RP2350"
+    assert flash.BOOTSEL_BOARD_IDS["RPI-RP2"] == "RP2040"
+
+
+def test_copy_to_drive_given(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    drive = make_drive(tmp_path / "RP2350")
+    code, out, err = run(["flash", str(build), "--drive", str(drive)], capsys)
+    assert code == 0, err
+    written = (drive / "firmware.uf2").read_bytes()
+    assert written == (build / "firmware.uf2").read_bytes()
+    assert parse_uf2(written)[0] == RP2350_ARM_S_FAMILY_ID
+    blocks = len(written) // 512
+    assert f"{len(written):,} bytes, {blocks} UF2 blocks" in out
+    assert "0xe48bff59 (RP2350" in out and str(drive) in out
+
+
+def test_drive_found_among_mount_points(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    usb = make_drive(tmp_path / "media" / "USBSTICK", info=None)  # a drive without INFO_UF2.TXT
+    other = make_drive(tmp_path / "media" / "RPI-RP2", RP2040_INFO)
+    mine = make_drive(tmp_path / "media" / "RP2350")
+    no_mounts += [usb, other, mine]
+    code, out, err = run(["flash", str(build)], capsys)
+    assert code == 0, err
+    assert (mine / "firmware.uf2").exists()
+    assert drive_files(other) == {"INFO_UF2.TXT", "INDEX.HTM"}
+    assert drive_files(usb) == {"INDEX.HTM"}
+
+
+def test_rp2040_drive_and_uf2(tmp_path, capsys, no_mounts, monkeypatch):
+    """An RP2040 board file (family 0xe48bff56) flashes onto an RPI-RP2 drive."""
+    board = json.loads((flash.Path(flash.__file__).parents[2] / "boards" / "pico2.json").read_text())
+    board.update(name="pico1-test", uf2_family_id="0xe48bff56")
+    bf = tmp_path / "pico1-test.json"
+    bf.write_text(json.dumps(board))
+    build = make_build(tmp_path / "b", board="pico1-test", family=RP2040_FAMILY_ID)
+    info = json.loads((build / "build.json").read_text())
+    info["board_file"] = str(bf)
+    (build / "build.json").write_text(json.dumps(info))
+    drive = make_drive(tmp_path / "RPI-RP2", RP2040_INFO)
+    code, out, err = run(["flash", str(build), "--drive", str(drive)], capsys)
+    assert code == 0, err
+    assert "RP2040" in out and (drive / "firmware.uf2").exists()
+    # and the RP2350 drive refuses it
+    d2 = make_drive(tmp_path / "RP2350")
+    code, out, err = run(["flash", str(build), "--drive", str(d2)], capsys)
+    assert code == 1 and "nothing written" in err
+    assert drive_files(d2) == {"INFO_UF2.TXT", "INDEX.HTM"}
+
+
+def _refused(capsys, args, *drives):
+    before = [drive_files(d) for d in drives]
+    code, out, err = run(args, capsys)
+    assert code != 0
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("aot flash: error: "), err
+    assert "Traceback" not in err
+    assert [drive_files(d) for d in drives] == before
+    return lines[0]
+
+
+def test_refuses_a_drive_of_another_chip(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    drive = make_drive(tmp_path / "RPI-RP2", RP2040_INFO)
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert "RP2040 (Board-ID: RPI-RP2)" in msg and "RP2350" in msg
+
+
+def test_refuses_an_other_chips_drive_found(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    drive = make_drive(tmp_path / "RPI-RP2", RP2040_INFO)
+    no_mounts.append(drive)
+    msg = _refused(capsys, ["flash", str(build)], drive)
+    assert "no RP2350 BOOTSEL drive found, only" in msg and "RPI-RP2" in msg
+
+
+def test_refuses_a_folder_that_is_not_a_bootsel_drive(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    drive = make_drive(tmp_path / "stick", info=None)
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert "not a BOOTSEL drive" in msg
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(tmp_path / "nope")])
+    assert "no such folder" in msg
+
+
+def test_refuses_a_uf2_of_another_family(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b", family=RP2040_FAMILY_ID)  # pico2 build, RP2040 UF2
+    drive = make_drive(tmp_path / "RP2350")
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert "0xe48bff56 (RP2040)" in msg and "pico2" in msg and "0xe48bff59" in msg
+
+
+def test_refuses_a_uf2_of_another_build(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    (build / "firmware.bin").write_bytes(b"\x01" * 1000)
+    drive = make_drive(tmp_path / "RP2350")
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert "mixes two builds" in msg
+
+
+def test_refuses_a_broken_uf2(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    (build / "firmware.uf2").write_bytes(b"\0" * 700)
+    drive = make_drive(tmp_path / "RP2350")
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert "not a valid UF2" in msg
+
+
+def test_refuses_a_missing_uf2(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b", uf2=False)
+    drive = make_drive(tmp_path / "RP2350")
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert "firmware.uf2 is missing" in msg
+
+
+@pytest.mark.parametrize("board,says", [("mps2-an505", "aot run"), ("nucleo-f446re", "firmware.elf")])
+def test_refuses_a_board_without_uf2(tmp_path, capsys, no_mounts, board, says):
+    build = make_build(tmp_path / "b", board=board, uf2=False)
+    drive = make_drive(tmp_path / "RP2350")
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert f"built for {board}, which takes no UF2" in msg and "pico2" in msg and says in msg
+
+
+def test_refuses_when_no_drive_is_found(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    msg = _refused(capsys, ["flash", str(build)])
+    assert "hold the BOOTSEL button while plugging the board in" in msg
+
+
+def test_refuses_two_drives(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    a, b = make_drive(tmp_path / "a" / "RP2350"), make_drive(tmp_path / "b2" / "RP2350")
+    no_mounts += [a, b]
+    msg = _refused(capsys, ["flash", str(build)], a, b)
+    assert "2 RP2350 BOOTSEL drives" in msg and "--drive" in msg
+
+
+def test_refuses_a_folder_that_is_not_a_build(tmp_path, capsys, no_mounts):
+    msg = _refused(capsys, ["flash", str(tmp_path)])
+    assert "not a build folder" in msg
+
+
+def test_mount_points_of_this_os(tmp_path, monkeypatch):
+    """Linux: /media/$USER/* and friends are listed, and only folders."""
+    if os.name == "nt" or sys.platform == "darwin":
+        pytest.skip("Linux layout")
+    monkeypatch.setenv("USER", "nobody-mote-test")
+    points = flash.mount_points()
+    assert all(p.is_dir() for p in points)
+    assert all(str(p).startswith(("/media", "/run/media", "/mnt")) for p in points)
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def fake_tool(bindir: Path, name: str, status: int = 0) -> Path:
+    """An executable `name` that records its argv (one per line) in bindir/name.argv."""
+    bindir.mkdir(exist_ok=True)
+    exe = bindir / name
+    exe.write_text(f"#!{sys.executable}\nimport sys\n"
+                   f"open({str(bindir / (name + '.argv'))!r}, 'w').write('\\n'.join(sys.argv[1:]))\n"
+                   f"print('{name}: fake, loaded')\nsys.exit({status})\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return exe
+
+
+def test_picotool(tmp_path, capsys, monkeypatch, no_mounts):
+    build = make_build(tmp_path / "b")
+    bindir = tmp_path / "bin"
+    fake_tool(bindir, "picotool")
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    code, out, err = run(["flash", str(build), "--tool", "picotool"], capsys)
+    assert code == 0, err
+    argv = (bindir / "picotool.argv").read_text().splitlines()
+    assert argv == ["load", "-x", str(build / "firmware.uf2")]
+    assert "picotool loaded" in out
+
+
+def test_pyocd(tmp_path, capsys, monkeypatch, no_mounts):
+    build = make_build(tmp_path / "b")
+    bindir = tmp_path / "bin"
+    fake_tool(bindir, "pyocd")
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    code, out, err = run(["flash", str(build), "--tool", "pyocd"], capsys)
+    assert code == 0, err
+    argv = (bindir / "pyocd.argv").read_text().splitlines()
+    assert argv == ["load", "--target", "rp2350", str(build / "firmware.elf")]
+
+
+def test_tool_failure_is_one_line(tmp_path, capsys, monkeypatch, no_mounts):
+    build = make_build(tmp_path / "b")
+    bindir = tmp_path / "bin"
+    fake_tool(bindir, "picotool", status=3)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    code, out, err = run(["flash", str(build), "--tool", "picotool"], capsys)
+    assert code == 1 and "failed with exit status 3" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("tool,says", [("picotool", "picotool 2.0"), ("pyocd", "pip install pyocd")])
+def test_missing_tool(tmp_path, capsys, monkeypatch, no_mounts, tool, says):
+    build = make_build(tmp_path / "b")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    msg = _refused(capsys, ["flash", str(build), "--tool", tool])
+    assert f"{tool} not found on PATH" in msg and says in msg
+
+
+def test_tool_still_checks_the_uf2_family(tmp_path, capsys, monkeypatch, no_mounts):
+    build = make_build(tmp_path / "b", family=RP2040_FAMILY_ID)
+    bindir = tmp_path / "bin"
+    fake_tool(bindir, "picotool")
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    msg = _refused(capsys, ["flash", str(build), "--tool", "picotool"])
+    assert "0xe48bff56 (RP2040)" in msg
+    assert not (bindir / "picotool.argv").exists()

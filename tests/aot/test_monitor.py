@@ -1,0 +1,233 @@
+"""The firmware line protocol (aot.target.protocol) and `aot monitor` against a
+TCP socket served by the test (pyserial's socket:// URL, the same code path as
+a device); Ctrl-C, --timeout, ports that cannot be opened. QEMU's own UART on a
+socket is tested in tests/e2e/test_serial_qemu.py."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aot.cli import main
+from aot.errors import MoteError, ProtocolError
+from aot.target.protocol import input_line, parse_line, parse_uart
+
+ROOT = Path(__file__).resolve().parents[2]
+F32, I8 = 6, 1
+METAS = [{"dtype": F32, "sizes": [1, 3]}, {"dtype": I8, "sizes": [2]}]
+Y0 = np.array([[1.5, -2.0, 0.25]], np.float32)
+Y1 = np.array([-3, 7], np.int8)
+OUT_LINE = f"OUT 0 12345 {Y0.tobytes().hex()},{Y1.tobytes().hex()}"
+SESSION = ["MOTE BOOT mps2-an505", "MOTE MODEL pte=2048 state=0 arena=512", OUT_LINE,
+           "MOTE SELFTEST PASS n=4 max_abs_err=0.0001", "MOTE PROFILE op=conv2d cycles=99",
+           "hello from printf", "MOTE DONE 1"]
+
+
+# --------------------------------------------------------------------------- protocol
+
+
+def test_parse_events():
+    ev = [parse_line(ln, METAS) for ln in SESSION]
+    assert [e["event"] for e in ev] == ["boot", "model", "out", "selftest", "profile", "text", "done"]
+    assert ev[0]["board"] == "mps2-an505"
+    assert (ev[1]["pte"], ev[1]["state"], ev[1]["arena"]) == (2048, 0, 512)
+    assert (ev[2]["index"], ev[2]["count"]) == (0, 12345)
+    np.testing.assert_array_equal(ev[2]["outputs"][0], Y0)
+    np.testing.assert_array_equal(ev[2]["outputs"][1], Y1)
+    assert ev[3]["verdict"] == "PASS" and ev[3]["fields"] == {"n": 4, "max_abs_err": 0.0001}
+    assert ev[4]["fields"] == {"op": "conv2d", "cycles": 99}
+    assert ev[6]["count"] == 1
+    fail = parse_line("MOTE SELFTEST FAIL case=2 max_abs_err=0.5\r")
+    assert fail["verdict"] == "FAIL" and fail["fields"]["case"] == 2
+    case = parse_line("MOTE SELFTEST CASE 1 ok")
+    assert case["verdict"] is None and case["kind"] == "CASE"
+    err = parse_line("MOTE ERROR load -205")
+    assert (err["event"], err["stage"], err["code"]) == ("error", "load", -205)
+
+
+def test_out_without_or_against_metadata():
+    ev = parse_line(OUT_LINE)
+    assert ev["outputs_hex"] == [Y0.tobytes().hex(), Y1.tobytes().hex()] and "outputs" not in ev
+    ev = parse_line(OUT_LINE, METAS[:1])
+    assert "outputs" not in ev and "printed 2 outputs, the model has 1" in ev["note"]
+    with pytest.raises(ProtocolError, match="output 1"):
+        parse_uart(OUT_LINE + "\n", [METAS[0], {"dtype": I8, "sizes": [3]}])
+
+
+def test_parse_uart_and_errors():
+    outs, counts = parse_uart("\n".join(SESSION) + "\n", METAS)
+    assert counts == [12345] and len(outs) == 1
+    with pytest.raises(MoteError, match="MOTE ERROR execute -3"):
+        parse_uart("MOTE BOOT x\nMOTE ERROR execute -3\n", METAS)
+
+
+def test_input_line_framing():
+    a, b = np.array([1.0], np.float32), np.array([1, -1], np.int8)
+    assert input_line([a, b]) == b"I 0000803f01ff\n"
+
+
+# --------------------------------------------------------------------------- aot monitor
+
+
+class LineServer:
+    """A TCP server (the 'board') that sends `lines` to its first client, then
+    closes the connection (or keeps it open with hold=True)."""
+
+    def __init__(self, lines, hold=False):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1)
+        self.url = f"socket://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.lines, self.hold = lines, hold
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        conn, _ = self.sock.accept()
+        with conn:
+            for ln in self.lines:
+                conn.sendall(ln.encode() + b"\r\n")
+            if self.hold:
+                self.done.wait(30)
+        self.sock.close()
+
+    def close(self):
+        self.done.set()
+
+
+def monitor(args, capsys):
+    code = main(["monitor"] + args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def fake_build(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "model.pte").write_bytes(b"p" * 2048)
+    (folder / "firmware.elf").write_bytes(b"e")
+    (folder / "build.json").write_text(json.dumps({"board": "mps2-an505", "outputs": METAS,
+                                                   "inputs": [], "input_sets": 1}))
+    return folder
+
+
+def test_monitor_text(capsys):
+    srv = LineServer(SESSION)
+    code, out, err = monitor([srv.url], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "boot: board mps2-an505"
+    assert lines[1] == "model: pte 2,048 B, state 0 B, arena 512 B"
+    assert lines[2] == "inference 0: 12,345 instructions"  # the BOOT line named a QEMU board
+    assert "output 0: " in lines[3] and len(Y0.tobytes()) == 12 and "12 bytes" in lines[3]
+    assert "selftest: PASS n=4 max_abs_err=0.0001" in lines
+    assert "profile: op=conv2d cycles=99" in lines
+    assert "hello from printf" in lines and "done: 1 inferences" in lines
+    assert "closed" in err and "Traceback" not in err
+
+
+def test_monitor_decodes_with_build(tmp_path, capsys):
+    srv = LineServer(SESSION)
+    code, out, err = monitor([srv.url, "--build", str(fake_build(tmp_path / "b"))], capsys)
+    assert code == 0, err
+    assert "    output 0: float32 [1, 3] [1.5, -2, 0.25]" in out.splitlines()
+    assert "    output 1: int8 [2] [-3, 7]" in out.splitlines()
+
+
+def test_monitor_json(tmp_path, capsys):
+    srv = LineServer(SESSION)
+    code, out, err = monitor([srv.url, "--json", "--build", str(fake_build(tmp_path / "b"))], capsys)
+    assert code == 0, err
+    events = [json.loads(ln) for ln in out.splitlines()]
+    assert [e["event"] for e in events] == ["boot", "model", "out", "selftest", "profile", "text", "done"]
+    out_ev = events[2]
+    assert out_ev["outputs"] == [Y0.tolist(), Y1.tolist()]
+    assert out_ev["dtypes"] == ["float32", "int8"] and out_ev["shapes"] == [[1, 3], [2]]
+    assert (out_ev["count"], out_ev["counter"]) == (12345, "instructions")
+    assert events[3]["verdict"] == "PASS"
+
+
+def test_monitor_raw(capsys):
+    srv = LineServer(SESSION)
+    code, out, err = monitor([srv.url, "--raw"], capsys)
+    assert code == 0 and out.splitlines() == SESSION
+
+
+def test_monitor_timeout(capsys):
+    srv = LineServer(SESSION[:2], hold=True)
+    t0 = time.monotonic()
+    code, out, err = monitor([srv.url, "--timeout", "0.5"], capsys)
+    srv.close()
+    assert code == 0 and out.splitlines()[0] == "boot: board mps2-an505"
+    assert time.monotonic() - t0 < 5
+
+
+@pytest.mark.parametrize("port", ["/dev/mote-no-such-tty", "socket://127.0.0.1:1", "bogus://x"])
+def test_monitor_port_that_cannot_be_opened(capsys, port):
+    code, out, err = monitor([port], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"aot monitor: error: cannot open {port}")
+
+
+def test_monitor_ctrl_c_exits_cleanly():
+    srv = LineServer(SESSION[:2], hold=True)
+    proc = subprocess.Popen([sys.executable, "-m", "aot.cli", "monitor", srv.url], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        assert first.strip() == "boot: board mps2-an505"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        srv.close()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+
+
+def test_run_serial_refusals(tmp_path, capsys):
+    build = fake_build(tmp_path / "b")
+    code = main(["run", str(build), "--target", "serial:"])
+    assert code == 1 and "needs a port" in capsys.readouterr().err
+    code = main(["run", str(build / "model.pte"), "--target", "serial:loop://"])
+    assert code == 1 and "runs a build directory" in capsys.readouterr().err
+    np.savez(tmp_path / "in.npz", np.zeros(3, np.float32))
+    code = main(["run", str(build), "--target", "serial:loop://", "--inputs", str(tmp_path / "in.npz")])
+    err = capsys.readouterr().err
+    assert code == 1 and "--uart-inputs" in err and len(err.strip().splitlines()) == 1
+    code = main(["run", str(build), "--target", "serial:/dev/mote-no-such-tty", "--timeout", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot open /dev/mote-no-such-tty" in err
+
+
+def test_run_serial_reads_embedded_runs(tmp_path, capsys):
+    """Firmware with embedded inputs: the OUT lines after a reset are read back."""
+    build = fake_build(tmp_path / "b")
+    (build / "size.json").write_text(json.dumps({"flash_bytes": 10, "ram_bytes": 20}))
+    srv = LineServer(SESSION)
+    code = main(["run", str(build), "--target", f"serial:{srv.url}", "--json", "--timeout", "10"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["outputs"] == [Y0.tolist(), Y1.tolist()] and res["instructions"] == 12345
+    assert res["target"] == f"serial:{srv.url}"
+
+
+def test_run_serial_refuses_another_model(tmp_path, capsys):
+    build = fake_build(tmp_path / "b")
+    (build / "model.pte").write_bytes(b"p" * 100)
+    info = json.loads((build / "build.json").read_text())
+    srv = LineServer(SESSION)
+    code = main(["run", str(build), "--target", f"serial:{srv.url}", "--timeout", "10"])
+    err = capsys.readouterr().err
+    assert code == 1 and "the board runs another model (pte=2048 bytes" in err
+    assert info["board"] == "mps2-an505"
