@@ -2,7 +2,7 @@
 Mote's firmware self-test on the mps2-an505-like Cortex-M33 (renode/mps2-an505.repl).
 Build the firmware first, from the repository root:
     aot build zoo/small_cnn.py --board mps2-an505 --selftest -o build/renode/an505
-Renode:        renode-test renode/tests/
+Renode:        renode-test renode/tests/*.robot   (renode-test takes files, not a folder)
 QEMU (here):   see README.md, "Renode" (the same file, keywords from renode/qemu_keywords).
 Another ELF:   --variable AN505_ELF:/path/to/firmware.elf
 

@@ -3,7 +3,7 @@ Mote's pico2 firmware self-test on renode/pico2.repl, a Cortex-M33 with the
 Pico 2's memory map (a memory-map stand-in: Renode models no RP2350).
 Build the firmware first, from the repository root:
     aot build zoo/small_cnn.py --board pico2 --selftest -o build/renode/pico2
-Renode:        renode-test renode/tests/
+Renode:        renode-test renode/tests/*.robot   (renode-test takes files, not a folder)
 QEMU (here):   skipped at "machine LoadPlatformDescription": QEMU has no machine for this board.
 Another ELF:   --variable PICO2_ELF:/path/to/firmware.elf
 
