@@ -128,6 +128,17 @@ def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], time
     return code, out
 
 
+def start_firmware(elf: Union[str, Path], board: Union[str, Board]) -> subprocess.Popen:
+    """Start `elf` on the board's QEMU machine and return at once: UART0 is the
+    process's stdout (binary pipe; stdin closed, stderr piped). For callers that
+    read the UART while the firmware runs (renode/qemu_keywords, the Renode
+    keywords on QEMU); the caller reads stdout to its end or kills the process."""
+    if shutil.which(QEMU) is None:
+        raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
+    return subprocess.Popen(qemu_command(elf, board), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
 def start_on_tcp(elf: Union[str, Path], board: Union[str, Board], port: int,
                  host: str = "127.0.0.1") -> subprocess.Popen:
     """Start `elf` on the board's QEMU machine with UART0 on a TCP server socket
