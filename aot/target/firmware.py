@@ -62,11 +62,17 @@ def port_sources(board: Board) -> list[Path]:
         port = [PORTS_DIR / "qemu" / "board.c"]
     elif board.port == "pico2":
         port = [PORTS_DIR / "pico2" / "board.c", PORTS_DIR / "pico2" / "image_def.c"]
+    elif board.port == "rp2040":
+        port = [PORTS_DIR / "rp2040" / "board.c"]
+    elif board.port == "stm32f446":
+        port = [PORTS_DIR / "stm32f446" / "board.c"]
     else:
         port = [CORTEX_M_DIR / "board_generic.c"]
     uart = {
         "cmsdk": PORTS_DIR / "qemu" / "uart_cmsdk.c",
         "pl011": PORTS_DIR / "pico2" / "uart_pl011.c",
+        "nrf51": PORTS_DIR / "nrf51" / "uart_nrf51.c",
+        "stm32-usart": PORTS_DIR / "stm32f446" / "uart_stm32.c",
         "none": CORTEX_M_DIR / "uart_none.c",
     }[board.uart.kind]
     return common + port + [uart]
@@ -74,7 +80,7 @@ def port_sources(board: Board) -> list[Path]:
 
 def port_include_dirs(board: Board) -> list[Path]:
     dirs = [CORTEX_M_DIR, RUNTIME_DIR / "include"]
-    if board.port in ("qemu", "pico2"):
+    if board.port in ("qemu", "pico2", "rp2040", "stm32f446"):
         dirs.append(PORTS_DIR / board.port)
     return dirs
 
@@ -97,16 +103,23 @@ def board_header(board: Board) -> str:
         f"#define MOTE_BOARD_HAS_FPU {int(board.fpu)}",
         f"#define MOTE_BOARD_HAS_DSP {int(board.dsp)}",
         f"#define MOTE_BOARD_HAS_MVE {int(board.mve)}",
+        f"#define MOTE_BOARD_HAS_VTOR {int(board.has_vtor)} /* the Cortex-M0 has no VTOR */",
         f"#define MOTE_BOARD_SEMIHOSTING {int(board.semihosting)}",
         f"#define MOTE_BOARD_IRQ_COUNT {board.irq_count}",
         f"#define MOTE_BOARD_CYCLES_DWT {int(board.cycle_counter == 'dwt')}",
         f"#define MOTE_BOARD_CYCLES_SYSTICK_ICOUNT {int(board.cycle_counter == 'systick-icount')}",
+        f"#define MOTE_BOARD_CYCLES_SYSTICK {int(board.cycle_counter == 'systick')}",
         f"#define MOTE_BOARD_SYSTICK_NS_Q8 {ns_q8}u /* QEMU: ns (= instructions) per SysTick tick, Q8 */",
         f"#define MOTE_BOARD_UART_BAUD {board.uart.baud}u",
     ]
     if board.uart.base is not None:
         lines.append(f"#define MOTE_BOARD_UART_BASE 0x{board.uart.base:08x}u")
         lines.append(f"#define MOTE_BOARD_UART_CLOCK_HZ {board.uart.clock_hz or board.clock_hz}u")
+    for key in ("tx_pin", "rx_pin"):
+        if board.uart.pins.get(key) is not None:
+            lines.append(f"#define MOTE_BOARD_UART_{key.upper()} {board.uart.pins[key]}u")
+    for key, value in board.clock_tree.items():
+        lines.append(f"#define MOTE_BOARD_CLOCK_{key.upper()} {value}u")
     lines += ["#endif /* MOTE_BOARD_H */", ""]
     return "\n".join(lines)
 
@@ -118,6 +131,22 @@ def linker_script(board: Board, stack_bytes: int = DEFAULT_STACK_BYTES) -> str:
         raise FirmwareError(f"stack_bytes must be a positive multiple of 8, got {stack_bytes}")
     image_def = ""
     image_def_check = ""
+    boot2 = ""
+    if board.boot2_bytes:
+        boot2 = (
+            f"        /* Boot stage: the first {board.boot2_bytes} bytes of flash (RP2040: boot2,\n"
+            "           checked by the bootrom's CRC-32); the vector table follows. */\n"
+            "        __mote_boot2_start__ = .;\n"
+            "        KEEP(*(.mote_boot2))\n"
+            "        __mote_boot2_end__ = .;\n"
+            f"        . = ORIGIN(FLASH) + {board.boot2_bytes};\n"
+        )
+        image_def_check += (
+            f"ASSERT(__mote_boot2_end__ - __mote_boot2_start__ == {board.boot2_bytes},\n"
+            f"       \"boot stage must be exactly {board.boot2_bytes} bytes\")\n"
+            f"ASSERT(mote_port_vectors == ORIGIN(FLASH) + {board.boot2_bytes},\n"
+            "       \"vector table must follow the boot stage\")\n"
+        )
     if board.port == "pico2":
         image_def = (
             "        /* RP2350 boot block (IMAGE_DEF); the bootrom searches the first\n"
@@ -151,7 +180,7 @@ SECTIONS
 {{
     .text :
     {{
-        KEEP(*(.vectors))
+{boot2}        KEEP(*(.vectors))
 {image_def}        *(.text .text.*)
         *(.rodata .rodata.*)
 {model_in_flash}        . = ALIGN(4);
