@@ -8,7 +8,7 @@
  *   0x500 ENABLE         4 = UART enabled
  *   0x50C PSELTXD, 0x514 PSELRXD   GPIO numbers of TXD / RXD
  *   0x518 RXD, 0x51C TXD           receive / transmit byte
- *   0x524 BAUDRATE       baud * 2^32 / 16 MHz with the low 12 bits cleared
+ *   0x524 BAUDRATE       baud * 2^32 / 16 MHz rounded to a multiple of 4096
  *                        (the manual's table: 115200 -> 0x01D7E000)
  * micro:bit v1: TXD P0.24, RXD P0.25 (to the interface chip's USB serial).
  */
@@ -30,10 +30,11 @@
 #define MOTE_NRF_UART_BAUDRATE MOTE_NRF_UART_REG(0x524u)
 
 #define MOTE_NRF_UART_ENABLED 4u
-/* The UART's baud generator runs from the 16 MHz peripheral clock. */
+/* The UART's baud generator runs from the 16 MHz peripheral clock; the
+ * register takes baud * 2^32 / 16 MHz rounded to a multiple of 4096. */
 #define MOTE_NRF_UART_BAUD_REG \
-    ((uint32_t)((((uint64_t)MOTE_BOARD_UART_BAUD << 32) + MOTE_BOARD_UART_CLOCK_HZ / 2u) / \
-                MOTE_BOARD_UART_CLOCK_HZ) & 0xFFFFF000u)
+    ((uint32_t)((((uint64_t)MOTE_BOARD_UART_BAUD << 32) / MOTE_BOARD_UART_CLOCK_HZ + 2048u) & \
+                0xFFFFF000u))
 
 void mote_port_uart_init(void)
 {
