@@ -7,17 +7,26 @@ port (``qemu``, ``pico2``, ``generic``) and the simulator (a QEMU machine or
 
 Fields (addresses and sizes may be JSON integers or "0x..." strings):
 
-    name, description, core ("cortex-m4" | "cortex-m33" | "cortex-m55")
+    name, description, core ("cortex-m0" | "cortex-m0plus" | "cortex-m3" |
+                             "cortex-m4" | "cortex-m7" | "cortex-m33" | "cortex-m55")
     mcpu, mfpu, mfloat_abi           -> -mcpu= / -mfpu= / -mfloat-abi=
-    features {fpu, dsp, mve}         booleans
+    mfpu may be null (no -mfpu=: cores without an FPU use mfloat_abi "soft")
+    features {fpu, dsp, mve}         booleans; checked against the core (no FPU or
+                                     DSP on Armv6-M / Cortex-M3, MVE only on M55)
     clock_hz                         core clock after the port's clock set-up, Hz
     flash {origin, size}, ram {origin, size}   bytes
-    uart {kind: cmsdk|pl011|none, base, baud, clock_hz}
-    port: qemu | pico2 | generic
-    cycle_counter: dwt | systick-icount
+    uart {kind: cmsdk|pl011|nrf51|stm32-usart|none, base, baud, clock_hz}
+    port: qemu | pico2 | rp2040 | stm32f446 | generic
+    cycle_counter: dwt | systick | systick-icount   (systick: core clock cycles from
+                                     SysTick + wrap count, for cores without DWT CYCCNT)
     semihosting: bool                mote_port_exit() uses SYS_EXIT_EXTENDED
     simulator: null | {kind: "qemu", machine, systick_hz}
     uf2_family_id: null | "0x..."    UF2 family written by aot.target.uf2
+    clock_tree (optional) {name: integer}: the port's clock set-up numbers (PLL
+                                     dividers, wait states), each a MOTE_BOARD_CLOCK_<NAME> macro
+    uart.tx_pin / uart.rx_pin (optional): pins the port routes to the UART
+    boot2 (optional) {size}: bytes at the start of flash before the vector table that
+                                     the port's boot stage fills (RP2040: 256)
     irq_count                        external interrupt vectors in the table
     model_region (optional) {origin, size}: read-only memory for sections named
                                      .mote_model* (large model constants) when flash
@@ -35,10 +44,16 @@ from aot.paths import BOARDS_DIR
 
 #: Repository root and the boards/ folder.
 
-CORES = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")
-UART_KINDS = ("cmsdk", "pl011", "none")
-PORTS = ("qemu", "pico2", "generic")
-CYCLE_COUNTERS = ("dwt", "systick-icount")
+CORES = ("cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33",
+         "cortex-m55")
+#: Armv6-M cores: Thumb-1 only, no DWT cycle counter, no FPU/DSP; the M0 has no VTOR.
+ARMV6M_CORES = ("cortex-m0", "cortex-m0plus")
+#: Cores that may carry an FPU / the DSP extension (Armv7E-M, Armv8-M Mainline, 8.1-M).
+FPU_CORES = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")
+DSP_CORES = FPU_CORES
+UART_KINDS = ("cmsdk", "pl011", "nrf51", "stm32-usart", "none")
+PORTS = ("qemu", "pico2", "rp2040", "stm32f446", "generic")
+CYCLE_COUNTERS = ("dwt", "systick", "systick-icount")
 FLOAT_ABIS = ("soft", "softfp", "hard")
 
 
@@ -61,6 +76,7 @@ class Uart:
     base: Optional[int]
     baud: int
     clock_hz: Optional[int]
+    pins: dict = field(default_factory=dict, compare=False)  # tx_pin / rx_pin when the port routes pins
 
 
 @dataclass(frozen=True)
@@ -93,14 +109,26 @@ class Board:
     irq_count: int
     path: Path = field(compare=False)
     model_region: Optional[Region] = None
+    boot2_bytes: int = 0  # flash bytes before the vector table (RP2040 boot2 stage)
+    clock_tree: dict = field(default_factory=dict, compare=False)  # port clock set-up numbers
 
     @property
     def arch_flags(self) -> list[str]:
         """Compiler/linker flags selecting the core, FPU and float ABI."""
         flags = ["-mthumb", f"-mcpu={self.mcpu}", f"-mfloat-abi={self.mfloat_abi}"]
-        if self.mfpu:
+        if self.mfpu and self.mfpu != "none":
             flags.append(f"-mfpu={self.mfpu}")
         return flags
+
+    @property
+    def armv6m(self) -> bool:
+        """Armv6-M (Cortex-M0/M0+): Thumb-1, no DWT CYCCNT, no FPU or DSP."""
+        return self.core in ARMV6M_CORES
+
+    @property
+    def has_vtor(self) -> bool:
+        """The Cortex-M0 has no Vector Table Offset Register (vectors stay at 0)."""
+        return self.core != "cortex-m0"
 
     @property
     def armv8m(self) -> bool:
@@ -158,9 +186,16 @@ def parse_board(path: Path) -> Board:
             raise BoardError(f"{path.name}: features.{k} must be true or false")
     if feats["mve"] and core != "cortex-m55":
         raise BoardError(f"{path.name}: MVE needs an Armv8.1-M core (cortex-m55), not {core}")
+    if feats["fpu"] and core not in FPU_CORES:
+        raise BoardError(f"{path.name}: {core} has no FPU (features.fpu must be false)")
+    if feats["dsp"] and core not in DSP_CORES:
+        raise BoardError(f"{path.name}: {core} has no DSP extension (features.dsp must be false)")
     mfloat_abi = _choice(_need(d, "mfloat_abi", path), FLOAT_ABIS, "mfloat_abi", path)
-    if feats["fpu"] is False and mfloat_abi == "hard":
-        raise BoardError(f"{path.name}: mfloat_abi 'hard' needs features.fpu")
+    if feats["fpu"] is False and mfloat_abi != "soft":
+        raise BoardError(f"{path.name}: mfloat_abi {mfloat_abi!r} needs features.fpu "
+                         "(cores without an FPU use 'soft')")
+    if feats["fpu"] is False and d.get("mfpu") not in (None, "none"):
+        raise BoardError(f"{path.name}: mfpu {d.get('mfpu')!r} on a board without features.fpu")
 
     regions = {}
     for rname in ("flash", "ram", "model_region"):
@@ -185,7 +220,12 @@ def parse_board(path: Path) -> Board:
     if ukind != "none" and ubase is None:
         raise BoardError(f"{path.name}: uart.base is required for a {ukind} UART")
     uclk = None if u.get("clock_hz") is None else _int(u["clock_hz"], "uart.clock_hz", path)
-    uart = Uart(ukind, ubase, _int(_need(u, "baud", path, "uart."), "uart.baud", path), uclk)
+    pins = {k: _int(u[k], "uart." + k, path) for k in ("tx_pin", "rx_pin") if u.get(k) is not None}
+    uart = Uart(ukind, ubase, _int(_need(u, "baud", path, "uart."), "uart.baud", path), uclk, pins)
+    tree = d.get("clock_tree") or {}
+    if not isinstance(tree, dict):
+        raise BoardError(f"{path.name}: clock_tree must be an object")
+    clock_tree = {k: _int(v, "clock_tree." + k, path) for k, v in tree.items() if k != "note"}
 
     port = _choice(_need(d, "port", path), PORTS, "port", path)
     sim = d.get("simulator")
@@ -199,6 +239,11 @@ def parse_board(path: Path) -> Board:
     counter = _choice(_need(d, "cycle_counter", path), CYCLE_COUNTERS, "cycle_counter", path)
     if counter == "systick-icount" and simulator is None:
         raise BoardError(f"{path.name}: cycle_counter 'systick-icount' needs a simulator")
+    if counter == "dwt" and core in ARMV6M_CORES:
+        raise BoardError(f"{path.name}: {core} has no DWT cycle counter (use 'systick')")
+    boot2 = _int(d.get("boot2", {}).get("size", 0) if d.get("boot2") else 0, "boot2.size", path)
+    if boot2 < 0 or boot2 % 4:
+        raise BoardError(f"{path.name}: boot2.size must be a non-negative multiple of 4")
     fam = d.get("uf2_family_id")
     return Board(
         name=name,
@@ -217,6 +262,8 @@ def parse_board(path: Path) -> Board:
         irq_count=_int(d.get("irq_count", 32), "irq_count", path),
         path=path,
         model_region=regions["model_region"],
+        boot2_bytes=boot2,
+        clock_tree=clock_tree,
     )
 
 

@@ -349,6 +349,11 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     # stack figure is not read by the code, so the objects stay valid.
     stack = 16384
     _fit_check(spec, board, state, scratch, 4096)
+    spare = board.ram.size - (int(sum(spec.arena_sizes)) + state + scratch)
+    if spare < 2 * stack:
+        # Small RAM (micro:bit, 16 KiB): link first with a provisional reserve that
+        # leaves room for .data/.bss; the exact reserve follows as on every board.
+        stack = max(256, spare // 4 // 8 * 8)
     (gen / "mote_model.h").write_text(_header(compiled, state, stack, input_bytes))
     try:
         art = build_firmware(board, sources, include_dirs=includes, defines=defines, out_dir=out,

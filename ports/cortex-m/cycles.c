@@ -20,6 +20,11 @@
  * Two calls then differ by the instructions between them plus a constant
  * (the non-spinning part of one call, measured by calling twice in a row),
  * exact to the 4-instruction loop.
+ *
+ * Silicon without DWT CYCCNT (Armv6-M: Cortex-M0/M0+; board cycle_counter
+ * "systick"): SysTick on the processor clock counts down from 2^24 - 1 and
+ * its exception counts the wraps, so cycles = wraps * 2^24 + (2^24 - 1 - CVR)
+ * (a wrap that is pending but not yet handled is added when CVR is high).
  */
 #include <stdint.h>
 
@@ -88,13 +93,14 @@ uint32_t mote_port_cycles(void)
 
     __asm volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
     v0 = MOTE_SYST_CVR;
-    __asm volatile("1:\n\t"
+    __asm volatile(".syntax unified\n\t" /* GCC wraps Thumb-1 asm in divided syntax */
+                   "1:\n\t"
                    "ldr %[v], [%[cvr]]\n\t"
                    "adds %[t], %[t], #1\n\t"
                    "cmp %[v], %[v0]\n\t"
                    "beq 1b"
-                   : [v] "=&r"(v), [t] "+&r"(turns)
-                   : [cvr] "r"(&MOTE_SYST_CVR), [v0] "r"(v0)
+                   : [v] "=&l"(v), [t] "+&l"(turns) /* "l": low registers (Thumb-1) */
+                   : [cvr] "l"(&MOTE_SYST_CVR), [v0] "l"(v0)
                    : "cc", "memory");
     wraps = mote_port_systick_wraps;
     if ((MOTE_SCB_ICSR & (1u << 26)) != 0u && v > (MOTE_SYST_MAX / 2u)) {
@@ -108,6 +114,47 @@ uint32_t mote_port_cycles(void)
     /* ns per tick in Q8 fixed point: 1e9 * 256 / systick_hz (exact for 20/32 MHz). */
     ns = (uint32_t)((ticks * (uint64_t)MOTE_BOARD_SYSTICK_NS_Q8) >> 8);
     return ns - turns * MOTE_SPIN_INSNS - spun;
+}
+
+#elif MOTE_BOARD_CYCLES_SYSTICK
+
+#define MOTE_SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define MOTE_SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define MOTE_SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define MOTE_SCB_ICSR (*(volatile uint32_t *)0xE000ED04u)
+#define MOTE_SYST_MAX 0x00FFFFFFu
+
+void mote_port_systick_handler(void);
+
+static volatile uint32_t mote_port_systick_wraps;
+
+void mote_port_systick_handler(void)
+{
+    mote_port_systick_wraps++;
+}
+
+void mote_port_cycles_init(void)
+{
+    mote_port_systick_wraps = 0u;
+    MOTE_SYST_CSR = 0u;
+    MOTE_SYST_RVR = MOTE_SYST_MAX;
+    MOTE_SYST_CVR = 0u;
+    MOTE_SYST_CSR = 7u; /* ENABLE | TICKINT | CLKSOURCE(cpu) */
+}
+
+uint32_t mote_port_cycles(void)
+{
+    uint32_t primask;
+    uint32_t v;
+    uint32_t wraps;
+    __asm volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
+    v = MOTE_SYST_CVR;
+    wraps = mote_port_systick_wraps;
+    if ((MOTE_SCB_ICSR & (1u << 26)) != 0u && v > (MOTE_SYST_MAX / 2u)) {
+        wraps++;
+    }
+    __asm volatile("msr primask, %0" : : "r"(primask) : "memory");
+    return (wraps << 24) + (MOTE_SYST_MAX - v);
 }
 
 #else

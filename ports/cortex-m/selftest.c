@@ -135,10 +135,11 @@ int main(void)
     }
 #endif
     c0 = mote_port_cycles();
-    __asm volatile("1:\n\t"
+    __asm volatile(".syntax unified\n\t" /* GCC wraps Thumb-1 asm in divided syntax */
+                   "1:\n\t"
                    "subs %0, %0, #1\n\t"
                    "bne 1b"
-                   : "+r"(n)
+                   : "+l"(n) /* low register: Thumb-1 subs */
                    :
                    : "cc");
     c1 = mote_port_cycles();

@@ -10,6 +10,9 @@
  * System control register addresses: Armv7-M / Armv8-M ARM, "System Control
  * Space": VTOR 0xE000ED08, CPACR 0xE000ED88, CFSR 0xE000ED28, HFSR
  * 0xE000ED2C, MMFAR 0xE000ED34, BFAR 0xE000ED38.
+ * Armv6-M (Cortex-M0/M0+): no CPACR (no FPU), no CFSR/HFSR/MMFAR/BFAR (the
+ * fault report prints the stacked frame only), VTOR only on the M0+; the
+ * vector table of a Cortex-M0 must sit at address 0.
  */
 #include <stdint.h>
 
@@ -43,7 +46,9 @@ void mote_port_reset_handler(void)
     MOTE_SCB_CPACR |= (0xFu << 20);
     __asm volatile("dsb\n\tisb" ::: "memory");
 #endif
+#if MOTE_BOARD_HAS_VTOR
     MOTE_SCB_VTOR = (uint32_t)(uintptr_t)mote_port_vectors;
+#endif
 #if defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
     /* Armv8-M stack limit: overflowing the reserved stack is a UsageFault
      * (STKOF, escalated to HardFault) instead of silent corruption of .bss. */
@@ -82,6 +87,9 @@ void mote_port_fault_report(const uint32_t *frame, uint32_t exc_return)
     mote_port_put_hex32(frame[7]);
     mote_port_puts(" exc_return=");
     mote_port_put_hex32(exc_return);
+#if defined(__ARM_ARCH_6M__)
+    mote_port_puts("\r\n");
+#else
     mote_port_puts("\r\nMOTE FAULT cfsr=");
     mote_port_put_hex32(MOTE_SCB_CFSR);
     mote_port_puts(" hfsr=");
@@ -91,5 +99,6 @@ void mote_port_fault_report(const uint32_t *frame, uint32_t exc_return)
     mote_port_puts(" bfar=");
     mote_port_put_hex32(MOTE_SCB_BFAR);
     mote_port_puts("\r\n");
+#endif
     mote_port_exit(MOTE_PORT_EXIT_FAULT);
 }

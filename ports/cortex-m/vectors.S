@@ -8,6 +8,9 @@
  * (MOTE_BOARD_IRQ_COUNT from the generated mote_board.h). The linker script
  * puts .vectors first in flash; the reset handler also writes VTOR.
  *
+ * Armv6-M uses the same layout (4-6, 7, 12 are reserved there; the words
+ * point at the fault entry, which is harmless).
+ *
  * Every exception except Reset defaults (weakly) to mote_port_fault_entry,
  * which hands the stacked exception frame to mote_port_fault_report() (C).
  */
@@ -59,12 +62,28 @@ mote_port_fault_entry:
     movs r2, #0
     msr msplim, r2
 #endif
+#if defined(__ARM_ARCH_6M__)
+    /* Armv6-M (Thumb-1): no TST #imm, no IT blocks, B reaches only +-2 KB. */
+    movs r0, #4
+    mov r1, lr
+    tst r0, r1
+    bne 1f
+    mrs r0, msp
+    b 2f
+1:
+    mrs r0, psp
+2:
+    ldr r2, =mote_port_fault_report
+    bx r2
+    .ltorg
+#else
     tst lr, #4
     ite eq
     mrseq r0, msp
     mrsne r0, psp
     mov r1, lr
     b mote_port_fault_report
+#endif
     .size mote_port_fault_entry, . - mote_port_fault_entry
 
     .weak mote_port_nmi_handler

@@ -208,7 +208,8 @@ def test_build_only_board_compiles(fw):
     assert a.uf2 is None
 
 
-@pytest.mark.parametrize("board", ["mps2-an505", "mps3-an547", "pico2", "nucleo-f446re"])
+@pytest.mark.parametrize("board", ["mps2-an505", "mps3-an547", "pico2", "nucleo-f446re", "pico", "microbit",
+                                   "mps2-an385"])
 def test_no_heap_in_any_image(fw, board):
     for variant in ("plain", "fault"):
         a = fw(board, variant)
