@@ -104,7 +104,14 @@ class _Resize(nn.Module):
         return x + F.interpolate(y, scale_factor=2, mode="nearest")
 
 
-INT8_MODEL = (lambda: _seq(_Resize(), _Cnn()), (_r(1, 3, 8, 8),))
+class _Gram(nn.Module):
+    """x + (x @ x^T) / 8 per channel: a batched product of two activations (mote::bmm_s8)."""
+
+    def forward(self, x):
+        return x + torch.matmul(x, x.transpose(-2, -1)) / 8.0
+
+
+INT8_MODEL = (lambda: _seq(_Resize(), _Gram(), _Cnn()), (_r(1, 3, 8, 8),))
 #: what the int8 model above must contain (the int8 compile emits these)
 INT8 = ("mote::add_s8.out", "mote::avg_pool2d_s8.out", "mote::conv2d_s8.out",
         "mote::depthwise_conv2d_s8.out", "mote::linear_s8.out", "mote::max_pool2d_s8.out",
@@ -112,7 +119,7 @@ INT8 = ("mote::add_s8.out", "mote::avg_pool2d_s8.out", "mote::conv2d_s8.out",
         "quantized_decomposed::quantize_per_tensor.out",
         "quantized_decomposed::dequantize_per_tensor.out")
 INT8 = INT8 + ("mote::conv_transpose2d_s8.out", "mote::upsample_bilinear2d_s8.out",
-               "mote::upsample_nearest2d_s8.out")
+               "mote::upsample_nearest2d_s8.out", "mote::bmm_s8.out")
 
 #: Operators with a kernel that Mote's lowering never emits (it turns squeeze and
 #: unsqueeze into views and has no dim-order or dynamic-quantization stage):

@@ -118,3 +118,31 @@ def test_selftest_over_serial_socket(builds, capsys):
         proc.wait()
         proc.stderr.close()
     assert code == 0 and rep["verdict"] == "PASS" and rep["n"] == 4 and len(rep["rows"]) == 4
+
+
+def _small_qemu_boards() -> list:
+    """The QEMU-run boards beyond the two above (the small cores), from boards/."""
+    from aot.target.boards import known_boards, load_board
+    out = []
+    for name in known_boards():
+        b = load_board(name)
+        if b.simulator is not None and name not in ("mps2-an505", "mps3-an547"):
+            out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("int8", [False, True], ids=["fp32", "int8"])
+@pytest.mark.parametrize("board", _small_qemu_boards())
+def test_selftest_passes_on_the_small_cores(board, int8, builds, capsys):
+    """The same self-test on Cortex-M0/M3/M4/M7 (soft-float and plain-C kernel
+    paths where the core has no FPU / DSP): PASS, int8 outputs exact."""
+    out = builds / f"small-{board}-{'int8' if int8 else 'fp32'}"
+    argv = ["build", str(zoo.path(MODEL)), "--board", board, "--selftest", "2", "-o", str(out)]
+    if int8:
+        argv += ["--int8", "--int8-io"]
+    assert main(argv) == 0
+    code, rep = _test_json(capsys, str(out), "--target", board)
+    assert code == 0 and rep["verdict"] == "PASS" and rep["n"] == 2, rep
+    assert all(r["max_abs_err"] <= r["tol"] for r in rep["rows"])
+    if int8:
+        assert all(r["tol"] == 0 and r["max_abs_err"] == 0 for r in rep["rows"])
