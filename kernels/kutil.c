@@ -255,7 +255,7 @@ void mote_k_strided_copy(void *out, const void *src, size_t esz, uint32_t rank,
         return;
     }
     if (rank == 0) {
-        memcpy(po, ps, esz);
+        memmove(po, ps, esz);
         return;
     }
     inner = sizes[rank - 1];
@@ -263,14 +263,14 @@ void mote_k_strided_copy(void *out, const void *src, size_t esz, uint32_t rank,
     for (o = 0; o < total / inner; o++) {
         const uint8_t *row = ps + off * (ptrdiff_t)esz;
         if (sin == 1) {
-            memcpy(po, row, inner * esz);
+            memmove(po, row, inner * esz);
         } else if (esz == 4) {
             for (i = 0; i < inner; i++) {
-                memcpy(po + i * 4, row + (ptrdiff_t)i * sin * 4, 4);
+                memmove(po + i * 4, row + (ptrdiff_t)i * sin * 4, 4);
             }
         } else {
             for (i = 0; i < inner; i++) {
-                memcpy(po + i * esz, row + (ptrdiff_t)i * sin * (ptrdiff_t)esz, esz);
+                memmove(po + i * esz, row + (ptrdiff_t)i * sin * (ptrdiff_t)esz, esz);
             }
         }
         po += inner * esz;

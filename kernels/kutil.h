@@ -63,6 +63,10 @@ mote_err_t mote_k_broadcast2(const mote_tensor_t *a, const mote_tensor_t *b, mot
 /**
  * Strided gather copy: out (contiguous, `rank` dims of `sizes`) element at
  * index (i0..) = src[sum(i_d * strides[d])] (element strides, may be 0).
+ * Every piece moves with memmove: Mote's planner never overlaps a copy's out
+ * with its input, but a crafted program can, and memcpy would then be
+ * undefined (found by fuzz_mote: slice_copy into a shifted view of its input).
+ * Such a program gets defined, if meaningless, values.
  */
 void mote_k_strided_copy(void *out, const void *src, size_t esz, uint32_t rank,
                          const size_t *sizes, const ptrdiff_t *strides);

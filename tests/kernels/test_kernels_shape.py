@@ -528,3 +528,18 @@ def test_arange_errors(K):
     assert K.call("aten::arange.start_out", 0, 5, -1, torch.empty(5)) == ERR["ARGS"]
     assert K.call("aten::arange.start_out", 0, 5, 1, torch.empty(1, 5)) == ERR["SHAPE"]
     assert K.call("aten::arange.start_out", 0, 5, 1) == ERR["ARGS"]
+
+
+def test_strided_copy_into_an_overlapping_out_is_defined(K):
+    """A crafted program can make a copy's out overlap its input (fuzz_mote found
+    slice_copy into a shifted view of its own input: memcpy-param-overlap under
+    ASan). mote_k_strided_copy moves each piece with memmove, so the row copy is
+    the original input's values, shifted, whatever the direction of overlap."""
+    for shift in (2, -2):
+        buf = torch.arange(20, dtype=torch.float32)
+        lo = 4
+        src = buf[lo:lo + 8]
+        out = buf[lo + shift:lo + shift + 8]
+        want = src.clone()
+        assert K.call("aten::slice_copy.Tensor_out", src, 0, 0, 8, 1, out) == 0
+        assert torch.equal(out, want), (shift, out, want)
