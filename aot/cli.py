@@ -11,6 +11,12 @@ import json
 import sys
 
 
+
+def _sim_boards() -> str:
+    """The boards of boards/ that name a simulator, for --target help texts."""
+    from aot.target.boards import known_boards, load_board
+    return ", ".join(b for b in known_boards() if load_board(b).simulator is not None)
+
 def _positive_seconds(text: str) -> float:
     try:
         value = float(text)
@@ -112,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run a .pte (host) or a firmware build directory (simulator)")
     p.add_argument("program", help="model.pte for --target host; a build directory for simulators")
     p.add_argument("--target", default="host",
-                   help="host, a simulated board (mps2-an505, mps3-an547), a board file (.json) naming a "
+                   help=f"host, a simulated board ({_sim_boards()}), a board file (.json) naming a "
                         "simulator, or serial:PORT for the firmware on a real board (PORT: /dev/ttyACM0, "
                         "COM3, socket://HOST:PORT; --uart-inputs firmware takes --inputs over it)")
     p.add_argument("--inputs", metavar="IN.npz",
@@ -126,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="eager PyTorch vs the Mote runtime on a target")
     _add_model_options(p)
-    p.add_argument("--target", default="host", help="host, a simulated board (mps2-an505, mps3-an547) or a board file (.json) naming a simulator")
+    p.add_argument("--target", default="host", help=f"host, a simulated board ({_sim_boards()}) or a board file (.json) naming a simulator")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("-o", "--output-dir", help="build directory for simulator targets")
@@ -156,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("test", help="run a build's self-test (or a .bpte's cases) and print the table")
     p.add_argument("program", help="a build directory made with --selftest, or a .bpte file")
     p.add_argument("--target", default="host",
-                   help="host (the cases on libmote.so), a simulated board (mps2-an505, mps3-an547) "
+                   help=f"host (the cases on libmote.so), a simulated board ({_sim_boards()}) "
                         "or serial:PORT (read the lines of a board running the build; reset it)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--timeout", type=_positive_seconds, default=120.0,

@@ -73,17 +73,29 @@ class Compiled:
                 g[1] += m
         for (op, src), (n, m) in groups.items():
             lines.append(f"  fp32 fallback: {op}{f' x{n}' if n > 1 else ''} ({m:,} MACs) at {src}")
-        islands: dict = {}     # op -> [count, sources in order]
-        for op, src in getattr(self.int8_info, "fp32_islands", None) or ():
-            g = islands.setdefault(op, [0, []])
-            g[0] += 1
-            if src and src not in g[1]:
-                g[1].append(src)
-        if islands:
-            lines.append("  fp32 islands: " + "; ".join(
-                f"{op} x{n}" + (f" ({', '.join(srcs)})" if srcs else "")
-                for op, (n, srcs) in islands.items()))
+        lines += _grouped("fp32 ops without MACs (dequantize, op, quantize)",
+                          [(op, src) for op, src in getattr(self.int8_info, "fallback_sites", None) or ()
+                           if op not in _MAC_OPS])
+        lines += _grouped("fp32 islands", getattr(self.int8_info, "fp32_islands", None) or ())
         return "\n".join(lines)
+
+
+#: ATen ops whose fp32 fallbacks the MAC lines above already list
+_MAC_OPS = {"conv2d", "conv1d", "conv_transpose2d", "linear", "matmul", "bmm", "mm", "addmm"}
+
+
+def _grouped(title: str, sites) -> list:
+    """One summary line "  <title>: op xN (file:line, ...); ..." for (op, source) pairs, else none."""
+    groups: dict = {}      # op -> [count, sources in order]
+    for op, src in sites:
+        g = groups.setdefault(op, [0, []])
+        g[0] += 1
+        if src and src not in g[1]:
+            g[1].append(src)
+    if not groups:
+        return []
+    return [f"  {title}: " + "; ".join(f"{op} x{n}" + (f" ({', '.join(srcs)})" if srcs else "")
+                                        for op, (n, srcs) in groups.items())]
 
 
 def _outputs_tuple(out) -> tuple:

@@ -152,7 +152,7 @@ def choose_drive(chip: str, drive=None, candidates: Optional[list] = None) -> Pa
             raise FlashError(f"{drive} is not a BOOTSEL drive (no {INFO_FILE} with a Board-ID line); "
                              "nothing written")
         if BOOTSEL_BOARD_IDS.get(bid) != chip:
-            raise FlashError(f"{drive} is the BOOTSEL drive of a {BOOTSEL_BOARD_IDS.get(bid, bid)} "
+            raise FlashError(f"{drive} is the BOOTSEL drive of an {BOOTSEL_BOARD_IDS.get(bid, bid)} "
                              f"(Board-ID: {bid}), this firmware is for an {chip}; nothing written")
         return p
     drives = find_drives(candidates)

@@ -43,8 +43,11 @@ def ops_report() -> dict:
 
 
 def ops_text(report: dict) -> str:
-    lines = [f"{len(report['operators'])} operators "
-             + ", ".join(f"{n} {k}" for k, n in report["counts"].items())]
+    lines = [f"{len(report['operators'])} operators: "
+             + ", ".join(f"{n} {k}" for k, n in report["counts"].items()),
+             "columns: operator, kind, dtypes the kernel takes (int8 kernels: int8 data, int32 bias and "
+             "requantization), [int8 implementations: reference = plain C on every core, "
+             "DSP = Cortex-M4/M7/M33, MVE = Cortex-M55], in-place = out may be the input's memory", ""]
     width = max(len(r["op"]) for r in report["operators"])
     for r in report["operators"]:
         extra = ("  [" + ", ".join(r["int8_kernels"]) + "]") if r.get("int8_kernels") else ""

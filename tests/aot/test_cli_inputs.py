@@ -224,3 +224,16 @@ def test_int8_without_calibration_data_says_so(model_file, tmp_path):
     r = _aot("export", model_file, "--int8", "-o", tmp_path / "q.pte")
     assert r.returncode == 0, r.stderr
     assert "no calibration data" in r.stderr and f"{model_file}:1" in r.stderr
+
+
+def test_an_operator_with_side_effects_is_named_with_its_line(tmp_path):
+    """torch.linalg.inv exports with an effect token (its error check); the export
+    error names that operator and the model line, not the graph's input kind."""
+    (tmp_path / "inv.py").write_text("import torch\n\n\nclass M(torch.nn.Module):\n"
+                                     "    def forward(self, x):\n        return torch.linalg.inv(x)\n\n\n"
+                                     "def model():\n    return M().eval()\n\n\n"
+                                     "def example_inputs():\n    return (torch.eye(3) * 2,)\n")
+    r = _aot("export", tmp_path / "inv.py", "-o", tmp_path / "out")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "aten::_linalg_check_errors.default is not supported" in r.stderr and "inv.py:6" in r.stderr
+    assert not (tmp_path / "out").exists()

@@ -106,3 +106,14 @@ def test_int8_report_groups_identical_fallbacks_and_lists_islands(tmp_path):
     assert "  fp32 fallback: aten::mm.out x3 (48 MACs) at fb2.py:15" in report
     assert report.count("fp32 fallback") == 1
     assert "  fp32 islands: layer_norm x3 (fb2.py:15)" in report
+
+
+def test_int8_report_lists_fp32_ops_without_macs():
+    """Elementwise ops kept in fp32 (tiny_decoder's rotary embedding: mul/sub by the
+    cos/sin buffers, the qkv split) are listed with their lines, not only MAC ops."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compile_model_file(zoo.path("tiny_decoder"), int8=True)
+    line = next(x for x in c.int8_report().splitlines() if "fp32 ops without MACs" in x)
+    assert "mul x16 (tiny_decoder.py:39)" in line and "split x2 (tiny_decoder.py:37)" in line
+    assert "getitem" not in line

@@ -9,7 +9,19 @@ from dataclasses import dataclass, field
 import torch
 from torch.export.graph_signature import InputKind, OutputKind
 
-from aot.errors import LoweringError
+from aot.compiler.source import source_of
+from aot.errors import LoweringError, UnsupportedOpError
+
+
+def _effectful_op_error(gm) -> UnsupportedOpError:
+    """An effect token in the graph (torch.export threads one through ops with side
+    effects, e.g. torch.linalg.inv's error check): name the op and its model line."""
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and "with_effects" in str(n.target) and len(n.args) > 1:
+            op = n.args[1]
+            name = f"{op._schema.name}.{op._schema.overload_name or 'default'}" if hasattr(op, "_schema") else str(op)
+            return UnsupportedOpError(name, source_of(n), "an operator with side effects (an effect token)")
+    return UnsupportedOpError("an operator with side effects", "", "the graph takes an effect token")
 
 
 @dataclass
@@ -70,6 +82,8 @@ def from_exported(ep: torch.export.ExportedProgram) -> EdgeProgram:
             if t is None:
                 t = ep.constants[spec.target]
             consts[name] = t.detach().contiguous()
+        elif spec.kind == InputKind.TOKEN:
+            raise _effectful_op_error(gm)
         else:
             raise LoweringError(f"unsupported graph input kind {spec.kind} ({name})")
     for spec in ep.graph_signature.output_specs:

@@ -52,6 +52,7 @@ Inputs and outputs stay fp32 (quantize/dequantize at the edges) unless
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
@@ -121,11 +122,14 @@ class Int8Info:
     int8_io off); output_qparams: per quantized output, (scale, zero_point);
     fallback_ops: names of the ops kept in fp32; fp32_islands: per planned
     fp32 island (a norm, or a per-channel PReLU, kept fp32 on purpose between
-    dequantize and quantize; no warning), (kind, "file.py:line")."""
+    dequantize and quantize; no warning), (kind, "file.py:line");
+    fallback_sites: every op kept in fp32 next to int8 values, (op name,
+    "file.py:line" or ""), one entry per graph node (the warning comes once per op)."""
     input_qparams: list
     output_qparams: list
     fallback_ops: list
     fp32_islands: list = field(default_factory=list)
+    fallback_sites: list = field(default_factory=list)
 
 
 @dataclass
@@ -199,6 +203,7 @@ class _Lowering:
         self.example_inputs = example_inputs
         self._propagated = False
         self.warned: set = set()   # targets already reported by Int8FallbackWarning
+        self.sites: list = []      # (op, source) of every fp32 fallback node
         self.islands: list = []    # planned fp32 islands: (kind, "file.py:line")
 
     # ------------------------------------------------------------------ helpers
@@ -878,9 +883,12 @@ class _Lowering:
     def warn_fallback(self, n: Node, stacklevel: int = 4) -> None:
         """Record op `n` as kept in fp32 (one Int8FallbackWarning per target),
         reported at the model's own file:line with its module path."""
+        if n.target is operator.getitem:
+            return  # picks one output of a multi-output op, which is reported itself
+        name = getattr(n.target, "__name__", str(n.target))
+        self.sites.append((name.split(".")[0], source_of(n) or ""))
         if n.target in self.warned:
             return
-        name = getattr(n.target, "__name__", str(n.target))
         self.warned.add(n.target)
         self.fallback.append(str(n.target))
         where = ", ".join(x for x in (source_of(n), module_of(n)) if x)
@@ -965,7 +973,7 @@ class _Lowering:
                 if island is not None:   # planned fp32 island: reported, not warned
                     if island[1]:
                         self.islands.append((island[0], source_of(n)))
-                elif n.target not in _NO_WARN and n.target not in self.warned:
+                elif n.target not in _NO_WARN:
                     if any(self._is_dq_of_q(x) for x in n.all_input_nodes) or \
                             any(u.target == Q for u in n.users):
                         self.warn_fallback(n)
@@ -979,7 +987,7 @@ class _Lowering:
         self.g.lint()
         gm = GraphModule(self.root, self.g)
         gm.meta["mote_int8"] = Int8Info(self.input_qparams, self.output_qparams, self.fallback,
-                                        self.islands)
+                                        self.islands, self.sites)
         return gm
 
     def lower_q(self, q: Node) -> None:
