@@ -85,33 +85,6 @@ def median_us(fn, budget_s: float = 0.5, min_reps: int = 10, max_reps: int = 500
     return statistics.median(times) * 1e6
 
 
-def count_macs(module, example_inputs) -> int:
-    """Multiply-accumulates of one forward pass: Conv2d and Linear layers, by forward hooks."""
-    import torch
-    total = [0]
-
-    def conv_hook(m, inp, out):
-        kh, kw = m.kernel_size
-        total[0] += out.numel() * (m.in_channels // m.groups) * kh * kw
-
-    def linear_hook(m, inp, out):
-        total[0] += out.numel() * m.in_features
-
-    handles = []
-    for m in module.modules():
-        if isinstance(m, torch.nn.Conv2d):
-            handles.append(m.register_forward_hook(conv_hook))
-        elif isinstance(m, torch.nn.Linear):
-            handles.append(m.register_forward_hook(linear_hook))
-    try:
-        with torch.no_grad():
-            module(*example_inputs)
-    finally:
-        for h in handles:
-            h.remove()
-    return total[0]
-
-
 def fmt(v, spec: str = ",") -> str:
     """A table cell: '-' for None, else format(v, spec)."""
     if v is None:

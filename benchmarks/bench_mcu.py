@@ -10,8 +10,8 @@ For every zoo model on mps2-an505 (Cortex-M33, DSP + FPU) and mps3-an547
 OUT line carries the exact instruction count of mote_method_execute.
 
 Printed side by side, from one run:
-* instructions per inference (fp32, int8), MACs (zoo.MODELS; a forward hook on
-  Conv2d/Linear for models without a reference count), MACs per instruction,
+* instructions per inference (fp32, int8), MACs (zoo.MODELS; the compiler's count,
+  aot.compiler.macs, for models without a reference count), MACs per instruction,
   int8-over-fp32 speedup;
 * TFLite Micro + CMSIS-NN on the same QEMU boards (reference figures, int8):
   DS-CNN 7,680,192 instructions, MobileNetV1-0.25 24,046,766, ResNet-8
@@ -46,15 +46,14 @@ REF_ET_CM_BOUND = {"ds_cnn": 16_000, "resnet8": 49_152}
 
 
 def model_macs(name: str) -> tuple:
-    """(MACs, source): zoo.MODELS' value, else counted by forward hooks."""
-    import importlib.util
+    """(MACs, source): zoo.MODELS' reference value, else the compiler's exact count
+    over the compiled fp32 program (aot.compiler.macs: convolutions, matrix products)."""
     import zoo
     if zoo.MODELS.get(name) is not None:
         return zoo.MODELS[name], "zoo"
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", zoo.path(name))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return cm.count_macs(mod.model(), mod.example_inputs()), "hook"
+    from aot.compiler.macs import int8_mac_share
+    from aot.compiler.pipeline import compile_model_file
+    return int8_mac_share(compile_model_file(zoo.path(name)).spec)[1], "compiler"
 
 
 def run_one(name: str, int8: bool, boards) -> dict:
@@ -106,7 +105,7 @@ def main(argv=None) -> int:
             fi, qi = f.get("instructions"), q.get("instructions")
             macs = r["macs"]
             ref = REF_TFLM_INSTR.get(b, {}).get(name)
-            rows.append([name, cm.fmt(macs) + ("*" if r["macs_source"] == "hook" else ""),
+            rows.append([name, cm.fmt(macs) + ("*" if r["macs_source"] == "compiler" else ""),
                          cm.fmt(fi), cm.fmt(qi),
                          cm.fmt(macs / fi if fi else None, ".2f"), cm.fmt(macs / qi if qi else None, ".2f"),
                          cm.fmt(fi / qi if fi and qi else None, ".2f"),
@@ -132,7 +131,7 @@ def main(argv=None) -> int:
                 if "error" in r[k].get(b, {})]
         for n, k, e in errs:
             print(f"  {n} [{k}]: {e}")
-    print(f"\n  * MACs counted by forward hooks (Conv2d/Linear). MAC/i = MACs per instruction. "
+    print(f"\n  * MACs counted by the compiler on the program (aot.compiler.macs). MAC/i = MACs per instruction. "
           f"TFLM/Mote = TFLM instructions / Mote int8 instructions (>1: Mote faster).\n"
           f"  TFLM interpreter + int8 kernels: {REF_TFLM_CODE:,} B of code (DS-CNN); "
           f"RAM = every static byte incl. the analysed stack.")
