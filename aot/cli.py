@@ -7,13 +7,15 @@ offered) prints exactly one JSON object on stdout instead. Exit codes: 0 ok,
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 
 
 
+@functools.lru_cache(maxsize=None)
 def _sim_boards() -> str:
-    """The boards of boards/ that name a simulator, for --target help texts."""
+    """The boards of boards/ that name a simulator, for --target help texts (read once)."""
     from aot.target.boards import known_boards, load_board
     return ", ".join(b for b in known_boards() if load_board(b).simulator is not None)
 

@@ -16,6 +16,9 @@ from aot import ir
 #: the next argument; the output is the instruction's last argument
 _CONV = {"aten::convolution"}
 _MATMUL = {"aten::mm", "aten::bmm", "aten::addmm", "aten::linear"}
+#: the same product operators as ATen call names in the int8 lowering (its fp32
+#: fallback sites): the --int8 summary lists those with their MACs, not twice
+FALLBACK_MAC_OPS = {"conv2d", "conv1d", "conv_transpose2d", "linear", "matmul", "bmm", "mm", "addmm"}
 _INT8 = {"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::bmm_s8"}
 #: int8 transposed convolution: counted per input pixel like aten::convolution's transposed form
 _INT8_TCONV = {"mote::conv_transpose2d_s8"}

@@ -60,7 +60,7 @@ class Compiled:
         that do MACs, one line per op and model file:line (identical ones
         counted, their MACs summed), then the planned fp32 islands (norms kept
         fp32 between dequantize and quantize on purpose) per op."""
-        from aot.compiler.macs import instruction_macs, int8_mac_share
+        from aot.compiler.macs import FALLBACK_MAC_OPS, instruction_macs, int8_mac_share
         int8, total = int8_mac_share(self.spec)
         share = 100.0 * int8 / total if total else 100.0
         lines = [f"int8: {share:.1f}% of {total:,} MACs run in int8 kernels"]
@@ -75,13 +75,10 @@ class Compiled:
             lines.append(f"  fp32 fallback: {op}{f' x{n}' if n > 1 else ''} ({m:,} MACs) at {src}")
         lines += _grouped("fp32 ops without MACs (dequantize, op, quantize)",
                           [(op, src) for op, src in getattr(self.int8_info, "fallback_sites", None) or ()
-                           if op not in _MAC_OPS])
+                           if op not in FALLBACK_MAC_OPS])
         lines += _grouped("fp32 islands", getattr(self.int8_info, "fp32_islands", None) or ())
         return "\n".join(lines)
 
-
-#: ATen ops whose fp32 fallbacks the MAC lines above already list
-_MAC_OPS = {"conv2d", "conv1d", "conv_transpose2d", "linear", "matmul", "bmm", "mm", "addmm"}
 
 
 def _grouped(title: str, sites) -> list:
