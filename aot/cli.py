@@ -1,4 +1,4 @@
-"""The `aot` command line: export, inspect, run, compare, build, test, flash, monitor, ops.
+"""The `aot` command line: export, inspect, run, compare, build, generate, test, flash, monitor, ops.
 
 Every sub-command prints human-readable text by default; `--json` (where
 offered) prints exactly one JSON object on stdout instead. Exit codes: 0 ok,
@@ -83,6 +83,11 @@ def _cmd_build(args) -> int:
     return build_command(args)
 
 
+def _cmd_generate(args) -> int:
+    from aot.tools.commands import generate_command
+    return generate_command(args)
+
+
 def _cmd_test(args) -> int:
     from aot.tools.selftest import test_command
     return test_command(args)
@@ -160,6 +165,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "the firmware checks them at boot and prints MOTE SELFTEST PASS|FAIL; also "
                         "writes model.bpte (run them with `aot test`)")
     p.set_defaults(func=_cmd_build)
+
+    p = sub.add_parser("generate", help="compile a model to C sources for your own build "
+                                        "(CMake, PlatformIO, Zephyr): the build step without the link")
+    _add_model_options(p)
+    p.add_argument("--board", required=True, help="board name (see boards/): its ABI sizes the "
+                   "runtime state and its features (DSP, MVE) pick the kernels")
+    p.add_argument("-o", "--output-dir", help="output folder (default build/<model>-<board>-src)")
+    p.add_argument("--selftest", nargs="?", type=_case_count, const=DEFAULT_CASES, metavar="N",
+                   help=f"embed N self-test cases (default {DEFAULT_CASES}) for mote_model_selftest(), "
+                        "which prints MOTE SELFTEST PASS|FAIL; also writes model.bpte")
+    p.add_argument("--verify-checksum", action="store_true",
+                   help="mote_model_init() checks the program's CRC-32 first (MOTE_VERIFY_CHECKSUM)")
+    p.add_argument("--json", action="store_true", help="print mote_sources.json instead of the summary")
+    p.set_defaults(func=_cmd_generate)
 
     p = sub.add_parser("test", help="run a build's self-test (or a .bpte's cases) and print the table")
     p.add_argument("program", help="a build directory made with --selftest, or a .bpte file")

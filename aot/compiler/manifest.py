@@ -114,10 +114,11 @@ def model_header_text(spec: ir.ProgramSpec, name: str = "model", manifest: dict 
     """Text of mote_model.h, the one writer of it: exact byte sizes as macros
     (see :func:`write_model_header`).
 
-    ``firmware``: what ``aot build`` knows for its target (all bytes):
-    ``state_bytes`` (runtime state for the target ABI), ``inputs_bytes``,
-    ``stack_reserved_bytes`` and ``scratch_slots`` ([(instruction, offset,
-    size)] planned in arena 1)."""
+    ``firmware``: what ``aot build`` / ``aot generate`` know for their target
+    (all bytes): ``state_bytes`` (runtime state for the target ABI),
+    ``inputs_bytes``, ``stack_reserved_bytes`` (None before a link),
+    ``scratch_slots`` ([(instruction, offset, size)] planned in arena 1) and
+    ``selftest_cases`` (embedded self-test cases, 0 for none)."""
     m = manifest or build_manifest(spec)
     mem = m["memory"]
     guard = "MOTE_MODEL_H"
@@ -149,13 +150,17 @@ def model_header_text(spec: ir.ProgramSpec, name: str = "model", manifest: dict 
     if firmware is not None:
         slots = firmware.get("scratch_slots") or []
         items = ", ".join(f"{{{i}u, {off}u, {size}u}}" for i, off, size in slots) or "{0u, 0u, 0u}"
-        L += ["", "/* Target-exact sizes from aot build (bytes). */",
+        L += ["", "/* Target-exact sizes from aot build / aot generate (bytes). */",
               f"#define MOTE_MODEL_STATE_BYTES {firmware['state_bytes']}u",
-              f"#define MOTE_MODEL_INPUTS_BYTES {firmware['inputs_bytes']}u",
-              f"#define MOTE_MODEL_STACK_RESERVED_BYTES {firmware['stack_reserved_bytes']}u",
-              "/* Kernel scratch planned in arena 1: {instruction, offset, size} (mote_scratch_slot_t). */",
+              f"#define MOTE_MODEL_INPUTS_BYTES {firmware['inputs_bytes']}u"]
+        if firmware.get("stack_reserved_bytes") is not None:  # known after aot build's link
+            L.append(f"#define MOTE_MODEL_STACK_RESERVED_BYTES {firmware['stack_reserved_bytes']}u")
+        L += ["/* Kernel scratch planned in arena 1: {instruction, offset, size} (mote_scratch_slot_t). */",
               f"#define MOTE_MODEL_NUM_SCRATCH_SLOTS {len(slots)}",
               f"#define MOTE_MODEL_SCRATCH_SLOTS {{ {items} }}"]
+        if firmware.get("selftest_cases"):
+            L += ["/* Self-test cases embedded by --selftest (model_selftest.c; mote_model_selftest()). */",
+                  f"#define MOTE_MODEL_SELFTEST_CASES {firmware['selftest_cases']}u"]
     L += ["", f"#endif /* {guard} */", ""]
     return "\n".join(L)
 

@@ -54,8 +54,10 @@ from aot.paths import CMSIS_DIR, KERNELS_DIR, PORTS_DIR, ROOT, RUNTIME_DIR
 from aot.target.boards import load_board
 from aot.errors import BuildError, FirmwareError, MoteError
 from aot.target.size import size_json, size_table
-from aot.compiler.kernels import RUNTIME_OPS, kernel_files, optimized_kernel_files
-from aot.compiler.scratch import scratch_bytes, scratch_slots
+from aot.compiler.scratch import scratch_slots
+from aot.target.generate import (_cmsis_scratch, dtype_defines, input_sets_bytes,  # noqa: F401
+                                 fit_check, replace_folder, select_kernels, support_sources,
+                                 target_state_bytes, write_registry)
 from aot.target.stack import STACK_MARGIN_BYTES, stack_needed
 
 APP_SOURCE = PORTS_DIR / "cortex-m" / "app" / "mote_app.c"
@@ -70,104 +72,6 @@ class BuildArtifacts:
     bin: Path
     uf2: Optional[Path]
     size: dict
-
-
-# --------------------------------------------------------------------------- kernels
-
-
-def select_kernels(op_names: Sequence[str], board) -> list:
-    """Kernel source files for `op_names` on `board` (cmsis/ first for int8 ops
-    on cores with DSP or MVE). Raises BuildError naming every op with no kernel."""
-    portable = kernel_files(KERNELS_DIR)
-    optimized = optimized_kernel_files()
-    files, missing = [], []
-    for op in op_names:
-        if op in RUNTIME_OPS:
-            continue
-        src = optimized.get(op) if (board.dsp or board.mve) else None
-        src = src or portable.get(op)
-        if src is None:
-            missing.append(op)
-        elif src not in files:
-            files.append(src)
-    if missing:
-        raise BuildError("no kernel for operator(s) " + ", ".join(missing)
-                         + f" in this build (kernels/ has {len(portable)} operators)")
-    return files
-
-
-#: Arithmetic kernels whose integer paths are compiled only when a program uses them.
-_INT_ARITH_OPS = ("aten::add.", "aten::sub.", "aten::mul.", "aten::div.")
-
-
-def dtype_defines(manifest: dict) -> dict:
-    """Compile-time dtype selection from ops.json: MOTE_KERNELS_INT32/INT64 = 0
-    unless an arithmetic op of the program has int32/int64 tensors, so the
-    firmware carries only the dtype paths it uses (kernels/binary.c)."""
-    used = set()
-    for op in manifest.get("ops", []):
-        if op["name"].startswith(_INT_ARITH_OPS):
-            used.update(op.get("dtypes", []))
-    return {"MOTE_KERNELS_INT32": int("int32" in used), "MOTE_KERNELS_INT64": int("int64" in used)}
-
-
-def support_sources() -> list:
-    """Kernel support files (GEMM cores, helpers): every kernels/*.c that is not an op.
-    Unused ones cost nothing: the link drops unreferenced sections."""
-    return [p for p in sorted(KERNELS_DIR.glob("*.c"))
-            if not p.name.startswith("op_") and p.name != "registry_all.c"]
-
-
-def write_registry(op_names: Sequence[str], path: Path) -> None:
-    """Generate the static kernel registry for exactly `op_names`."""
-    ops = [op for op in op_names if op not in RUNTIME_OPS]
-    cmd = [sys.executable, str(KERNELS_DIR / "gen_registry.py"), "-o", str(path)]
-    for op in ops:
-        cmd += ["--op", op]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise BuildError(f"registry generation failed: {proc.stderr.strip() or proc.stdout.strip()}")
-
-
-# --------------------------------------------------------------------------- target ABI
-
-
-def target_state_bytes(pte: bytes, board, work: Path) -> int:
-    """Exact runtime-state bytes of method 0 on `board`'s ABI.
-
-    The host library counts the state's entries (values, tensors, list items,
-    instructions, kernel argument pointers) without depending on its own
-    pointer size; the per-entry sizes for the target come from an object
-    compiled for the board (runtime/src/abi_probe.c) and read back with
-    pyelftools. Same layout rule as runtime/src/method_init.c: each region rounded
-    up to 8 bytes.
-    """
-    from aot.host.runtime import Program
-    counts = Program(pte).state_counts(0)
-    sizes = _target_abi_sizes(board, work)
-    total = 0
-    for key in ("values", "tensors", "ints", "tptrs", "instrs", "kargs"):
-        total += (counts[key] * sizes[key] + 7) & ~7
-    return total
-
-
-def _target_abi_sizes(board, work: Path) -> dict:
-    from elftools.elf.elffile import ELFFile
-    obj = work / "abi_probe.o"
-    cmd = (["arm-none-eabi-gcc"] + board.arch_flags
-           + ["-std=c99", "-c", "-I", str(RUNTIME_DIR / "include"),
-              str(RUNTIME_DIR / "abi" / "abi_probe.c"), "-o", str(obj)])
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise BuildError(f"ABI probe failed: {proc.stderr.strip()}")
-    with open(obj, "rb") as f:
-        ef = ELFFile(f)
-        sym = ef.get_section_by_name(".symtab").get_symbol_by_name("mote_abi_sizes")[0]
-        sec = ef.get_section(sym["st_shndx"])
-        data = sec.data()[sym["st_value"]:sym["st_value"] + sym["st_size"]]
-    vals = np.frombuffer(data, dtype="<u4")
-    keys = ("values", "tensors", "ints", "tptrs", "instrs", "kargs")
-    return dict(zip(keys, (int(v) for v in vals[:len(keys)])))
 
 
 # --------------------------------------------------------------------------- generated sources
@@ -187,38 +91,6 @@ def incbin_source(symbol: str, path: Path, section: str, count: Optional[int] = 
 def inputs_source(blob: Path, count: int) -> str:
     """The assembler source that places the input sets' blob in flash, with their count."""
     return incbin_source("mote_inputs", blob, ".mote_model.inputs", count=count)
-
-
-def _input_sets_bytes(spec: ir.ProgramSpec, input_sets) -> bytes:
-    """All input sets back to back, each input cast to the program's dtype and checked."""
-    blob = bytearray()
-    for k, arrays in enumerate(input_sets):
-        if len(arrays) != len(spec.inputs):
-            raise BuildError(f"input set {k}: {len(arrays)} arrays, the program takes {len(spec.inputs)}")
-        for i, (a, vi) in enumerate(zip(arrays, spec.inputs)):
-            t = spec.values[vi]
-            a = np.asarray(a)
-            if tuple(a.shape) != tuple(t.sizes):
-                raise BuildError(f"input set {k}, input {i}: shape {tuple(a.shape)} != "
-                                 f"program {tuple(t.sizes)}")
-            blob += np.ascontiguousarray(a.astype(ir.DTYPE_NUMPY[t.dtype])).tobytes()
-    return bytes(blob)
-
-
-def _fit_check(spec: ir.ProgramSpec, board, state: int, scratch: int, stack: int) -> None:
-    """Fail before compiling when planned RAM alone exceeds the board's RAM."""
-    arena = int(sum(spec.arena_sizes))
-    need = arena + state + scratch + stack
-    if need <= board.ram.size:
-        return
-    planned = [(v.nbytes, v.name or f"value {i}", tuple(v.sizes)) for i, v in enumerate(spec.values)
-               if isinstance(v, ir.TensorValue) and v.mem_id is not None]
-    planned.sort(reverse=True)
-    top = ", ".join(f"{n} {list(s)} {b:,} B" for b, n, s in planned[:5])
-    raise BuildError(
-        f"model does not fit {board.name}: needs {need:,} B of RAM (arena {arena:,} + runtime state "
-        f"{state:,} + scratch {scratch:,} + stack {stack:,}), the board has {board.ram.size:,} B: "
-        f"{need - board.ram.size:,} B short. Largest tensors: {top}")
 
 
 def _header(compiled, state: int, stack: int, input_bytes: int) -> str:
@@ -267,23 +139,13 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     try:
         size, info = _build_into(compiled, board, stage, input_sets, opt, uart_inputs, kernel_opt,
                                  verify_checksum, selftest)
-        _replace_folder(stage, out)
+        replace_folder(stage, out)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
     uf2 = out / "firmware.uf2"
     return BuildArtifacts(out_dir=out, board=board.name, elf=out / "firmware.elf",
                           bin=out / "firmware.bin", uf2=uf2 if uf2.exists() else None, size=size)
-
-
-def _replace_folder(new: Path, out: Path) -> None:
-    """Put the finished build `new` at `out`: two renames, so `out` holds either
-    the old build or the new one, never a mix."""
-    old = out.parent / f".{out.name}.old-{os.getpid()}"
-    if out.exists():
-        out.rename(old)
-    new.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel_opt,
@@ -309,7 +171,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     input_bytes = sum(spec.values[i].nbytes for i in spec.inputs)
     if input_sets is None:
         input_sets = [[t.numpy() for t in compiled.example_inputs]]
-    blob = _input_sets_bytes(spec, input_sets)
+    blob = input_sets_bytes(spec, input_sets)
 
     compiled.manifest.setdefault("memory", {})
     compiled.manifest["memory"].update({"runtime_state_bytes": state, "scratch_bytes": scratch})
@@ -348,7 +210,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     # files, so the analysis does not change with the reserve; the header's
     # stack figure is not read by the code, so the objects stay valid.
     stack = 16384
-    _fit_check(spec, board, state, scratch, 4096)
+    fit_check(spec, board, state, scratch, 4096)
     spare = board.ram.size - (int(sum(spec.arena_sizes)) + state + scratch)
     if spare < 2 * stack:
         # Small RAM (micro:bit, 16 KiB): link first with a provisional reserve that
@@ -364,7 +226,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     needed = stack_needed(art)
     if needed != stack:
         stack = needed
-        _fit_check(spec, board, state, scratch, stack)
+        fit_check(spec, board, state, scratch, stack)
         try:
             _relink(art, board, stack)
         except FirmwareError as e:
@@ -438,19 +300,3 @@ def _link_error(err, spec, board, state, scratch, stack) -> BuildError:
     top = ", ".join(f"{n} {list(s)} {b:,} B" for b, n, s in tensors[:5])
     return BuildError(f"model does not fit {board.name}: {what} ({region}) is {short:,} B short. "
                       f"Largest tensors: {top}")
-
-
-def _cmsis_scratch(compiled, board) -> int:
-    """Largest scratch an optimized int8 kernel needs (0 when none is linked).
-
-    The sizes come from the C functions of kernels/int8_scratch.c (the same
-    formulas the cmsis/ kernels check ctx->scratch_size against), compiled
-    for the host into a small cached shared library and called through ctypes.
-    """
-    if not (board.dsp or board.mve):
-        return 0
-    planned = {i for i, _, _ in scratch_slots(compiled.spec)}
-    return max([scratch_bytes(compiled.spec, c) for i, c in enumerate(compiled.spec.instructions)
-                if i not in planned] or [0])
-
-

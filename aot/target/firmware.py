@@ -276,6 +276,19 @@ def _run(cmd: Sequence[str], what: str) -> None:
                             f"command: {' '.join(map(str, cmd))}")
 
 
+#: Libraries every Mote firmware links, after its objects: libm for the fp32
+#: kernels' expf/tanhf/logf (an archive: only the members used), newlib-nano, libgcc.
+LINK_LIBS = ["-lm", "-lc", "-lgcc"]
+
+
+def link_flags(board: Board, script: Union[str, Path]) -> list[str]:
+    """The driver flags of the one Mote firmware link (before the objects):
+    the board's architecture, no start files (ports/cortex-m has its own),
+    newlib-nano, linker script `script`, unused sections dropped."""
+    return board.arch_flags + ["-nostartfiles", "--specs=nano.specs", f"-T{script}", "-Wl,--gc-sections",
+                               "-Wl,--no-warn-rwx-segments"]
+
+
 def link_image(board: Board, objects: Sequence[Union[str, Path]], out_dir: Union[str, Path],
                name: str = "firmware", stack_bytes: int = DEFAULT_STACK_BYTES,
                script: Optional[Path] = None) -> tuple:
@@ -289,10 +302,8 @@ def link_image(board: Board, objects: Sequence[Union[str, Path]], out_dir: Union
     script = Path(script) if script is not None else out / f"{name}.ld"
     script.write_text(linker_script(board, stack_bytes))
     elf, mapf, binf = out / f"{name}.elf", out / f"{name}.map", out / f"{name}.bin"
-    _run([CC] + board.arch_flags
-         + ["-nostartfiles", "--specs=nano.specs", f"-T{script}", "-Wl,--gc-sections",
-            f"-Wl,-Map={mapf}", "-Wl,--no-warn-rwx-segments", "-o", str(elf)]
-         + [str(o) for o in objects] + ["-lm", "-lc", "-lgcc"], f"linking {elf.name}")
+    _run([CC] + link_flags(board, script) + [f"-Wl,-Map={mapf}", "-o", str(elf)]
+         + [str(o) for o in objects] + LINK_LIBS, f"linking {elf.name}")
     _run([OBJCOPY, "-O", "binary", "-R", ".mote_model", str(elf), str(binf)], "objcopy")
     uf2 = None
     if board.uf2_family_id is not None:

@@ -36,6 +36,40 @@ def _jsonable(result: dict) -> dict:
     return out
 
 
+def _selftest(compiled, n, command: str):
+    """The --selftest N cases of `compiled` with their expected outputs (None without --selftest)."""
+    if not n:
+        return None
+    from aot.target.selftest import case_inputs, make_selftest
+    cases = case_inputs(compiled, n)
+    if len(cases) < n:
+        print(f"aot {command}: note: --selftest {n}: the model has {len(cases)} input "
+              f"set(s) (example + calibration inputs); embedding {len(cases)}", file=sys.stderr)
+    return make_selftest(compiled.pte, cases)
+
+
+def generate_command(args) -> int:
+    """`aot generate`: the sources of a model for the user's own build (aot.target.generate)."""
+    from aot.compiler.pipeline import compile_model_file
+    from aot.target.generate import generate_compiled, planned_table
+    board = load_board(args.board)  # an unknown board fails before the (slower) compile
+    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io)
+    out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}-src")
+    selftest = _selftest(compiled, args.selftest, "generate")
+    gen = generate_compiled(compiled, board.name, out, selftest=selftest,
+                            verify_checksum=args.verify_checksum)
+    if args.json:
+        print(json.dumps(gen.sources))
+        return 0
+    print(f"aot generate: {compiled.summary()}")
+    print(planned_table(gen.sources, board))
+    if selftest is not None:
+        print(f"self-test: {selftest.count} case(s) in model_selftest.c (mote_model_selftest())")
+    print(f"  {out}/mote_sources.json: {len(gen.sources['sources'])} C files to compile, "
+          f"include folders {', '.join(gen.sources['include_dirs'])}")
+    return 0
+
+
 def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     load_board(args.board)  # an unknown board fails before the (slower) compile
@@ -46,14 +80,7 @@ def build_command(args) -> int:
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                   int8_io=args.int8_io)
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}")
-    selftest = None
-    if getattr(args, "selftest", None):
-        from aot.target.selftest import case_inputs, make_selftest
-        cases = case_inputs(compiled, args.selftest)
-        if len(cases) < args.selftest:
-            print(f"aot build: note: --selftest {args.selftest}: the model has {len(cases)} input "
-                  f"set(s) (example + calibration inputs); embedding {len(cases)}", file=sys.stderr)
-        selftest = make_selftest(compiled.pte, cases)
+    selftest = _selftest(compiled, getattr(args, "selftest", None), "build")
     input_sets = None
     if args.inputs:
         from aot.host.inputs import conform_inputs, load_npz_inputs

@@ -20,6 +20,7 @@ from torch import nn
 
 import zoo
 from aot.target import build as B
+from aot.target import generate as G
 from aot.target.build import BuildError, build_compiled
 from aot.compiler.pipeline import compile_module, compile_model_file
 
@@ -101,7 +102,7 @@ def test_kernel_dir_without_op_fails_naming_it(tmp_path, monkeypatch):
     kdir = tmp_path / "kernels"
     shutil.copytree(B.KERNELS_DIR, kdir)
     (kdir / "op_relu.c").unlink()
-    monkeypatch.setattr(B, "KERNELS_DIR", kdir)
+    monkeypatch.setattr(G, "KERNELS_DIR", kdir)  # select_kernels lives in aot.target.generate
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         c = compile_model_file(zoo.path("mlp"))

@@ -97,7 +97,10 @@ typedef enum mote_err {
     MOTE_ERR_KERNEL_DTYPE = -401,     /* dtype combination the kernel does not implement */
     MOTE_ERR_KERNEL_SHAPE = -402,     /* shapes inconsistent with the op's semantics */
     MOTE_ERR_KERNEL_SCRATCH = -403,   /* scratch buffer smaller than the kernel needs */
-    MOTE_ERR_JUMP_OUT_OF_RANGE = -404 /* JumpFalseCall destination invalid at run time */
+    MOTE_ERR_JUMP_OUT_OF_RANGE = -404, /* JumpFalseCall destination invalid at run time */
+
+    /* -5xx: checks of the embedding API (mote/model.h) */
+    MOTE_ERR_SELFTEST = -500 /* an embedded self-test case gave other outputs (mote_model_selftest) */
 } mote_err_t;
 
 /** Scalar types: ExecuTorch ScalarType codes. */

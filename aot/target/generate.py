@@ -1,0 +1,503 @@
+"""`aot generate`: the compile step of `aot build` without the firmware link,
+for a user's own build (CMake, PlatformIO, Zephyr, anything that compiles C).
+
+``generate_compiled(compiled, board, out_dir)`` writes into ``out_dir``
+(whole or not at all: a staging folder replaces it at the end):
+
+  model_pte.c / model_pte.h   the program as ``const uint8_t mote_model_pte[]``
+                              (aligned to MOTE_PROGRAM_ALIGN, in section
+                              ``.mote_model`` unless MOTE_MODEL_PTE_SECTION names
+                              another) and ``mote_model_pte_size`` (bytes)
+  mote_model.h                exact sizes for the board's ABI (state, arena,
+                              scratch plan, inputs/outputs, CRC-32)
+  registry.c                  the static kernel registry: only the ops used
+  model_selftest.c            with a self-test: the cases' inputs and expected
+                              outputs (mote_model_selftest(), mote/model.h)
+  model.pte, ops.json         the program and its manifest (+ model.bpte)
+  port/                       the board's linker script and mote_board.h, for
+                              projects that use Mote's bare-metal port
+  mote_sources.json           what to compile: sources, include folders,
+                              defines, the kernel subset, the port (see
+                              :func:`sources_manifest`)
+
+Selective build: the kernel files are exactly the program's operators
+(``cmsis/`` versions for int8 ops on cores with DSP or MVE). The same helpers
+serve ``aot build`` (aot.target.build), which adds the app and links.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from aot import ir
+from aot.errors import BuildError
+from aot.paths import KERNELS_DIR, ROOT, RUNTIME_DIR
+from aot.compiler.kernels import RUNTIME_OPS, kernel_files, optimized_kernel_files
+from aot.compiler.scratch import scratch_bytes, scratch_slots
+
+#: The embedding API (mote/model.h): storage and the three calls; the self-test runner.
+EMBED_DIR = RUNTIME_DIR / "embed"
+EMBED_SOURCES = [EMBED_DIR / "mote_model.c", EMBED_DIR / "mote_selftest.c"]
+EMBED_SELFTEST_SOURCE = EMBED_DIR / "mote_model_selftest.c"
+#: Stack reserved by port/firmware.ld for a user's bare-metal link, bytes.
+GENERATE_STACK_BYTES = 8 * 1024
+#: Program alignment in flash, bytes (MOTE_PROGRAM_ALIGN, mote/program.h).
+PTE_ALIGN = 16
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+def select_kernels(op_names: Sequence[str], board) -> list:
+    """Kernel source files for `op_names` on `board` (cmsis/ first for int8 ops
+    on cores with DSP or MVE). Raises BuildError naming every op with no kernel."""
+    portable = kernel_files(KERNELS_DIR)
+    optimized = optimized_kernel_files()
+    files, missing = [], []
+    for op in op_names:
+        if op in RUNTIME_OPS:
+            continue
+        src = optimized.get(op) if (board.dsp or board.mve) else None
+        src = src or portable.get(op)
+        if src is None:
+            missing.append(op)
+        elif src not in files:
+            files.append(src)
+    if missing:
+        raise BuildError("no kernel for operator(s) " + ", ".join(missing)
+                         + f" in this build (kernels/ has {len(portable)} operators)")
+    return files
+
+
+#: Arithmetic kernels whose integer paths are compiled only when a program uses them.
+_INT_ARITH_OPS = ("aten::add.", "aten::sub.", "aten::mul.", "aten::div.")
+
+
+def dtype_defines(manifest: dict) -> dict:
+    """Compile-time dtype selection from ops.json: MOTE_KERNELS_INT32/INT64 = 0
+    unless an arithmetic op of the program has int32/int64 tensors, so the
+    firmware carries only the dtype paths it uses (kernels/binary.c)."""
+    used = set()
+    for op in manifest.get("ops", []):
+        if op["name"].startswith(_INT_ARITH_OPS):
+            used.update(op.get("dtypes", []))
+    return {"MOTE_KERNELS_INT32": int("int32" in used), "MOTE_KERNELS_INT64": int("int64" in used)}
+
+
+def support_sources() -> list:
+    """Kernel support files (GEMM cores, helpers): every kernels/*.c that is not an op.
+    Unused ones cost nothing: the link drops unreferenced sections."""
+    return [p for p in sorted(KERNELS_DIR.glob("*.c"))
+            if not p.name.startswith("op_") and p.name != "registry_all.c"]
+
+
+def write_registry(op_names: Sequence[str], path: Path) -> None:
+    """Generate the static kernel registry for exactly `op_names`."""
+    ops = [op for op in op_names if op not in RUNTIME_OPS]
+    cmd = [sys.executable, str(KERNELS_DIR / "gen_registry.py"), "-o", str(path)]
+    for op in ops:
+        cmd += ["--op", op]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"registry generation failed: {proc.stderr.strip() or proc.stdout.strip()}")
+
+
+# --------------------------------------------------------------------------- target ABI
+
+
+def target_state_bytes(pte: bytes, board, work: Path) -> int:
+    """Exact runtime-state bytes of method 0 on `board`'s ABI.
+
+    The host library counts the state's entries (values, tensors, list items,
+    instructions, kernel argument pointers) without depending on its own
+    pointer size; the per-entry sizes for the target come from an object
+    compiled for the board (runtime/src/abi_probe.c) and read back with
+    pyelftools. Same layout rule as runtime/src/method_init.c: each region rounded
+    up to 8 bytes.
+    """
+    from aot.host.runtime import Program
+    counts = Program(pte).state_counts(0)
+    sizes = _target_abi_sizes(board, work)
+    total = 0
+    for key in ("values", "tensors", "ints", "tptrs", "instrs", "kargs"):
+        total += (counts[key] * sizes[key] + 7) & ~7
+    return total
+
+
+def _target_abi_sizes(board, work: Path) -> dict:
+    from elftools.elf.elffile import ELFFile
+    obj = work / "abi_probe.o"
+    cmd = (["arm-none-eabi-gcc"] + board.arch_flags
+           + ["-std=c99", "-c", "-I", str(RUNTIME_DIR / "include"),
+              str(RUNTIME_DIR / "abi" / "abi_probe.c"), "-o", str(obj)])
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"ABI probe failed: {proc.stderr.strip()}")
+    with open(obj, "rb") as f:
+        ef = ELFFile(f)
+        sym = ef.get_section_by_name(".symtab").get_symbol_by_name("mote_abi_sizes")[0]
+        sec = ef.get_section(sym["st_shndx"])
+        data = sec.data()[sym["st_value"]:sym["st_value"] + sym["st_size"]]
+    vals = np.frombuffer(data, dtype="<u4")
+    keys = ("values", "tensors", "ints", "tptrs", "instrs", "kargs")
+    return dict(zip(keys, (int(v) for v in vals[:len(keys)])))
+
+
+
+
+def _cmsis_scratch(compiled, board) -> int:
+    """Largest scratch an optimized int8 kernel needs (0 when none is linked).
+
+    The sizes come from the C functions of kernels/int8_scratch.c (the same
+    formulas the cmsis/ kernels check ctx->scratch_size against), compiled
+    for the host into a small cached shared library and called through ctypes.
+    """
+    if not (board.dsp or board.mve):
+        return 0
+    planned = {i for i, _, _ in scratch_slots(compiled.spec)}
+    return max([scratch_bytes(compiled.spec, c) for i, c in enumerate(compiled.spec.instructions)
+                if i not in planned] or [0])
+
+
+
+
+def runtime_sources() -> list:
+    """The C runtime core's sources (runtime/src), every build's."""
+    return sorted((RUNTIME_DIR / "src").glob("*.c"))
+
+
+def board_kernel_files(board) -> list:
+    """Every kernel file a build for `board` can use, one per operator (cmsis/
+    first on cores with DSP or MVE): the kernel library of a build system that
+    fixes its sources before the model is compiled (cmake/mote.cmake); the
+    registry then links only the program's kernels."""
+    portable = kernel_files(KERNELS_DIR)
+    optimized = optimized_kernel_files() if (board.dsp or board.mve) else {}
+    return sorted({optimized.get(op) or src for op, src in portable.items()} |
+                  set(optimized.values()))
+
+
+# --------------------------------------------------------------------------- generated C
+
+
+def c_bytes(data: bytes, indent: str = "    ") -> str:
+    """`data` as the body of a C array initializer, 16 bytes per line."""
+    rows = []
+    for i in range(0, len(data), 16):
+        chunk = data[i:i + 16]
+        rows.append(indent + ("0x%02x, " * len(chunk) % tuple(chunk)).rstrip())
+    return "\n".join(rows) or indent + "0"
+
+
+def pte_header_text(name: str) -> str:
+    return f"""/* Generated by aot generate for model "{name}"; do not edit. */
+#ifndef MOTE_MODEL_PTE_H
+#define MOTE_MODEL_PTE_H
+#include <stdint.h>
+
+/** Alignment of mote_model_pte, bytes (MOTE_PROGRAM_ALIGN: tensor data is used in place). */
+#define MOTE_MODEL_PTE_ALIGN {PTE_ALIGN}
+
+/** The .pte program (ExecuTorch ET12 wire format), in flash. */
+extern const uint8_t mote_model_pte[];
+/** Its size, bytes. */
+extern const uint32_t mote_model_pte_size;
+
+#endif /* MOTE_MODEL_PTE_H */
+"""
+
+
+def pte_source_text(name: str, pte: bytes) -> str:
+    return f"""/* Generated by aot generate for model "{name}": {len(pte):,} B, CRC-32 in mote_model.h; do not edit. */
+#include <stdint.h>
+
+#include "model_pte.h"
+
+/* Its own section, so a linker script can place the program (Mote's put
+ * .mote_model* in flash, or in a board's separate model memory); a linker
+ * script that does not name it places it after .rodata. Define
+ * MOTE_MODEL_PTE_SECTION to use another section. */
+#ifndef MOTE_MODEL_PTE_SECTION
+#define MOTE_MODEL_PTE_SECTION ".mote_model"
+#endif
+
+__attribute__((aligned(MOTE_MODEL_PTE_ALIGN), section(MOTE_MODEL_PTE_SECTION)))
+const uint8_t mote_model_pte[{max(len(pte), 1)}] = {{
+{c_bytes(pte)}
+}};
+const uint32_t mote_model_pte_size = {len(pte)}u;
+"""
+
+
+def selftest_source_text(name: str, inputs: bytes, expected: bytes, cases: int) -> str:
+    return f"""/* Generated by aot generate --selftest for model "{name}": {cases} case(s); do not edit.
+ * mote_selftest_inputs: each case's inputs back to back (MOTE_MODEL_INPUTS_BYTES per case);
+ * mote_selftest_expected: per case, one float32 tolerance per output padded to 8 bytes,
+ * then each output's expected bytes padded to 8 bytes (runtime/embed/mote_selftest.h). */
+#include <stdint.h>
+
+#ifndef MOTE_MODEL_SELFTEST_SECTION
+#define MOTE_MODEL_SELFTEST_SECTION ".mote_model.selftest"
+#endif
+
+extern const uint8_t mote_selftest_inputs[];
+extern const uint8_t mote_selftest_expected[];
+
+__attribute__((aligned(8), section(MOTE_MODEL_SELFTEST_SECTION)))
+const uint8_t mote_selftest_inputs[{max(len(inputs), 1)}] = {{
+{c_bytes(inputs)}
+}};
+__attribute__((aligned(8), section(MOTE_MODEL_SELFTEST_SECTION)))
+const uint8_t mote_selftest_expected[{max(len(expected), 1)}] = {{
+{c_bytes(expected)}
+}};
+"""
+
+
+def input_sets_bytes(spec, input_sets) -> bytes:
+    """All input sets back to back, each input cast to the program's dtype and checked."""
+    blob = bytearray()
+    for k, arrays in enumerate(input_sets):
+        if len(arrays) != len(spec.inputs):
+            raise BuildError(f"input set {k}: {len(arrays)} arrays, the program takes {len(spec.inputs)}")
+        for i, (a, vi) in enumerate(zip(arrays, spec.inputs)):
+            t = spec.values[vi]
+            a = np.asarray(a)
+            if tuple(a.shape) != tuple(t.sizes):
+                raise BuildError(f"input set {k}, input {i}: shape {tuple(a.shape)} != "
+                                 f"program {tuple(t.sizes)}")
+            blob += np.ascontiguousarray(a.astype(ir.DTYPE_NUMPY[t.dtype])).tobytes()
+    return bytes(blob)
+
+
+# --------------------------------------------------------------------------- generate
+
+
+def fit_check(spec: "ir.ProgramSpec", board, state: int, scratch: int, stack: int) -> None:
+    """Fail before compiling when planned RAM alone exceeds the board's RAM."""
+    arena = int(sum(spec.arena_sizes))
+    need = arena + state + scratch + stack
+    if need <= board.ram.size:
+        return
+    planned = [(v.nbytes, v.name or f"value {i}", tuple(v.sizes)) for i, v in enumerate(spec.values)
+               if isinstance(v, ir.TensorValue) and v.mem_id is not None]
+    planned.sort(reverse=True)
+    top = ", ".join(f"{n} {list(s)} {b:,} B" for b, n, s in planned[:5])
+    raise BuildError(
+        f"model does not fit {board.name}: needs {need:,} B of RAM (arena {arena:,} + runtime state "
+        f"{state:,} + scratch {scratch:,} + stack {stack:,}), the board has {board.ram.size:,} B: "
+        f"{need - board.ram.size:,} B short. Largest tensors: {top}")
+
+
+def replace_folder(new: Path, out: Path) -> None:
+    """Put the finished build `new` at `out`: two renames, so `out` holds either
+    the old build or the new one, never a mix."""
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    if out.exists():
+        out.rename(old)
+    new.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+
+
+@dataclass
+class Generated:
+    """What generate_compiled wrote: the folder and its mote_sources.json dict."""
+    out_dir: Path
+    sources: dict
+
+
+def target_memory(compiled, board, work: Path) -> tuple:
+    """(runtime state bytes for `board`'s ABI, separate scratch bytes) of `compiled`,
+    also recorded in compiled.manifest["memory"]."""
+    state = target_state_bytes(compiled.pte, board, work)
+    # kernel scratch planned in the arena (one slot per call) needs no separate buffer
+    scratch = int(compiled.manifest.get("memory", {}).get("scratch_bytes") or 0)
+    scratch = max(scratch, _cmsis_scratch(compiled, board))
+    compiled.manifest.setdefault("memory", {})
+    compiled.manifest["memory"].update({"runtime_state_bytes": state, "scratch_bytes": scratch})
+    return state, scratch
+
+
+def write_model_sources(compiled, board, gen: Path, state: int, selftest=None,
+                        stack_reserved: Optional[int] = None) -> list:
+    """model_pte.c/.h, registry.c, mote_model.h (and model_selftest.c) into
+    `gen`; the one writer of these files for aot build and aot generate.
+    Returns the C sources written."""
+    from aot.compiler.manifest import model_header_text
+    spec = compiled.spec
+    op_names = sorted({f"{c.op}.{c.overload}" for c in spec.instructions})
+    (gen / "model_pte.h").write_text(pte_header_text(compiled.name))
+    (gen / "model_pte.c").write_text(pte_source_text(compiled.name, compiled.pte))
+    write_registry(op_names, gen / "registry.c")
+    sources = [gen / "model_pte.c", gen / "registry.c"]
+    cases = 0
+    if selftest is not None:
+        from aot.target.selftest import selftest_blob
+        cases = selftest.count
+        (gen / "model_selftest.c").write_text(selftest_source_text(
+            compiled.name, input_sets_bytes(spec, selftest.inputs), selftest_blob(selftest), cases))
+        sources.append(gen / "model_selftest.c")
+    input_bytes = sum(spec.values[i].nbytes for i in spec.inputs)
+    (gen / "mote_model.h").write_text(model_header_text(spec, compiled.name, compiled.manifest, firmware={
+        "state_bytes": state, "inputs_bytes": input_bytes, "stack_reserved_bytes": stack_reserved,
+        "scratch_slots": scratch_slots(spec), "selftest_cases": cases}))
+    return sources
+
+
+def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
+                     selftest: bool, verify_checksum: bool) -> dict:
+    """The mote_sources.json dict: every path absolute.
+
+    sources: every C file to compile (generated, runtime, embedding API,
+    kernel support, the selected kernels); kernel_sources: the subset worth
+    compiling for speed (-O2); include_dirs; defines ({name: value or None});
+    cflags: what the sources need beyond the user's flags; warning_flags:
+    what Mote compiles them with; arch_flags: this board's -mcpu/-mfpu/-mfloat-abi;
+    port: Mote's bare-metal port for the board (startup, vectors, UART, the
+    port hooks), its linker script and link flags, for a project without
+    startup code of its own."""
+    from aot.target.firmware import (LINK_LIBS, WARN_FLAGS, board_header, boot2_image, link_flags,
+                                     linker_script, port_include_dirs, port_sources)
+    port_dir = out / "port"
+    port_dir.mkdir(exist_ok=True)
+    (port_dir / "mote_board.h").write_text(board_header(board))
+    (port_dir / "firmware.ld").write_text(linker_script(board, GENERATE_STACK_BYTES))
+    psrc = port_sources(board) + ([boot2_image(board, port_dir)] if board.boot2_bytes else [])
+    embed = EMBED_SOURCES + ([EMBED_SELFTEST_SOURCE] if selftest else [])
+    defines = {"NDEBUG": None}
+    defines.update(dtype_defines(compiled.manifest))
+    if verify_checksum:
+        defines["MOTE_VERIFY_CHECKSUM"] = None
+    spec = compiled.spec
+    io = lambda idx: [{"shape": list(spec.values[i].sizes),  # noqa: E731
+                       "dtype": compiled.manifest["inputs" if idx is spec.inputs else "outputs"][k]["dtype"],
+                       "bytes": spec.values[i].nbytes} for k, i in enumerate(idx)]
+    fast = support_sources() + list(kernels)
+    return {
+        "board": board.name, "model": compiled.name, "int8": bool(compiled.int8),
+        "sources": [str(p) for p in generated + runtime_sources() + embed + fast],
+        "generated_sources": [str(p) for p in generated],
+        "kernel_sources": [str(p) for p in fast],
+        "include_dirs": [str(out), str(RUNTIME_DIR / "include"), str(EMBED_DIR), str(KERNELS_DIR)],
+        "defines": defines,
+        "cflags": ["-std=c99", "-ffunction-sections", "-fdata-sections"],
+        "warning_flags": list(WARN_FLAGS),
+        "arch_flags": list(board.arch_flags),
+        "port": {
+            "sources": [str(p) for p in psrc],
+            "include_dirs": [str(port_dir)] + [str(d) for d in port_include_dirs(board)],
+            "defines": {},
+            "linker_script": str(port_dir / "firmware.ld"),
+            "ldflags": link_flags(board, port_dir / "firmware.ld"),
+            "libs": list(LINK_LIBS),
+            "stack_bytes": GENERATE_STACK_BYTES,
+        },
+        "memory": dict(compiled.manifest.get("memory", {})),
+        "inputs": io(spec.inputs), "outputs": io(spec.outputs),
+        "pte_bytes": len(compiled.pte),
+        "pte_sha256": hashlib.sha256(compiled.pte).hexdigest(),
+    }
+
+
+def generate_compiled(compiled, board_name, out_dir, selftest=None,
+                      verify_checksum: bool = False) -> Generated:
+    """Write the sources of `compiled` (aot.compiler.pipeline.Compiled) for
+    `board_name` into `out_dir` (see the module docstring). selftest: an
+    aot.target.selftest.SelfTest to embed (model_selftest.c, model.bpte).
+    The folder is written in a staging folder beside it and replaces it
+    only when everything succeeded. Raises BuildError (no kernel for an op,
+    the model's RAM exceeds the board's)."""
+    from aot.compiler.pipeline import write_outputs
+    from aot.target.boards import load_board
+    board = load_board(board_name)
+    out = Path(out_dir).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = out.parent / f".{out.name}.generating-{os.getpid()}"
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir()
+    try:
+        op_names = sorted({f"{c.op}.{c.overload}" for c in compiled.spec.instructions})
+        kernels = select_kernels(op_names, board)
+        state, scratch = target_memory(compiled, board, stage)
+        fit_check(compiled.spec, board, state, scratch, GENERATE_STACK_BYTES)
+        (stage / "abi_probe.o").unlink(missing_ok=True)
+        generated = write_model_sources(compiled, board, stage, state, selftest)
+        write_outputs(compiled, stage / "model.pte")
+        if selftest is not None:
+            from aot.target.selftest import bpte_bytes
+            (stage / "model.bpte").write_bytes(bpte_bytes(compiled.pte, selftest))
+        manifest = sources_manifest(compiled, board, stage, generated, kernels, selftest is not None,
+                                    verify_checksum)
+        # paths inside the staging folder become paths inside the final one
+        text = json.dumps(manifest, indent=2).replace(str(stage), str(out))
+        (stage / "mote_sources.json").write_text(text + "\n")
+        replace_folder(stage, out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return Generated(out_dir=out, sources=json.loads((out / "mote_sources.json").read_text()))
+
+
+def planned_table(sources: dict, board) -> str:
+    """The size table `aot generate` prints: flash and RAM known before the
+    link (program, arena, runtime state, scratch) against the board budget."""
+    mem = sources["memory"]
+    arena = sum(mem.get("arena_bytes") or [0])
+    state = mem.get("runtime_state_bytes") or 0
+    scratch = mem.get("scratch_bytes") or 0
+    rows = [("program (.pte)", sources["pte_bytes"], None), ("arena", None, arena),
+            ("runtime state", None, state), ("scratch", None, scratch)]
+    lines = [f"{'part':<16}{'flash B':>12}{'RAM B':>12}"]
+    for name, fl, ram in rows:
+        lines.append(f"{name:<16}{'' if fl is None else f'{fl:,}':>12}{'' if ram is None else f'{ram:,}':>12}")
+    ram_total = arena + state + scratch
+    lines.append(f"{'model total':<16}{sources['pte_bytes']:>12,}{ram_total:>12,}"
+                 f"   (+ code, stack and your application's own memory)")
+    lines.append(f"{'board budget':<16}{board.flash.size:>12,}{board.ram.size:>12,}   "
+                 f"({100 * sources['pte_bytes'] / board.flash.size:.1f}% flash, "
+                 f"{100 * ram_total / board.ram.size:.1f}% RAM)")
+    kern = [Path(p).name for p in sources["kernel_sources"] if Path(p).name.startswith("op_")]
+    lines.append(f"kernels: {len(kern)} ({', '.join(kern)})")
+    return "\n".join(lines)
+
+
+def _main(argv=None) -> int:
+    """`python -m aot.target.generate --board-sources BOARD`: the model-independent
+    sources of a build for BOARD as JSON (runtime, embedding API, kernel support,
+    every kernel for the board), for build systems that fix their source list
+    before the model is compiled (cmake/mote.cmake)."""
+    import argparse
+    from aot.target.boards import load_board
+    p = argparse.ArgumentParser(prog="python -m aot.target.generate")
+    p.add_argument("--board-sources", metavar="BOARD", required=True)
+    args = p.parse_args(argv)
+    try:
+        board = load_board(args.board_sources)
+    except Exception as e:  # noqa: BLE001 - one line for the build system's log
+        print(f"mote: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps({
+        "board": board.name,
+        "runtime_sources": [str(p) for p in runtime_sources()],
+        "embed_sources": [str(p) for p in EMBED_SOURCES],
+        "embed_selftest_source": str(EMBED_SELFTEST_SOURCE),
+        "kernel_sources": [str(p) for p in support_sources() + board_kernel_files(board)],
+        "include_dirs": [str(RUNTIME_DIR / "include"), str(EMBED_DIR), str(KERNELS_DIR)],
+        "arch_flags": list(board.arch_flags),
+    }, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())

@@ -1,0 +1,117 @@
+/*
+ * mote_model.c - the embedding API (mote/model.h) over the generated model.
+ *
+ * Compiled with the folder `aot generate` wrote on the include path: it
+ * reads the exact sizes from mote_model.h and the program from model_pte.h,
+ * and declares every buffer as static storage of exactly those sizes, so a
+ * model that does not fit fails at link time, never at run time. The
+ * kernel scratch planned inside the arena (MOTE_MODEL_SCRATCH_SLOTS) is
+ * handed to the runtime as is; a separate scratch buffer exists only when
+ * the plan does not cover a kernel's need (MOTE_MODEL_SCRATCH_BYTES > 0).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mote/model.h"
+#include "mote/program.h"
+#include "model_pte.h"
+#include "mote_model.h"
+
+#ifndef MOTE_MODEL_STATE_BYTES
+#error "mote_model.h has no MOTE_MODEL_STATE_BYTES: generate it with `aot generate` (or `aot build`)"
+#endif
+#if defined(MOTE_VERIFY_CHECKSUM) && !defined(MOTE_MODEL_CRC32)
+#error "MOTE_VERIFY_CHECKSUM needs MOTE_MODEL_CRC32 (the program's CRC-32) in mote_model.h: regenerate it"
+#endif
+#ifndef MOTE_MODEL_NUM_SCRATCH_SLOTS
+#define MOTE_MODEL_NUM_SCRATCH_SLOTS 0
+#endif
+
+/* Exactly-sized static memory (bytes from mote_model.h). An empty arena
+ * still gets one aligned block: C has no zero-length arrays. */
+static uint8_t mote_embed_state[MOTE_MODEL_STATE_BYTES > 0 ? MOTE_MODEL_STATE_BYTES : 8]
+    __attribute__((aligned(MOTE_STATE_ALIGN)));
+static uint8_t mote_embed_arena0[MOTE_MODEL_ARENA0_BYTES > 0 ? MOTE_MODEL_ARENA0_BYTES : MOTE_ARENA_ALIGN]
+    __attribute__((aligned(MOTE_ARENA_ALIGN)));
+#if MOTE_MODEL_SCRATCH_BYTES > 0
+static uint8_t mote_embed_scratch[MOTE_MODEL_SCRATCH_BYTES] __attribute__((aligned(MOTE_ARENA_ALIGN)));
+#endif
+#if MOTE_MODEL_NUM_SCRATCH_SLOTS > 0
+static const mote_scratch_slot_t mote_embed_slots[] = MOTE_MODEL_SCRATCH_SLOTS;
+#endif
+
+static mote_program_t mote_embed_program;
+static mote_method_t mote_embed_method;
+static int mote_embed_ready;
+
+mote_err_t mote_model_init(void)
+{
+    mote_embed_ready = 0;
+#ifdef MOTE_VERIFY_CHECKSUM
+    MOTE_TRY(mote_program_verify_crc32(mote_model_pte, mote_model_pte_size, (uint32_t)(MOTE_MODEL_CRC32)));
+#endif
+    MOTE_TRY(mote_program_load(&mote_embed_program, mote_model_pte, mote_model_pte_size));
+    mote_method_requirements_t req;
+    MOTE_TRY(mote_method_memory_requirements(&mote_embed_program, 0, &req));
+    /* mote_model.h describes one arena (memory id 1); a program with more
+     * was not generated for this runtime. */
+    MOTE_CHECK(req.num_arenas <= 1u, MOTE_ERR_UNSUPPORTED);
+    mote_memory_t mem = {0};
+    mem.state.ptr = mote_embed_state;
+    mem.state.size = sizeof(mote_embed_state);
+    mem.num_arenas = req.num_arenas;
+    if (req.num_arenas > 0u) {
+        mem.arenas[0].ptr = mote_embed_arena0;
+        mem.arenas[0].size = sizeof(mote_embed_arena0);
+    }
+#if MOTE_MODEL_SCRATCH_BYTES > 0
+    mem.scratch.ptr = mote_embed_scratch;
+    mem.scratch.size = sizeof(mote_embed_scratch);
+#endif
+#if MOTE_MODEL_NUM_SCRATCH_SLOTS > 0
+    mem.scratch_slots = mote_embed_slots;
+    mem.num_scratch_slots = (uint32_t)(sizeof(mote_embed_slots) / sizeof(mote_embed_slots[0]));
+#endif
+    MOTE_TRY(mote_method_init(&mote_embed_method, &mote_embed_program, 0, &mem));
+    mote_embed_ready = 1;
+    return MOTE_OK;
+}
+
+uint32_t mote_model_num_inputs(void)
+{
+    return mote_embed_ready ? mote_method_num_inputs(&mote_embed_method) : 0u;
+}
+
+uint32_t mote_model_num_outputs(void)
+{
+    return mote_embed_ready ? mote_method_num_outputs(&mote_embed_method) : 0u;
+}
+
+mote_err_t mote_model_set_input(uint32_t index, const void *data, size_t nbytes)
+{
+    MOTE_CHECK(mote_embed_ready, MOTE_ERR_NOT_INITIALIZED);
+    MOTE_CHECK(data != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    return mote_method_set_input(&mote_embed_method, index, data, nbytes);
+}
+
+mote_err_t mote_model_run(void)
+{
+    MOTE_CHECK(mote_embed_ready, MOTE_ERR_NOT_INITIALIZED);
+    return mote_method_execute(&mote_embed_method);
+}
+
+mote_err_t mote_model_get_output(uint32_t index, const void **data, size_t *nbytes)
+{
+    MOTE_CHECK(mote_embed_ready, MOTE_ERR_NOT_INITIALIZED);
+    MOTE_CHECK(data != NULL && nbytes != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    const mote_tensor_t *t;
+    MOTE_TRY(mote_method_get_output(&mote_embed_method, index, &t));
+    *data = t->data;
+    *nbytes = t->nbytes;
+    return MOTE_OK;
+}
+
+mote_method_t *mote_model_method(void)
+{
+    return mote_embed_ready ? &mote_embed_method : NULL;
+}

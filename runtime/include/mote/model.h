@@ -1,0 +1,102 @@
+/*
+ * mote/model.h - the embedding API: run the one model `aot generate` made for
+ * this build without knowing about arenas, state or scratch.
+ *
+ * `aot generate MODEL --board BOARD -o DIR` writes the program (model_pte.c,
+ * a const array in flash), its exact sizes (mote_model.h) and the kernel
+ * registry; runtime/embed/mote_model.c, compiled with DIR on the include
+ * path, declares every buffer the model needs as static storage of exactly
+ * those sizes (state, arena, scratch: see mote_model.h) and implements the
+ * calls below on top of mote/program.h and mote/method.h. Nothing is
+ * allocated at run time; the linker reports a model that does not fit.
+ *
+ *     #include "mote/model.h"
+ *     #include "mote_model.h"        // MOTE_MODEL_INPUT0_NUMEL, ...
+ *
+ *     static float x[MOTE_MODEL_INPUT0_NUMEL];
+ *
+ *     int main(void) {
+ *         if (mote_model_init() != MOTE_OK) return 1;
+ *         ... fill x ...
+ *         if (mote_model_set_input(0, x, sizeof x) != MOTE_OK) return 1;
+ *         if (mote_model_run() != MOTE_OK) return 1;
+ *         const void *y; size_t n;
+ *         if (mote_model_get_output(0, &y, &n) != MOTE_OK) return 1;
+ *         ... n bytes of output 0 at y (dtype MOTE_MODEL_OUTPUT0_DTYPE) ...
+ *     }
+ *
+ * Port hooks (mote/port.h) the application's platform provides: mote_port_log
+ * (used by mote_model_selftest and by a runtime built with MOTE_LOG),
+ * mote_port_ticks and mote_port_abort. Mote's bare-metal Cortex-M port
+ * (ports/cortex-m), its Zephyr port (ports/zephyr) and its Linux port provide
+ * all three.
+ *
+ * One model per build: the generated symbols (mote_model_pte, ...) are global.
+ * The functions are not reentrant; call them from one thread.
+ */
+#ifndef MOTE_MODEL_API_H
+#define MOTE_MODEL_API_H
+
+#include "mote/method.h"
+#include "mote/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Loads and verifies the program in flash and initialises its method 0 in the
+ * static storage. With MOTE_VERIFY_CHECKSUM defined it first checks the
+ * program's CRC-32 against MOTE_MODEL_CRC32. Safe to call again (re-inits).
+ * Errors: CHECKSUM, the loader's and mote_method_init's codes (a program the
+ * kernel registry cannot run: OP_NOT_FOUND).
+ */
+MOTE_NODISCARD mote_err_t mote_model_init(void);
+
+/** Number of inputs / outputs of the model (0 before a successful init). */
+uint32_t mote_model_num_inputs(void);
+uint32_t mote_model_num_outputs(void);
+
+/**
+ * Copies `nbytes` bytes into input `index` (its dtype and shape are the
+ * program's: MOTE_MODEL_INPUT<i>_DTYPE, _NUMEL, _BYTES). Errors:
+ * NOT_INITIALIZED, INVALID_ARGUMENT (data NULL), INPUT_INDEX, INPUT_SHAPE
+ * (nbytes is not MOTE_MODEL_INPUT<i>_BYTES).
+ */
+MOTE_NODISCARD mote_err_t mote_model_set_input(uint32_t index, const void *data, size_t nbytes);
+
+/** Runs one inference. Errors: NOT_INITIALIZED, a kernel's MOTE_ERR_KERNEL_* code. */
+MOTE_NODISCARD mote_err_t mote_model_run(void);
+
+/**
+ * Output `index` after mote_model_run: `*data` points at its bytes inside the
+ * arena (valid until the next run), `*nbytes` is its size
+ * (MOTE_MODEL_OUTPUT<i>_BYTES). Errors: NOT_INITIALIZED, INVALID_ARGUMENT
+ * (NULL out-pointer), INPUT_INDEX.
+ */
+MOTE_NODISCARD mote_err_t mote_model_get_output(uint32_t index, const void **data, size_t *nbytes);
+
+/** The initialised method, for everything else mote/method.h offers (NULL before init). */
+mote_method_t *mote_model_method(void);
+
+/**
+ * Runs the self-test cases `aot generate --selftest N` embedded
+ * (model_selftest.c) and prints, through mote_port_log, one line per case and
+ * output and then the verdict that `aot test` and `aot monitor` read:
+ *
+ *   MOTE SELFTEST CASE case=<k> output=<o> max_abs_err=<e> tol=<t> result=PASS|FAIL
+ *   MOTE SELFTEST PASS n=<cases> max_abs_err=<e>
+ *   MOTE SELFTEST FAIL case=<k> output=<o> element=<i> got=<g> want=<w> tol=<t> failed=<f> n=<cases> max_abs_err=<e>
+ *
+ * An element passes when its bytes equal the expected ones, or for float
+ * outputs when |got - want| <= the output's tolerance. Only in builds made
+ * with --selftest (mote_model.h defines MOTE_MODEL_SELFTEST_CASES).
+ * Returns MOTE_OK on PASS, MOTE_ERR_SELFTEST on FAIL, or the first init/run
+ * error.
+ */
+MOTE_NODISCARD mote_err_t mote_model_selftest(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MOTE_MODEL_API_H */
