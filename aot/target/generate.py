@@ -367,13 +367,13 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
     port: Mote's bare-metal port for the board (startup, vectors, UART, the
     port hooks), its linker script and link flags, for a project without
     startup code of its own."""
-    from aot.target.firmware import (LINK_LIBS, WARN_FLAGS, board_header, boot2_image, link_flags,
-                                     linker_script, port_include_dirs, port_sources)
+    from aot.target.firmware import WARN_FLAGS, board_header, boot2_image, link_flags, linker_script
+    port = port_manifest(board)
     port_dir = out / "port"
     port_dir.mkdir(exist_ok=True)
     (port_dir / "mote_board.h").write_text(board_header(board))
     (port_dir / "firmware.ld").write_text(linker_script(board, GENERATE_STACK_BYTES))
-    psrc = port_sources(board) + ([boot2_image(board, port_dir)] if board.boot2_bytes else [])
+    psrc = [Path(p) for p in port["sources"]] + ([boot2_image(board, port_dir)] if board.boot2_bytes else [])
     embed = EMBED_SOURCES + ([EMBED_SELFTEST_SOURCE] if selftest else [])
     defines = {"NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
@@ -394,15 +394,11 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
         "cflags": ["-std=c99", "-ffunction-sections", "-fdata-sections"],
         "warning_flags": list(WARN_FLAGS),
         "arch_flags": list(board.arch_flags),
-        "port": {
-            "sources": [str(p) for p in psrc],
-            "include_dirs": [str(port_dir)] + [str(d) for d in port_include_dirs(board)],
-            "defines": {},
-            "linker_script": str(port_dir / "firmware.ld"),
-            "ldflags": link_flags(board, port_dir / "firmware.ld"),
-            "libs": list(LINK_LIBS),
-            "stack_bytes": GENERATE_STACK_BYTES,
-        },
+        "port": dict(port, sources=[str(p) for p in psrc],
+                     include_dirs=[str(port_dir)] + port["include_dirs"],
+                     generated_sources=[str(out / p) for p in port["generated_sources"]],
+                     linker_script=str(port_dir / "firmware.ld"),
+                     ldflags=link_flags(board, port_dir / "firmware.ld")),
         "memory": dict(compiled.manifest.get("memory", {})),
         "inputs": io(spec.inputs), "outputs": io(spec.outputs),
         "pte_bytes": len(compiled.pte),
@@ -472,6 +468,20 @@ def planned_table(sources: dict, board) -> str:
     return "\n".join(lines)
 
 
+def port_manifest(board) -> dict:
+    """Mote's bare-metal port for `board` (startup, vectors, UART, port hooks) as a
+    build system needs it: sources, include folders, the files `aot generate`
+    writes under port/ (relative to its folder), link flags without the linker
+    script (port/firmware.ld) and the libraries."""
+    from aot.target.firmware import LINK_LIBS, link_flags, port_include_dirs, port_sources
+    return {"sources": [str(p) for p in port_sources(board)],
+            "include_dirs": [str(d) for d in port_include_dirs(board)],
+            "generated_sources": ["port/boot2_image.S"] if board.boot2_bytes else [],
+            "linker_script": "port/firmware.ld",
+            "ldflags": [f for f in link_flags(board, "") if not f.startswith("-T")],
+            "libs": list(LINK_LIBS), "stack_bytes": GENERATE_STACK_BYTES}
+
+
 def _main(argv=None) -> int:
     """`python -m aot.target.generate --board-sources BOARD`: the model-independent
     sources of a build for BOARD as JSON (runtime, embedding API, kernel support,
@@ -495,6 +505,7 @@ def _main(argv=None) -> int:
         "kernel_sources": [str(p) for p in support_sources() + board_kernel_files(board)],
         "include_dirs": [str(RUNTIME_DIR / "include"), str(EMBED_DIR), str(KERNELS_DIR)],
         "arch_flags": list(board.arch_flags),
+        "port": port_manifest(board),
     }, indent=2))
     return 0
 

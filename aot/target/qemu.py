@@ -184,3 +184,34 @@ def _listening(port: int) -> bool:
             if len(f) > 3 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
                 return True
     return False
+
+
+def _main(argv=None) -> int:
+    """`python -m aot.target.qemu ELF --board BOARD [--timeout S]`: run a firmware
+    ELF on the board's QEMU machine, print UART0 as it arrives, exit with the
+    firmware's status (124 on timeout). The run step of build systems that link
+    their own firmware (cmake/mote.cmake's run target, the PlatformIO platform)."""
+    import argparse
+    import sys
+    p = argparse.ArgumentParser(prog="python -m aot.target.qemu", description=_main.__doc__.splitlines()[0])
+    p.add_argument("elf")
+    p.add_argument("--board", required=True, help="a board of boards/ that names a QEMU machine")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds of wall time (default 60)")
+    args = p.parse_args(argv)
+    if not Path(args.elf).is_file():
+        print(f"mote qemu: {args.elf}: no such firmware file", file=sys.stderr)
+        return 2
+    try:
+        code, _ = run_firmware_streaming(args.elf, args.board, timeout_s=args.timeout,
+                                         on_line=lambda line: print(line, flush=True))
+    except QemuTimeout:
+        print(f"mote qemu: {args.elf} did not exit within {args.timeout:g} s", file=sys.stderr)
+        return 124
+    except (QemuError, Exception) as e:  # noqa: BLE001 - bad board name, QEMU missing: one line
+        print(f"mote qemu: {e}", file=sys.stderr)
+        return 2
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())

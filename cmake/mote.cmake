@@ -1,0 +1,273 @@
+# mote.cmake - Mote in a user's CMake build: `mote_add_model()`.
+#
+#   add_subdirectory(path/to/mote mote)        # or: find_package(Mote REQUIRED)
+#   add_executable(app main.c)
+#   mote_add_model(app MODEL model.py BOARD pico2 [INT8] [INT8_IO] [CALIB calib.npz]
+#                  [SELFTEST <n>] [VERIFY_CHECKSUM] [PORT] [DEPENDS <files>...]
+#                  [OUTPUT_DIR <dir>])
+#
+# At build time a custom command runs `aot generate` (aot.target.generate) into
+# OUTPUT_DIR (default <binary dir>/mote/<target>). It re-runs when the model
+# file, the calibration file, a DEPENDS file (modules the model file imports),
+# the board file or the compiler's own sources change, and only then. The
+# target gets the generated program, registry and self-test cases, the
+# embedding API (mote/model.h) and links one static library per board,
+# mote_<board>, of the runtime and every kernel for the board (cmsis/ DSP/MVE
+# versions on cores with them): the generated registry references only the
+# program's kernels, so only those are linked.
+#
+# PORT: also compile Mote's bare-metal port for the board (startup, vectors,
+# UART, the port hooks) and link with the board's linker script, for a project
+# without startup code of its own (examples/cmake). Without PORT the
+# application provides mote_port_log, mote_port_ticks and mote_port_abort.
+#
+# The compiler flags are the user's (toolchain file, CMAKE_C_FLAGS): give the
+# board's -mcpu/-mfpu/-mfloat-abi there; `python -m aot.target.generate
+# --board-sources BOARD` prints them ("arch_flags").
+#
+# Python: MOTE_PYTHON (cache) is the interpreter that runs aot; by default the
+# checkout's .venv (scripts/bootstrap.sh), else the first python3 on PATH that
+# can import aot. A missing aot stops the configure step with the install line.
+
+include_guard(GLOBAL)
+cmake_minimum_required(VERSION 3.20)
+
+if(NOT DEFINED MOTE_ROOT)
+    get_filename_component(MOTE_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+endif()
+set(MOTE_ROOT "${MOTE_ROOT}" CACHE INTERNAL "Mote sources (aot/, runtime/, kernels/, ports/, boards/)")
+
+function(_mote_find_python)
+    if(MOTE_PYTHON)
+        set(candidates "${MOTE_PYTHON}")
+    else()
+        set(candidates "${MOTE_ROOT}/.venv/bin/python")
+        find_program(_mote_py3 NAMES python3 python)
+        if(_mote_py3)
+            list(APPEND candidates "${_mote_py3}")
+        endif()
+    endif()
+    foreach(py IN LISTS candidates)
+        if(EXISTS "${py}")
+            execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}"
+                                    "${py}" -c "import aot.target.generate"
+                            RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+            if(rc EQUAL 0)
+                set(MOTE_PYTHON "${py}" CACHE FILEPATH "Python interpreter with Mote's aot package" FORCE)
+                return()
+            endif()
+        endif()
+    endforeach()
+    message(FATAL_ERROR "Mote: no Python that can import the aot package (tried: ${candidates}). "
+            "Install it: `${MOTE_ROOT}/scripts/bootstrap.sh` (a .venv in the checkout), or "
+            "`pip install torch==2.13.0 -e ${MOTE_ROOT}` in your Python, or set -DMOTE_PYTHON=/path/to/python.")
+endfunction()
+
+# The model-independent sources for BOARD (runtime, embedding API, kernels,
+# port), read once per board from aot.target.generate into MOTE_<id>_* variables.
+function(_mote_board_sources board id)
+    get_property(done GLOBAL PROPERTY "MOTE_BOARD_${id}_LOADED")
+    if(done)
+        return()
+    endif()
+    _mote_find_python()
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}"
+                            "${MOTE_PYTHON}" -m aot.target.generate --board-sources "${board}"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+        string(STRIP "${err}" err)
+        message(FATAL_ERROR "Mote: board '${board}': ${err}")
+    endif()
+    foreach(key runtime_sources embed_sources kernel_sources include_dirs arch_flags)
+        _mote_json_list(list "${json}" ${key})
+        set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_${key}" "${list}")
+    endforeach()
+    string(JSON st GET "${json}" embed_selftest_source)
+    set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_embed_selftest_source" "${st}")
+    foreach(key sources include_dirs generated_sources ldflags libs)
+        _mote_json_list(list "${json}" port ${key})
+        set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_port_${key}" "${list}")
+    endforeach()
+    string(JSON ld GET "${json}" port linker_script)
+    set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_port_linker_script" "${ld}")
+    set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_LOADED" TRUE)
+endfunction()
+
+# A JSON array of strings (at the path given by the extra arguments) as a CMake list.
+function(_mote_json_list out json)
+    string(JSON n LENGTH "${json}" ${ARGN})
+    set(items "")
+    if(n GREATER 0)
+        math(EXPR last "${n} - 1")
+        foreach(i RANGE ${last})
+            string(JSON item GET "${json}" ${ARGN} ${i})
+            list(APPEND items "${item}")
+        endforeach()
+    endif()
+    set(${out} "${items}" PARENT_SCOPE)
+endfunction()
+
+function(_mote_get out id key)
+    get_property(v GLOBAL PROPERTY "MOTE_BOARD_${id}_${key}")
+    set(${out} "${v}" PARENT_SCOPE)
+endfunction()
+
+# mote_<id>: the runtime and every kernel for the board, one static library
+# (an archive: the link takes only the members the registry and the
+# embedding API reference).
+function(_mote_board_library board id)
+    if(TARGET mote_${id})
+        return()
+    endif()
+    _mote_get(runtime ${id} runtime_sources)
+    _mote_get(kernels ${id} kernel_sources)
+    _mote_get(incs ${id} include_dirs)
+    add_library(mote_${id} STATIC ${runtime} ${kernels})
+    target_include_directories(mote_${id} PUBLIC ${incs})
+    set_target_properties(mote_${id} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+    target_compile_definitions(mote_${id} PRIVATE NDEBUG)
+    if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+        # -O2 for the kernels unless the build type says otherwise (they are the hot loop).
+        target_compile_options(mote_${id} PRIVATE -ffunction-sections -fdata-sections
+                               -Wall -Wextra -Wpedantic -Wmissing-prototypes -Werror
+                               $<$<CONFIG:>:-O2>)
+        target_link_libraries(mote_${id} INTERFACE m)  # expf/tanhf/logf of the fp32 kernels
+    endif()
+endfunction()
+
+# mote_model_sources(<prefix> MODEL f BOARD b [INT8] [INT8_IO] [CALIB f] [SELFTEST n]
+#                    [VERIFY_CHECKSUM] [DEPENDS f...] [OUTPUT_DIR d])
+# The build step and what it gives, without attaching them to a target (the
+# Zephyr module uses this): sets <prefix>_SOURCES (generated + embedding API),
+# <prefix>_INCLUDE_DIRS, <prefix>_DEFINITIONS, <prefix>_LIBRARY (mote_<board>),
+# <prefix>_OUTPUT_DIR, <prefix>_BOARD_ID and <prefix>_GENERATED (the custom
+# command's outputs).
+function(mote_model_sources prefix)
+    cmake_parse_arguments(M "INT8;INT8_IO;VERIFY_CHECKSUM" "MODEL;BOARD;CALIB;SELFTEST;OUTPUT_DIR" "DEPENDS" ${ARGN})
+    if(NOT M_MODEL OR NOT M_BOARD)
+        message(FATAL_ERROR "mote_model_sources(${prefix}): MODEL and BOARD are required")
+    endif()
+    get_filename_component(model "${M_MODEL}" ABSOLUTE)
+    if(NOT EXISTS "${model}")
+        message(FATAL_ERROR "Mote: model file ${model} not found")
+    endif()
+    string(MAKE_C_IDENTIFIER "${M_BOARD}" id)
+    _mote_board_sources("${M_BOARD}" ${id})
+    _mote_board_library("${M_BOARD}" ${id})
+    if(NOT M_OUTPUT_DIR)
+        set(M_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/mote/${prefix}")
+    endif()
+    get_filename_component(out "${M_OUTPUT_DIR}" ABSOLUTE)
+
+    set(args generate "${model}" --board "${M_BOARD}" -o "${out}")
+    set(deps "${model}" "${MOTE_ROOT}/boards/${M_BOARD}.json")
+    if(M_INT8)
+        list(APPEND args --int8)
+    endif()
+    if(M_INT8_IO)
+        list(APPEND args --int8-io)
+    endif()
+    if(M_CALIB)
+        get_filename_component(calib "${M_CALIB}" ABSOLUTE)
+        list(APPEND args --calib "${calib}")
+        list(APPEND deps "${calib}")
+    endif()
+    if(M_VERIFY_CHECKSUM)
+        list(APPEND args --verify-checksum)
+    endif()
+    set(generated "${out}/model_pte.c" "${out}/registry.c" "${out}/model_pte.h" "${out}/mote_model.h"
+                  "${out}/mote_sources.json" "${out}/port/firmware.ld" "${out}/port/mote_board.h")
+    _mote_get(embed ${id} embed_sources)
+    if(M_SELFTEST)
+        list(APPEND args --selftest ${M_SELFTEST})
+        list(APPEND generated "${out}/model_selftest.c")
+        _mote_get(st ${id} embed_selftest_source)
+        list(APPEND embed "${st}")
+    endif()
+    _mote_get(port_gen ${id} port_generated_sources)
+    foreach(g IN LISTS port_gen)
+        list(APPEND generated "${out}/${g}")
+    endforeach()
+    foreach(d IN LISTS M_DEPENDS)
+        get_filename_component(d "${d}" ABSOLUTE)
+        list(APPEND deps "${d}")
+    endforeach()
+    # The compiler's own sources: a new Mote re-generates the model.
+    file(GLOB_RECURSE compiler_sources "${MOTE_ROOT}/aot/*.py")
+    list(APPEND deps ${compiler_sources} "${MOTE_ROOT}/kernels/gen_registry.py")
+
+    get_filename_component(model_name "${model}" NAME)
+    add_custom_command(
+        OUTPUT ${generated}
+        COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot.cli ${args}
+        DEPENDS ${deps}
+        COMMENT "Mote: aot generate ${model_name} for ${M_BOARD}"
+        VERBATIM)
+
+    set(sources "${out}/model_pte.c" "${out}/registry.c" ${embed})
+    if(M_SELFTEST)
+        list(APPEND sources "${out}/model_selftest.c")
+    endif()
+    set(defs "")
+    if(M_VERIFY_CHECKSUM)
+        list(APPEND defs MOTE_VERIFY_CHECKSUM)
+    endif()
+    _mote_get(incs ${id} include_dirs)
+    set(${prefix}_SOURCES ${sources} "${out}/model_pte.h" "${out}/mote_model.h" PARENT_SCOPE)
+    set(${prefix}_INCLUDE_DIRS "${out}" ${incs} PARENT_SCOPE)
+    set(${prefix}_DEFINITIONS ${defs} PARENT_SCOPE)
+    set(${prefix}_LIBRARY mote_${id} PARENT_SCOPE)
+    set(${prefix}_OUTPUT_DIR "${out}" PARENT_SCOPE)
+    set(${prefix}_BOARD_ID ${id} PARENT_SCOPE)
+    set(${prefix}_GENERATED ${generated} PARENT_SCOPE)
+endfunction()
+
+# mote_add_model(<target> MODEL f BOARD b [INT8] [INT8_IO] [CALIB f] [SELFTEST n]
+#                [VERIFY_CHECKSUM] [PORT] [DEPENDS f...] [OUTPUT_DIR d])
+function(mote_add_model target)
+    if(NOT TARGET ${target})
+        message(FATAL_ERROR "mote_add_model: ${target} is not a target (add_executable/add_library it first)")
+    endif()
+    cmake_parse_arguments(A "PORT" "OUTPUT_DIR" "" ${ARGN})
+    if(NOT A_OUTPUT_DIR)
+        set(A_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/mote/${target}")
+    endif()
+    mote_model_sources(_mote ${A_UNPARSED_ARGUMENTS} OUTPUT_DIR "${A_OUTPUT_DIR}")
+    set(id ${_mote_BOARD_ID})
+    set(out ${_mote_OUTPUT_DIR})
+    target_sources(${target} PRIVATE ${_mote_SOURCES})
+    target_include_directories(${target} PRIVATE ${_mote_INCLUDE_DIRS})
+    target_compile_definitions(${target} PRIVATE ${_mote_DEFINITIONS})
+    target_link_libraries(${target} PRIVATE ${_mote_LIBRARY})
+    if(A_PORT)
+        _mote_get(psrc ${id} port_sources)
+        _mote_get(pgen ${id} port_generated_sources)
+        _mote_get(pinc ${id} port_include_dirs)
+        _mote_get(pld ${id} port_ldflags)
+        _mote_get(plink ${id} port_linker_script)
+        foreach(g IN LISTS pgen)
+            list(APPEND psrc "${out}/${g}")
+        endforeach()
+        target_sources(${target} PRIVATE ${psrc} "${out}/port/mote_board.h")
+        target_include_directories(${target} PRIVATE "${out}/port" ${pinc})
+        target_link_options(${target} PRIVATE ${pld} "-T${out}/${plink}")
+        set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${out}/${plink}")
+    endif()
+    message(STATUS "Mote: ${target}: model compiled at build time by aot generate into ${out}")
+endfunction()
+
+# mote_add_qemu_run(<target> BOARD b [TIMEOUT s]): a `<target>-run` target that
+# runs the firmware in the board's QEMU machine and shows its UART
+# (python -m aot.target.qemu; exit status = the firmware's).
+function(mote_add_qemu_run target)
+    cmake_parse_arguments(R "" "BOARD;TIMEOUT" "" ${ARGN})
+    if(NOT R_TIMEOUT)
+        set(R_TIMEOUT 60)
+    endif()
+    _mote_find_python()
+    add_custom_target(${target}-run
+        COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot.target.qemu
+                "$<TARGET_FILE:${target}>" --board "${R_BOARD}" --timeout ${R_TIMEOUT}
+        DEPENDS ${target} USES_TERMINAL VERBATIM
+        COMMENT "Mote: running ${target} on ${R_BOARD} in QEMU")
+endfunction()

@@ -1,0 +1,140 @@
+"""The CMake integration (cmake/mote.cmake, examples/cmake): a user's plain
+CMake project with `mote_add_model()`, cross-built with arm-none-eabi-gcc
+through the example's toolchain file and run in QEMU (mps2-an505), then
+re-built: nothing changed -> nothing re-generated or re-compiled; the model
+file changed -> `aot generate` runs again and the new firmware passes its
+self-test. Also the installed package (`cmake --install`, find_package(Mote))."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "cmake"
+PYTHON = sys.executable
+
+pytestmark = [pytest.mark.slow, pytest.mark.sim]
+
+
+def _run(cmd, **kw) -> subprocess.CompletedProcess:
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    assert proc.returncode == 0, f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    return proc
+
+
+def _configure(src: Path, build: Path, *extra) -> None:
+    _run(["cmake", "-S", src, "-B", build, f"-DCMAKE_TOOLCHAIN_FILE={src / 'arm-none-eabi-m33.cmake'}",
+          "-DCMAKE_BUILD_TYPE=Release", f"-DMOTE_PYTHON={PYTHON}", *extra])
+
+
+def _build(build: Path) -> str:
+    proc = _run(["cmake", "--build", build, "-j2"])
+    return proc.stdout + proc.stderr
+
+
+def _qemu(build: Path) -> tuple:
+    proc = subprocess.run(["cmake", "--build", build, "--target", "app-run"], capture_output=True,
+                          text=True, timeout=180)
+    return proc.returncode, proc.stdout
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A copy of examples/cmake outside the checkout, configured against it."""
+    base = tmp_path_factory.mktemp("cmake")
+    src = base / "src"
+    shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("README.md"))
+    build = base / "build"
+    _configure(src, build, f"-DMOTE_DIR={ROOT}")
+    return src, build
+
+
+def test_example_builds_runs_and_passes_selftest(project):
+    src, build = project
+    log = _build(build)
+    assert "Mote: aot generate model.py for mps2-an505" in log
+    code, out = _qemu(build)
+    assert code == 0, out
+    assert re.search(r"^MOTE SELFTEST PASS n=4 max_abs_err=0$", out, re.M), out
+    assert re.search(r"^app: class \d+ \(score -?\d+/1000\)$", out, re.M), out
+    # Only the program's kernels are linked: the registry names exactly ops.json's.
+    gen = build / "mote" / "app"
+    nm = _run(["arm-none-eabi-nm", build / "app.elf"]).stdout
+    linked = {m.group(1) for m in re.finditer(r" T (mote_kernel_\w+)$", nm, re.M)
+              if not m.group(1).startswith("mote_kernel_registry")}
+    import json
+    wanted = {op["kernel"] for op in json.loads((gen / "ops.json").read_text())["ops"]
+              if op["kernel"] != "mote_kernel_executorch_prim_et_view_default"}
+    assert linked == wanted, linked ^ wanted
+    assert "mote_kernel_aten_convolution_out" not in linked  # an fp32 kernel the int8 model does not use
+
+
+def test_rebuild_without_change_does_nothing(project):
+    src, build = project
+    gen = build / "mote" / "app"
+    before = {p: p.stat().st_mtime_ns for p in (gen / "model_pte.c", gen / "mote_model.h", build / "app.elf")}
+    log = _build(build)
+    assert "aot generate" not in log, log
+    assert "Building C object" not in log, log
+    assert {p: p.stat().st_mtime_ns for p in before} == before
+
+
+def test_source_change_recompiles_only_it(project):
+    src, build = project
+    main = src / "main.c"
+    main.write_text(main.read_text() + "\n/* touched */\n")
+    log = _build(build)
+    assert "aot generate" not in log, log
+    assert re.findall(r"Building C object (\S+)", log) == ["CMakeFiles/app.dir/main.c.obj"], log
+
+
+def test_model_change_regenerates_and_still_passes(project):
+    src, build = project
+    gen = build / "mote" / "app"
+    arena_before = re.search(r"MOTE_MODEL_ARENA0_BYTES (\d+)u", (gen / "mote_model.h").read_text()).group(1)
+    model = src / "model.py"
+    model.write_text(model.read_text().replace("WIDTH = 8 ", "WIDTH = 12 "))
+    log = _build(build)
+    assert "Mote: aot generate model.py for mps2-an505" in log
+    header = (gen / "mote_model.h").read_text()
+    arena_after = re.search(r"MOTE_MODEL_ARENA0_BYTES (\d+)u", header).group(1)
+    assert int(arena_after) > int(arena_before)  # 12 channels instead of 8 in the first feature map
+    code, out = _qemu(build)
+    assert code == 0 and "MOTE SELFTEST PASS n=4" in out, out
+
+
+def test_installed_package_find_package(tmp_path):
+    """cmake --install of the checkout's host build (scripts/bootstrap.sh made
+    it), then the example with find_package(Mote)."""
+    prefix = tmp_path / "prefix"
+    _run(["cmake", "--build", ROOT / "build" / "host", "-j2"])  # re-configures if CMakeLists changed
+    _run(["cmake", "--install", ROOT / "build" / "host", "--prefix", prefix])
+    assert (prefix / "share" / "mote" / "build" / "host" / "ports" / "linux" / "libmote.so").is_file()
+    assert (prefix / "lib" / "cmake" / "Mote" / "MoteConfig.cmake").is_file()
+    assert (prefix / "share" / "mote" / "aot" / "target" / "generate.py").is_file()
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("README.md"))
+    build = tmp_path / "build"
+    _configure(src, build, "-DMOTE_FIND_PACKAGE=ON", f"-DMote_DIR={prefix / 'lib' / 'cmake' / 'Mote'}")
+    cache = (build / "CMakeCache.txt").read_text()
+    assert f"MOTE_ROOT:INTERNAL={prefix / 'share' / 'mote'}" in cache
+    _build(build)
+    code, out = _qemu(build)
+    assert code == 0 and "MOTE SELFTEST PASS n=4" in out, out
+
+
+def test_missing_model_is_one_configure_error(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("README.md"))
+    (src / "model.py").unlink()
+    proc = subprocess.run(["cmake", "-S", src, "-B", tmp_path / "b",
+                           f"-DCMAKE_TOOLCHAIN_FILE={src / 'arm-none-eabi-m33.cmake'}",
+                           f"-DMOTE_PYTHON={PYTHON}", f"-DMOTE_DIR={ROOT}"], capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert f"Mote: model file {src / 'model.py'} not found" in " ".join(proc.stderr.split())  # CMake wraps lines
