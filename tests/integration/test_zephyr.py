@@ -171,7 +171,7 @@ def test_kconfig_parses_with_kconfiglib_and_defines_the_options():
     import kconfiglib
     kconf = _kconfig()
     assert kconf.warnings == []
-    want = {"MOTE": kconfiglib.BOOL, "MOTE_MODEL": kconfiglib.STRING, "MOTE_INT8": kconfiglib.BOOL,
+    want = {"MOTE": kconfiglib.BOOL, "MOTE_MODEL": kconfiglib.STRING, "MOTE_INT8": kconfiglib.BOOL, "MOTE_INT8_IO": kconfiglib.BOOL,
             "MOTE_CALIB": kconfiglib.STRING, "MOTE_SELFTEST": kconfiglib.INT, "MOTE_LOG": kconfiglib.BOOL,
             "MOTE_VERIFY_CHECKSUM": kconfiglib.BOOL, "MOTE_BOARD": kconfiglib.STRING,
             "MOTE_RP2350_DSP": kconfiglib.BOOL, "MOTE_S8_FORCE_PLAIN": kconfiglib.BOOL,
@@ -231,6 +231,7 @@ def test_kconfig_off_by_default_and_refuses_what_cannot_be(tmp_path):
     # MOTE_LOG needs PRINTK; MOTE_CALIB needs MOTE_INT8; AN521 CPU0 has no FPU: all refused
     for conf, sym in (("CONFIG_PRINTK=n\nCONFIG_MOTE_LOG=y\n", "CONFIG_MOTE_LOG"),
                       ("CONFIG_MOTE_CALIB=\"c.npz\"\n", "CONFIG_MOTE_CALIB"),
+                      ("CONFIG_MOTE_INT8_IO=y\n", "CONFIG_MOTE_INT8_IO"),
                       ("CONFIG_FPU=y\n", "CONFIG_FPU"),
                       ("CONFIG_MOTE_SELFTEST=1000\n", "CONFIG_MOTE_SELFTEST"),
                       ("CONFIG_MOTE_ABORT_REBOOT=y\n", "CONFIG_MOTE_ABORT_REBOOT"),
