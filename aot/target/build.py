@@ -55,9 +55,11 @@ from aot.target.boards import load_board
 from aot.errors import BuildError, FirmwareError, MoteError
 from aot.target.size import size_json, size_table
 from aot.compiler.scratch import scratch_slots
-from aot.target.generate import (_cmsis_scratch, dtype_defines, input_sets_bytes,  # noqa: F401
-                                 fit_check, replace_folder, select_kernels, support_sources,
-                                 target_state_bytes, write_registry)
+from aot.target.generate import (EMBED_DIR, EMBED_SOURCES, _cmsis_scratch,  # noqa: F401
+                                 dtype_defines, fit_check, input_sets_bytes, model_header,
+                                 replace_folder, runtime_sources, select_kernels,
+                                 support_sources, target_memory, target_state_bytes,
+                                 write_model_sources, write_registry)
 from aot.target.stack import STACK_MARGIN_BYTES, stack_needed
 
 APP_SOURCE = PORTS_DIR / "cortex-m" / "app" / "mote_app.c"
@@ -91,14 +93,6 @@ def incbin_source(symbol: str, path: Path, section: str, count: Optional[int] = 
 def inputs_source(blob: Path, count: int) -> str:
     """The assembler source that places the input sets' blob in flash, with their count."""
     return incbin_source("mote_inputs", blob, ".mote_model.inputs", count=count)
-
-
-def _header(compiled, state: int, stack: int, input_bytes: int) -> str:
-    """mote_model.h of this build (the one writer: aot.compiler.manifest)."""
-    from aot.compiler.manifest import model_header_text
-    return model_header_text(compiled.spec, compiled.name, compiled.manifest, firmware={
-        "state_bytes": state, "inputs_bytes": input_bytes, "stack_reserved_bytes": stack,
-        "scratch_slots": scratch_slots(compiled.spec)})
 
 
 # --------------------------------------------------------------------------- build
@@ -163,37 +157,27 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     spec = compiled.spec
     op_names = sorted({f"{c.op}.{c.overload}" for c in spec.instructions})
     kernels = select_kernels(op_names, board)
-
-    state = target_state_bytes(compiled.pte, board, gen)
-    # kernel scratch planned in the arena (one slot per call) needs no separate buffer
-    scratch = int(compiled.manifest.get("memory", {}).get("scratch_bytes") or 0)
-    scratch = max(scratch, _cmsis_scratch(compiled, board))
-    input_bytes = sum(spec.values[i].nbytes for i in spec.inputs)
+    state, scratch = target_memory(compiled, board, gen)
     if input_sets is None:
         input_sets = [[t.numpy() for t in compiled.example_inputs]]
     blob = input_sets_bytes(spec, input_sets)
 
-    compiled.manifest.setdefault("memory", {})
-    compiled.manifest["memory"].update({"runtime_state_bytes": state, "scratch_bytes": scratch})
+    # The model's sources are aot generate's (model_pte.c, registry.c,
+    # mote_model.h, the self-test's cases); the app and its inputs are the build's.
     (out / "model.pte").write_bytes(compiled.pte)
-    (gen / "inputs.bin").write_bytes(blob)
-    (gen / "model.S").write_text(incbin_source("mote_model_pte", out / "model.pte", ".mote_model"))
-    (gen / "model_inputs.S").write_text(inputs_source(gen / "inputs.bin", len(input_sets)))
-    write_registry(op_names, gen / "registry.c")
-    selftest_sources, selftest_bytes = [], 0
-    if selftest is not None:
+    generated = write_model_sources(compiled, board, gen, state, selftest)
+    inputs_sources, selftest_bytes = [], 0
+    if selftest is None:
+        (gen / "inputs.bin").write_bytes(blob)
+        (gen / "model_inputs.S").write_text(inputs_source(gen / "inputs.bin", len(input_sets)))
+        inputs_sources = [gen / "model_inputs.S"]
+    else:
         from aot.target.selftest import bpte_bytes, selftest_blob
-        st_blob = selftest_blob(selftest)
-        selftest_bytes = len(st_blob)
-        (gen / "selftest.bin").write_bytes(st_blob)
-        (gen / "model_selftest.S").write_text(
-            incbin_source("mote_selftest", gen / "selftest.bin", ".mote_model.selftest"))
+        selftest_bytes = len(selftest_blob(selftest))
         (out / "model.bpte").write_bytes(bpte_bytes(compiled.pte, selftest))
-        selftest_sources = [gen / "model_selftest.S"]
 
-    sources = ([APP_SOURCE, gen / "model.S", gen / "model_inputs.S", gen / "registry.c"]
-               + selftest_sources
-               + sorted((RUNTIME_DIR / "src").glob("*.c")) + support_sources() + kernels)
+    sources = ([APP_SOURCE] + generated + inputs_sources + runtime_sources() + EMBED_SOURCES
+               + support_sources() + kernels)
     defines = {"MOTE_APP_BOARD_NAME": f'"{board.name}"', "NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
     if uart_inputs:
@@ -202,7 +186,8 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
         defines["MOTE_VERIFY_CHECKSUM"] = None
     if selftest is not None:
         defines["MOTE_APP_SELFTEST"] = None
-    includes = [gen, RUNTIME_DIR / "include", KERNELS_DIR]
+    includes = [gen, RUNTIME_DIR / "include", EMBED_DIR, KERNELS_DIR]
+    cases = selftest.count if selftest is not None else 0
 
     # Compile and link once with a generous stack, then re-link (no recompile:
     # the code does not depend on the reserve) with exactly the analysed worst
@@ -216,7 +201,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
         # Small RAM (micro:bit, 16 KiB): link first with a provisional reserve that
         # leaves room for .data/.bss; the exact reserve follows as on every board.
         stack = max(256, spare // 4 // 8 * 8)
-    (gen / "mote_model.h").write_text(_header(compiled, state, stack, input_bytes))
+    (gen / "mote_model.h").write_text(model_header(compiled, state, stack, cases))
     try:
         art = build_firmware(board, sources, include_dirs=includes, defines=defines, out_dir=out,
                              stack_bytes=stack, opt=opt, fast_sources=support_sources() + kernels,
@@ -238,7 +223,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     compiled.manifest["memory"]["stack_bytes"] = stack
     # Written once, at the end, with the final figures.
     write_outputs(compiled, out / "model.pte")
-    header = _header(compiled, state, stack, input_bytes)
+    header = model_header(compiled, state, stack, cases)
     (gen / "mote_model.h").write_text(header)
     (out / "mote_model.h").write_text(header)
     (out / "size.json").write_text(json.dumps(size, indent=2) + "\n")

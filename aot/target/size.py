@@ -184,9 +184,9 @@ HEAP_SYMBOLS = ("malloc", "calloc", "realloc", "free", "_malloc_r", "_calloc_r",
 # --------------------------------------------------------------------------- size.json
 
 
-#: RAM objects of mote_app.c: size.json part -> symbols.
-_APP_RAM = {"arena": ("app_arena0",), "runtime_state": ("app_state",), "scratch": ("app_scratch",),
-            "runtime": ("app_program", "app_method")}
+#: RAM objects of the embedding API's storage (runtime/embed/mote_model.c): size.json part -> symbols.
+_APP_RAM = {"arena": ("mote_embed_arena0",), "runtime_state": ("mote_embed_state",),
+            "scratch": ("mote_embed_scratch",), "runtime": ("mote_embed_program", "mote_embed_method")}
 
 
 def _flash_part(obj: str, out: Path) -> str:
@@ -197,11 +197,11 @@ def _flash_part(obj: str, out: Path) -> str:
     prefix = str(out / "obj") + "/"
     rel = p[len(prefix):] if p.startswith(prefix) else p
     base = rel.rsplit("/", 1)[-1]
-    if base.startswith("model_inputs.S"):
+    if base.startswith(("model_inputs.S", "model_selftest_inputs.c")):
         return "inputs"
-    if base.startswith("model_selftest.S"):
+    if base.startswith("model_selftest.c"):
         return "selftest"
-    if base.startswith("model.S"):
+    if base.startswith("model_pte.c"):
         return "model"
     if base.startswith("registry.c") or rel.startswith(("kernels/", "cmsis/")):
         return "kernels"
@@ -244,7 +244,7 @@ def size_json(art, compiled, board, state, scratch, stack, analysed, kernels,
     with open(art.elf, "rb") as f:
         symtab = ELFFile(f).get_section_by_name(".symtab")
         for sym in symtab.iter_symbols():
-            if sym.name in ("app_arena0", "app_state", "app_scratch", "app_program", "app_method"):
+            if any(sym.name in names for names in _APP_RAM.values()):
                 sym_sizes[sym.name] = int(sym["st_size"])
     ram = {k: sum(sym_sizes.get(n, 0) for n in names) for k, names in _APP_RAM.items()}
     ram["stack"] = int(rep["sections"].get("stack", 0))

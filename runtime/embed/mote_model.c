@@ -27,9 +27,17 @@
 #define MOTE_MODEL_NUM_SCRATCH_SLOTS 0
 #endif
 
+/* The runtime state's size depends on the ABI (pointer sizes): mote_model.h
+ * gives it for the board `aot generate` was asked for. A build of the same
+ * sources for another ABI (a 64-bit host test) defines MOTE_EMBED_STATE_BYTES
+ * to its own figure (mote_method_memory_requirements on that host). */
+#ifndef MOTE_EMBED_STATE_BYTES
+#define MOTE_EMBED_STATE_BYTES MOTE_MODEL_STATE_BYTES
+#endif
+
 /* Exactly-sized static memory (bytes from mote_model.h). An empty arena
  * still gets one aligned block: C has no zero-length arrays. */
-static uint8_t mote_embed_state[MOTE_MODEL_STATE_BYTES > 0 ? MOTE_MODEL_STATE_BYTES : 8]
+static uint8_t mote_embed_state[MOTE_EMBED_STATE_BYTES > 0 ? MOTE_EMBED_STATE_BYTES : 8]
     __attribute__((aligned(MOTE_STATE_ALIGN)));
 static uint8_t mote_embed_arena0[MOTE_MODEL_ARENA0_BYTES > 0 ? MOTE_MODEL_ARENA0_BYTES : MOTE_ARENA_ALIGN]
     __attribute__((aligned(MOTE_ARENA_ALIGN)));
@@ -48,9 +56,9 @@ mote_err_t mote_model_init(void)
 {
     mote_embed_ready = 0;
 #ifdef MOTE_VERIFY_CHECKSUM
-    MOTE_TRY(mote_program_verify_crc32(mote_model_pte, mote_model_pte_size, (uint32_t)(MOTE_MODEL_CRC32)));
+    MOTE_TRY(mote_program_verify_crc32(mote_model_pte, MOTE_MODEL_PTE_SIZE, (uint32_t)(MOTE_MODEL_CRC32)));
 #endif
-    MOTE_TRY(mote_program_load(&mote_embed_program, mote_model_pte, mote_model_pte_size));
+    MOTE_TRY(mote_program_load(&mote_embed_program, mote_model_pte, MOTE_MODEL_PTE_SIZE));
     mote_method_requirements_t req;
     MOTE_TRY(mote_method_memory_requirements(&mote_embed_program, 0, &req));
     /* mote_model.h describes one arena (memory id 1); a program with more
@@ -115,3 +123,16 @@ mote_method_t *mote_model_method(void)
 {
     return mote_embed_ready ? &mote_embed_method : NULL;
 }
+
+const mote_program_t *mote_model_program(void)
+{
+    return mote_embed_ready ? &mote_embed_program : NULL;
+}
+
+#ifndef MOTE_MODEL_SELFTEST_CASES
+/* Generated without --selftest: no cases to run (mote_model_selftest.c runs them). */
+mote_err_t mote_model_selftest(void)
+{
+    return MOTE_ERR_UNSUPPORTED;
+}
+#endif

@@ -106,8 +106,8 @@ def test_size_report_adds_up(fw, model, board):
     c = fw.compile(model, False)
     assert planned["arena"] == c.arena_bytes
     if c.arena_bytes:
-        assert size["ram"]["arena"] == syms["app_arena0"][1] == c.arena_bytes
-    assert size["ram"]["runtime_state"] == syms["app_state"][1] == planned["runtime_state"]
+        assert size["ram"]["arena"] == syms["mote_embed_arena0"][1] == c.arena_bytes
+    assert size["ram"]["runtime_state"] == syms["mote_embed_state"][1] == planned["runtime_state"]
     assert size["ram"]["stack"] == secs[".stack"] == planned["stack"]
     assert size["ram"]["scratch"] == planned["scratch"]
     assert 0 <= size["ram"]["port"] < 256

@@ -95,8 +95,8 @@ def test_int8_cmsis_scratch_is_exact(fw, model):
         assert fw.header_macro(b.out_dir / "mote_model.h", "MOTE_MODEL_SCRATCH_BYTES") == 0
         assert fw.header_macro(b.out_dir / "mote_model.h", "MOTE_MODEL_NUM_SCRATCH_SLOTS") == len(slots)
         syms = fw.elf_symbols(b.art.elf)
-        assert "app_scratch" not in syms
-        assert syms["app_arena0"][1] == arena
+        assert "mote_embed_scratch" not in syms
+        assert syms["mote_embed_arena0"][1] == arena
         # cmsis/ kernels are the ones linked for the int8 ops that have one.
         kernels = b.art.size["kernels"]
         if "mote::conv2d_s8.out" in ops:

@@ -12,6 +12,7 @@ import pytest
 import _harness as H
 
 APP = H.ROOT / "ports" / "cortex-m" / "app" / "mote_app.c"
+EMBED = H.ROOT / "runtime" / "embed" / "mote_model.c"  # the embedding API: the boot-time check lives here
 WARN = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wmissing-prototypes", "-Werror"]
 
 
@@ -67,40 +68,42 @@ MODEL_H = """#define MOTE_MODEL_STATE_BYTES {state}
 #define MOTE_MODEL_ARENA0_BYTES {arena}
 #define MOTE_MODEL_SCRATCH_BYTES 0
 #define MOTE_MODEL_INPUTS_BYTES {inputs}
+#define MOTE_MODEL_PTE_BYTES {pte}u
 {crc}
 """
 
 
-def _model_h(d, crc_line="", state=4096, arena=4096, inputs=96):
-    (d / "mote_model.h").write_text(MODEL_H.format(state=state, arena=arena, inputs=inputs, crc=crc_line))
+def _model_h(d, crc_line="", state=4096, arena=4096, inputs=96, pte=300):
+    """A hand-written mote_model.h and aot generate's model_pte.h for a `pte`-byte program."""
+    from aot.target.generate import pte_header_text
+    (d / "mote_model.h").write_text(MODEL_H.format(state=state, arena=arena, inputs=inputs, crc=crc_line,
+                                                   pte=pte))
+    (d / "model_pte.h").write_text(pte_header_text("test", pte))
 
 
 @pytest.mark.parametrize("defines,ok", [([], True), (["-DMOTE_VERIFY_CHECKSUM"], False),
                                         (["-DMOTE_VERIFY_CHECKSUM", "-DMOTE_MODEL_CRC32=0x1234u"], True)])
 def test_app_compiles_for_cortex_m(defines, ok, tmp_path):
-    """Without MOTE_VERIFY_CHECKSUM the app needs no CRC macro; with it, MOTE_MODEL_CRC32 must exist."""
+    """Without MOTE_VERIFY_CHECKSUM the embedding API needs no CRC macro; with it,
+    MOTE_MODEL_CRC32 must exist. The app itself compiles either way."""
     gcc = shutil.which("arm-none-eabi-gcc")
     assert gcc, "arm-none-eabi-gcc missing (scripts/bootstrap.sh installs gcc-arm-none-eabi)"
     _model_h(tmp_path)
-    r = subprocess.run([gcc, *WARN, "-Os", "-mcpu=cortex-m33", "-mthumb", f"-I{H.ROOT / 'runtime/include'}",
-                        f"-I{H.ROOT / 'ports/cortex-m'}", f"-I{tmp_path}", *defines, "-c", str(APP),
-                        "-o", str(tmp_path / "app.o")], capture_output=True, text=True)
+    flags = [gcc, *WARN, "-Os", "-mcpu=cortex-m33", "-mthumb", f"-I{H.ROOT / 'runtime/include'}",
+             f"-I{H.ROOT / 'runtime/embed'}", f"-I{H.ROOT / 'ports/cortex-m'}", f"-I{tmp_path}", *defines]
+    r = subprocess.run(flags + ["-c", str(EMBED), "-o", str(tmp_path / "embed.o")], capture_output=True, text=True)
     assert (r.returncode == 0) == ok, r.stderr
     if ok:
-        syms = subprocess.run(["arm-none-eabi-nm", str(tmp_path / "app.o")], capture_output=True, text=True,
+        syms = subprocess.run(["arm-none-eabi-nm", str(tmp_path / "embed.o")], capture_output=True, text=True,
                               check=True).stdout
         assert ("mote_program_verify_crc32" in syms) == ("-DMOTE_VERIFY_CHECKSUM" in defines)
+        r = subprocess.run(flags + ["-c", str(APP), "-o", str(tmp_path / "app.o")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
     else:
         assert "MOTE_MODEL_CRC32" in r.stderr
 
 
-MODEL_S = """    .section .rodata
-    .balign 16
-    .global mote_model_pte
-mote_model_pte:
-    .incbin "{pte}"
-    .global mote_model_pte_end
-mote_model_pte_end:
+INPUTS_S = """    .section .rodata
     .balign 16
     .global mote_inputs
 mote_inputs:
@@ -114,16 +117,20 @@ mote_inputs_count:
 
 
 def _host_app(d, pte_bytes, crc_value, host_build):
-    """mote_app.c built for the host (tests/runtime/app_host_port.c), model and one input embedded."""
-    (d / "model.pte").write_bytes(pte_bytes)
+    """mote_app.c built for the host (tests/runtime/app_host_port.c) on the embedding
+    API, with aot generate's model_pte.c of `pte_bytes` and one input embedded."""
+    from aot.target.generate import pte_source_text
+    (d / "model_pte.c").write_text(pte_source_text("test", pte_bytes))
     x = np.linspace(-1, 1, 24, dtype=np.float32)
     (d / "inputs.bin").write_bytes(x.tobytes())
-    (d / "model.S").write_text(MODEL_S.format(pte=d / "model.pte", inputs=d / "inputs.bin"))
-    _model_h(d, f"#define MOTE_MODEL_CRC32 0x{crc_value:08x}u")
+    (d / "model_inputs.S").write_text(INPUTS_S.format(inputs=d / "inputs.bin"))
+    _model_h(d, f"#define MOTE_MODEL_CRC32 0x{crc_value:08x}u", pte=len(pte_bytes))
     exe = d / "app"
     subprocess.run(["cc", *WARN, "-O1", "-DMOTE_VERIFY_CHECKSUM", "-DMOTE_APP_BOARD_NAME=\"host\"",
-                    f"-I{H.ROOT / 'runtime/include'}", f"-I{H.ROOT / 'ports/cortex-m'}", f"-I{d}",
-                    str(APP), str(H.ROOT / "tests/runtime/app_host_port.c"), str(d / "model.S"),
+                    f"-I{H.ROOT / 'runtime/include'}", f"-I{H.ROOT / 'runtime/embed'}",
+                    f"-I{H.ROOT / 'ports/cortex-m'}", f"-I{d}",
+                    str(APP), str(EMBED), str(d / "model_pte.c"), str(H.ROOT / "tests/runtime/app_host_port.c"),
+                    str(d / "model_inputs.S"),
                     str(host_build / "runtime/libmote_runtime.a"), str(host_build / "kernels/libmote_kernels.a"),
                     "-lm", "-o", str(exe)], check=True)
     return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60), x

@@ -38,6 +38,7 @@
 #define MOTE_MODEL_API_H
 
 #include "mote/method.h"
+#include "mote/program.h"
 #include "mote/types.h"
 
 #ifdef __cplusplus
@@ -78,6 +79,8 @@ MOTE_NODISCARD mote_err_t mote_model_get_output(uint32_t index, const void **dat
 
 /** The initialised method, for everything else mote/method.h offers (NULL before init). */
 mote_method_t *mote_model_method(void);
+/** The loaded program, for mote/program.h's queries (NULL before init). */
+const mote_program_t *mote_model_program(void);
 
 /**
  * Runs the self-test cases `aot generate --selftest N` embedded
@@ -89,10 +92,10 @@ mote_method_t *mote_model_method(void);
  *   MOTE SELFTEST FAIL case=<k> output=<o> element=<i> got=<g> want=<w> tol=<t> failed=<f> n=<cases> max_abs_err=<e>
  *
  * An element passes when its bytes equal the expected ones, or for float
- * outputs when |got - want| <= the output's tolerance. Only in builds made
- * with --selftest (mote_model.h defines MOTE_MODEL_SELFTEST_CASES).
- * Returns MOTE_OK on PASS, MOTE_ERR_SELFTEST on FAIL, or the first init/run
- * error.
+ * outputs when |got - want| <= the output's tolerance. The cases exist in
+ * builds made with --selftest (mote_model.h defines MOTE_MODEL_SELFTEST_CASES).
+ * Returns MOTE_OK on PASS, MOTE_ERR_SELFTEST on FAIL, the first init/run
+ * error, or MOTE_ERR_UNSUPPORTED in a build generated without --selftest.
  */
 MOTE_NODISCARD mote_err_t mote_model_selftest(void);
 

@@ -1,0 +1,174 @@
+"""`aot generate` (aot.target.generate): the sources of a model for a user's own
+build, and the embedding API (mote/model.h) they are compiled with.
+
+The host tests compile exactly what mote_sources.json lists (minus the
+bare-metal port) with the host C compiler, -std=c99 -Wall -Wextra -Wpedantic
+-Werror, plus the Linux port hooks and examples/cmake/main.c, and run it: the
+self-test cases pass, a wrong expected value fails with the FAIL line."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import warnings
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import zoo
+from aot.cli import main
+from aot.compiler.kernels import RUNTIME_OPS
+from aot.errors import BuildError
+from aot.paths import PORTS_DIR, ROOT
+
+MAIN = ROOT / "examples" / "cmake" / "main.c"
+HOST_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wmissing-prototypes", "-Werror", "-O1"]
+
+
+def _compiled(name="small_cnn", int8=False):
+    from aot.compiler.pipeline import compile_model_file
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compile_model_file(zoo.path(name), int8=int8)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gen") / "small_cnn-an505"
+    assert main(["generate", str(zoo.path("small_cnn")), "--board", "mps2-an505", "--int8",
+                 "--selftest", "3", "-o", str(out)]) == 0
+    return out
+
+
+def test_generated_files_and_sources_manifest(generated):
+    out = generated
+    for name in ("model_pte.c", "model_pte.h", "mote_model.h", "registry.c", "model_selftest.c",
+                 "model_selftest_inputs.c", "model.pte", "ops.json", "model.bpte", "mote_sources.json",
+                 "port/firmware.ld", "port/mote_board.h"):
+        assert (out / name).is_file(), name
+    src = json.loads((out / "mote_sources.json").read_text())
+    pte = (out / "model.pte").read_bytes()
+    assert src["board"] == "mps2-an505" and src["int8"] is True and src["pte_bytes"] == len(pte)
+    for p in src["sources"] + src["include_dirs"] + src["port"]["sources"] + src["port"]["include_dirs"]:
+        assert Path(p).exists(), p
+    # The kernel files are exactly the program's operators, cmsis/ versions on this DSP core.
+    ops = json.loads((out / "ops.json").read_text())["ops"]
+    op_files = sorted(Path(p).name for p in src["kernel_sources"] if Path(p).name.startswith("op_"))
+    want = sorted({"op_" + o["kernel"][len("mote_kernel_"):].replace("aten_", "")
+                   .replace("quantized_decomposed_", "").rsplit("_out", 1)[0] + ".c"
+                   for o in ops if o["name"] not in RUNTIME_OPS})
+    assert op_files == want
+    assert any("/cmsis/op_mote_conv2d_s8.c" in p for p in src["kernel_sources"])
+    # The program array holds the .pte's bytes; the header its size and CRC-32.
+    body = (out / "model_pte.c").read_text()
+    values = bytes(int(v, 16) for v in re.findall(r"0x([0-9a-f]{2})", body.split("= {", 1)[1]))
+    assert values == pte
+    assert f"#define MOTE_MODEL_PTE_SIZE {len(pte)}u" in (out / "model_pte.h").read_text()
+    header = (out / "mote_model.h").read_text()
+    assert f"#define MOTE_MODEL_CRC32 0x{zlib.crc32(pte):08x}u" in header
+    assert "#define MOTE_MODEL_SELFTEST_CASES 3u" in header
+    assert "MOTE_MODEL_STACK_RESERVED_BYTES" not in header  # known only after a link
+    assert re.search(r"#define MOTE_MODEL_STATE_BYTES (\d+)u", header).group(1) == \
+        str(src["memory"]["runtime_state_bytes"])
+
+
+def test_json_prints_the_sources_manifest(tmp_path, capsys):
+    out = tmp_path / "g"
+    assert main(["generate", str(zoo.path("mlp")), "--board", "pico2", "-o", str(out), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads((out / "mote_sources.json").read_text())
+    assert "-mcpu=cortex-m33" in printed["arch_flags"]
+    assert any(p.endswith("image_def.c") for p in printed["port"]["sources"])  # the RP2350 boot block
+
+
+def test_unknown_board_is_one_line_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "g"
+    assert main(["generate", str(zoo.path("mlp")), "--board", "no-such-board", "-o", str(out)]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no-such-board" in err[0]
+    assert not out.exists()
+
+
+def test_failed_generate_leaves_the_old_folder(tmp_path):
+    from aot import ir
+    from aot.target.generate import generate_compiled
+    c = _compiled("mlp")
+    out = tmp_path / "g"
+    generate_compiled(c, "mps2-an505", out)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    last = c.spec.instructions[-1]
+    c.spec.instructions.append(ir.KernelCall(op="mote::no_such_op", overload="out", args=list(last.args)))
+    with pytest.raises(BuildError, match=r"no kernel for operator\(s\) mote::no_such_op\.out"):
+        generate_compiled(c, "mps2-an505", out)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+    assert [p.name for p in tmp_path.iterdir()] == ["g"]  # no staging folder left behind
+
+
+def _host_program(out: Path, exe: Path, main_c: Path = MAIN) -> subprocess.CompletedProcess:
+    """The generated sources + the Linux port + examples/cmake/main.c, built and run on this
+    64-bit host; its runtime state is the host's (MOTE_EMBED_STATE_BYTES), not the board's."""
+    from aot.host.runtime import Program
+    src = json.loads((out / "mote_sources.json").read_text())
+    defines = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in src["defines"].items()]
+    defines.append(f"-DMOTE_EMBED_STATE_BYTES={Program((out / 'model.pte').read_bytes()).requirements().state_size}")
+    cmd = (["cc"] + HOST_FLAGS + [f"-I{d}" for d in src["include_dirs"]] + defines + src["sources"]
+           + [str(PORTS_DIR / "linux" / "port_linux.c"), str(main_c), "-lm", "-o", str(exe)])
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+
+
+def test_embedding_api_on_the_host_passes_its_selftest(generated, tmp_path):
+    r = _host_program(generated, tmp_path / "app")
+    assert r.returncode == 0, r.stderr
+    lines = [ln[len("mote: "):] for ln in r.stderr.splitlines()]
+    for k in range(3):  # bit-exact on the host: the expected outputs came from the host runtime
+        assert re.fullmatch(rf"MOTE SELFTEST CASE case={k} output=0 max_abs_err=0 tol=\S+ result=PASS", lines[k])
+    assert "MOTE SELFTEST PASS n=3 max_abs_err=0" in lines
+    assert any(re.fullmatch(r"app: class \d \(score -?\d+/1000\)", ln) for ln in lines), lines
+
+
+def test_embedding_api_reports_a_wrong_expected_value(tmp_path):
+    """One expected float changed by 1.0: mote_model_selftest() prints FAIL naming it and fails."""
+    from aot.target.generate import generate_compiled
+    from aot.target.selftest import case_inputs, make_selftest
+    c = _compiled("small_cnn")
+    st = make_selftest(c.pte, case_inputs(c, 2))
+    st.expected[1][0] = st.expected[1][0].copy()
+    st.expected[1][0].reshape(-1)[7] += 1.0
+    out = tmp_path / "g"
+    generate_compiled(c, "mps2-an505", out, selftest=st)
+    r = _host_program(out, tmp_path / "app")
+    assert r.returncode == 1
+    fail = [ln for ln in r.stderr.splitlines() if "MOTE SELFTEST FAIL" in ln]
+    assert len(fail) == 1 and "case=1 output=0 element=7" in fail[0] and "failed=1 n=2" in fail[0], r.stderr
+    assert "MOTE SELFTEST CASE case=0 output=0 max_abs_err=0" in r.stderr
+
+
+def test_board_sources_lists_every_kernel_once(capsys):
+    from aot.target.generate import _main
+    assert _main(["--board-sources", "mps3-an547"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    names = [Path(p).name for p in got["kernel_sources"]]
+    assert len(names) == len(set(names))  # a cmsis/ kernel replaces its portable twin
+    assert any("/cmsis/op_mote_linear_s8.c" in p for p in got["kernel_sources"])
+    assert not any(p.endswith("/kernels/op_mote_linear_s8.c") for p in got["kernel_sources"])
+    assert got["port"]["linker_script"] == "port/firmware.ld"
+
+
+def test_readme_embedding_example_compiles_and_runs(tmp_path):
+    """The README's 30-line example (section "The embedding API") against a generated
+    model without --selftest: it builds warning-free and prints a class."""
+    from aot.target.generate import generate_compiled
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("### The embedding API"):]
+    code = section[section.index("```c\n") + 5:section.index("```", section.index("```c\n") + 5)]
+    assert 25 <= len(code.strip().splitlines()) <= 35
+    main_c = tmp_path / "readme_main.c"
+    main_c.write_text(code)
+    out = tmp_path / "g"
+    generate_compiled(_compiled("small_cnn"), "pico2", out)
+    r = _host_program(out, tmp_path / "app", main_c)
+    assert r.returncode == 0, r.stderr
+    assert re.fullmatch(r"mote: class \d", r.stderr.strip()), r.stderr
