@@ -115,7 +115,7 @@ endfunction()
 # mote_<id>: the runtime and every kernel for the board, one static library
 # (an archive: the link takes only the members the registry and the
 # embedding API reference).
-function(_mote_board_library board id)
+function(_mote_board_library board id no_default_flags)
     if(TARGET mote_${id})
         return()
     endif()
@@ -126,6 +126,10 @@ function(_mote_board_library board id)
     target_include_directories(mote_${id} PUBLIC ${incs})
     set_target_properties(mote_${id} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
     target_compile_definitions(mote_${id} PRIVATE NDEBUG)
+    if(no_default_flags)
+        # The caller's build (Zephyr) brings its own flags, optimisation and libc.
+        return()
+    endif()
     if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
         # -O2 for the kernels unless the build type says otherwise (they are the hot loop).
         target_compile_options(mote_${id} PRIVATE -ffunction-sections -fdata-sections
@@ -136,14 +140,17 @@ function(_mote_board_library board id)
 endfunction()
 
 # mote_model_sources(<prefix> MODEL f BOARD b [INT8] [INT8_IO] [CALIB f] [SELFTEST n]
-#                    [VERIFY_CHECKSUM] [DEPENDS f...] [OUTPUT_DIR d])
+#                    [VERIFY_CHECKSUM] [NO_DEFAULT_FLAGS] [DEPENDS f...] [OUTPUT_DIR d])
 # The build step and what it gives, without attaching them to a target (the
 # Zephyr module uses this): sets <prefix>_SOURCES (generated + embedding API),
 # <prefix>_INCLUDE_DIRS, <prefix>_DEFINITIONS, <prefix>_LIBRARY (mote_<board>),
+# <prefix>_KERNEL_SOURCES (the library's kernel files, worth -O2),
 # <prefix>_OUTPUT_DIR, <prefix>_BOARD_ID and <prefix>_GENERATED (the custom
-# command's outputs).
+# command's outputs). NO_DEFAULT_FLAGS: mote_<board> gets no compile options
+# (-Werror, -O2 without a build type) and no libm of its own, for a build
+# system that sets them (the first call for a board decides).
 function(mote_model_sources prefix)
-    cmake_parse_arguments(M "INT8;INT8_IO;VERIFY_CHECKSUM" "MODEL;BOARD;CALIB;SELFTEST;OUTPUT_DIR" "DEPENDS" ${ARGN})
+    cmake_parse_arguments(M "INT8;INT8_IO;VERIFY_CHECKSUM;NO_DEFAULT_FLAGS" "MODEL;BOARD;CALIB;SELFTEST;OUTPUT_DIR" "DEPENDS" ${ARGN})
     if(NOT M_MODEL OR NOT M_BOARD)
         message(FATAL_ERROR "mote_model_sources(${prefix}): MODEL and BOARD are required")
     endif()
@@ -153,7 +160,7 @@ function(mote_model_sources prefix)
     endif()
     string(MAKE_C_IDENTIFIER "${M_BOARD}" id)
     _mote_board_sources("${M_BOARD}" ${id})
-    _mote_board_library("${M_BOARD}" ${id})
+    _mote_board_library("${M_BOARD}" ${id} "${M_NO_DEFAULT_FLAGS}")
     if(NOT M_OUTPUT_DIR)
         set(M_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/mote/${prefix}")
     endif()
@@ -217,6 +224,8 @@ function(mote_model_sources prefix)
     set(${prefix}_INCLUDE_DIRS "${out}" ${incs} PARENT_SCOPE)
     set(${prefix}_DEFINITIONS ${defs} PARENT_SCOPE)
     set(${prefix}_LIBRARY mote_${id} PARENT_SCOPE)
+    _mote_get(kernels ${id} kernel_sources)
+    set(${prefix}_KERNEL_SOURCES ${kernels} PARENT_SCOPE)
     set(${prefix}_OUTPUT_DIR "${out}" PARENT_SCOPE)
     set(${prefix}_BOARD_ID ${id} PARENT_SCOPE)
     set(${prefix}_GENERATED ${generated} PARENT_SCOPE)

@@ -57,7 +57,7 @@ from aot.target.size import size_json, size_table
 from aot.compiler.scratch import scratch_slots
 from aot.target.generate import (EMBED_DIR, EMBED_SOURCES, _cmsis_scratch,  # noqa: F401
                                  dtype_defines, fit_check, input_sets_bytes, model_header,
-                                 replace_folder, runtime_sources, select_kernels,
+                                 replace_folder, runtime_sources, staged_folder, select_kernels,
                                  support_sources, target_memory, target_state_bytes,
                                  write_model_sources, write_registry)
 from aot.target.stack import STACK_MARGIN_BYTES, stack_needed
@@ -126,17 +126,9 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
                              "with --inputs")
         input_sets = selftest.inputs
     out = Path(out_dir).resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    stage = out.parent / f".{out.name}.building-{os.getpid()}"
-    shutil.rmtree(stage, ignore_errors=True)
-    stage.mkdir()
-    try:
+    with staged_folder(out, "building") as stage:
         size, info = _build_into(compiled, board, stage, input_sets, opt, uart_inputs, kernel_opt,
                                  verify_checksum, selftest)
-        replace_folder(stage, out)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
     uf2 = out / "firmware.uf2"
     return BuildArtifacts(out_dir=out, board=board.name, elf=out / "firmware.elf",
                           bin=out / "firmware.bin", uf2=uf2 if uf2.exists() else None, size=size)

@@ -1,6 +1,7 @@
 """The firmware's UART line protocol: the one home of its reader and writer.
 
-Lines the firmware prints (ports/cortex-m/app/mote_app.c writes them):
+Lines the firmware prints (ports/cortex-m/app/mote_app.c writes them; the
+SELFTEST lines come from runtime/embed/mote_selftest.c, also in a user's firmware):
 
     MOTE BOOT <board>
     MOTE MODEL pte=<bytes> state=<bytes> arena=<bytes>

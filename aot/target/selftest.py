@@ -23,11 +23,12 @@ byte, which move outputs by far more. A float output whose expected values
 are all zero must be zero.
 
 Files: the build folder's `model.bpte` (ExecuTorch's BundledProgram, aot.pte.bundled)
-holds the program and the cases; the firmware gets the cases' inputs as its
-embedded input sets and the expected outputs + tolerances as one blob
-(`selftest_blob`, layout in ports/cortex-m/app/mote_app.c). The UART lines the
-firmware prints are read by aot.target.protocol.read_selftest; `run_host`
-makes the same report on the host.
+holds the program and the cases; the firmware gets the cases' inputs
+(generated model_selftest_inputs.c) and the expected outputs + tolerances as
+one blob (`selftest_blob` in model_selftest.c, layout in
+runtime/embed/mote_selftest.h, whose checker the firmware app and
+mote_model_selftest() share). The UART lines the firmware prints are read by
+aot.target.protocol.read_selftest; `run_host` makes the same report on the host.
 """
 from __future__ import annotations
 
