@@ -1,5 +1,5 @@
 # The two commands of the README. Both set up everything they need first.
-.PHONY: demo test bootstrap clean
+.PHONY: demo test bootstrap clean platformio-example
 
 bootstrap:
 	@./scripts/bootstrap.sh
@@ -12,3 +12,11 @@ test: bootstrap
 
 clean:
 	rm -rf build
+
+# PlatformIO offline (build/platformio: core dir, tool-scons, toolchain, the
+# mote-qemu platform), then the example built and run in QEMU.
+platformio-example: bootstrap
+	.venv/bin/python scripts/platformio_setup.py
+	PLATFORMIO_CORE_DIR=$(CURDIR)/build/platformio/core \
+	PLATFORMIO_WORKSPACE_DIR=$(CURDIR)/build/platformio/qemu-an505 \
+	.venv/bin/pio run -d examples/platformio/qemu-an505 -t upload

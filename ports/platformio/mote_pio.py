@@ -1,0 +1,325 @@
+"""Mote's PlatformIO integration, the parts that need no SCons.
+
+Used by extra_script.py (the library's build.extraScript, run by PlatformIO's
+SCons) and by the local platform's upload target (platform/builder/main.py),
+and importable by plain pytest. Nothing here imports torch or SCons.
+
+* ``read_options``: the ``custom_mote_*`` options of an environment.
+* ``mote_board_for``: which Mote board a PlatformIO board is (the one mapping
+  from PlatformIO's ``build.mcu`` to ``boards/<name>.json``).
+* ``cache_key``: the content hash of everything ``aot generate`` reads.
+* ``find_python``: a Python that can run ``aot``, or how to install it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+#: The Mote checkout this file belongs to (ports/platformio/mote_pio.py).
+MOTE_ROOT = Path(__file__).resolve().parents[2]
+
+#: PlatformIO ``build.mcu`` -> Mote board (boards/<name>.json). The boards of
+#: Mote's local platform (ports/platformio/platform/boards) use the Mote board
+#: name as their mcu, so any mcu that names a Mote board maps to itself; the
+#: table holds the boards of other platforms.
+MCU_TO_BOARD = {
+    "rp2350": "pico2",           # raspberrypi / community: rpipico2 (Pico 2)
+    "rp2040": "pico",            # rpipico (Pico), Cortex-M0+
+    "stm32f446ret6": "nucleo-f446re",
+    "nrf51822": "microbit",      # bbcmicrobit
+}
+
+#: Option names read from platformio.ini (each as custom_mote_<name>).
+OPTIONS = ("model", "int8", "board", "calib", "selftest", "port", "python")
+
+TRUE_WORDS = ("1", "yes", "true", "on", "y")
+FALSE_WORDS = ("0", "no", "false", "off", "n", "")
+
+#: What the extraScript prints when the cache is valid (tests look for it).
+UP_TO_DATE = "mote: generated sources up to date (hash {key})"
+
+#: Default number of self-test cases (aot build/generate --selftest).
+DEFAULT_SELFTEST_CASES = 4
+
+
+class MoteOptionError(ValueError):
+    """A custom_mote_* option is missing or has a bad value."""
+
+
+class MoteSetupError(RuntimeError):
+    """aot cannot be found or run; the message says how to fix it."""
+
+
+def known_boards(root: Path = MOTE_ROOT) -> list[str]:
+    return sorted(p.stem for p in (root / "boards").glob("*.json"))
+
+
+def mote_board_for(mcu: Optional[str], explicit: Optional[str] = None,
+                   boards: Optional[Sequence[str]] = None) -> str:
+    """The Mote board for an environment: ``custom_mote_board`` when given,
+    else from the PlatformIO board's ``build.mcu``. Raises MoteOptionError."""
+    boards = list(boards) if boards is not None else known_boards()
+    if explicit:
+        name = explicit.strip()
+        if name not in boards and not name.endswith(".json"):
+            raise MoteOptionError(f"custom_mote_board = {name}: no such Mote board "
+                                  f"(boards/*.json: {', '.join(boards)})")
+        return name
+    key = (mcu or "").strip().lower()
+    if key in boards:
+        return key
+    if key in MCU_TO_BOARD:
+        return MCU_TO_BOARD[key]
+    raise MoteOptionError(f"no Mote board for the PlatformIO board's mcu {mcu!r}: "
+                          f"set custom_mote_board to one of {', '.join(boards)}")
+
+
+def parse_bool(value, option: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    v = str(value if value is not None else "").strip().lower()
+    if v in TRUE_WORDS:
+        return True
+    if v in FALSE_WORDS:
+        return False
+    raise MoteOptionError(f"custom_mote_{option} = {value}: expected yes or no")
+
+
+def parse_selftest(value) -> int:
+    """custom_mote_selftest: no/empty -> 0, yes -> 4 cases, N -> N cases."""
+    v = str(value if value is not None else "").strip().lower()
+    if v in FALSE_WORDS:
+        return 0
+    if v in TRUE_WORDS[1:]:  # "1" means one case, not "yes"
+        return DEFAULT_SELFTEST_CASES
+    try:
+        n = int(v)
+    except ValueError:
+        raise MoteOptionError(f"custom_mote_selftest = {value}: expected yes, no or a "
+                              f"number of cases") from None
+    if n < 0:
+        raise MoteOptionError(f"custom_mote_selftest = {value}: must not be negative")
+    return n
+
+
+@dataclass
+class MoteOptions:
+    model: Path
+    board: str
+    int8: bool = False
+    calib: Optional[Path] = None
+    selftest: int = 0          # number of cases; 0 = no self-test
+    port: Optional[bool] = None  # None: automatic (Mote's local platform)
+    python: Optional[str] = None
+
+    def generate_args(self, out_dir: Path) -> list[str]:
+        """The arguments of `aot generate` for these options."""
+        args = ["generate", str(self.model), "--board", self.board]
+        if self.int8:
+            args.append("--int8")
+        if self.calib is not None:
+            args += ["--calib", str(self.calib)]
+        if self.selftest:
+            args += ["--selftest", str(self.selftest)]
+        args += ["-o", str(out_dir)]
+        return args
+
+
+def read_options(get: Callable[[str], Optional[str]], project_dir, mcu: Optional[str],
+                 boards: Optional[Sequence[str]] = None) -> MoteOptions:
+    """Read the custom_mote_* options. `get(name)` returns the raw value of
+    ``custom_mote_<name>`` or None; relative paths are relative to the project."""
+    project_dir = Path(project_dir)
+
+    def path_of(name: str, required: bool) -> Optional[Path]:
+        raw = get(name)
+        if raw is None or not str(raw).strip():
+            if required:
+                raise MoteOptionError(
+                    f"custom_mote_{name} is not set: add `custom_mote_{name} = path/to/model.py` "
+                    f"to the environment in platformio.ini")
+            return None
+        p = Path(os.path.expanduser(str(raw).strip()))
+        if not p.is_absolute():
+            p = project_dir / p
+        p = p.resolve()
+        if not p.is_file():
+            raise MoteOptionError(f"custom_mote_{name} = {raw}: file not found ({p})")
+        return p
+
+    model = path_of("model", required=True)
+    calib = path_of("calib", required=False)
+    board = mote_board_for(mcu, get("board"), boards)
+    port_raw = get("port")
+    port = None if port_raw is None or not str(port_raw).strip() else parse_bool(port_raw, "port")
+    python = (get("python") or "").strip() or None
+    return MoteOptions(model=model, board=board, int8=parse_bool(get("int8"), "int8"),
+                       calib=calib, selftest=parse_selftest(get("selftest")), port=port,
+                       python=python)
+
+
+# --------------------------------------------------------------------------- cache key
+
+
+def _hash_file(h, path: Path, label: str) -> None:
+    data = path.read_bytes()
+    h.update(f"{label}\0{len(data)}\0".encode())
+    h.update(data)
+
+
+def compiler_files(root: Path = MOTE_ROOT) -> list[Path]:
+    """The files of Mote whose change can change what `aot generate` writes:
+    the compiler (aot/**/*.py) and the board files. C sources are not here:
+    the build compiles them from the checkout and tracks them itself."""
+    files = sorted((root / "aot").rglob("*.py")) + sorted((root / "boards").glob("*.json"))
+    return [f for f in files if "__pycache__" not in f.parts]
+
+
+def model_files(model: Path) -> list[Path]:
+    """The model file and the other .py files beside it (what it may import)."""
+    siblings = sorted(p for p in model.parent.glob("*.py") if p != model)
+    return [model] + siblings
+
+
+def cache_key(opts: MoteOptions, root: Path = MOTE_ROOT, extra: Sequence[str] = ()) -> str:
+    """sha256 over the generate arguments (without the output folder), the
+    contents of the model file (and its .py siblings), the calibration file and
+    Mote's compiler sources. Same inputs, same key; any change, another key."""
+    h = hashlib.sha256()
+    args = opts.generate_args(Path("OUT"))
+    h.update(json.dumps(args[:-2] + list(extra)).encode())
+    for i, f in enumerate(model_files(opts.model)):
+        _hash_file(h, f, f"model{i}:{f.name}")
+    if opts.calib is not None:
+        _hash_file(h, opts.calib, "calib")
+    for f in compiler_files(root):
+        _hash_file(h, f, f"mote:{f.relative_to(root).as_posix()}")
+    return h.hexdigest()
+
+
+# --------------------------------------------------------------------------- finding aot
+
+
+AOT_MAIN = "import sys; from aot.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def _has_aot(python: str) -> bool:
+    try:
+        proc = subprocess.run([python, "-c", "import aot.cli, aot.paths; print(aot.paths.ROOT)"],
+                              capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0
+
+
+def _script_python(script: str) -> Optional[str]:
+    """The interpreter named in a console script's #! line."""
+    try:
+        with open(script, "rb") as fp:
+            first = fp.readline().decode(errors="replace").strip()
+    except OSError:
+        return None
+    if not first.startswith("#!"):
+        return None
+    cmd = first[2:].strip().split()
+    if not cmd:
+        return None
+    if os.path.basename(cmd[0]) == "env" and len(cmd) > 1:
+        return shutil.which(cmd[1])
+    return cmd[0]
+
+
+def python_candidates(explicit: Optional[str], pio_python: Optional[str],
+                      root: Path = MOTE_ROOT) -> list[tuple[str, str]]:
+    """(python, where it came from) in the order they are tried."""
+    cands = []
+    if explicit:
+        cands.append((explicit, "custom_mote_python"))
+    if os.environ.get("MOTE_PYTHON"):
+        cands.append((os.environ["MOTE_PYTHON"], "MOTE_PYTHON"))
+    if pio_python:
+        cands.append((pio_python, "the Python that runs PlatformIO"))
+    aot = shutil.which("aot")
+    if aot:
+        py = _script_python(aot)
+        if py:
+            cands.append((py, f"the aot on PATH ({aot})"))
+    venv = root / ".venv" / "bin" / "python"
+    if venv.exists():
+        cands.append((str(venv), f"the Mote checkout's .venv ({venv})"))
+    return cands
+
+
+def find_python(explicit: Optional[str], pio_python: Optional[str],
+                root: Path = MOTE_ROOT) -> tuple[str, str]:
+    """A Python that imports `aot`: (path, where it came from). With an
+    explicit one (custom_mote_python / MOTE_PYTHON) that lacks aot, that is an
+    error rather than a silent fallback."""
+    tried = []
+    for py, where in python_candidates(explicit, pio_python, root):
+        if _has_aot(py):
+            return py, where
+        tried.append(f"{py} ({where})")
+        if where in ("custom_mote_python", "MOTE_PYTHON"):
+            break
+    raise MoteSetupError(
+        "mote: cannot find Mote's `aot` compiler (tried: " + "; ".join(tried or ["nothing"]) + ").\n"
+        f"Install it into the Python that runs PlatformIO:\n"
+        f"    {pio_python or 'python3'} -m pip install -e {root}\n"
+        "or point the build at a Python that has it, in platformio.ini:\n"
+        "    custom_mote_python = /path/to/venv/bin/python")
+
+
+def aot_command(python: str) -> list[str]:
+    return [python, "-c", AOT_MAIN]
+
+
+# --------------------------------------------------------------------------- generated sources
+
+
+@dataclass
+class MoteSources:
+    """mote_sources.json of an `aot generate` folder, paths as Path."""
+    board: str
+    sources: list[Path]
+    kernel_sources: list[Path]
+    include_dirs: list[Path]
+    defines: dict
+    cflags: list[str]
+    arch_flags: list[str]
+    port: dict = field(default_factory=dict)
+    raw: dict = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> "MoteSources":
+        d = json.loads(Path(path).read_text())
+        return cls(board=d.get("board", ""), sources=[Path(p) for p in d.get("sources", [])],
+                   kernel_sources=[Path(p) for p in d.get("kernel_sources", [])],
+                   include_dirs=[Path(p) for p in d.get("include_dirs", [])],
+                   defines=dict(d.get("defines", {})), cflags=list(d.get("cflags", [])),
+                   arch_flags=list(d.get("arch_flags", [])), port=dict(d.get("port") or {}), raw=d)
+
+
+def group_by_dir(paths: Sequence[Path]) -> dict[Path, list[str]]:
+    """{folder: [file names]} in first-seen order (one BuildSources per folder)."""
+    out: dict[Path, list[str]] = {}
+    for p in paths:
+        out.setdefault(Path(p).parent, []).append(Path(p).name)
+    return out
+
+
+def cppdefines(defines: dict) -> list:
+    """mote_sources.json defines ({name: value or null}) as SCons CPPDEFINES."""
+    return [k if v is None else (k, v) for k, v in defines.items()]
+
+
+def libs_of(flags: Sequence[str]) -> list[str]:
+    """["-lm", "-lc"] -> ["m", "c"] (SCons LIBS)."""
+    return [f[2:] if f.startswith("-l") else f for f in flags]
