@@ -181,6 +181,9 @@ def _setup_once():
 state = genv.get("MOTE_PIO_STATE")
 if state is None:
     state = _setup_once()
+else:
+    state["loads"] = state.get("loads", 1) + 1
+    _say("library builder %d of this environment: sources already added, flags only" % state["loads"])
 # Every builder of this library (PlatformIO may make several): the include
 # folders reach the project's own sources through the library's CPPPATH.
 _flags(env, state["srcs"], state["port"])  # noqa: F821

@@ -270,7 +270,7 @@ def find_python(explicit: Optional[str], pio_python: Optional[str],
         if where in ("custom_mote_python", "MOTE_PYTHON"):
             break
     raise MoteSetupError(
-        "mote: cannot find Mote's `aot` compiler (tried: " + "; ".join(tried or ["nothing"]) + ").\n"
+        "cannot find Mote's `aot` compiler (tried: " + "; ".join(tried or ["nothing"]) + ").\n"
         f"Install it into the Python that runs PlatformIO:\n"
         f"    {pio_python or 'python3'} -m pip install -e {root}\n"
         "or point the build at a Python that has it, in platformio.ini:\n"

@@ -298,6 +298,28 @@ def test_second_run_regenerates_and_recompiles_nothing(project, pio_env):
 
 @pytest.mark.slow
 @pytest.mark.sim
+def test_repeated_script_loads_add_the_sources_once(project, pio_env):
+    """A second builder of the library in one environment (here a second copy
+    of it in the project's lib/) runs the extraScript again: no second
+    generate, no duplicate objects, the same firmware."""
+    proj, _ = project
+    (proj / "lib").mkdir(exist_ok=True)
+    link = proj / "lib" / "mote-again"
+    link.symlink_to(ROOT, target_is_directory=True)
+    try:
+        code, log = _upload(proj, pio_env)
+    finally:
+        link.unlink()
+    assert code == 0, log[-6000:]
+    assert "Found 2 compatible libraries" in log
+    assert log.count("mote: generated sources up to date") == 1
+    assert "mote: library builder 2 of this environment: sources already added, flags only" in log
+    assert "mote: aot generate" not in log and _compiled(log) == [], log[-4000:]
+    assert PASS_RE.search(log), log[-4000:]
+
+
+@pytest.mark.slow
+@pytest.mark.sim
 def test_model_change_regenerates_and_still_passes(project, pio_env):
     proj, model = project
     gen = _gen(proj)

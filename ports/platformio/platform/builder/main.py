@@ -95,7 +95,7 @@ def run_in_qemu(target, source, env):  # pylint: disable=unused-argument
         python, _ = mote_pio.find_python(env.GetProjectOption("custom_mote_python", None),
                                          env.subst("$PYTHONEXE"))
     except (mote_pio.MoteOptionError, mote_pio.MoteSetupError) as exc:
-        sys.stderr.write("%s\n" % exc)
+        sys.stderr.write("mote: error: %s\n" % exc)
         return 1
     elf = source[0].get_abspath()
     # aot.target.qemu: the QEMU command line of Mote's boards, UART0 printed as
