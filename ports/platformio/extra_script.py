@@ -143,6 +143,12 @@ def _setup_once():
         print(table.rstrip("\n"))
     port = _use_port(opts)
     state = {"srcs": srcs, "port": port, "opts": opts}
+    root = str(mote_pio.MOTE_ROOT)
+    foreign = [str(p) for p in srcs.sources if str(p) not in srcs.raw.get("generated_sources", [])
+               and not os.path.realpath(str(p)).startswith(root + os.sep)]
+    if foreign:
+        _say("warning: aot comes from another Mote checkout than this library (%s): its runtime "
+             "and kernels are compiled (%s)" % (root, os.path.dirname(os.path.dirname(foreign[0]))))
 
     build_env = env.Clone()  # noqa: F821
     _flags(build_env, srcs, port)

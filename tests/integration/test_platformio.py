@@ -320,10 +320,29 @@ def test_repeated_script_loads_add_the_sources_once(project, pio_env):
 
 @pytest.mark.slow
 @pytest.mark.sim
+def test_broken_model_fails_the_build_and_keeps_no_cache_key(project, pio_env):
+    proj, model = project
+    gen = _gen(proj)
+    src = model.read_text()
+    model.write_text(src + "\nraise RuntimeError('broken on purpose')\n")
+    try:
+        code, log = _upload(proj, pio_env)
+    finally:
+        model.write_text(src)
+    assert code != 0, log[-3000:]
+    assert "mote: error: aot generate failed (exit 1)" in log, log[-3000:]
+    assert "broken on purpose" in log
+    assert not (gen.parent / "inputs.sha256").exists()  # the next build generates again
+    assert "MOTE SELFTEST" not in log and "Linking" not in log
+
+
+@pytest.mark.slow
+@pytest.mark.sim
 def test_model_change_regenerates_and_still_passes(project, pio_env):
     proj, model = project
     gen = _gen(proj)
-    old_key = (gen.parent / "inputs.sha256").read_text().strip()
+    old_key = mote_pio.cache_key(mote_pio.read_options(
+        {"model": str(model), "int8": "yes", "selftest": "yes"}.get, proj, "mps2-an505"))
     old_pte = (gen / "model.pte").read_bytes()
     src = model.read_text()
     assert "CHANNELS = 16" in src
