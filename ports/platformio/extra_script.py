@@ -88,24 +88,25 @@ def _generate(opts, mote_dir):
     return mote_pio.MoteSources.load(manifest), None if not table else table
 
 
-def _variant(mote_dir, folder, tag=""):
-    """A build folder for the objects of one source folder."""
+def _variant(mote_dir, folder, root, tag=""):
+    """A build folder for the objects of one source folder: gen/... for the
+    generated files, else the folder's path in the Mote checkout `root`."""
     folder = os.path.realpath(str(folder))
-    root = str(mote_pio.MOTE_ROOT)
+    root = os.path.realpath(str(root))
     gen = os.path.realpath(os.path.join(mote_dir, "gen"))
     if folder == gen or folder.startswith(gen + os.sep):
         rel = os.path.join("gen", os.path.relpath(folder, gen))
     elif folder == root or folder.startswith(root + os.sep):
         rel = os.path.relpath(folder, root)
     else:
-        rel = os.path.join("ext", os.path.basename(folder))
-    return os.path.join(mote_dir, "obj" + tag, rel)
+        rel = os.path.join("ext", folder.lstrip(os.sep))  # unique per folder
+    return os.path.normpath(os.path.join(mote_dir, "obj" + tag, rel))
 
 
-def _build_files(build_env, mote_dir, files, tag=""):
+def _build_files(build_env, mote_dir, files, root, tag=""):
     for folder, names in mote_pio.group_by_dir(files).items():
         src_filter = ["-<*>"] + ["+<%s>" % n for n in names]
-        build_env.BuildSources(_variant(mote_dir, folder, tag), str(folder), src_filter)
+        build_env.BuildSources(_variant(mote_dir, folder, root, tag), str(folder), src_filter)
 
 
 def _use_port(opts):
@@ -143,25 +144,23 @@ def _setup_once():
         print(table.rstrip("\n"))
     port = _use_port(opts)
     state = {"srcs": srcs, "port": port, "opts": opts}
-    root = str(mote_pio.MOTE_ROOT)
-    foreign = [str(p) for p in srcs.sources if str(p) not in srcs.raw.get("generated_sources", [])
-               and not os.path.realpath(str(p)).startswith(root + os.sep)]
-    if foreign:
-        _say("warning: aot comes from another Mote checkout than this library (%s): its runtime "
-             "and kernels are compiled (%s)" % (root, os.path.dirname(os.path.dirname(foreign[0]))))
+    root = srcs.root or mote_pio.MOTE_ROOT
+    if os.path.realpath(str(root)) != os.path.realpath(str(mote_pio.MOTE_ROOT)):
+        _say("warning: aot comes from another Mote checkout (%s) than this library (%s): "
+             "that checkout's runtime and kernels are compiled" % (root, mote_pio.MOTE_ROOT))
 
     build_env = env.Clone()  # noqa: F821
     _flags(build_env, srcs, port)
     kernels = set(str(p) for p in srcs.kernel_sources)
     others = [p for p in srcs.sources if str(p) not in kernels]
-    _build_files(build_env, mote_dir, others)
+    _build_files(build_env, mote_dir, others, root)
     fast_env = build_env.Clone()
     fast_env.Append(CCFLAGS=["-O2"])  # the kernels for speed, the rest for size
-    _build_files(fast_env, mote_dir, srcs.kernel_sources, "-O2")
+    _build_files(fast_env, mote_dir, srcs.kernel_sources, root, "-O2")
 
     if port:
         p = srcs.port
-        _build_files(build_env, mote_dir, [mote_pio.Path(s) for s in p.get("sources", [])], "-port")
+        _build_files(build_env, mote_dir, [mote_pio.Path(s) for s in p.get("sources", [])], root, "-port")
         ldflags = [f for f in p.get("ldflags", []) if not f.startswith("-T")]
         if p.get("linker_script"):
             genv.Replace(LDSCRIPT_PATH=str(p["linker_script"]))

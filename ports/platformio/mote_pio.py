@@ -297,6 +297,15 @@ class MoteSources:
     port: dict = field(default_factory=dict)
     raw: dict = field(default_factory=dict)
 
+    @property
+    def root(self) -> Optional[Path]:
+        """The Mote checkout the sources come from (the aot that generated
+        them): the folder holding the runtime/include on the include path."""
+        for d in self.include_dirs:
+            if d.name == "include" and d.parent.name == "runtime":
+                return d.parent.parent
+        return None
+
     @classmethod
     def load(cls, path: Path) -> "MoteSources":
         d = json.loads(Path(path).read_text())

@@ -145,6 +145,10 @@ def test_sources_helpers():
     assert mote_pio.cppdefines({"NDEBUG": None, "MOTE_KERNELS_INT32": 0}) == ["NDEBUG",
                                                                              ("MOTE_KERNELS_INT32", 0)]
     assert mote_pio.libs_of(["-lm", "-lc", "-lgcc"]) == ["m", "c", "gcc"]
+    srcs = mote_pio.MoteSources(board="b", sources=[], kernel_sources=[], defines={}, cflags=[],
+                                arch_flags=[], include_dirs=[Path("/g"), Path("/m/runtime/include"),
+                                                             Path("/m/kernels")])
+    assert srcs.root == Path("/m")
 
 
 def test_platform_boards_match_mote_boards():
