@@ -404,10 +404,6 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
     defines.update(dtype_defines(compiled.manifest))
     if verify_checksum:
         defines["MOTE_VERIFY_CHECKSUM"] = None
-    spec = compiled.spec
-    io = lambda idx: [{"shape": list(spec.values[i].sizes),  # noqa: E731
-                       "dtype": compiled.manifest["inputs" if idx is spec.inputs else "outputs"][k]["dtype"],
-                       "bytes": spec.values[i].nbytes} for k, i in enumerate(idx)]
     fast = support_sources() + list(kernels)
     return {
         "board": board.name, "model": compiled.name, "int8": bool(compiled.int8),
@@ -425,7 +421,7 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
                      linker_script=str(port_dir / "firmware.ld"),
                      ldflags=link_flags(board, port_dir / "firmware.ld")),
         "memory": dict(compiled.manifest.get("memory", {})),
-        "inputs": io(spec.inputs), "outputs": io(spec.outputs),
+        "inputs": compiled.manifest["inputs"], "outputs": compiled.manifest["outputs"],
         "pte_bytes": len(compiled.pte),
         "pte_sha256": hashlib.sha256(compiled.pte).hexdigest(),
     }
