@@ -383,3 +383,18 @@ def test_upload_fails_with_the_firmware_exit_status(project, pio_env):
     assert "mote: firmware exited with status 3" in log, log[-3000:]
     assert "mote: generated sources up to date" in log
     assert _compiled(log) == ["src/main.o"], _compiled(log)
+
+
+@pytest.mark.slow
+@pytest.mark.sim
+def test_in_tree_example_with_the_readme_command(pio_env, tmp_path):
+    """Exactly `pio run -d examples/platformio/qemu-an505 -t upload` from the
+    repository root (as `make platformio-example` runs it), its .pio folder kept
+    out of the checkout through PLATFORMIO_WORKSPACE_DIR."""
+    env = dict(pio_env, PLATFORMIO_WORKSPACE_DIR=str(tmp_path / "ws"))
+    proc = subprocess.run([str(Path(PYTHON).parent / "pio"), "run", "-d", "examples/platformio/qemu-an505",
+                           "-t", "upload"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log[-4000:]
+    assert PASS_RE.search(log), log[-4000:]
+    assert not (EXAMPLE / ".pio").exists()
