@@ -221,10 +221,23 @@ def _quiet_dependencies() -> None:
     warnings.filterwarnings("ignore", message=".*is an Enum subclass.*")
 
 
+def _one_line_warnings(command: str) -> None:
+    """Warnings print as one line, "aot <command>: warning: file:line: message",
+    not Python's two-line form with the warning call's source."""
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        from pathlib import Path
+        where = f"{Path(filename).name}:{lineno}: " if filename and "/aot/" not in str(filename) else ""
+        print(f"aot {command}: warning: {where}{message}", file=file or sys.stderr)
+    warnings.showwarning = show
+
+
 def main(argv=None) -> int:
     _quiet_dependencies()
     parser = build_parser()
     args = parser.parse_args(argv)
+    _one_line_warnings(args.command)
     from aot.errors import MoteError
     try:
         return args.func(args)

@@ -8,8 +8,8 @@
 #
 # At build time a custom command runs `aot generate` (aot.target.generate) into
 # OUTPUT_DIR (default <binary dir>/mote/<target>). It re-runs when the model
-# file, the calibration file, a DEPENDS file (modules the model file imports),
-# the board file or the compiler's own sources change, and only then. The
+# file or a .py file beside it, the calibration file, a DEPENDS file, the
+# board file or the compiler's own sources change, and only then. The
 # target gets the generated program, registry and self-test cases, the
 # embedding API (mote/model.h) and links one static library per board,
 # mote_<board>, of the runtime and every kernel for the board (cmsis/ DSP/MVE
@@ -49,8 +49,9 @@ function(_mote_find_python)
     endif()
     foreach(py IN LISTS candidates)
         if(EXISTS "${py}")
+            # aot and what aot generate imports (torch, flatbuffers), not just aot's files
             execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}"
-                                    "${py}" -c "import aot.target.generate"
+                                    "${py}" -c "import torch, flatbuffers, aot.target.generate"
                             RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
             if(rc EQUAL 0)
                 set(MOTE_PYTHON "${py}" CACHE FILEPATH "Python interpreter with Mote's aot package" FORCE)
@@ -58,7 +59,7 @@ function(_mote_find_python)
             endif()
         endif()
     endforeach()
-    message(FATAL_ERROR "Mote: no Python that can import the aot package (tried: ${candidates}). "
+    message(FATAL_ERROR "Mote: no Python that can import the aot package and torch (tried: ${candidates}). "
             "Install it: `${MOTE_ROOT}/scripts/bootstrap.sh` (a .venv in the checkout), or "
             "`pip install torch==2.13.0 -e ${MOTE_ROOT}` in your Python, or set -DMOTE_PYTHON=/path/to/python.")
 endfunction()
@@ -71,13 +72,25 @@ function(_mote_board_sources board id)
         return()
     endif()
     _mote_find_python()
+    # The port files depend on the board alone: written here (unchanged ones
+    # keep their mtime), re-written when the board file changes (re-configure).
+    set(port_dir "${CMAKE_BINARY_DIR}/mote/port-${id}")
     execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}"
                             "${MOTE_PYTHON}" -m aot.target.generate --board-sources "${board}"
+                            --port-dir "${port_dir}"
                     RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)
     if(NOT rc EQUAL 0)
         string(STRIP "${err}" err)
-        message(FATAL_ERROR "Mote: board '${board}': ${err}")
+        message(FATAL_ERROR "Mote: ${err}")
     endif()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${MOTE_ROOT}/boards/${board}.json")
+    set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_port_dir" "${port_dir}")
+    string(JSON qemu ERROR_VARIABLE no_qemu GET "${json}" qemu_machine)
+    if(no_qemu OR qemu STREQUAL "null")
+        set(qemu "")
+    endif()
+    set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_qemu_machine" "${qemu}")
+    _mote_check_compiler("${board}" "${json}")
     foreach(key runtime_sources embed_sources kernel_sources include_dirs arch_flags)
         _mote_json_list(list "${json}" ${key})
         set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_${key}" "${list}")
@@ -91,6 +104,26 @@ function(_mote_board_sources board id)
     string(JSON ld GET "${json}" port linker_script)
     set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_port_linker_script" "${ld}")
     set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_LOADED" TRUE)
+endfunction()
+
+# Mote's boards are Cortex-M parts: the C compiler must be an Arm cross
+# compiler (a forgotten toolchain file is caught here, not by the assembler),
+# and a -mcpu in CMAKE_C_FLAGS other than the board's draws a warning.
+function(_mote_check_compiler board json)
+    execute_process(COMMAND "${CMAKE_C_COMPILER}" -dumpmachine OUTPUT_VARIABLE machine
+                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+    if(rc EQUAL 0 AND NOT machine MATCHES "^(arm|thumb)")
+        message(FATAL_ERROR "Mote: BOARD ${board} is a Cortex-M board, but the C compiler "
+                "${CMAKE_C_COMPILER} builds for ${machine}: give an Arm toolchain file "
+                "(-DCMAKE_TOOLCHAIN_FILE=..., e.g. examples/cmake/arm-none-eabi-m33.cmake)")
+    endif()
+    _mote_json_list(arch "${json}" arch_flags)
+    foreach(flag IN LISTS arch)
+        if(flag MATCHES "^-mcpu=" AND CMAKE_C_FLAGS MATCHES "-mcpu=([^ ]+)" AND NOT "-mcpu=${CMAKE_MATCH_1}" STREQUAL flag)
+            message(WARNING "Mote: CMAKE_C_FLAGS has -mcpu=${CMAKE_MATCH_1}, board ${board} is ${flag} "
+                    "(its flags: ${arch}); the runtime state is sized for the board's ABI")
+        endif()
+    endforeach()
 endfunction()
 
 # A JSON array of strings (at the path given by the extra arguments) as a CMake list.
@@ -183,7 +216,7 @@ function(mote_model_sources prefix)
         list(APPEND args --verify-checksum)
     endif()
     set(generated "${out}/model_pte.c" "${out}/registry.c" "${out}/model_pte.h" "${out}/mote_model.h"
-                  "${out}/mote_sources.json" "${out}/port/firmware.ld" "${out}/port/mote_board.h")
+                  "${out}/mote_sources.json")
     _mote_get(embed ${id} embed_sources)
     if(M_SELFTEST)
         list(APPEND args --selftest ${M_SELFTEST})
@@ -191,10 +224,10 @@ function(mote_model_sources prefix)
         _mote_get(st ${id} embed_selftest_source)
         list(APPEND embed "${st}")
     endif()
-    _mote_get(port_gen ${id} port_generated_sources)
-    foreach(g IN LISTS port_gen)
-        list(APPEND generated "${out}/${g}")
-    endforeach()
+    # Modules beside the model file are what it usually imports (PlatformIO hashes them too).
+    get_filename_component(model_dir "${model}" DIRECTORY)
+    file(GLOB siblings "${model_dir}/*.py")
+    list(APPEND deps ${siblings})
     foreach(d IN LISTS M_DEPENDS)
         get_filename_component(d "${d}" ABSOLUTE)
         list(APPEND deps "${d}")
@@ -249,18 +282,22 @@ function(mote_add_model target)
     target_compile_definitions(${target} PRIVATE ${_mote_DEFINITIONS})
     target_link_libraries(${target} PRIVATE ${_mote_LIBRARY})
     if(A_PORT)
+        get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)
+        if(NOT "ASM" IN_LIST langs)
+            message(FATAL_ERROR "mote_add_model(${target} ... PORT): Mote's port has an assembler "
+                    "vector table: enable ASM in your project, project(<name> C ASM)")
+        endif()
         _mote_get(psrc ${id} port_sources)
-        _mote_get(pgen ${id} port_generated_sources)
         _mote_get(pinc ${id} port_include_dirs)
         _mote_get(pld ${id} port_ldflags)
-        _mote_get(plink ${id} port_linker_script)
-        foreach(g IN LISTS pgen)
-            list(APPEND psrc "${out}/${g}")
-        endforeach()
-        target_sources(${target} PRIVATE ${psrc} "${out}/port/mote_board.h")
-        target_include_directories(${target} PRIVATE "${out}/port" ${pinc})
-        target_link_options(${target} PRIVATE ${pld} "-T${out}/${plink}")
-        set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${out}/${plink}")
+        _mote_get(pdir ${id} port_dir)
+        if(EXISTS "${pdir}/boot2_image.S")
+            list(APPEND psrc "${pdir}/boot2_image.S")
+        endif()
+        target_sources(${target} PRIVATE ${psrc})
+        target_include_directories(${target} PRIVATE "${pdir}" ${pinc})
+        target_link_options(${target} PRIVATE ${pld} "-T${pdir}/firmware.ld")
+        set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${pdir}/firmware.ld")
     endif()
     message(STATUS "Mote: ${target}: model compiled at build time by aot generate into ${out}")
 endfunction()
@@ -273,7 +310,13 @@ function(mote_add_qemu_run target)
     if(NOT R_TIMEOUT)
         set(R_TIMEOUT 60)
     endif()
-    _mote_find_python()
+    string(MAKE_C_IDENTIFIER "${R_BOARD}" id)
+    _mote_board_sources("${R_BOARD}" ${id})
+    _mote_get(machine ${id} qemu_machine)
+    if(NOT machine)
+        message(FATAL_ERROR "mote_add_qemu_run(${target} BOARD ${R_BOARD}): board ${R_BOARD} has no QEMU "
+                "machine (boards/${R_BOARD}.json names no simulator): run it on the board (aot flash, aot monitor)")
+    endif()
     add_custom_target(${target}-run
         COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot.target.qemu
                 "$<TARGET_FILE:${target}>" --board "${R_BOARD}" --timeout ${R_TIMEOUT}

@@ -69,10 +69,18 @@ def _import_file(p: Path):
 
 
 def _call(mod, p: Path, fn: str):
+    """mod.fn(); an exception in the user's code becomes one ModelFileError
+    naming the function and the deepest line of the model file it passed."""
     f = getattr(mod, fn, None)
     if not callable(f):
         raise ModelFileError(f"{p.name}: no function {fn}() defined")
-    return f()
+    try:
+        return f()
+    except Exception as e:  # noqa: BLE001 - the user's code failed: say where
+        import traceback
+        frames = [fr for fr in traceback.extract_tb(e.__traceback__) if Path(fr.filename) == p]
+        where = f"{p.name}:{frames[-1].lineno}" if frames else p.name
+        raise ModelFileError(f"{where}: {fn}() failed: {type(e).__name__}: {e}") from e
 
 
 def _load_py(p: Path) -> ModelFile:
@@ -90,7 +98,7 @@ def _load_py(p: Path) -> ModelFile:
         raise ModelFileError(f"{p.name}: example_inputs() must return a tuple of tensors")
     calib = None
     if callable(getattr(mod, "calibration_data", None)):
-        calib = [tuple(c) if isinstance(c, (tuple, list)) else (c,) for c in mod.calibration_data()]
+        calib = [tuple(c) if isinstance(c, (tuple, list)) else (c,) for c in _call(mod, p, "calibration_data")]
     return ModelFile(path=p, example_inputs=tuple(inputs), module=module, calibration_data=calib)
 
 

@@ -113,6 +113,10 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     with its source line, planning failure); nothing is written on error.
     """
     from aot.compiler.model_file import load_model_file
+    if calib and not int8:
+        raise MoteError("--calib is the int8 calibration data: it needs --int8")
+    if calib and not Path(calib).is_file():
+        raise MoteError(f"--calib {calib}: no such file")
     t0 = time.time()
     mf = load_model_file(path)
     name = Path(path).stem if Path(path).stem != "model" else Path(path).resolve().parent.name

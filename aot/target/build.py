@@ -56,6 +56,7 @@ from aot.errors import BuildError, FirmwareError, MoteError
 from aot.target.size import size_json, size_table
 from aot.compiler.scratch import scratch_slots
 from aot.target.generate import (EMBED_DIR, EMBED_SOURCES, _cmsis_scratch,  # noqa: F401
+                                 check_output_folder, largest,
                                  dtype_defines, fit_check, input_sets_bytes, model_header,
                                  replace_folder, runtime_sources, staged_folder, select_kernels,
                                  support_sources, target_memory, target_state_bytes,
@@ -126,6 +127,7 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
                              "with --inputs")
         input_sets = selftest.inputs
     out = Path(out_dir).resolve()
+    check_output_folder(out, "build.json", "build")
     with staged_folder(out, "building") as stage:
         size, info = _build_into(compiled, board, stage, input_sets, opt, uart_inputs, kernel_opt,
                                  verify_checksum, selftest)
@@ -265,15 +267,6 @@ def _link_error(err, spec, board, state, scratch, stack) -> BuildError:
                               f"{scratch:,} + stack {stack:,} B): {text.splitlines()[0]}")
         return BuildError(text)
     region, short = m.group(1), int(m.group(2))
-    if region == "RAM":
-        tensors = [(v.nbytes, v.name or f"value {i}", tuple(v.sizes)) for i, v in enumerate(spec.values)
-                   if isinstance(v, ir.TensorValue) and v.mem_id is not None]
-        what = "RAM"
-    else:
-        tensors = [(v.nbytes, v.name or f"value {i}", tuple(v.sizes)) for i, v in enumerate(spec.values)
-                   if isinstance(v, ir.TensorValue) and v.constant is not None]
-        what = "flash" if region in ("FLASH", "MODEL") else region
-    tensors.sort(reverse=True)
-    top = ", ".join(f"{n} {list(s)} {b:,} B" for b, n, s in tensors[:5])
+    what = "RAM" if region == "RAM" else "flash" if region in ("FLASH", "MODEL") else region
     return BuildError(f"model does not fit {board.name}: {what} ({region}) is {short:,} B short. "
-                      f"Largest tensors: {top}")
+                      f"Largest tensors: {largest(spec, constants=region != 'RAM')}")

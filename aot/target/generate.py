@@ -275,11 +275,25 @@ def input_sets_bytes(spec, input_sets) -> bytes:
 # --------------------------------------------------------------------------- generate
 
 
+def check_output_folder(out: Path, marker: str, command: str) -> None:
+    """Refuse an output folder that is not one Mote may replace: `out` must not
+    exist, be an empty folder, or hold `marker` (the file every folder `command`
+    writes has: build.json, mote_sources.json). Raises BuildError naming it."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise BuildError(f"{out} exists and is a file, not a folder: choose another -o")
+    if any(out.iterdir()) and not (out / marker).is_file():
+        raise BuildError(f"{out} is not empty and is not a folder `aot {command}` wrote (no {marker}): "
+                         "its contents would be replaced; choose another -o (a new or empty folder)")
+
+
 @contextlib.contextmanager
 def staged_folder(out: Path, what: str):
     """Yield a fresh staging folder beside `out` ("." + name + "." + what + "-pid");
     when the block succeeds it replaces `out` (replace_folder), when it raises it
-    is removed and `out` stays exactly as it was (or absent)."""
+    is removed and `out` stays exactly as it was (or absent). Call
+    check_output_folder first: whatever `out` holds is replaced."""
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = out.parent / f".{out.name}.{what}-{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
@@ -298,14 +312,32 @@ def fit_check(spec: "ir.ProgramSpec", board, state: int, scratch: int, stack: in
     need = arena + state + scratch + stack
     if need <= board.ram.size:
         return
-    planned = [(v.nbytes, v.name or f"value {i}", tuple(v.sizes)) for i, v in enumerate(spec.values)
-               if isinstance(v, ir.TensorValue) and v.mem_id is not None]
-    planned.sort(reverse=True)
-    top = ", ".join(f"{n} {list(s)} {b:,} B" for b, n, s in planned[:5])
     raise BuildError(
         f"model does not fit {board.name}: needs {need:,} B of RAM (arena {arena:,} + runtime state "
-        f"{state:,} + scratch {scratch:,} + stack {stack:,}), the board has {board.ram.size:,} B: "
-        f"{need - board.ram.size:,} B short. Largest tensors: {top}")
+        f"{state:,} + scratch {scratch:,}" + (f" + stack {stack:,}" if stack else "") + f"), the board has "
+        f"{board.ram.size:,} B: {need - board.ram.size:,} B short. Largest tensors: {largest(spec, False)}")
+
+
+def largest(spec: "ir.ProgramSpec", constants: bool, n: int = 5) -> str:
+    """The `n` largest planned (constants=False) or constant tensors, "name [shape] bytes B", ..."""
+    rows = [(v.nbytes, v.name or f"value {i}", tuple(v.sizes)) for i, v in enumerate(spec.values)
+            if isinstance(v, ir.TensorValue)
+            and ((v.constant is not None) if constants else (v.mem_id is not None))]
+    rows.sort(reverse=True)
+    return ", ".join(f"{name} {list(shape)} {b:,} B" for b, name, shape in rows[:n])
+
+
+def flash_check(spec: "ir.ProgramSpec", board, program_bytes: int) -> None:
+    """Fail when the program alone (the .pte and any self-test data, bytes)
+    exceeds the board memory that holds it (its model region, else flash),
+    naming the largest constants."""
+    region = board.model_region or board.flash
+    where = "model region" if board.model_region else "flash"
+    if program_bytes <= region.size:
+        return
+    raise BuildError(f"model does not fit {board.name}: the program needs {program_bytes:,} B of {where}, "
+                     f"the board has {region.size:,} B: {program_bytes - region.size:,} B short. "
+                     f"Largest constants: {largest(spec, constants=True)}")
 
 
 def replace_folder(new: Path, out: Path) -> None:
@@ -381,7 +413,7 @@ def write_model_sources(compiled, board, gen: Path, state: int, selftest=None,
 
 
 def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
-                     selftest: bool, verify_checksum: bool) -> dict:
+                     selftest: bool, verify_checksum: bool, selftest_bytes: int = 0) -> dict:
     """The mote_sources.json dict: every path absolute.
 
     sources: every C file to compile (generated, runtime, embedding API,
@@ -392,13 +424,10 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
     port: Mote's bare-metal port for the board (startup, vectors, UART, the
     port hooks), its linker script and link flags, for a project without
     startup code of its own."""
-    from aot.target.firmware import WARN_FLAGS, board_header, boot2_image, link_flags, linker_script
+    from aot.target.firmware import WARN_FLAGS, link_flags
     port = port_manifest(board)
     port_dir = out / "port"
-    port_dir.mkdir(exist_ok=True)
-    (port_dir / "mote_board.h").write_text(board_header(board))
-    (port_dir / "firmware.ld").write_text(linker_script(board, GENERATE_STACK_BYTES))
-    psrc = [Path(p) for p in port["sources"]] + ([boot2_image(board, port_dir)] if board.boot2_bytes else [])
+    psrc = [Path(p) for p in port["sources"]] + write_port_files(board, port_dir)
     embed = EMBED_SOURCES + ([EMBED_SELFTEST_SOURCE] if selftest else [])
     defines = {"NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
@@ -423,6 +452,7 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
         "memory": dict(compiled.manifest.get("memory", {})),
         "inputs": compiled.manifest["inputs"], "outputs": compiled.manifest["outputs"],
         "pte_bytes": len(compiled.pte),
+        "selftest_bytes": selftest_bytes,  # the self-test's inputs and expected outputs, flash
         "pte_sha256": hashlib.sha256(compiled.pte).hexdigest(),
     }
 
@@ -437,13 +467,19 @@ def generate_compiled(compiled, board_name, out_dir, selftest=None,
     the model's RAM exceeds the board's)."""
     from aot.compiler.pipeline import write_outputs
     from aot.target.boards import load_board
+    from aot.target.selftest import selftest_blob
     board = load_board(board_name)
     out = Path(out_dir).resolve()
+    check_output_folder(out, "mote_sources.json", "generate")
     with staged_folder(out, "generating") as stage:
         op_names = sorted({f"{c.op}.{c.overload}" for c in compiled.spec.instructions})
         kernels = select_kernels(op_names, board)
         state, scratch = target_memory(compiled, board, stage)
-        fit_check(compiled.spec, board, state, scratch, GENERATE_STACK_BYTES)
+        # The stack is the application's (its own linker script or RTOS sizes it).
+        fit_check(compiled.spec, board, state, scratch, 0)
+        st_bytes = len(selftest_blob(selftest)) + len(input_sets_bytes(compiled.spec, selftest.inputs)) \
+            if selftest is not None else 0
+        flash_check(compiled.spec, board, len(compiled.pte) + st_bytes)
         (stage / "abi_probe.o").unlink(missing_ok=True)
         generated = write_model_sources(compiled, board, stage, state, selftest)
         write_outputs(compiled, stage / "model.pte")
@@ -451,7 +487,7 @@ def generate_compiled(compiled, board_name, out_dir, selftest=None,
             from aot.target.selftest import bpte_bytes
             (stage / "model.bpte").write_bytes(bpte_bytes(compiled.pte, selftest))
         manifest = sources_manifest(compiled, board, stage, generated, kernels, selftest is not None,
-                                    verify_checksum)
+                                    verify_checksum, st_bytes)
         # paths inside the staging folder become paths inside the final one
         text = json.dumps(manifest, indent=2).replace(str(stage), str(out))
         (stage / "mote_sources.json").write_text(text + "\n")
@@ -465,20 +501,46 @@ def planned_table(sources: dict, board) -> str:
     arena = sum(mem.get("arena_bytes") or [0])
     state = mem.get("runtime_state_bytes") or 0
     scratch = mem.get("scratch_bytes") or 0
-    rows = [("program (.pte)", sources["pte_bytes"], None), ("arena", None, arena),
-            ("runtime state", None, state), ("scratch", None, scratch)]
+    st = sources.get("selftest_bytes") or 0
+    rows = [("program (.pte)", sources["pte_bytes"], None)] + ([("self-test", st, None)] if st else []) + [
+        ("arena", None, arena), ("runtime state", None, state), ("scratch", None, scratch)]
     lines = [f"{'part':<16}{'flash B':>12}{'RAM B':>12}"]
     for name, fl, ram in rows:
         lines.append(f"{name:<16}{'' if fl is None else f'{fl:,}':>12}{'' if ram is None else f'{ram:,}':>12}")
     ram_total = arena + state + scratch
-    lines.append(f"{'model total':<16}{sources['pte_bytes']:>12,}{ram_total:>12,}"
+    flash_total = sources["pte_bytes"] + st
+    region = board.model_region or board.flash
+    lines.append(f"{'model total':<16}{flash_total:>12,}{ram_total:>12,}"
                  f"   (+ code, stack and your application's own memory)")
-    lines.append(f"{'board budget':<16}{board.flash.size:>12,}{board.ram.size:>12,}   "
-                 f"({100 * sources['pte_bytes'] / board.flash.size:.1f}% flash, "
+    lines.append(f"{'board budget':<16}{region.size:>12,}{board.ram.size:>12,}   "
+                 f"({100 * flash_total / region.size:.1f}% {'model region' if board.model_region else 'flash'}, "
                  f"{100 * ram_total / board.ram.size:.1f}% RAM)")
-    kern = [Path(p).name for p in sources["kernel_sources"] if Path(p).name.startswith("op_")]
+    kern = [f"{Path(p).parent.name}/{Path(p).name}" for p in sources["kernel_sources"]
+            if Path(p).name.startswith("op_")]
     lines.append(f"kernels: {len(kern)} ({', '.join(kern)})")
     return "\n".join(lines)
+
+
+def write_port_files(board, port_dir: Path) -> list:
+    """The board's generated port files in `port_dir`: mote_board.h, the linker
+    script firmware.ld (GENERATE_STACK_BYTES of stack) and, for boards with a
+    boot stage, boot2_image.S. A file whose content is unchanged is not
+    rewritten (its mtime stays: build systems do not recompile the port).
+    Returns the generated sources (boot2_image.S) to compile."""
+    import tempfile
+    from aot.target.firmware import board_header, boot2_image, linker_script
+    port_dir.mkdir(parents=True, exist_ok=True)
+    files = {"mote_board.h": board_header(board), "firmware.ld": linker_script(board, GENERATE_STACK_BYTES)}
+    sources = []
+    if board.boot2_bytes:
+        with tempfile.TemporaryDirectory() as tmp:
+            files["boot2_image.S"] = boot2_image(board, Path(tmp)).read_text()
+        sources.append(port_dir / "boot2_image.S")
+    for name, text in files.items():
+        path = port_dir / name
+        if not path.is_file() or path.read_text() != text:
+            path.write_text(text)
+    return sources
 
 
 def port_manifest(board) -> dict:
@@ -504,12 +566,16 @@ def _main(argv=None) -> int:
     from aot.target.boards import load_board
     p = argparse.ArgumentParser(prog="python -m aot.target.generate")
     p.add_argument("--board-sources", metavar="BOARD", required=True)
+    p.add_argument("--port-dir", metavar="DIR", help="also write the board's port files there "
+                   "(mote_board.h, firmware.ld, boot2_image.S; unchanged files are not rewritten)")
     args = p.parse_args(argv)
     try:
         board = load_board(args.board_sources)
     except Exception as e:  # noqa: BLE001 - one line for the build system's log
-        print(f"mote: {e}", file=sys.stderr)
+        print(str(e), file=sys.stderr)
         return 1
+    if args.port_dir:
+        write_port_files(board, Path(args.port_dir))
     print(json.dumps({
         "board": board.name,
         "runtime_sources": [str(p) for p in runtime_sources()],
@@ -518,6 +584,7 @@ def _main(argv=None) -> int:
         "kernel_sources": [str(p) for p in support_sources() + board_kernel_files(board)],
         "include_dirs": [str(RUNTIME_DIR / "include"), str(EMBED_DIR), str(KERNELS_DIR)],
         "arch_flags": list(board.arch_flags),
+        "qemu_machine": board.simulator.machine if board.simulator is not None else None,
         "port": port_manifest(board),
     }, indent=2))
     return 0

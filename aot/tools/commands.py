@@ -52,7 +52,10 @@ def generate_command(args) -> int:
     """`aot generate`: the sources of a model for the user's own build (aot.target.generate)."""
     from aot.compiler.pipeline import compile_model_file
     from aot.target.generate import generate_compiled, planned_table
-    board = load_board(args.board)  # an unknown board fails before the (slower) compile
+    from aot.target.generate import check_output_folder
+    board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
+    if args.output_dir:
+        check_output_folder(Path(args.output_dir).resolve(), "mote_sources.json", "generate")
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io)
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}-src")
     selftest = _selftest(compiled, args.selftest, "generate")
@@ -72,7 +75,10 @@ def generate_command(args) -> int:
 
 def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
-    load_board(args.board)  # an unknown board fails before the (slower) compile
+    from aot.target.generate import check_output_folder
+    load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
+    if args.output_dir:
+        check_output_folder(Path(args.output_dir).resolve(), "build.json", "build")
     if getattr(args, "selftest", None) and (args.inputs or getattr(args, "uart_inputs", False)):
         from aot.errors import BuildError
         raise BuildError("--selftest embeds its own cases as the inputs; it cannot be combined with "

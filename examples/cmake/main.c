@@ -29,7 +29,7 @@ int main(void)
     if (err == MOTE_OK) err = mote_model_run();
     if (err == MOTE_OK) err = mote_model_get_output(0, &out, &nbytes);
     if (err != MOTE_OK) {
-        mote_port_log("app: error %d", (int)err);
+        mote_port_log("app: %s (%d)", mote_err_name(err), (int)err);
         return 1;
     }
     const float *score = (const float *)out;

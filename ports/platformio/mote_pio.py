@@ -272,8 +272,10 @@ def find_python(explicit: Optional[str], pio_python: Optional[str],
     raise MoteSetupError(
         "cannot find Mote's `aot` compiler (tried: " + "; ".join(tried or ["nothing"]) + ").\n"
         f"Install it into the Python that runs PlatformIO:\n"
-        f"    {pio_python or 'python3'} -m pip install -e {root}\n"
-        "or point the build at a Python that has it, in platformio.ini:\n"
+        f"    {pio_python or 'python3'} -m pip install torch==2.13.0 -e {root}\n"
+        "(torch pinned: another version pulls a multi-GB CUDA build), or point the build at a\n"
+        "Python that has it, in platformio.ini (or remove a custom_mote_python that names one\n"
+        "without it):\n"
         "    custom_mote_python = /path/to/venv/bin/python")
 
 

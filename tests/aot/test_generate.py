@@ -172,3 +172,55 @@ def test_readme_embedding_example_compiles_and_runs(tmp_path):
     r = _host_program(out, tmp_path / "app", main_c)
     assert r.returncode == 0, r.stderr
     assert re.fullmatch(r"mote: class \d", r.stderr.strip()), r.stderr
+
+
+def test_output_folder_that_mote_did_not_write_is_refused(tmp_path, capsys):
+    """-o naming a folder with the user's files (or a file) is refused before anything
+    is compiled or written; an empty folder or an earlier generate folder is fine."""
+    mine = tmp_path / "src"
+    mine.mkdir()
+    (mine / "main.c").write_text("int main(void) { return 0; }\n")
+    for cmd in (["generate", str(zoo.path("mlp")), "--board", "mps2-an505", "-o", str(mine)],
+                ["build", str(zoo.path("mlp")), "--board", "mps2-an505", "-o", str(mine)]):
+        assert main(cmd) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "is not empty and is not a folder" in err[0], err
+        assert [p.name for p in mine.iterdir()] == ["main.c"]
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main(["generate", str(zoo.path("mlp")), "--board", "mps2-an505", "-o", str(afile)]) == 1
+    assert "is a file, not a folder" in capsys.readouterr().err and afile.read_text() == "x"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["generate", str(zoo.path("mlp")), "--board", "mps2-an505", "-o", str(empty)]) == 0
+    assert main(["generate", str(zoo.path("mlp")), "--board", "mps2-an505", "-o", str(empty)]) == 0
+
+
+def test_model_too_big_for_the_board_flash(tmp_path, capsys):
+    out = tmp_path / "g"
+    assert main(["generate", str(zoo.path("mlp")), "--board", "microbit", "-o", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(r"the program needs [\d,]+ B of flash, the board has 262,144 B: "
+                                       r"[\d,]+ B short\. Largest constants: _c_permute \[784, 128\]", err[0]), err
+    assert not out.exists()
+
+
+def test_error_in_the_model_files_functions_is_one_line(tmp_path, capsys):
+    f = tmp_path / "broken.py"
+    f.write_text("import torch\nfrom torch import nn\n\n\ndef model():\n"
+                 "    return nn.Linear(3, 4, bad_arg=1)\n\n\ndef example_inputs():\n"
+                 "    return (torch.randn(1, 3),)\n")
+    assert main(["generate", str(f), "--board", "pico2", "-o", str(tmp_path / "g")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["aot generate: error: broken.py:6: model() failed: TypeError: "
+                   "Linear.__init__() got an unexpected keyword argument 'bad_arg'"], err
+
+
+def test_calib_needs_int8(tmp_path, capsys):
+    np.savez(tmp_path / "c.npz", np.zeros((1, 1, 8, 8), np.float32))
+    assert main(["generate", str(zoo.path("small_cnn")), "--board", "pico2", "--calib",
+                 str(tmp_path / "c.npz"), "-o", str(tmp_path / "g")]) == 1
+    assert "--calib is the int8 calibration data: it needs --int8" in capsys.readouterr().err
+    assert main(["generate", str(zoo.path("small_cnn")), "--board", "pico2", "--int8", "--calib",
+                 str(tmp_path / "nope.npz"), "-o", str(tmp_path / "g")]) == 1
+    assert f"--calib {tmp_path / 'nope.npz'}: no such file" in capsys.readouterr().err

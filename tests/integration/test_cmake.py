@@ -102,6 +102,9 @@ def test_model_change_regenerates_and_still_passes(project):
     model.write_text(model.read_text().replace("WIDTH = 8 ", "WIDTH = 12 "))
     log = _build(build)
     assert "Mote: aot generate model.py for mps2-an505" in log
+    rebuilt = re.findall(r"Building (?:C|ASM) object (\S+)", log)
+    assert rebuilt and not [o for o in rebuilt if "/ports/" in o], rebuilt  # the port depends on the board only
+    assert "CMakeFiles/app.dir/main.c.obj" in rebuilt  # it includes mote_model.h
     header = (gen / "mote_model.h").read_text()
     arena_after = re.search(r"MOTE_MODEL_ARENA0_BYTES (\d+)u", header).group(1)
     assert int(arena_after) > int(arena_before)  # 12 channels instead of 8 in the first feature map
@@ -138,3 +141,25 @@ def test_missing_model_is_one_configure_error(tmp_path):
                            f"-DMOTE_PYTHON={PYTHON}", f"-DMOTE_DIR={ROOT}"], capture_output=True, text=True)
     assert proc.returncode != 0
     assert f"Mote: model file {src / 'model.py'} not found" in " ".join(proc.stderr.split())  # CMake wraps lines
+
+
+def test_forgotten_toolchain_file_is_one_configure_error(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("README.md"))
+    proc = subprocess.run(["cmake", "-S", src, "-B", tmp_path / "b", f"-DMOTE_PYTHON={PYTHON}",
+                           f"-DMOTE_DIR={ROOT}"], capture_output=True, text=True)
+    assert proc.returncode != 0
+    err = " ".join(proc.stderr.split())
+    assert "Mote: BOARD mps2-an505 is a Cortex-M board, but the C compiler" in err and "toolchain file" in err
+
+
+def test_port_without_asm_is_one_configure_error(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("README.md"))
+    cml = src / "CMakeLists.txt"
+    cml.write_text(cml.read_text().replace("project(mote_cmake_example C ASM)", "project(mote_cmake_example C)"))
+    proc = subprocess.run(["cmake", "-S", src, "-B", tmp_path / "b",
+                           f"-DCMAKE_TOOLCHAIN_FILE={src / 'arm-none-eabi-m33.cmake'}",
+                           f"-DMOTE_PYTHON={PYTHON}", f"-DMOTE_DIR={ROOT}"], capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "enable ASM in your project, project(<name> C ASM)" in " ".join(proc.stderr.split())

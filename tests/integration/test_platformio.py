@@ -135,7 +135,7 @@ def test_find_python_explains_how_to_install(tmp_path):
         mote_pio.find_python(str(bogus), PYTHON)
     msg = str(e.value)
     assert "cannot find Mote's `aot` compiler" in msg and "custom_mote_python" in msg
-    assert f"-m pip install -e {mote_pio.MOTE_ROOT}" in msg
+    assert f"-m pip install torch==2.13.0 -e {mote_pio.MOTE_ROOT}" in msg
 
 
 def test_sources_helpers():

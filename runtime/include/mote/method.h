@@ -203,7 +203,7 @@ MOTE_NODISCARD mote_err_t mote_method_set_input_checked(mote_method_t *m, uint32
 /** Output tensor `i` (valid until the next execute). Errors: NOT_INITIALIZED, INPUT_INDEX, BAD_VALUE_TYPE. */
 MOTE_NODISCARD mote_err_t mote_method_get_output(const mote_method_t *m, uint32_t i, const mote_tensor_t **t);
 
-/** Name of an error code ("MOTE_ERR_TRUNCATED"), or "MOTE_ERR_UNKNOWN". In err.c (host tools). */
+/** Name of an error code ("MOTE_ERR_TRUNCATED"), or "MOTE_ERR_UNKNOWN" (runtime/src/err.c; the link keeps it only when called). */
 const char *mote_err_name(mote_err_t err);
 
 #ifdef __cplusplus
