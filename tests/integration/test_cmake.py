@@ -30,7 +30,7 @@ def _run(cmd, **kw) -> subprocess.CompletedProcess:
 
 def _configure(src: Path, build: Path, *extra) -> None:
     _run(["cmake", "-S", src, "-B", build, f"-DCMAKE_TOOLCHAIN_FILE={src / 'arm-none-eabi-m33.cmake'}",
-          "-DCMAKE_BUILD_TYPE=Release", f"-DMOTE_PYTHON={PYTHON}", *extra])
+          "-DCMAKE_BUILD_TYPE=MinSizeRel", f"-DMOTE_PYTHON={PYTHON}", *extra])
 
 
 def _build(build: Path) -> str:
