@@ -227,8 +227,7 @@ def _one_line_warnings(command: str) -> None:
     import warnings
 
     def show(message, category, filename, lineno, file=None, line=None):
-        from pathlib import Path
-        where = f"{Path(filename).name}:{lineno}: " if filename and "/aot/" not in str(filename) else ""
+        where = f"{filename}:{lineno}: " if filename and "/aot/" not in str(filename) else ""
         print(f"aot {command}: warning: {where}{message}", file=file or sys.stderr)
     warnings.showwarning = show
 

@@ -129,6 +129,11 @@ def monitor_command(args) -> int:
         print(f"aot monitor: error: {e}", file=sys.stderr)
         return 2
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
+    # Ctrl-C ends the monitor even when it was started with SIGINT ignored (a
+    # background job of a non-interactive shell inherits SIG_IGN, and Python
+    # then installs no KeyboardInterrupt handler).
+    import signal
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if not args.json:
         print(f"aot monitor: {args.port} at {args.baud} baud 8N1 (Ctrl-C ends)", file=sys.stderr)
     try:
