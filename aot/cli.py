@@ -135,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--timeout", type=_positive_seconds, default=120.0,
                    help="simulator or serial timeout, seconds (> 0; default 120)")
+    p.add_argument("--estimate-cycles", action="store_true",
+                   help="on a simulated Cortex-M33 board: also trace the run and estimate the cycles "
+                        "per inference from per-instruction-class costs (aot.target.cycles)")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("compare", help="eager PyTorch vs the Mote runtime on a target")

@@ -9,6 +9,15 @@ For every zoo model on mps2-an505 (Cortex-M33, DSP + FPU) and mps3-an547
 -icount shift=0 (aot.target.run.run_build, always under a timeout). The firmware's
 OUT line carries the exact instruction count of mote_method_execute.
 
+int8 programs keep int8 inputs and outputs (`--int8-io`), as TFLM's reference
+models do. On mps2-an505 every int8 run is traced once more
+(aot.target.cycles: QEMU's execution log, per-instruction-class Cortex-M33
+costs) for an estimated cycle count per inference, printed beside the
+instruction count with the Pico 2 latency at 150 MHz and the published MLPerf
+Tiny v1.0 figures of X-CUBE-AI on an STM32U575 Cortex-M33 at 160 MHz (KWS
+29.0 ms, VWW 59.3 ms, IC 109.5 ms, AD 3.21 ms). A goals table says which of
+issue 15's targets each MLPerf Tiny model meets.
+
 Printed side by side, from one run:
 * instructions per inference (fp32, int8), MACs (zoo.MODELS; the compiler's count,
   aot.compiler.macs, for models without a reference count), MACs per instruction,
@@ -37,8 +46,18 @@ REF_TFLM_INSTR = {
     "mps2-an505": {"ds_cnn": 7_680_192, "mobilenet_v1_025": 24_046_766, "resnet8": 29_960_166},
     "mps3-an547": {"ds_cnn": 1_813_687},
 }
-#: TFLite Micro DS-CNN: arena bytes; interpreter + int8 kernels code bytes.
-REF_TFLM_ARENA = {"ds_cnn": 22_820}
+#: TFLite Micro (int8 model I/O): whole arena bytes, measured with the same QEMU
+#: method (DS-CNN; ResNet-8, MobileNetV1-0.25 and the FC autoencoder as issue 15
+#: quotes them); interpreter + int8 kernels code bytes.
+REF_TFLM_ARENA = {"ds_cnn": 22_820, "resnet8": 54_996, "mobilenet_v1_025": 100_708, "autoencoder": 2_580}
+#: MLPerf Tiny v1.0, X-CUBE-AI on an STM32U575 (Cortex-M33, 160 MHz): latency, ms.
+REF_XCUBE_U575_MS = {"ds_cnn": 29.0, "mobilenet_v1_025": 59.3, "resnet8": 109.5, "autoencoder": 3.21}
+#: The four MLPerf Tiny models (KWS, VWW, IC, AD) and issue 15's goals.
+MLPERF = {"ds_cnn": "KWS", "mobilenet_v1_025": "VWW", "resnet8": "IC", "autoencoder": "AD"}
+GOAL_RAM_VS_TFLM = 0.8
+GOAL_MAC_PER_INSTR = {"mps2-an505": 1.0, "mps3-an547": 2.0}
+GOAL_KWS_CODE_BYTES = 20 * 1024
+PICO2_HZ = 150_000_000
 REF_TFLM_CODE = 46_477
 #: ExecuTorch cortex_m (int8) flow: planned arena bytes, and its lower bound where known.
 REF_ET_CM_ARENA = {"mlp": 3_920, "ds_cnn": 20_464, "mobilenet_v1_025": 138_240, "resnet8": 49_728}
@@ -62,8 +81,10 @@ def run_one(name: str, int8: bool, boards) -> dict:
     from aot.target.run import run_build
     from aot.compiler.pipeline import compile_model_file
     res = {}
+    from aot.target.boards import load_board
+    from aot.target.cycles import trace_firmware
     try:
-        c = compile_model_file(zoo.path(name), int8=int8)
+        c = compile_model_file(zoo.path(name), int8=int8, int8_io=int8)
     except Exception as e:  # noqa: BLE001 - report and go on
         return {b: {"error": "compile: " + cm.short_error(e)} for b in boards}
     for b in boards:
@@ -74,9 +95,37 @@ def run_one(name: str, int8: bool, boards) -> dict:
             res[b] = {"instructions": int(r.cycles[0]), "size": art.size,
                       "summary": cm.size_summary(art.size), "arena_bytes": c.arena_bytes,
                       "arena_lower_bound_bytes": c.arena_lower_bound_bytes, "pte_bytes": len(c.pte)}
+            if int8 and load_board(b).core == "cortex-m33":
+                est = trace_firmware(art.elf, b, timeout_s=QEMU_TIMEOUT_S)
+                res[b]["estimated_cycles"] = est.cycles // max(est.runs, 1)
+                res[b]["cycles_per_instruction"] = round(est.cycles_per_instruction, 4)
         except Exception as e:  # noqa: BLE001
             res[b] = {"error": cm.short_error(e)}
     return res
+
+
+def goal_rows(results: dict, boards) -> list:
+    """One row per MLPerf Tiny model: RAM vs 0.8x TFLM's arena, MACs/instruction
+    on each board, the KWS code size; "yes"/"no" with the figure."""
+    rows = []
+    for name, task in MLPERF.items():
+        r = results.get(name)
+        if r is None:
+            continue
+        q = r["int8"].get("mps2-an505", {})
+        ram = (q.get("size") or {}).get("ram_bytes")
+        ref = REF_TFLM_ARENA.get(name)
+        row = [f"{task} ({name})"]
+        row.append(f"{'yes' if ram <= GOAL_RAM_VS_TFLM * ref else 'no'} ({ram / ref:.2f}x)" if ram and ref else "-")
+        for b in ("mps2-an505", "mps3-an547"):
+            qi = r["int8"].get(b, {}).get("instructions") if b in boards else None
+            mpi = r["macs"] / qi if qi else None
+            row.append(f"{'yes' if mpi >= GOAL_MAC_PER_INSTR[b] else 'no'} ({mpi:.2f})" if mpi else "-")
+        code = (q.get("summary") or {}).get("code")
+        row.append((f"{'yes' if code <= GOAL_KWS_CODE_BYTES else 'no'} ({code:,} B)" if code else "-")
+                   if name == "ds_cnn" else "")
+        rows.append(row)
+    return rows
 
 
 def main(argv=None) -> int:
@@ -127,17 +176,39 @@ def main(argv=None) -> int:
         print(cm.table(["model", "fp32 code", "fp32 model", "fp32 RAM", "int8 code", "int8 model",
                         "int8 RAM", "int8 arena", "int8 bound", "ET c_m arena", "ET c_m bound",
                         "TFLM arena"], rows))
+        if any("estimated_cycles" in r["int8"].get(b, {}) for r in results.values()):
+            print(f"\n{b}: estimated Cortex-M33 cycles, int8 (aot.target.cycles; code and data in "
+                  "zero-wait-state memory)\n")
+            rows = []
+            for name, r in results.items():
+                q = r["int8"].get(b, {})
+                est = q.get("estimated_cycles")
+                ms = 1000 * est / PICO2_HZ if est else None
+                ref = REF_XCUBE_U575_MS.get(name)
+                rows.append([name, cm.fmt(q.get("instructions")), cm.fmt(est),
+                             cm.fmt(q.get("cycles_per_instruction"), ".2f"), cm.fmt(ms, ".2f"),
+                             cm.fmt(ref, ".2f"), cm.fmt(ref / ms if ref and ms else None, ".2f")])
+            print(cm.table(["model", "int8 instr", "est. cycles", "cycles/instr", "Pico 2 ms @150MHz",
+                            "X-CUBE-AI U575 ms", "U575/Mote"], rows))
         errs = [(n, k, r[k][b]["error"]) for n, r in results.items() for k in ("fp32", "int8")
                 if "error" in r[k].get(b, {})]
         for n, k, e in errs:
             print(f"  {n} [{k}]: {e}")
+    goals = goal_rows(results, boards)
+    if goals:
+        print(f"\nissue 15 goals (int8, int8 I/O): RAM <= {GOAL_RAM_VS_TFLM}x TFLM's arena (mps2-an505), "
+              f"MACs/instruction >= {GOAL_MAC_PER_INSTR['mps2-an505']} (M33) and "
+              f"{GOAL_MAC_PER_INSTR['mps3-an547']} (M55), KWS code <= {GOAL_KWS_CODE_BYTES:,} B\n")
+        print(cm.table(["model", "RAM vs TFLM", "M33 MAC/i", "M55 MAC/i", "KWS code"], goals))
     print(f"\n  * MACs counted by the compiler on the program (aot.compiler.macs). MAC/i = MACs per instruction. "
           f"TFLM/Mote = TFLM instructions / Mote int8 instructions (>1: Mote faster).\n"
           f"  TFLM interpreter + int8 kernels: {REF_TFLM_CODE:,} B of code (DS-CNN); "
           f"RAM = every static byte incl. the analysed stack.")
     cm.write_json(args.json, {"benchmark": "bench_mcu", "environment": env, "boards": list(boards),
                               "results": results,
+                              "goals": goals,
                               "reference": {"tflm_instructions": REF_TFLM_INSTR, "tflm_arena": REF_TFLM_ARENA,
+                                            "xcube_ai_u575_ms": REF_XCUBE_U575_MS,
                                             "tflm_code_bytes": REF_TFLM_CODE,
                                             "et_cortex_m_arena": REF_ET_CM_ARENA,
                                             "et_cortex_m_bound": REF_ET_CM_BOUND}})

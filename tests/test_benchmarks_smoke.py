@@ -45,7 +45,7 @@ def test_benchmark_scripts_quick(tmp_path):
     from aot.compiler.pipeline import compile_model_file
     import zoo
     fp32 = compile_model_file(zoo.path(QUICK_MODEL))
-    int8 = compile_model_file(zoo.path(QUICK_MODEL), int8=True)
+    int8 = compile_model_file(zoo.path(QUICK_MODEL), int8=True, int8_io=True)  # bench_mcu's int8 I/O
 
     # bench_host: latencies are positive numbers, sizes/arenas are aot.compiler.pipeline's
     stdout, data = _run("bench_host", tmp_path)
@@ -83,3 +83,6 @@ def test_benchmark_scripts_quick(tmp_path):
     assert q["size"]["ram"]["arena"] == int8.arena_bytes
     row = _table_row(stdout, QUICK_MODEL)
     assert f"{f['instructions']:,}" in row and f"{q['instructions']:,}" in row
+    # the traced cycle estimate of the int8 run on the M33, beside its instruction count
+    assert q["instructions"] < q["estimated_cycles"] < 3 * q["instructions"]
+    assert f"{q['estimated_cycles']:,}" in stdout

@@ -30,7 +30,7 @@ def _jsonable(result: dict) -> dict:
            "outputs": runs[0]["outputs"] if runs else [],
            counter: runs[0][counter] if runs else None,
            "runs": runs}
-    for k in ("flash_bytes", "ram_bytes"):
+    for k in ("flash_bytes", "ram_bytes", "estimated_cycles", "cycles_per_instruction", "estimate"):
         if k in result:
             out[k] = result[k]
     return out
@@ -108,9 +108,29 @@ def build_command(args) -> int:
     return 0
 
 
+def _estimate_cycles(result: dict, board, timeout: float) -> None:
+    """Trace the run of `result` again and add the Cortex-M33 cycle estimate per
+    inference ("estimated_cycles", "cycles_per_instruction") to it and its runs."""
+    from aot.target.cycles import trace_firmware
+    if board.core != "cortex-m33":
+        raise RunError(f"--estimate-cycles has a Cortex-M33 cost model; {board.name} is a {board.core}")
+    if not result["runs"]:
+        raise RunError("--estimate-cycles needs the inputs embedded at build time")
+    est = trace_firmware(result["elf"], board, timeout_s=max(timeout, 60.0) * 10)
+    if est.runs != len(result["runs"]):
+        raise RunError(f"the traced run made {est.runs} inferences, the run {len(result['runs'])}")
+    result["estimated_cycles"] = est.cycles // est.runs
+    result["cycles_per_instruction"] = round(est.cycles_per_instruction, 4)
+    result["estimate"] = {"model": "cortex-m33", "traced_instructions": est.instructions // est.runs,
+                          "cycles_by_class": dict(est.by_class.most_common())}
+
+
 def run_command(args) -> int:
     program = Path(args.program)
     inputs = load_npz_inputs(args.inputs) if args.inputs else None
+    if getattr(args, "estimate_cycles", False) and (args.target == "host" or args.target.startswith("serial:")):
+        raise RunError("--estimate-cycles traces a run on a simulated Cortex-M33 board "
+                       f"(--target mps2-an505), not {args.target}")
     if args.target.startswith("serial:"):
         from aot.target.serial_port import run_serial
         port = args.target[len("serial:"):]
@@ -142,6 +162,8 @@ def run_command(args) -> int:
         if inputs is not None:
             inputs = _check_inputs(read_build(program), inputs, _note)
         result = run_simulator(program, args.target, inputs, timeout=args.timeout)
+        if getattr(args, "estimate_cycles", False):
+            _estimate_cycles(result, board, args.timeout)
     if args.outputs:
         arrays = {}
         for k, r in enumerate(result["runs"]):
@@ -160,6 +182,12 @@ def run_command(args) -> int:
             print(f"    output {i}: {format_array(o)}")
     if "flash_bytes" in result:
         print(f"  flash {result['flash_bytes']:,} B, RAM {result['ram_bytes']:,} B")
+    if "estimated_cycles" in result:
+        pico2 = load_board("pico2").clock_hz
+        est = result["estimated_cycles"]
+        print(f"  estimated Cortex-M33 cycles: {est:,} per inference ({result['cycles_per_instruction']:.2f} "
+              f"cycles/instruction; {1000 * est / pico2:.2f} ms at {pico2 / 1e6:.0f} MHz on a Pico 2, "
+              "code and data in zero-wait-state memory)")
     if args.outputs:
         print(f"  wrote {args.outputs}")
     return 0

@@ -1,0 +1,232 @@
+"""A Cortex-M33 cycle estimate from an instruction trace of a QEMU run.
+
+QEMU's `-icount shift=0` counts instructions exactly, and instructions are not
+cycles: a load costs more than an add, a taken branch refills the pipeline.
+This module runs the firmware once more with QEMU's translation and
+execution log (`-d in_asm,exec,nochain`), rebuilds from it how often every
+instruction of the inference ran (the region from entering
+``mote_method_execute`` to the return into its caller) and prices each
+instruction by class:
+
+========================================  ======  ==========================================
+class (mnemonics)                         cycles  note
+========================================  ======  ==========================================
+data processing, moves, compares, IT      1
+multiply, MAC, DSP (mul, mla, smlad, ...)  1       the M33's single-cycle 32x32 multiplier and
+                                                  DSP extension
+long multiply (umull, smlal, ...)         1
+divide (sdiv, udiv)                       7       2 to 12 (data dependent): the midpoint
+load (ldr*, vldr) after a non-load        2       later loads of a run pipeline: 1 each
+store (str*, vstr)                        1
+ldm/pop, stm/push (and vldm/vpush)        1 + N   N registers
+taken branch (b, bl, bx, cbz, tbb, ...)   1 + P   P = pipeline refill, 2 from SRAM; code in
+                                                  XIP flash adds its wait states per refill
+not-taken conditional branch              1
+pop/ldm/ldr into pc                       1 + N + P
+FP add/sub/mul/convert/move (v*)          1
+FP multiply-accumulate (vmla, vfma, ...)  3
+FP divide, square root                    14
+========================================  ======  ==========================================
+
+Sources: the instruction timings of the Armv7-M/Armv8-M Mainline
+three-stage pipeline as Arm documents them for the Cortex-M3/M4 (Cortex-M3
+and Cortex-M4 Technical Reference Manuals, "Instruction set summary" with
+cycle counts: loads 2 unless pipelined, stores 1, LDM/STM 1+N, branches
+1+P with P 1-3, divides 2-12) and the Cortex-M33 TRM's statements that its
+32x32 multiplies, MACs and DSP instructions are single-cycle and that the
+FPv5 single-precision unit adds/multiplies in 1 cycle, fused MACs in 3,
+divides and square roots in 14. It is an estimate: data-side wait states
+(weights read from XIP flash through the RP2350's cache), bus contention
+and register-dependency stalls are not modelled.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Union
+
+#: Pipeline refill after a taken branch from zero-wait-state memory, cycles.
+REFILL_CYCLES = 2
+#: Functions whose TBs mark the end of the measured region: the callers of
+#: mote_method_execute (the embedding API's run, the firmware app's loop).
+CALLERS = ("mote_model_run", "app_run_one", "main")
+ENTRY = "mote_method_execute"
+
+_IN = re.compile(r"^IN: ?(\S*)")
+_INSN = re.compile(r"^0x([0-9a-f]+):\s+((?:[0-9a-f]{4} ?)+)\s+(\S+)\s*(.*)$")
+_TRACE = re.compile(r"^Trace \d+: (0x[0-9a-f]+) \[[0-9a-f]+/([0-9a-f]+)/[0-9a-f]+/[0-9a-f]+\] ?(\S*)")
+
+_COND = ("eq", "ne", "cs", "hs", "cc", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le", "al")
+_BRANCHES = ("b", "bl", "bx", "blx", "cbz", "cbnz", "tbb", "tbh")
+
+
+@dataclass(frozen=True)
+class Insn:
+    """One decoded instruction of a translation block: address, size (bytes),
+    mnemonic (lower case, width suffix removed) and operand text."""
+    addr: int
+    size: int
+    mnemonic: str
+    operands: str
+
+
+@dataclass
+class Estimate:
+    """The inference region of a traced run: instructions executed and the
+    estimated cycles, with the cycles of each instruction class and of each
+    function (by the trace's symbol)."""
+    instructions: int = 0
+    cycles: int = 0
+    by_class: Counter = field(default_factory=Counter)
+    by_function: Counter = field(default_factory=Counter)
+    runs: int = 0                   # times the region was entered (inferences)
+
+    @property
+    def cycles_per_instruction(self) -> float:
+        return self.cycles / self.instructions if self.instructions else 0.0
+
+
+def _base(mnemonic: str) -> str:
+    """The mnemonic without .w/.n, a condition code or an S suffix where they
+    do not change the class ("ldr.w" -> "ldr", "bne" -> "b", "addseq" -> "adds")."""
+    m = mnemonic.lower().split(".")[0]
+    if m.startswith("b") and m[1:] in _COND:
+        return "b"
+    for cc in _COND:  # IT blocks: "moveq", "ldrne", ...
+        if len(m) > 3 and m.endswith(cc) and not m.startswith("it"):
+            m = m[: -len(cc)]
+            break
+    return m
+
+
+def _reglist(operands: str) -> int:
+    """Registers in a {..} list ("{r4, r5, lr}", "{r0-r3}", "{s16-s31}")."""
+    m = re.search(r"\{([^}]*)\}", operands)
+    if not m:
+        return 1
+    n = 0
+    for part in m.group(1).split(","):
+        part = part.strip()
+        r = re.fullmatch(r"([a-z]+)(\d+)\s*-\s*[a-z]+(\d+)", part)
+        n += int(r.group(3)) - int(r.group(2)) + 1 if r else 1
+    return n
+
+
+def insn_cost(insn: Insn, taken: bool, after_load: bool, refill: int = REFILL_CYCLES) -> tuple:
+    """(cycles, class) of one execution of `insn`. taken: it was a branch that
+    changed the flow; after_load: the previous instruction was a load (a
+    following load pipelines with it)."""
+    m = _base(insn.mnemonic)
+    writes_pc = "pc" in insn.operands.split(",")[0] or bool(re.search(r"\{[^}]*pc[^}]*\}", insn.operands))
+    if m in ("pop", "ldm", "ldmia", "ldmdb", "ldmfd", "vpop", "vldm", "vldmia", "vldmdb"):
+        n = _reglist(insn.operands)
+        return (1 + n + (refill if writes_pc else 0), "load multiple")
+    if m in ("push", "stm", "stmia", "stmdb", "stmfd", "vpush", "vstm", "vstmia", "vstmdb"):
+        return (1 + _reglist(insn.operands), "store multiple")
+    if m in _BRANCHES:
+        return (1 + refill, "branch taken") if taken else (1, "branch not taken")
+    if m.startswith("ldr") or m.startswith("vldr") or m.startswith("lda"):
+        if writes_pc:
+            return (2 + refill, "load")
+        return (1 if after_load else 2, "load")
+    if m.startswith("str") or m.startswith("vstr") or m.startswith("stl"):
+        return (1, "store")
+    if m in ("sdiv", "udiv"):
+        return (7, "divide")
+    if m in ("vdiv", "vsqrt"):
+        return (14, "fp divide")
+    if m in ("vmla", "vmls", "vnmla", "vnmls", "vfma", "vfms", "vfnma", "vfnms"):
+        return (3, "fp mac")
+    if m.startswith("v"):
+        return (1, "fp")
+    if m.startswith(("mul", "mla", "mls", "smul", "smla", "smls", "smua", "smus", "smmul", "smmla",
+                     "smmls", "umul", "umla", "umaal", "smlal", "sml")):
+        return (1, "multiply")
+    if writes_pc and m in ("mov", "add"):
+        return (1 + refill, "branch taken")
+    return (1, "data processing")
+
+
+def parse_trace(lines: Iterable[str]):
+    """(translations, executions) of a QEMU `-d in_asm,exec,nochain` log:
+    translations maps a TB's host address to its instructions (the IN block
+    printed before its first execution); executions is the list of
+    (host address, guest pc, symbol) in execution order. An execution that
+    QEMU rewound (cpu_io_recompile: an I/O access inside the TB) is dropped."""
+    tbs: dict = {}
+    runs: list = []
+    pending: Optional[list] = None
+    for line in lines:
+        m = _TRACE.match(line)
+        if m:
+            host, pc, sym = m.group(1), int(m.group(2), 16), m.group(3)
+            if pending is not None:
+                tbs[host] = pending
+                pending = None
+            runs.append((host, pc, sym))
+            continue
+        m = _IN.match(line)
+        if m:
+            pending = []
+            continue
+        m = _INSN.match(line)
+        if m and pending is not None:
+            hexes = m.group(2).split()
+            pending.append(Insn(int(m.group(1), 16), 2 * len(hexes), m.group(3), m.group(4)))
+            continue
+        if line.startswith("cpu_io_recompile") and runs:
+            runs.pop()
+    return tbs, runs
+
+
+def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS,
+             refill: int = REFILL_CYCLES) -> Estimate:
+    """Price every instruction executed inside the region [first TB of `entry`,
+    next TB of one of `callers`) of each inference (see module docstring)."""
+    est = Estimate()
+    inside = False
+    prev_load = False
+    for k, (host, pc, sym) in enumerate(runs):
+        if not inside and sym == entry:
+            inside = True
+            est.runs += 1
+        elif inside and sym in callers:
+            inside = False
+        if not inside:
+            continue
+        insns = tbs.get(host) or []
+        nxt = runs[k + 1][1] if k + 1 < len(runs) else None
+        for i, insn in enumerate(insns):
+            last = i == len(insns) - 1
+            taken = last and nxt is not None and nxt != insn.addr + insn.size
+            cyc, cls = insn_cost(insn, taken, prev_load, refill)
+            prev_load = cls == "load"
+            est.instructions += 1
+            est.cycles += cyc
+            est.by_class[cls] += cyc
+            est.by_function[sym or "?"] += cyc
+    return est
+
+
+def trace_firmware(elf: Union[str, Path], board, timeout_s: float = 600.0,
+                   refill: int = REFILL_CYCLES) -> Estimate:
+    """Run `elf` on the board's QEMU machine with the translation/execution log
+    and estimate the cycles of its inferences. Raises QemuError/QemuTimeout."""
+    from aot.target.qemu import QemuError, QemuTimeout, qemu_command
+    with tempfile.TemporaryDirectory(prefix="mote-trace-") as tmp:
+        log = Path(tmp) / "trace.log"
+        cmd = qemu_command(elf, board, serial="null") + ["-d", "in_asm,exec,nochain", "-D", str(log)]
+        try:
+            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise QemuTimeout(f"traced run of {elf} did not end within {timeout_s} s", "") from None
+        if not log.is_file():
+            raise QemuError(f"QEMU wrote no trace ({proc.returncode}): {proc.stderr.decode(errors='replace')}")
+        with open(log, errors="replace") as f:
+            tbs, runs = parse_trace(f)
+    return estimate(tbs, runs, refill=refill)
