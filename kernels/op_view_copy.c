@@ -35,12 +35,15 @@ mote_err_t mote_kernel_aten_view_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *
             MOTE_CHECK(size[i] >= 0 && size[i] < 0x7FFFFFFF, MOTE_ERR_KERNEL_ARGS);
             MOTE_CHECK(out->sizes[i] == size[i], MOTE_ERR_KERNEL_SHAPE);
             known *= (uint64_t)size[i];
+            /* numel is 32-bit: a larger product cannot match (and cannot overflow below) */
+            MOTE_CHECK(known <= 0xFFFFFFFFu, MOTE_ERR_KERNEL_SHAPE);
         }
     }
     if (infer != 0xFFFFFFFFu) {
-        MOTE_CHECK(known > 0 && in->numel % known == 0 &&
-                         (uint64_t)out->sizes[infer] == in->numel / known,
-                     MOTE_ERR_KERNEL_SHAPE);
+        /* 32-bit divisions (the Cortex-M divider; no 64-bit helper linked) */
+        const uint32_t k32 = (uint32_t)known;
+        MOTE_CHECK(k32 > 0u && in->numel % k32 == 0u && (uint64_t)out->sizes[infer] == in->numel / k32,
+                   MOTE_ERR_KERNEL_SHAPE);
     }
     MOTE_TRY(mote_k_check_numel(in));
     MOTE_TRY(mote_k_check_numel(out));

@@ -188,7 +188,12 @@ static inline mote_err_t mote_s8_act_args(const mote_value_t *vmin, const mote_v
     return MOTE_OK;
 }
 
-/** Output size of a (dilated) window: 0 if none fits. */
+/**
+ * Output size of a (dilated) window: 0 if none fits, -1 if the padded input
+ * is beyond int32 (no tensor has such a size, so the caller's shape check
+ * fails). The sums are 64-bit, the division 32-bit: a Cortex-M has a 32-bit
+ * divider and no 64-bit one (no __aeabi_ldivmod linked).
+ */
 static inline int32_t mote_s8_out_dim(int32_t in, int32_t k, int32_t s, int32_t p, int32_t d)
 {
     const int64_t span = (int64_t)d * (k - 1) + 1;
@@ -196,7 +201,10 @@ static inline int32_t mote_s8_out_dim(int32_t in, int32_t k, int32_t s, int32_t 
     if (padded < span) {
         return 0;
     }
-    return (int32_t)((padded - span) / s + 1);
+    if (padded - span > INT32_MAX || s <= 0) {
+        return -1;
+    }
+    return (int32_t)(padded - span) / s + 1;
 }
 
 /* ------------------------------------------------------ add / mul, pooling */
@@ -402,7 +410,8 @@ static inline int8_t mote_s8_finish(const mote_s8_conv_params_t *p, int32_t acc,
  */
 static inline int32_t mote_s8_conv_dsp_rows(int32_t kpad, int32_t cout)
 {
-    int32_t rows = (int32_t)(16384 / (2 * (int64_t)kpad)) & ~1;
+    /* floor(16384 / (2 kpad)) as two 32-bit divisions; kpad is a positive multiple of 16 */
+    int32_t rows = kpad > 0 ? (16384 / kpad / 2) & ~1 : 16;
     const int32_t all = (cout + 1) & ~1;
     rows = rows < 16 ? 16 : rows;
     return rows < all ? rows : all;

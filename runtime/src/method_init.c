@@ -222,7 +222,8 @@ static mote_err_t tensor_parse(const mote_program_t *prog, const mote_fb_t *fb, 
     MOTE_CHECK(id != 0u && id <= c->num_arenas && lo <= c->arena_size[id - 1u] &&
                    out->nbytes <= c->arena_size[id - 1u] - lo,
                MOTE_ERR_BAD_ALLOCATION);
-    MOTE_CHECK(lo % mote_dtype_size(out->dtype) == 0u, MOTE_ERR_BAD_ALIGNMENT);
+    /* lo <= an arena size (size_t) here: a 32-bit remainder on 32-bit targets */
+    MOTE_CHECK((size_t)lo % mote_dtype_size(out->dtype) == 0u, MOTE_ERR_BAD_ALIGNMENT);
     out->data = mem->arenas[id - 1u].ptr != NULL ? (uint8_t *)mem->arenas[id - 1u].ptr + (size_t)lo : NULL;
     return MOTE_OK;
 }
