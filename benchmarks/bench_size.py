@@ -53,7 +53,8 @@ def core_linked(work: Path, board_name: str = "mps2-an505", run: bool = True) ->
     """1b: minimal app linked with --gc-sections; sizes by group from the link map."""
     import torch
     from aot.target.boards import load_board
-    from aot.target.build import incbin_source, target_state_bytes
+    from aot.target.build import incbin_source
+    from aot.target.generate import target_state_bytes
     from aot.compiler.pipeline import compile_module
     from aot.target.firmware import build_firmware
 

@@ -38,29 +38,19 @@ from __future__ import annotations
 import json
 import re
 import hashlib
-import os
-import shutil
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional
 
-import numpy as np
-
-from aot import ir
-from aot.paths import CMSIS_DIR, KERNELS_DIR, PORTS_DIR, ROOT, RUNTIME_DIR
+from aot.paths import KERNELS_DIR, PORTS_DIR, RUNTIME_DIR
 from aot.target.boards import load_board
-from aot.errors import BuildError, FirmwareError, MoteError
-from aot.target.size import size_json, size_table
-from aot.compiler.scratch import scratch_slots
-from aot.target.generate import (EMBED_DIR, EMBED_SOURCES, _cmsis_scratch,  # noqa: F401
-                                 check_output_folder, largest,
-                                 dtype_defines, fit_check, input_sets_bytes, model_header,
-                                 replace_folder, runtime_sources, staged_folder, select_kernels,
-                                 support_sources, target_memory, target_state_bytes,
-                                 write_model_sources, write_registry)
+from aot.errors import BuildError, FirmwareError
+from aot.target.size import size_json
+from aot.target.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, dtype_defines,
+                                 fit_check, input_sets_bytes, largest, model_header, runtime_sources,
+                                 select_kernels, staged_folder, support_sources, target_memory,
+                                 write_model_sources)
 from aot.target.stack import STACK_MARGIN_BYTES, stack_needed
 
 APP_SOURCE = PORTS_DIR / "cortex-m" / "app" / "mote_app.c"

@@ -41,7 +41,7 @@ import numpy as np
 
 from aot import ir
 from aot.errors import BuildError
-from aot.paths import KERNELS_DIR, ROOT, RUNTIME_DIR
+from aot.paths import KERNELS_DIR, RUNTIME_DIR
 from aot.compiler.kernels import RUNTIME_OPS, kernel_files, optimized_kernel_files
 from aot.compiler.scratch import scratch_bytes, scratch_slots
 

@@ -114,8 +114,6 @@ def _estimate_cycles(result: dict, board, timeout: float) -> None:
     from aot.target.cycles import trace_firmware
     if board.core != "cortex-m33":
         raise RunError(f"--estimate-cycles has a Cortex-M33 cost model; {board.name} is a {board.core}")
-    if not result["runs"]:
-        raise RunError("--estimate-cycles needs the inputs embedded at build time")
     est = trace_firmware(result["elf"], board, timeout_s=max(timeout, 60.0) * 10)
     if est.runs != len(result["runs"]):
         raise RunError(f"the traced run made {est.runs} inferences, the run {len(result['runs'])}")
@@ -159,6 +157,10 @@ def run_command(args) -> int:
         if not program.is_dir():
             raise RunError(f"--target {args.target} runs a build directory (`aot build ... "
                            f"--board {args.target} -o DIR`), not {program}")
+        if getattr(args, "estimate_cycles", False) and read_build(program).get("uart_inputs"):
+            # the traced run has no UART input: the firmware would wait for it until the timeout
+            raise RunError("--estimate-cycles traces a firmware with embedded inputs; this one reads "
+                           "them from the UART (built with --uart-inputs)")
         if inputs is not None:
             inputs = _check_inputs(read_build(program), inputs, _note)
         result = run_simulator(program, args.target, inputs, timeout=args.timeout)

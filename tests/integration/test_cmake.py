@@ -6,7 +6,6 @@ file changed -> `aot generate` runs again and the new firmware passes its
 self-test. Also the installed package (`cmake --install`, find_package(Mote))."""
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
