@@ -1,7 +1,8 @@
 /*
  * mote::conv2d_s8.out - Cortex-M version (DSP / MVE / plain, see mote_s8_arm.h).
  * Same bytes as kernels/op_mote_conv2d_s8.c; scratch from
- * mote_s8_conv_scratch_bytes() (kernels/requant.h), MOTE_ERR_KERNEL_SCRATCH if short.
+ * mote_s8_conv_scratch_bytes() (kernels/requant.h), MOTE_ERR_KERNEL_SCRATCH if short;
+ * in place by rows through mote_s8_rows_begin / next when the plan puts out over input.
  *
  * An int8 GEMM, output pixels x output channels, K = KH*KW*Cin:
  * - MVE: zero point folded into a corrected bias (bias - zp * sum w, scratch);
@@ -21,6 +22,7 @@
 #include "mote_s8_arm.h"
 
 MOTE_KERNEL("mote::conv2d_s8.out")
+MOTE_KERNEL_IN_PLACE_ROWS("mote::conv2d_s8.out")
 
 mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                           uint32_t nargs);
@@ -132,21 +134,54 @@ static void conv_im2col8(const mote_s8_conv_params_t *p, int32_t pix, int8_t *co
 #endif
 
 #if defined(MOTE_S8_MVE)
-static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
+/** What conv_rows reads besides p: the corrected bias and the im2col column. */
+typedef struct conv_state {
+    const int32_t *cbias;
+    int8_t *col;
+} conv_state_t;
+
+/** Output rows [oy0, oy1) (a band of mote_s8_rows_begin / next). */
+static void conv_rows(const mote_s8_conv_params_t *p, void *state)
 {
+    const conv_state_t *st = (const conv_state_t *)state;
     const int32_t k = p->kh * p->kw * p->cin;
-    const int32_t npix = p->n * p->ho * p->wo;
-    const int32_t cpad = (p->cout + 3) & ~3;
     const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 &&
                        p->pad_h == 0 && p->pad_w == 0;
-    int32_t *cbias = (int32_t *)mote_s8_scratch(
-        ctx, mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout));
-    int8_t *col;
-    int32_t pix, c, s[4];
+    int32_t pix, pix0, pix1, c, s[4];
+    mote_s8_px_range(p, &pix0, &pix1);
+    for (pix = pix0; pix < pix1; pix++) {
+        const int8_t *x = p->input + (size_t)pix * p->cin;
+        int8_t *out = p->output + (size_t)(pix - pix0) * p->cout;
+        const int8_t *w0 = p->weight;
+        if (!direct) {
+            conv_im2col8(p, pix, st->col);
+            x = st->col;
+        }
+        for (c = 0; c + 4 <= p->cout; c += 4, w0 += 4 * (size_t)k) {
+            mote_s8_mve_dot4(x, w0, w0 + k, w0 + 2 * (size_t)k, w0 + 3 * (size_t)k, k, s);
+            mote_s8_mve_store4(p, s, st->cbias + c, c, out);
+        }
+        if (c < p->cout) {
+            const int8_t *w1 = c + 1 < p->cout ? w0 + k : w0;
+            const int8_t *w2 = c + 2 < p->cout ? w1 + k : w1;
+            mote_s8_mve_dot4(x, w0, w1, w2, w2, k, s);
+            mote_s8_mve_store4(p, s, st->cbias + c, c, out);
+        }
+    }
+}
+
+static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
+{
+    mote_s8_rows_t it;
+    const int32_t k = p->kh * p->kw * p->cin;
+    const int32_t cpad = (p->cout + 3) & ~3;
+    const size_t own = mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout);
+    int32_t *cbias = (int32_t *)mote_s8_scratch(ctx, own);
+    conv_state_t st;
+    int32_t c;
     if (cbias == NULL) {
         return MOTE_ERR_KERNEL_SCRATCH;
     }
-    col = (int8_t *)(cbias + cpad);
     for (c = 0; c < p->cout; c++) {
         cbias[c] = (int32_t)((uint32_t)p->bias[c] -
                              (uint32_t)p->in_zp *
@@ -155,25 +190,12 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     for (; c < cpad; c++) {
         cbias[c] = 0;
     }
-    for (pix = 0; pix < npix; pix++) {
-        const int8_t *x = p->input + (size_t)pix * p->cin;
-        int8_t *out = p->output + (size_t)pix * p->cout;
-        const int8_t *w0 = p->weight;
-        if (!direct) {
-            conv_im2col8(p, pix, col);
-            x = col;
-        }
-        for (c = 0; c + 4 <= p->cout; c += 4, w0 += 4 * (size_t)k) {
-            mote_s8_mve_dot4(x, w0, w0 + k, w0 + 2 * (size_t)k, w0 + 3 * (size_t)k, k, s);
-            mote_s8_mve_store4(p, s, cbias + c, c, out);
-        }
-        if (c < p->cout) {
-            const int8_t *w1 = c + 1 < p->cout ? w0 + k : w0;
-            const int8_t *w2 = c + 2 < p->cout ? w1 + k : w1;
-            mote_s8_mve_dot4(x, w0, w1, w2, w2, k, s);
-            mote_s8_mve_store4(p, s, cbias + c, c, out);
-        }
-    }
+    st.cbias = cbias;
+    st.col = (int8_t *)(cbias + cpad);
+    MOTE_TRY(mote_s8_rows_begin(ctx, own, p, &it));
+    do {
+        conv_rows(&it.band, &st);
+    } while (mote_s8_rows_next(&it));
     return MOTE_OK;
 }
 
@@ -400,26 +422,96 @@ static void conv_pairs(const int32_t *w, const int32_t *x, int32_t kpad, int32_t
     }
 }
 
+/** What conv_rows reads besides p: scratch parts and the block widened last. */
+typedef struct conv_state {
+    int32_t *x;       /* the int16 column pair */
+    int32_t *wblk;    /* widened weight rows [wc0, wc0 + nrows) */
+    const conv_q_t *q;
+    int8_t *col8;
+    int32_t nrows, wc0;
+    int fast;
+} conv_state_t;
+
+/** Output rows [oy0, oy1), block by block of widened weight rows (a band of mote_s8_rows_begin / next). */
+static void conv_rows(const mote_s8_conv_params_t *p, void *state)
+{
+    /* locals, not st-> / p-> in the loops: the int8 output stores may alias them */
+    conv_state_t *st = (conv_state_t *)state;
+    const int32_t k = p->kh * p->kw * p->cin;
+    const int32_t kp = (k + 3) & ~3; /* taps computed: whole groups of 4 */
+    const int32_t cout = p->cout, nrows = st->nrows;
+    const int full = p->act_min == -128 && p->act_max == 127;
+    const int fast = st->fast;
+    const conv_q_t *q = st->q;
+    int32_t *const x = st->x;
+    int32_t *const wblk = st->wblk;
+    int8_t *const col8 = st->col8;
+    int8_t *const out = p->output;
+    int32_t c0, pix, pix0, pix1;
+    mote_s8_px_range(p, &pix0, &pix1);
+    for (c0 = 0; c0 < cout; c0 += nrows) {
+        const int32_t rows = cout - c0 < nrows ? cout - c0 : nrows;
+        if (st->wc0 != c0) { /* one block: widened once for all bands */
+            conv_widen(p, c0, rows, k, kp, wblk);
+            st->wc0 = c0;
+        }
+        for (pix = pix0; pix < pix1; pix += 2) {
+            const int32_t pb = pix + 1 < pix1 ? pix + 1 : pix;
+            int8_t *oa = out + (size_t)(pix - pix0) * cout + c0;
+            int8_t *ob = out + (size_t)(pb - pix0) * cout + c0;
+            conv_im2col_pair(p, pix, 0, k, kp, x, col8);
+            conv_im2col_pair(p, pb, 1, k, kp, x, col8);
+            if (fast && full) {
+                conv_pairs_fast_full(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
+            } else if (fast) {
+                conv_pairs_fast(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
+            } else {
+                conv_pairs(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
+            }
+            if (rows & 1) { /* last odd channel: its pair row duplicates it */
+                const int32_t last = rows - 1;
+                int32_t s[4];
+                mote_s8_dsp_mac2x2(wblk + (size_t)(last >> 1) * kp, x, kp >> 2, s);
+                oa[last] = conv_finish(s[0], &q[c0 + last], p->out_zp, p->act_min, p->act_max);
+                ob[last] = conv_finish(s[1], &q[c0 + last], p->out_zp, p->act_min, p->act_max);
+            }
+        }
+    }
+}
+
+/**
+ * In place without the row ring: a 1x1, stride-1, unpadded conv with Cout <= Cin
+ * and one block of widened rows reads each pixel pair into the column before
+ * writing its outputs, which cover only input pixels already read.
+ */
+static int conv_pointwise_in_place(const mote_s8_conv_params_t *p, int32_t nrows)
+{
+    return p->input == p->output && p->kh == 1 && p->kw == 1 && p->stride_h == 1 &&
+           p->stride_w == 1 && p->pad_h == 0 && p->pad_w == 0 && p->cout <= p->cin &&
+           nrows >= p->cout;
+}
+
 static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
+    mote_s8_rows_t it;
     const int32_t k = p->kh * p->kw * p->cin;
     const int32_t kpad = (k + 15) & ~15; /* scratch layout */
-    const int32_t kp = (k + 3) & ~3;     /* taps computed: whole groups of 4 */
-    const int32_t npix = p->n * p->ho * p->wo;
-    const int32_t nrows = mote_s8_conv_dsp_rows(kpad, p->cout);
-    int32_t *x = (int32_t *)mote_s8_scratch(
-        ctx, mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout));
-    int32_t *wblk;
+    const size_t own = mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout);
+    int32_t *x = (int32_t *)mote_s8_scratch(ctx, own);
     conv_q_t *q;
-    int8_t *col8;
-    int32_t c0, pix, r;
-    int fast = 1;
+    conv_state_t st;
+    int32_t r;
     if (x == NULL) {
         return MOTE_ERR_KERNEL_SCRATCH;
     }
-    wblk = x + kpad; /* the column pair takes 2 * kpad int16 = kpad words */
-    q = (conv_q_t *)(void *)((int16_t *)(void *)wblk + (size_t)nrows * kpad);
-    col8 = (int8_t *)(void *)(q + ((p->cout + 3) & ~3));
+    st.x = x;
+    st.nrows = mote_s8_conv_dsp_rows(kpad, p->cout);
+    st.wblk = x + kpad; /* the column pair takes 2 * kpad int16 = kpad words */
+    q = (conv_q_t *)(void *)((int16_t *)(void *)st.wblk + (size_t)st.nrows * kpad);
+    st.col8 = (int8_t *)(void *)(q + ((p->cout + 3) & ~3));
+    st.q = q;
+    st.wc0 = -1;
+    st.fast = 1;
     for (r = 0; r < p->cout; r++) {
         /* zero point folded into the bias: sum (x - zp) w = sum x w - zp sum w */
         const int8_t *w = p->weight + (size_t)r * k;
@@ -436,7 +528,7 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
         /* fast path: shift in [-22, -1] and |bias| + K * 128 * 128 < 2^30 */
         bound = (q[r].bias < 0 ? -(int64_t)q[r].bias : (int64_t)q[r].bias) + (int64_t)k * 16384;
         if (p->shift[r] >= 0 || p->shift[r] < -22 || bound >= ((int64_t)1 << 30)) {
-            fast = 0;
+            st.fast = 0;
             q[r].b2 = q[r].rz = q[r].e = 0;
         } else {
             q[r].e = -p->shift[r];
@@ -444,31 +536,14 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
             q[r].rz = (int32_t)((1u << (q[r].e - 1)) + ((uint32_t)p->out_zp << q[r].e));
         }
     }
-    for (c0 = 0; c0 < p->cout; c0 += nrows) {
-        const int32_t rows = p->cout - c0 < nrows ? p->cout - c0 : nrows;
-        conv_widen(p, c0, rows, k, kp, wblk);
-        for (pix = 0; pix < npix; pix += 2) {
-            const int32_t pb = pix + 1 < npix ? pix + 1 : pix;
-            int8_t *oa = p->output + (size_t)pix * p->cout + c0;
-            int8_t *ob = p->output + (size_t)pb * p->cout + c0;
-            conv_im2col_pair(p, pix, 0, k, kp, x, col8);
-            conv_im2col_pair(p, pb, 1, k, kp, x, col8);
-            if (fast && p->act_min == -128 && p->act_max == 127) {
-                conv_pairs_fast_full(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
-            } else if (fast) {
-                conv_pairs_fast(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
-            } else {
-                conv_pairs(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
-            }
-            if (rows & 1) { /* last odd channel: its pair row duplicates it */
-                const int32_t last = rows - 1;
-                int32_t s[4];
-                mote_s8_dsp_mac2x2(wblk + (size_t)(last >> 1) * kp, x, kp >> 2, s);
-                oa[last] = conv_finish(s[0], &q[c0 + last], p->out_zp, p->act_min, p->act_max);
-                ob[last] = conv_finish(s[1], &q[c0 + last], p->out_zp, p->act_min, p->act_max);
-            }
-        }
+    if (conv_pointwise_in_place(p, st.nrows)) {
+        conv_rows(p, &st);
+        return MOTE_OK;
     }
+    MOTE_TRY(mote_s8_rows_begin(ctx, own, p, &it));
+    do {
+        conv_rows(&it.band, &st);
+    } while (mote_s8_rows_next(&it));
     return MOTE_OK;
 }
 
@@ -488,23 +563,18 @@ static void conv_im2col_s16(const mote_s8_conv_params_t *p, int32_t pix, int16_t
     }
 }
 
-static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
+/** Output rows [oy0, oy1) (a band of mote_s8_rows_begin / next); state: the two int16 columns. */
+static void conv_rows(const mote_s8_conv_params_t *p, void *state)
 {
     const int32_t k = p->kh * p->kw * p->cin;
-    const int32_t kpad = (k + 15) & ~15;
-    const int32_t npix = p->n * p->ho * p->wo;
-    int16_t *cola = (int16_t *)mote_s8_scratch(
-        ctx, mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout));
-    int16_t *colb;
-    int32_t pix, c, s[4];
-    if (cola == NULL) {
-        return MOTE_ERR_KERNEL_SCRATCH;
-    }
-    colb = cola + kpad;
-    for (pix = 0; pix < npix; pix += 2) {
-        const int32_t pb = pix + 1 < npix ? pix + 1 : pix;
-        int8_t *oa = p->output + (size_t)pix * p->cout;
-        int8_t *ob = p->output + (size_t)pb * p->cout;
+    int16_t *cola = (int16_t *)state;
+    int16_t *colb = cola + ((k + 15) & ~15);
+    int32_t pix, pix0, pix1, c, s[4];
+    mote_s8_px_range(p, &pix0, &pix1);
+    for (pix = pix0; pix < pix1; pix += 2) {
+        const int32_t pb = pix + 1 < pix1 ? pix + 1 : pix;
+        int8_t *oa = p->output + (size_t)(pix - pix0) * p->cout;
+        int8_t *ob = p->output + (size_t)(pb - pix0) * p->cout;
         conv_im2col_s16(p, pix, cola);
         conv_im2col_s16(p, pb, colb);
         for (c = 0; c < p->cout; c += 2) {
@@ -519,6 +589,20 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
             }
         }
     }
+}
+
+static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
+{
+    mote_s8_rows_t it;
+    const size_t own = mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout);
+    int16_t *cola = (int16_t *)mote_s8_scratch(ctx, own);
+    if (cola == NULL) {
+        return MOTE_ERR_KERNEL_SCRATCH;
+    }
+    MOTE_TRY(mote_s8_rows_begin(ctx, own, p, &it));
+    do {
+        conv_rows(&it.band, cola);
+    } while (mote_s8_rows_next(&it));
     return MOTE_OK;
 }
 #endif

@@ -23,6 +23,7 @@
 #include "mote_s8_arm.h"
 
 MOTE_KERNEL("mote::depthwise_conv2d_s8.out")
+MOTE_KERNEL_IN_PLACE_ROWS("mote::depthwise_conv2d_s8.out")
 
 mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx,
                                                     mote_value_t *const *args, uint32_t nargs);
@@ -280,15 +281,63 @@ __attribute__((noinline)) static void dw_mve_px3x3(const int8_t *tbl, const int8
 }
 #undef DW_MVE_TAP3
 
+/** What dw_rows reads besides p: the corrected bias and the 3x3 group table. */
+typedef struct dw_state {
+    const int32_t *cbias;
+    const int8_t *tbl;
+    int k3, neg;
+} dw_state_t;
+
+/** Output rows [oy0, oy1) (a band of mote_s8_rows_begin / next). */
+static void dw_rows(const mote_s8_conv_params_t *p, void *state)
+{
+    const dw_state_t *st = (const dw_state_t *)state;
+    const int32_t groups = p->cout >> 3;
+    dw_range_t rng;
+    int32_t b, oy, ox;
+    dw_interior(p, &rng);
+    for (b = 0; b < p->n; b++) {
+        const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
+        for (oy = p->oy0; oy < p->oy1; oy++) {
+            const int row_in = oy >= rng.oy_lo && oy < rng.oy_hi;
+            for (ox = 0; ox < p->wo; ox++) {
+                int8_t *out = mote_s8_out_px(p, b, oy, ox);
+                dw_win_t win;
+                if (row_in && ox >= rng.ox_lo && ox < rng.ox_hi) {
+                    win.y0 = oy * p->stride_h - p->pad_h;
+                    win.x0 = ox * p->stride_w - p->pad_w;
+                    win.ky0 = win.kx0 = 0;
+                    win.ky1 = p->kh;
+                    win.kx1 = p->kw;
+                    if (st->k3) {
+                        const int8_t *x = in + ((size_t)win.y0 * p->w + (size_t)win.x0) * p->cout;
+                        dw_mve_px3x3(st->tbl, x, p->dil_w * p->cout, p->dil_h * p->w * p->cout,
+                                     groups, p->out_zp, p->act_min, p->act_max, out);
+                        if ((p->cout & 7) == 0) {
+                            continue;
+                        }
+                    }
+                    dw_mve_pixel(p, in, &win, st->cbias, 1, st->neg, st->k3 ? 8 * groups : 0,
+                                 out);
+                } else {
+                    dw_clip(p, oy, ox, &win);
+                    dw_mve_pixel(p, in, &win, p->bias, 0, st->neg, 0, out);
+                }
+            }
+        }
+    }
+}
+
 static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
+    mote_s8_rows_t it;
     int32_t *cbias = (int32_t *)mote_s8_scratch(
         ctx, mote_s8_dw_scratch_bytes(p->cout, p->kh, p->kw));
     const int32_t taps = p->kh * p->kw;
     const int32_t groups = p->cout >> 3;
     int8_t *tbl;
-    dw_range_t rng;
-    int32_t b, oy, ox, c, t;
+    dw_state_t st;
+    int32_t c, t;
     int neg = 1, k3;
     if (cbias == NULL) {
         return MOTE_ERR_KERNEL_SCRATCH;
@@ -321,36 +370,14 @@ static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
             }
         }
     }
-    dw_interior(p, &rng);
-    for (b = 0; b < p->n; b++) {
-        const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
-        for (oy = 0; oy < p->ho; oy++) {
-            const int row_in = oy >= rng.oy_lo && oy < rng.oy_hi;
-            for (ox = 0; ox < p->wo; ox++) {
-                int8_t *out = p->output + (((size_t)b * p->ho + oy) * p->wo + ox) * p->cout;
-                dw_win_t win;
-                if (row_in && ox >= rng.ox_lo && ox < rng.ox_hi) {
-                    win.y0 = oy * p->stride_h - p->pad_h;
-                    win.x0 = ox * p->stride_w - p->pad_w;
-                    win.ky0 = win.kx0 = 0;
-                    win.ky1 = p->kh;
-                    win.kx1 = p->kw;
-                    if (k3) {
-                        const int8_t *x = in + ((size_t)win.y0 * p->w + (size_t)win.x0) * p->cout;
-                        dw_mve_px3x3(tbl, x, p->dil_w * p->cout, p->dil_h * p->w * p->cout,
-                                     groups, p->out_zp, p->act_min, p->act_max, out);
-                        if ((p->cout & 7) == 0) {
-                            continue;
-                        }
-                    }
-                    dw_mve_pixel(p, in, &win, cbias, 1, neg, k3 ? 8 * groups : 0, out);
-                } else {
-                    dw_clip(p, oy, ox, &win);
-                    dw_mve_pixel(p, in, &win, p->bias, 0, neg, 0, out);
-                }
-            }
-        }
-    }
+    st.cbias = cbias;
+    st.tbl = tbl;
+    st.k3 = k3;
+    st.neg = neg;
+    MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_dw_scratch_bytes(p->cout, p->kh, p->kw), p, &it));
+    do {
+        dw_rows(&it.band, &st);
+    } while (mote_s8_rows_next(&it));
     return MOTE_OK;
 }
 
@@ -488,9 +515,13 @@ static void dw_dsp_row(const mote_s8_conv_params_t *p, const dw_group_t *g, int 
     }
 }
 
-/** Channels c..c+3 of every output pixel. */
+/**
+ * Channels c..c+3 of every output pixel. roll != 0 (dw_strip_in_place): the
+ * strip of KH input rows slides down one row per output row, so each input
+ * row is read into the strip before the output row over it is written.
+ */
 static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_range_t *rng, int32_t c,
-                         dw_group_t *g)
+                         dw_group_t *g, int roll)
 {
     const int32_t cout = p->cout;
     const int32_t taps = p->kh * p->kw;
@@ -552,11 +583,18 @@ static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_range_t *rng, 
         }
         for (b = 0; b < p->n; b++) {
             const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin + c;
-            for (oy = 0; oy < p->ho; oy++) {
+            for (oy = p->oy0; oy < p->oy1; oy++) {
                 const int32_t y0 = oy * p->stride_h - p->pad_h;
                 uint32_t *row = strip + lpad;
-                int32_t r;
-                for (r = 0; r < p->kh; r++, row += sw) {
+                int32_t r = 0;
+                if (roll && oy > p->oy0) { /* rows 1..KH-1 become 0..KH-2, load the last */
+                    for (i = 0; i < (p->kh - 1) * sw; i++) {
+                        strip[i] = strip[i + sw];
+                    }
+                    r = p->kh - 1;
+                    row += (size_t)r * sw;
+                }
+                for (; r < p->kh; r++, row += sw) {
                     const int32_t iy = y0 + r * p->dil_h;
                     uint32_t *d = row;
                     uint32_t *const end = row + (mid - lpad);
@@ -573,7 +611,7 @@ static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_range_t *rng, 
                     }
                 }
                 dw_dsp_row(p, g, fast, c, (const int8_t *)strip, p->wo, 4 * p->stride_w, 4 * sw,
-                           4 * p->dil_w, p->output + ((size_t)b * p->ho + oy) * p->wo * cout + c,
+                           4 * p->dil_w, mote_s8_out_px(p, b, oy, 0) + c,
                            cout);
             }
         }
@@ -581,8 +619,8 @@ static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_range_t *rng, 
     }
     for (b = 0; b < p->n; b++) {
         const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
-        for (oy = 0; oy < p->ho; oy++) {
-            int8_t *orow = p->output + ((size_t)b * p->ho + oy) * p->wo * cout + c;
+        for (oy = p->oy0; oy < p->oy1; oy++) {
+            int8_t *orow = mote_s8_out_px(p, b, oy, 0) + c;
             const int row_in = oy >= rng->oy_lo && oy < rng->oy_hi;
             const int32_t y0 = oy * p->stride_h - p->pad_h;
             int32_t ky0 = 0, ky1 = p->kh;
@@ -631,38 +669,84 @@ static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_range_t *rng, 
     }
 }
 
-static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
+/** Output rows [oy0, oy1), four channels at a time (a band of mote_s8_rows_begin / next). */
+static void dw_rows(const mote_s8_conv_params_t *p, void *state)
 {
     dw_group_t g;
     dw_range_t rng;
     int32_t c, b, oy, ox;
-    (void)ctx;
+    (void)state;
     dw_interior(p, &rng);
     for (c = 0; c + 4 <= p->cout; c += 4) {
-        dw_dsp_group(p, &rng, c, &g);
+        dw_dsp_group(p, &rng, c, &g, state != NULL);
     }
     if (c < p->cout) { /* channel tail */
         for (b = 0; b < p->n; b++) {
             const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
-            for (oy = 0; oy < p->ho; oy++) {
+            for (oy = p->oy0; oy < p->oy1; oy++) {
                 for (ox = 0; ox < p->wo; ox++) {
                     dw_win_t win;
                     dw_clip(p, oy, ox, &win);
                     dw_plain_pixel(p, in, &win, c, p->cout,
-                                   p->output + (((size_t)b * p->ho + oy) * p->wo + ox) * p->cout);
+                                   mote_s8_out_px(p, b, oy, ox));
                 }
             }
         }
     }
+}
+
+/**
+ * In place without the row ring: output pixel (y, x) over input pixel (y, x)
+ * (same H, W and channels, whole groups of four), a sliding strip (stride and
+ * dilation 1 in H, the strip fits) whose KH rows include input row oy + KH - 1
+ * - pad_h <= oy when output row oy is computed (pad_h < KH), one image.
+ */
+static int dw_strip_in_place(const mote_s8_conv_params_t *p)
+{
+    const int32_t sw = (p->wo - 1) * p->stride_w + (p->kw - 1) * p->dil_w + 1;
+    return p->input == p->output && p->n == 1 && p->ho == p->h && p->wo == p->w &&
+           (p->cout & 3) == 0 && p->stride_h == 1 && p->dil_h == 1 && p->pad_h < p->kh &&
+           (int64_t)p->kh * sw <= DW_STRIP;
+}
+
+static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
+{
+    mote_s8_rows_t it;
+    int roll = 1;
+    if (dw_strip_in_place(p)) {
+        dw_rows(p, &roll);
+        return MOTE_OK;
+    }
+    MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_dw_scratch_bytes(p->cout, p->kh, p->kw), p, &it));
+    do {
+        dw_rows(&it.band, NULL);
+    } while (mote_s8_rows_next(&it));
     return MOTE_OK;
 }
 #endif
 
+/** Plain C, any depth multiplier or window: output rows [oy0, oy1) (a band of mote_s8_rows_begin / next). */
+static void dw_plain_rows(const mote_s8_conv_params_t *p, void *state)
+{
+    int32_t b, oy, ox;
+    (void)state;
+    for (b = 0; b < p->n; b++) {
+        const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
+        for (oy = p->oy0; oy < p->oy1; oy++) {
+            for (ox = 0; ox < p->wo; ox++) {
+                dw_win_t win;
+                dw_clip(p, oy, ox, &win);
+                dw_plain_pixel(p, in, &win, 0, p->cout, mote_s8_out_px(p, b, oy, ox));
+            }
+        }
+    }
+}
+
 mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx,
                                                     mote_value_t *const *args, uint32_t nargs)
 {
+    mote_s8_rows_t it;
     mote_s8_conv_params_t p;
-    int32_t b, oy, ox;
     const mote_err_t e = mote_s8_conv_parse(args, nargs, 1, &p);
     if (e != MOTE_OK) {
         return e;
@@ -671,19 +755,10 @@ mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx,
     if (p.depth_mult == 1 && (int64_t)p.kh * p.kw <= DW_MAXT) {
         return dw_run(ctx, &p);
     }
-#else
-    (void)ctx;
 #endif
-    for (b = 0; b < p.n; b++) {
-        const int8_t *in = p.input + (size_t)b * p.h * p.w * p.cin;
-        for (oy = 0; oy < p.ho; oy++) {
-            for (ox = 0; ox < p.wo; ox++) {
-                dw_win_t win;
-                dw_clip(&p, oy, ox, &win);
-                dw_plain_pixel(&p, in, &win, 0, p.cout,
-                               p.output + (((size_t)b * p.ho + oy) * p.wo + ox) * p.cout);
-            }
-        }
-    }
+    MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_dw_scratch_bytes(p.cout, p.kh, p.kw), &p, &it));
+    do {
+        dw_plain_rows(&it.band, NULL);
+    } while (mote_s8_rows_next(&it));
     return MOTE_OK;
 }

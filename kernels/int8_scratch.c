@@ -9,6 +9,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "requant.h"
 
@@ -17,6 +18,9 @@ size_t mote_scratch_mote_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
 size_t mote_scratch_mote_depthwise_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
                                              int32_t cout, int32_t kh, int32_t kw);
 size_t mote_scratch_mote_linear_s8(int32_t m, int32_t k, int32_t n);
+size_t mote_scratch_rows_in_place(int32_t n, int32_t h, int32_t w, int32_t cin, int32_t ho,
+                                  int32_t wo, int32_t cout, int32_t stride_h, int32_t pad_h,
+                                  int32_t band);
 
 /**
  * conv2d_s8: see mote_s8_conv_scratch_bytes() in requant.h (im2col columns,
@@ -51,4 +55,32 @@ size_t mote_scratch_mote_linear_s8(int32_t m, int32_t k, int32_t n)
 {
     (void)m; (void)k; (void)n;
     return 0;
+}
+
+/**
+ * Extra scratch of a conv2d_s8 / depthwise_conv2d_s8 call planned in place by
+ * rows (its out over its input): mote_s8_rows_ring_bytes() in requant.h, the
+ * ring of (lag + band) rows of Wo*Cout bytes after the kernel's own scratch.
+ * Input [n,h,w,cin], output [n,ho,wo,cout]. 0 if the call cannot run in place.
+ */
+size_t mote_scratch_rows_in_place(int32_t n, int32_t h, int32_t w, int32_t cin, int32_t ho,
+                                  int32_t wo, int32_t cout, int32_t stride_h, int32_t pad_h,
+                                  int32_t band)
+{
+    mote_s8_conv_params_t p;
+    memset(&p, 0, sizeof p);
+    if (n < 1 || h < 1 || w < 1 || cin < 1 || ho < 1 || wo < 1 || cout < 1 || stride_h < 1 ||
+        pad_h < 0) {
+        return 0;
+    }
+    p.n = n;
+    p.h = h;
+    p.w = w;
+    p.cin = cin;
+    p.ho = ho;
+    p.wo = wo;
+    p.cout = cout;
+    p.stride_h = stride_h;
+    p.pad_h = pad_h;
+    return mote_s8_rows_ring_bytes(&p, band);
 }

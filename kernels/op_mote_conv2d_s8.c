@@ -1,6 +1,7 @@
 /*
  * mote::conv2d_s8.out - int8 2-D convolution, NHWC, per-channel requantization.
  * Plain-C reference (docs/int8-ops.md); cmsis/ has the Cortex-M version.
+ * In place by rows when the plan puts out over input (mote_s8_rows_begin / mote_s8_rows_next).
  *
  *   dtypes: int8 input, weight and out; int32 bias.
  */
@@ -8,22 +9,22 @@
 #include "requant.h"
 
 MOTE_KERNEL("mote::conv2d_s8.out")
+MOTE_KERNEL_IN_PLACE_ROWS("mote::conv2d_s8.out")
 
 mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                           uint32_t nargs);
 
-mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
-                                          uint32_t nargs)
+/** Output rows [oy0, oy1) of every image (a band of mote_s8_rows_begin / next). */
+static void conv_rows(const mote_s8_conv_params_t *pp, void *state)
 {
-    mote_s8_conv_params_t p;
+    const mote_s8_conv_params_t p = *pp;
     int32_t b, oy, ox, c, ky, kx, ci;
-    (void)ctx;
-    MOTE_TRY(mote_s8_conv_parse(args, nargs, 0, &p));
+    (void)state;
     for (b = 0; b < p.n; b++) {
         const int8_t *in = p.input + (size_t)b * p.h * p.w * p.cin;
-        for (oy = 0; oy < p.ho; oy++) {
+        for (oy = p.oy0; oy < p.oy1; oy++) {
             for (ox = 0; ox < p.wo; ox++) {
-                int8_t *out = p.output + (((size_t)b * p.ho + oy) * p.wo + ox) * p.cout;
+                int8_t *out = mote_s8_out_px(&p, b, oy, ox);
                 for (c = 0; c < p.cout; c++) {
                     const int8_t *wc = p.weight + (size_t)c * p.kh * p.kw * p.cin;
                     uint32_t acc = (uint32_t)p.bias[c]; /* int32 wrap, UB-free */
@@ -51,5 +52,17 @@ mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
             }
         }
     }
+}
+
+mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                          uint32_t nargs)
+{
+    mote_s8_rows_t it;
+    mote_s8_conv_params_t p;
+    MOTE_TRY(mote_s8_conv_parse(args, nargs, 0, &p));
+    MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_conv_scratch_bytes(p.cin, p.kh, p.kw, p.cout), &p, &it));
+    do {
+        conv_rows(&it.band, NULL);
+    } while (mote_s8_rows_next(&it));
     return MOTE_OK;
 }

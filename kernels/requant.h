@@ -283,6 +283,9 @@ typedef struct mote_s8_conv_params {
     int32_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
     int32_t depth_mult;    /* depthwise only (1 otherwise) */
     int32_t in_zp, out_zp, act_min, act_max;
+    /* output rows [oy0, oy1) of each image are computed, row oy0 written at
+       output (mote_s8_rows_begin: [0, ho) at the tensor, or a band into a ring) */
+    int32_t oy0, oy1;
 } mote_s8_conv_params_t;
 
 /** Shared tail: bias, multiplier, shift [Cout] int32 and their value checks. */
@@ -363,6 +366,8 @@ static inline mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t 
     p->input = (const int8_t *)in->data;
     p->weight = (const int8_t *)wt->data;
     p->output = (int8_t *)out->data;
+    p->oy0 = 0;
+    p->oy1 = p->ho;
     return MOTE_OK;
 }
 
@@ -391,6 +396,8 @@ static inline mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_
     p->stride_h = p->stride_w = p->dil_h = p->dil_w = 1;
     p->pad_h = p->pad_w = 0;
     p->depth_mult = 1;
+    p->oy0 = 0;
+    p->oy1 = 1;
     p->input = (const int8_t *)in->data;
     p->weight = (const int8_t *)wt->data;
     p->output = (int8_t *)out->data;
@@ -457,6 +464,192 @@ static inline size_t mote_s8_dw_scratch_bytes(int32_t cout, int32_t kh, int32_t 
     }
     return 16u + 4u * (((size_t)cout + 3u) & ~(size_t)3u) +
            (kh == 3 && kw == 3 ? 176u * ((size_t)cout >> 3) : 0u);
+}
+
+/* ------------------------------------------------------------ in place, by rows */
+
+/**
+ * conv2d_s8 and depthwise_conv2d_s8 may run with the output over the input
+ * (MOTE_KERNEL_IN_PLACE_ROWS, the same first byte, one image): output rows are
+ * computed in order, in bands, into a ring of rows in the scratch after the
+ * kernel's own part, and a row is copied to the tensor once no later output
+ * row reads the input bytes it covers. Rows are Wo*Cout output bytes and
+ * W*Cin input bytes; output row q covers input rows up to
+ * ((q + 1) * Wo*Cout - 1) / (W*Cin), and input row i is last read by output
+ * row (i + pad_h) / stride_h. lag = max over q of (last reader - q) rows stay
+ * pending; a ring of lag + band rows holds them and the band being computed.
+ */
+
+/** Last output row of p (one image) that reads an input row output row q covers. */
+static inline int32_t mote_s8_rows_last_reader(const mote_s8_conv_params_t *p, int32_t q)
+{
+    /* 32-bit: mote_s8_rows_lag checked that Ho * Wo * Cout < 2^31 */
+    const uint32_t orow = (uint32_t)p->wo * (uint32_t)p->cout;
+    const uint32_t irow = (uint32_t)p->w * (uint32_t)p->cin;
+    uint32_t i = ((uint32_t)(q + 1) * orow - 1u) / irow;
+    uint32_t r;
+    i = i < (uint32_t)p->h - 1u ? i : (uint32_t)p->h - 1u;
+    r = (i + (uint32_t)p->pad_h) / (uint32_t)p->stride_h;
+    return r < (uint32_t)p->ho - 1u ? (int32_t)r : p->ho - 1;
+}
+
+/**
+ * Rows an in-place run of p keeps pending (>= 0), or -1 if p cannot run in
+ * place (more than one image, or an output of 2^31 bytes or more).
+ */
+static inline int32_t mote_s8_rows_lag(const mote_s8_conv_params_t *p)
+{
+    int32_t q, lag = 0;
+    if (p->n != 1 || p->ho < 1 || p->h < 1 || p->stride_h < 1 ||
+        (int64_t)p->ho * p->wo * p->cout > INT32_MAX || (int64_t)p->h * p->w * p->cin > INT32_MAX) {
+        return -1;
+    }
+    for (q = 0; q < p->ho; q++) {
+        const int32_t d = mote_s8_rows_last_reader(p, q) - q;
+        lag = d > lag ? d : lag;
+    }
+    return lag;
+}
+
+/**
+ * Scratch bytes an in-place run of p needs beyond the kernel's own: the ring
+ * of (lag + band) rows of Wo*Cout bytes; 0 if p cannot run in place.
+ */
+static inline size_t mote_s8_rows_ring_bytes(const mote_s8_conv_params_t *p, int32_t band)
+{
+    const int32_t lag = mote_s8_rows_lag(p);
+    if (lag < 0 || band < 1) {
+        return 0;
+    }
+    return (size_t)(lag + band) * (size_t)p->wo * (size_t)p->cout;
+}
+
+/**
+ * Output pixel (b, oy, ox) of p, oy in [oy0, oy1): the buffer at p->output
+ * holds rows oy0..oy1-1 of each image.
+ */
+static inline int8_t *mote_s8_out_px(const mote_s8_conv_params_t *p, int32_t b, int32_t oy,
+                                     int32_t ox)
+{
+    return p->output +
+           (((size_t)b * (size_t)(p->oy1 - p->oy0) + (size_t)(oy - p->oy0)) * (size_t)p->wo +
+            (size_t)ox) * (size_t)p->cout;
+}
+
+/**
+ * Flattened output pixels [*pix0, *pix1) of p's rows [oy0, oy1) (all images when
+ * the rows are [0, Ho), else one image); pixel pix goes to p->output +
+ * (pix - *pix0) * Cout.
+ */
+static inline void mote_s8_px_range(const mote_s8_conv_params_t *p, int32_t *pix0, int32_t *pix1)
+{
+    *pix0 = p->oy0 * p->wo;
+    *pix1 = ((p->n - 1) * p->ho + p->oy1) * p->wo;
+}
+
+/**
+ * n bytes from src to dst, front to back (dst <= src when they overlap), a
+ * word at a time when both are word aligned: newlib-nano's memcpy/memmove
+ * copy byte by byte, and the row ring copies every output byte once.
+ */
+static inline void mote_s8_copy_fwd(int8_t *dst, const int8_t *src, size_t n)
+{
+    if ((((uintptr_t)dst | (uintptr_t)src | n) & 3u) == 0u) {
+        uint32_t *d = (uint32_t *)(void *)dst;
+        const uint32_t *s = (const uint32_t *)(const void *)src;
+        size_t i;
+        for (i = 0; i < n / 4u; i++) {
+            d[i] = s[i];
+        }
+        return;
+    }
+    while (n-- > 0u) {
+        *dst++ = *src++;
+    }
+}
+
+/**
+ * Band iterator over the output rows of p (no function pointers, so the stack
+ * analysis sees every kernel frame):
+ *
+ *     mote_s8_rows_t it;
+ *     MOTE_TRY(mote_s8_rows_begin(ctx, own, &p, &it));
+ *     do {
+ *         compute rows [it.band.oy0, it.band.oy1) of it.band into it.band.output;
+ *     } while (mote_s8_rows_next(&it));
+ *
+ * One band of all rows at the tensor when output and input do not overlap; bands
+ * through the ring (see above) when they start at the same byte.
+ */
+typedef struct mote_s8_rows {
+    mote_s8_conv_params_t band; /* p with the band's rows and buffer */
+    const mote_s8_conv_params_t *p;
+    int8_t *ring;
+    size_t orow;
+    int32_t done, nb;           /* first row not yet at the tensor; band rows */
+} mote_s8_rows_t;
+
+/**
+ * Set it->band to the first band of p. `own`: scratch bytes the kernel itself
+ * uses (the ring follows them). Errors: MOTE_ERR_KERNEL_ARGS for an overlap
+ * other than the same first byte, or in place when p cannot run so;
+ * MOTE_ERR_KERNEL_SCRATCH when the ring is under lag + 1 rows.
+ */
+static inline mote_err_t mote_s8_rows_begin(const mote_kernel_ctx_t *ctx, size_t own,
+                                            const mote_s8_conv_params_t *p, mote_s8_rows_t *it)
+{
+    const uintptr_t i0 = (uintptr_t)p->input;
+    const uintptr_t o0 = (uintptr_t)p->output;
+    const size_t ib = (size_t)p->n * (size_t)p->h * (size_t)p->w * (size_t)p->cin;
+    const int32_t lag = mote_s8_rows_lag(p);
+    it->p = p;
+    it->band = *p;
+    it->orow = (size_t)p->wo * (size_t)p->cout;
+    it->ring = NULL;
+    it->done = 0;
+    it->nb = p->ho;
+    if (o0 >= i0 + ib || i0 >= o0 + (size_t)p->n * (size_t)p->ho * it->orow) {
+        return MOTE_OK;
+    }
+    MOTE_CHECK(i0 == o0 && lag >= 0, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(ctx != NULL && ctx->scratch != NULL && ctx->scratch_size >= own + it->orow,
+               MOTE_ERR_KERNEL_SCRATCH);
+    it->nb = (int32_t)((ctx->scratch_size - own) / it->orow) - lag;
+    MOTE_CHECK(it->nb >= 1, MOTE_ERR_KERNEL_SCRATCH);
+    it->ring = (int8_t *)ctx->scratch + own;
+    it->band.oy1 = it->nb < p->ho ? it->nb : p->ho;
+    it->band.output = it->ring;
+    return MOTE_OK;
+}
+
+/**
+ * After it->band was computed: copy the rows whose input bytes are all read
+ * from the ring to the tensor; 1 and the next band in it->band, or 0 when
+ * every row is done.
+ */
+static inline int mote_s8_rows_next(mote_s8_rows_t *it)
+{
+    const mote_s8_conv_params_t *p = it->p;
+    const int32_t next = it->band.oy1;
+    int32_t k = it->done;
+    if (it->ring == NULL) {
+        return 0;
+    }
+    while (k < next && mote_s8_rows_last_reader(p, k) < next) {
+        k++; /* rows done..k-1: every input byte they cover is read */
+    }
+    mote_s8_copy_fwd(p->output + (size_t)it->done * it->orow, it->ring,
+                     (size_t)(k - it->done) * it->orow);
+    mote_s8_copy_fwd(it->ring, it->ring + (size_t)(k - it->done) * it->orow,
+                     (size_t)(next - k) * it->orow);
+    it->done = k;
+    if (next >= p->ho) {
+        return 0;
+    }
+    it->band.oy0 = next;
+    it->band.oy1 = next + (it->nb < p->ho - next ? it->nb : p->ho - next);
+    it->band.output = it->ring + (size_t)(next - k) * it->orow;
+    return 1;
 }
 
 #endif /* MOTE_KERNELS_REQUANT_H */

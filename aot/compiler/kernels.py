@@ -23,6 +23,7 @@ from aot.paths import CMSIS_DIR, KERNELS_DIR
 RUNTIME_OPS = frozenset({ir.ET_VIEW})
 
 _IN_PLACE = re.compile(r'^\s*MOTE_KERNEL_IN_PLACE\(\s*"([^"]+)"\s*\)', re.M)
+_IN_PLACE_ROWS = re.compile(r'^\s*MOTE_KERNEL_IN_PLACE_ROWS\(\s*"([^"]+)"\s*\)', re.M)
 
 
 @functools.lru_cache(maxsize=1)
@@ -65,13 +66,25 @@ def optimized_kernel_files() -> dict:
     return kernel_files(CMSIS_DIR)
 
 
+def _marked(pattern, folder: Path = KERNELS_DIR) -> frozenset:
+    found = set()
+    for path in sorted(folder.glob("op_*.c")):
+        found.update(pattern.findall(path.read_text(encoding="utf-8")))
+    return frozenset(found)
+
+
 @functools.lru_cache(maxsize=1)
 def in_place_ops() -> frozenset:
     """Operators whose kernel declares MOTE_KERNEL_IN_PLACE."""
-    found = set()
-    for path in sorted(KERNELS_DIR.glob("op_*.c")):
-        found.update(_IN_PLACE.findall(path.read_text(encoding="utf-8")))
-    return frozenset(found)
+    return _marked(_IN_PLACE)
+
+
+@functools.lru_cache(maxsize=1)
+def in_place_rows_ops(folder: Path = KERNELS_DIR) -> frozenset:
+    """Operators whose kernel (in ``folder``: kernels/, or cmsis/ for the
+    Cortex-M versions) declares MOTE_KERNEL_IN_PLACE_ROWS: a window op whose out
+    may start at its input's first byte (the row ring, kernels/requant.h)."""
+    return _marked(_IN_PLACE_ROWS, folder)
 
 
 #: dtype names a kernel's header comment may list on its "dtypes:" lines

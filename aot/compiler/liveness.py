@@ -99,7 +99,9 @@ def live_bytes_lower_bound(planned: dict, uses: list, inputs: Iterable[int],
 
 def plan_conflicts(planned: dict, uses: list, inputs: Iterable[int], outputs: Iterable[int]) -> list:
     """Pairs (a, b) of planned tensors whose bytes overlap in the same memory
-    id while both are live, excluding exact aliases (same offset and size).
+    id while both are live, excluding exact aliases (same offset and size) and
+    in-place handoffs (same first byte, one's last instruction the other's
+    first: a kernel writing its output over its input, elementwise or by rows).
     A correct plan has none."""
     life = lifetimes(uses, inputs, outputs)
     items = sorted((v, m, o, n) for v, (m, o, n) in planned.items() if v in life and n > 0)
@@ -109,6 +111,8 @@ def plan_conflicts(planned: dict, uses: list, inputs: Iterable[int], outputs: It
             if ma != mb or (oa, na) == (ob, nb) or oa >= ob + nb or ob >= oa + na:
                 continue
             (fa, la), (fb_, lb) = life[a], life[b]
+            if oa == ob and (la == fb_ or lb == fa):
+                continue
             if fa <= lb and fb_ <= la:
                 out.append((a, b))
     return out

@@ -10,7 +10,7 @@ calls through the host build of the same kernels (:mod:`aot.compiler.accept`).
 """
 from __future__ import annotations
 
-from aot.compiler.kernels import in_place_ops, portable_ops
+from aot.compiler.kernels import in_place_ops, in_place_rows_ops, portable_ops
 
 
 def supported_ops() -> frozenset:
@@ -21,6 +21,12 @@ def supported_ops() -> frozenset:
 def in_place(name: str) -> bool:
     """True if the kernel of ``name`` may write its output over its first input."""
     return name in in_place_ops()
+
+
+def in_place_rows(name: str) -> bool:
+    """True if the kernel of ``name`` may write its output over its input row
+    by row (MOTE_KERNEL_IN_PLACE_ROWS; the two may differ in size)."""
+    return name in in_place_rows_ops()
 
 
 def is_supported(name: str) -> bool:

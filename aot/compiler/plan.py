@@ -30,10 +30,13 @@ from dataclasses import dataclass, field
 from aot import ir
 from aot.errors import PlanError
 from aot.compiler import liveness
-from aot.compiler.ops import in_place
+from aot.compiler.ops import in_place, in_place_rows
 
 ALIGNMENT = 16
 BYTE_TENSOR_ALIGNMENT = 4
+#: output rows an in-place-by-rows call computes per band: the ring holds
+#: lag + ROW_BAND rows (kernels/requant.h, mote_s8_conv_rows)
+ROW_BAND = 1
 
 
 def tensor_alignment(t: ir.TensorValue) -> int:
@@ -110,6 +113,35 @@ def in_place_pairs(spec: ir.ProgramSpec, lv: Liveness) -> list:
                 pairs.append((base, out, step))
                 taken.add(base)
                 break
+    return pairs
+
+
+def in_place_rows_pairs(spec: ir.ProgramSpec, lv: Liveness, taken=()) -> list:
+    """(input, output, step, ring bytes) of the window ops (their kernel marks
+    MOTE_KERNEL_IN_PLACE_ROWS: int8 conv, depthwise conv) that may write their
+    output from their input's first byte on: the input (or the base of an
+    et_view input) dies at this step and is neither a graph input nor output nor
+    in ``taken``, and the kernel's row rule allows it (one image): the call then
+    needs ``ring bytes`` more scratch (aot.compiler.scratch.rows_ring_bytes)."""
+    from aot.compiler.scratch import rows_ring_bytes
+    io = set(spec.inputs) | {lv.alias_root.get(o, o) for o in spec.outputs}
+    pairs, taken = [], set(taken)
+    for step, call in enumerate(spec.instructions):
+        if not in_place_rows(f"{call.op}.{call.overload}"):
+            continue
+        a, out = call.args[0], call.args[-1]
+        base = lv.alias_root.get(a, a)
+        if out in spec.inputs or out not in lv.life or base not in lv.life or base in io:
+            continue
+        if base in taken or lv.life[base][1] != step or base == out:
+            continue
+        if spec.values[base].nbytes != spec.values[a].nbytes:
+            continue
+        ring = rows_ring_bytes(spec, call, ROW_BAND)
+        # in place saves at most the smaller tensor's bytes at this step
+        if 0 < ring < min(spec.values[base].nbytes, spec.values[out].nbytes):
+            pairs.append((base, out, step, ring))
+            taken.add(base)
     return pairs
 
 
@@ -239,12 +271,25 @@ def plan_memory(spec: ir.ProgramSpec, planner: str = "best", in_place: bool = Tr
         raise ValueError(f"unknown planner {planner!r}; choose from {PLANNERS}")
     lv = analyze(spec)
     pairs = in_place_pairs(spec, lv) if in_place else []
-    bufs = _buffers(spec, lv, pairs)
-    if planner == "greedy":
-        offs, top = plan_greedy(bufs)
-        name = "greedy-size-best-fit"
-    else:
-        offs, top, name = plan_best(bufs)
+    rows = in_place_rows_pairs(spec, lv, {a for a, _, _ in pairs}) if in_place else []
+    best = None
+    # with every in-place-by-rows pair (each adds its ring to the call's scratch)
+    # and without: the smaller arena wins, a tie goes to the plan without rings
+    for chosen in ([[], rows] if rows else [[]]):
+        lvc = Liveness(life=lv.life, alias_root=lv.alias_root, scratch=dict(lv.scratch), steps=lv.steps)
+        for _, _, step, ring in chosen:
+            lvc.scratch[step] = lvc.scratch.get(step, 0) + ring
+        bufs = _buffers(spec, lvc, pairs + [(a, o, st) for a, o, st, _ in chosen])
+        if planner == "greedy":
+            offs, top = plan_greedy(bufs)
+            name = "greedy-size-best-fit"
+        else:
+            offs, top, name = plan_best(bufs)
+        if best is None or top < best[2]:
+            best = (bufs, offs, top, name, chosen)
+    bufs, offs, top, name, chosen = best
+    for _, _, step, ring in chosen:
+        spec.instructions[step].scratch_bytes += ring
     scratch = {}
     for b, off in zip(bufs, offs):
         for m in b.members:
@@ -259,6 +304,8 @@ def plan_memory(spec: ir.ProgramSpec, planner: str = "best", in_place: bool = Tr
         "arena_lower_bound_bytes": lower_bound(spec, lv),
         "planner": f"{planner}:{name}",
         "in_place": len(pairs),
+        "in_place_rows": len(chosen),
+        "row_rings": {step: ring for _, _, step, ring in chosen},
         "alignment": ALIGNMENT,
         "scratch_offsets": scratch,
     })
@@ -277,6 +324,10 @@ def _legit_in_place(spec, lv, a, b) -> bool:
         return False
     call = spec.instructions[step]
     va, vb = spec.values[first], spec.values[second]
+    if in_place_rows(f"{call.op}.{call.overload}"):
+        # out from the input's first byte on, sizes may differ (kernels/requant.h)
+        return (call.args[-1] == second and lv.alias_root.get(call.args[0], call.args[0]) == first
+                and va.mem_offset == vb.mem_offset)
     operands = {lv.alias_root.get(x, x) for x in call.args[:-1]}
     return (in_place(f"{call.op}.{call.overload}") and call.args[-1] == second
             and first in operands and first != second and va.mem_offset == vb.mem_offset

@@ -51,7 +51,8 @@ def _scratch_library():
     lib = ctypes.CDLL(str(lib_path))
     for name, nargs in (("mote_scratch_mote_conv2d_s8", 7),
                         ("mote_scratch_mote_depthwise_conv2d_s8", 7),
-                        ("mote_scratch_mote_linear_s8", 3)):
+                        ("mote_scratch_mote_linear_s8", 3),
+                        ("mote_scratch_rows_in_place", 10)):
         fn = getattr(lib, name)
         fn.restype = ctypes.c_size_t
         fn.argtypes = [ctypes.c_int32] * nargs
@@ -78,3 +79,22 @@ def scratch_bytes(spec, call) -> int:
         return int(_scratch_library().mote_scratch_mote_linear_s8(m, int(x.sizes[-1]),
                                                                    int(w.sizes[0])))
     return 0
+
+
+def rows_ring_bytes(spec, call, band: int = 1) -> int:
+    """Extra scratch bytes `call` (conv2d_s8 / depthwise_conv2d_s8, its kernel
+    marked MOTE_KERNEL_IN_PLACE_ROWS) needs to run with its output over its
+    input: the ring of (lag + band) output rows (mote_s8_rows_ring_bytes in
+    kernels/requant.h). 0 when the call cannot run in place (batch > 1)."""
+    vals = spec.values
+    x, out = vals[call.args[0]], vals[call.args[-1]]
+    if len(x.sizes) != 4 or len(out.sizes) != 4:
+        return 0
+    stride = spec.values[call.args[5]]
+    pad = spec.values[call.args[6]]
+    n, h, w, cin = (int(v) for v in x.sizes)
+    _, ho, wo, cout = (int(v) for v in out.sizes)
+    return int(_scratch_library().mote_scratch_rows_in_place(
+        n, h, w, cin, ho, wo, cout, int(stride.items[0]), int(pad.items[0]),
+        band))
+

@@ -180,6 +180,13 @@ class Program:
         return Method(self, name, state_size, arena_sizes, scratch_slots)
 
 
+#: Shared kernel scratch (bytes) a host Method gives every call without a planned
+#: slot: on the host the int8 reference kernels need scratch only to run in place
+#: by rows (their row ring, kernels/requant.h), and a .pte does not carry the
+#: plan's slots, so a generous buffer stands in for them.
+HOST_SCRATCH_BYTES = 1 << 20
+
+
 class Method:
     """An initialised method with its own state and arenas."""
 
@@ -201,6 +208,8 @@ class Method:
         self._mem.num_arenas = len(self._arenas)
         slots = [tuple(int(x) for x in s) for s in (scratch_slots or [])]
         self._slots = (_ScratchSlot * max(len(slots), 1))(*[_ScratchSlot(*s) for s in slots])
+        self._scratch = _aligned(HOST_SCRATCH_BYTES, 16)
+        self._mem.scratch = _Buffer(self._scratch.ctypes.data, HOST_SCRATCH_BYTES)
         if slots:
             self._mem.scratch_slots = C.cast(self._slots, C.POINTER(_ScratchSlot))
             self._mem.num_scratch_slots = len(slots)

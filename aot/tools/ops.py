@@ -26,7 +26,7 @@ def _kind(op: str) -> str:
 
 
 def ops_report() -> dict:
-    """{"operators": [{op, kind, dtypes, in_place, file, int8_kernels}], "excluded":
+    """{"operators": [{op, kind, dtypes, in_place, in_place_rows, file, int8_kernels}], "excluded":
     {op: reason}, "counts": {...}}; kinds: portable, int8, quantize, runtime."""
     files = K.kernel_files()
     rows = []
@@ -34,6 +34,7 @@ def ops_report() -> dict:
         kind = _kind(op)
         row = {"op": op, "kind": kind, "dtypes": list(K.kernel_dtypes(op)),
                "in_place": op in K.in_place_ops(),
+               "in_place_rows": op in K.in_place_rows_ops(),
                "file": f"kernels/{files[op].name}" if op in files else None}
         if kind == "int8":
             row["int8_kernels"] = list(K.int8_variants(op))
@@ -47,11 +48,12 @@ def ops_text(report: dict) -> str:
              + ", ".join(f"{n} {k}" for k, n in report["counts"].items()),
              "columns: operator, kind, dtypes the kernel takes (int8 kernels: int8 data, int32 bias and "
              "requantization), [int8 implementations: reference = plain C on every core, "
-             "DSP = Cortex-M4/M7/M33, MVE = Cortex-M55], in-place = out may be the input's memory", ""]
+             "DSP = Cortex-M4/M7/M33, MVE = Cortex-M55], in-place = out may be the input's memory, "
+             "in-place-rows = out may start at the input's first byte (a row ring in the scratch)", ""]
     width = max(len(r["op"]) for r in report["operators"])
     for r in report["operators"]:
         extra = ("  [" + ", ".join(r["int8_kernels"]) + "]") if r.get("int8_kernels") else ""
-        ip = "  in-place" if r["in_place"] else ""
+        ip = "  in-place" if r["in_place"] else ("  in-place-rows" if r["in_place_rows"] else "")
         lines.append(f"  {r['op']:<{width}}  {r['kind']:<8}  {','.join(r['dtypes']) or '-'}{extra}{ip}")
     lines.append(f"{len(report['excluded'])} ExecuTorch portable operators left out on purpose "
                  "(kernels/excluded.json); `aot ops --json` lists them with the reason")
@@ -74,8 +76,9 @@ def ops_markdown(report: dict) -> str:
             continue
         L += [f"## {title}", ""]
         if kind == "int8":
-            L += ["| operator | dtypes | implementations | file |", "|---|---|---|---|"]
-            L += [f"| `{r['op']}` | {', '.join(r['dtypes'])} | {', '.join(r['int8_kernels'])} | `{r['file']}` |"
+            L += ["| operator | dtypes | implementations | in place | file |", "|---|---|---|---|---|"]
+            L += [f"| `{r['op']}` | {', '.join(r['dtypes'])} | {', '.join(r['int8_kernels'])} | "
+                  f"{'yes' if r['in_place'] else ('by rows' if r['in_place_rows'] else '')} | `{r['file']}` |"
                   for r in rows]
         else:
             L += ["| operator | dtypes | in place | file |", "|---|---|---|---|"]

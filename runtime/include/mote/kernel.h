@@ -69,6 +69,15 @@ typedef struct mote_kernel_entry {
 #define MOTE_KERNEL_IN_PLACE(op_name)
 
 /**
+ * Marker: the kernel of `op_name` (a window op over NHWC rows) may run with its
+ * out tensor starting at the first byte of its first input, the two of any
+ * sizes, when mote_s8_rows_lag() (kernels/requant.h) allows it and the
+ * instruction's scratch holds the row ring after the kernel's own part
+ * (mote_s8_rows_ring_bytes). The AOT planner reads it (aot/compiler/kernels.py).
+ */
+#define MOTE_KERNEL_IN_PLACE_ROWS(op_name)
+
+/**
  * The registry this build links: generated from the kernels compiled in
  * (all of kernels/ for the host library, ops.json for firmware).
  * mote_kernel_registry_outputs[i] is how many trailing arguments entry i's
