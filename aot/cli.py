@@ -51,6 +51,14 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
                    help="with --int8: keep the program's inputs and outputs int8")
 
 
+def _add_dsp_weights_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dsp-weights", choices=("flash", "arena"), default="flash",
+                   help="with --int8 on a board whose int8 kernels are the DSP ones (Cortex-M4/M7/M33): "
+                        "flash (default) stores each conv's weights pre-widened to int16 in the "
+                        "program (2 more flash bytes per weight, no widening scratch in RAM); arena "
+                        "widens them at run time into up to 16 KiB of scratch per conv")
+
+
 def _cmd_export(args) -> int:
     from pathlib import Path
 
@@ -156,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="inputs to embed in the firmware (default: the model's example inputs)")
     p.add_argument("--opt", default="-Os", help="optimisation flag for the runtime, port and app (default -Os)")
     p.add_argument("--kernel-opt", default="-O2", help="optimisation flag for the kernels (default -O2)")
+    _add_dsp_weights_option(p)
     p.add_argument("--uart-inputs", action="store_true",
                    help="firmware reads inputs from UART0 (lines 'I <hex>', 'Q' ends) instead of flash")
     p.add_argument("--verify-checksum", action="store_true",
@@ -175,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--board", required=True, help="board name (see boards/): its ABI sizes the "
                    "runtime state and its features (DSP, MVE) pick the kernels")
     p.add_argument("-o", "--output-dir", help="output folder (default build/<model>-<board>-src)")
+    _add_dsp_weights_option(p)
     p.add_argument("--selftest", nargs="?", type=_case_count, const=DEFAULT_CASES, metavar="N",
                    help=f"embed N self-test cases (default {DEFAULT_CASES}) for mote_model_selftest(), "
                         "which prints MOTE SELFTEST PASS|FAIL; also writes model.bpte")

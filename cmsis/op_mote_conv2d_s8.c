@@ -175,7 +175,7 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     mote_s8_rows_t it;
     const int32_t k = p->kh * p->kw * p->cin;
     const int32_t cpad = (p->cout + 3) & ~3;
-    const size_t own = mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout);
+    const size_t own = mote_s8_conv_own_bytes(p);
     int32_t *cbias = (int32_t *)mote_s8_scratch(ctx, own);
     conv_state_t st;
     int32_t c;
@@ -425,7 +425,8 @@ static void conv_pairs(const int32_t *w, const int32_t *x, int32_t kpad, int32_t
 /** What conv_rows reads besides p: scratch parts and the block widened last. */
 typedef struct conv_state {
     int32_t *x;       /* the int16 column pair */
-    int32_t *wblk;    /* widened weight rows [wc0, wc0 + nrows) */
+    int32_t *wbuf;    /* scratch for widened weight rows (none with pre-widened weights) */
+    const int32_t *wblk; /* widened weight rows [wc0, wc0 + nrows): wbuf or the program's */
     const conv_q_t *q;
     int8_t *col8;
     int32_t nrows, wc0;
@@ -444,7 +445,7 @@ static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     const int fast = st->fast;
     const conv_q_t *q = st->q;
     int32_t *const x = st->x;
-    int32_t *const wblk = st->wblk;
+    const int32_t *const wblk = st->wblk;
     int8_t *const col8 = st->col8;
     int8_t *const out = p->output;
     int32_t c0, pix, pix0, pix1;
@@ -452,7 +453,7 @@ static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     for (c0 = 0; c0 < cout; c0 += nrows) {
         const int32_t rows = cout - c0 < nrows ? cout - c0 : nrows;
         if (st->wc0 != c0) { /* one block: widened once for all bands */
-            conv_widen(p, c0, rows, k, kp, wblk);
+            conv_widen(p, c0, rows, k, kp, st->wbuf);
             st->wc0 = c0;
         }
         for (pix = pix0; pix < pix1; pix += 2) {
@@ -496,7 +497,7 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     mote_s8_rows_t it;
     const int32_t k = p->kh * p->kw * p->cin;
     const int32_t kpad = (k + 15) & ~15; /* scratch layout */
-    const size_t own = mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout);
+    const size_t own = mote_s8_conv_own_bytes(p);
     int32_t *x = (int32_t *)mote_s8_scratch(ctx, own);
     conv_q_t *q;
     conv_state_t st;
@@ -505,12 +506,20 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
         return MOTE_ERR_KERNEL_SCRATCH;
     }
     st.x = x;
-    st.nrows = mote_s8_conv_dsp_rows(kpad, p->cout);
-    st.wblk = x + kpad; /* the column pair takes 2 * kpad int16 = kpad words */
-    q = (conv_q_t *)(void *)((int16_t *)(void *)st.wblk + (size_t)st.nrows * kpad);
+    st.wbuf = x + kpad; /* the column pair takes 2 * kpad int16 = kpad words */
+    if (p->wpanel != NULL) { /* every row pre-widened in the program: one block, no copy */
+        st.nrows = (p->cout + 1) & ~1;
+        st.wblk = (const int32_t *)(const void *)p->wpanel;
+        st.wc0 = 0;
+        q = (conv_q_t *)(void *)st.wbuf;
+    } else {
+        st.nrows = mote_s8_conv_dsp_rows(kpad, p->cout);
+        st.wblk = st.wbuf;
+        st.wc0 = -1;
+        q = (conv_q_t *)(void *)((int16_t *)(void *)st.wbuf + (size_t)st.nrows * kpad);
+    }
     st.col8 = (int8_t *)(void *)(q + ((p->cout + 3) & ~3));
     st.q = q;
-    st.wc0 = -1;
     st.fast = 1;
     for (r = 0; r < p->cout; r++) {
         /* zero point folded into the bias: sum (x - zp) w = sum x w - zp sum w */
@@ -594,7 +603,7 @@ static void conv_rows(const mote_s8_conv_params_t *p, void *state)
 static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
     mote_s8_rows_t it;
-    const size_t own = mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout);
+    const size_t own = mote_s8_conv_own_bytes(p);
     int16_t *cola = (int16_t *)mote_s8_scratch(ctx, own);
     if (cola == NULL) {
         return MOTE_ERR_KERNEL_SCRATCH;

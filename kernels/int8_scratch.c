@@ -14,7 +14,7 @@
 #include "requant.h"
 
 size_t mote_scratch_mote_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin, int32_t cout,
-                                   int32_t kh, int32_t kw);
+                                   int32_t kh, int32_t kw, int32_t prewidened);
 size_t mote_scratch_mote_depthwise_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
                                              int32_t cout, int32_t kh, int32_t kw);
 size_t mote_scratch_mote_linear_s8(int32_t m, int32_t k, int32_t n);
@@ -24,16 +24,16 @@ size_t mote_scratch_rows_in_place(int32_t n, int32_t h, int32_t w, int32_t cin, 
 
 /**
  * conv2d_s8: see mote_s8_conv_scratch_bytes() in requant.h (im2col columns,
- * widened weight rows, corrected bias). Input [n,h,w,cin], weight [cout,kh,kw,cin].
- * Returns 0 for invalid shapes.
+ * widened weight rows unless `prewidened`, corrected bias). Input [n,h,w,cin],
+ * weight [cout,kh,kw,cin]. Returns 0 for invalid shapes.
  */
 size_t mote_scratch_mote_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin, int32_t cout,
-                                   int32_t kh, int32_t kw)
+                                   int32_t kh, int32_t kw, int32_t prewidened)
 {
     if (n < 1 || h < 1 || w < 1 || cin < 1 || cout < 1 || kh < 1 || kw < 1) {
         return 0;
     }
-    return mote_s8_conv_scratch_bytes(cin, kh, kw, cout);
+    return mote_s8_conv_scratch_bytes(cin, kh, kw, cout, prewidened != 0);
 }
 
 /**

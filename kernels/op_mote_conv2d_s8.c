@@ -60,7 +60,7 @@ mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
     mote_s8_rows_t it;
     mote_s8_conv_params_t p;
     MOTE_TRY(mote_s8_conv_parse(args, nargs, 0, &p));
-    MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_conv_scratch_bytes(p.cin, p.kh, p.kw, p.cout), &p, &it));
+    MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_conv_own_bytes(&p), &p, &it));
     do {
         conv_rows(&it.band, NULL);
     } while (mote_s8_rows_next(&it));

@@ -273,6 +273,8 @@ static inline mote_err_t mote_s8_pool_out_shape(const mote_tensor_t *ti, const m
 typedef struct mote_s8_conv_params {
     const int8_t *input;   /* [N, H, W, Cin] (linear: [M, K] as N=M, H=W=1, Cin=K) */
     const int8_t *weight;  /* conv [Cout, KH, KW, Cin]; depthwise [1, KH, KW, Cout] */
+    const int16_t *wpanel; /* conv: weights pre-widened for the DSP kernel, or NULL
+                              (mote_s8_conv_panel_numel; the 14-argument form) */
     const int32_t *bias;   /* [Cout] */
     const int32_t *mult;   /* [Cout] */
     const int32_t *shift;  /* [Cout] */
@@ -310,8 +312,22 @@ static inline mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t co
 }
 
 /**
- * Parse conv2d_s8 (depthwise = 0, 13 args) or depthwise_conv2d_s8 (depthwise = 1,
- * 14 args) into *p, checking tags, dtypes, shapes and ranges.
+ * int16 elements of conv2d_s8's pre-widened weights (aot/compiler/dsp_weights.py
+ * writes them): weight rows in pairs (an odd last row paired with itself), per
+ * pair and group of four taps [a0 a2 a1 a3 b0 b2 b1 b3] (the SXTB16 order the
+ * DSP kernel's column uses), K = KH*KW*Cin rounded up to 4 with zeros:
+ * round2(Cout) * round4(K). 0 for sizes that do not fit 32 bits.
+ */
+static inline uint32_t mote_s8_conv_panel_numel(int32_t k, int32_t cout)
+{
+    const uint64_t n = (((uint64_t)cout + 1u) & ~(uint64_t)1u) * (((uint64_t)k + 3u) & ~(uint64_t)3u);
+    return k < 1 || cout < 1 || n > 0x7fffffffu ? 0u : (uint32_t)n;
+}
+
+/**
+ * Parse conv2d_s8 (depthwise = 0, 13 args, or 14 with the pre-widened weights
+ * as argument 12) or depthwise_conv2d_s8 (depthwise = 1, 14 args) into *p,
+ * checking tags, dtypes, shapes and ranges.
  */
 static inline mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
                                             int depthwise, mote_s8_conv_params_t *p)
@@ -323,7 +339,7 @@ static inline mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t 
     int32_t pd[2];
     int32_t dl[2];
     uint32_t a = 8; /* index of the first scalar after the int[2] lists */
-    MOTE_CHECK(args != NULL && nargs == (depthwise ? 14u : 13u), MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(args != NULL && (nargs == 14u || (!depthwise && nargs == 13u)), MOTE_ERR_KERNEL_ARGS);
     MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &in));
     MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 4, &wt));
     MOTE_TRY(mote_s8_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, 4, &out));
@@ -363,6 +379,16 @@ static inline mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t 
                    out->sizes[3] == p->cout && p->ho >= 1 && p->wo >= 1,
                MOTE_ERR_KERNEL_SHAPE);
     MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
+    p->wpanel = NULL;
+    if (!depthwise && nargs == 14u) {
+        mote_tensor_t *wp;
+        MOTE_TRY(mote_s8_tensor_arg(args[12], MOTE_DTYPE_INT16, 1, &wp));
+        MOTE_CHECK((uint64_t)wp->sizes[0] ==
+                           mote_s8_conv_panel_numel(p->kh * p->kw * p->cin, p->cout) &&
+                       ((uintptr_t)wp->data & 3u) == 0u,
+                   MOTE_ERR_KERNEL_SHAPE);
+        p->wpanel = (const int16_t *)wp->data;
+    }
     p->input = (const int8_t *)in->data;
     p->weight = (const int8_t *)wt->data;
     p->output = (int8_t *)out->data;
@@ -396,6 +422,7 @@ static inline mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_
     p->stride_h = p->stride_w = p->dil_h = p->dil_w = 1;
     p->pad_h = p->pad_w = 0;
     p->depth_mult = 1;
+    p->wpanel = NULL;
     p->oy0 = 0;
     p->oy1 = 1;
     p->input = (const int8_t *)in->data;
@@ -429,12 +456,13 @@ static inline int32_t mote_s8_conv_dsp_rows(int32_t kpad, int32_t cout)
  * exports it): 16 (alignment) + 4*Kpad (two int16 im2col columns, DSP/plain;
  * MVE uses one int8 column) + Kpad (DSP: the int8 im2col column of one pixel when
  * Cin is not a multiple of 4) + 2*Kpad*rows (DSP: weight rows widened to int16,
- * mote_s8_conv_dsp_rows) + 32*round4(Cout) (per-channel requantization table with the
+ * mote_s8_conv_dsp_rows; none when the program carries them pre-widened,
+ * `prewidened` != 0) + 32*round4(Cout) (per-channel requantization table with the
  * zero-point-corrected bias; MVE uses 4*Cout of it),
  * K = KH*KW*Cin rounded up to Kpad, a multiple of 16. 0 if the size does not fit.
  */
 static inline size_t mote_s8_conv_scratch_bytes(int32_t cin, int32_t kh, int32_t kw,
-                                                int32_t cout)
+                                                int32_t cout, int prewidened)
 {
     uint64_t k;
     uint64_t total;
@@ -446,9 +474,17 @@ static inline size_t mote_s8_conv_scratch_bytes(int32_t cin, int32_t kh, int32_t
     if (k > 0x10000000u) {
         return 0;
     }
-    total = 16u + 5u * k + 2u * k * (uint64_t)mote_s8_conv_dsp_rows((int32_t)k, cout) +
-            32u * (((uint64_t)cout + 3u) & ~(uint64_t)3u);
+    total = 16u + 5u * k + 32u * (((uint64_t)cout + 3u) & ~(uint64_t)3u);
+    if (!prewidened) {
+        total += 2u * k * (uint64_t)mote_s8_conv_dsp_rows((int32_t)k, cout);
+    }
     return total > (uint64_t)(size_t)-1 ? 0 : (size_t)total;
+}
+
+/** mote_s8_conv_scratch_bytes of a parsed conv2d_s8 call. */
+static inline size_t mote_s8_conv_own_bytes(const mote_s8_conv_params_t *p)
+{
+    return mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout, p->wpanel != NULL);
 }
 
 /**

@@ -56,6 +56,13 @@ def kernel_files(directory: Path = KERNELS_DIR) -> dict:
 
 
 @functools.lru_cache(maxsize=1)
+def kernel_outputs() -> dict:
+    """Operator name -> how many trailing arguments its kernel writes
+    (MOTE_KERNEL_OUTPUTS, else 1), for every kernel of kernels/."""
+    return {op: n for op, (_, n) in _generator().scan_outputs(KERNELS_DIR).items()}
+
+
+@functools.lru_cache(maxsize=1)
 def portable_ops() -> frozenset:
     """Every operator with a portable kernel (kernels/), plus the runtime's own ops."""
     return frozenset(kernel_files(KERNELS_DIR)) | RUNTIME_OPS

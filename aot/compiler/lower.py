@@ -25,6 +25,7 @@ from aot.compiler.passes import EdgeProgram, from_exported, run_fp32_passes
 from aot.compiler.passes.out_variants import bind, op_name, out_args, to_out_variant
 from aot.compiler.passes.views import ET_VIEW_NAME, et_view
 from aot.compiler.plan import plan_memory
+from aot.compiler.share_values import share_values
 from aot.compiler.source import module_of as _module_of
 from aot.compiler.source import source_of
 
@@ -211,11 +212,18 @@ def set_scratch(spec: ir.ProgramSpec, scratch_fn) -> None:
     spec.plan_info["scratch_bytes"] = 0
 
 
-def lower_program(prog: EdgeProgram, planner: str = "best", scratch_fn=None) -> ir.ProgramSpec:
+def lower_program(prog: EdgeProgram, planner: str = "best", scratch_fn=None,
+                  spec_passes=()) -> ir.ProgramSpec:
     """Build and memory-plan the ProgramSpec of an edge program whose passes
     already ran (the int8 path runs its own passes, then this). scratch_fn:
-    optional ``(spec, call) -> bytes`` of kernel scratch, planned in the arena."""
+    optional ``(spec, call) -> bytes`` of kernel scratch, planned in the arena;
+    spec_passes: functions of the unplanned spec run before it (e.g.
+    aot.compiler.dsp_weights.add_dsp_weights). Equal constant scalars and
+    lists become one value first (aot.compiler.share_values)."""
     spec = build_spec(prog)
+    share_values(spec)  # first: later passes and the plan see the final value indices
+    for spec_pass in spec_passes:
+        spec_pass(spec)
     if scratch_fn is not None:
         set_scratch(spec, scratch_fn)
     plan_memory(spec, planner=planner)
@@ -223,11 +231,11 @@ def lower_program(prog: EdgeProgram, planner: str = "best", scratch_fn=None) -> 
 
 
 def lower(ep_or_module, example_inputs=None, *, planner: str = "best",
-          scratch_fn=None) -> ir.ProgramSpec:
+          scratch_fn=None, spec_passes=()) -> ir.ProgramSpec:
     """Lower an ExportedProgram (or an eval nn.Module with ``example_inputs``,
     exported first) to a fully planned ProgramSpec. scratch_fn: optional
     ``(spec, call) -> bytes`` of per-call kernel scratch placed in the arena
-    (plan_info["scratch_offsets"]).
+    (plan_info["scratch_offsets"]); spec_passes: see :func:`lower_program`.
     Raises UnsupportedOpError, LoweringError, ExportError, PlanError."""
     if isinstance(ep_or_module, torch.nn.Module):
         if example_inputs is None:
@@ -235,7 +243,7 @@ def lower(ep_or_module, example_inputs=None, *, planner: str = "best",
         ep = export(ep_or_module, example_inputs)
     else:
         ep = to_core_aten(ep_or_module)
-    return lower_program(run_fp32_passes(from_exported(ep)), planner, scratch_fn)
+    return lower_program(run_fp32_passes(from_exported(ep)), planner, scratch_fn, spec_passes)
 
 
 def compile_model(module: torch.nn.Module, example_inputs) -> ir.ProgramSpec:

@@ -64,6 +64,10 @@ class Compiled:
         int8, total = int8_mac_share(self.spec)
         share = 100.0 * int8 / total if total else 100.0
         lines = [f"int8: {share:.1f}% of {total:,} MACs run in int8 kernels"]
+        dsp = (self.spec.plan_info or {}).get("dsp_weights_bytes")
+        if dsp:
+            lines.append(f"int8: conv weights pre-widened for the DSP kernels: {dsp:,} B more flash, no "
+                         "widening scratch in RAM (--dsp-weights arena trades them back)")
         groups: dict = {}      # (op, source) -> [count, MACs], first-seen order
         for call in self.spec.instructions:
             m = instruction_macs(self.spec, call)
@@ -102,11 +106,13 @@ def _outputs_tuple(out) -> tuple:
 
 
 def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = False,
-                       out_pte=None, planner: str = "best") -> Compiled:
+                       out_pte=None, planner: str = "best", dsp_weights: bool = False) -> Compiled:
     """Compile the model file at `path` (.py or .pt2).
 
     int8: PT2E int8 quantization with calibration from `calib` (an .npz path)
-    or the file's calibration_data(); int8_io: int8 program inputs/outputs.
+    or the file's calibration_data(); int8_io: int8 program inputs/outputs;
+    dsp_weights: int8 convs carry their weights pre-widened for the Cortex-M
+    DSP kernel (aot.compiler.dsp_weights: less RAM, more flash).
     out_pte: if given, writes the .pte there atomically plus its ops.json
     (see :func:`manifest_path`).
     Raises aot.errors.MoteError subclasses (bad model file, unsupported op
@@ -125,7 +131,7 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     else:
         eager = mf.exported.module()
     compiled = _compile(name, eager, mf, int8, calib if calib else mf.calibration_data, int8_io,
-                        planner)
+                        planner, dsp_weights)
     compiled.seconds = time.time() - t0
     if out_pte is not None:
         write_outputs(compiled, Path(out_pte))
@@ -133,18 +139,19 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
 
 
 def compile_module(name: str, module: torch.nn.Module, example_inputs, int8: bool = False,
-                   calibration=None, int8_io: bool = False, planner: str = "best") -> Compiled:
+                   calibration=None, int8_io: bool = False, planner: str = "best",
+                   dsp_weights: bool = False) -> Compiled:
     """As compile_model_file for an in-memory eval-mode module."""
     from aot.compiler.model_file import ModelFile
     t0 = time.time()
     mf = ModelFile(path=Path(name), example_inputs=tuple(example_inputs), module=module,
                    calibration_data=calibration)
-    c = _compile(name, module, mf, int8, calibration, int8_io, planner)
+    c = _compile(name, module, mf, int8, calibration, int8_io, planner, dsp_weights)
     c.seconds = time.time() - t0
     return c
 
 
-def _compile(name, eager, mf, int8, calibration, int8_io, planner) -> Compiled:
+def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=False) -> Compiled:
     from aot.compiler.accept import check_kernels_accept
     from aot.compiler.emit import build_program
     from aot.compiler.lower import lower
@@ -168,7 +175,9 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner) -> Compiled:
         ep = int8_program(mf.module, example_inputs, int8_io=int8_io, converted=converted)
         info = ep.graph_module.meta.get("mote_int8")
         reference = converted
-        spec = lower(ep, None, planner=planner, scratch_fn=scratch_bytes)
+        from aot.compiler.dsp_weights import add_dsp_weights
+        spec = lower(ep, None, planner=planner, scratch_fn=scratch_bytes,
+                     spec_passes=(add_dsp_weights,) if dsp_weights else ())
     else:
         info = None
         reference = eager

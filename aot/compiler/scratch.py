@@ -49,7 +49,7 @@ def _scratch_library():
             raise LoweringError(f"compiling {src.name} for the host failed: {proc.stderr.strip()}")
         tmp.replace(lib_path)
     lib = ctypes.CDLL(str(lib_path))
-    for name, nargs in (("mote_scratch_mote_conv2d_s8", 7),
+    for name, nargs in (("mote_scratch_mote_conv2d_s8", 8),
                         ("mote_scratch_mote_depthwise_conv2d_s8", 7),
                         ("mote_scratch_mote_linear_s8", 3),
                         ("mote_scratch_rows_in_place", 10)):
@@ -69,8 +69,11 @@ def scratch_bytes(spec, call) -> int:
         n, h, wd, cin = (int(v) for v in x.sizes)
         cout = int(out.sizes[3])
         kh, kw = int(w.sizes[1]), int(w.sizes[2])
-        fn = getattr(_scratch_library(), "mote_scratch_mote_" + name.split("::")[1].split(".")[0])
-        return int(fn(n, h, wd, cin, cout, kh, kw))
+        if name == "mote::conv2d_s8.out":
+            from aot.compiler.dsp_weights import has_panel
+            return int(_scratch_library().mote_scratch_mote_conv2d_s8(
+                n, h, wd, cin, cout, kh, kw, int(has_panel(spec, call))))
+        return int(_scratch_library().mote_scratch_mote_depthwise_conv2d_s8(n, h, wd, cin, cout, kh, kw))
     if name == "mote::linear_s8.out":
         x, w = vals[call.args[0]], vals[call.args[1]]
         m = 1

@@ -108,6 +108,12 @@ class Board:
     uf2_family_id: Optional[int]
     irq_count: int
     path: Path = field(compare=False)
+
+    @property
+    def dsp_kernels(self) -> bool:
+        """True if the board's int8 kernels are cmsis/'s DSP versions (DSP, no MVE:
+        mote_s8_arm.h picks MVE first)."""
+        return self.dsp and not self.mve
     model_region: Optional[Region] = None
     boot2_bytes: int = 0  # flash bytes before the vector table (RP2040 boot2 stage)
     clock_tree: dict = field(default_factory=dict, compare=False)  # port clock set-up numbers

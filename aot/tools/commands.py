@@ -48,6 +48,13 @@ def _selftest(compiled, n, command: str):
     return make_selftest(compiled.pte, cases)
 
 
+def dsp_weights(board, args) -> bool:
+    """Whether an int8 compile for `board` stores conv weights pre-widened
+    (aot.compiler.dsp_weights): on boards running the DSP kernels, unless
+    --dsp-weights arena."""
+    return bool(args.int8) and board.dsp_kernels and getattr(args, "dsp_weights", "flash") == "flash"
+
+
 def generate_command(args) -> int:
     """`aot generate`: the sources of a model for the user's own build (aot.target.generate)."""
     from aot.compiler.pipeline import compile_model_file
@@ -56,7 +63,8 @@ def generate_command(args) -> int:
     board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     if args.output_dir:
         check_output_folder(Path(args.output_dir).resolve(), "mote_sources.json", "generate")
-    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io)
+    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
+                                  dsp_weights=dsp_weights(board, args))
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}-src")
     selftest = _selftest(compiled, args.selftest, "generate")
     gen = generate_compiled(compiled, board.name, out, selftest=selftest,
@@ -76,7 +84,7 @@ def generate_command(args) -> int:
 def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.target.generate import check_output_folder
-    load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
+    board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     if args.output_dir:
         check_output_folder(Path(args.output_dir).resolve(), "build.json", "build")
     if getattr(args, "selftest", None) and (args.inputs or getattr(args, "uart_inputs", False)):
@@ -84,7 +92,7 @@ def build_command(args) -> int:
         raise BuildError("--selftest embeds its own cases as the inputs; it cannot be combined with "
                          + ("--inputs" if args.inputs else "--uart-inputs"))
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                  int8_io=args.int8_io)
+                                  int8_io=args.int8_io, dsp_weights=dsp_weights(board, args))
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}")
     selftest = _selftest(compiled, getattr(args, "selftest", None), "build")
     input_sets = None

@@ -1,0 +1,69 @@
+"""Pre-widened int8 conv weights for the Cortex-M DSP kernel (a ProgramSpec pass
+between lowering and memory planning).
+
+The DSP conv2d_s8 kernel (cmsis/op_mote_conv2d_s8.c) multiplies int16 pairs
+with SMLAD. Without help it widens its weight rows into the arena at run time
+(up to 16 KiB of scratch per call, ``mote_s8_conv_dsp_rows``). With this pass
+the program carries the widened rows as one more constant per conv (int16,
+argument 12 of the 14-argument ``mote::conv2d_s8.out``), read straight from
+flash: the call's scratch drops by that panel, and the flash grows by two bytes
+per weight (the int8 weights stay: the reference and MVE kernels, and the DSP
+kernel's zero-point correction, read them). The layout is the kernel's: rows in
+pairs (an odd last row paired with itself), per pair and group of four taps
+``[a0 a2 a1 a3 b0 b2 b1 b3]`` (SXTB16 order), K = KH*KW*Cin zero-padded to a
+multiple of 4; ``mote_s8_conv_panel_numel`` in kernels/requant.h checks it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from aot import ir
+
+CONV = ("mote::conv2d_s8", "out")
+#: argument index of the pre-widened weights in the 14-argument conv2d_s8
+PANEL_ARG = 12
+INT16 = ir.NUMPY_CODES[np.dtype(np.int16)]
+
+
+def has_panel(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
+    """True if conv2d_s8 ``call`` carries pre-widened weights (argument 12 an int16 tensor)."""
+    if (call.op, call.overload) != CONV or len(call.args) <= PANEL_ARG:
+        return False
+    v = spec.values[call.args[PANEL_ARG]]
+    return isinstance(v, ir.TensorValue) and v.dtype == INT16
+
+
+def panel(weight: np.ndarray) -> np.ndarray:
+    """int16 panel of an int8 conv weight [Cout, KH, KW, Cin] (layout: module docstring)."""
+    cout = weight.shape[0]
+    w = weight.reshape(cout, -1).astype(np.int16)
+    k = w.shape[1]
+    kp = (k + 3) & ~3
+    rows = np.zeros(((cout + 1) & ~1, kp), np.int16)
+    rows[:cout, :k] = w
+    if cout % 2:
+        rows[cout] = rows[cout - 1]
+    g = rows.reshape(-1, 2, kp // 4, 4)[:, :, :, [0, 2, 1, 3]]   # pair, row, group, tap
+    return np.ascontiguousarray(g.transpose(0, 2, 1, 3)).reshape(-1)
+
+
+def add_dsp_weights(spec: ir.ProgramSpec) -> int:
+    """Give every 13-argument conv2d_s8 call of ``spec`` its pre-widened weights
+    (a new int16 constant as argument 12). Returns the constant bytes added,
+    also kept as spec.plan_info["dsp_weights_bytes"]."""
+    added = 0
+    for call in spec.instructions:
+        if (call.op, call.overload) != CONV or has_panel(spec, call):
+            continue
+        wv = spec.values[call.args[1]]
+        if wv.constant is None:
+            continue  # weights computed at run time: the kernel widens them itself
+        w = np.frombuffer(wv.constant, np.int8).reshape(wv.sizes)
+        p = panel(w).astype("<i2")
+        spec.values.append(ir.TensorValue(sizes=[int(p.size)], dtype=INT16,
+                                          dim_order=[0], constant=p.tobytes(),
+                                          name=f"{wv.name}_dsp"))
+        call.args.insert(PANEL_ARG, len(spec.values) - 1)
+        added += p.nbytes
+    spec.plan_info["dsp_weights_bytes"] = added
+    return added
