@@ -15,6 +15,20 @@
 
 #include "../kernels/requant.h"
 
+/* The inner loops of the DSP kernels: optimized for speed even when the
+   kernels are built for size (GCC; other compilers take the build's flag). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define MOTE_S8_HOT __attribute__((optimize("O2")))
+#else
+#define MOTE_S8_HOT
+#endif
+/* Small helpers of those loops: always inlined (-Os would call them). */
+#if defined(__GNUC__)
+#define MOTE_S8_INLINE static inline __attribute__((always_inline))
+#else
+#define MOTE_S8_INLINE static inline
+#endif
+
 #if !defined(MOTE_S8_FORCE_PLAIN) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #define MOTE_S8_MVE 1
 #include <arm_mve.h>
@@ -35,7 +49,7 @@
 #endif
 
 /** Unaligned 32-bit load (LDR on Armv7-M/v8-M Mainline). */
-static inline uint32_t mote_s8_ld32(const void *p)
+MOTE_S8_INLINE uint32_t mote_s8_ld32(const void *p)
 {
     uint32_t v;
     memcpy(&v, p, 4);
@@ -43,7 +57,7 @@ static inline uint32_t mote_s8_ld32(const void *p)
 }
 
 /** Unaligned 16-bit store of the low half of v (STRH). */
-static inline void mote_s8_st16(void *p, uint32_t v)
+MOTE_S8_INLINE void mote_s8_st16(void *p, uint32_t v)
 {
     const uint16_t h = (uint16_t)v;
     memcpy(p, &h, 2);
@@ -51,7 +65,7 @@ static inline void mote_s8_st16(void *p, uint32_t v)
 
 #if defined(MOTE_S8_DSP)
 /* GCC 12's arm_acle.h has no __ror. */
-static inline uint32_t mote_s8_ror(uint32_t x, uint32_t r)
+MOTE_S8_INLINE uint32_t mote_s8_ror(uint32_t x, uint32_t r)
 {
     return (x >> r) | (x << (32u - r));
 }
@@ -77,7 +91,7 @@ static inline void *mote_s8_scratch(const mote_kernel_ctx_t *ctx, size_t need)
  * MVE: one int8 column x (raw values) against four weight rows over k taps:
  * s[j] = sum x * w_j (the zero point is folded into the bias by the caller).
  */
-static inline void mote_s8_mve_dot4(const int8_t *x, const int8_t *w0, const int8_t *w1,
+MOTE_S8_INLINE void mote_s8_mve_dot4(const int8_t *x, const int8_t *w0, const int8_t *w1,
                                     const int8_t *w2, const int8_t *w3, int32_t k,
                                     int32_t s[4])
 {
@@ -105,7 +119,7 @@ static inline void mote_s8_mve_dot4(const int8_t *x, const int8_t *w0, const int
 }
 
 /** Sum of k int8 weights. */
-static inline int32_t mote_s8_mve_sum(const int8_t *w, int32_t k)
+MOTE_S8_INLINE int32_t mote_s8_mve_sum(const int8_t *w, int32_t k)
 {
     int32_t a = 0, i = 0;
     for (; i + 16 <= k; i += 16) {
@@ -124,7 +138,7 @@ static inline int32_t mote_s8_mve_sum(const int8_t *w, int32_t k)
  * saturating "minus one" on negative lanes with e > 0 (VRSHL rounds ties up;
  * RDBPOT rounds them away from zero), + zero point (saturating), clamp.
  */
-static inline int32x4_t mote_s8_mve_requant(int32x4_t acc, int32x4_t mult, int32x4_t shift,
+MOTE_S8_INLINE int32x4_t mote_s8_mve_requant(int32x4_t acc, int32x4_t mult, int32x4_t shift,
                                             int32_t ozp, int32_t amin, int32_t amax)
 {
     const int32x4_t zero = vdupq_n_s32(0);
@@ -144,7 +158,7 @@ static inline int32x4_t mote_s8_mve_requant(int32x4_t acc, int32x4_t mult, int32
  * Requantize channels c..c+3 (predicated to cout) of sums s[4] + bias4[0..3] and
  * store them as int8 at out + c.
  */
-static inline void mote_s8_mve_store4(const mote_s8_conv_params_t *p, const int32_t *s,
+MOTE_S8_INLINE void mote_s8_mve_store4(const mote_s8_conv_params_t *p, const int32_t *s,
                                       const int32_t *bias4, int32_t c, int8_t *out)
 {
     if (c + 4 <= p->cout) {
@@ -185,7 +199,7 @@ static inline void mote_s8_mve_store4(const mote_s8_conv_params_t *p, const int3
     "smlad %[a1], r1, %[x1], %[a1]\n\t"                                                     \
     "smlad %[b1], r2, %[x0], %[b1]\n\t"                                                     \
     "smlad %[b1], r3, %[x1], %[b1]\n\t"
-static inline const int32_t *mote_s8_dsp_mac2x2(const int32_t *w, const int32_t *x,
+MOTE_S8_INLINE const int32_t *mote_s8_dsp_mac2x2(const int32_t *w, const int32_t *x,
                                                 int32_t ngroups, int32_t s[4])
 {
     int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0, x0, x1;
@@ -219,7 +233,7 @@ static inline const int32_t *mote_s8_dsp_mac2x2(const int32_t *w, const int32_t 
 #undef MOTE_S8_DSP_GROUP
 
 /** SXTB16 of a word rotated right by 8: bytes 1 and 3, sign-extended. */
-static inline int32_t mote_s8_sxtb16_ror8(uint32_t v)
+MOTE_S8_INLINE int32_t mote_s8_sxtb16_ror8(uint32_t v)
 {
     int32_t r;
     __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v)); /* one instruction */
@@ -233,7 +247,7 @@ static inline int32_t mote_s8_sxtb16_ror8(uint32_t v)
  * (t >> 1) + (t & 1) with t = (x + (x >> 31)) >> (e - 1), which never overflows
  * (x > INT32_MIN because M < 2^31).
  */
-static inline int8_t mote_s8_dsp_finish(int32_t acc, int32_t mult, int32_t shift, int32_t zp,
+MOTE_S8_INLINE int8_t mote_s8_dsp_finish(int32_t acc, int32_t mult, int32_t shift, int32_t zp,
                                         int32_t amin, int32_t amax)
 {
     int32_t x;
@@ -256,7 +270,7 @@ static inline int8_t mote_s8_dsp_finish(int32_t acc, int32_t mult, int32_t shift
 
 #if defined(MOTE_S8_PLAIN)
 /** Plain C: columns are int16 (x - zp, padded taps 0) in natural order. */
-static inline void mote_s8_dot2x2(const int16_t *ca, const int16_t *cb, const int8_t *wa,
+MOTE_S8_INLINE void mote_s8_dot2x2(const int16_t *ca, const int16_t *cb, const int8_t *wa,
                                   const int8_t *wb, int32_t k, int32_t zp, int32_t s[4])
 {
     int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
@@ -276,7 +290,7 @@ static inline void mote_s8_dot2x2(const int16_t *ca, const int16_t *cb, const in
 #endif
 
 /** requantize + zero point + clamp of channel c: the fastest exact form for the path. */
-static inline int8_t mote_s8_finish_c(const mote_s8_conv_params_t *p, int32_t acc, int32_t c)
+MOTE_S8_INLINE int8_t mote_s8_finish_c(const mote_s8_conv_params_t *p, int32_t acc, int32_t c)
 {
 #if defined(MOTE_S8_DSP)
     return mote_s8_dsp_finish(acc, p->mult[c], p->shift[c], p->out_zp, p->act_min, p->act_max);

@@ -48,7 +48,7 @@ static const int8_t *conv_tap(const mote_s8_conv_params_t *p, int32_t pix, int32
    below that differs between MVE and DSP. */
 #if defined(MOTE_S8_MVE)
 /** n bytes of src to d: tail-predicated 16-byte vector copies. */
-static inline void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
+MOTE_S8_INLINE void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
 {
     for (; n > 0; n -= 16, d += 16, src += 16) {
         const mve_pred16_t pr = vctp8q((uint32_t)n);
@@ -57,7 +57,7 @@ static inline void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
 }
 
 /** n bytes of value v at d. */
-static inline void conv_fill8(int8_t *d, int32_t v, int32_t n)
+MOTE_S8_INLINE void conv_fill8(int8_t *d, int32_t v, int32_t n)
 {
     const int8x16_t vv = vdupq_n_s8((int8_t)v);
     for (; n > 0; n -= 16, d += 16) {
@@ -66,7 +66,7 @@ static inline void conv_fill8(int8_t *d, int32_t v, int32_t n)
 }
 #elif defined(MOTE_S8_DSP)
 /** n bytes of value v at d (n small: a plain loop beats a libc call). */
-static inline void conv_fill8(int8_t *d, int32_t v, int32_t n)
+MOTE_S8_INLINE void conv_fill8(int8_t *d, int32_t v, int32_t n)
 {
     if (n > 16) {
         memset(d, v, (size_t)n);
@@ -78,7 +78,7 @@ static inline void conv_fill8(int8_t *d, int32_t v, int32_t n)
 }
 
 /** n bytes of src to d (likewise). */
-static inline void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
+MOTE_S8_INLINE void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
 {
     if (n > 16) {
         memcpy(d, src, (size_t)n);
@@ -201,7 +201,7 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
 
 #elif defined(MOTE_S8_DSP)
 /** Four int8 values k..k+3 of a row as one word, zeros past k_end. */
-static uint32_t conv_word(const int8_t *row, int32_t k, int32_t kend)
+MOTE_S8_INLINE uint32_t conv_word(const int8_t *row, int32_t k, int32_t kend)
 {
     uint32_t v = 0;
     int32_t i;
@@ -241,7 +241,7 @@ static void conv_widen(const mote_s8_conv_params_t *p, int32_t c0, int32_t rows,
  * Cin a multiple of 4: widened straight from the input, a tap at a time; else
  * the int8 column is gathered into col8 (Kpad bytes) and widened four taps at a time.
  */
-static void conv_im2col_pair(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
+MOTE_S8_HOT static void conv_im2col_pair(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
                              int32_t k, int32_t kpad, int32_t *x, int8_t *col8)
 {
     const int32_t cin = p->cin;
@@ -314,7 +314,7 @@ typedef struct conv_q {
 } conv_q_t;
 
 /** (a * b + 2^31) >> 32: SMMULR. */
-static inline int32_t conv_smmulr(int32_t a, int32_t b)
+MOTE_S8_INLINE int32_t conv_smmulr(int32_t a, int32_t b)
 {
     int32_t r;
     __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
@@ -328,13 +328,13 @@ static inline int32_t conv_smmulr(int32_t a, int32_t b)
  * RDBPOT(x, e) + zp = (x - [x<0] + 2^(e-1) + (zp << e)) >> e, no overflow since
  * |x| <= 2^29 and e <= 22. Not clamped. Checked against the reference in the tests.
  */
-static inline int32_t conv_requant_fast(int32_t sum, const conv_q_t *q)
+MOTE_S8_INLINE int32_t conv_requant_fast(int32_t sum, const conv_q_t *q)
 {
     const int32_t x = conv_smmulr((int32_t)((uint32_t)q->b2 + ((uint32_t)sum << 1)), q->mult);
     return (x + (x >> 31) + q->rz) >> q->e;
 }
 
-static inline int8_t conv_finish(int32_t sum, const conv_q_t *q, int32_t zp, int32_t amin,
+MOTE_S8_INLINE int8_t conv_finish(int32_t sum, const conv_q_t *q, int32_t zp, int32_t amin,
                                  int32_t amax)
 {
     return mote_s8_dsp_finish((int32_t)((uint32_t)sum + (uint32_t)q->bias), q->mult, q->shift,
@@ -346,7 +346,7 @@ static inline int8_t conv_finish(int32_t sum, const conv_q_t *q, int32_t zp, int
  * full != 0: the activation range is [-128, 127] and SSAT clamps. Outputs of the
  * second pixel at oa + (ob - oa): one pointer less to keep across the assembly.
  */
-static inline void conv_pairs_fast_body(const int32_t *w, const int32_t *x, int32_t kpad,
+MOTE_S8_INLINE void conv_pairs_fast_body(const int32_t *w, const int32_t *x, int32_t kpad,
                                         int32_t pairs, const conv_q_t *q, int8_t *oa,
                                         int8_t *ob, const mote_s8_conv_params_t *p, int full)
 {
@@ -393,14 +393,14 @@ static inline void conv_pairs_fast_body(const int32_t *w, const int32_t *x, int3
     }
 }
 
-static void conv_pairs_fast(const int32_t *w, const int32_t *x, int32_t kpad, int32_t pairs,
+MOTE_S8_HOT static void conv_pairs_fast(const int32_t *w, const int32_t *x, int32_t kpad, int32_t pairs,
                             const conv_q_t *q, int8_t *oa, int8_t *ob,
                             const mote_s8_conv_params_t *p)
 {
     conv_pairs_fast_body(w, x, kpad, pairs, q, oa, ob, p, 0);
 }
 
-static void conv_pairs_fast_full(const int32_t *w, const int32_t *x, int32_t kpad, int32_t pairs,
+MOTE_S8_HOT static void conv_pairs_fast_full(const int32_t *w, const int32_t *x, int32_t kpad, int32_t pairs,
                                  const conv_q_t *q, int8_t *oa, int8_t *ob,
                                  const mote_s8_conv_params_t *p)
 {
@@ -408,7 +408,7 @@ static void conv_pairs_fast_full(const int32_t *w, const int32_t *x, int32_t kpa
 }
 
 /** The same with the general requantization (any shift, any accumulator). */
-static void conv_pairs(const int32_t *w, const int32_t *x, int32_t kpad, int32_t pairs,
+MOTE_S8_HOT static void conv_pairs(const int32_t *w, const int32_t *x, int32_t kpad, int32_t pairs,
                        const conv_q_t *q, int8_t *oa, int8_t *ob, const mote_s8_conv_params_t *p)
 {
     const int32_t zp = p->out_zp, amin = p->act_min, amax = p->act_max;
@@ -434,7 +434,7 @@ typedef struct conv_state {
 } conv_state_t;
 
 /** Output rows [oy0, oy1), block by block of widened weight rows (a band of mote_s8_rows_begin / next). */
-static void conv_rows(const mote_s8_conv_params_t *p, void *state)
+MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
 {
     /* locals, not st-> / p-> in the loops: the int8 output stores may alias them */
     conv_state_t *st = (conv_state_t *)state;

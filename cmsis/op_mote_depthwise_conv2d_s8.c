@@ -122,7 +122,7 @@ static void dw_plain_pixel(const mote_s8_conv_params_t *p, const int8_t *in, con
  * beyond int16 clamps to the same bound as in int32), + zero point (saturating),
  * clamp, re-interleave (VQMOVNB/VQMOVNT) and one narrowing store.
  */
-static inline void dw_mve_store8(int32x4_t ae, int32x4_t ao, const int32x4x2_t *m,
+MOTE_S8_INLINE void dw_mve_store8(int32x4_t ae, int32x4_t ao, const int32x4x2_t *m,
                                  const int32x4x2_t *s, int neg, int16x8_t lo, int16x8_t hi,
                                  int16_t ozp, int8_t *out)
 {
@@ -383,7 +383,7 @@ static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 
 #elif defined(MOTE_S8_DSP)
 /** (a * b + 2^31) >> 32: SMMULR. */
-static inline int32_t dw_smmulr(int32_t a, int32_t b)
+MOTE_S8_INLINE int32_t dw_smmulr(int32_t a, int32_t b)
 {
     int32_t r;
     __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
@@ -433,7 +433,7 @@ typedef char dw_offsets_ok[(offsetof(dw_group_t, cb) == 512 && offsetof(dw_group
  * on the four bytes and one store. xr: the window's first tap; rs / cs: bytes
  * between tap rows / columns.
  */
-static inline void dw_dsp_px3x3(const dw_group_t *g, const int8_t *xr, int32_t rs, int32_t cs,
+MOTE_S8_INLINE void dw_dsp_px3x3(const dw_group_t *g, const int8_t *xr, int32_t rs, int32_t cs,
                                 int8_t *out)
 {
     int32_t a0, a1, a2, a3, v, xe, w0, w1;
@@ -472,7 +472,7 @@ static inline void dw_dsp_px3x3(const dw_group_t *g, const int8_t *xr, int32_t r
  * (x - [x < 0] + 2^(e-1) + (zp << e)) >> e exactly (|acc| < 2^30, -22 <= shift <= -1,
  * conv2d_s8's fast form); else the general requantization.
  */
-static void dw_dsp_row(const mote_s8_conv_params_t *p, const dw_group_t *g, int fast, int32_t c,
+MOTE_S8_HOT static void dw_dsp_row(const mote_s8_conv_params_t *p, const dw_group_t *g, int fast, int32_t c,
                        const int8_t *xp, int32_t n, int32_t xstep, int32_t rs, int32_t cs,
                        int8_t *out, int32_t ostep)
 {
@@ -520,7 +520,7 @@ static void dw_dsp_row(const mote_s8_conv_params_t *p, const dw_group_t *g, int 
  * strip of KH input rows slides down one row per output row, so each input
  * row is read into the strip before the output row over it is written.
  */
-static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_range_t *rng, int32_t c,
+MOTE_S8_HOT static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_range_t *rng, int32_t c,
                          dw_group_t *g, int roll)
 {
     const int32_t cout = p->cout;

@@ -108,6 +108,25 @@ def test_int8_cmsis_scratch_is_exact(fw, model):
             assert "op_mote_softmax_s8.c" in kernels
 
 
+@pytest.mark.sim
+@pytest.mark.usefixtures("need_qemu")
+@pytest.mark.parametrize("model", ["ds_cnn", "resnet8", "mobilenet_v1_025"])
+def test_int8_dsp_weights_bytes_identical(fw, model, tmp_path):
+    """The DSP kernels reading pre-widened weights from the program
+    (aot.compiler.dsp_weights, `aot build`'s default on DSP boards) give the
+    same bytes as the host runtime, with less arena than widening at run time."""
+    from aot.compiler.pipeline import compile_model_file
+    from aot.target.build import build_compiled
+    from aot.target.run import run_build
+    c = compile_model_file(f"zoo/{model}.py", int8=True, dsp_weights=True)
+    assert c.spec.plan_info["dsp_weights_bytes"] > 0
+    assert c.arena_bytes <= fw.compile(model, True).arena_bytes  # MobileNet: its fp32 input sets it
+    sets = [[t.numpy() for t in s] for s in fw.inputs(model, True)]
+    build_compiled(c, "mps2-an505", tmp_path, input_sets=sets)
+    dev = run_build(tmp_path, timeout=120).outputs
+    assert fw.same_bits(dev, fw.host(model, True)), f"{model}: DSP-weights firmware differs from the host"
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_int8_within_quanta_of_pt2e(fw, model):
     c = fw.compile(model, True)

@@ -1,0 +1,82 @@
+/*
+ * kernels/rows.c - the band iterator of int8 conv / depthwise conv planned in
+ * place by rows (kernels/requant.h: the rule, the ring, the declarations).
+ * One copy for every kernel that uses it; the planner's side of the same rule
+ * is mote_s8_rows_ring_bytes (kernels/int8_scratch.c).
+ */
+#include "requant.h"
+
+/**
+ * n bytes from src to dst, front to back (dst <= src when they overlap), a
+ * word at a time when both are word aligned: newlib-nano's memcpy/memmove
+ * copy byte by byte, and the row ring copies every output byte once.
+ */
+static void rows_copy_fwd(int8_t *dst, const int8_t *src, size_t n)
+{
+    if ((((uintptr_t)dst | (uintptr_t)src | n) & 3u) == 0u) {
+        uint32_t *d = (uint32_t *)(void *)dst;
+        const uint32_t *s = (const uint32_t *)(const void *)src;
+        size_t i;
+        for (i = 0; i < n / 4u; i++) {
+            d[i] = s[i];
+        }
+        return;
+    }
+    while (n-- > 0u) {
+        *dst++ = *src++;
+    }
+}
+
+mote_err_t mote_s8_rows_begin(const mote_kernel_ctx_t *ctx, size_t own,
+                              const mote_s8_conv_params_t *p, mote_s8_rows_t *it)
+{
+    const uintptr_t i0 = (uintptr_t)p->input;
+    const uintptr_t o0 = (uintptr_t)p->output;
+    const size_t ib = (size_t)p->n * (size_t)p->h * (size_t)p->w * (size_t)p->cin;
+    int32_t lag;
+    it->p = p;
+    it->band = *p;
+    it->orow = (size_t)p->wo * (size_t)p->cout;
+    it->ring = NULL;
+    it->done = 0;
+    it->nb = p->ho;
+    if (o0 >= i0 + ib || i0 >= o0 + (size_t)p->n * (size_t)p->ho * it->orow) {
+        return MOTE_OK;
+    }
+    lag = mote_s8_rows_lag(p);
+    MOTE_CHECK(i0 == o0 && lag >= 0, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(ctx != NULL && ctx->scratch != NULL && ctx->scratch_size >= own + it->orow,
+               MOTE_ERR_KERNEL_SCRATCH);
+    it->nb = (int32_t)((ctx->scratch_size - own) / it->orow) - lag;
+    MOTE_CHECK(it->nb >= 1, MOTE_ERR_KERNEL_SCRATCH);
+    it->ring = (int8_t *)ctx->scratch + own;
+    it->band.oy1 = it->nb < p->ho ? it->nb : p->ho;
+    it->band.output = it->ring;
+    return MOTE_OK;
+}
+
+int mote_s8_rows_next(mote_s8_rows_t *it)
+{
+    const mote_s8_conv_params_t *p = it->p;
+    const int32_t next = it->band.oy1;
+    int32_t k = it->done;
+    if (it->ring == NULL) {
+        return 0;
+    }
+    while (k < next && mote_s8_rows_last_reader(p, k) < next) {
+        k++; /* rows done..k-1: every input byte they cover is read */
+    }
+    rows_copy_fwd(p->output + (size_t)it->done * it->orow, it->ring,
+                     (size_t)(k - it->done) * it->orow);
+    rows_copy_fwd(it->ring, it->ring + (size_t)(k - it->done) * it->orow,
+                     (size_t)(next - k) * it->orow);
+    it->done = k;
+    if (next >= p->ho) {
+        return 0;
+    }
+    it->band.oy0 = next;
+    it->band.oy1 = next + (it->nb < p->ho - next ? it->nb : p->ho - next);
+    it->band.output = it->ring + (size_t)(next - k) * it->orow;
+    return 1;
+}
+
