@@ -3,8 +3,8 @@
 #   add_subdirectory(path/to/mote mote)        # or: find_package(Mote REQUIRED)
 #   add_executable(app main.c)
 #   mote_add_model(app MODEL model.py BOARD pico2 [INT8] [INT8_IO] [CALIB calib.npz]
-#                  [SELFTEST <n>] [VERIFY_CHECKSUM] [PORT] [DEPENDS <files>...]
-#                  [OUTPUT_DIR <dir>])
+#                  [SELFTEST <n>] [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [PORT]
+#                  [DEPENDS <files>...] [OUTPUT_DIR <dir>])
 #
 # At build time a custom command runs `aot generate` (aot.target.generate) into
 # OUTPUT_DIR (default <binary dir>/mote/<target>). It re-runs when the model
@@ -171,7 +171,8 @@ function(_mote_board_library board id no_default_flags)
 endfunction()
 
 # mote_model_sources(<prefix> MODEL f BOARD b [INT8] [INT8_IO] [CALIB f] [SELFTEST n]
-#                    [VERIFY_CHECKSUM] [NO_DEFAULT_FLAGS] [DEPENDS f...] [OUTPUT_DIR d])
+#                    [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [NO_DEFAULT_FLAGS]
+#                    [DEPENDS f...] [OUTPUT_DIR d])
 # The build step and what it gives, without attaching them to a target (the
 # Zephyr module uses this): sets <prefix>_SOURCES (generated + embedding API),
 # <prefix>_INCLUDE_DIRS, <prefix>_DEFINITIONS, <prefix>_LIBRARY (mote_<board>),
@@ -181,7 +182,7 @@ endfunction()
 # (-Werror, -O2 without a build type) and no libm of its own, for a build
 # system that sets them (the first call for a board decides).
 function(mote_model_sources prefix)
-    cmake_parse_arguments(M "INT8;INT8_IO;VERIFY_CHECKSUM;NO_DEFAULT_FLAGS" "MODEL;BOARD;CALIB;SELFTEST;OUTPUT_DIR" "DEPENDS" ${ARGN})
+    cmake_parse_arguments(M "INT8;INT8_IO;VERIFY_CHECKSUM;NO_DEFAULT_FLAGS" "MODEL;BOARD;CALIB;SELFTEST;OUTPUT_DIR;DSP_WEIGHTS" "DEPENDS" ${ARGN})
     if(NOT M_MODEL OR NOT M_BOARD)
         message(FATAL_ERROR "mote_model_sources(${prefix}): MODEL and BOARD are required")
     endif()
@@ -212,6 +213,9 @@ function(mote_model_sources prefix)
     endif()
     if(M_VERIFY_CHECKSUM)
         list(APPEND args --verify-checksum)
+    endif()
+    if(M_DSP_WEIGHTS)  # aot generate --dsp-weights: flash (default on DSP boards) or arena
+        list(APPEND args --dsp-weights "${M_DSP_WEIGHTS}")
     endif()
     set(generated "${out}/model_pte.c" "${out}/registry.c" "${out}/model_pte.h" "${out}/mote_model.h"
                   "${out}/mote_sources.json")
@@ -263,7 +267,7 @@ function(mote_model_sources prefix)
 endfunction()
 
 # mote_add_model(<target> MODEL f BOARD b [INT8] [INT8_IO] [CALIB f] [SELFTEST n]
-#                [VERIFY_CHECKSUM] [PORT] [DEPENDS f...] [OUTPUT_DIR d])
+#                [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [PORT] [DEPENDS f...] [OUTPUT_DIR d])
 function(mote_add_model target)
     if(NOT TARGET ${target})
         message(FATAL_ERROR "mote_add_model: ${target} is not a target (add_executable/add_library it first)")

@@ -89,11 +89,15 @@ def train_or_load():
 
 
 def compile_digits(int8: bool):
-    """examples/digits/model.py compiled as `aot build [--int8]` compiles it (aot.compiler.pipeline.Compiled)."""
+    """examples/digits/model.py compiled as `aot build --board mps2-an505 [--int8]`
+    compiles it (aot.compiler.pipeline.Compiled; both demo boards are Cortex-M33s
+    with DSP, so int8 convs carry pre-widened weights)."""
     from aot.compiler.pipeline import compile_model_file
+    from aot.target.boards import load_board
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return compile_model_file(MODEL_FILE, int8=int8)
+        return compile_model_file(MODEL_FILE, int8=int8,
+                                  dsp_weights=int8 and load_board(SIM_BOARD).dsp_kernels)
 
 
 def input_sets(x: np.ndarray) -> list:

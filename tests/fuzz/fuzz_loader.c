@@ -99,6 +99,11 @@ static int stop_after = ST_DONE; /* MOTE_FUZZ_STOP */
 #error "the fuzz harness needs GCC or Clang"
 #endif
 static uint8_t pool[FUZZ_POOL_BYTES] FUZZ_ALIGNED(64);
+/* A .pte carries no kernel scratch slots (mote_model.h does): calls share this
+   buffer, as in the host binding (aot/host/runtime.py, HOST_SCRATCH_BYTES); an
+   int8 call planned in place by rows needs it for its row ring. */
+#define FUZZ_SCRATCH_BYTES ((size_t)1 << 20)
+static uint8_t scratch[FUZZ_SCRATCH_BYTES] FUZZ_ALIGNED(64);
 static const uint8_t zeros[FUZZ_POOL_BYTES]; /* input bytes; an input is at most an arena */
 static volatile uint8_t sink;
 
@@ -240,6 +245,8 @@ static mote_err_t run_method(const mote_program_t *prog, uint32_t k, int *stage)
     *stage = ST_INIT;
     stats.reached[ST_INIT]++;
     memset(&mem, 0, sizeof(mem));
+    mem.scratch.ptr = scratch;
+    mem.scratch.size = FUZZ_SCRATCH_BYTES;
     need = pool_need(&req);
     mem.num_arenas = req.num_arenas;
     if (need <= FUZZ_POOL_BYTES && req.num_arenas <= MOTE_MAX_ARENAS) {

@@ -19,8 +19,8 @@ CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wmissing-prototypes", 
           *os.environ.get("MOTE_INT8_TEST_CFLAGS", "").split()]
 REF_SRCS = sorted((ROOT / "kernels").glob("op_mote_*.c")) + [
     ROOT / "kernels/op_quantize_per_tensor.c", ROOT / "kernels/op_dequantize_per_tensor.c",
-    ROOT / "kernels/int8_scratch.c", ROOT / "tests/kernels/int8_harness/host_abi.c"]
-CMSIS_SRCS = sorted((ROOT / "cmsis").glob("op_mote_*.c"))
+    ROOT / "kernels/int8_scratch.c", ROOT / "kernels/rows.c", ROOT / "tests/kernels/int8_harness/host_abi.c"]
+CMSIS_SRCS = sorted((ROOT / "cmsis").glob("op_mote_*.c")) + [ROOT / "kernels/rows.c"]
 
 TAG_INT, TAG_BOOL, TAG_DOUBLE, TAG_TENSOR, TAG_INT_LIST, TAG_NULL = (
     TAG["INT"], TAG["BOOL"], TAG["DOUBLE"], TAG["TENSOR"], TAG["INT_LIST"], TAG["NULL"])
@@ -110,9 +110,9 @@ def _qparams(rng, cout, k, big=False):
     return np.array(mults, np.int32), np.array(shifts, np.int32)
 
 
-def conv_scratch(lib, n, h, w, cin, cout, kh, kw):
+def conv_scratch(lib, n, h, w, cin, cout, kh, kw, prewidened=0):
     lib.mote_scratch_mote_conv2d_s8.restype = ctypes.c_size_t
-    return lib.mote_scratch_mote_conv2d_s8(n, h, w, cin, cout, kh, kw)
+    return lib.mote_scratch_mote_conv2d_s8(n, h, w, cin, cout, kh, kw, prewidened)
 
 
 CONV_CASES = [
@@ -351,6 +351,7 @@ def test_errors(libs):
         assert run(lib, sym, bad, exp_shape, scratch=4096)[0] == ERR_ARGS
     assert run(cm, "mote_kernel_mote_conv2d_s8_out", args, exp_shape, scratch=0)[0] == ERR_SCRATCH
     assert conv_scratch(ref, 1, 5, 5, 3, 5, 3, 3) == 16 + 5 * 32 + 2 * 32 * 6 + 32 * 8
+    assert conv_scratch(ref, 1, 5, 5, 3, 5, 3, 3, prewidened=1) == 16 + 5 * 32 + 32 * 8
     assert conv_scratch(ref, 1, 5, 5, 0, 5, 3, 3) == 0
     ref.mote_scratch_mote_depthwise_conv2d_s8.restype = ctypes.c_size_t
     assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 5, 5, 3, 6, 3, 3) == 16 + 4 * 8
