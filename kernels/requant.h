@@ -599,9 +599,9 @@ static inline void mote_s8_px_range(const mote_s8_conv_params_t *p, int32_t *pix
 typedef struct mote_s8_rows {
     mote_s8_conv_params_t band; /* p with the band's rows and buffer */
     const mote_s8_conv_params_t *p;
-    int8_t *ring;
+    int8_t *ring;               /* row r in slot r % slots */
     size_t orow;
-    int32_t done, nb;           /* first row not yet at the tensor; band rows */
+    int32_t done, nb, slots;    /* first row not yet at the tensor; most band rows; ring rows */
 } mote_s8_rows_t;
 
 /**

@@ -7,7 +7,7 @@
 #include "requant.h"
 
 /**
- * n bytes from src to dst, front to back (dst <= src when they overlap), a
+ * n bytes from src to dst (no overlap), a
  * word at a time when both are word aligned: newlib-nano's memcpy/memmove
  * copy byte by byte, and the row ring copies every output byte once.
  */
@@ -25,6 +25,18 @@ static void rows_copy_fwd(int8_t *dst, const int8_t *src, size_t n)
     while (n-- > 0u) {
         *dst++ = *src++;
     }
+}
+
+/* it->band = rows from `next`: at most nb, not past the ring's last slot (a band is contiguous). */
+static void rows_band(mote_s8_rows_t *it, int32_t next)
+{
+    const int32_t slot = next % it->slots;
+    int32_t nb = it->p->ho - next;
+    nb = nb < it->nb ? nb : it->nb;
+    nb = nb < it->slots - slot ? nb : it->slots - slot;
+    it->band.oy0 = next;
+    it->band.oy1 = next + nb;
+    it->band.output = it->ring + (size_t)slot * it->orow;
 }
 
 mote_err_t mote_s8_rows_begin(const mote_kernel_ctx_t *ctx, size_t own,
@@ -47,11 +59,11 @@ mote_err_t mote_s8_rows_begin(const mote_kernel_ctx_t *ctx, size_t own,
     MOTE_CHECK(i0 == o0 && lag >= 0, MOTE_ERR_KERNEL_ARGS);
     MOTE_CHECK(ctx != NULL && ctx->scratch != NULL && ctx->scratch_size >= own + it->orow,
                MOTE_ERR_KERNEL_SCRATCH);
-    it->nb = (int32_t)((ctx->scratch_size - own) / it->orow) - lag;
+    it->slots = (int32_t)((ctx->scratch_size - own) / it->orow);
+    it->nb = it->slots - lag; /* pending rows (<= lag) + a band always fit the ring */
     MOTE_CHECK(it->nb >= 1, MOTE_ERR_KERNEL_SCRATCH);
     it->ring = (int8_t *)ctx->scratch + own;
-    it->band.oy1 = it->nb < p->ho ? it->nb : p->ho;
-    it->band.output = it->ring;
+    rows_band(it, 0);
     return MOTE_OK;
 }
 
@@ -59,24 +71,18 @@ int mote_s8_rows_next(mote_s8_rows_t *it)
 {
     const mote_s8_conv_params_t *p = it->p;
     const int32_t next = it->band.oy1;
-    int32_t k = it->done;
     if (it->ring == NULL) {
         return 0;
     }
-    while (k < next && mote_s8_rows_last_reader(p, k) < next) {
-        k++; /* rows done..k-1: every input byte they cover is read */
+    /* a row goes to the tensor once every input byte it covers is read */
+    while (it->done < next && mote_s8_rows_last_reader(p, it->done) < next) {
+        rows_copy_fwd(p->output + (size_t)it->done * it->orow,
+                      it->ring + (size_t)(it->done % it->slots) * it->orow, it->orow);
+        it->done++;
     }
-    rows_copy_fwd(p->output + (size_t)it->done * it->orow, it->ring,
-                     (size_t)(k - it->done) * it->orow);
-    rows_copy_fwd(it->ring, it->ring + (size_t)(k - it->done) * it->orow,
-                     (size_t)(next - k) * it->orow);
-    it->done = k;
     if (next >= p->ho) {
         return 0;
     }
-    it->band.oy0 = next;
-    it->band.oy1 = next + (it->nb < p->ho - next ? it->nb : p->ho - next);
-    it->band.output = it->ring + (size_t)(next - k) * it->orow;
+    rows_band(it, next);
     return 1;
 }
-
