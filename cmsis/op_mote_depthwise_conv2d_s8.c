@@ -114,6 +114,22 @@ static void dw_plain_pixel(const mote_s8_conv_params_t *p, const int8_t *in, con
     }
 }
 
+/** Plain C, channels [c0, Cout) of output rows [oy0, oy1) (a band of mote_s8_rows_begin / next). */
+static void dw_plain_band(const mote_s8_conv_params_t *p, int32_t c0)
+{
+    int32_t b, oy, ox;
+    for (b = 0; b < p->n; b++) {
+        const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
+        for (oy = p->oy0; oy < p->oy1; oy++) {
+            for (ox = 0; ox < p->wo; ox++) {
+                dw_win_t win;
+                dw_clip(p, oy, ox, &win);
+                dw_plain_pixel(p, in, &win, c0, p->cout, mote_s8_out_px(p, b, oy, ox));
+            }
+        }
+    }
+}
+
 #if defined(MOTE_S8_MVE)
 /**
  * Requantize eight channels (even / odd int32x4 accumulators) and store them:
@@ -674,24 +690,13 @@ static void dw_rows(const mote_s8_conv_params_t *p, void *state)
 {
     dw_group_t g;
     dw_range_t rng;
-    int32_t c, b, oy, ox;
-    (void)state;
+    int32_t c;
     dw_interior(p, &rng);
     for (c = 0; c + 4 <= p->cout; c += 4) {
         dw_dsp_group(p, &rng, c, &g, state != NULL);
     }
     if (c < p->cout) { /* channel tail */
-        for (b = 0; b < p->n; b++) {
-            const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
-            for (oy = p->oy0; oy < p->oy1; oy++) {
-                for (ox = 0; ox < p->wo; ox++) {
-                    dw_win_t win;
-                    dw_clip(p, oy, ox, &win);
-                    dw_plain_pixel(p, in, &win, c, p->cout,
-                                   mote_s8_out_px(p, b, oy, ox));
-                }
-            }
-        }
+        dw_plain_band(p, c);
     }
 }
 
@@ -725,23 +730,6 @@ static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 }
 #endif
 
-/** Plain C, any depth multiplier or window: output rows [oy0, oy1) (a band of mote_s8_rows_begin / next). */
-static void dw_plain_rows(const mote_s8_conv_params_t *p, void *state)
-{
-    int32_t b, oy, ox;
-    (void)state;
-    for (b = 0; b < p->n; b++) {
-        const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
-        for (oy = p->oy0; oy < p->oy1; oy++) {
-            for (ox = 0; ox < p->wo; ox++) {
-                dw_win_t win;
-                dw_clip(p, oy, ox, &win);
-                dw_plain_pixel(p, in, &win, 0, p->cout, mote_s8_out_px(p, b, oy, ox));
-            }
-        }
-    }
-}
-
 mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx,
                                                     mote_value_t *const *args, uint32_t nargs)
 {
@@ -758,7 +746,7 @@ mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx,
 #endif
     MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_dw_scratch_bytes(p.cout, p.kh, p.kw), &p, &it));
     do {
-        dw_plain_rows(&it.band, NULL);
+        dw_plain_band(&it.band, 0);
     } while (mote_s8_rows_next(&it));
     return MOTE_OK;
 }
