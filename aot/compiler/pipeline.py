@@ -66,7 +66,8 @@ class Compiled:
         lines = [f"int8: {share:.1f}% of {total:,} MACs run in int8 kernels"]
         dsp = (self.spec.plan_info or {}).get("dsp_weights_bytes")
         if dsp:
-            lines.append(f"int8: conv weights pre-widened for the DSP kernels: {dsp:,} B more flash, no "
+            lines.append(f"int8: conv weights pre-widened for the DSP kernels: {dsp:,} B of panels in flash "
+                         "(plus their tensor entries and alignment in the .pte), no "
                          "widening scratch in RAM (--dsp-weights arena trades them back)")
         groups: dict = {}      # (op, source) -> [count, MACs], first-seen order
         for call in self.spec.instructions:
