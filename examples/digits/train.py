@@ -7,6 +7,7 @@ retrain every time.
 from __future__ import annotations
 
 import hashlib
+import os
 import inspect
 import time
 from pathlib import Path
@@ -99,7 +100,7 @@ def trained_model(cache_dir: Path | None = None, verbose: bool = True) -> Digits
         return model.eval()
     model = train(verbose=verbose)
     cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(".tmp")
+    tmp = cache.with_suffix(f".{os.getpid()}.tmp")  # several test processes may train at once
     torch.save(model.state_dict(), tmp)
     tmp.replace(cache)
     return model

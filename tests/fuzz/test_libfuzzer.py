@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from shared_build import build_lock
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
@@ -54,9 +55,10 @@ def fuzz_mote():
     cc = _clang()
     cfg = ["cmake", "-S", ROOT, "-B", BUILD, f"-DCMAKE_C_COMPILER={cc}", "-DMOTE_LIBFUZZER=ON",
            "-DMOTE_SANITIZE=ON", "-DMOTE_BUILD_TESTS=ON"]
-    for cmd in (cfg, ["cmake", "--build", BUILD, "--target", "fuzz_mote", "-j2"]):
-        r = _run(cmd, 900)
-        assert r.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
+    with build_lock(BUILD):
+        for cmd in (cfg, ["cmake", "--build", BUILD, "--target", "fuzz_mote", "-j2"]):
+            r = _run(cmd, 900)
+            assert r.returncode == 0, f"{' '.join(map(str, cmd))} failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
     exe = BUILD / "tests" / "fuzz" / "fuzz_mote"
     assert exe.is_file()
     return exe

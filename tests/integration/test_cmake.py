@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from shared_build import build_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "cmake"
@@ -115,8 +116,9 @@ def test_installed_package_find_package(tmp_path):
     """cmake --install of the checkout's host build (scripts/bootstrap.sh made
     it), then the example with find_package(Mote)."""
     prefix = tmp_path / "prefix"
-    _run(["cmake", "--build", ROOT / "build" / "host", "-j2"])  # re-configures if CMakeLists changed
-    _run(["cmake", "--install", ROOT / "build" / "host", "--prefix", prefix])
+    with build_lock(ROOT / "build" / "host"):
+        _run(["cmake", "--build", ROOT / "build" / "host", "-j2"])  # re-configures if CMakeLists changed
+        _run(["cmake", "--install", ROOT / "build" / "host", "--prefix", prefix])
     assert (prefix / "share" / "mote" / "build" / "host" / "ports" / "linux" / "libmote.so").is_file()
     assert (prefix / "lib" / "cmake" / "Mote" / "MoteConfig.cmake").is_file()
     assert (prefix / "share" / "mote" / "aot" / "target" / "generate.py").is_file()

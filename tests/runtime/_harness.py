@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from aot.host.runtime import error_codes
+from shared_build import build_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = ROOT / "build" / "host"
@@ -26,9 +27,10 @@ def cmake_build(build_dir: Path, sanitize: bool = False) -> Path:
     type: the kernels keep -O3, where GCC's -Werror=maybe-uninitialized once fired)."""
     cfg = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DMOTE_BUILD_TESTS=ON"]
     cfg += ["-DMOTE_SANITIZE=ON", "-DCMAKE_BUILD_TYPE="] if sanitize else ["-DCMAKE_BUILD_TYPE=Release"]
-    for cmd in (cfg, ["cmake", "--build", str(build_dir), "-j2"]):
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-        assert r.returncode == 0, f"{' '.join(cmd)} failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
+    with build_lock(build_dir):
+        for cmd in (cfg, ["cmake", "--build", str(build_dir), "-j2"]):
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+            assert r.returncode == 0, f"{' '.join(cmd)} failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
     return build_dir
 
 
