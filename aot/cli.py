@@ -163,7 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--inputs", metavar="IN.npz",
                    help="inputs to embed in the firmware (default: the model's example inputs)")
     p.add_argument("--opt", default="-Os", help="optimisation flag for the runtime, port and app (default -Os)")
-    p.add_argument("--kernel-opt", default="-O2", help="optimisation flag for the kernels (default -O2)")
+    p.add_argument("--kernel-opt", default="auto",
+                   help="optimisation flag for the kernels (default auto: portable kernels -O2, "
+                        "Cortex-M int8 kernels -Os with their inner loops at -O2)")
     _add_dsp_weights_option(p)
     p.add_argument("--uart-inputs", action="store_true",
                    help="firmware reads inputs from UART0 (lines 'I <hex>', 'Q' ends) instead of flash")

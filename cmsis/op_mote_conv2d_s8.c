@@ -97,7 +97,7 @@ MOTE_S8_INLINE void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
  * the window is one contiguous run of KW*Cin input bytes: one copy per row plus
  * the zero-point fill of its clipped ends.
  */
-static void conv_im2col8(const mote_s8_conv_params_t *p, int32_t pix, int8_t *col)
+MOTE_S8_HOT static void conv_im2col8(const mote_s8_conv_params_t *p, int32_t pix, int8_t *col)
 {
     const int32_t cin = p->cin;
     const int32_t ox = pix % p->wo;

@@ -17,10 +17,12 @@ ROOT = Path(__file__).resolve().parents[2]
 CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wmissing-prototypes", "-Werror",
           "-O2", "-fPIC", "-shared", f"-I{ROOT / 'runtime/include'}",
           *os.environ.get("MOTE_INT8_TEST_CFLAGS", "").split()]
+#: what requant.h declares: the argument parsers and the band iterator
+S8_SUPPORT = sorted((ROOT / "kernels").glob("s8_*.c"))
 REF_SRCS = sorted((ROOT / "kernels").glob("op_mote_*.c")) + [
     ROOT / "kernels/op_quantize_per_tensor.c", ROOT / "kernels/op_dequantize_per_tensor.c",
-    ROOT / "kernels/int8_scratch.c", ROOT / "kernels/rows.c", ROOT / "tests/kernels/int8_harness/host_abi.c"]
-CMSIS_SRCS = sorted((ROOT / "cmsis").glob("op_mote_*.c")) + [ROOT / "kernels/rows.c"]
+    ROOT / "kernels/int8_scratch.c", *S8_SUPPORT, ROOT / "tests/kernels/int8_harness/host_abi.c"]
+CMSIS_SRCS = sorted((ROOT / "cmsis").glob("op_mote_*.c")) + S8_SUPPORT
 
 TAG_INT, TAG_BOOL, TAG_DOUBLE, TAG_TENSOR, TAG_INT_LIST, TAG_NULL = (
     TAG["INT"], TAG["BOOL"], TAG["DOUBLE"], TAG["TENSOR"], TAG["INT_LIST"], TAG["NULL"])

@@ -1,5 +1,5 @@
 /*
- * kernels/rows.c - the band iterator of int8 conv / depthwise conv planned in
+ * kernels/s8_rows.c - the band iterator of int8 conv / depthwise conv planned in
  * place by rows (kernels/requant.h: the rule, the ring, the declarations).
  * One copy for every kernel that uses it; the planner's side of the same rule
  * is mote_s8_rows_ring_bytes (kernels/int8_scratch.c).

@@ -1,0 +1,300 @@
+/*
+ * kernels/s8_args.c - argument parsers of the int8 (mote::*_s8) kernels
+ * (declared in requant.h): tags, dtypes, ranks, contiguity, sizes and value
+ * ranges, each failure as a kernel error code (MOTE_ERR_KERNEL_ARGS / DTYPE /
+ * SHAPE). One copy for every kernel of a firmware instead of one per kernel:
+ * DS-CNN int8 on a Cortex-M33 links four kernels that parse tensors and int[2]
+ * lists.
+ */
+#include "requant.h"
+
+/** Tensor argument with a given dtype and rank, contiguous; else an error code. */
+mote_err_t mote_s8_tensor_arg(mote_value_t *v, uint8_t dtype, uint8_t dim, mote_tensor_t **out)
+{
+    mote_tensor_t *t;
+    uint32_t i;
+    uint64_t numel = 1;
+    if (v == NULL || v->tag != MOTE_TAG_TENSOR || v->u.t == NULL) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    t = v->u.t;
+    if (t->dtype != dtype) {
+        return MOTE_ERR_KERNEL_DTYPE;
+    }
+    if (t->dim != dim || (dim > 0 && t->sizes == NULL)) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    for (i = 0; i < dim; i++) {
+        if (t->sizes[i] < 0) {
+            return MOTE_ERR_KERNEL_SHAPE;
+        }
+        if (t->dim_order != NULL && t->dim_order[i] != i) {
+            return MOTE_ERR_KERNEL_SHAPE; /* only contiguous layouts */
+        }
+        numel *= (uint64_t)t->sizes[i];
+    }
+    if (numel != t->numel || numel * mote_dtype_size(dtype) > t->nbytes ||
+        (numel > 0 && t->data == NULL)) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    *out = t;
+    return MOTE_OK;
+}
+
+/** Int argument within [lo, hi]. */
+mote_err_t mote_s8_int_arg(const mote_value_t *v, int64_t lo, int64_t hi, int32_t *out)
+{
+    if (v == NULL || v->tag != MOTE_TAG_INT || v->u.i < lo || v->u.i > hi) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    *out = (int32_t)v->u.i;
+    return MOTE_OK;
+}
+
+/** int[n] argument, each item within [lo, hi]. */
+mote_err_t mote_s8_ints_arg(const mote_value_t *v, uint32_t n, int64_t lo, int64_t hi, int32_t *out)
+{
+    uint32_t i;
+    if (v == NULL || v->tag != MOTE_TAG_INT_LIST || v->u.ints.len != n ||
+        (n > 0 && v->u.ints.items == NULL)) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    for (i = 0; i < n; i++) {
+        if (v->u.ints.items[i] < lo || v->u.ints.items[i] > hi) {
+            return MOTE_ERR_KERNEL_ARGS;
+        }
+        out[i] = (int32_t)v->u.ints.items[i];
+    }
+    return MOTE_OK;
+}
+
+/** int[2] argument (an int[1] is broadcast to both), items within [lo, hi]. */
+mote_err_t mote_s8_pair_arg(const mote_value_t *v, int64_t lo, int64_t hi, int32_t out[2])
+{
+    if (v != NULL && v->tag == MOTE_TAG_INT_LIST && v->u.ints.len == 1) {
+        MOTE_TRY(mote_s8_ints_arg(v, 1, lo, hi, out));
+        out[1] = out[0]; /* only once out[0] is set */
+        return MOTE_OK;
+    }
+    return mote_s8_ints_arg(v, 2, lo, hi, out);
+}
+
+/** Same dtype int8 and same sizes (any rank). */
+int mote_s8_same_shape(const mote_tensor_t *a, const mote_tensor_t *b)
+{
+    uint32_t i;
+    if (a->dim != b->dim || a->numel != b->numel) {
+        return 0;
+    }
+    for (i = 0; i < a->dim; i++) {
+        if (a->sizes[i] != b->sizes[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/** Tensor of any rank up to MOTE_MAX_DIM with a given dtype, contiguous. */
+mote_err_t mote_s8_any_tensor_arg(mote_value_t *v, uint8_t dtype, mote_tensor_t **out)
+{
+    if (v == NULL || v->tag != MOTE_TAG_TENSOR || v->u.t == NULL || v->u.t->dim > MOTE_MAX_DIM) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    return mote_s8_tensor_arg(v, dtype, v->u.t->dim, out);
+}
+
+/** Checks act_min <= act_max, both int8. */
+mote_err_t mote_s8_act_args(const mote_value_t *vmin, const mote_value_t *vmax,
+                            int32_t *amin, int32_t *amax)
+{
+    MOTE_CHECK(MOTE_S8_ZP_ARG(vmin, amin) == MOTE_OK && MOTE_S8_ZP_ARG(vmax, amax) == MOTE_OK &&
+                   *amin <= *amax,
+ MOTE_ERR_KERNEL_ARGS);
+    return MOTE_OK;
+}
+
+/* ------------------------------------------------------ add / mul, pooling */
+
+/**
+ * The tensors of add_s8 / mul_s8 (`nargs_expected` args): a = args[0],
+ * b = args[1], out = the last one, all int8 of one shape (any rank).
+ */
+mote_err_t mote_s8_binary_args(mote_value_t *const *args, uint32_t nargs,
+                               uint32_t nargs_expected, mote_tensor_t **ta,
+                               mote_tensor_t **tb, mote_tensor_t **to)
+{
+    MOTE_CHECK(args != NULL && nargs == nargs_expected, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_s8_any_tensor_arg(args[0], MOTE_DTYPE_INT8, ta));
+    MOTE_TRY(mote_s8_any_tensor_arg(args[1], MOTE_DTYPE_INT8, tb));
+    MOTE_TRY(mote_s8_any_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, to));
+    MOTE_CHECK(mote_s8_same_shape(*ta, *tb) && mote_s8_same_shape(*ta, *to), MOTE_ERR_KERNEL_SHAPE);
+    return MOTE_OK;
+}
+
+/**
+ * The leading arguments of avg_pool2d_s8 / max_pool2d_s8 (`nargs_expected`
+ * args): input args[0] and out (the last) int8 NHWC, kernel_size args[1],
+ * stride args[2] (an empty list means stride = kernel_size, PyTorch's
+ * default), padding args[3]. The op-specific arguments follow args[3].
+ */
+mote_err_t mote_s8_pool_args(mote_value_t *const *args, uint32_t nargs,
+                             uint32_t nargs_expected, mote_tensor_t **ti,
+                             mote_tensor_t **to, int32_t k[2], int32_t s[2],
+                             int32_t pd[2])
+{
+    MOTE_CHECK(args != NULL && nargs == nargs_expected, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, ti));
+    MOTE_TRY(mote_s8_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, 4, to));
+    MOTE_TRY(mote_s8_pair_arg(args[1], 1, 0x7fff, k));
+    if (args[2] != NULL && args[2]->tag == MOTE_TAG_INT_LIST && args[2]->u.ints.len == 0) {
+        s[0] = k[0];
+        s[1] = k[1];
+    } else {
+        MOTE_TRY(mote_s8_pair_arg(args[2], 1, 0x7fff, s));
+    }
+    return mote_s8_pair_arg(args[3], 0, 0x7fff, pd);
+}
+
+/**
+ * Output height and width of a pooling window (dilation d) over ti; checks
+ * that to is [N, Ho, Wo, C] with Ho, Wo >= 1.
+ */
+mote_err_t mote_s8_pool_out_shape(const mote_tensor_t *ti, const mote_tensor_t *to,
+                                  const int32_t k[2], const int32_t s[2],
+                                  const int32_t pd[2], const int32_t d[2],
+                                  int32_t *ho, int32_t *wo)
+{
+    *ho = mote_s8_out_dim(ti->sizes[1], k[0], s[0], pd[0], d[0]);
+    *wo = mote_s8_out_dim(ti->sizes[2], k[1], s[1], pd[1], d[1]);
+    if (*ho < 1 || *wo < 1 || to->sizes[0] != ti->sizes[0] || to->sizes[1] != *ho ||
+        to->sizes[2] != *wo || to->sizes[3] != ti->sizes[3]) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    return MOTE_OK;
+}
+
+/** Shared tail: bias, multiplier, shift [Cout] int32 and their value checks. */
+mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_conv_params_t *p)
+{
+    mote_tensor_t *b;
+    mote_tensor_t *m;
+    mote_tensor_t *s;
+    int32_t c;
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT32, 1, &b));
+    MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT32, 1, &m));
+    MOTE_TRY(mote_s8_tensor_arg(args[2], MOTE_DTYPE_INT32, 1, &s));
+    MOTE_CHECK(b->sizes[0] == cout && m->sizes[0] == cout && s->sizes[0] == cout, MOTE_ERR_KERNEL_SHAPE);
+    p->bias = (const int32_t *)b->data;
+    p->mult = (const int32_t *)m->data;
+    p->shift = (const int32_t *)s->data;
+    for (c = 0; c < cout; c++) {
+        MOTE_CHECK(mote_shift_ok(p->shift[c]) && p->mult[c] >= 0, MOTE_ERR_KERNEL_ARGS);
+    }
+    return MOTE_OK;
+}
+
+/**
+ * Parse conv2d_s8 (depthwise = 0, 13 args, or 14 with the pre-widened weights
+ * as argument 12) or depthwise_conv2d_s8 (depthwise = 1, 14 args) into *p,
+ * checking tags, dtypes, shapes and ranges.
+ */
+mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
+                              int depthwise, mote_s8_conv_params_t *p)
+{
+    mote_tensor_t *in;
+    mote_tensor_t *wt;
+    mote_tensor_t *out;
+    int32_t st[2];
+    int32_t pd[2];
+    int32_t dl[2];
+    uint32_t a = 8; /* index of the first scalar after the int[2] lists */
+    MOTE_CHECK(args != NULL && (nargs == 14u || (!depthwise && nargs == 13u)), MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &in));
+    MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 4, &wt));
+    MOTE_TRY(mote_s8_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, 4, &out));
+    MOTE_TRY(mote_s8_pair_arg(args[5], 1, 0x7fff, st));
+    MOTE_TRY(mote_s8_pair_arg(args[6], 0, 0x7fff, pd));
+    MOTE_TRY(mote_s8_pair_arg(args[7], 1, 0x7fff, dl));
+    p->depth_mult = 1;
+    if (depthwise) {
+        MOTE_TRY(mote_s8_int_arg(args[a++], 1, 0x7fff, &p->depth_mult));
+    }
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[a], &p->in_zp));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[a + 1], &p->out_zp));
+    MOTE_TRY(mote_s8_act_args(args[a + 2], args[a + 3], &p->act_min, &p->act_max));
+    p->n = in->sizes[0];
+    p->h = in->sizes[1];
+    p->w = in->sizes[2];
+    p->cin = in->sizes[3];
+    p->kh = wt->sizes[1];
+    p->kw = wt->sizes[2];
+    if (depthwise) {
+        p->cout = wt->sizes[3];
+        MOTE_CHECK(wt->sizes[0] == 1 && (int64_t)p->cin * p->depth_mult == p->cout, MOTE_ERR_KERNEL_SHAPE);
+    } else {
+        p->cout = wt->sizes[0];
+        MOTE_CHECK(wt->sizes[3] == p->cin, MOTE_ERR_KERNEL_SHAPE);
+    }
+    MOTE_CHECK(p->kh >= 1 && p->kw >= 1 && p->cin >= 1 && p->cout >= 1, MOTE_ERR_KERNEL_SHAPE);
+    p->stride_h = st[0];
+    p->stride_w = st[1];
+    p->pad_h = pd[0];
+    p->pad_w = pd[1];
+    p->dil_h = dl[0];
+    p->dil_w = dl[1];
+    p->ho = mote_s8_out_dim(p->h, p->kh, p->stride_h, p->pad_h, p->dil_h);
+    p->wo = mote_s8_out_dim(p->w, p->kw, p->stride_w, p->pad_w, p->dil_w);
+    MOTE_CHECK(out->sizes[0] == p->n && out->sizes[1] == p->ho && out->sizes[2] == p->wo &&
+     out->sizes[3] == p->cout && p->ho >= 1 && p->wo >= 1,
+ MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
+    p->wpanel = NULL;
+    if (!depthwise && nargs == 14u) {
+        mote_tensor_t *wp;
+        MOTE_TRY(mote_s8_tensor_arg(args[12], MOTE_DTYPE_INT16, 1, &wp));
+        MOTE_CHECK((uint64_t)wp->sizes[0] ==
+             mote_s8_conv_panel_numel(p->kh * p->kw * p->cin, p->cout) &&
+         ((uintptr_t)wp->data & 3u) == 0u,
+     MOTE_ERR_KERNEL_SHAPE);
+        p->wpanel = (const int16_t *)wp->data;
+    }
+    p->input = (const int8_t *)in->data;
+    p->weight = (const int8_t *)wt->data;
+    p->output = (int8_t *)out->data;
+    p->oy0 = 0;
+    p->oy1 = p->ho;
+    return MOTE_OK;
+}
+
+/** Parse linear_s8 (10 args) into *p: N = M rows, H = W = KH = KW = 1, Cin = K. */
+mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_conv_params_t *p)
+{
+    mote_tensor_t *in;
+    mote_tensor_t *wt;
+    mote_tensor_t *out;
+    MOTE_CHECK(args != NULL && nargs == 10u, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 2, &in));
+    MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 2, &wt));
+    MOTE_TRY(mote_s8_tensor_arg(args[9], MOTE_DTYPE_INT8, 2, &out));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[5], &p->in_zp));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[6], &p->out_zp));
+    MOTE_TRY(mote_s8_act_args(args[7], args[8], &p->act_min, &p->act_max));
+    p->n = in->sizes[0];
+    p->cin = in->sizes[1];
+    p->cout = wt->sizes[0];
+    MOTE_CHECK(wt->sizes[1] == p->cin && out->sizes[0] == p->n && out->sizes[1] == p->cout &&
+     p->cin >= 1 && p->cout >= 1,
+ MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
+    p->h = p->w = p->kh = p->kw = p->ho = p->wo = 1;
+    p->stride_h = p->stride_w = p->dil_h = p->dil_w = 1;
+    p->pad_h = p->pad_w = 0;
+    p->depth_mult = 1;
+    p->wpanel = NULL;
+    p->oy0 = 0;
+    p->oy1 = 1;
+    p->input = (const int8_t *)in->data;
+    p->weight = (const int8_t *)wt->data;
+    p->output = (int8_t *)out->data;
+    return MOTE_OK;
+}
