@@ -141,7 +141,7 @@ typedef struct conv_state {
 } conv_state_t;
 
 /** Output rows [oy0, oy1) (a band of mote_s8_rows_begin / next). */
-static void conv_rows(const mote_s8_conv_params_t *p, void *state)
+MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
 {
     const conv_state_t *st = (const conv_state_t *)state;
     const int32_t k = p->kh * p->kw * p->cin;

@@ -173,7 +173,7 @@ MOTE_S8_INLINE void dw_mve_store8(int32x4_t ae, int32x4_t ao, const int32x4x2_t 
  * odd channels in two int32x4 accumulators), then a predicated int32x4 tail.
  * interior: bias4 = corrected bias, raw x; else bias4 = bias, x - zp.
  */
-static void dw_mve_pixel(const mote_s8_conv_params_t *p, const int8_t *in, const dw_win_t *win,
+MOTE_S8_HOT static void dw_mve_pixel(const mote_s8_conv_params_t *p, const int8_t *in, const dw_win_t *win,
                          const int32_t *bias4, int interior, int neg, int32_t c0, int8_t *out)
 {
     const int32_t cout = p->cout;
@@ -305,7 +305,7 @@ typedef struct dw_state {
 } dw_state_t;
 
 /** Output rows [oy0, oy1) (a band of mote_s8_rows_begin / next). */
-static void dw_rows(const mote_s8_conv_params_t *p, void *state)
+MOTE_S8_HOT static void dw_rows(const mote_s8_conv_params_t *p, void *state)
 {
     const dw_state_t *st = (const dw_state_t *)state;
     const int32_t groups = p->cout >> 3;

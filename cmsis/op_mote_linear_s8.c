@@ -22,7 +22,7 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
  * Widen x[0..n) (n a multiple of 4) minus the zero point into SXTB16 pairs:
  * per 4 taps (x0 - zp, x2 - zp), (x1 - zp, x3 - zp).
  */
-static void linear_widen(const int8_t *x, int32_t n, int32_t zp, int32_t *xb)
+MOTE_S8_HOT static void linear_widen(const int8_t *x, int32_t n, int32_t zp, int32_t *xb)
 {
     const int32_t zp2 = (int32_t)(((uint32_t)zp & 0xffffu) | ((uint32_t)zp << 16));
     int32_t i;
@@ -39,7 +39,7 @@ static void linear_widen(const int8_t *x, int32_t n, int32_t zp, int32_t *xb)
  * offsets from row 0), two SXTB16 and two SMLAD (24 instructions with the loop,
  * 16 MACs). acc[] accumulates.
  */
-static void linear_dot4(const int8_t *w, int32_t k, const int32_t *xb, int32_t n, int32_t acc[4])
+MOTE_S8_HOT static void linear_dot4(const int8_t *w, int32_t k, const int32_t *xb, int32_t n, int32_t acc[4])
 {
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     int32_t xe, xo, v, t;
@@ -77,7 +77,7 @@ static void linear_dot4(const int8_t *w, int32_t k, const int32_t *xb, int32_t n
  * output features per pass over them (a feature tail reuses the last row and
  * stores only the valid ones), the last K % 4 taps in plain C.
  */
-static void linear_row(const mote_s8_conv_params_t *p, const int8_t *x, int8_t *o)
+MOTE_S8_HOT static void linear_row(const mote_s8_conv_params_t *p, const int8_t *x, int8_t *o)
 {
     const int32_t k = p->cin;
     const int32_t k4 = k & ~3;
@@ -125,6 +125,37 @@ static void linear_row(const mote_s8_conv_params_t *p, const int8_t *x, int8_t *
 }
 #endif
 
+#if defined(MOTE_S8_MVE)
+/** Every output row, four output features per pass (zero point folded into the bias). */
+MOTE_S8_HOT static void linear_mve(const mote_s8_conv_params_t *p)
+{
+    const int32_t k = p->cin;
+    int32_t m, n;
+    for (n = 0; n < p->cout; n += 4) {
+        const int8_t *w0 = p->weight + (size_t)n * k;
+        const int8_t *w1 = n + 1 < p->cout ? w0 + k : w0;
+        const int8_t *w2 = n + 2 < p->cout ? w1 + k : w1;
+        const int8_t *w3 = n + 3 < p->cout ? w2 + k : w2;
+        const int8_t *rows[4];
+        int32_t cb[4], s[4], j;
+        rows[0] = w0;
+        rows[1] = w1;
+        rows[2] = w2;
+        rows[3] = w3;
+        for (j = 0; j < 4; j++) {
+            cb[j] = n + j < p->cout
+                        ? (int32_t)((uint32_t)p->bias[n + j] -
+                                    (uint32_t)p->in_zp * (uint32_t)mote_s8_mve_sum(rows[j], k))
+                        : 0;
+        }
+        for (m = 0; m < p->n; m++) {
+            mote_s8_mve_dot4(p->input + (size_t)m * k, w0, w1, w2, w3, k, s);
+            mote_s8_mve_store4(p, s, cb, n, p->output + (size_t)m * p->cout);
+        }
+    }
+}
+#endif
+
 mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                           uint32_t nargs)
 {
@@ -137,28 +168,10 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
     }
     k = p.cin;
 #if defined(MOTE_S8_MVE)
-    for (n = 0; n < p.cout; n += 4) {
-        const int8_t *w0 = p.weight + (size_t)n * k;
-        const int8_t *w1 = n + 1 < p.cout ? w0 + k : w0;
-        const int8_t *w2 = n + 2 < p.cout ? w1 + k : w1;
-        const int8_t *w3 = n + 3 < p.cout ? w2 + k : w2;
-        const int8_t *rows[4];
-        int32_t cb[4], s[4], j;
-        rows[0] = w0;
-        rows[1] = w1;
-        rows[2] = w2;
-        rows[3] = w3;
-        for (j = 0; j < 4; j++) {
-            cb[j] = n + j < p.cout
-                        ? (int32_t)((uint32_t)p.bias[n + j] -
-                                    (uint32_t)p.in_zp * (uint32_t)mote_s8_mve_sum(rows[j], k))
-                        : 0;
-        }
-        for (m = 0; m < p.n; m++) {
-            mote_s8_mve_dot4(p.input + (size_t)m * k, w0, w1, w2, w3, k, s);
-            mote_s8_mve_store4(&p, s, cb, n, p.output + (size_t)m * p.cout);
-        }
-    }
+    (void)m;
+    (void)n;
+    (void)k;
+    linear_mve(&p);
 #elif defined(MOTE_S8_DSP)
     (void)n;
     for (m = 0; m < p.n; m++) {

@@ -51,7 +51,7 @@ from aot.target.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, 
                                  fit_check, input_sets_bytes, largest, model_header, runtime_sources,
                                  select_kernels, staged_folder, support_sources, target_memory,
                                  write_model_sources)
-from aot.target.stack import STACK_MARGIN_BYTES, stack_needed
+from aot.target.stack import stack_budget
 
 APP_SOURCE = PORTS_DIR / "cortex-m" / "app" / "mote_app.c"
 
@@ -209,7 +209,8 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
                              **kernel_opt_groups(support_sources() + kernels, kernel_opt))
     except FirmwareError as e:
         raise _link_error(e, spec, board, state, scratch, stack) from None
-    needed = stack_needed(art)
+    budget = stack_budget(art)
+    needed = budget.reserve_bytes
     if needed != stack:
         stack = needed
         fit_check(spec, board, state, scratch, stack)
@@ -217,7 +218,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
             _relink(art, board, stack)
         except FirmwareError as e:
             raise _link_error(e, spec, board, state, scratch, stack) from None
-    analysed = needed - STACK_MARGIN_BYTES
+    analysed = budget.main_bytes
 
     size = size_json(art, compiled, board, state, scratch, stack, analysed, kernels, len(blob),
                      selftest_bytes)

@@ -49,6 +49,16 @@ class RunResult:
     uart: str
     exit_code: int
 
+    @property
+    def stack_used(self):
+        """Main stack high-water mark in bytes ("MOTE STACK used=N"), or None."""
+        from aot.target.protocol import parse_line
+        for line in self.uart.splitlines():
+            ev = parse_line(line)
+            if ev["event"] == "stack":
+                return int(ev["fields"].get("used", 0)) or None
+        return None
+
 
 def run_build(out_dir, timeout: float = 300.0, progress=None) -> RunResult:
     """Boot the firmware of build directory `out_dir` on its board's simulator.

@@ -4,12 +4,15 @@
 sizes). The graphs of all objects are merged by function name and the worst
 path from a root function is the largest sum of frames along any call chain
 (a longest-path search; the runtime has no recursion, a cycle is reported).
-Limits: calls through function pointers (kernel dispatch) and calls into
-libc/libgcc (no .ci) count as 0 bytes and are listed in ``unresolved``;
-``worst_path(root, indirect_targets=[...])`` makes every indirect call site
-call each listed function (e.g. every kernel in the registry), which bounds
-the kernel dispatch. Exception entry adds 32 bytes (basic frame) or 104 bytes
-(with FP context) per active exception on top.
+Calls through function pointers: ``worst_path(root, indirect_targets=[...])``
+makes every indirect call site call each listed function (e.g. every kernel
+in the registry), which bounds the kernel dispatch. Functions compiled
+without .su/.ci files (newlib's memcpy/memset, libgcc) get their frames from
+the linked image's disassembly (``binary_frames``: its PUSH, VPUSH and SUB SP,
+BL/B.W to other functions). ``stack_budget`` adds the reset
+handler's frame above main and the exceptions that may nest on top of the
+deepest chain: each costs its hardware frame (104 bytes with FP context,
+Armv7-M/Armv8-M ARM "Exception entry") plus its handler's own chain.
 """
 from __future__ import annotations
 
@@ -20,10 +23,14 @@ from typing import Iterable
 
 from aot.errors import FirmwareError
 
-#: Bytes added to the analysed worst-case stack: exception entry with FP
-#: context (104 B, Armv8-M) plus a margin for libgcc helpers the call graph
-#: cannot see (soft division, memcpy).
-STACK_MARGIN_BYTES = 512
+#: Hardware frame of one exception entry with the FP context (26 words;
+#: Armv7-M / Armv8-M ARM, "Exception entry"); 32 bytes without an FPU.
+EXCEPTION_FRAME_BYTES = 104
+#: Exception handlers of the Cortex-M port that may run on the main stack:
+#: SysTick (QEMU's cycle counter) can preempt anything, a fault can hit
+#: inside it. Absent ones (no SysTick on a DWT board) are skipped.
+EXCEPTION_ROOTS = ("mote_port_systick_handler", "mote_port_fault_entry")
+OBJDUMP = "arm-none-eabi-objdump"
 
 #: Node GCC's -fcallgraph-info uses for a call through a function pointer.
 INDIRECT_CALL = "__indirect_call"
@@ -128,15 +135,29 @@ def stack_report(objects: Iterable[Path]) -> StackReport:
     return StackReport(frames, quals, calls)
 
 
-def stack_needed(art) -> int:
+@dataclass
+class StackBudget:
+    """The reserve `aot build` links (bytes, 8-aligned) and its parts: the
+    deepest chain from main (`main_bytes`, size.json's stack_worst_case_bytes),
+    the reset handler's frame above it, and the nested exceptions."""
+    reserve_bytes: int
+    main_bytes: int
+    reset_bytes: int
+    exception_bytes: int
+    main_chain: list
+
+
+def stack_budget(art) -> StackBudget:
     """Main stack to reserve: the worst call chain from main, bounded through
     the two kinds of indirect call in the build: the runtime's kernel dispatch
     (may call any linked kernel) and a kernel helper's call of a per-element
     or per-row function pointer (may call any leaf function of its own
-    object file: the pointers all name static loops of that file)."""
+    object file: the pointers all name static loops of that file); plus the
+    reset handler's frame and the exceptions of EXCEPTION_ROOTS, nested."""
     report = art.stack
     kernels = [f for f in report.frames if f.startswith("mote_kernel_")]
     by_object = _functions_by_object(art.objects)
+    frames = dict(report.frames)
     calls = {}
     for fn, callees in report.calls.items():
         if INDIRECT_CALL in callees and not fn.startswith("mote_method_"):
@@ -144,10 +165,82 @@ def stack_needed(art) -> int:
             leaves = {f for f in own if f != fn and not report.calls.get(f)}
             callees = (set(callees) - {INDIRECT_CALL}) | leaves
         calls[fn] = set(callees)
-    bounded = StackReport(report.frames, report.qualifiers, calls)
-    worst, _chain, _unresolved = bounded.worst_path("main", indirect_targets=kernels)
-    # The reset handler's own frame sits above main; round to 8 as AAPCS requires.
-    return ((worst + STACK_MARGIN_BYTES) + 7) & ~7
+    for fn, (frame, callees) in binary_frames(art.elf, exclude=frames).items():
+        frames[fn] = frame
+        calls.setdefault(fn, set()).update(callees)
+    bounded = StackReport(frames, report.qualifiers, calls)
+    main, chain, _unresolved = bounded.worst_path("main", indirect_targets=kernels)
+    exceptions = sum(EXCEPTION_FRAME_BYTES + bounded.worst_path(h)[0]
+                     for h in EXCEPTION_ROOTS if h in frames)
+    reset = frames.get("mote_port_reset_handler", 0)
+    # AAPCS: the stack stays 8-byte aligned.
+    reserve = (reset + main + exceptions + 7) & ~7
+    return StackBudget(reserve, main, reset, exceptions, chain)
+
+
+def stack_needed(art) -> int:
+    """stack_budget(art).reserve_bytes."""
+    return stack_budget(art).reserve_bytes
+
+
+_DIS_FN = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
+_DIS_INSN = re.compile(r"^\s*[0-9a-f]+:\s+(\S+)\s*(.*)$")
+_DIS_TARGET = re.compile(r"<([^>+]+)>")
+def binary_frames(elf, exclude=()) -> dict:
+    """function -> (frame bytes, callees) from the disassembly of `elf`, for
+    the functions not in `exclude` (those with compiler .su frames): the sum
+    of every PUSH (4 bytes per register), VPUSH (4 per S, 8 per D register)
+    and SUB SP, #imm in the function (an upper bound: newlib's memcpy pushes
+    only after its short-copy path, another path may push separately); callees are the targets of BL and of tail-call B.W to
+    another function's start. Raises FirmwareError if objdump fails."""
+    import subprocess
+    r = subprocess.run([OBJDUMP, "-d", "--no-show-raw-insn", str(elf)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise FirmwareError(f"{OBJDUMP} failed on {elf}: {r.stderr.strip()}")
+    out: dict = {}
+    fn = None
+    for line in r.stdout.splitlines():
+        m = _DIS_FN.match(line)
+        if m:
+            fn = None if m.group(1) in exclude else m.group(1)
+            if fn is not None:
+                out[fn] = [0, set()]
+            continue
+        m = _DIS_INSN.match(line)
+        if fn is None or not m:
+            continue
+        op, args = m.group(1).split(".")[0], m.group(2)
+        out[fn][0] += _alloc_bytes(op, args)
+        if op in ("bl", "b") and "<" in args and "+" not in args:
+            t = _DIS_TARGET.search(args)
+            if t and t.group(1) != fn:
+                out[fn][1].add(t.group(1))
+    return {f: (v[0], v[1]) for f, v in out.items()}
+
+
+def _alloc_bytes(op: str, args: str) -> int:
+    """Stack bytes one instruction allocates (0 for any other)."""
+    if op in ("push", "stmdb") and (op == "push" or args.startswith("sp!")):
+        return 4 * _reg_count(args)
+    if op == "vpush":
+        return (8 if "d" in args else 4) * _reg_count(args)
+    m = re.match(r"^sp,\s*(?:sp,\s*)?#(\d+)", args)
+    if op == "sub" and m:
+        return int(m.group(1))
+    return 0
+
+
+def _reg_count(args: str) -> int:
+    """Registers in a register list "{r4, r5, r6, lr}" / "{d8-d15}"."""
+    inner = args[args.index("{") + 1:args.index("}")] if "{" in args else ""
+    count = 0
+    for part in filter(None, (p.strip() for p in inner.split(","))):
+        if "-" in part:
+            a, b = part.split("-")
+            count += int(re.sub(r"\D", "", b)) - int(re.sub(r"\D", "", a)) + 1
+        else:
+            count += 1
+    return count
 
 
 def _functions_by_object(objects) -> dict:

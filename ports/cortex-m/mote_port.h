@@ -59,6 +59,14 @@ void mote_port_put_hex32(uint32_t v);
  */
 uint32_t mote_port_cycles(void);
 
+/**
+ * Bytes of the reserved main stack used so far (high-water mark, bytes from
+ * __stack_top down to the lowest word that no longer holds the pattern the
+ * reset handler painted). A measurement for the size report, not a guard:
+ * MSPLIM (Armv8-M) catches an overflow.
+ */
+uint32_t mote_port_stack_peak(void);
+
 /** Ends the program: semihosting SYS_EXIT_EXTENDED on simulators, else parks the core. */
 void mote_port_exit(int status) __attribute__((noreturn));
 /** Prints "MOTE ABORT" and exits with MOTE_PORT_EXIT_ABORT. */

@@ -7,6 +7,8 @@
  *   __bss_start__/_end__    .bss in RAM, word aligned
  *   __stack_limit__         lowest address of the reserved main stack
  *   __stack_top             one past the highest (initial MSP)
+ * The reset handler paints the stack below its own frame with MOTE_STACK_PAINT
+ * so mote_port_stack_peak() can report the high-water mark.
  * System control register addresses: Armv7-M / Armv8-M ARM, "System Control
  * Space": VTOR 0xE000ED08, CPACR 0xE000ED88, CFSR 0xE000ED28, HFSR
  * 0xE000ED2C, MMFAR 0xE000ED34, BFAR 0xE000ED38.
@@ -32,6 +34,10 @@ extern uint32_t __data_end__[];
 extern uint32_t __bss_start__[];
 extern uint32_t __bss_end__[];
 extern uint32_t __stack_limit__[];
+extern uint32_t __stack_top[];
+
+/* "STCK": the paint of unused stack words. */
+#define MOTE_STACK_PAINT 0x4b435453u
 extern const uint32_t mote_port_vectors[];
 
 int main(void);
@@ -68,8 +74,26 @@ void mote_port_reset_handler(void)
             *dst++ = 0u;
         }
     }
+    {
+        /* Everything below this frame, minus a guard for the loop's own use. */
+        volatile uint32_t *dst = __stack_limit__;
+        uint32_t *sp;
+        __asm volatile("mov %0, sp" : "=r"(sp));
+        while (dst + 16 < sp) {
+            *dst++ = MOTE_STACK_PAINT;
+        }
+    }
     mote_port_board_init();
     mote_port_exit(main());
+}
+
+uint32_t mote_port_stack_peak(void)
+{
+    const volatile uint32_t *p = __stack_limit__;
+    while (p < __stack_top && *p == MOTE_STACK_PAINT) {
+        p++;
+    }
+    return (uint32_t)((uintptr_t)__stack_top - (uintptr_t)p);
 }
 
 void mote_port_fault_report(const uint32_t *frame, uint32_t exc_return)

@@ -157,3 +157,22 @@ def test_int8_arena_at_lower_bound(fw, model):
     for board in BOARDS:
         fw.record(model, board, "int8", arena_bytes=c.arena_bytes, arena_lower_bound_bytes=lb,
                   fp32_arena_bytes=f.arena_bytes)
+
+
+@pytest.mark.sim
+@pytest.mark.usefixtures("need_qemu")
+@pytest.mark.parametrize("model", MODELS)
+def test_stack_reserve_covers_the_measured_high_water_mark(fw, model):
+    """The reset handler paints the stack and the app reports its high-water
+    mark ("MOTE STACK used=N"). The reserve aot build links (reset frame +
+    deepest chain from main + nested exceptions, aot/target/stack.py) covers
+    it, and the analysed chain from main is not a loose guess: the run reaches
+    it within the reset handler's frame plus the frames the run never takes."""
+    for board in BOARDS:
+        b = fw.build(model, board, int8=True)
+        used = b.run.stack_used
+        reserve = b.art.size["ram"]["stack"]
+        analysed = b.art.size["stack_worst_case_bytes"]
+        assert used is not None and 0 < used <= reserve, (board, used, reserve)
+        # the run's own deepest path (init or a kernel) is most of the analysed bound
+        assert used >= 0.6 * analysed, (board, used, analysed)

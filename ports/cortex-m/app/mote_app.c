@@ -10,6 +10,7 @@
  *   MOTE BOOT <board>
  *   MOTE MODEL pte=<bytes> state=<bytes> arena=<bytes>
  *   OUT <index> <cycles> <output 0 hex>[,<output 1 hex>...]
+ *   MOTE STACK used=<bytes>      (main stack high-water mark; reserve: size.json)
  *   MOTE DONE <count>
  *
  * Output tensors are printed as the hex of their raw little-endian bytes, so
@@ -238,7 +239,9 @@ int main(void)
 #ifdef MOTE_APP_SELFTEST
     status = mote_selftest_verdict(&st, count) == MOTE_OK ? 0 : 1;
 #endif
-    mote_port_puts("MOTE DONE ");
+    mote_port_puts("MOTE STACK used=");
+    mote_port_put_u32(mote_port_stack_peak());
+    mote_port_puts("\nMOTE DONE ");
     mote_port_put_u32(count);
     mote_port_putc('\n');
     return status;
