@@ -122,6 +122,11 @@ def test_instruction_counts_and_pt2e_reference(result):
     # No data-dependent branches worth speaking of: counts vary by < 0.1 %.
     assert max(r.instr_int8) - min(r.instr_int8) < 0.001 * np.mean(r.instr_int8)
     assert demo.pico2_latency_ms(150_000) == pytest.approx(1.0)
+    # The Pico 2 latency comes from the cycle model of a one-image trace: each
+    # instruction costs one cycle or more (loads, taken branches), under 3 on average.
+    for dtype, instr in (("int8", r.instr_int8), ("fp32", r.instr_fp32)):
+        cpi = r.cycles[dtype] / np.mean(instr)
+        assert 1.0 < cpi < 3.0, (dtype, r.cycles[dtype], np.mean(instr))
     # The int8 firmware stays close to the PT2E reference (a few output quanta).
     assert np.abs(r.fw_int8 - r.pt2e).max() < 0.1 * np.abs(r.pt2e).max()
 
