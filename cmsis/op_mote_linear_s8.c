@@ -160,34 +160,35 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
                                           uint32_t nargs)
 {
     mote_s8_conv_params_t p;
-    int32_t m, n, k;
     const mote_err_t e = mote_s8_linear_parse(args, nargs, &p);
     (void)ctx;
     if (e != MOTE_OK) {
         return e;
     }
-    k = p.cin;
 #if defined(MOTE_S8_MVE)
-    (void)m;
-    (void)n;
-    (void)k;
     linear_mve(&p);
 #elif defined(MOTE_S8_DSP)
-    (void)n;
-    for (m = 0; m < p.n; m++) {
-        linear_row(&p, p.input + (size_t)m * k, p.output + (size_t)m * p.cout);
+    {
+        int32_t m;
+        for (m = 0; m < p.n; m++) {
+            linear_row(&p, p.input + (size_t)m * p.cin, p.output + (size_t)m * p.cout);
+        }
     }
 #else
-    for (m = 0; m < p.n; m++) {
-        const int8_t *x = p.input + (size_t)m * k;
-        for (n = 0; n < p.cout; n++) {
-            const int8_t *w = p.weight + (size_t)n * k;
-            uint32_t acc = (uint32_t)p.bias[n];
-            int32_t i;
-            for (i = 0; i < k; i++) {
-                acc += (uint32_t)(((int32_t)x[i] - p.in_zp) * (int32_t)w[i]);
+    {
+        const int32_t k = p.cin;
+        int32_t m, n;
+        for (m = 0; m < p.n; m++) {
+            const int8_t *x = p.input + (size_t)m * k;
+            for (n = 0; n < p.cout; n++) {
+                const int8_t *w = p.weight + (size_t)n * k;
+                uint32_t acc = (uint32_t)p.bias[n];
+                int32_t i;
+                for (i = 0; i < k; i++) {
+                    acc += (uint32_t)(((int32_t)x[i] - p.in_zp) * (int32_t)w[i]);
+                }
+                p.output[(size_t)m * p.cout + n] = mote_s8_finish_c(&p, (int32_t)acc, n);
             }
-            p.output[(size_t)m * p.cout + n] = mote_s8_finish_c(&p, (int32_t)acc, n);
         }
     }
 #endif

@@ -130,8 +130,8 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
 #: kernel_opt "auto": the Cortex-M int8 kernels (cmsis/) build with the rest of
 #: the firmware (-Os) because they mark their inner loops MOTE_S8_HOT (-O2 per
 #: function, cmsis/mote_s8_arm.h); the portable kernels have no such marks and
-#: build at -O2. Measured on DS-CNN int8, mps2-an505: code 27,648 -> 23,968 B
-#: for +2.0 % estimated cycles against every kernel at -O2.
+#: build at -O2. Measured on DS-CNN int8, mps2-an505: code 27,648 -> 24,304 B
+#: for +1.6 % estimated cycles against every kernel at -O2.
 KERNEL_OPT_AUTO = "auto"
 
 

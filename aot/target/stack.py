@@ -178,21 +178,18 @@ def stack_budget(art) -> StackBudget:
     return StackBudget(reserve, main, reset, exceptions, chain)
 
 
-def stack_needed(art) -> int:
-    """stack_budget(art).reserve_bytes."""
-    return stack_budget(art).reserve_bytes
-
-
 _DIS_FN = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
 _DIS_INSN = re.compile(r"^\s*[0-9a-f]+:\s+(\S+)\s*(.*)$")
 _DIS_TARGET = re.compile(r"<([^>+]+)>")
+
+
 def binary_frames(elf, exclude=()) -> dict:
     """function -> (frame bytes, callees) from the disassembly of `elf`, for
     the functions not in `exclude` (those with compiler .su frames): the sum
     of every PUSH (4 bytes per register), VPUSH (4 per S, 8 per D register)
     and SUB SP, #imm in the function (an upper bound: newlib's memcpy pushes
-    only after its short-copy path, another path may push separately); callees are the targets of BL and of tail-call B.W to
-    another function's start. Raises FirmwareError if objdump fails."""
+    only after its short-copy path, another path may push separately);
+    callees are the targets of BL and of tail-call B.W to another function. Raises FirmwareError if objdump fails."""
     import subprocess
     r = subprocess.run([OBJDUMP, "-d", "--no-show-raw-insn", str(elf)], capture_output=True, text=True)
     if r.returncode != 0:

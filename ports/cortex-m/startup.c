@@ -35,10 +35,10 @@ extern uint32_t __bss_start__[];
 extern uint32_t __bss_end__[];
 extern uint32_t __stack_limit__[];
 extern uint32_t __stack_top[];
+extern const uint32_t mote_port_vectors[];
 
 /* "STCK": the paint of unused stack words. */
 #define MOTE_STACK_PAINT 0x4b435453u
-extern const uint32_t mote_port_vectors[];
 
 int main(void);
 void mote_port_reset_handler(void) __attribute__((noreturn));
