@@ -81,7 +81,7 @@ MOTE_S8_INLINE void conv_fill8(int8_t *d, int32_t v, int32_t n)
 MOTE_S8_INLINE void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
 {
     if (n > 16) {
-        memcpy(d, src, (size_t)n);
+        memmove(d, src, (size_t)n);
         return;
     }
     while (n-- > 0) {

@@ -194,9 +194,9 @@ mote_err_t mote_k_scatter_gather(mote_sg_mode_t mode, const mote_tensor_t *self,
             }
         }
         switch (mode) {
-        case MOTE_SG_GATHER: memcpy(op + i * esz, sp + off * esz, esz); break;
+        case MOTE_SG_GATHER: memmove(op + i * esz, sp + off * esz, esz); break;
         case MOTE_SG_SCATTER:
-            memcpy(op + off * esz, (const uint8_t *)src->data + coff * esz, esz);
+            memmove(op + off * esz, (const uint8_t *)src->data + coff * esz, esz);
             break;
         case MOTE_SG_SCATTER_VAL: memcpy(op + off * esz, value, esz); break;
         case MOTE_SG_SCATTER_ADD:
@@ -450,7 +450,7 @@ mote_err_t mote_k_index_put(mote_value_t *const *args, uint32_t out_arg)
         if (acc) {
             mote_k_acc(self->dtype, (uint8_t *)out->data + off * esz, src);
         } else {
-            memcpy((uint8_t *)out->data + off * esz, src, esz);
+            memmove((uint8_t *)out->data + off * esz, src, esz);
         }
         mote_k_coord_next(rc, g.rsz, g.rdim);
     }

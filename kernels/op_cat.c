@@ -77,7 +77,7 @@ mote_err_t mote_kernel_aten_cat_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
             }
             chunk = (size_t)t->sizes[cd] * inner;
             if (chunk > 0) {
-                memcpy(dst, (const uint8_t *)t->data + o * chunk, chunk);
+                memmove(dst, (const uint8_t *)t->data + o * chunk, chunk);
                 dst += chunk;
             }
         }

@@ -88,7 +88,7 @@ mote_err_t mote_kernel_aten_constant_pad_nd_out(mote_kernel_ctx_t *ctx, mote_val
             }
             mote_k_fill(dst, elem, esz, (size_t)lo);
             if (hi > lo) {
-                memcpy(dst + (size_t)lo * esz,
+                memmove(dst + (size_t)lo * esz,
                        (const uint8_t *)in->data + (size_t)(off + lo - b) * esz,
                        (size_t)(hi - lo) * esz);
             }

@@ -50,7 +50,7 @@ mote_err_t mote_kernel_aten_embedding_out(mote_kernel_ctx_t *ctx, mote_value_t *
         size_t r;
         MOTE_TRY(mote_k_idx_wrap(mote_k_idx_get(idx, i), (int64_t)wt->sizes[0], 0, &r));
         if (row > 0) {
-            memcpy((uint8_t *)out->data + i * row, (const uint8_t *)wt->data + r * row, row);
+            memmove((uint8_t *)out->data + i * row, (const uint8_t *)wt->data + r * row, row);
         }
     }
     return MOTE_OK;

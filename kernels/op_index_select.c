@@ -59,7 +59,7 @@ mote_err_t mote_kernel_aten_index_select_out(mote_kernel_ctx_t *ctx, mote_value_
             continue;
         }
         for (o = 0; o < outer; o++) {
-            memcpy((uint8_t *)out->data + (o * n + i) * inner,
+            memmove((uint8_t *)out->data + (o * n + i) * inner,
                    (const uint8_t *)self->data + (o * dsz + j) * inner, inner);
         }
     }

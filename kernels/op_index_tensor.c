@@ -55,10 +55,10 @@ mote_err_t mote_kernel_aten_index_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_
             size_t off, j;
             MOTE_TRY(mote_k_adv_offset(&g, rc, &off));
             if (st == esz) {
-                memcpy(dst + i * esz, src + off * esz, row * esz);
+                memmove(dst + i * esz, src + off * esz, row * esz);
             } else {
                 for (j = 0; j < row; j++) {
-                    memcpy(dst + (i + j) * esz, src + off * esz + j * st, esz);
+                    memmove(dst + (i + j) * esz, src + off * esz + j * st, esz);
                 }
             }
             rc[g.rdim - 1u] = row - 1u; /* jump to the row's end, then step */
@@ -69,7 +69,7 @@ mote_err_t mote_kernel_aten_index_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_
     for (i = 0; i < g.rnumel; i++) {
         size_t off;
         MOTE_TRY(mote_k_adv_offset(&g, rc, &off));
-        memcpy((uint8_t *)out->data + i * esz, (const uint8_t *)self->data + off * esz, esz);
+        memmove((uint8_t *)out->data + i * esz, (const uint8_t *)self->data + off * esz, esz);
         mote_k_coord_next(rc, g.rsz, g.rdim);
     }
     return MOTE_OK;

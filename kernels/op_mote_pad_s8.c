@@ -50,7 +50,7 @@ mote_err_t mote_kernel_mote_pad_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
                 continue;
             }
             memset(row, value, (size_t)pads[2] * c);
-            memcpy(row + (size_t)pads[2] * c, in + ((size_t)b * h + iy) * w * c, (size_t)w * c);
+            memmove(row + (size_t)pads[2] * c, in + ((size_t)b * h + iy) * w * c, (size_t)w * c);
             memset(row + (size_t)(pads[2] + w) * c, value, (size_t)pads[3] * c);
         }
     }

@@ -68,7 +68,7 @@ mote_err_t mote_kernel_mote_upsample_nearest2d_s8_out(mote_kernel_ctx_t *ctx,
                 continue;
             }
             for (x = 0; x < wo; x++) {
-                memcpy(orow + (size_t)x * c, row + (size_t)iw[x] * c, (size_t)c);
+                memmove(orow + (size_t)x * c, row + (size_t)iw[x] * c, (size_t)c);
             }
         }
     }

@@ -30,13 +30,13 @@ static void mote_permute_transpose(uint8_t *out, const uint8_t *in, size_t esz, 
                 if (esz == 4) {
                     for (c = c0; c < c1; c++) {
                         for (r = r0; r < r1; r++) {
-                            memcpy(y + (c * rows + r) * 4, x + (r * cols + c) * 4, 4);
+                            memmove(y + (c * rows + r) * 4, x + (r * cols + c) * 4, 4);
                         }
                     }
                 } else {
                     for (c = c0; c < c1; c++) {
                         for (r = r0; r < r1; r++) {
-                            memcpy(y + (c * rows + r) * esz, x + (r * cols + c) * esz, esz);
+                            memmove(y + (c * rows + r) * esz, x + (r * cols + c) * esz, esz);
                         }
                     }
                 }

@@ -73,7 +73,7 @@ mote_err_t mote_kernel_aten_roll_out(mote_kernel_ctx_t *ctx, mote_value_t *const
     po = (uint8_t *)out->data;
     ps = (const uint8_t *)in->data;
     for (i = 0; i < n; i++) {
-        memcpy(po + (size_t)i * esz, ps + (size_t)off * esz, esz);
+        memmove(po + (size_t)i * esz, ps + (size_t)off * esz, esz);
         d = r;
         while (d-- > 0) {
             idx[d]++;

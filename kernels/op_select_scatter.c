@@ -53,7 +53,7 @@ mote_err_t mote_kernel_aten_select_scatter_out(mote_kernel_ctx_t *ctx, mote_valu
         return MOTE_OK;
     }
     for (o = 0; o < outer; o++) {
-        memcpy((uint8_t *)out->data + (o * (size_t)self->sizes[cd] + j) * inner,
+        memmove((uint8_t *)out->data + (o * (size_t)self->sizes[cd] + j) * inner,
                (const uint8_t *)src->data + o * inner, inner);
     }
     return MOTE_OK;

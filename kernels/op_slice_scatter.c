@@ -71,7 +71,7 @@ mote_err_t mote_kernel_aten_slice_scatter_out(mote_kernel_ctx_t *ctx, mote_value
     }
     for (o = 0; o < outer; o++) {
         for (i = 0; i < (size_t)len; i++) {
-            memcpy((uint8_t *)out->data + (o * (size_t)n + (size_t)start + i * (size_t)step) * inner,
+            memmove((uint8_t *)out->data + (o * (size_t)n + (size_t)start + i * (size_t)step) * inner,
                    (const uint8_t *)src->data + (o * (size_t)len + i) * inner, inner);
         }
     }

@@ -49,7 +49,7 @@ mote_err_t mote_kernel_aten_stack_out(mote_kernel_ctx_t *ctx, mote_value_t *cons
     }
     for (o = 0; o < outer; o++) {
         for (i = 0; i < nt; i++) {
-            memcpy((uint8_t *)out->data + (o * nt + i) * inner, (const uint8_t *)ts[i]->data + o * inner, inner);
+            memmove((uint8_t *)out->data + (o * nt + i) * inner, (const uint8_t *)ts[i]->data + o * inner, inner);
         }
     }
     return MOTE_OK;

@@ -36,7 +36,7 @@ mote_err_t mote_kernel_aten_upsample_nearest2d_vec_out(mote_kernel_ctx_t *ctx,
             size_t sy = mote_k_up_nearest(y, g.has_sh, g.sh, g.h, g.oh);
             for (x = 0; x < g.ow; x++) {
                 size_t sx = mote_k_up_nearest(x, g.has_sw, g.sw, g.w, g.ow);
-                memcpy(dst + (y * g.ow + x) * esz, src + (sy * g.w + sx) * esz, esz);
+                memmove(dst + (y * g.ow + x) * esz, src + (sy * g.w + sx) * esz, esz);
             }
         }
     }

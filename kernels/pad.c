@@ -82,7 +82,7 @@ mote_err_t mote_k_pad_nd(mote_value_t *const *args, uint32_t nargs, uint32_t k, 
                     MOTE_CHECK(s >= 0, MOTE_ERR_KERNEL_ARGS);
                     off = off * isz[d] + (size_t)s;
                 }
-                memcpy(y + (o * per_out + i) * esz, x + (o * inner_in + off) * esz, esz);
+                memmove(y + (o * per_out + i) * esz, x + (o * inner_in + off) * esz, esz);
                 for (d = k; d > 0; d--) {
                     if (++c[d - 1u] < osz[d - 1u]) {
                         break;

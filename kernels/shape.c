@@ -95,7 +95,7 @@ mote_err_t mote_shape_split(const mote_tensor_t *in, uint32_t d, mote_tensor_t *
         const uint8_t *src = (const uint8_t *)in->data + start * inner;
         if (chunk > 0) {
             for (o = 0; o < outer; o++) {
-                memcpy(dst + o * chunk, src + o * total * inner, chunk);
+                memmove(dst + o * chunk, src + o * total * inner, chunk);
             }
         }
         start += (size_t)sizes[j];

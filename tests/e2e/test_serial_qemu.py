@@ -68,7 +68,7 @@ def test_monitor_decodes_firmware_lines(builds, qemu_on_socket, capsys):
     out, err = capsys.readouterr()
     events = [json.loads(ln) for ln in out.splitlines()]
     kinds = [e["event"] for e in events]
-    assert kinds == ["boot", "model", "out", "done"], out
+    assert kinds == ["boot", "model", "out", "stack", "done"], out
     assert events[0]["board"] == BOARD
     assert events[1]["pte"] == (build / "model.pte").stat().st_size
     ev = events[2]
@@ -77,7 +77,8 @@ def test_monitor_decodes_firmware_lines(builds, qemu_on_socket, capsys):
     dev = np.array(ev["outputs"][0], np.float32)
     assert ev["shapes"] == [list(host[0].shape)] and ev["dtypes"] == ["float32"]
     np.testing.assert_allclose(dev, host[0], rtol=1e-5, atol=1e-5 * np.abs(host[0]).max())
-    assert events[3]["count"] == 1
+    assert events[3]["fields"]["used"] > 0  # painted-stack peak, bytes
+    assert events[4]["count"] == 1
     assert "closed" in err  # QEMU exited after MOTE DONE
 
 

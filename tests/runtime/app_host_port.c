@@ -52,6 +52,12 @@ uint32_t mote_port_cycles(void)
     return 0u;
 }
 
+/* The host has no painted stack to measure: report 0 bytes. */
+uint32_t mote_port_stack_peak(void)
+{
+    return 0u;
+}
+
 void mote_port_exit(int status)
 {
     fflush(stdout);
