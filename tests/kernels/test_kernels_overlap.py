@@ -27,7 +27,7 @@ def _views(shift, n=N):
     return buf[lo:lo + n], buf[lo + shift:lo + shift + n]
 
 
-# name, args from (src, out) -> argument list, view of src the out must equal
+# case -> function of (src, out) giving (kernel name, its arguments); out must end equal to src
 CASES = {
     "cat": lambda s, o: ("aten::cat.out", [[s], 0, o]),
     "stack": lambda s, o: ("aten::stack.out", [[s], 0, o.reshape(1, N)]),
