@@ -1,4 +1,4 @@
-"""The `aot` command line: export, inspect, run, compare, build, generate, test, flash, monitor, ops.
+"""The `aot` command line: export, inspect, run, compare, build, generate, test, profile, debug, flash, monitor, ops.
 
 Every sub-command prints human-readable text by default; `--json` (where
 offered) prints exactly one JSON object on stdout instead. Exit codes: 0 ok,
@@ -73,7 +73,8 @@ def _cmd_export(args) -> int:
 
 def _cmd_inspect(args) -> int:
     from aot.tools.inspect import run_inspect
-    return run_inspect(args)
+    from aot.tools.memplot import draw_arena_plan  # --png: memplot draws what inspect reads
+    return run_inspect(args, draw=draw_arena_plan)
 
 
 def _cmd_run(args) -> int:
@@ -104,6 +105,16 @@ def _cmd_test(args) -> int:
 def _cmd_ops(args) -> int:
     from aot.tools.ops import ops_command
     return ops_command(args)
+
+
+def _cmd_profile(args) -> int:
+    from aot.tools.profile import profile_command
+    return profile_command(args)
+
+
+def _cmd_debug(args) -> int:
+    from aot.tools.debug import debug_command
+    return debug_command(args)
 
 
 def _cmd_flash(args) -> int:
@@ -178,7 +189,27 @@ def build_parser() -> argparse.ArgumentParser:
                         "the calibration inputs) with their expected outputs from the host runtime; "
                         "the firmware checks them at boot and prints MOTE SELFTEST PASS|FAIL; also "
                         "writes model.bpte (run them with `aot test`)")
+    p.add_argument("--trace", choices=("profile", "debug"),
+                   help="compile the runtime's event tracer in (mote/trace.h): after each inference "
+                        "the firmware runs it once more traced and prints per-instruction ticks "
+                        "(PROF lines, for aot profile); debug also prints every instruction's "
+                        "outputs (DBG lines, for aot debug)")
     p.set_defaults(func=_cmd_build)
+
+    from aot.tools.profile import add_profile_arguments
+    p = sub.add_parser("profile", help="per-instruction time of one inference (host, simulator, serial)")
+    _add_model_options(p)
+    add_profile_arguments(p, _sim_boards())
+    _add_dsp_weights_option(p)
+    p.set_defaults(func=_cmd_profile)
+
+    from aot.tools.debug import add_debug_arguments
+    p = sub.add_parser("debug", help="every op's output on a target against eager / PT2E: the first "
+                                     "op whose numbers drift")
+    _add_model_options(p)
+    add_debug_arguments(p, _sim_boards())
+    _add_dsp_weights_option(p)
+    p.set_defaults(func=_cmd_debug)
 
     p = sub.add_parser("generate", help="compile a model to C sources for your own build "
                                         "(CMake, PlatformIO, Zephyr): the build step without the link")

@@ -101,12 +101,20 @@ class KernelCall:
     """op: "namespace::name" (e.g. "aten::addmm"); overload: e.g. "out";
     args: value indices in the out-variant schema order, outputs last.
     source: "file:line" of the model code that produced it (for errors and
-    the stack trace table); scratch_bytes: planned scratch size."""
+    the stack trace table); scratch_bytes: planned scratch size; node: the
+    edge graph node lowered to this call; nodes: the user's graph nodes it
+    computes after fusions (aot.compiler.source.fused_nodes; the PT2E
+    converted graph's for int8); module: "module 'path' (Class)" or "";
+    q: int8 value's (quantize node name, perm) or None (aot debug's record)."""
     op: str
     overload: str
     args: list[int]
     source: str = ""
     scratch_bytes: int = 0
+    node: str = ""
+    nodes: list = field(default_factory=list)
+    module: str = ""
+    q: Optional[tuple] = None
 
 
 #: ExecuTorch's view operator (``executorch_prim::et_view.default(Tensor self,

@@ -27,7 +27,7 @@ from aot.compiler.passes.views import ET_VIEW_NAME, et_view
 from aot.compiler.plan import plan_memory
 from aot.compiler.share_values import share_values
 from aot.compiler.source import module_of as _module_of
-from aot.compiler.source import source_of
+from aot.compiler.source import fused_nodes, quant_of, source_of
 
 #: torch.memory_format -> c10::MemoryFormat code
 _MEMORY_FORMATS = {torch.contiguous_format: 0, torch.preserve_format: 1,
@@ -150,6 +150,12 @@ class _Builder:
         return idx
 
     def call(self, n: torch.fx.Node) -> None:
+        first = len(self.spec.instructions)
+        self._call(n)
+        for call in self.spec.instructions[first:]:
+            call.node, call.nodes, call.module, call.q = n.name, fused_nodes(n), _module_of(n), quant_of(n)
+
+    def _call(self, n: torch.fx.Node) -> None:
         src = source_of(n)
         if n.target is et_view:
             args = [self.node_value(n.args[0]), self.add(ir.IntListValue(list(n.args[1])))]
@@ -230,6 +236,23 @@ def lower_program(prog: EdgeProgram, planner: str = "best", scratch_fn=None,
     return spec
 
 
+def core_program(ep_or_module, example_inputs=None) -> torch.export.ExportedProgram:
+    """The Core ATen ExportedProgram that :func:`lower` lowers: ``ep_or_module``
+    exported first when it is an eval nn.Module (with ``example_inputs``).
+    Its node names are the ones the debug record's calls name (aot debug runs it)."""
+    if isinstance(ep_or_module, torch.nn.Module):
+        if example_inputs is None:
+            raise LoweringError("lower(module) needs example_inputs")
+        return export(ep_or_module, example_inputs)
+    return to_core_aten(ep_or_module)
+
+
+def lower_core(core: torch.export.ExportedProgram, *, planner: str = "best",
+               scratch_fn=None, spec_passes=()) -> ir.ProgramSpec:
+    """:func:`lower` of a :func:`core_program`."""
+    return lower_program(run_fp32_passes(from_exported(core)), planner, scratch_fn, spec_passes)
+
+
 def lower(ep_or_module, example_inputs=None, *, planner: str = "best",
           scratch_fn=None, spec_passes=()) -> ir.ProgramSpec:
     """Lower an ExportedProgram (or an eval nn.Module with ``example_inputs``,
@@ -237,13 +260,8 @@ def lower(ep_or_module, example_inputs=None, *, planner: str = "best",
     ``(spec, call) -> bytes`` of per-call kernel scratch placed in the arena
     (plan_info["scratch_offsets"]); spec_passes: see :func:`lower_program`.
     Raises UnsupportedOpError, LoweringError, ExportError, PlanError."""
-    if isinstance(ep_or_module, torch.nn.Module):
-        if example_inputs is None:
-            raise LoweringError("lower(module) needs example_inputs")
-        ep = export(ep_or_module, example_inputs)
-    else:
-        ep = to_core_aten(ep_or_module)
-    return lower_program(run_fp32_passes(from_exported(ep)), planner, scratch_fn, spec_passes)
+    return lower_core(core_program(ep_or_module, example_inputs), planner=planner,
+                      scratch_fn=scratch_fn, spec_passes=spec_passes)
 
 
 def compile_model(module: torch.nn.Module, example_inputs) -> ir.ProgramSpec:

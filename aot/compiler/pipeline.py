@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+import numpy as np
 import torch
 
 from aot import ir
@@ -24,7 +25,9 @@ class Compiled:
     (None for a .pt2 file, whose ExportedProgram runs instead); reference:
     callable on input tensors giving the outputs the device should match
     (eager fp32, or for --int8 the PT2E reference: convert_pt2e's module);
-    example_inputs: tuple of tensors; manifest: the ops.json dict.
+    example_inputs: tuple of tensors; manifest: the ops.json dict; program:
+    the Core ATen ExportedProgram that was lowered (for int8, with Mote's
+    int8 operators), whose nodes the debug record names (aot debug).
     """
     name: str
     spec: ir.ProgramSpec
@@ -37,6 +40,7 @@ class Compiled:
     calibration_data: Optional[list] = None
     manifest: dict = field(default_factory=dict)
     seconds: float = 0.0
+    program: object = None
 
     @property
     def arena_bytes(self) -> int:
@@ -155,7 +159,7 @@ def compile_module(name: str, module: torch.nn.Module, example_inputs, int8: boo
 def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=False) -> Compiled:
     from aot.compiler.accept import check_kernels_accept
     from aot.compiler.emit import build_program
-    from aot.compiler.lower import lower
+    from aot.compiler.lower import core_program, lower_core
     from aot.compiler.manifest import build_manifest
     example_inputs = tuple(mf.example_inputs)
     if int8:
@@ -177,32 +181,50 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
         info = ep.graph_module.meta.get("mote_int8")
         reference = converted
         from aot.compiler.dsp_weights import add_dsp_weights
-        spec = lower(ep, None, planner=planner, scratch_fn=scratch_bytes,
-                     spec_passes=(add_dsp_weights,) if dsp_weights else ())
+        core = core_program(ep)
+        spec = lower_core(core, planner=planner, scratch_fn=scratch_bytes,
+                          spec_passes=(add_dsp_weights,) if dsp_weights else ())
     else:
         info = None
         reference = eager
-        spec = lower(mf.exported if mf.exported is not None else mf.module, example_inputs,
-                     planner=planner)
+        core = core_program(mf.exported if mf.exported is not None else mf.module, example_inputs)
+        spec = lower_core(core, planner=planner)
     program = build_program(spec)  # the one serialisation of this compile
     check_kernels_accept(spec, program.data, example_inputs)  # refused calls fail here, before any write
     manifest = build_manifest(spec, program=program)
     return Compiled(name=name, spec=spec, pte=program.data, example_inputs=example_inputs,
                     eager=eager, reference=reference, int8=int8, int8_info=info,
-                    calibration_data=mf.calibration_data, manifest=manifest)
+                    calibration_data=mf.calibration_data, manifest=manifest, program=core)
 
 
 def write_outputs(compiled: Compiled, pte_path: Path) -> list:
-    """Write the .pte and its ops.json (each atomically: a reader never sees a
-    partial file). Returns the paths written."""
+    """Write the .pte, its ops.json and its debug record (aot.compiler.debug_record),
+    each atomically: a reader never sees a partial file. Returns the paths written."""
     from aot.compiler.emit import atomic_write
     from aot.compiler.manifest import manifest_path
+    from aot.compiler.debug_record import debug_record, debug_record_path
     pte_path = Path(pte_path)
     pte_path.parent.mkdir(parents=True, exist_ok=True)
     ops = manifest_path(pte_path)
+    rec = debug_record_path(pte_path)
     atomic_write(pte_path, compiled.pte)
     atomic_write(ops, (json.dumps(compiled.manifest, indent=2) + "\n").encode())
-    return [pte_path, ops]
+    atomic_write(rec, (json.dumps(debug_record(compiled), indent=1) + "\n").encode())
+    return [pte_path, ops, rec]
+
+
+def program_inputs(compiled: Compiled, inputs) -> list:
+    """The program's input arrays for model inputs `inputs` (tensors or
+    arrays): with --int8-io, each int8 input quantized with its PT2E input
+    qparams (round half to even, as torch.round; clamped to int8)."""
+    qps = getattr(compiled.int8_info, "input_qparams", None) or [None] * len(inputs)
+    out = []
+    for x, qp in zip(inputs, qps):
+        a = x.detach().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
+        if qp is not None:
+            a = np.clip(np.round(a / qp[0]) + qp[1], -128, 127).astype(np.int8)
+        out.append(a)
+    return out
 
 
 def reference_outputs(compiled: Compiled, inputs) -> list:

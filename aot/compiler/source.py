@@ -39,3 +39,45 @@ def module_of(node: torch.fx.Node) -> str:
     path, cls = list(stack.values())[-1]
     cls = cls.__name__ if isinstance(cls, type) else str(cls).rsplit(".", 1)[-1]
     return f"module '{path}' ({cls})" if path else ""
+
+
+#: key in node.meta["custom"] (the meta torch.export carries through a
+#: re-export): names of the FX nodes of the user's exported (or PT2E
+#: converted) graph that a node computes after fusions, in graph order
+FUSED_KEY = "mote_fused"
+#: key in node.meta["custom"]: (quantize node name, perm) of an int8 value
+#: (physical = logical.permute(perm))
+QUANT_KEY = "mote_q"
+
+
+def _custom(node: torch.fx.Node) -> dict:
+    return node.meta.get("custom") or {}
+
+
+def fused_nodes(node: torch.fx.Node) -> list:
+    """Names of the graph nodes ``node`` stands for: its own name unless a
+    pass fused others into it (a folded conv + batch norm, an int8 conv's
+    weight, bias, conv, activation and requantize)."""
+    return list(_custom(node).get(FUSED_KEY) or [node.name])
+
+
+def set_fused(node: torch.fx.Node, names) -> None:
+    """Records that ``node`` computes the nodes ``names``."""
+    node.meta["custom"] = {**_custom(node), FUSED_KEY: list(names)}
+
+
+def mark_fused(node: torch.fx.Node, names) -> None:
+    """Records that ``node`` now also computes the nodes ``names`` (appended,
+    without repeats)."""
+    have = fused_nodes(node)
+    set_fused(node, have + [n for n in names if n not in have])
+
+
+def quant_of(node: torch.fx.Node):
+    """(quantize node name, perm) recorded for an int8 value, or None."""
+    q = _custom(node).get(QUANT_KEY)
+    return None if q is None else (q[0], tuple(q[1]))
+
+
+def set_quant(node: torch.fx.Node, qname: str, perm) -> None:
+    node.meta["custom"] = {**_custom(node), QUANT_KEY: (qname, tuple(int(d) for d in perm))}

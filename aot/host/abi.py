@@ -124,3 +124,19 @@ KernelFn = C.CFUNCTYPE(C.c_int, C.POINTER(KernelCtx), C.POINTER(C.POINTER(Value)
 class KernelEntry(C.Structure):
     """mote_kernel_entry_t: operator name and kernel function."""
     _fields_ = [("name", C.c_char_p), ("fn", C.c_void_p)]
+
+
+class TraceEvent(C.Structure):
+    """mote_trace_event_t (mote/trace.h): instruction index, start and end ticks."""
+    _fields_ = [("instr", C.c_uint32), ("start", C.c_uint32), ("end", C.c_uint32)]
+
+
+#: mote_trace_fn_t: (user, method, instruction index)
+TraceFn = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p, C.c_uint32)
+
+
+class Tracer(C.Structure):
+    """mote_tracer_t (mote/trace.h); ticks are mote_port_ticks() (ns on Linux)."""
+    _fields_ = [("events", C.POINTER(TraceEvent)), ("capacity", C.c_uint32), ("count", C.c_uint32),
+                ("dropped", C.c_uint32), ("run_start", C.c_uint32), ("run_end", C.c_uint32),
+                ("overhead", C.c_uint32), ("after", TraceFn), ("user", C.c_void_p)]

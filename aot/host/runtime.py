@@ -26,6 +26,7 @@ from aot.errors import RuntimeCallError as MoteError  # noqa: F401 (the binding'
 from aot.host.abi import TAG, MAX_ARENAS, error_codes  # noqa: F401 (error_codes re-exported)
 from aot.host.abi import Buffer as _Buffer, Memory as _Memory, Requirements as _Requirements
 from aot.host.abi import ScratchSlot as _ScratchSlot, Tensor as _Tensor, Value as _Value
+from aot.host.abi import TraceEvent as _TraceEvent, TraceFn as _TraceFn, Tracer as _Tracer
 from aot.host.inputs import load_npz_inputs  # noqa: F401 (re-exported)
 from aot.ir import DTYPE_NUMPY, NUMPY_CODES
 from aot.paths import HOST_BUILD_DIR
@@ -42,6 +43,22 @@ class Requirements:
     state_align: int
     arena_sizes: tuple
     arena_align: int
+
+
+@dataclass
+class Trace:
+    """One traced execute (mote/trace.h). events: (instruction, start, end)
+    ticks in execution order; overhead: ticks one mote_port_ticks() call adds
+    to each event's end - start; run_ticks: the whole execute; tick_unit:
+    "ns" (the Linux port's CLOCK_MONOTONIC); captured: {instruction: [arrays]}
+    copied from the values asked for, right after that instruction ran."""
+    outputs: list
+    events: list
+    overhead: int
+    run_ticks: int
+    dropped: int
+    captured: dict
+    tick_unit: str = "ns"
 
 
 @dataclass(frozen=True)
@@ -94,6 +111,13 @@ def _load_lib(path=None):
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = res, args
+    # Only in a library built with MOTE_TRACE (mote/trace.h); the host build has it.
+    lib.mote_traced = hasattr(lib, "mote_method_set_tracer")
+    if lib.mote_traced:
+        lib.mote_method_set_tracer.restype = i32
+        lib.mote_method_set_tracer.argtypes = [vp, C.POINTER(_Tracer)]
+        lib.mote_method_value.restype = i32
+        lib.mote_method_value.argtypes = [vp, u32, C.POINTER(C.POINTER(_Value))]
     if lib.mote_host_max_arenas() != MAX_ARENAS:
         raise RuntimeError("libmote.so was built with a different MOTE_MAX_ARENAS")
     _libs[str(path)] = lib
@@ -279,19 +303,52 @@ class Method:
             err.instruction = int(pc)
             raise err
 
+    @classmethod
+    def _array(cls, t: _Tensor) -> np.ndarray:
+        """A copy of tensor `t`'s data (its logical shape, its dtype)."""
+        info = cls._info(t)
+        if not t.nbytes:
+            return np.zeros(info.shape, dtype=info.dtype)
+        buf = (C.c_uint8 * t.nbytes).from_address(t.data)
+        return np.frombuffer(bytes(buf), dtype=info.dtype).reshape(info.shape)
+
+    def run_traced(self, inputs, capture=None) -> Trace:
+        """run() with the event tracer attached: ticks around every instruction
+        and, for capture = {instruction: [value indices]}, copies of those
+        tensor values right after that instruction ran (a numerical
+        debugger's intermediate outputs). Needs a MOTE_TRACE library."""
+        if not self._lib.mote_traced:
+            raise _error("UNSUPPORTED", "this runtime library was built without MOTE_TRACE")
+        cap = {int(k): [int(x) for x in v] for k, v in (capture or {}).items()}
+        captured: dict = {}
+        # a JumpFalse loop can run an instruction more than once: room for 4 passes
+        n_events = max(4 * self.program.state_counts(self.index)["instrs"], 16)
+        events = (_TraceEvent * n_events)()
+
+        def after(_user, _m, instr):
+            for vi in cap.get(instr, ()):
+                v = C.POINTER(_Value)()
+                if self._lib.mote_method_value(self._ptr, vi, C.byref(v)) == 0 and v.contents.tag == TAG_TENSOR:
+                    captured.setdefault(instr, []).append(self._array(v.contents.u.t.contents))
+
+        fn = _TraceFn(after) if cap else _TraceFn()
+        tracer = _Tracer(events=events, capacity=n_events, after=fn)
+        _check(self._lib, self._lib.mote_method_set_tracer(self._ptr, C.byref(tracer)), "tracer")
+        try:
+            outs = self.run(inputs)
+        finally:
+            _check(self._lib, self._lib.mote_method_set_tracer(self._ptr, None), "tracer")
+        evs = [(e.instr, e.start, e.end) for e in events[:tracer.count]]
+        return Trace(outputs=outs, events=evs, overhead=tracer.overhead,
+                     run_ticks=(tracer.run_end - tracer.run_start) & 0xFFFFFFFF,
+                     dropped=tracer.dropped, captured=captured)
+
     def outputs(self) -> list:
         outs = []
         for i in range(self.num_outputs):
             v = self._value(i, True)
             if v.tag == TAG_TENSOR:
-                t = v.u.t.contents
-                info = self._info(t)
-                if t.nbytes:
-                    buf = (C.c_uint8 * t.nbytes).from_address(t.data)
-                    arr = np.frombuffer(bytes(buf), dtype=info.dtype).reshape(info.shape)
-                else:
-                    arr = np.zeros(info.shape, dtype=info.dtype)
-                outs.append(arr)
+                outs.append(self._array(v.u.t.contents))
             elif v.tag == TAG_INT:
                 outs.append(int(v.u.i))
             elif v.tag == TAG_BOOL:

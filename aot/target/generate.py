@@ -41,7 +41,7 @@ import numpy as np
 
 from aot import ir
 from aot.errors import BuildError
-from aot.paths import KERNELS_DIR, RUNTIME_DIR
+from aot.paths import CMSIS_DIR, KERNELS_DIR, RUNTIME_DIR
 from aot.compiler.kernels import RUNTIME_OPS, kernel_files, optimized_kernel_files
 from aot.compiler.scratch import scratch_bytes, scratch_slots
 
@@ -58,6 +58,12 @@ PTE_ALIGN = 16
 # --------------------------------------------------------------------------- kernels
 
 
+def _kernel_source(op: str, board, portable: dict, optimized: dict):
+    """The one rule: cmsis/ first for ops it has on cores with DSP or MVE, else kernels/."""
+    src = optimized.get(op) if (board.dsp or board.mve) else None
+    return src or portable.get(op)
+
+
 def select_kernels(op_names: Sequence[str], board) -> list:
     """Kernel source files for `op_names` on `board` (cmsis/ first for int8 ops
     on cores with DSP or MVE). Raises BuildError naming every op with no kernel."""
@@ -67,8 +73,7 @@ def select_kernels(op_names: Sequence[str], board) -> list:
     for op in op_names:
         if op in RUNTIME_OPS:
             continue
-        src = optimized.get(op) if (board.dsp or board.mve) else None
-        src = src or portable.get(op)
+        src = _kernel_source(op, board, portable, optimized)
         if src is None:
             missing.append(op)
         elif src not in files:
@@ -77,6 +82,24 @@ def select_kernels(op_names: Sequence[str], board) -> list:
         raise BuildError("no kernel for operator(s) " + ", ".join(missing)
                          + f" in this build (kernels/ has {len(portable)} operators)")
     return files
+
+
+def kernel_variant(op: str, board=None) -> str:
+    """Which kernel runs `op` ("aten::convolution.out") in a build for `board`
+    (None: the host library): "runtime" (et_view, run by the runtime itself),
+    "MVE" or "DSP" (cmsis/ on a core with Helium or the DSP extension),
+    "portable" (kernels/), or "none"."""
+    if op in RUNTIME_OPS:
+        return "runtime"
+    portable = kernel_files(KERNELS_DIR)
+    if board is None:
+        return "portable" if op in portable else "none"
+    src = _kernel_source(op, board, portable, optimized_kernel_files())
+    if src is None:
+        return "none"
+    if Path(src).resolve().parent != CMSIS_DIR.resolve():
+        return "portable"
+    return "MVE" if board.mve else "DSP"
 
 
 #: Arithmetic kernels whose integer paths are compiled only when a program uses them.

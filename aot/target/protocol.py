@@ -14,6 +14,12 @@ SELFTEST lines come from runtime/embed/mote_selftest.c, also in a user's firmwar
     MOTE SELFTEST FAIL case=<k> output=<o> element=<i> got=<g> want=<w> tol=<t> failed=<f> n=<cases> max_abs_err=<e>
     (and any other "MOTE <WORD> key=value ..." line)
 
+Traced firmware (aot build --trace profile|debug), after each OUT line:
+
+    DBG <instr> <value> <tensor hex>             (--trace debug: each instruction's outputs)
+    PROF <instr> <start> <end>                   one per executed instruction, ticks
+    MOTE PROF events=<n> dropped=<d> overhead=<ticks> run=<ticks>
+
 <count> is the inference's cycle count (DWT on silicon) or exact instruction
 count (QEMU -icount). Output tensors are the hex of their little-endian bytes.
 
@@ -41,6 +47,8 @@ from aot.errors import MoteError, ProtocolError
 
 _OUT = re.compile(r"^OUT (\d+) (\d+) ([0-9a-fA-F,]*)$")
 _MOTE = re.compile(r"^MOTE ([A-Z][A-Z0-9_]*)(?: (.*))?$")
+_PROF = re.compile(r"^PROF (\d+) (\d+) (\d+)$")
+_DBG = re.compile(r"^DBG (\d+) (\d+) ([0-9a-fA-F]*)$")
 
 
 def _number(text: str):
@@ -88,10 +96,20 @@ def parse_line(line: str, outputs_meta: Optional[list] = None) -> dict:
     {"event": "out", "index", "count", "outputs" (arrays; with outputs_meta) or
     "outputs_hex" (without, or when they do not fit: then "note" says why)} ·
     {"event": "selftest", "verdict" ("PASS"/"FAIL"/None), "fields"} ·
+    {"event": "trace", "instr", "start", "end"} (PROF) ·
+    {"event": "debug_output", "instr", "value", "hex"} (DBG) ·
     {"event": <word lower-cased>, "fields"} for any other "MOTE <WORD>" line ·
     {"event": "text"} for anything else. Every event carries "line".
     """
     line = line.rstrip("\r\n")
+    m = _PROF.match(line)
+    if m:
+        return {"event": "trace", "instr": int(m.group(1)), "start": int(m.group(2)),
+                "end": int(m.group(3)), "line": line}
+    m = _DBG.match(line)
+    if m:
+        return {"event": "debug_output", "instr": int(m.group(1)), "value": int(m.group(2)),
+                "hex": m.group(3), "line": line}
     m = _OUT.match(line)
     if m:
         ev = {"event": "out", "index": int(m.group(1)), "count": int(m.group(2))}
@@ -145,6 +163,41 @@ def parse_uart(text: str, outputs_meta: list) -> tuple:
             outs.append(ev["outputs"])
             counts.append(ev["count"])
     return outs, counts
+
+
+def read_traces(lines) -> list:
+    """The traced runs of a --trace firmware's lines (any iterable of str), one
+    dict per inference: {"count": the OUT line's untraced count, "events":
+    [(instr, start, end)], "overhead", "run", "dropped" (MOTE PROF's fields),
+    "outputs": {instr: [(value index, bytes)]} (DBG lines)}. Raises MoteError
+    on a firmware error, ProtocolError when no traced run is complete."""
+    runs, cur = [], None
+    for line in lines:
+        ev = parse_line(line)
+        kind = ev["event"]
+        if kind == "error":
+            raise MoteError(f"firmware reported: {ev['line']}")
+        if kind == "out":
+            cur = {"count": ev["count"], "events": [], "outputs": {}}
+        elif cur is None:
+            continue
+        elif kind == "trace":
+            cur["events"].append((ev["instr"], ev["start"], ev["end"]))
+        elif kind == "debug_output":
+            cur["outputs"].setdefault(ev["instr"], []).append((ev["value"], bytes.fromhex(ev["hex"])))
+        elif kind == "prof":
+            f = ev["fields"]
+            cur.update(overhead=int(f.get("overhead", 0)), run=int(f.get("run", 0)),
+                       dropped=int(f.get("dropped", 0)))
+            if int(f.get("events", -1)) != len(cur["events"]):
+                raise ProtocolError(f"MOTE PROF says {f.get('events')} events, "
+                                    f"{len(cur['events'])} PROF lines arrived")
+            runs.append(cur)
+            cur = None
+    if not runs:
+        raise ProtocolError("no traced run (PROF lines and a MOTE PROF line): was the firmware "
+                            "built with aot build --trace profile?")
+    return runs
 
 
 def input_line(arrays: list) -> bytes:

@@ -104,12 +104,12 @@ def build_command(args) -> int:
                          kernel_opt=args.kernel_opt,
                          uart_inputs=getattr(args, "uart_inputs", False),
                          verify_checksum=getattr(args, "verify_checksum", False),
-                         selftest=selftest)
+                         selftest=selftest, trace=getattr(args, "trace", None))
     print(size_table(art.size))
     if selftest is not None:
         print(f"self-test: {selftest.count} case(s), {art.size['planned']['selftest']:,} B of "
               "expected outputs and tolerances (part \"selftest\")")
-    for p in ("model.pte", "model.bpte", "ops.json", "mote_model.h", "firmware.elf", "firmware.bin",
+    for p in ("model.pte", "model.debug.json", "model.bpte", "ops.json", "mote_model.h", "firmware.elf", "firmware.bin",
               "firmware.uf2", "size.json"):
         if (out / p).exists():
             print(f"  {out / p}")

@@ -1,4 +1,5 @@
-"""``aot inspect model.pte [--json]``: what a .pte contains.
+"""``aot inspect model.pte [--json] [--png FILE]``: what a .pte contains
+(``--png``: a picture of the arena plan, :mod:`aot.tools.memplot`).
 
 :func:`inspect_pte` returns a JSON-able dict: operators (``name.overload``
 with call count and tensor dtypes), values, inputs/outputs (shape, dtype,
@@ -88,14 +89,23 @@ def _io(p: PlanInfo, idxs: list) -> list:
     return out
 
 
-def inspect_plan(p: PlanInfo) -> dict:
-    """The report of one method (see :func:`inspect_pte`)."""
+def plan_liveness(p: PlanInfo) -> tuple:
+    """(uses, live_uses, live_outputs, life) of one parsed method, by the rules
+    of :mod:`aot.compiler.liveness`: ``uses`` per instruction (tensor value
+    indices, lists expanded), ``live_uses``/``live_outputs`` with each
+    unplanned view's storage added, ``life`` value index -> (first, last)
+    instruction index (inclusive)."""
     uses = _plan_uses(p)
     views = [(ins.index, ins.args[0], ins.args[-1]) for ins in p.instructions
              if ins.op in VIEW_OPS and len(ins.args) >= 2 and p.tensors.get(ins.args[-1]) is not None
              and p.tensors[ins.args[-1]].kind == "unplanned"]
     live_uses, live_outs = with_view_aliases(uses, views, p.outputs)
-    life = lifetimes(live_uses, p.inputs, live_outs)
+    return uses, live_uses, live_outs, lifetimes(live_uses, p.inputs, live_outs)
+
+
+def inspect_plan(p: PlanInfo) -> dict:
+    """The report of one method (see :func:`inspect_pte`)."""
+    uses, live_uses, live_outs, life = plan_liveness(p)
     ops: dict = {}
     for ins, us in zip(p.instructions, uses):
         if ins.kind != "kernel":
@@ -227,14 +237,20 @@ def render_text(info: dict) -> str:
 
 
 def add_inspect_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of ``aot inspect``: pte path, --json."""
+    """Arguments of ``aot inspect``: pte path, --json, --png."""
     parser.add_argument("pte", help="path of the .pte file")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--png", metavar="FILE",
+                        help="also draw the arena plan (tensor lifetimes x byte ranges, kernel scratch "
+                             "when a build folder's mote_model.h records it) to this PNG")
 
 
-def run_inspect(args: argparse.Namespace) -> int:
-    """Run ``aot inspect``: prints the report; returns 0, or 1 if the file is
-    missing or malformed (message on stderr)."""
+def run_inspect(args: argparse.Namespace, draw=None) -> int:
+    """Run ``aot inspect``: prints the report (with ``--png``, ``draw(path,
+    png)`` draws the arena plan first: aot.tools.memplot.draw_arena_plan,
+    passed in by aot.cli because memplot reads this module); returns 0, or 1 if the file is missing
+    or malformed (message on stderr). A PNG that cannot be written raises
+    MoteError (one line from the CLI)."""
     path = Path(args.pte)
     if path.is_dir():  # a build folder: its program
         path = path / "model.pte"
@@ -246,10 +262,17 @@ def run_inspect(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"aot inspect: error: {path}: {e.strerror or e}", file=sys.stderr)
         return 1
+    png = None
+    if getattr(args, "png", None) and draw is not None:
+        png = draw(path, args.png)
+        info["arena_png"] = png
     if args.json:
         print(json.dumps(info, indent=2))
     else:
         sys.stdout.write(render_text(info))
+        if png is not None:
+            print(f"arena plan: {png['path']} ({png['tensors']} tensors, {png['scratch_blocks']} scratch blocks"
+                  + ("" if png["scratch_source"] else "; kernel scratch not recorded in the .pte") + ")")
     return 0
 
 
@@ -257,7 +280,10 @@ def main(argv=None) -> int:
     """Stand-alone entry: ``python -m aot.tools.inspect model.pte [--json]``."""
     p = argparse.ArgumentParser(prog="aot inspect", description=__doc__.splitlines()[0])
     add_inspect_arguments(p)
-    return run_inspect(p.parse_args(argv))
+    args = p.parse_args(argv)
+    if args.png:
+        p.error("--png: use `aot inspect` (aot.cli passes the drawing in)")
+    return run_inspect(args)
 
 
 if __name__ == "__main__":

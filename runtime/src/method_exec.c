@@ -4,57 +4,134 @@
  */
 #include "method_internal.h"
 
-mote_err_t mote_method_execute(mote_method_t *m)
+/* Runs instruction *pc and moves *pc to the next one. */
+static mote_err_t exec_one(mote_method_t *m, uint32_t *pc)
 {
+    const mote_instr_t *ins = &m->instrs[*pc];
+    mote_value_t *v = m->values;
     mote_kernel_ctx_t ctx;
-    uint32_t pc = 0;
-    mote_err_t err;
+    mote_err_t err = MOTE_OK;
 
-    MOTE_CHECK(m != NULL && m->magic == MOTE_METHOD_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+    switch (ins->kind) {
+    case MOTE_INSTR_KERNEL:
+        ctx.scratch = ins->scratch != NULL ? ins->scratch : m->scratch.ptr;
+        ctx.scratch_size = ins->scratch != NULL ? ins->scratch_size : m->scratch.size;
+        err = ins->fn(&ctx, ins->args, ins->a);
+        (*pc)++;
+        break;
+    case MOTE_INSTR_VIEW:
+        if (v[ins->a].tag != MOTE_TAG_TENSOR || v[ins->b].tag != MOTE_TAG_TENSOR) {
+            err = MOTE_ERR_BAD_VALUE_TYPE;
+        } else {
+            v[ins->b].u.t->data = v[ins->a].u.t->data;
+        }
+        (*pc)++;
+        break;
+    case MOTE_INSTR_MOVE:
+        v[ins->b] = v[ins->a];
+        (*pc)++;
+        break;
+    case MOTE_INSTR_JUMP_FALSE:
+        if (v[ins->a].tag != MOTE_TAG_BOOL) {
+            err = MOTE_ERR_BAD_VALUE_TYPE;
+        } else if (v[ins->a].u.b) {
+            (*pc)++;
+        } else if (ins->b <= m->num_instrs) {
+            *pc = ins->b;
+        } else {
+            err = MOTE_ERR_JUMP_OUT_OF_RANGE;
+        }
+        break;
+    default: /* MOTE_INSTR_FREE: memory is planned */
+        (*pc)++;
+        break;
+    }
+    return err;
+}
+
+static mote_err_t exec_failed(mote_method_t *m, uint32_t pc, mote_err_t err)
+{
+    m->failed_instr = (int32_t)pc;
+    MOTE_LOGF("instruction %d failed: %d", (int)pc, (int)err);
+    return err;
+}
+
+#ifdef MOTE_TRACE
+/* The traced loop: ticks around each instruction, the callback after it. */
+static mote_err_t exec_traced(mote_method_t *m, mote_tracer_t *t)
+{
+    uint32_t pc = 0;
+    uint32_t k;
+
+    t->overhead = UINT32_MAX;
+    for (k = 0; k < 3u; k++) { /* the least of three: a first call may pay a cache miss */
+        uint32_t t0 = mote_port_ticks();
+        uint32_t d = mote_port_ticks() - t0;
+        t->overhead = d < t->overhead ? d : t->overhead;
+    }
+    t->count = 0;
+    t->dropped = 0;
+    t->run_start = mote_port_ticks();
     while (pc < m->num_instrs) {
-        const mote_instr_t *ins = &m->instrs[pc];
-        mote_value_t *v = m->values;
-        err = MOTE_OK;
-        switch (ins->kind) {
-        case MOTE_INSTR_KERNEL:
-            ctx.scratch = ins->scratch != NULL ? ins->scratch : m->scratch.ptr;
-            ctx.scratch_size = ins->scratch != NULL ? ins->scratch_size : m->scratch.size;
-            err = ins->fn(&ctx, ins->args, ins->a);
-            pc++;
-            break;
-        case MOTE_INSTR_VIEW:
-            if (v[ins->a].tag != MOTE_TAG_TENSOR || v[ins->b].tag != MOTE_TAG_TENSOR) {
-                err = MOTE_ERR_BAD_VALUE_TYPE;
-            } else {
-                v[ins->b].u.t->data = v[ins->a].u.t->data;
-            }
-            pc++;
-            break;
-        case MOTE_INSTR_MOVE:
-            v[ins->b] = v[ins->a];
-            pc++;
-            break;
-        case MOTE_INSTR_JUMP_FALSE:
-            if (v[ins->a].tag != MOTE_TAG_BOOL) {
-                err = MOTE_ERR_BAD_VALUE_TYPE;
-            } else if (v[ins->a].u.b) {
-                pc++;
-            } else if (ins->b <= m->num_instrs) {
-                pc = ins->b;
-            } else {
-                err = MOTE_ERR_JUMP_OUT_OF_RANGE;
-            }
-            break;
-        default: /* MOTE_INSTR_FREE: memory is planned */
-            pc++;
-            break;
+        uint32_t at = pc;
+        uint32_t start = mote_port_ticks();
+        mote_err_t err = exec_one(m, &pc);
+        uint32_t end = mote_port_ticks();
+        if (t->count < t->capacity) {
+            mote_trace_event_t *e = &t->events[t->count++];
+            e->instr = at;
+            e->start = start;
+            e->end = end;
+        } else {
+            t->dropped++;
         }
         if (err != MOTE_OK) {
-            m->failed_instr = (int32_t)(ins - m->instrs);
-            MOTE_LOGF("instruction %d failed: %d", (int)m->failed_instr, (int)err);
-            return err;
+            t->run_end = end;
+            return exec_failed(m, at, err);
+        }
+        if (t->after != NULL) {
+            t->after(t->user, m, at);
         }
     }
+    t->run_end = mote_port_ticks();
+    return MOTE_OK;
+}
+
+mote_err_t mote_method_set_tracer(mote_method_t *m, mote_tracer_t *t)
+{
+    MOTE_CHECK(m != NULL && m->magic == MOTE_METHOD_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+    MOTE_CHECK(t == NULL || t->events != NULL || t->capacity == 0u, MOTE_ERR_INVALID_ARGUMENT);
+    m->tracer = t;
+    return MOTE_OK;
+}
+#endif
+
+mote_err_t mote_method_execute(mote_method_t *m)
+{
+    uint32_t pc = 0;
+
+    MOTE_CHECK(m != NULL && m->magic == MOTE_METHOD_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+#ifdef MOTE_TRACE
+    if (m->tracer != NULL) {
+        return exec_traced(m, m->tracer);
+    }
+#endif
+    while (pc < m->num_instrs) {
+        uint32_t at = pc;
+        mote_err_t err = exec_one(m, &pc);
+        if (err != MOTE_OK) {
+            return exec_failed(m, at, err);
+        }
+    }
+    return MOTE_OK;
+}
+
+mote_err_t mote_method_value(const mote_method_t *m, uint32_t index, const mote_value_t **v)
+{
+    MOTE_CHECK(m != NULL && m->magic == MOTE_METHOD_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+    MOTE_CHECK(v != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    MOTE_CHECK(index < m->num_values, MOTE_ERR_BAD_INDEX);
+    *v = &m->values[index];
     return MOTE_OK;
 }
 

@@ -660,6 +660,7 @@ mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32
     m->magic = 0;
     m->failed_op = -1;
     m->failed_instr = -1;
+    m->tracer = NULL;
     MOTE_CHECK(mem != NULL, MOTE_ERR_INVALID_ARGUMENT);
     MOTE_TRY(method_count(prog, method_index, &c));
     MOTE_TRY(method_layout(&c, &l));

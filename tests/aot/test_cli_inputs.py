@@ -201,7 +201,7 @@ def test_export_into_a_folder_and_inspect_a_folder(model_file, tmp_path):
     out.mkdir()
     r = _aot("export", model_file, "-o", out)
     assert r.returncode == 0, r.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["sig.ops.json", "sig.pte"]
+    assert sorted(p.name for p in out.iterdir()) == ["sig.debug.json", "sig.ops.json", "sig.pte"]
     (out / "sig.pte").rename(out / "model.pte")
     r = _aot("inspect", out, "--json")
     assert r.returncode == 0, r.stderr

@@ -17,6 +17,7 @@ LAYERS = [
     {"aot.host"},
     {"aot.compiler"},
     {"aot.target"},
+    {"aot.devtools"},
     {"aot.tools"},
     {"aot.cli", "aot"},
 ]

@@ -12,6 +12,7 @@ import operator
 import torch
 
 from aot.compiler.passes.edge_program import EdgeProgram
+from aot.compiler.source import mark_fused
 
 aten = torch.ops.aten
 BN = aten._native_batch_norm_legit_no_training.default
@@ -56,6 +57,7 @@ def fold_batchnorm(prog: EdgeProgram) -> int:
         args = list(conv.args)
         args[1], args[2] = wn, bnode
         conv.args = tuple(args)
+        mark_fused(conv, [bn.name] + [u.name for u in bn.users])  # for aot debug's record
         for u in list(bn.users):
             u.replace_all_uses_with(conv)
             prog.graph.erase_node(u)

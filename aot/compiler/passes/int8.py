@@ -64,7 +64,7 @@ from torch.fx import Graph, GraphModule, Node
 from aot.compiler import int8ref
 from aot.compiler.quantize import LUT_OPS
 from aot.compiler.quantize import ISLAND_KEY, EMBEDDING_OPS, PRELU_OPS
-from aot.compiler.source import module_of, source_location, source_of
+from aot.compiler.source import fused_nodes, module_of, set_fused, set_quant, source_location, source_of
 from aot.compiler import mote_ops  # noqa: F401  (registers torch.ops.mote)
 import torch.ao.quantization.fx._decomposed  # noqa: F401,E402  (registers quantized_decomposed)
 
@@ -156,9 +156,11 @@ def _inv(p):
 def _tag(node: Node, qname: str, perm) -> None:
     """Record on an int8 node which PT2E quantize node it holds and in which
     layout (``meta["mote_q"] = (name, perm)``: physical = logical.permute(perm),
-    possibly reshaped). Tests use it to compare every op with PT2E layer by layer."""
+    possibly reshaped). Tests use it to compare every op with PT2E layer by
+    layer; the copy in meta["custom"] survives the re-export for aot debug."""
     if qname and "mote_q" not in node.meta:
         node.meta["mote_q"] = (qname, tuple(int(d) for d in perm))
+        set_quant(node, qname, perm)
 
 
 def _same_bytes(shape, p1, p2) -> bool:
@@ -205,6 +207,7 @@ class _Lowering:
         self.warned: set = set()   # targets already reported by Int8FallbackWarning
         self.sites: list = []      # (op, source) of every fp32 fallback node
         self.islands: list = []    # planned fp32 islands: (kind, "file.py:line")
+        self.fusing = None         # PT2E node names the group being emitted computes
 
     # ------------------------------------------------------------------ helpers
     def shape(self, n: Node) -> tuple:
@@ -242,6 +245,7 @@ class _Lowering:
             for k in ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node"):
                 if k in src.meta:
                     node.meta[k] = src.meta[k]
+            set_fused(node, self.fusing or fused_nodes(src))
         return node
 
     def layout(self, v: _QVal, perm: tuple, src=None) -> Node:
@@ -259,6 +263,8 @@ class _Lowering:
                 node = self.call(aten.permute_copy.default, (v.node, r), src)
             self.layouts[key] = node
             _tag(node, v.qname, perm)
+            if v.qname:
+                set_fused(node, [v.qname])  # a layout change of that value, not the group's op
         return self.layouts[key]
 
     def nhwc(self, v: _QVal, src=None) -> Node:
@@ -979,6 +985,7 @@ class _Lowering:
                         self.warn_fallback(n)
                 new = self.g.call_function(n.target, self.map_arg(n.args), self.map_arg(n.kwargs))
                 new.meta = {k: v for k, v in n.meta.items() if k not in ("tensor_meta", "val")}
+                set_fused(new, fused_nodes(n))
                 self.env[n] = new
             else:
                 raise RuntimeError(f"int8 lowering: unsupported node {n.format_node()}")
@@ -995,7 +1002,16 @@ class _Lowering:
         if dt != torch.int8 or qmin != -128 or qmax != 127:
             raise ValueError(f"int8 lowering: unsupported quantize {q.format_node()}")
         if q in self.plans:
-            v = self.emit(q, *self.plans[q])
+            kind, core, act = self.plans[q]
+            # the PT2E nodes this group computes: weights/bias, op, activation, requantize
+            params = [a for a in core.all_input_nodes  # weight / bias (dequantized constants)
+                      if a.op == "get_attr" or (a.all_input_nodes
+                                                and all(b.op == "get_attr" for b in a.all_input_nodes))]
+            self.fusing = [a.name for a in params] + [core.name] + ([act.name] if act is not None else []) + [q.name]
+            try:
+                v = self.emit(q, kind, core, act)
+            finally:
+                self.fusing = None
             v.qname = q.name
             _tag(v.node, q.name, v.perm)
             self.qv[q] = v
@@ -1008,7 +1024,11 @@ class _Lowering:
             node = self.env[src]
             self.input_q[src.name] = (float(s), int(zp))
         else:
-            node = self.call(Q, (self.float_of(src), float(s), int(zp), qmin, qmax, dt), src)
+            self.fusing = [q.name]
+            try:
+                node = self.call(Q, (self.float_of(src), float(s), int(zp), qmin, qmax, dt), src)
+            finally:
+                self.fusing = None
         self.qv[q] = _QVal(node, shape, tuple(range(len(shape))), float(s), int(zp), qname=q.name)
         _tag(node, q.name, self.qv[q].perm)
 

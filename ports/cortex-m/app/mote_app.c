@@ -45,6 +45,19 @@
  *
  * and main returns 1 when it failed. Numbers print as 4 significant digits
  * ("1.234e-7", "0", "nan", "inf"); aot.target.protocol reads these lines.
+ *
+ * Tracing (aot build --trace profile|debug; needs MOTE_TRACE, mote/trace.h):
+ * after each inference's OUT line (timed without the tracer) the same inputs
+ * run once more with the event tracer attached, then print
+ *
+ *   PROF <instr> <start> <end>        one per executed instruction (ticks)
+ *   MOTE PROF events=<n> dropped=<d> overhead=<ticks> run=<ticks>
+ *
+ * and with MOTE_APP_TRACE_DEBUG, during that run, after each instruction
+ * listed in the generated mote_debug_pairs[] (model_debug.c: instruction,
+ * value index pairs in instruction order), one line per output tensor:
+ *
+ *   DBG <instr> <value> <tensor hex>
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -77,6 +90,13 @@ extern const uint8_t mote_inputs[];
 extern const uint32_t mote_inputs_count;
 #define APP_INPUTS mote_inputs
 #define APP_INPUT_COUNT mote_inputs_count
+#endif
+
+#ifdef MOTE_APP_TRACE
+#include "mote/trace.h"
+#ifndef MOTE_TRACE
+#error "MOTE_APP_TRACE needs the runtime built with MOTE_TRACE"
+#endif
 #endif
 
 static void app_fail(const char *stage, mote_err_t err)
@@ -138,7 +158,78 @@ static void app_set_inputs(const uint8_t *set)
     }
 }
 
-static void app_run_one(uint32_t index)
+#ifdef MOTE_APP_TRACE
+/* Room for every instruction once (MOTE_APP_TRACE_EVENTS: the chain's length). */
+static mote_trace_event_t app_events[MOTE_APP_TRACE_EVENTS];
+static mote_tracer_t app_tracer;
+
+#ifdef MOTE_APP_TRACE_DEBUG
+extern const uint32_t mote_debug_pairs[];   /* (instruction, value index) pairs */
+extern const uint32_t mote_debug_pairs_count;
+
+/* Prints the listed outputs of instruction `instr` (pairs are in instruction order). */
+static void app_debug_after(void *user, const mote_method_t *m, uint32_t instr)
+{
+    (void)user;
+    for (uint32_t k = 0; k < mote_debug_pairs_count; ++k) {
+        const mote_value_t *v;
+        if (mote_debug_pairs[2u * k] != instr || mote_method_value(m, mote_debug_pairs[2u * k + 1u], &v) != MOTE_OK
+            || v->tag != MOTE_TAG_TENSOR) {
+            continue;
+        }
+        mote_port_puts("DBG ");
+        mote_port_put_u32(instr);
+        mote_port_putc(' ');
+        mote_port_put_u32(mote_debug_pairs[2u * k + 1u]);
+        mote_port_putc(' ');
+        app_put_hex_bytes((const uint8_t *)v->u.t->data, (uint32_t)v->u.t->nbytes);
+        mote_port_putc('\n');
+    }
+}
+#endif
+
+/* Runs the method's current inputs once more with the tracer, prints the events. */
+static void app_trace_one(void)
+{
+    mote_method_t *m = mote_model_method();
+    app_tracer.events = app_events;
+    app_tracer.capacity = (uint32_t)(sizeof(app_events) / sizeof(app_events[0]));
+#ifdef MOTE_APP_TRACE_DEBUG
+    app_tracer.after = app_debug_after;
+#endif
+    mote_err_t err = mote_method_set_tracer(m, &app_tracer);
+    if (err == MOTE_OK) {
+        err = mote_model_run();
+    }
+    if (err == MOTE_OK) {
+        err = mote_method_set_tracer(m, NULL);
+    }
+    if (err != MOTE_OK) {
+        app_fail("trace", err);
+    }
+    for (uint32_t k = 0; k < app_tracer.count; ++k) {
+        mote_port_puts("PROF ");
+        mote_port_put_u32(app_events[k].instr);
+        mote_port_putc(' ');
+        mote_port_put_u32(app_events[k].start);
+        mote_port_putc(' ');
+        mote_port_put_u32(app_events[k].end);
+        mote_port_putc('\n');
+    }
+    mote_port_puts("MOTE PROF events=");
+    mote_port_put_u32(app_tracer.count);
+    mote_port_puts(" dropped=");
+    mote_port_put_u32(app_tracer.dropped);
+    mote_port_puts(" overhead=");
+    mote_port_put_u32(app_tracer.overhead);
+    mote_port_puts(" run=");
+    mote_port_put_u32(app_tracer.run_end - app_tracer.run_start);
+    mote_port_putc('\n');
+}
+#endif
+
+/* Runs input set `set` (already copied in) and prints its OUT line. */
+static void app_run_one(uint32_t index, const uint8_t *set)
 {
     /* Two back-to-back reads measure the counter's own overhead. */
     uint32_t c0 = mote_port_cycles();
@@ -167,6 +258,13 @@ static void app_run_one(uint32_t index)
         app_put_hex_bytes((const uint8_t *)data, (uint32_t)nbytes);
     }
     mote_port_putc('\n');
+#ifdef MOTE_APP_TRACE
+    /* Inputs are planned in the arena: the run just made may have reused their bytes. */
+    app_set_inputs(set);
+    app_trace_one();
+#else
+    (void)set;
+#endif
 }
 
 #ifdef MOTE_APP_UART_INPUTS
@@ -217,7 +315,7 @@ int main(void)
     mote_port_puts("MOTE READY\n");
     while (app_read_input_line(app_uart_input, sizeof(app_uart_input))) {
         app_set_inputs(app_uart_input);
-        app_run_one(count++);
+        app_run_one(count++, app_uart_input);
     }
 #else
 #ifdef MOTE_APP_SELFTEST
@@ -226,7 +324,7 @@ int main(void)
 #endif
     for (; count < APP_INPUT_COUNT; ++count) {
         app_set_inputs(APP_INPUTS + (size_t)count * MOTE_MODEL_INPUTS_BYTES);
-        app_run_one(count);
+        app_run_one(count, APP_INPUTS + (size_t)count * MOTE_MODEL_INPUTS_BYTES);
 #ifdef MOTE_APP_SELFTEST
         mote_err_t err = mote_selftest_check(&st, mote_model_method(), count);
         if (err != MOTE_OK) {

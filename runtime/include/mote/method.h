@@ -37,6 +37,7 @@
 
 #include "mote/kernel.h"
 #include "mote/program.h"
+#include "mote/trace.h"
 #include "mote/types.h"
 
 #ifdef __cplusplus
@@ -124,6 +125,10 @@ typedef struct mote_method {
     mote_buffer_t scratch;
     int32_t failed_op;      /* operator index that had no kernel, or -1 */
     int32_t failed_instr;   /* instruction index of the last failure, or -1 */
+    /* mote/trace.h's tracer, or NULL. Present in every build so that code
+     * compiled with and without MOTE_TRACE agrees on this struct; only
+     * MOTE_TRACE builds have code that reads it. */
+    struct mote_tracer *tracer;
     uint32_t magic;
 } mote_method_t;
 
@@ -182,6 +187,13 @@ uint32_t mote_method_num_outputs(const mote_method_t *m);
 /** Input/output value `i` (any tag). Errors: NOT_INITIALIZED, INPUT_INDEX. */
 MOTE_NODISCARD mote_err_t mote_method_input_value(const mote_method_t *m, uint32_t i, const mote_value_t **v);
 MOTE_NODISCARD mote_err_t mote_method_output_value(const mote_method_t *m, uint32_t i, const mote_value_t **v);
+
+/**
+ * Value `index` of the method's value table (the program's value indices, as
+ * in its instructions; any tag). For a debugger reading an instruction's
+ * outputs from a mote_trace_fn_t. Errors: NOT_INITIALIZED, BAD_INDEX.
+ */
+MOTE_NODISCARD mote_err_t mote_method_value(const mote_method_t *m, uint32_t index, const mote_value_t **v);
 
 /** Tensor metadata of input `i` (dtype, sizes, nbytes). Errors: as above, BAD_VALUE_TYPE (not a tensor). */
 MOTE_NODISCARD mote_err_t mote_method_input_tensor(const mote_method_t *m, uint32_t i, const mote_tensor_t **t);

@@ -1,0 +1,1 @@
+"""Profiling and numerical debugging of compiled programs: ETDump, profiles, debug records."""

@@ -1,0 +1,201 @@
+"""Per-operator profiles: where the time of one inference goes, instruction by instruction.
+
+The runtime's event tracer (runtime/include/mote/trace.h) records a start and
+end tick around every instruction; this module turns those events and the
+program's debug record (aot.compiler.debug_record) into one table:
+
+    {"model", "target", "int8", "tick_unit": "instructions"|"cycles"|"ns",
+     "total_ticks": sum of the rows' ticks, "whole_ticks": the same inference
+     measured without the tracer, "agreement": total_ticks / whole_ticks,
+     "overhead": ticks of one tick read (subtracted from every row), "runs": int,
+     "ops": [{"instr", "op", "kernel": "portable"|"DSP"|"MVE"|"runtime",
+              "input_shapes", "output_shapes", "macs", "ticks", "share" (0..1),
+              "macs_per_tick", "source": "file.py:LINE", "module", "start", "end"}]}
+
+"start"/"end" lay the rows back to back from 0 (the inference without the
+tracer's own ticks), the timeline an ETDump carries.
+
+Ticks: exact instruction counts under QEMU -icount (the simulated boards),
+DWT core cycles on silicon, CLOCK_MONOTONIC ns on the host (the least of
+`repeats` runs per row, and of the whole run: timing noise only adds).
+A row's ticks are end - start - overhead: the instruction alone.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from aot.errors import MoteError
+
+MASK32 = 0xFFFFFFFF
+
+
+def _delta(start: int, end: int) -> int:
+    return (end - start) & MASK32
+
+
+def profile_from_events(record: dict, runs: list, tick_unit: str, whole_ticks: int,
+                        variant_of, target: str) -> dict:
+    """The profile table from traced runs of one program.
+
+    runs: per run, {"events": [(instr, start, end)], "overhead": ticks}; rows
+    take the least ticks over the runs (one row per executed instruction of
+    the first run, in execution order). variant_of: op name -> kernel variant.
+    whole_ticks: the untraced inference's count."""
+    instrs = record["instructions"]
+    first = runs[0]["events"]
+    if not first:
+        raise MoteError("the traced run recorded no events")
+    best = []
+    for pos, (k, start, end) in enumerate(first):
+        ticks = []
+        for run in runs:
+            if pos < len(run["events"]) and run["events"][pos][0] == k:
+                _, s, e = run["events"][pos]
+                ticks.append(max(_delta(s, e) - run["overhead"], 0))
+        best.append((k, start, min(ticks)))
+    total = sum(t for _, _, t in best)
+    ops, rel = [], 0
+    for k, _, ticks in best:
+        if not 0 <= k < len(instrs):
+            raise MoteError(f"traced instruction {k} is not in the debug record "
+                            f"({len(instrs)} instructions): record and program do not match")
+        r = instrs[k]
+        ops.append({"instr": k, "op": r["op"], "kernel": variant_of(r["op"]),
+                    "input_shapes": r["input_shapes"], "output_shapes": r["output_shapes"],
+                    "macs": r["macs"], "ticks": ticks, "share": ticks / total if total else 0.0,
+                    "macs_per_tick": r["macs"] / ticks if ticks else 0.0,
+                    "source": r["source"], "module": r["module"], "start": rel, "end": rel + ticks})
+        rel += ticks  # rows back to back: the timeline without the tracer's own ticks
+    return {"model": record["model"], "target": target, "int8": record["int8"], "tick_unit": tick_unit,
+            "total_ticks": total, "whole_ticks": int(whole_ticks),
+            "agreement": total / whole_ticks if whole_ticks else 0.0,
+            "overhead": runs[0]["overhead"], "runs": len(runs), "ops": ops}
+
+
+# --------------------------------------------------------------------------- host
+
+
+def _whole_host_ns(method, inputs, repeats: int) -> int:
+    """Least untraced execute time in ns, the cost of an empty ctypes call
+    (mote_method_num_inputs) subtracted."""
+    import time
+    for i, x in enumerate(inputs):
+        method.set_input(i, x)
+    best, empty = None, None
+    for _ in range(repeats):
+        t0 = time.perf_counter_ns()
+        method._lib.mote_method_num_inputs(method._ptr)
+        t1 = time.perf_counter_ns()
+        method.execute()
+        t2 = time.perf_counter_ns()
+        empty = t1 - t0 if empty is None else min(empty, t1 - t0)
+        best = t2 - t1 if best is None else min(best, t2 - t1)
+        for i, x in enumerate(inputs):  # inputs are planned: dead bytes get reused
+            method.set_input(i, x)
+    return max(best - empty, 1)
+
+
+def profile_host(pte: bytes, record: dict, inputs, repeats: int = 30) -> dict:
+    """Profile one program on the host library (libmote.so, built with MOTE_TRACE)."""
+    from aot.host.runtime import Program
+    from aot.target.generate import kernel_variant
+    method = Program(pte).method()
+    runs = []
+    for _ in range(repeats):
+        tr = method.run_traced(inputs)
+        if tr.dropped:
+            raise MoteError(f"the tracer dropped {tr.dropped} events")
+        runs.append({"events": tr.events, "overhead": tr.overhead})
+    whole = _whole_host_ns(method, inputs, repeats)
+    return profile_from_events(record, runs, "ns", whole, kernel_variant, "host")
+
+
+# --------------------------------------------------------------------------- firmware
+
+
+def profile_uart(lines, record: dict, board, target: str, tick_unit: str) -> dict:
+    """Profile from a --trace profile firmware's UART lines (QEMU or a real
+    port). tick_unit: "instructions" (QEMU -icount) or "cycles" (DWT on silicon)."""
+    from aot.target.generate import kernel_variant
+    from aot.target.protocol import read_traces
+    runs = read_traces(lines)
+    run = runs[0]
+    if run.get("dropped"):
+        raise MoteError(f"the firmware's tracer dropped {run['dropped']} events")
+    return profile_from_events(record, [run], tick_unit, run["count"],
+                               lambda op: kernel_variant(op, board), target)
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _shape(shapes) -> str:
+    return ",".join("x".join(str(d) for d in s) for s in shapes) or "-"
+
+
+def render_text(p: dict, limit: Optional[int] = None) -> str:
+    """The profile as a table, one row per executed instruction, then totals."""
+    unit = p["tick_unit"]
+    head = ["#", "op", "kernel", "in", "out", "MACs", unit, "share", "MACs/tick", "source", "module"]
+    rows = []
+    for o in p["ops"][:limit] if limit else p["ops"]:
+        rows.append([str(o["instr"]), o["op"], o["kernel"], _shape(o["input_shapes"]),
+                     _shape(o["output_shapes"]), f"{o['macs']:,}", f"{o['ticks']:,}",
+                     f"{100 * o['share']:.1f}%", f"{o['macs_per_tick']:.2f}" if o["macs"] else "-",
+                     o["source"] or "-", o["module"].replace("module ", "") or "-"])
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
+    fmt = lambda r: "  ".join(c.rjust(w) if i in (0, 5, 6, 7, 8) else c.ljust(w)  # noqa: E731
+                              for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+    lines = [f"profile: {p['model']}{' int8' if p['int8'] else ''} on {p['target']} "
+             f"({unit}; {p['runs']} run{'s' if p['runs'] != 1 else ''}, least per row)",
+             fmt(head), fmt(["-" * w for w in widths])]
+    lines += [fmt(r) for r in rows]
+    macs = sum(o["macs"] for o in p["ops"])
+    lines.append(f"total: {p['total_ticks']:,} {unit} over {len(p['ops'])} instructions "
+                 f"({macs:,} MACs, {macs / p['total_ticks'] if p['total_ticks'] else 0:.2f} MACs/tick); "
+                 f"untraced whole inference: {p['whole_ticks']:,} {unit} "
+                 f"(rows sum to {100 * p['agreement']:.2f}% of it)")
+    return "\n".join(lines)
+
+
+def draw_png(p: dict, path, top: int = 15) -> None:
+    """Horizontal bar chart of the `top` instructions by ticks (matplotlib, Agg),
+    written atomically."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker  # noqa: F401 (matplotlib.ticker.FuncFormatter)
+    from aot.compiler.emit import atomic_write
+    import io
+    ops = sorted(p["ops"], key=lambda o: o["ticks"], reverse=True)[:top]
+    labels = [f"#{o['instr']} {o['op'].split('::')[-1]} [{o['kernel']}]  "
+              f"{o['module'].replace('module ', '')} {o['source'] or ''}".rstrip() for o in ops]
+    fig, ax = plt.subplots(figsize=(10, 0.42 * len(ops) + 1.6))
+    ax.barh(range(len(ops)), [o["ticks"] for o in ops], color="#3b75af")
+    ax.set_yticks(range(len(ops)), labels, fontsize=8)
+    ax.invert_yaxis()
+    for i, o in enumerate(ops):
+        ax.text(o["ticks"], i, f" {100 * o['share']:.1f}%", va="center", fontsize=8)
+    ax.set_xlabel(p["tick_unit"])
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+    ax.set_title(f"{p['model']}{' int8' if p['int8'] else ''} on {p['target']}: "
+                 f"top {len(ops)} of {len(p['ops'])} instructions, total {p['total_ticks']:,} {p['tick_unit']}",
+                 fontsize=10)
+    ax.margins(x=0.12)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    try:
+        atomic_write(Path(path), buf.getvalue())
+    except OSError as e:
+        raise MoteError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def etdump_profile(p: dict) -> dict:
+    """The profile in aot.devtools.etdump's input form: each event's end is
+    start + ticks (the tracer's overhead taken out, as in the table)."""
+    return {"tick_unit": p["tick_unit"], "total_ticks": p["total_ticks"], "run_start": 0,
+            "ops": [{"instr": o["instr"], "op": o["op"], "start": o["start"], "end": o["end"],
+                     "ticks": o["ticks"]} for o in p["ops"]]}

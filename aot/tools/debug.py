@@ -1,0 +1,97 @@
+"""`aot debug`: every instruction's output on a target against the reference.
+
+    aot debug MODEL --target host|<simulated board> [--int8 [--int8-io]] [--json]
+              [--seed N] [--tol REL] [--tol-quanta Q] [-o DIR]
+
+The model is compiled, run once on random inputs (seed --seed, as aot
+compare) with every intermediate output captured (host: the tracer's
+callback; board: a `--trace debug` firmware built into -o DIR, default
+build/<model>-<board>[-int8]-debug, prints them over the UART), and compared
+op by op (aot.devtools.debug). Exit 0 when no op diverges, 1 otherwise.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from aot.errors import RunError
+
+
+def debug_compiled(compiled, target: str, seed: int = 0, out_dir=None, tol=None, tol_quanta=None,
+                   timeout: float = 300.0, board=None) -> dict:
+    """The debugger's report (aot.devtools.debug.compare_outputs) for `compiled` on `target`."""
+    from aot.compiler.pipeline import program_inputs
+    from aot.devtools import debug as dbg
+    from aot.compiler.debug_record import debug_record
+    from aot.tools.compare import random_inputs
+    record = debug_record(compiled)
+    x = random_inputs(compiled.example_inputs, seed)
+    prog_in = program_inputs(compiled, x)
+    if target == "host":
+        captured = dbg.captured_host(compiled.pte, record, prog_in)
+    else:
+        from aot.target.boards import load_board
+        from aot.target.build import build_compiled
+        from aot.target.qemu import run_firmware_streaming
+        board = board or load_board(target)
+        out = Path(out_dir or Path("build") / f"{compiled.name}-{board.name}"
+                   f"{'-int8' if compiled.int8 else ''}-debug")
+        print(f"aot debug: building a --trace debug firmware in {out}...", file=sys.stderr)
+        build_compiled(compiled, board.name, out, input_sets=[prog_in], trace="debug")
+        code, text = run_firmware_streaming(out / "firmware.elf", board, timeout_s=timeout)
+        if code != 0:
+            raise RunError(f"firmware exited with status {code}; last lines: {text.splitlines()[-3:]}")
+        captured = dbg.captured_uart(text.splitlines(), record)
+    rep = dbg.compare_outputs(compiled, record, captured, x,
+                              tol=dbg.DEFAULT_TOL if tol is None else tol,
+                              tol_quanta=dbg.DEFAULT_TOL_QUANTA if tol_quanta is None else tol_quanta)
+    rep["target"] = target
+    return rep
+
+
+def _json_ready(obj):
+    """`obj` with non-finite floats as null (an exact op's SNR is infinite; JSON has no inf)."""
+    import math
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_json_ready(v) for v in obj]
+    return obj
+
+
+def debug_command(args) -> int:
+    from aot.compiler.pipeline import compile_model_file
+    from aot.devtools.debug import render_text
+    board = None
+    if args.target != "host":
+        from aot.target.boards import load_board
+        board = load_board(args.target)  # checked before the (slower) compile
+        if board.simulator is None:
+            raise RunError(f"board {board.name} has no simulator; aot debug runs on host or a simulated "
+                           "board (mps2-an505, mps3-an547)")
+    from aot.tools.commands import dsp_weights
+    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
+                                  dsp_weights=board is not None and dsp_weights(board, args))
+    rep = debug_compiled(compiled, args.target, args.seed, args.output_dir, args.tol, args.tol_quanta,
+                         args.timeout, board)
+    if args.json:
+        print(json.dumps(_json_ready(rep)))
+    else:
+        print(render_text(rep))
+    return 0 if rep["first_divergent"] is None else 1
+
+
+def add_debug_arguments(p, sim_boards: str) -> None:
+    """The options after the model options (aot.cli adds those)."""
+    p.add_argument("--target", default="host", help=f"host or a simulated board ({sim_boards})")
+    p.add_argument("--json", action="store_true", help="print one JSON object (ops, first_divergent)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (as aot compare)")
+    p.add_argument("--tol", type=float, default=None,
+                   help="fp32: relative error above which an op diverges (default 1e-4)")
+    p.add_argument("--tol-quanta", type=int, default=None,
+                   help="int8: quanta from PT2E above which an op diverges (default 1)")
+    p.add_argument("-o", "--output-dir", help="build folder for the debug firmware (board targets)")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the firmware")

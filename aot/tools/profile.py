@@ -1,0 +1,158 @@
+"""`aot profile`: where the time of one inference goes, per instruction.
+
+    aot profile MODEL_OR_BUILD --target host|<simulated board>|serial:PORT
+                [--int8 [--int8-io]] [--json] [--png FILE] [--etdump FILE]
+
+MODEL (.py/.pt2) is compiled first; on a board target a firmware with the
+event tracer (`aot build --trace profile`) is built into -o DIR (default
+build/<model>-<board>-profile) and run. A BUILD folder is used as it is: on a
+board it must have been built with --trace profile (or debug); on the host
+its model.pte runs. serial:PORT reads a traced firmware already running on
+a board (cycles from DWT) or behind a socket (QEMU: instructions).
+The work is in aot.devtools.profile; this module is argument handling.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from aot.errors import RunError
+
+
+def _note(message: str) -> None:
+    print(f"aot profile: {message}", file=sys.stderr)
+
+
+def _build_dir_record(folder: Path) -> dict:
+    from aot.compiler.debug_record import debug_record_path, load_debug_record
+    return load_debug_record(debug_record_path(folder / "model.pte"))
+
+
+def _embedded_inputs(folder: Path, info: dict) -> list:
+    """The first input set a build embedded (gen/inputs.bin), per input."""
+    import numpy as np
+    from aot import ir
+    blob = (folder / "gen" / "inputs.bin").read_bytes()
+    arrays, off = [], 0
+    for meta in info["inputs"]:
+        dt = np.dtype(ir.DTYPE_NUMPY[meta["dtype"]])
+        n = int(np.prod(meta["sizes"], dtype=np.int64))
+        arrays.append(np.frombuffer(blob, dtype=dt, count=n, offset=off).reshape(meta["sizes"]).copy())
+        off += n * dt.itemsize
+    return arrays
+
+
+def _profile_build(folder: Path, target: str, args) -> dict:
+    from aot.devtools.profile import profile_host, profile_uart
+    from aot.target.run import build_board, read_build
+    info = read_build(folder)
+    record = _build_dir_record(folder)
+    if target == "host":
+        return profile_host((folder / "model.pte").read_bytes(), record, _embedded_inputs(folder, info),
+                            repeats=args.repeats)
+    board = build_board(info)
+    if info.get("trace") not in ("profile", "debug"):
+        raise RunError(f"{folder}'s firmware has no event tracer: build it with "
+                       f"`aot build ... --board {board.name} --trace profile -o {folder}`")
+    if target.startswith("serial:"):
+        return _profile_serial(folder, target, board, record, args)
+    if target != board.name:
+        raise RunError(f"{folder} is a {board.name} build; profile it with --target {board.name}")
+    from aot.target.qemu import run_firmware_streaming
+    if board.simulator is None:
+        raise RunError(f"board {board.name} has no simulator; run the firmware on the board and "
+                       "use --target serial:PORT")
+    _note(f"running {folder.name} on {board.name} (QEMU)...")
+    code, text = run_firmware_streaming(folder / "firmware.elf", board, timeout_s=args.timeout)
+    if code != 0:
+        raise RunError(f"firmware exited with status {code}; last lines: {text.splitlines()[-3:]}")
+    return profile_uart(text.splitlines(), record, board, board.name, "instructions")
+
+
+def _profile_serial(folder: Path, target: str, board, record: dict, args) -> dict:
+    from aot.devtools.profile import profile_uart
+    from aot.target.serial_port import count_name, open_port, read_lines
+    port = target[len("serial:"):]
+    if not port:
+        raise RunError("--target serial:PORT needs a port (serial:/dev/ttyACM0, serial:socket://HOST:PORT)")
+    ser = open_port(port, board.uart.baud)
+    _note(f"waiting up to {args.timeout:g} s for a traced inference on {port}: reset the board")
+    lines = []
+    try:
+        for line in read_lines(ser, time.monotonic() + args.timeout):
+            lines.append(line)
+            if line.startswith("MOTE PROF") or line.startswith("MOTE ERROR"):
+                break
+    finally:
+        ser.close()
+    return profile_uart(lines, record, board, target, count_name(board))
+
+
+def _profile_model(args) -> dict:
+    from aot.compiler.pipeline import compile_model_file, program_inputs
+    from aot.devtools.profile import profile_host
+    from aot.compiler.debug_record import debug_record
+    from aot.target.boards import load_board
+    board = None
+    if args.target != "host":
+        if args.target.startswith("serial:"):
+            raise RunError("--target serial:PORT profiles a build folder whose traced firmware is on "
+                           "the board (`aot build ... --trace profile -o DIR`, `aot flash DIR`)")
+        board = load_board(args.target)  # checked before the (slower) compile
+        if board.simulator is None:
+            raise RunError(f"board {board.name} has no simulator; build with --trace profile, flash it "
+                           "and use --target serial:PORT")
+    from aot.tools.commands import dsp_weights
+    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
+                                  dsp_weights=board is not None and dsp_weights(board, args))
+    inputs = program_inputs(compiled, compiled.example_inputs)
+    if board is None:
+        return profile_host(compiled.pte, debug_record(compiled), inputs, repeats=args.repeats)
+    from aot.target.build import build_compiled
+    out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}"
+               f"{'-int8' if compiled.int8 else ''}-profile")
+    _note(f"building traced firmware in {out}...")
+    build_compiled(compiled, board.name, out, input_sets=[inputs], trace="profile")
+    return _profile_build(out, board.name, args)
+
+
+def profile_command(args) -> int:
+    path = Path(args.model)
+    if path.is_dir():
+        if args.int8 or args.int8_io or args.calib:
+            raise RunError(f"{path} is a build folder: --int8/--int8-io/--calib apply to a model file")
+        p = _profile_build(path.resolve(), args.target, args)
+    else:
+        p = _profile_model(args)
+    from aot.devtools.profile import draw_png, etdump_profile, render_text
+    if args.png:
+        draw_png(p, args.png)
+    if args.etdump:
+        from aot.devtools.etdump import inspector_time_scale, write_etdump
+        write_etdump(etdump_profile(p), args.etdump)
+    if args.json:
+        print(json.dumps(p))
+        return 0
+    print(render_text(p))
+    if args.png:
+        print(f"  wrote {args.png}")
+    if args.etdump:
+        scale = inspector_time_scale(p["tick_unit"])
+        print(f"  wrote {args.etdump} (ETDump; ExecuTorch's Inspector: source_time_scale={scale!r}, "
+              f"target_time_scale={scale!r})")
+    return 0
+
+
+def add_profile_arguments(p, sim_boards: str) -> None:
+    """The options after the model options (aot.cli adds those)."""
+    p.add_argument("--target", required=True,
+                   help=f"host, a simulated board ({sim_boards}) or serial:PORT (a traced firmware on a board)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (total_ticks, tick_unit, ops)")
+    p.add_argument("--png", metavar="FILE", help="bar chart of the slowest instructions")
+    p.add_argument("--etdump", metavar="FILE", help="write ExecuTorch's ETDump (ED00) for its Inspector")
+    p.add_argument("-o", "--output-dir", help="build folder for the traced firmware (board targets)")
+    p.add_argument("--repeats", type=int, default=30,
+                   help="host: traced runs; each row keeps its least time (default 30)")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the firmware")

@@ -1,0 +1,82 @@
+"""`aot debug` on the host library: per-op errors against eager / PT2E / the
+integer reference, and the first divergent op of a deliberately broken program."""
+import copy
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+import zoo
+from aot.cli import main
+from aot.compiler.emit import build_program
+from aot.compiler.pipeline import compile_model_file
+from aot.tools.debug import debug_compiled
+
+
+@pytest.fixture(scope="module")
+def ds_int8():
+    return compile_model_file(str(zoo.path("ds_cnn")), int8=True, int8_io=True)
+
+
+def test_int8_every_op_within_one_quantum_of_pt2e_and_exact_to_the_reference(ds_int8):
+    rep = debug_compiled(ds_int8, "host")
+    mote_ops = [o for o in rep["ops"] if o["op"].startswith("mote::")]
+    assert len(mote_ops) == 11  # 5 convs, 4 depthwise, mean, linear
+    assert all(o["quanta_vs_int8ref"] == 0 for o in mote_ops)
+    assert all(o["quanta_vs_pt2e"] is not None and o["quanta_vs_pt2e"] <= 1 for o in rep["ops"])
+    assert rep["first_divergent"] is None
+    assert rep["ops"][1]["source"] == "ds_cnn.py:31" and rep["ops"][1]["module"] == "module 'features.0' (Conv2d)"
+
+
+def _perturbed(compiled, instr: int):
+    """`compiled` with one weight of conv `instr` flipped to the far end of
+    int8: output channel 0's tap on the input channel that is busiest on the
+    debug inputs (a tap on a channel sitting at its zero point would change nothing)."""
+    from aot.compiler.pipeline import program_inputs
+    from aot.devtools.debug import captured_host
+    from aot.compiler.debug_record import debug_record
+    from aot.tools.compare import random_inputs
+    rec = debug_record(compiled)
+    cap = captured_host(compiled.pte, rec, program_inputs(compiled, random_inputs(compiled.example_inputs, 0)))
+    x = cap[instr - 1][0].astype(np.int32)            # NHWC input of the conv
+    busy = int(np.argmax(np.abs(x - np.median(x)).reshape(-1, x.shape[-1]).sum(axis=0)))
+    spec = copy.deepcopy(compiled.spec)
+    w = spec.values[spec.instructions[instr].args[1]]  # [cout, kh, kw, cin]
+    data = np.frombuffer(w.constant, dtype=np.int8).copy().reshape(w.sizes)
+    data[0, 0, 0, busy] = -127 if data[0, 0, 0, busy] >= 0 else 127
+    w.constant = data.tobytes()
+    return dataclasses.replace(compiled, spec=spec, pte=build_program(spec).data)
+
+
+@pytest.mark.parametrize("instr", [3, 5])
+def test_a_flipped_weight_is_the_first_divergent_op(ds_int8, instr):
+    assert ds_int8.spec.instructions[instr].op == "mote::conv2d_s8"
+    rep = debug_compiled(_perturbed(ds_int8, instr), "host")
+    fd = rep["first_divergent"]
+    assert fd is not None and rep["ops"][fd]["instr"] == instr
+    assert rep["ops"][fd]["quanta_vs_int8ref"] > 0
+    # everything before it still agrees exactly with the integer reference
+    assert all(o["quanta_vs_int8ref"] in (0, None) for o in rep["ops"][:fd])
+
+
+def test_fp32_json_within_parity_of_eager(capsys):
+    assert main(["debug", str(zoo.path("resnet8")), "--target", "host", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["first_divergent"] is None and rep["int8"] is False
+    assert len(rep["ops"]) >= 10
+    for o in rep["ops"]:
+        assert {"op", "max_abs_error", "source"} <= set(o)
+        assert o["max_rel_error"] < 1e-5, o
+    assert rep["ops"][0]["source"].startswith("resnet8.py:")
+
+
+def test_fp32_flipped_weight_diverges_at_its_conv(capsys):
+    c = compile_model_file(str(zoo.path("ds_cnn")))
+    spec = copy.deepcopy(c.spec)
+    w = spec.values[spec.instructions[4].args[1]]
+    data = np.frombuffer(w.constant, dtype=np.float32).copy()
+    data[0] = -data[0] + 1.0
+    w.constant = data.tobytes()
+    rep = debug_compiled(dataclasses.replace(c, spec=spec, pte=build_program(spec).data), "host")
+    assert rep["ops"][rep["first_divergent"]]["instr"] == 4
