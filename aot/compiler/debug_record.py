@@ -10,6 +10,7 @@ conv, activation and requantize).
 Layout (JSON)::
 
     {"format": "mote-debug-record", "version": 1, "model": str, "int8": bool,
+     "pte_sha256": SHA-256 of the program the record describes,
      "instructions": [{"instr": int, "op": "aten::convolution.out",
         "node": edge graph node, "nodes": [user graph node names],
         "source": "file.py:LINE" or "", "module": "module 'path' (Class)" or "",
@@ -22,6 +23,7 @@ physical: logical.permute(perm).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -92,11 +94,13 @@ def debug_record(compiled) -> dict:
             "q": None if call.q is None else {"node": call.q[0], "perm": list(call.q[1])},
         })
     return {"format": FORMAT, "version": VERSION, "model": compiled.name,
-            "int8": bool(compiled.int8), "instructions": rows}
+            "int8": bool(compiled.int8), "pte_sha256": hashlib.sha256(compiled.pte).hexdigest(),
+            "instructions": rows}
 
 
-def load_debug_record(path) -> dict:
-    """Reads a record; MoteError (one line) when it is missing or not one."""
+def load_debug_record(path, pte: bytes = None) -> dict:
+    """Reads a record; MoteError (one line) when it is missing, not one, or
+    (given the program's bytes `pte`) describes another program."""
     p = Path(path)
     try:
         rec = json.loads(p.read_text())
@@ -106,4 +110,7 @@ def load_debug_record(path) -> dict:
         raise MoteError(f"{p}: not a readable debug record ({e})") from None
     if not isinstance(rec, dict) or rec.get("format") != FORMAT:
         raise MoteError(f"{p}: not a Mote debug record (format {rec.get('format') if isinstance(rec, dict) else None!r})")
+    if pte is not None and rec.get("pte_sha256") != hashlib.sha256(pte).hexdigest():
+        raise MoteError(f"{p} describes another program than the .pte beside it "
+                        f"(model {rec.get('model')!r}): export or build again")
     return rec

@@ -12,11 +12,17 @@ Per instruction that writes a tensor, with the same inputs everywhere:
   device must match bit for bit (``quanta_vs_int8ref`` 0);
 * int8 only, ``pt2e``: the PT2E converted model (convert_pt2e) node by node;
   an int8 op's value is the output of the quantize node it ends in
-  (``q`` in the debug record), compared in quanta and dequantized.
+  (``q`` in the debug record), compared in quanta and dequantized. Twice:
+  op by op, PT2E fed the target's own values (each quantize node's output
+  replaced by the target's; ``quanta_vs_pt2e``: the op's own error, what
+  divergence is judged on), and end to end on the model inputs
+  (``quanta_vs_pt2e_end_to_end``, ``snr_db_end_to_end``: what accumulates).
 
-Row: {"instr", "op", "source", "module", "nodes", "shape", "max_abs_error",
-"max_rel_error", "snr_db" (inf when equal: null in JSON), "quanta_vs_int8ref",
-"quanta_vs_pt2e", "reference"};
+Row (one per instruction that writes a tensor): {"instr", "op", "source",
+"module", "nodes", "shape", "max_abs_error", "max_rel_error", "snr_db" (inf
+when equal: null in JSON), "quanta_vs_int8ref", "quanta_vs_pt2e",
+"quanta_vs_pt2e_end_to_end", "reference"}; reference None: not compared
+(no reference value, "note" says so; its error fields are None);
 errors are against the reference the row names ("eager" for fp32, "pt2e" for
 int8, "int8ref" for int8 values PT2E has no node for). max_rel_error =
 max|got - ref| / max|ref|; snr_db = 10 log10(sum ref^2 / sum (got - ref)^2)
@@ -40,17 +46,20 @@ DEFAULT_TOL = 1e-4
 DEFAULT_TOL_QUANTA = 1
 
 
-def node_values(gm: torch.fx.GraphModule, inputs) -> dict:
+def node_values(gm: torch.fx.GraphModule, inputs, replace: Optional[dict] = None) -> dict:
     """Every node's output of `gm` run on `inputs`, by node name (tensors
-    detached; tuples kept)."""
+    detached; tuples kept). replace: {node name: tensor} used downstream in
+    place of that node's own output (which is still what the result holds):
+    the graph then runs each op on the values another run produced."""
     values: dict = {}
+    replace = replace or {}
 
     class _Capture(torch.fx.Interpreter):
         def run_node(self, n):
             out = super().run_node(n)
             if n.op in ("call_function", "placeholder"):
                 values[n.name] = out
-            return out
+            return replace.get(n.name, out)
 
     with torch.no_grad():
         _Capture(gm).run(*inputs)
@@ -82,26 +91,19 @@ def error_row(got: np.ndarray, ref: np.ndarray) -> dict:
             "snr_db": snr}
 
 
-def _qparams(pt2e_gm, qname: str):
-    """(scale, zero_point) of PT2E quantize node `qname`."""
-    for n in pt2e_gm.graph.nodes:
-        if n.name == qname:
-            return float(n.args[1]), int(n.args[2])
-    return None
-
-
 def compare_outputs(compiled, record: dict, captured: dict, model_inputs,
                     tol: float = DEFAULT_TOL, tol_quanta: int = DEFAULT_TOL_QUANTA) -> dict:
     """The debugger's report from the target's per-instruction outputs.
 
     captured: {instr: [array per record output]} (the target's values, physical
     layout); model_inputs: the fp32 inputs given to the model (the program got
-    aot.compiler.pipeline.program_inputs of them)."""
+    aot.compiler.pipeline.program_inputs of them). One row per instruction
+    that wrote a tensor; a row with reference None was not compared (no
+    reference value: named in "note")."""
     from aot.compiler.pipeline import program_inputs
     prog_in = [torch.from_numpy(np.ascontiguousarray(a)) for a in program_inputs(compiled, model_inputs)]
     ref_prog = node_values(compiled.program.module(), prog_in)
-    torch_in = [x if isinstance(x, torch.Tensor) else torch.from_numpy(np.asarray(x)) for x in model_inputs]
-    ref_pt2e = node_values(compiled.reference, torch_in) if compiled.int8 else {}
+    pt2e = _Pt2e(compiled, record, captured, model_inputs) if compiled.int8 else None
     rows, first = [], None
     for r in record["instructions"]:
         outs = captured.get(r["instr"])
@@ -110,18 +112,17 @@ def compare_outputs(compiled, record: dict, captured: dict, model_inputs,
         got = outs[0]
         row = {"instr": r["instr"], "op": r["op"], "source": r["source"], "module": r["module"],
                "nodes": r["nodes"], "shape": list(got.shape), "quanta_vs_int8ref": None,
-               "quanta_vs_pt2e": None}
-        prog = _as_array(ref_prog.get(r["node"]))
-        if prog is not None and prog.shape != got.shape and prog.size == got.size:
-            prog = prog.reshape(got.shape)
+               "quanta_vs_pt2e": None, "quanta_vs_pt2e_end_to_end": None,
+               "max_abs_error": None, "max_rel_error": None, "snr_db": None, "reference": None}
+        prog = _first_output(ref_prog.get(r["node"]), got)
         if compiled.int8 and got.dtype == np.int8:
-            row.update(_int8_row(compiled, r, got, prog, ref_pt2e))
+            row.update(_int8_row(r, got, prog, pt2e))
         else:
-            ref = _eager_value(r, ref_prog) if not compiled.int8 else prog
-            if ref is None or ref.size != got.size:
-                continue
-            row.update(error_row(got, ref.reshape(got.shape)), reference="eager" if not compiled.int8
-                       else "program")
+            ref = prog if compiled.int8 else _eager_value(r, ref_prog, got)
+            if ref is not None:
+                row.update(error_row(got, ref), reference="program" if compiled.int8 else "eager")
+        if row["reference"] is None:
+            row["note"] = "no reference value for this op (not compared)"
         rows.append(row)
         if first is None and _diverges(row, compiled.int8, tol, tol_quanta):
             first = len(rows) - 1
@@ -129,34 +130,82 @@ def compare_outputs(compiled, record: dict, captured: dict, model_inputs,
             "tol_quanta": tol_quanta if compiled.int8 else None, "ops": rows, "first_divergent": first}
 
 
-def _eager_value(r: dict, ref_prog: dict) -> Optional[np.ndarray]:
+def _first_output(v, got: np.ndarray) -> Optional[np.ndarray]:
+    """The reference value of an op's first output (`v` or v[0] for an op
+    with several, e.g. max_pool2d_with_indices) in `got`'s shape, or None."""
+    if isinstance(v, (tuple, list)):
+        v = v[0] if v else None
+    a = _as_array(v)
+    if a is None or a.size != got.size:
+        return None
+    return a.reshape(got.shape)
+
+
+def _eager_value(r: dict, ref_prog: dict, got: np.ndarray) -> Optional[np.ndarray]:
     """fp32: the value of the last graph node the call stands for (a folded
-    batch norm's output for a conv)."""
-    for name in reversed(r["nodes"] or [r["node"]]):
-        v = _as_array(ref_prog.get(name))
+    batch norm's output for a conv), else of the call's own node."""
+    for name in list(reversed(r["nodes"] or [])) + [r["node"]]:
+        v = _first_output(ref_prog.get(name), got)
         if v is not None:
             return v
     return None
 
 
-def _int8_row(compiled, r: dict, got: np.ndarray, prog, ref_pt2e: dict) -> dict:
+def _logical(got: np.ndarray, perm, shape) -> np.ndarray:
+    """The device's physical int8 value (logical.permute(perm), reshaped) back
+    in the logical `shape`."""
+    phys = got.reshape([shape[p] for p in perm])
+    return np.ascontiguousarray(np.transpose(phys, np.argsort(perm)))
+
+
+class _Pt2e:
+    """The PT2E converted model run twice: end to end on the model inputs, and
+    op by op on the target's own values (each quantize node's output replaced
+    by what the target computed for it), so an op's own error is told apart
+    from the error it inherits."""
+
+    def __init__(self, compiled, record: dict, captured: dict, model_inputs):
+        gm = compiled.reference
+        x = [t if isinstance(t, torch.Tensor) else torch.from_numpy(np.asarray(t)) for t in model_inputs]
+        self.end_to_end = node_values(gm, x)
+        self.qparams = {n.name: (float(n.args[1]), int(n.args[2])) for n in gm.graph.nodes
+                        if n.op == "call_function" and len(n.args) > 2 and "quantize_per_tensor" in str(n.target)
+                        and "dequantize" not in str(n.target)}
+        replace = {}
+        for r in record["instructions"]:
+            q, outs = r.get("q"), captured.get(r["instr"])
+            ref = _as_array(self.end_to_end.get(q["node"])) if q and outs else None
+            if ref is None or q["node"] in replace or outs[0].dtype != np.int8 or ref.size != outs[0].size \
+                    or ref.ndim != len(q["perm"]):
+                continue
+            replace[q["node"]] = torch.from_numpy(_logical(outs[0], q["perm"], ref.shape))
+        self.local = node_values(gm, x, replace)
+
+    def value(self, which: dict, q: dict, got: np.ndarray) -> Optional[np.ndarray]:
+        v = _as_array(which.get(q["node"]))
+        if v is None or v.size != got.size or v.ndim != len(q["perm"]):
+            return None
+        return _physical(v, q["perm"], got.shape).astype(np.int32)
+
+
+def _int8_row(r: dict, got: np.ndarray, prog, pt2e: "_Pt2e") -> dict:
     out: dict = {}
-    if prog is not None and prog.dtype == np.int8 and prog.size == got.size:
-        out["quanta_vs_int8ref"] = int(np.max(np.abs(got.astype(np.int32) - prog.astype(np.int32))))
+    g = got.astype(np.int32)
+    if prog is not None and prog.dtype == np.int8:
+        out["quanta_vs_int8ref"] = int(np.max(np.abs(g - prog.astype(np.int32))))
     q = r.get("q")
-    pt2e = _as_array(ref_pt2e.get(q["node"])) if q else None
-    qp = _qparams(compiled.reference, q["node"]) if q else None
-    if pt2e is not None and qp is not None and pt2e.size == got.size and pt2e.ndim == len(q["perm"]):
-        ref = _physical(pt2e, q["perm"], got.shape).astype(np.int32)
-        out["quanta_vs_pt2e"] = int(np.max(np.abs(got.astype(np.int32) - ref)))
+    qp = pt2e.qparams.get(q["node"]) if q else None
+    local = pt2e.value(pt2e.local, q, got) if q else None
+    if local is not None and qp is not None:
+        whole = pt2e.value(pt2e.end_to_end, q, got)
         scale, zp = qp
-        out.update(error_row((got.astype(np.float64) - zp) * scale, (ref - zp) * scale))
-        out["reference"] = "pt2e"
-    elif prog is not None and prog.size == got.size:
-        out.update(error_row(got, prog.reshape(got.shape)))
-        out["reference"] = "int8ref"
-    else:
-        out.update({"max_abs_error": None, "max_rel_error": None, "snr_db": None, "reference": None})
+        out["quanta_vs_pt2e"] = int(np.max(np.abs(g - local)))
+        out.update(error_row((g - zp) * scale, (local - zp) * scale), reference="pt2e")
+        if whole is not None:
+            out["quanta_vs_pt2e_end_to_end"] = int(np.max(np.abs(g - whole)))
+            out["snr_db_end_to_end"] = error_row((g - zp) * scale, (whole - zp) * scale)["snr_db"]
+    elif prog is not None:
+        out.update(error_row(got, prog), reference="int8ref")
     return out
 
 
@@ -205,10 +254,12 @@ def captured_uart(lines, record: dict) -> dict:
 
 def render_text(rep: dict) -> str:
     """The report as a table; the first divergent row is marked with '>'."""
-    lines = [f"debug: {rep['model']}{' int8' if rep['int8'] else ''} on {rep.get('target', '?')} "
-             f"({'quanta vs PT2E and vs the integer reference' if rep['int8'] else 'vs eager PyTorch'})"]
+    lines = [f"debug: {rep['model']}{' int8' if rep['int8'] else ''} on {rep.get('target', '?')}: "
+             + ("errors vs PT2E fed this target's inputs of each op (dequantized); quanta vs that "
+                "(q op), vs PT2E end to end (q e2e) and vs Mote's integer reference (q ref)"
+                if rep["int8"] else "errors vs the eager model's op on the same inputs")]
     head = ["", "#", "op", "shape", "max abs err", "rel err", "SNR dB"] + \
-        (["q vs PT2E", "q vs ref"] if rep["int8"] else []) + ["source", "module"]
+        (["q op", "q e2e", "q ref"] if rep["int8"] else []) + ["source", "module"]
     rows = []
     for i, o in enumerate(rep["ops"]):
         fmt = lambda v, f: "-" if v is None else (f"{v:{f}}" if math.isfinite(v) else str(v))  # noqa: E731
@@ -216,8 +267,8 @@ def render_text(rep: dict) -> str:
                "x".join(map(str, o["shape"])), fmt(o["max_abs_error"], ".3e"), fmt(o["max_rel_error"], ".2e"),
                fmt(o["snr_db"], ".1f")]
         if rep["int8"]:
-            row += ["-" if o["quanta_vs_pt2e"] is None else str(o["quanta_vs_pt2e"]),
-                    "-" if o["quanta_vs_int8ref"] is None else str(o["quanta_vs_int8ref"])]
+            row += ["-" if o[k] is None else str(o[k])
+                    for k in ("quanta_vs_pt2e", "quanta_vs_pt2e_end_to_end", "quanta_vs_int8ref")]
         row += [o["source"] or "-", o["module"].replace("module ", "") or "-"]
         rows.append(row)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
@@ -225,8 +276,13 @@ def render_text(rep: dict) -> str:
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     fd = rep["first_divergent"]
     if fd is None:
-        lines.append(f"no op over tolerance ({'<= %d quantum from PT2E, 0 from the integer reference' % rep['tol_quanta'] if rep['int8'] else 'relative error <= %g' % rep['tol']})")
-    else:
+        bar = (f"<= {rep['tol_quanta']} quantum from PT2E op by op, 0 from the integer reference"
+               if rep["int8"] else f"relative error <= {rep['tol']:g}")
+        lines.append(f"no op over tolerance ({bar})")
+    skipped = sum(1 for o in rep["ops"] if o["reference"] is None)
+    if skipped:
+        lines.append(f"{skipped} op(s) not compared ('-'): no reference value for them")
+    if fd is not None:
         o = rep["ops"][fd]
         lines.append(f"first divergent op: #{o['instr']} {o['op']} at {o['source'] or 'unknown source'} "
                      f"{o['module']}".rstrip())

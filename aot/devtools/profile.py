@@ -152,7 +152,7 @@ def render_text(p: dict, limit: Optional[int] = None) -> str:
              fmt(head), fmt(["-" * w for w in widths])]
     lines += [fmt(r) for r in rows]
     macs = sum(o["macs"] for o in p["ops"])
-    lines.append(f"total: {p['total_ticks']:,} {unit} over {len(p['ops'])} instructions "
+    lines.append(f"total: {p['total_ticks']:,} {unit} over {len(p['ops'])} program instructions "
                  f"({macs:,} MACs, {macs / p['total_ticks'] if p['total_ticks'] else 0:.2f} MACs/tick); "
                  f"untraced whole inference: {p['whole_ticks']:,} {unit} "
                  f"(rows sum to {100 * p['agreement']:.2f}% of it)")
@@ -180,7 +180,7 @@ def draw_png(p: dict, path, top: int = 15) -> None:
     ax.set_xlabel(p["tick_unit"])
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
     ax.set_title(f"{p['model']}{' int8' if p['int8'] else ''} on {p['target']}: "
-                 f"top {len(ops)} of {len(p['ops'])} instructions, total {p['total_ticks']:,} {p['tick_unit']}",
+                 f"top {len(ops)} of {len(p['ops'])} program instructions, total {p['total_ticks']:,} {p['tick_unit']}",
                  fontsize=10)
     ax.margins(x=0.12)
     fig.tight_layout()

@@ -66,12 +66,20 @@ def debug_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.devtools.debug import render_text
     board = None
+    path = Path(args.model)
+    if path.is_dir() or path.suffix == ".pte":
+        raise RunError(f"aot debug compares against the model, so it takes the model file (.py/.pt2), not "
+                       f"{path}; `aot profile` takes build folders and .pte files")
+    if args.target.startswith("serial:"):
+        raise RunError("aot debug runs on host or a simulated board: it needs every op's outputs, which "
+                       "a board's UART would take minutes to send (use aot profile for a real board)")
     if args.target != "host":
-        from aot.target.boards import load_board
+        from aot.target.boards import known_boards, load_board
         board = load_board(args.target)  # checked before the (slower) compile
         if board.simulator is None:
+            sims = ", ".join(b for b in known_boards() if load_board(b).simulator is not None)
             raise RunError(f"board {board.name} has no simulator; aot debug runs on host or a simulated "
-                           "board (mps2-an505, mps3-an547)")
+                           f"board ({sims})")
     from aot.tools.commands import dsp_weights
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
                                   dsp_weights=board is not None and dsp_weights(board, args))

@@ -1,13 +1,14 @@
 """`aot profile`: where the time of one inference goes, per instruction.
 
-    aot profile MODEL_OR_BUILD --target host|<simulated board>|serial:PORT
+    aot profile MODEL_OR_BUILD_OR_PTE --target host|<simulated board>|serial:PORT
                 [--int8 [--int8-io]] [--json] [--png FILE] [--etdump FILE]
 
 MODEL (.py/.pt2) is compiled first; on a board target a firmware with the
 event tracer (`aot build --trace profile`) is built into -o DIR (default
 build/<model>-<board>-profile) and run. A BUILD folder is used as it is: on a
 board it must have been built with --trace profile (or debug); on the host
-its model.pte runs. serial:PORT reads a traced firmware already running on
+its model.pte runs. A .pte (with the debug record aot export wrote beside
+it) runs on the host on seeded random inputs. serial:PORT reads a traced firmware already running on
 a board (cycles from DWT) or behind a socket (QEMU: instructions).
 The work is in aot.devtools.profile; this module is argument handling.
 """
@@ -25,9 +26,36 @@ def _note(message: str) -> None:
     print(f"aot profile: {message}", file=sys.stderr)
 
 
-def _build_dir_record(folder: Path) -> dict:
+def _record(pte: Path) -> dict:
+    """The debug record beside `pte`, checked against its bytes."""
     from aot.compiler.debug_record import debug_record_path, load_debug_record
-    return load_debug_record(debug_record_path(folder / "model.pte"))
+    return load_debug_record(debug_record_path(pte), pte.read_bytes())
+
+
+def _check_writable(*paths) -> None:
+    """Refuse an output file whose folder does not exist before any slow step."""
+    for p in paths:
+        if p and not Path(p).resolve().parent.is_dir():
+            raise RunError(f"cannot write {p}: folder {Path(p).resolve().parent} does not exist")
+
+
+def _random_program_inputs(pte: bytes) -> list:
+    """Seeded random inputs of a program's own shapes and dtypes (a .pte alone has no model)."""
+    import numpy as np
+    from aot.host.runtime import Program
+    m = Program(pte).method()
+    rng = np.random.default_rng(0)
+    out = []
+    for i in range(m.num_inputs):
+        info = m.input_info(i)
+        if info.dtype.kind == "f":
+            out.append(rng.standard_normal(info.shape).astype(info.dtype))
+        elif info.dtype.kind == "b":
+            out.append(rng.integers(0, 2, info.shape).astype(bool))
+        else:
+            lim = np.iinfo(info.dtype)
+            out.append(rng.integers(max(lim.min, -128), min(lim.max, 127) + 1, info.shape).astype(info.dtype))
+    return out
 
 
 def _embedded_inputs(folder: Path, info: dict) -> list:
@@ -48,7 +76,7 @@ def _profile_build(folder: Path, target: str, args) -> dict:
     from aot.devtools.profile import profile_host, profile_uart
     from aot.target.run import build_board, read_build
     info = read_build(folder)
-    record = _build_dir_record(folder)
+    record = _record(folder / "model.pte")
     if target == "host":
         return profile_host((folder / "model.pte").read_bytes(), record, _embedded_inputs(folder, info),
                             repeats=args.repeats)
@@ -59,7 +87,7 @@ def _profile_build(folder: Path, target: str, args) -> dict:
     if target.startswith("serial:"):
         return _profile_serial(folder, target, board, record, args)
     if target != board.name:
-        raise RunError(f"{folder} is a {board.name} build; profile it with --target {board.name}")
+        raise RunError(f"{folder} was built for {board.name}; profile it with --target {board.name}")
     from aot.target.qemu import run_firmware_streaming
     if board.simulator is None:
         raise RunError(f"board {board.name} has no simulator; run the firmware on the board and "
@@ -120,10 +148,20 @@ def _profile_model(args) -> dict:
 
 def profile_command(args) -> int:
     path = Path(args.model)
+    _check_writable(args.png, args.etdump)
+    if (path.is_dir() or path.suffix == ".pte") and (args.int8 or args.int8_io or args.calib):
+        raise RunError(f"{path} is compiled already: --int8/--int8-io/--calib apply to a model file")
     if path.is_dir():
-        if args.int8 or args.int8_io or args.calib:
-            raise RunError(f"{path} is a build folder: --int8/--int8-io/--calib apply to a model file")
         p = _profile_build(path.resolve(), args.target, args)
+    elif path.suffix == ".pte":
+        if args.target != "host":
+            raise RunError(f"a .pte runs on --target host; for {args.target} give the model file or "
+                           "a build folder made with aot build --trace profile")
+        if not path.is_file():
+            raise RunError(f"{path} not found")
+        from aot.devtools.profile import profile_host
+        pte = path.read_bytes()
+        p = profile_host(pte, _record(path), _random_program_inputs(pte), repeats=args.repeats)
     else:
         p = _profile_model(args)
     from aot.devtools.profile import draw_png, etdump_profile, render_text

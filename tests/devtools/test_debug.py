@@ -80,3 +80,48 @@ def test_fp32_flipped_weight_diverges_at_its_conv(capsys):
     w.constant = data.tobytes()
     rep = debug_compiled(dataclasses.replace(c, spec=spec, pte=build_program(spec).data), "host")
     assert rep["ops"][rep["first_divergent"]]["instr"] == 4
+
+
+def test_resnet8_int8_ops_are_judged_on_their_own_error():
+    """PT2E run end to end drifts 2-4 quanta at the residual adds; fed the
+    target's own inputs op by op, every op is within 1 quantum."""
+    c = compile_model_file(str(zoo.path("resnet8")), int8=True)
+    rep = debug_compiled(c, "host")
+    assert rep["first_divergent"] is None
+    adds = [o for o in rep["ops"] if o["op"] == "mote::add_s8.out"]
+    assert len(adds) == 3
+    assert max(o["quanta_vs_pt2e_end_to_end"] for o in adds) >= 2
+    assert all(o["quanta_vs_pt2e"] <= 1 for o in rep["ops"] if o["quanta_vs_pt2e"] is not None)
+
+
+def test_every_instruction_that_writes_a_tensor_has_a_row(tmp_path):
+    """max_pool2d_with_indices (two outputs) and et_view are rows too."""
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(1, 4, 3, padding=1)
+            self.pool = torch.nn.MaxPool2d(2)
+            self.fc = torch.nn.Linear(4 * 4 * 4, 3)
+
+        def forward(self, x):
+            return self.fc(torch.flatten(self.pool(torch.relu(self.conv(x))), 1))
+
+    from aot.compiler.pipeline import compile_module
+    c = compile_module("net", Net().eval(), (torch.randn(1, 1, 8, 8),))
+    rep = debug_compiled(c, "host")
+    ops = [o["op"] for o in rep["ops"]]
+    assert ops == [f"{k.op}.{k.overload}" for k in c.spec.instructions]
+    pool = next(o for o in rep["ops"] if o["op"].startswith("aten::max_pool2d_with_indices"))
+    assert pool["reference"] == "eager" and pool["max_rel_error"] < 1e-6
+    assert rep["first_divergent"] is None
+
+
+def test_bad_debug_targets_are_one_line(tmp_path, capsys):
+    for args in (["debug", str(tmp_path), "--target", "host"],
+                 ["debug", str(zoo.path("ds_cnn")), "--target", "serial:/dev/ttyACM0"],
+                 ["debug", str(zoo.path("ds_cnn")), "--target", "pico2"]):
+        assert main(args) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "Traceback" not in err[0], err

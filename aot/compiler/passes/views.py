@@ -13,6 +13,7 @@ import torch
 
 from aot import ir
 from aot.compiler.passes.edge_program import EdgeProgram
+from aot.compiler.source import fused_nodes, set_fused
 
 aten = torch.ops.aten
 
@@ -47,6 +48,7 @@ def lower_views(prog: EdgeProgram) -> tuple:
         with prog.graph.inserting_before(n):
             new = prog.graph.call_function(target, (src, size))
         new.meta = dict(n.meta)
+        set_fused(new, fused_nodes(n))  # the view node it replaces (aot debug's record)
         n.replace_all_uses_with(new)
         prog.graph.erase_node(n)
         n_copy += copy
