@@ -165,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("-o", "--output-dir", help="build directory for simulator targets")
+    _add_dsp_weights_option(p)
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("build", help="build firmware for a board")

@@ -227,6 +227,24 @@ def program_inputs(compiled: Compiled, inputs) -> list:
     return out
 
 
+def model_outputs(compiled: Compiled, outputs) -> list:
+    """The program's outputs as the model's: with --int8-io each int8 output
+    dequantized with its qparams ((q - zero_point) * scale, float32); other
+    programs' outputs unchanged."""
+    info = compiled.int8_info
+    if info is None or not any(np.asarray(o).dtype == np.int8 for o in outputs):
+        return list(outputs)
+    qps = iter(info.output_qparams)  # one per quantized output, in order: the int8 ones
+    out = []
+    for o in outputs:
+        a = np.asarray(o)
+        if a.dtype == np.int8:
+            scale, zp = next(qps)
+            a = ((a.astype(np.float32) - zp) * np.float32(scale)).astype(np.float32)
+        out.append(a)
+    return out
+
+
 def reference_outputs(compiled: Compiled, inputs) -> list:
     """Outputs of the reference (eager fp32 or PT2E int8 reference) as numpy arrays."""
     with torch.no_grad():

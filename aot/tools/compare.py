@@ -47,8 +47,10 @@ def error_stats(outputs, references) -> dict:
 
 
 def run_on_target(compiled, inputs, target: str, out_dir=None, timeout: float = 300.0):
-    """Run `compiled` on `target` with one input tuple; returns (outputs, info dict)."""
-    arrays = [t.numpy() for t in inputs]
+    """Run `compiled` on `target` with one input tuple (the model's; quantized
+    for an --int8-io program); returns (the program's outputs, info dict)."""
+    from aot.compiler.pipeline import program_inputs
+    arrays = program_inputs(compiled, inputs)
     if target == "host":
         from aot.host.runtime import Program
         method = Program(compiled.pte).method()
@@ -69,9 +71,10 @@ def run_on_target(compiled, inputs, target: str, out_dir=None, timeout: float = 
 
 def compare(compiled, target: str = "host", seed: int = 0, out_dir=None) -> dict:
     """Compare `compiled` on `target` against eager (and PT2E for int8); returns the report dict."""
-    from aot.compiler.pipeline import eager_outputs, reference_outputs
+    from aot.compiler.pipeline import eager_outputs, model_outputs, reference_outputs
     inputs = random_inputs(compiled.example_inputs, seed)
     outputs, info = run_on_target(compiled, inputs, target, out_dir)
+    outputs = model_outputs(compiled, outputs)  # --int8-io: dequantized, as the model's
     report = {"model": compiled.name, "target": target, "int8": compiled.int8}
     report.update(error_stats(outputs, eager_outputs(compiled, inputs)))
     if compiled.int8:
@@ -98,14 +101,17 @@ def _output_scale(compiled):
 
 def compare_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
+    from aot.target.boards import load_board
+    from aot.tools.commands import dsp_weights
+    board = None
     if args.target != "host":  # a board name or file, checked before the (slower) compile
         from aot.errors import RunError
-        from aot.target.boards import load_board
         board = load_board(args.target)
         if board.simulator is None:
             raise RunError(f"board {board.name} has no simulator to compare on")
+    # the program aot build would ship for that board (pre-widened DSP weights by default)
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                  int8_io=args.int8_io)
+                                  int8_io=args.int8_io, dsp_weights=board is not None and dsp_weights(board, args))
     report = compare(compiled, args.target, args.seed, args.output_dir)
     if args.json:
         print(json.dumps(report))
