@@ -29,14 +29,20 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
-def _case_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of cases") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 case, got {text}")
-    return value
+def _count(what: str):
+    """An argparse type: an integer >= 1 of `what` ("cases", "steps")."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {what}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+        return value
+    return parse
+
+
+_case_count = _count("cases")
 
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
@@ -164,6 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", default="host", help=f"host, a simulated board ({_sim_boards()}) or a board file (.json) naming a simulator")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--steps", type=_count("steps"), default=1, metavar="N",
+                   help="N successive calls with fresh inputs on one method instance (a model with "
+                        "mutable buffers carries its state), against the eager module called the same "
+                        "way; reports the worst step (default 1)")
     p.add_argument("-o", "--output-dir", help="build directory for simulator targets")
     _add_dsp_weights_option(p)
     p.set_defaults(func=_cmd_compare)

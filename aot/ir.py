@@ -46,7 +46,9 @@ class TensorValue:
     sizes: static shape; dtype: ScalarType code; dim_order: permutation
     (contiguous = 0..n-1). Exactly one of: ``constant`` (raw little-endian
     bytes, len == nbytes), ``mem_id``/``mem_offset`` (planned, mem_id >= 1),
-    or neither (unplanned alias).
+    or neither (unplanned alias). A mutable buffer (model state that persists
+    across calls) is planned and also has ``initial`` (its bytes at init and
+    after a reset, len == nbytes) and ``fqn`` (the module's buffer name).
     """
     sizes: list[int]
     dtype: int
@@ -55,6 +57,13 @@ class TensorValue:
     mem_id: Optional[int] = None
     mem_offset: Optional[int] = None
     name: str = ""
+    initial: Optional[bytes] = None
+    fqn: str = ""
+
+    @property
+    def is_mutable(self) -> bool:
+        """True for a mutable buffer (state that persists across calls)."""
+        return self.initial is not None
 
     @property
     def numel(self) -> int:

@@ -13,6 +13,7 @@ File layout written by :func:`emit_program` (all integers little-endian)::
     48  ...     rest of the flatbuffer (its relative offsets are unchanged)
     ... zero padding up to segment_base_offset (a multiple of 128)
     segment 0: constant data (every constant tensor, each 16-byte aligned)
+    segment 1: initial data of the mutable buffers (only when there are any)
 
 Value table: the spec's values keep their indices. ExecuTorch's IntList
 items are *value indices of Int EValues*, so for every :class:`IntListValue`
@@ -24,6 +25,13 @@ offsets); ``offsets[0]`` is the reserved empty buffer; a constant tensor's
 ``data_buffer_idx`` (>= 1) indexes ``offsets``. Identical constant bytes share
 one buffer. Planned tensors get ``allocation_info`` (memory_id, offset
 low/high 32 bits) and ``data_buffer_idx`` 0; unplanned tensors get neither.
+
+Mutable buffers (ExecuTorch's layout for buffers with an initial value): the
+tensor is planned *and* has ``data_buffer_idx`` k >= 1, which indexes
+``Program.mutable_data_segments[0].offsets`` (SubsegmentOffsets of segment 1;
+``offsets[0]`` reserved as for constants); its ``extra_tensor_info`` gives
+``mutable_data_segments_idx`` 0 and the buffer's ``fully_qualified_name``. The
+runtime copies those bytes into the planned storage at init (and on reset).
 
 KernelCall args are written as given: the spec must follow ExecuTorch's
 calling convention (schema arguments in order, out arguments included,
@@ -109,9 +117,39 @@ def _source_frames(source: str) -> fb.FrameList:
     return fb.FrameList(items=[fb.Frame(filename=source, lineno=0)])
 
 
+def _wire_overload(op: str, overload: str) -> str:
+    """The overload as written: ExecuTorch registers an ATen op's default
+    overload under the bare name ("aten::copy_", overload ""), and its runtime
+    finds no "aten::copy_.default"; Mote's runtime reads "" as "default"."""
+    return "" if op.startswith("aten::") and overload == "default" else overload
+
+
 def _check_index(i, n: int, what: str) -> None:
     if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < n:
         raise EmitError(f"{what}: value index {i!r} out of range [0, {n})")
+
+
+class _Segment:
+    """One data segment being written: bytes, and the subsegment offsets of the
+    buffers in it (``offsets[0]`` is the reserved empty buffer); identical
+    bytes are stored once."""
+
+    def __init__(self):
+        self.data = bytearray()
+        self.offsets = [0]
+        self._by_bytes: dict = {}
+
+    def add(self, data: bytes) -> int:
+        """Store ``data`` (16-byte aligned); returns its buffer index (>= 1)."""
+        idx = self._by_bytes.get(data)
+        if idx is None:
+            if len(self.offsets) > 1:
+                self.data.extend(b"\0" * (_align(len(self.data), CONSTANT_ALIGNMENT) - len(self.data)))
+            idx = len(self.offsets)
+            self.offsets.append(len(self.data))
+            self.data.extend(data)
+            self._by_bytes[data] = idx
+        return idx
 
 
 def _tensor(spec: ir.ProgramSpec, idx: int, t: ir.TensorValue, buffer_idx: Optional[int]) -> fb.Tensor:
@@ -135,9 +173,15 @@ def _tensor(spec: ir.ProgramSpec, idx: int, t: ir.TensorValue, buffer_idx: Optio
                             f"{t.mem_id} of {spec.arena_sizes[t.mem_id]} bytes")
         alloc = fb.AllocationDetails(memory_id=t.mem_id, memory_offset_low=t.mem_offset & 0xFFFFFFFF,
                                      memory_offset_high=t.mem_offset >> 32)
+    extra = None
+    if t.is_mutable:
+        if alloc is None:
+            raise EmitError(f"value {idx}: mutable buffer {t.fqn} is not planned")
+        extra = fb.ExtraTensorInfo(mutable_data_segments_idx=0, fully_qualified_name=t.fqn or None,
+                                   location=fb.TensorDataLocation.SEGMENT)
     return fb.Tensor(scalar_type=t.dtype, storage_offset=0, sizes=list(t.sizes), dim_order=dim_order,
                      requires_grad=False, data_buffer_idx=buffer_idx or 0, allocation_info=alloc,
-                     layout=0, shape_dynamism=fb.TensorShapeDynamism.STATIC)
+                     layout=0, shape_dynamism=fb.TensorShapeDynamism.STATIC, extra_tensor_info=extra)
 
 
 def build_program(spec: ir.ProgramSpec) -> EmitResult:
@@ -154,9 +198,7 @@ def build_program(spec: ir.ProgramSpec) -> EmitResult:
     values: list = [None] * n
     int_values: dict = {}
     extra: list = []
-    seg = bytearray()
-    offsets = [0]
-    by_bytes: dict = {}
+    consts, mutable = _Segment(), _Segment()
     buffer_of_value: dict = {}
 
     def int_value(x: int) -> int:
@@ -180,19 +222,16 @@ def build_program(spec: ir.ProgramSpec) -> EmitResult:
             ev = fb.String(string_val=v)
         elif isinstance(v, ir.TensorValue):
             bidx = None
-            if v.constant is not None:
-                data = bytes(v.constant)
+            if v.constant is not None or v.is_mutable:
+                data = bytes(v.constant if v.constant is not None else v.initial)
                 if len(data) != v.nbytes:
-                    raise EmitError(f"value {i}: constant has {len(data)} bytes, tensor needs {v.nbytes}")
-                bidx = by_bytes.get(data)
-                if bidx is None:
-                    if len(offsets) > 1:
-                        seg.extend(b"\0" * (_align(len(seg), CONSTANT_ALIGNMENT) - len(seg)))
-                    bidx = len(offsets)
-                    offsets.append(len(seg))
-                    seg.extend(data)
-                    by_bytes[data] = bidx
-                buffer_of_value[i] = bidx
+                    raise EmitError(f"value {i}: {'constant' if v.constant is not None else 'initial value'} "
+                                    f"has {len(data)} bytes, tensor needs {v.nbytes}")
+                if v.constant is not None and v.is_mutable:
+                    raise EmitError(f"value {i}: tensor is both constant and a mutable buffer")
+                bidx = (consts if v.constant is not None else mutable).add(data)
+                if v.constant is not None:
+                    buffer_of_value[i] = bidx
             ev = _tensor(spec, i, v, bidx)
         elif isinstance(v, ir.IntListValue):
             for x in v.items:
@@ -234,7 +273,7 @@ def build_program(spec: ir.ProgramSpec) -> EmitResult:
         key = (call.op, call.overload)
         if key not in op_index:
             op_index[key] = len(operators)
-            operators.append(fb.Operator(name=call.op, overload=call.overload))
+            operators.append(fb.Operator(name=call.op, overload=_wire_overload(call.op, call.overload)))
         for a in call.args:
             _check_index(a, n, f"instruction {k} ({call.op}.{call.overload})")
         instructions.append(fb.Instruction(instr_args=fb.KernelCall(op_index=op_index[key],
@@ -249,19 +288,32 @@ def build_program(spec: ir.ProgramSpec) -> EmitResult:
         chains=[fb.Chain(inputs=list(spec.inputs), outputs=list(spec.outputs),
                          instructions=instructions, stacktrace=stacktrace)],
         operators=operators, delegates=[], non_const_buffer_sizes=list(spec.arena_sizes))
+    segments = [bytes(consts.data)] + ([bytes(mutable.data)] if len(mutable.offsets) > 1 else [])
     program = fb.Program(
         version=0, execution_plan=[plan], constant_buffer=[], backend_delegate_data=[],
-        segments=[fb.DataSegment(offset=0, size=len(seg))],
-        constant_segment=fb.SubsegmentOffsets(segment_index=0, offsets=offsets),
-        mutable_data_segments=[], named_data=[])
+        segments=_segment_table(segments),
+        constant_segment=fb.SubsegmentOffsets(segment_index=0, offsets=consts.offsets),
+        mutable_data_segments=[fb.SubsegmentOffsets(segment_index=1, offsets=mutable.offsets)]
+        if len(segments) > 1 else [], named_data=[])
     try:
         flat = fb.serialize_program(program)
     except fb.SchemaError as e:
         raise EmitError(str(e)) from None
-    data, psize, base = assemble(flat, [bytes(seg)])
-    return EmitResult(data=data, program=program, constant_segment=bytes(seg),
-                      constant_offsets=offsets, buffer_of_value=buffer_of_value,
+    data, psize, base = assemble(flat, segments)
+    return EmitResult(data=data, program=program, constant_segment=bytes(consts.data),
+                      constant_offsets=consts.offsets, buffer_of_value=buffer_of_value,
                       int_values=int_values, program_size=psize, segment_base_offset=base)
+
+
+def _segment_table(segments: list) -> list:
+    """DataSegment entries for ``segments`` laid out as :func:`assemble` does
+    (each at a multiple of SEGMENT_ALIGNMENT from the segment base)."""
+    table, off = [], 0
+    for s in segments:
+        off = _align(off, SEGMENT_ALIGNMENT)
+        table.append(fb.DataSegment(offset=off, size=len(s)))
+        off += len(s)
+    return table
 
 
 def assemble(flatbuffer: bytes, segments: list) -> tuple:

@@ -149,6 +149,22 @@ class _Builder:
         self.node_values[n] = idx[0] if count == 1 else tuple(idx)
         return idx
 
+    def write_back(self, holder: torch.fx.Node, new) -> None:
+        """``aten::copy_(buffer, new, non_blocking=False)`` at the end of the
+        chain: the buffer's new value becomes the state of the next call. A
+        buffer the graph returns unchanged needs none."""
+        if new is holder:
+            return
+        if not isinstance(new, torch.fx.Node):
+            raise LoweringError(f"buffer {self.prog.mutable[holder.name].fqn}: new value {new!r} is not a tensor")
+        dst, src = self.node_value(holder), self.node_value(new)
+        if self.spec.values[src].sizes != self.spec.values[dst].sizes:
+            raise LoweringError(f"buffer {self.prog.mutable[holder.name].fqn}: new value has shape "
+                                f"{self.spec.values[src].sizes}, the buffer {self.spec.values[dst].sizes}")
+        self.spec.instructions.append(ir.KernelCall(
+            "aten::copy_", "default", [dst, src, self.add(False), dst], source_of(new),
+            node=new.name, nodes=fused_nodes(new), module=_module_of(new)))
+
     def call(self, n: torch.fx.Node) -> None:
         first = len(self.spec.instructions)
         self._call(n)
@@ -186,13 +202,20 @@ class _Builder:
 
 
 def build_spec(prog: EdgeProgram) -> ir.ProgramSpec:
-    """Value table and instruction chain of ``prog`` (not yet planned).
-    Raises UnsupportedOpError / LoweringError."""
+    """Value table and instruction chain of ``prog`` (not yet planned). Each
+    mutable buffer is a tensor value with its initial bytes; after the model's
+    calls one ``aten::copy_`` per mutated buffer writes its new value back, as
+    ExecuTorch's emitter does. Raises UnsupportedOpError / LoweringError."""
     check_supported(prog)
     b = _Builder(prog)
     for n in prog.graph.nodes:
         if n.op == "placeholder" and n.name in prog.user_inputs:
             b.node_values[n] = b.tensor(n.meta["val"], n.name)
+        elif n.op == "placeholder" and n.name in prog.mutable:
+            buf = prog.mutable[n.name]
+            v = b.node_values[n] = b.tensor(buf.initial, buf.fqn)
+            b.spec.values[v].initial = buf.initial.cpu().numpy().tobytes()
+            b.spec.values[v].fqn = buf.fqn
     b.spec.inputs = [b.node_values[n] for n in prog.graph.nodes
                      if n.op == "placeholder" and n.name in prog.user_inputs]
     for n in prog.graph.nodes:
@@ -202,7 +225,9 @@ def build_spec(prog: EdgeProgram) -> ir.ProgramSpec:
             b.node_values[n] = b.node_values[n.args[0]][n.args[1]]
         else:
             b.call(n)
-    for o in prog.output_nodes():
+    for holder, new in prog.mutation_nodes():
+        b.write_back(holder, new)
+    for o in prog.user_output_nodes():
         if not isinstance(o, torch.fx.Node) or prog.is_const(o):
             raise LoweringError(f"output {o} is a constant; constant outputs are not supported")
         b.spec.outputs.append(b.node_value(o))

@@ -47,6 +47,11 @@ class Compiled:
         return int(sum(self.spec.arena_sizes))
 
     @property
+    def mutable_bytes(self) -> int:
+        """Bytes of the mutable buffers' arena (memory id 2; part of arena_bytes)."""
+        return int(self.spec.plan_info.get("mutable_bytes", 0))
+
+    @property
     def arena_lower_bound_bytes(self) -> int:
         return int(self.spec.plan_info.get("arena_lower_bound_bytes", 0))
 
@@ -56,7 +61,9 @@ class Compiled:
                 f".pte {len(self.pte):,} B, arena {self.arena_bytes:,} B "
                 f"(tensor-level lower bound {self.arena_lower_bound_bytes:,} B"
                 + ("; in-place reuse plans below it" if self.arena_bytes < self.arena_lower_bound_bytes else "")
-                + f"), compiled in {self.seconds:.1f} s"
+                + ")" + (f" of which {self.mutable_bytes:,} B mutable buffers (state kept across calls)"
+                         if self.mutable_bytes else "")
+                + f", compiled in {self.seconds:.1f} s"
                 + (("\n" + self.int8_report()) if self.int8 else ""))
 
     def int8_report(self) -> str:
@@ -104,7 +111,8 @@ def _grouped(title: str, sites) -> list:
                                         for op, (n, srcs) in groups.items())]
 
 
-def _outputs_tuple(out) -> tuple:
+def outputs_tuple(out) -> tuple:
+    """A model's return value as a tuple of tensors."""
     if isinstance(out, torch.Tensor):
         return (out,)
     return tuple(out)
@@ -248,10 +256,10 @@ def model_outputs(compiled: Compiled, outputs) -> list:
 def reference_outputs(compiled: Compiled, inputs) -> list:
     """Outputs of the reference (eager fp32 or PT2E int8 reference) as numpy arrays."""
     with torch.no_grad():
-        return [t.detach().numpy() for t in _outputs_tuple(compiled.reference(*inputs))]
+        return [t.detach().numpy() for t in outputs_tuple(compiled.reference(*inputs))]
 
 
 def eager_outputs(compiled: Compiled, inputs) -> list:
     """Outputs of the eager fp32 model as numpy arrays."""
     with torch.no_grad():
-        return [t.detach().numpy() for t in _outputs_tuple(compiled.eager(*inputs))]
+        return [t.detach().numpy() for t in outputs_tuple(compiled.eager(*inputs))]

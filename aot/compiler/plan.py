@@ -1,5 +1,9 @@
 """Stage 4: static memory plan. Every non-constant tensor (graph inputs and
-outputs included, as ExecuTorch does) gets an offset in arena mem_id 1.
+outputs included, as ExecuTorch does) gets an offset in arena mem_id 1, except
+mutable buffers (model state that persists across calls), which are packed
+into their own arena, mem_id 2 (:data:`MUTABLE_MEM_ID`): activations never
+reuse their bytes, and the caller may keep that arena while it reuses arena 1
+for other work between calls.
 
 Lifetimes are over instruction steps: a tensor is live from the first
 instruction that mentions it (step 0 for graph inputs) to the last one (the
@@ -43,6 +47,8 @@ def tensor_alignment(t: ir.TensorValue) -> int:
     """Offset alignment (bytes) the plan gives tensor ``t`` (see module docstring)."""
     return BYTE_TENSOR_ALIGNMENT if ir.DTYPE_SIZES[t.dtype] == 1 else ALIGNMENT
 ARENA_MEM_ID = 1
+#: the arena of the mutable buffers (present only when the method has some)
+MUTABLE_MEM_ID = 2
 #: above this many buffers the "best" planner skips its random search
 _SEARCH_LIMIT = 400
 _SEARCH_TRIALS = 300
@@ -69,7 +75,8 @@ def analyze(spec: ir.ProgramSpec) -> Liveness:
     uses, outs = liveness.with_view_aliases(liveness.spec_uses(spec), views, spec.outputs)
     for v, span in liveness.lifetimes(uses, spec.inputs, outs).items():
         tv = spec.values[v]
-        if v not in lv.alias_root and isinstance(tv, ir.TensorValue) and tv.constant is None:
+        if v not in lv.alias_root and isinstance(tv, ir.TensorValue) and tv.constant is None \
+                and not tv.is_mutable:
             lv.life[v] = span
     lv.scratch = {step: c.scratch_bytes for step, c in enumerate(spec.instructions) if c.scratch_bytes}
     return lv
@@ -299,7 +306,9 @@ def plan_memory(spec: ir.ProgramSpec, planner: str = "best", in_place: bool = Tr
                 spec.values[m].mem_id = ARENA_MEM_ID
                 spec.values[m].mem_offset = off
     spec.arena_sizes = [0, top]
+    mutable = plan_mutable(spec)
     spec.plan_info.update({
+        "mutable_bytes": mutable,
         "arena_bytes": top,
         "arena_lower_bound_bytes": lower_bound(spec, lv),
         "planner": f"{planner}:{name}",
@@ -310,6 +319,22 @@ def plan_memory(spec: ir.ProgramSpec, planner: str = "best", in_place: bool = Tr
         "scratch_offsets": scratch,
     })
     verify_plan(spec)
+
+
+def plan_mutable(spec: ir.ProgramSpec) -> int:
+    """Pack the mutable buffers of ``spec`` into arena MUTABLE_MEM_ID in value
+    order (each aligned as any tensor; they are all live all the time, so
+    nothing can share) and append that arena's size to ``spec.arena_sizes``
+    when there is one. Returns its size in bytes (0: no mutable buffers)."""
+    top = 0
+    for v in spec.values:
+        if isinstance(v, ir.TensorValue) and v.is_mutable:
+            off = _align(top, tensor_alignment(v))
+            v.mem_id, v.mem_offset = MUTABLE_MEM_ID, off
+            top = off + v.nbytes
+    if any(isinstance(v, ir.TensorValue) and v.is_mutable for v in spec.values):
+        spec.arena_sizes = spec.arena_sizes[:MUTABLE_MEM_ID] + [top]
+    return top
 
 
 def _legit_in_place(spec, lv, a, b) -> bool:
@@ -353,6 +378,14 @@ def verify_plan(spec: ir.ProgramSpec) -> None:
             raise PlanError(f"tensor {v} ({t.name}) [{t.mem_offset}, {t.mem_offset + t.nbytes}) "
                             f"outside arena {t.mem_id} of {spec.arena_sizes[t.mem_id]} bytes")
         spans.append((t.name or str(v), v, t.mem_id, t.mem_offset, t.mem_offset + t.nbytes, s, e))
+    for v, t in enumerate(spec.values):
+        if isinstance(t, ir.TensorValue) and t.is_mutable:
+            if t.mem_id != MUTABLE_MEM_ID or t.mem_offset is None or t.mem_id >= len(spec.arena_sizes) \
+                    or t.mem_offset % tensor_alignment(t) or t.mem_offset + t.nbytes > spec.arena_sizes[t.mem_id]:
+                raise PlanError(f"mutable buffer {v} ({t.fqn}) is not inside arena {MUTABLE_MEM_ID}")
+            if len(t.initial) != t.nbytes:
+                raise PlanError(f"mutable buffer {v} ({t.fqn}): {len(t.initial)} initial bytes for {t.nbytes}")
+            spans.append((t.fqn or str(v), v, t.mem_id, t.mem_offset, t.mem_offset + t.nbytes, 0, max(lv.steps, 1)))
     for step, off in spec.plan_info.get("scratch_offsets", {}).items():
         size = spec.instructions[step].scratch_bytes
         if off + size > spec.arena_sizes[ARENA_MEM_ID]:
@@ -366,7 +399,7 @@ def verify_plan(spec: ir.ProgramSpec) -> None:
             if a[4] == a[3] or b[4] == b[3]:
                 continue  # empty tensors occupy no bytes
             if a[5] <= b[6] and b[5] <= a[6]:
-                if a[1] is not None and b[1] is not None and _legit_in_place(spec, lv, a[1], b[1]):
+                if a[1] in lv.life and b[1] in lv.life and _legit_in_place(spec, lv, a[1], b[1]):
                     continue
                 raise PlanError(f"{a[0]} [{a[3]}, {a[4]}) and {b[0]} [{b[3]}, {b[4]}) overlap "
                                 f"while both live (steps {a[5]}-{a[6]} and {b[5]}-{b[6]})")

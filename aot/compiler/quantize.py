@@ -313,8 +313,14 @@ class MoteQuantizer(Quantizer):
     def annotate(self, model: GraphModule) -> GraphModule:
         act = _act_qspec(self.qat)
         wq = _weight_qspec(self.qat)
+        state = state_constants(model)
         for n in model.graph.nodes:
             if n.op != "call_function" or _annotated(n):
+                continue
+            if n in state or any(a in state for a in n.all_input_nodes):
+                # a read of model state: no observer here, or convert_pt2e would
+                # fold the buffer's value at calibration's end into a constant
+                n.meta[ANNOTATION_KEY] = QuantizationAnnotation(_annotated=True)
                 continue
             t = n.target
             if t in CONV_OPS or t in LINEAR_OPS:
@@ -429,6 +435,48 @@ class MoteQuantizer(Quantizer):
 
 
 # ----------------------------------------------------------------------------- pipeline
+
+def _writes_first_arg(n: Node) -> bool:
+    """True if call `n` writes its first argument in place (mul_, add_, copy_, index_put_)."""
+    schema = getattr(n.target, "_schema", None)
+    if n.op != "call_function" or schema is None or not schema.arguments:
+        return False
+    info = schema.arguments[0].alias_info
+    return info is not None and info.is_write
+
+
+def mutated_buffers(gm: GraphModule) -> set:
+    """Targets of the get_attr nodes of unlifted graph `gm` that an in-place op
+    writes (directly or through other in-place ops on them): the model's
+    mutable buffers, its state across calls."""
+    found = set()
+    for n in gm.graph.nodes:
+        if _writes_first_arg(n):
+            base = n.args[0]
+            while isinstance(base, Node) and _writes_first_arg(base):
+                base = base.args[0]
+            if isinstance(base, Node) and base.op == "get_attr":
+                found.add(base.target)
+    return found
+
+
+def state_constants(gm: GraphModule) -> set:
+    """Nodes of `gm` computed from get_attr values alone, a mutable buffer among
+    them (``mean.mul_(0.9)``, ``frames[:, 1:]``): constants to a constant
+    folder, but the model's state at run time."""
+    mutable = mutated_buffers(gm)
+    const, state = set(), set()
+    for n in gm.graph.nodes:
+        if n.op == "get_attr":
+            const.add(n)
+            if n.target in mutable:
+                state.add(n)
+        elif n.op == "call_function" and n.all_input_nodes and all(a in const for a in n.all_input_nodes):
+            const.add(n)
+            if any(a in state for a in n.all_input_nodes):
+                state.add(n)
+    return state
+
 
 def export_for_quantization(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor]
                             ) -> GraphModule:
@@ -583,13 +631,21 @@ def quantize(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor],
     GraphModule (PT2E reference, q/dq + fp32 ops, weights folded to int8) and a
     dict ``{"calibration_samples": int}``.
     """
+    initial = {name: b.detach().clone() for name, b in module.named_buffers()}
     gm = export_for_quantization(module, example_inputs)
     prepared = prepare_pt2e(gm, quantizer or MoteQuantizer())
     samples = _samples(calibration, example_inputs, module)
     with torch.no_grad():
-        for s in samples:
+        for s in samples:  # in order: a stateful model sees one stream
             prepared(*s)
     converted = convert_pt2e(prepared)
+    # calibration ran forward, which updated the mutable buffers (the exported
+    # graphs share the module's tensors): back to the values the model starts from
+    with torch.no_grad():
+        for m in (module, converted):
+            for name, b in m.named_buffers():
+                if name in initial and b.shape == initial[name].shape:
+                    b.copy_(initial[name])
     return converted, {"calibration_samples": len(samples)}
 
 

@@ -95,6 +95,7 @@ def _load_lib(path=None):
         "mote_method_memory_requirements": (i32, [vp, u32, C.POINTER(_Requirements)]),
         "mote_method_init": (i32, [vp, vp, u32, C.POINTER(_Memory)]),
         "mote_method_execute": (i32, [vp]),
+        "mote_method_reset_state": (i32, [vp]),
         "mote_method_failed_operator": (i32, [vp]),
         "mote_method_failed_instruction": (i32, [vp]),
         "mote_method_num_inputs": (u32, [vp]),
@@ -294,6 +295,11 @@ class Method:
         sizes = (C.c_int64 * max(a.ndim, 1))(*a.shape)
         _check(self._lib, self._lib.mote_method_set_input_checked(self._ptr, i, NUMPY_CODES[a.dtype], sizes, a.ndim,
                                                          a.ctypes.data, a.nbytes), f"input {i}")
+
+    def reset_state(self) -> None:
+        """Set the method's mutable buffers (model state kept across calls)
+        back to their initial values (mote_method_reset_state)."""
+        _check(self._lib, self._lib.mote_method_reset_state(self._ptr), "reset_state")
 
     def execute(self) -> None:
         code = self._lib.mote_method_execute(self._ptr)

@@ -21,7 +21,9 @@ from aot.pte.header import ExtendedHeader, parse_header
 class TensorInfo:
     """A tensor value, flattened. nbytes = numel * element size (bytes).
     kind: "constant" | "planned" | "unplanned"; mem_id/mem_offset for planned;
-    buffer_idx (data_buffer_idx) and data (bytes) for constants."""
+    buffer_idx (data_buffer_idx) and data (bytes) for constants. A mutable
+    buffer (planned with an initial value) also has ``initial`` (bytes) and
+    ``fqn`` (its module name, when the program records one)."""
     index: int
     dtype: int
     sizes: list
@@ -32,6 +34,8 @@ class TensorInfo:
     mem_id: Optional[int] = None
     mem_offset: Optional[int] = None
     data: Optional[bytes] = None
+    initial: Optional[bytes] = None
+    fqn: str = ""
 
     @property
     def dtype_name(self) -> str:
@@ -136,9 +140,28 @@ def _constant_bytes(prog: fb.Program, segments: list, t: TensorInfo, nvalue: int
     return bytes(data[:t.nbytes])
 
 
+def _mutable_bytes(prog: fb.Program, segments: list, t: TensorInfo, extra, nvalue: int) -> bytes:
+    """Initial value of mutable buffer `t`: offsets[data_buffer_idx] of its
+    mutable_data_segments entry (ExtraTensorInfo's, else 0)."""
+    k = extra.mutable_data_segments_idx if extra is not None else 0
+    subs = prog.mutable_data_segments or []
+    if not 0 <= k < len(subs) or not 0 <= subs[k].segment_index < len(segments):
+        raise PteFormatError(f"value {nvalue}: mutable data segment {k} does not exist")
+    offs = subs[k].offsets or []
+    if not 0 <= t.buffer_idx < len(offs):
+        raise PteFormatError(f"value {nvalue}: data_buffer_idx {t.buffer_idx} outside {len(offs)} mutable offsets")
+    seg, off = segments[subs[k].segment_index], offs[t.buffer_idx]
+    if off + t.nbytes > len(seg):
+        raise PteFormatError(f"value {nvalue}: initial value [{off}, {off + t.nbytes}) outside "
+                             f"segment of {len(seg)} bytes")
+    return seg[off:off + t.nbytes]
+
+
 def _plan_info(prog: fb.Program, segments: list, ep: fb.ExecutionPlan) -> PlanInfo:
     vals = [ev.val if ev is not None else None for ev in ep.values or []]
-    ops = [f"{o.name}.{o.overload}" if o.overload else (o.name or "") for o in ep.operators or []]
+    # an empty overload is the default one (ExecuTorch writes "aten::copy_", ""),
+    # as the runtime's registry lookup reads it
+    ops = [f"{o.name or ''}.{o.overload or 'default'}" for o in ep.operators or []]
     tensors = {}
     for i, v in enumerate(vals):
         if not isinstance(v, fb.Tensor):
@@ -162,6 +185,9 @@ def _plan_info(prog: fb.Program, segments: list, ep: fb.ExecutionPlan) -> PlanIn
                        mem_id=a.memory_id if a else None, mem_offset=a.offset if a else None)
         if kind == "constant":
             t.data = _constant_bytes(prog, segments, t, i)
+        elif kind == "planned" and v.data_buffer_idx > 0:
+            t.initial = _mutable_bytes(prog, segments, t, v.extra_tensor_info, i)
+            t.fqn = (v.extra_tensor_info.fully_qualified_name or "") if v.extra_tensor_info else ""
         tensors[i] = t
     instrs = []
     for c in ep.chains or []:
@@ -260,7 +286,8 @@ def plan_to_spec(plan: PlanInfo):
             t = plan.tensors[i]
             vals.append(ir.TensorValue(sizes=list(t.sizes), dtype=t.dtype, dim_order=list(t.dim_order) or None,
                                        constant=t.data if t.kind == "constant" else None,
-                                       mem_id=t.mem_id, mem_offset=t.mem_offset))
+                                       mem_id=t.mem_id, mem_offset=t.mem_offset, initial=t.initial,
+                                       fqn=t.fqn))
         elif isinstance(v, fb.IntList):
             vals.append(ir.IntListValue(plan.int_list(i)))
         elif isinstance(v, fb.DoubleList):

@@ -49,16 +49,25 @@ def error_stats(outputs, references) -> dict:
 def run_on_target(compiled, inputs, target: str, out_dir=None, timeout: float = 300.0):
     """Run `compiled` on `target` with one input tuple (the model's; quantized
     for an --int8-io program); returns (the program's outputs, info dict)."""
+    outputs, info = run_steps_on_target(compiled, [inputs], target, out_dir, timeout)
+    return outputs[0], info
+
+
+def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: float = 300.0):
+    """Run `compiled` on `target` once per input tuple of `steps`, in order, on
+    one method instance (its mutable buffers carry over from call to call).
+    Returns (the program's outputs per step, info dict; on a simulator the
+    first call's instructions, flash and RAM bytes, the build directory)."""
     from aot.compiler.pipeline import program_inputs
-    arrays = program_inputs(compiled, inputs)
+    arrays = [program_inputs(compiled, inputs) for inputs in steps]
     if target == "host":
         from aot.host.runtime import Program
         method = Program(compiled.pte).method()
-        return method.run(arrays), {}
+        return [method.run(a) for a in arrays], {}
     from aot.target.build import build_compiled
     from aot.target.run import run_build
     out_dir = Path(out_dir or Path("build") / f"{compiled.name}-{Path(target).stem}{'-int8' if compiled.int8 else ''}")
-    art = build_compiled(compiled, target, out_dir, input_sets=[arrays])
+    art = build_compiled(compiled, target, out_dir, input_sets=arrays)
     result = run_build(out_dir, timeout=timeout)
     info = {"instructions": result.cycles[0], "flash_bytes": art.size["flash_bytes"],
             # boards with a separate model memory (mps3-an547's QSPI) hold the
@@ -66,26 +75,52 @@ def run_on_target(compiled, inputs, target: str, out_dir=None, timeout: float = 
             **({"model_region_bytes": art.size["model_region_bytes"]}
                if "model_region_bytes" in art.size else {}),
             "ram_bytes": art.size["ram_bytes"], "build_dir": str(out_dir)}
-    return result.outputs[0], info
+    return result.outputs, info
 
 
-def compare(compiled, target: str = "host", seed: int = 0, out_dir=None) -> dict:
-    """Compare `compiled` on `target` against eager (and PT2E for int8); returns the report dict."""
-    from aot.compiler.pipeline import eager_outputs, model_outputs, reference_outputs
-    inputs = random_inputs(compiled.example_inputs, seed)
-    outputs, info = run_on_target(compiled, inputs, target, out_dir)
-    outputs = model_outputs(compiled, outputs)  # --int8-io: dequantized, as the model's
-    report = {"model": compiled.name, "target": target, "int8": compiled.int8}
-    report.update(error_stats(outputs, eager_outputs(compiled, inputs)))
+def _stateful_calls(fn, steps) -> list:
+    """Outputs (numpy arrays) of a fresh copy of module `fn` called once per
+    input tuple of `steps`: its buffers start at their exported values and
+    carry over as on the device; `fn` itself is left untouched."""
+    import copy
+    from aot.compiler.pipeline import outputs_tuple
+    fn = copy.deepcopy(fn)
+    with torch.no_grad():
+        return [[t.detach().numpy() for t in outputs_tuple(fn(*inputs))] for inputs in steps]
+
+
+def compare(compiled, target: str = "host", seed: int = 0, out_dir=None, steps: int = 1) -> dict:
+    """Compare `compiled` on `target` against eager (and PT2E for int8); returns the report dict.
+
+    steps: successive calls, each with fresh random inputs (seeds seed,
+    seed+1, ...), on one method instance against one eager module called the
+    same way, so a model's mutable buffers (state) carry over on both sides.
+    The error figures are the worst step's; with steps > 1 the report also has
+    "steps", "worst_step" (0-based) and "per_step" (each step's errors)."""
+    from aot.compiler.pipeline import model_outputs
+    inputs = [random_inputs(compiled.example_inputs, seed + k) for k in range(steps)]
+    outputs, info = run_steps_on_target(compiled, inputs, target, out_dir)
+    outputs = [model_outputs(compiled, o) for o in outputs]  # --int8-io: dequantized, as the model's
+    eager = _stateful_calls(compiled.eager, inputs)
+    per_step = [error_stats(o, e) for o, e in zip(outputs, eager)]
     if compiled.int8:
-        ref = reference_outputs(compiled, inputs)
-        pt2e = error_stats(outputs, ref)
-        report["pt2e_max_abs_error"] = pt2e["max_abs_error"]
+        ref = _stateful_calls(compiled.reference, inputs)
         scale = _output_scale(compiled)
-        if scale:
-            report["pt2e_max_quanta"] = pt2e["max_abs_error"] / scale
+        for row, o, r in zip(per_step, outputs, ref):
+            row["pt2e_max_abs_error"] = error_stats(o, r)["max_abs_error"]
+            if scale:
+                row["pt2e_max_quanta"] = row["pt2e_max_abs_error"] / scale
+    worst = max(range(steps), key=lambda k: (per_step[k]["max_rel_error"], per_step[k]["max_abs_error"]))
+    report = {"model": compiled.name, "target": target, "int8": compiled.int8}
+    report.update(per_step[worst])
+    for key in ("pt2e_max_abs_error", "pt2e_max_quanta"):  # the worst over the steps, as for eager
+        if key in report:
+            report[key] = max(row[key] for row in per_step)
+    if steps > 1:
+        report.update({"steps": steps, "worst_step": worst, "per_step": per_step})
     report["arena_bytes"] = compiled.arena_bytes
     report["arena_lower_bound_bytes"] = compiled.arena_lower_bound_bytes
+    report["mutable_bytes"] = compiled.mutable_bytes
     report["pte_bytes"] = len(compiled.pte)
     report.update(info)
     return report
@@ -112,11 +147,12 @@ def compare_command(args) -> int:
     # the program aot build would ship for that board (pre-widened DSP weights by default)
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                   int8_io=args.int8_io, dsp_weights=board is not None and dsp_weights(board, args))
-    report = compare(compiled, args.target, args.seed, args.output_dir)
+    report = compare(compiled, args.target, args.seed, args.output_dir, steps=args.steps)
     if args.json:
         print(json.dumps(report))
         return 0
-    print(f"model {report['model']} on {report['target']}{' (int8)' if report['int8'] else ''}")
+    print(f"model {report['model']} on {report['target']}{' (int8)' if report['int8'] else ''}"
+          + (f", {report['steps']} steps (worst: step {report['worst_step']})" if "steps" in report else ""))
     print(f"  max abs error vs eager  {report['max_abs_error']:.3e}")
     print(f"  max rel error vs eager  {report['max_rel_error']:.3e}")
     if "pt2e_max_abs_error" in report:
@@ -124,7 +160,8 @@ def compare_command(args) -> int:
         print(f"  max abs error vs PT2E   {report['pt2e_max_abs_error']:.3e}"
               + (f" ({q:.2f} output quanta)" if q is not None else ""))
     print(f"  arena {report['arena_bytes']:,} B (lower bound {report['arena_lower_bound_bytes']:,} B),"
-          f" .pte {report['pte_bytes']:,} B")
+          + (f" mutable buffers {report['mutable_bytes']:,} B," if report["mutable_bytes"] else "")
+          + f" .pte {report['pte_bytes']:,} B")
     for key in ("instructions", "flash_bytes", "model_region_bytes", "ram_bytes"):
         if key in report:
             print(f"  {key.replace('_', ' ')} {report[key]:,}")

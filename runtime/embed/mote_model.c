@@ -41,6 +41,18 @@ static uint8_t mote_embed_state[MOTE_EMBED_STATE_BYTES > 0 ? MOTE_EMBED_STATE_BY
     __attribute__((aligned(MOTE_STATE_ALIGN)));
 static uint8_t mote_embed_arena0[MOTE_MODEL_ARENA0_BYTES > 0 ? MOTE_MODEL_ARENA0_BYTES : MOTE_ARENA_ALIGN]
     __attribute__((aligned(MOTE_ARENA_ALIGN)));
+/* Memory id 2: the mutable buffers (model state kept across runs), when the
+ * model has any. A program with more arenas was not made by Mote's planner. */
+#if defined(MOTE_MODEL_NUM_ARENAS) && MOTE_MODEL_NUM_ARENAS > 2
+#error "mote_model.h describes more than two arenas: the embedding API holds the activations and the mutable buffers"
+#endif
+#if defined(MOTE_MODEL_NUM_ARENAS) && MOTE_MODEL_NUM_ARENAS > 1
+#define MOTE_EMBED_ARENAS 2u
+static uint8_t mote_embed_arena1[MOTE_MODEL_ARENA1_BYTES > 0 ? MOTE_MODEL_ARENA1_BYTES : MOTE_ARENA_ALIGN]
+    __attribute__((aligned(MOTE_ARENA_ALIGN)));
+#else
+#define MOTE_EMBED_ARENAS 1u
+#endif
 #if MOTE_MODEL_SCRATCH_BYTES > 0
 static uint8_t mote_embed_scratch[MOTE_MODEL_SCRATCH_BYTES] __attribute__((aligned(MOTE_ARENA_ALIGN)));
 #endif
@@ -61,9 +73,9 @@ mote_err_t mote_model_init(void)
     MOTE_TRY(mote_program_load(&mote_embed_program, mote_model_pte, MOTE_MODEL_PTE_SIZE));
     mote_method_requirements_t req;
     MOTE_TRY(mote_method_memory_requirements(&mote_embed_program, 0, &req));
-    /* mote_model.h describes one arena (memory id 1); a program with more
-     * was not generated for this runtime. */
-    MOTE_CHECK(req.num_arenas <= 1u, MOTE_ERR_UNSUPPORTED);
+    /* mote_model.h describes the arenas this storage holds; a program with
+     * more was not generated for this build. */
+    MOTE_CHECK(req.num_arenas <= MOTE_EMBED_ARENAS, MOTE_ERR_UNSUPPORTED);
     mote_memory_t mem = {0};
     mem.state.ptr = mote_embed_state;
     mem.state.size = sizeof(mote_embed_state);
@@ -72,6 +84,12 @@ mote_err_t mote_model_init(void)
         mem.arenas[0].ptr = mote_embed_arena0;
         mem.arenas[0].size = sizeof(mote_embed_arena0);
     }
+#if MOTE_EMBED_ARENAS > 1
+    if (req.num_arenas > 1u) {
+        mem.arenas[1].ptr = mote_embed_arena1;
+        mem.arenas[1].size = sizeof(mote_embed_arena1);
+    }
+#endif
 #if MOTE_MODEL_SCRATCH_BYTES > 0
     mem.scratch.ptr = mote_embed_scratch;
     mem.scratch.size = sizeof(mote_embed_scratch);
@@ -106,6 +124,12 @@ mote_err_t mote_model_run(void)
 {
     MOTE_CHECK(mote_embed_ready, MOTE_ERR_NOT_INITIALIZED);
     return mote_method_execute(&mote_embed_method);
+}
+
+mote_err_t mote_model_reset_state(void)
+{
+    MOTE_CHECK(mote_embed_ready, MOTE_ERR_NOT_INITIALIZED);
+    return mote_method_reset_state(&mote_embed_method);
 }
 
 mote_err_t mote_model_get_output(uint32_t index, const void **data, size_t *nbytes)

@@ -193,7 +193,26 @@ static mote_err_t tensor_shape(const mote_fb_t *fb, const mote_fb_table_t *t, mo
     return MOTE_OK;
 }
 
-/* Shape and storage of one tensor value: constant, planned, or none (an et_view output). */
+/* The initial value of the mutable buffer tensor `t` (data_buffer_idx `buffer`,
+ * `nbytes` bytes): its ExtraTensorInfo's mutable_data_segments entry, offset
+ * `buffer` (ExecuTorch's layout; without an ExtraTensorInfo, entry 0). */
+static mote_err_t tensor_initial(const mote_program_t *prog, const mote_fb_t *fb, const mote_fb_table_t *t,
+                                 uint32_t buffer, uint32_t nbytes, const uint8_t **data)
+{
+    mote_fb_table_t extra;
+    uint64_t seg = 0;
+    bool present;
+
+    MOTE_TRY(mote_fb_table_field(fb, t, MOTE_F_TENSOR_EXTRA, &extra, &present));
+    if (present) {
+        MOTE_TRY(mote_fb_scalar(fb, &extra, MOTE_F_EXTRA_MUTABLE_SEGMENT, 8u, 0u, &seg));
+    }
+    MOTE_CHECK(seg <= 0xffffffffu, MOTE_ERR_BAD_INDEX);
+    return mote_program_mutable_data(prog, (uint32_t)seg, buffer, nbytes, data);
+}
+
+/* Shape and storage of one tensor value: constant, planned (a mutable buffer
+ * when it also names data), or none (an et_view output). */
 static mote_err_t tensor_parse(const mote_program_t *prog, const mote_fb_t *fb, const mote_fb_table_t *t,
                                const method_counts_t *c, const mote_memory_t *mem, mote_tensor_t *out)
 {
@@ -205,12 +224,14 @@ static mote_err_t tensor_parse(const mote_program_t *prog, const mote_fb_t *fb, 
     MOTE_TRY(tensor_shape(fb, t, out));
     MOTE_TRY(mote_fb_scalar(fb, t, MOTE_F_TENSOR_BUFFER_IDX, 4u, 0u, &buffer));
     MOTE_TRY(mote_fb_table_field(fb, t, MOTE_F_TENSOR_ALLOC, &alloc, &planned));
-    if (buffer != 0u) {
-        MOTE_CHECK(!planned, MOTE_ERR_UNSUPPORTED); /* mutable tensor with an initial value */
+    if (buffer != 0u && !planned) {
         MOTE_TRY(mote_program_constant(prog, (uint32_t)buffer, out->nbytes, (uint32_t)mote_dtype_size(out->dtype),
                                        &p));
         out->data = (void *)(uintptr_t)p;
         return MOTE_OK;
+    }
+    if (buffer != 0u) { /* a mutable buffer: planned, its initial value in the program */
+        MOTE_TRY(tensor_initial(prog, fb, t, (uint32_t)buffer, out->nbytes, &p));
     }
     if (!planned) {
         return MOTE_OK; /* storage comes from an et_view (method_verify.c checks it does) */
@@ -645,6 +666,46 @@ static mote_err_t scratch_slots_apply(mote_method_t *m, const mote_memory_t *mem
     return MOTE_OK;
 }
 
+/* Copies every mutable buffer's initial value from the program into its
+ * planned storage (init verified both: the data lies inside its segment, the
+ * storage inside its arena, and neither is in the other). */
+static mote_err_t method_load_mutable(mote_method_t *m)
+{
+    mote_fb_t fb = mote_program_fb(m->prog);
+    mote_fb_table_t plan, t, u;
+    mote_fb_vec_t vals;
+    uint64_t buffer;
+    uint32_t i, k;
+    uint8_t tag;
+    bool planned;
+    const uint8_t *p;
+
+    MOTE_TRY(mote_program_plan(m->prog, m->method_index, &plan));
+    MOTE_TRY(mote_fb_vec_field(&fb, &plan, MOTE_F_PLAN_VALUES, 4u, &vals));
+    MOTE_CHECK(vals.len == m->num_values, MOTE_ERR_BAD_INDEX);
+    for (i = 0; i < vals.len; i++) {
+        if (m->values[i].tag != MOTE_TAG_TENSOR) {
+            continue;
+        }
+        MOTE_TRY(mote_fb_vec_table(&fb, &vals, i, &t));
+        MOTE_TRY(mote_fb_union_field(&fb, &t, MOTE_F_EVALUE_VAL, MOTE_TAG_OPT_TENSOR_LIST, &tag, &u));
+        MOTE_TRY(mote_fb_scalar(&fb, &u, MOTE_F_TENSOR_BUFFER_IDX, 4u, 0u, &buffer));
+        MOTE_TRY(mote_fb_table_field(&fb, &u, MOTE_F_TENSOR_ALLOC, &t, &planned));
+        if (buffer == 0u || !planned) {
+            continue;
+        }
+        {
+            mote_tensor_t *dst = m->values[i].u.t;
+            uint8_t *d = (uint8_t *)dst->data;
+            MOTE_TRY(tensor_initial(m->prog, &fb, &u, (uint32_t)buffer, dst->nbytes, &p));
+            for (k = 0; k < dst->nbytes; k++) {
+                d[k] = p[k];
+            }
+        }
+    }
+    return MOTE_OK;
+}
+
 mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32_t method_index,
                             const mote_memory_t *mem)
 {
@@ -685,8 +746,15 @@ mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32
     MOTE_TRY(scratch_slots_apply(m, mem));
     m->failed_instr = -1;
     MOTE_TRY(mote_method_verify_storage(m));
+    m->method_index = method_index;
     m->magic = MOTE_METHOD_MAGIC;
-    return MOTE_OK;
+    return method_load_mutable(m);
+}
+
+mote_err_t mote_method_reset_state(mote_method_t *m)
+{
+    MOTE_CHECK(m != NULL && m->magic == MOTE_METHOD_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+    return method_load_mutable(m);
 }
 
 int32_t mote_method_failed_operator(const mote_method_t *m)

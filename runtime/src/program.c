@@ -136,6 +136,40 @@ static mote_err_t program_constant_segment(mote_program_t *prog, const mote_fb_t
     return MOTE_OK;
 }
 
+/* The segment and offsets of mutable_data_segments entry `i`. */
+static mote_err_t program_mutable_segment(const mote_program_t *prog, uint32_t i, uint64_t *start, uint64_t *size,
+                                          mote_fb_vec_t *offsets)
+{
+    mote_fb_t fb = mote_program_fb(prog);
+    mote_fb_vec_t v;
+    mote_fb_table_t t;
+    uint64_t segidx;
+
+    v.pos = prog->mutable_segs_pos;
+    v.len = prog->num_mutable_segs;
+    MOTE_TRY(mote_fb_vec_table(&fb, &v, i, &t));
+    MOTE_TRY(mote_fb_scalar(&fb, &t, MOTE_F_SUBSEG_INDEX, 4u, 0u, &segidx));
+    MOTE_TRY(mote_fb_vec_field(&fb, &t, MOTE_F_SUBSEG_OFFSETS, 8u, offsets));
+    MOTE_CHECK(segidx < prog->num_segments, MOTE_ERR_BAD_INDEX);
+    return program_segment(prog, (uint32_t)segidx, start, size);
+}
+
+/* Program.mutable_data_segments: every entry names a segment. */
+static mote_err_t program_mutable_segments(mote_program_t *prog, const mote_fb_t *fb, const mote_fb_table_t *root)
+{
+    mote_fb_vec_t v, offsets;
+    uint64_t start, sz;
+    uint32_t i;
+
+    MOTE_TRY(mote_fb_vec_field(fb, root, MOTE_F_PROGRAM_MUTABLE_SEGMENTS, 4u, &v));
+    prog->mutable_segs_pos = v.pos;
+    prog->num_mutable_segs = v.len;
+    for (i = 0; i < v.len; i++) {
+        MOTE_TRY(program_mutable_segment(prog, i, &start, &sz, &offsets));
+    }
+    return MOTE_OK;
+}
+
 static mote_err_t program_tables(mote_program_t *prog)
 {
     mote_fb_t fb = mote_program_fb(prog);
@@ -166,6 +200,7 @@ static mote_err_t program_tables(mote_program_t *prog)
         MOTE_TRY(mote_fb_vec_table(&fb, &v, i, &t));
         MOTE_TRY(mote_fb_vec_field(&fb, &t, MOTE_F_BUFFER_STORAGE, 1u, &storage));
     }
+    MOTE_TRY(program_mutable_segments(prog, &fb, &root));
     return program_constant_segment(prog, &fb, &root);
 }
 
@@ -287,6 +322,22 @@ mote_err_t mote_program_constant(const mote_program_t *prog, uint32_t idx, uint3
     }
     MOTE_CHECK(((uintptr_t)p & (align - 1u)) == 0u, MOTE_ERR_BAD_ALIGNMENT);
     *data = p;
+    return MOTE_OK;
+}
+
+mote_err_t mote_program_mutable_data(const mote_program_t *prog, uint32_t seg, uint32_t idx, uint32_t nbytes,
+                                     const uint8_t **data)
+{
+    mote_fb_t fb = mote_program_fb(prog);
+    mote_fb_vec_t offsets;
+    uint64_t start, size, off;
+
+    MOTE_CHECK(seg < prog->num_mutable_segs, MOTE_ERR_BAD_INDEX);
+    MOTE_TRY(program_mutable_segment(prog, seg, &start, &size, &offsets));
+    MOTE_CHECK(idx < offsets.len, MOTE_ERR_BAD_INDEX);
+    off = mote_fb_u64_at(&fb, offsets.pos + 8u * idx);
+    MOTE_CHECK(off <= size && nbytes <= size - off, MOTE_ERR_DATA_TOO_SHORT);
+    *data = prog->data + start + off;
     return MOTE_OK;
 }
 

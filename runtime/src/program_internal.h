@@ -10,7 +10,7 @@
 /* Field ids of the schema's tables (a union takes two ids: type, value). */
 enum {
     MOTE_F_PROGRAM_PLANS = 1, MOTE_F_PROGRAM_CONST_BUFFER = 2, MOTE_F_PROGRAM_SEGMENTS = 4,
-    MOTE_F_PROGRAM_CONST_SEGMENT = 5,
+    MOTE_F_PROGRAM_CONST_SEGMENT = 5, MOTE_F_PROGRAM_MUTABLE_SEGMENTS = 6,
     MOTE_F_PLAN_NAME = 0, MOTE_F_PLAN_VALUES = 2, MOTE_F_PLAN_INPUTS = 3, MOTE_F_PLAN_OUTPUTS = 4,
     MOTE_F_PLAN_CHAINS = 5, MOTE_F_PLAN_OPERATORS = 6, MOTE_F_PLAN_DELEGATES = 7,
     MOTE_F_PLAN_BUFFER_SIZES = 8,
@@ -18,7 +18,7 @@ enum {
     MOTE_F_TENSOR_DTYPE = 0, MOTE_F_TENSOR_STORAGE_OFFSET = 1, MOTE_F_TENSOR_SIZES = 2,
     MOTE_F_TENSOR_DIM_ORDER = 3, MOTE_F_TENSOR_BUFFER_IDX = 5, MOTE_F_TENSOR_ALLOC = 6,
     MOTE_F_TENSOR_DYNAMISM = 8, MOTE_F_TENSOR_EXTRA = 9,
-    MOTE_F_EXTRA_LOCATION = 2,
+    MOTE_F_EXTRA_MUTABLE_SEGMENT = 0, MOTE_F_EXTRA_LOCATION = 2,
     MOTE_F_ALLOC_ID = 0, MOTE_F_ALLOC_LOW = 1, MOTE_F_ALLOC_HIGH = 2,
     MOTE_F_OPERATOR_NAME = 0, MOTE_F_OPERATOR_OVERLOAD = 1,
     MOTE_F_CHAIN_INSTRUCTIONS = 2,
@@ -47,6 +47,15 @@ MOTE_NODISCARD mote_err_t mote_program_plan(const mote_program_t *prog, uint32_t
  */
 MOTE_NODISCARD mote_err_t mote_program_constant(const mote_program_t *prog, uint32_t idx, uint32_t nbytes,
                                                 uint32_t align, const uint8_t **data);
+
+/*
+ * Initial data of a mutable buffer: `nbytes` bytes at offsets[`idx`] of
+ * Program.mutable_data_segments[`seg`] (ExecuTorch's layout for planned
+ * tensors with an initial value). Errors: BAD_INDEX (no such entry, segment
+ * or offset), DATA_TOO_SHORT (the bytes run past the segment).
+ */
+MOTE_NODISCARD mote_err_t mote_program_mutable_data(const mote_program_t *prog, uint32_t seg, uint32_t idx,
+                                                    uint32_t nbytes, const uint8_t **data);
 
 /* Does `p` point into the program's bytes (constant data: never written)? */
 bool mote_program_contains(const mote_program_t *prog, const void *p);

@@ -1,6 +1,14 @@
 """The graph the passes work on: an FX graph whose parameters, buffers and
-lifted constants are placeholders listed in ``constants`` (name -> tensor), and
-whose remaining placeholders are the user inputs, in order."""
+lifted constants are placeholders listed in ``constants`` (name -> tensor),
+whose mutable buffers (registered buffers ``forward`` updates in place) are
+placeholders listed in ``mutable`` (name -> :class:`MutableBuffer`), and whose
+remaining placeholders are the user inputs, in order.
+
+torch.export makes a mutating ``forward`` functional: the graph computes each
+mutated buffer's new value and returns it first (output kind BUFFER_MUTATION),
+then the user outputs. The edge graph keeps that output order;
+:meth:`EdgeProgram.mutation_nodes` pairs the leading outputs with their
+buffers and :meth:`EdgeProgram.user_output_nodes` gives the rest."""
 from __future__ import annotations
 
 import copy
@@ -25,12 +33,26 @@ def _effectful_op_error(gm) -> UnsupportedOpError:
 
 
 @dataclass
+class MutableBuffer:
+    """A registered buffer that ``forward`` updates: fqn: its fully qualified
+    name in the module ("frames", "norm.running_mean"); initial: its value when
+    the model was exported (a real contiguous tensor: the state at init and
+    after a reset)."""
+    fqn: str
+    initial: torch.Tensor
+
+
+@dataclass
 class EdgeProgram:
     """graph: torch.fx.Graph; constants: placeholder name -> real tensor;
-    user_inputs: placeholder names of the program inputs, in call order."""
+    user_inputs: placeholder names of the program inputs, in call order;
+    mutable: placeholder name -> MutableBuffer; mutated: the placeholder names
+    of the buffers the first ``len(mutated)`` graph outputs are the new values of."""
     graph: torch.fx.Graph
     constants: dict = field(default_factory=dict)
     user_inputs: list = field(default_factory=list)
+    mutable: dict = field(default_factory=dict)
+    mutated: list = field(default_factory=list)
 
     def is_const(self, node) -> bool:
         """True if ``node`` is a placeholder holding a constant tensor."""
@@ -49,9 +71,18 @@ class EdgeProgram:
         return node
 
     def output_nodes(self) -> list:
-        """The nodes returned by the graph, in order."""
+        """The nodes returned by the graph, in order: buffer mutations first, then user outputs."""
         out = next(n for n in self.graph.nodes if n.op == "output")
         return list(out.args[0])
+
+    def user_output_nodes(self) -> list:
+        """The nodes the model returns, in order."""
+        return self.output_nodes()[len(self.mutated):]
+
+    def mutation_nodes(self) -> list:
+        """(buffer placeholder node, node holding its new value) per mutated buffer."""
+        holders = {n.name: n for n in self.graph.nodes if n.op == "placeholder"}
+        return [(holders[name], new) for name, new in zip(self.mutated, self.output_nodes())]
 
     def prune_constants(self) -> None:
         """Drop constant placeholders nothing uses any more (folded weights)."""
@@ -63,10 +94,13 @@ class EdgeProgram:
 
 
 def from_exported(ep: torch.export.ExportedProgram) -> EdgeProgram:
-    """Copy ``ep``'s graph and gather its parameters/buffers/constants.
-    Raises LoweringError for buffer mutation or non-tensor inputs."""
+    """Copy ``ep``'s graph and gather its parameters, buffers (constant or
+    mutable) and constants. Raises LoweringError for a mutated user input or
+    parameter, or a non-tensor input."""
     gm = copy.deepcopy(ep.graph_module)
-    consts, users = {}, []
+    consts, users, mutable = {}, [], {}
+    sig = ep.graph_signature
+    mutated_buffers = set(sig.buffers_to_mutate.values())
     # match placeholders to the signature by position: deepcopy may rename
     # nodes (a placeholder called "input" becomes "input_1")
     holders = [n for n in gm.graph.nodes if n.op == "placeholder"]
@@ -77,6 +111,11 @@ def from_exported(ep: torch.export.ExportedProgram) -> EdgeProgram:
         name = node.name
         if spec.kind == InputKind.USER_INPUT:
             users.append(name)
+        elif spec.kind == InputKind.BUFFER and spec.target in mutated_buffers:
+            t = ep.state_dict.get(spec.target)
+            if t is None:
+                t = ep.constants[spec.target]  # a non-persistent buffer
+            mutable[name] = MutableBuffer(spec.target, t.detach().clone().contiguous())
         elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
             t = ep.state_dict.get(spec.target)
             if t is None:
@@ -86,11 +125,19 @@ def from_exported(ep: torch.export.ExportedProgram) -> EdgeProgram:
             raise _effectful_op_error(gm)
         else:
             raise LoweringError(f"unsupported graph input kind {spec.kind} ({name})")
-    for spec in ep.graph_signature.output_specs:
-        if spec.kind != OutputKind.USER_OUTPUT:
-            raise LoweringError(f"unsupported graph output kind {spec.kind} "
-                                f"(models must not mutate buffers in forward)")
+    fqn_holder = {b.fqn: name for name, b in mutable.items()}
+    mutated, seen_user = [], False
+    for spec in sig.output_specs:
+        if spec.kind == OutputKind.BUFFER_MUTATION and not seen_user:
+            mutated.append(fqn_holder[spec.target])
+        elif spec.kind == OutputKind.USER_OUTPUT:
+            seen_user = True
+        else:
+            what = {OutputKind.USER_INPUT_MUTATION: "mutates its input",
+                    OutputKind.PARAMETER_MUTATION: "mutates a parameter"}.get(spec.kind, str(spec.kind))
+            raise LoweringError(f"unsupported graph output {spec.target or ''}: the model {what} "
+                                f"(only registered buffers may be updated in forward)")
     for n in gm.graph.nodes:
         if n.op == "placeholder" and n.name in users and not isinstance(n.meta.get("val"), torch.Tensor):
             raise LoweringError(f"input {n.name} is not a tensor")
-    return EdgeProgram(graph=gm.graph, constants=consts, user_inputs=users)
+    return EdgeProgram(graph=gm.graph, constants=consts, user_inputs=users, mutable=mutable, mutated=mutated)

@@ -208,6 +208,8 @@ class _Lowering:
         self.sites: list = []      # (op, source) of every fp32 fallback node
         self.islands: list = []    # planned fp32 islands: (kind, "file.py:line")
         self.fusing = None         # PT2E node names the group being emitted computes
+        from aot.compiler.quantize import mutated_buffers
+        self.mutable = mutated_buffers(gm)  # get_attr targets the model updates in place
 
     # ------------------------------------------------------------------ helpers
     def shape(self, n: Node) -> tuple:
@@ -229,6 +231,18 @@ class _Lowering:
         self.n_const += 1
         self.root.register_buffer(name, t.detach().contiguous().clone())
         return self.g.get_attr(name)
+
+    def state(self, target: str, t: torch.Tensor) -> Node:
+        """The mutable buffer `target` ("frames", "norm.running_mean") under the
+        same path in the new module, so the program names it as the model does."""
+        *path, leaf = target.split(".")
+        mod = self.root
+        for part in path:
+            if not hasattr(mod, part):
+                mod.add_module(part, torch.nn.Module())
+            mod = getattr(mod, part)
+        mod.register_buffer(leaf, t.detach().contiguous().clone())
+        return self.g.get_attr(target)
 
     def attr(self, n: Node) -> torch.Tensor:
         obj = self.gm
@@ -284,6 +298,9 @@ class _Lowering:
     def float_of(self, n: Node) -> Node:
         """New-graph float value for old node n (dequantizing int8 on demand)."""
         if n in self.env:
+            return self.env[n]
+        if n.op == "get_attr" and n.target in self.mutable:
+            self.env[n] = self.state(n.target, self.attr(n))
             return self.env[n]
         if n.op == "get_attr":
             self.env[n] = self.const(self.attr(n), n.name)

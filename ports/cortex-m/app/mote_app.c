@@ -8,7 +8,7 @@
  * on each input set and prints one line per inference on the UART:
  *
  *   MOTE BOOT <board>
- *   MOTE MODEL pte=<bytes> state=<bytes> arena=<bytes>
+ *   MOTE MODEL pte=<bytes> state=<bytes> arena=<bytes>[ mutable=<bytes>]
  *   OUT <index> <cycles> <output 0 hex>[,<output 1 hex>...]
  *   MOTE STACK used=<bytes>      (main stack high-water mark; reserve: size.json)
  *   MOTE DONE <count>
@@ -137,6 +137,10 @@ static void app_init(void)
     mote_port_put_u32((uint32_t)req.state_size);
     mote_port_puts(" arena=");
     mote_port_put_u32(req.num_arenas > 0 ? (uint32_t)req.arena_size[0] : 0u);
+    if (req.num_arenas > 1) { /* memory id 2: the mutable buffers */
+        mote_port_puts(" mutable=");
+        mote_port_put_u32((uint32_t)req.arena_size[1]);
+    }
     mote_port_putc('\n');
 }
 

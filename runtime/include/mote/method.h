@@ -16,6 +16,15 @@
  * Memory ids: a planned tensor's allocation_info.memory_id m (1..N) lives in
  * arenas[m-1]; non_const_buffer_sizes[0] is ignored, as in ExecuTorch.
  *
+ * Mutable buffers (state a model updates in forward: a frame history, running
+ * statistics, a KV cache) are planned tensors that also have an initial value
+ * in the program (ExecuTorch's layout: data_buffer_idx into
+ * Program.mutable_data_segments). Init copies those values into the arena and
+ * mote_method_reset_state copies them again; execute leaves them as the last
+ * call wrote them. Mote's compiler plans them in memory id 2 (arenas[1]) and
+ * everything else in memory id 1, so a caller may reuse arenas[0] between
+ * calls but must keep arenas[1].
+ *
  * Write proof: init refuses a method unless everything an instruction or the
  * caller can write is a tensor in planned memory (an arena, or an et_view of
  * one) of its own byte size, so no execute or set_input ever writes the
@@ -129,6 +138,7 @@ typedef struct mote_method {
      * compiled with and without MOTE_TRACE agrees on this struct; only
      * MOTE_TRACE builds have code that reads it. */
     struct mote_tracer *tracer;
+    uint32_t method_index;  /* the program's execution plan */
     uint32_t magic;
 } mote_method_t;
 
@@ -160,6 +170,13 @@ MOTE_NODISCARD mote_err_t mote_method_init(mote_method_t *m, const mote_program_
  */
 MOTE_NODISCARD mote_err_t mote_method_execute(mote_method_t *m);
 
+/**
+ * Sets every mutable buffer of the method (model state that persists across
+ * execute calls: planned tensors with an initial value in the program) back
+ * to its initial value, as init does. Methods that share those buffers' arena
+ * see the reset too. Errors: NOT_INITIALIZED, file errors.
+ */
+MOTE_NODISCARD mote_err_t mote_method_reset_state(mote_method_t *m);
 /** Number of regions in the state buffer (see mote_method_state_counts). */
 #define MOTE_STATE_REGIONS 6u
 

@@ -6,7 +6,8 @@
  * a const array in flash), its exact sizes (mote_model.h) and the kernel
  * registry; runtime/embed/mote_model.c, compiled with DIR on the include
  * path, declares every buffer the model needs as static storage of exactly
- * those sizes (state, arena, scratch: see mote_model.h) and implements the
+ * those sizes (state, arena, the mutable buffers' arena when the model keeps
+ * state across runs, scratch: see mote_model.h) and implements the
  * calls below on top of mote/program.h and mote/method.h. Nothing is
  * allocated at run time; the linker reports a model that does not fit.
  *
@@ -68,6 +69,14 @@ MOTE_NODISCARD mote_err_t mote_model_set_input(uint32_t index, const void *data,
 
 /** Runs one inference. Errors: NOT_INITIALIZED, a kernel's MOTE_ERR_KERNEL_* code. */
 MOTE_NODISCARD mote_err_t mote_model_run(void);
+
+/**
+ * Sets the model's mutable buffers (state its forward keeps across runs: a
+ * frame history, running statistics, a KV cache) back to their initial
+ * values, as mote_model_init left them. A model without any: nothing to do.
+ * Errors: NOT_INITIALIZED.
+ */
+MOTE_NODISCARD mote_err_t mote_model_reset_state(void);
 
 /**
  * Output `index` after mote_model_run: `*data` points at its bytes inside the

@@ -53,6 +53,8 @@ typedef struct mote_program {
     uint32_t num_const_offsets;
     const uint8_t *const_seg;  /* constant segment data */
     uint64_t const_seg_size;   /* bytes */
+    uint32_t mutable_segs_pos; /* mutable_data_segments vector (SubsegmentOffsets tables) */
+    uint32_t num_mutable_segs;
     uint32_t format_version;   /* the eh00 stamp (0: unstamped, ExecuTorch's own) */
     uint32_t magic;            /* set after a successful load */
 } mote_program_t;
@@ -61,7 +63,8 @@ typedef struct mote_program {
  * Loads and verifies a program held in `data` (`size` bytes, aligned to
  * MOTE_PROGRAM_ALIGN). Errors: INVALID_ARGUMENT, MEMORY_ALIGNMENT, TRUNCATED,
  * BAD_IDENTIFIER, BAD_HEADER, FORMAT_VERSION (stamped by a newer compiler),
- * BAD_OFFSET, BAD_VTABLE, BAD_VECTOR, BAD_ALIGNMENT, BAD_SEGMENT, BAD_INDEX,
+ * BAD_OFFSET, BAD_VTABLE, BAD_VECTOR, BAD_ALIGNMENT, BAD_SEGMENT, BAD_INDEX
+ * (also a mutable_data_segments entry naming no segment),
  * UNSUPPORTED (no execution plan, or larger than MOTE_MAX_BYTES).
  */
 MOTE_NODISCARD mote_err_t mote_program_load(mote_program_t *prog, const void *data, size_t size);
