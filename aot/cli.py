@@ -157,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="inputs: arr_0, arr_1, ... in order, then other names in archive order "
                         "(default: zeros on the host; the inputs embedded at build time for a build directory)")
     p.add_argument("--outputs", metavar="OUT.npz", help="write outputs here")
+    p.add_argument("--method", metavar="NAME", help="the method of a program with several (default: the first)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--timeout", type=_positive_seconds, default=120.0,
                    help="simulator or serial timeout, seconds (> 0; default 120)")
@@ -170,6 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", default="host", help=f"host, a simulated board ({_sim_boards()}) or a board file (.json) naming a simulator")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.add_argument("--method", metavar="NAME",
+                   help="the method of a model file with methods() to compare (default: the first)")
     p.add_argument("--steps", type=_count("steps"), default=1, metavar="N",
                    help="N successive calls with fresh inputs on one method instance (a model with "
                         "mutable buffers carries its state), against the eager module called the same "

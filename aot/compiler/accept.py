@@ -16,8 +16,9 @@ from aot import ir
 from aot.errors import MoteError, RuntimeCallError, UnsupportedOpError
 
 
-def check_kernels_accept(spec: ir.ProgramSpec, pte: bytes, example_inputs=()) -> None:
-    """Run ``pte`` (the program of ``spec``) once on the host runtime with the
+def check_kernels_accept(spec: ir.ProgramSpec, pte: bytes, example_inputs=(), method: str | None = None) -> None:
+    """Run ``pte`` (the program of ``spec``: its method ``method``, default the
+    first) once on the host runtime with the
     example inputs (tensors; an input whose dtype or shape the program does not
     take, e.g. a float example for an int8_io program, is fed zeros). Raises
     UnsupportedOpError for a call whose kernel refuses its arguments, MoteError
@@ -28,7 +29,8 @@ def check_kernels_accept(spec: ir.ProgramSpec, pte: bytes, example_inputs=()) ->
     if not library_path().exists():
         raise MoteError(f"the host runtime {library_path()} is not built; run `make bootstrap` "
                         "(it checks that the kernels accept the program)")
-    method = Program(pte).method()
+    program = Program(pte)
+    method = program.method(method if method is not None else 0)
     examples = [np.asarray(t.detach().cpu().numpy() if hasattr(t, "detach") else t) for t in example_inputs]
     inputs = []
     for i in range(method.num_inputs):

@@ -184,11 +184,9 @@ def _tensor(spec: ir.ProgramSpec, idx: int, t: ir.TensorValue, buffer_idx: Optio
                      layout=0, shape_dynamism=fb.TensorShapeDynamism.STATIC, extra_tensor_info=extra)
 
 
-def build_program(spec: ir.ProgramSpec) -> EmitResult:
-    """Lower ``spec`` to a schema Program and the .pte bytes (see module doc).
-
-    Raises EmitError for an inconsistent spec (index out of range, constant
-    length != nbytes, planned tensor outside its arena, non-tensor input...)."""
+def _emit_plan(spec: ir.ProgramSpec, consts: _Segment, mutable: _Segment) -> tuple:
+    """The ExecutionPlan of ``spec``, its constants and initial values added to
+    ``consts`` / ``mutable``. Returns (plan, buffer_of_value, int_values)."""
     n = len(spec.values)
     if not spec.arena_sizes or spec.arena_sizes[0] != 0:
         raise EmitError("arena_sizes[0] is ExecuTorch's reserved entry and must be 0")
@@ -198,7 +196,6 @@ def build_program(spec: ir.ProgramSpec) -> EmitResult:
     values: list = [None] * n
     int_values: dict = {}
     extra: list = []
-    consts, mutable = _Segment(), _Segment()
     buffer_of_value: dict = {}
 
     def int_value(x: int) -> int:
@@ -288,9 +285,34 @@ def build_program(spec: ir.ProgramSpec) -> EmitResult:
         chains=[fb.Chain(inputs=list(spec.inputs), outputs=list(spec.outputs),
                          instructions=instructions, stacktrace=stacktrace)],
         operators=operators, delegates=[], non_const_buffer_sizes=list(spec.arena_sizes))
+    return plan, buffer_of_value, int_values
+
+
+def build_program(specs) -> EmitResult:
+    """Lower ``specs`` (one :class:`aot.ir.ProgramSpec`, or a list: one method
+    each, unique names, in the order the program lists them) to a schema
+    Program and the .pte bytes (see module doc). The methods share one constant
+    segment (identical bytes stored once) and one mutable-data segment.
+
+    Raises EmitError for an inconsistent spec (index out of range, constant
+    length != nbytes, planned tensor outside its arena, non-tensor input,
+    two methods of one name...)."""
+    specs = [specs] if isinstance(specs, ir.ProgramSpec) else list(specs)
+    if not specs:
+        raise EmitError("a program needs at least one method")
+    names = [s.method_name for s in specs]
+    if len(set(names)) != len(names):
+        raise EmitError(f"method names must be unique, got {names}")
+    consts, mutable = _Segment(), _Segment()
+    plans, first = [], None
+    for spec in specs:
+        plan, buffer_of_value, int_values = _emit_plan(spec, consts, mutable)
+        plans.append(plan)
+        first = first or (buffer_of_value, int_values)
+    buffer_of_value, int_values = first
     segments = [bytes(consts.data)] + ([bytes(mutable.data)] if len(mutable.offsets) > 1 else [])
     program = fb.Program(
-        version=0, execution_plan=[plan], constant_buffer=[], backend_delegate_data=[],
+        version=0, execution_plan=plans, constant_buffer=[], backend_delegate_data=[],
         segments=_segment_table(segments),
         constant_segment=fb.SubsegmentOffsets(segment_index=0, offsets=consts.offsets),
         mutable_data_segments=[fb.SubsegmentOffsets(segment_index=1, offsets=mutable.offsets)]

@@ -185,11 +185,14 @@ class _Builder:
         oargs = out_args(oop)
         if len(oargs) == 1 and str(oargs[0].type) == "List[Tensor]":
             # `Tensor(a!)[] out` (split_copy, split_with_sizes_copy, unbind_copy):
-            # one TensorList of planned tensors, and no return values (schema `-> ()`)
+            # one TensorList of planned tensors; the schema returns `()`, yet
+            # ExecuTorch's kernels take the list once more as the return value
+            # (its emitter's convention; its runtime refuses the call without it)
             vals = list(n.meta["val"])
             idx = [self.tensor(v, f"{n.name}_{i}") for i, v in enumerate(vals)]
             self.node_values[n] = tuple(idx)
-            args.append(self.add(ir.TensorListValue(idx)))
+            out_list = self.add(ir.TensorListValue(idx))
+            args += [out_list, out_list]
             self.spec.instructions.append(ir.KernelCall(ns_name, overload, args, src))
             return
         outs = self.outputs_of(n, len(oargs))
@@ -273,9 +276,13 @@ def core_program(ep_or_module, example_inputs=None) -> torch.export.ExportedProg
 
 
 def lower_core(core: torch.export.ExportedProgram, *, planner: str = "best",
-               scratch_fn=None, spec_passes=()) -> ir.ProgramSpec:
-    """:func:`lower` of a :func:`core_program`."""
-    return lower_program(run_fp32_passes(from_exported(core)), planner, scratch_fn, spec_passes)
+               scratch_fn=None, spec_passes=(), method_name: str = "forward",
+               buffer_names: dict | None = None) -> ir.ProgramSpec:
+    """:func:`lower` of a :func:`core_program`, as method ``method_name``;
+    buffer_names: see :func:`aot.compiler.passes.edge_program.from_exported`."""
+    spec = lower_program(run_fp32_passes(from_exported(core, buffer_names)), planner, scratch_fn, spec_passes)
+    spec.method_name = method_name
+    return spec
 
 
 def lower(ep_or_module, example_inputs=None, *, planner: str = "best",

@@ -44,7 +44,7 @@ def manifest_path(pte_path: Path) -> Path:
     return pte_path.with_name("ops.json" if pte_path.name == "model.pte" else pte_path.stem + ".ops.json")
 
 
-def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None, program=None) -> dict:
+def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None, program=None, others=()) -> dict:
     """The ops.json dict of ``spec`` (see module docstring).
 
     ``extra`` is merged at top level, except: ``extra["memory"]`` updates the
@@ -53,17 +53,21 @@ def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None, program=None
     ``spec.plan_info`` keys ``lower_bound``/``arena_lower_bound_bytes`` and
     ``scratch_bytes`` override the computed figures. ``program``: the
     :class:`aot.compiler.emit.EmitResult` of ``spec`` when the caller has it
-    (otherwise the spec is serialised here). Raises EmitError."""
+    (otherwise the spec is serialised here). ``others``: the specs of the
+    program's other methods, whose operators join ``ops`` (a build links the
+    kernels of every method); inputs, outputs and memory stay ``spec``'s.
+    Raises EmitError."""
     extra = dict(extra or {})
     res = program if program is not None else build_program(spec)
     kernels = extra.pop("kernels", {}) or {}
     ops: dict = {}
-    for call, used in zip(spec.instructions, spec_uses(spec)):
-        name = f"{call.op}.{call.overload}"
-        e = ops.setdefault(name, {"name": name, "dtypes": set(),
-                                  "kernel": kernels.get(name) or kernel_symbol(name), "count": 0})
-        e["count"] += 1
-        e["dtypes"].update(ir.dtype_name(spec.values[i].dtype) for i in used)
+    for sp in [spec, *others]:
+        for call, used in zip(sp.instructions, spec_uses(sp)):
+            name = f"{call.op}.{call.overload}"
+            e = ops.setdefault(name, {"name": name, "dtypes": set(),
+                                      "kernel": kernels.get(name) or kernel_symbol(name), "count": 0})
+            e["count"] += 1
+            e["dtypes"].update(ir.dtype_name(sp.values[i].dtype) for i in used)
     pi = spec.plan_info or {}
     lb = pi.get("arena_lower_bound_bytes", pi.get("lower_bound"))
     if lb is None:
@@ -95,6 +99,12 @@ def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None, program=None
     }
     m.update(extra)
     return m
+
+
+def manifest_for_method(manifest: dict, spec: ir.ProgramSpec) -> dict:
+    """A copy of a program's ``manifest`` describing method ``spec`` (its name,
+    inputs and outputs); the operators and memory are the program's."""
+    return dict(manifest, method=spec.method_name, inputs=_io(spec, spec.inputs), outputs=_io(spec, spec.outputs))
 
 
 def _atomic_write(path, text: str) -> None:
@@ -158,6 +168,12 @@ def model_header_text(spec: ir.ProgramSpec, name: str = "model", manifest: dict 
         L += ["/* Kernel scratch planned in arena 1: {instruction, offset, size} (mote_scratch_slot_t). */",
               f"#define MOTE_MODEL_NUM_SCRATCH_SLOTS {len(slots)}",
               f"#define MOTE_MODEL_SCRATCH_SLOTS {{ {items} }}"]
+        methods = firmware.get("methods") or [spec.method_name]
+        L += ["/* The program's methods (execution plans), in order; the embedding API starts on the default one. */",
+              f"#define MOTE_MODEL_NUM_METHODS {len(methods)}u",
+              f"#define MOTE_MODEL_DEFAULT_METHOD {methods.index(firmware.get('default_method') or methods[0])}u"]
+        for i, name in enumerate(methods):
+            L.append(f"#define MOTE_MODEL_METHOD{i}_NAME \"{name}\"")
         if firmware.get("selftest_cases"):
             L += ["/* Self-test cases embedded by --selftest (model_selftest.c; mote_model_selftest()). */",
                   f"#define MOTE_MODEL_SELFTEST_CASES {firmware['selftest_cases']}u"]

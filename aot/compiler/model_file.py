@@ -2,7 +2,11 @@
 
 A ``.py`` model file defines ``model()`` (returns an eval-mode ``nn.Module``),
 ``example_inputs()`` (returns a tuple of tensors) and optionally
-``calibration_data()`` (a list of input tuples, for --int8). A ``.pt2`` is an
+``calibration_data()`` (a list of input tuples, for --int8). A program with
+several methods comes from ``methods()`` instead: ``{name: (module,
+example_inputs)}`` whose modules share parameters and buffers (``prefill``
+and ``decode`` over one transformer, ``forward`` and ``reset``); the first
+method is the default one. A ``.pt2`` is an
 ``ExportedProgram`` saved with ``torch.export.save``; its example inputs come
 from the archive (or, when absent, zeros shaped like its input placeholders).
 """
@@ -25,13 +29,16 @@ class ModelFile:
     """A loaded model file. Exactly one of ``module`` / ``exported`` is set.
 
     example_inputs: tuple of tensors; calibration_data: list of input tuples
-    or None; path: the file it came from.
+    or None; path: the file it came from; methods: name -> (module,
+    example_inputs) for a file with ``methods()`` (then module and
+    example_inputs are the first method's), else None.
     """
     path: Path
     example_inputs: tuple
     module: Optional[torch.nn.Module] = None
     exported: Optional[torch.export.ExportedProgram] = None
     calibration_data: Optional[list] = None
+    methods: Optional[dict] = None
 
 
 def load_model_file(path) -> ModelFile:
@@ -83,8 +90,43 @@ def _call(mod, p: Path, fn: str):
         raise ModelFileError(f"{where}: {fn}() failed: {type(e).__name__}: {e}") from e
 
 
+def _inputs_tuple(inputs, p: Path, what: str) -> tuple:
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    if not isinstance(inputs, (tuple, list)) or not all(isinstance(t, torch.Tensor) for t in inputs):
+        raise ModelFileError(f"{p.name}: {what} must be a tuple of tensors")
+    return tuple(inputs)
+
+
+def _eval(module, p: Path, what: str):
+    if not isinstance(module, torch.nn.Module):
+        raise ModelFileError(f"{p.name}: {what} is {type(module).__name__}, not an nn.Module")
+    if module.training:
+        warnings.warn(f"{p.name}: {what} is a module in training mode; calling .eval()")
+        module.eval()
+    return module
+
+
+def _load_methods(mod, p: Path) -> ModelFile:
+    got = _call(mod, p, "methods")
+    if not isinstance(got, dict) or not got:
+        raise ModelFileError(f"{p.name}: methods() must return a non-empty dict {{name: (module, example_inputs)}}")
+    methods = {}
+    for name, entry in got.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ModelFileError(f"{p.name}: methods(): method name {name!r} is not an identifier")
+        if not isinstance(entry, (tuple, list)) or len(entry) != 2:
+            raise ModelFileError(f"{p.name}: methods()[{name!r}] must be (module, example_inputs)")
+        methods[name] = (_eval(entry[0], p, f"methods()[{name!r}][0]"),
+                         _inputs_tuple(entry[1], p, f"methods()[{name!r}][1]"))
+    first_module, first_inputs = next(iter(methods.values()))
+    return ModelFile(path=p, example_inputs=first_inputs, module=first_module, methods=methods)
+
+
 def _load_py(p: Path) -> ModelFile:
     mod = _import_file(p)
+    if callable(getattr(mod, "methods", None)):
+        return _load_methods(mod, p)
     module = _call(mod, p, "model")
     if not isinstance(module, torch.nn.Module):
         raise ModelFileError(f"{p.name}: model() returned {type(module).__name__}, not an nn.Module")

@@ -18,6 +18,16 @@ from aot.errors import MoteError
 
 
 @dataclass
+class MethodProgram:
+    """One method of a compiled program: its name, planned spec, example
+    inputs (tuple of tensors) and the eager callable it must match."""
+    name: str
+    spec: ir.ProgramSpec
+    example_inputs: tuple
+    eager: Callable
+
+
+@dataclass
 class Compiled:
     """A compiled model.
 
@@ -41,10 +51,33 @@ class Compiled:
     manifest: dict = field(default_factory=dict)
     seconds: float = 0.0
     program: object = None
+    #: every method of the program, in its order (one: the model's forward);
+    #: spec, example_inputs, eager and method_name describe the selected one
+    methods: list = field(default_factory=list)
+    method_name: str = "forward"
+
+    def for_method(self, name: str) -> "Compiled":
+        """This program with method `name` selected (what aot run/compare
+        --method NAME run). Raises MoteError naming the methods there are."""
+        import dataclasses
+        from aot.compiler.manifest import manifest_for_method
+        for m in self.methods:
+            if m.name == name:
+                return dataclasses.replace(self, spec=m.spec, example_inputs=m.example_inputs, eager=m.eager,
+                                           reference=m.eager if not self.int8 else self.reference,
+                                           method_name=name, manifest=manifest_for_method(self.manifest, m.spec))
+        raise MoteError(f"no method {name!r} in {self.name}; it has: {', '.join(m.name for m in self.methods)}")
 
     @property
     def arena_bytes(self) -> int:
         return int(sum(self.spec.arena_sizes))
+
+    @property
+    def op_names(self) -> list:
+        """Every operator ("ns::name.overload") the program's methods call, sorted:
+        the kernels a build links."""
+        specs = [m.spec for m in self.methods] or [self.spec]
+        return sorted({f"{c.op}.{c.overload}" for sp in specs for c in sp.instructions})
 
     @property
     def mutable_bytes(self) -> int:
@@ -170,6 +203,8 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
     from aot.compiler.lower import core_program, lower_core
     from aot.compiler.manifest import build_manifest
     example_inputs = tuple(mf.example_inputs)
+    if mf.methods is not None and len(mf.methods) > 1:
+        return _compile_methods(name, mf, int8, planner)
     if int8:
         if mf.module is None:
             raise MoteError("--int8 needs a .py model file (a .pt2 cannot be re-quantized)")
@@ -197,12 +232,54 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
         reference = eager
         core = core_program(mf.exported if mf.exported is not None else mf.module, example_inputs)
         spec = lower_core(core, planner=planner)
+    if mf.methods is not None:  # methods() with one method: its name
+        spec.method_name = next(iter(mf.methods))
     program = build_program(spec)  # the one serialisation of this compile
     check_kernels_accept(spec, program.data, example_inputs)  # refused calls fail here, before any write
     manifest = build_manifest(spec, program=program)
     return Compiled(name=name, spec=spec, pte=program.data, example_inputs=example_inputs,
                     eager=eager, reference=reference, int8=int8, int8_info=info,
-                    calibration_data=mf.calibration_data, manifest=manifest, program=core)
+                    calibration_data=mf.calibration_data, manifest=manifest, program=core,
+                    methods=[MethodProgram(spec.method_name, spec, example_inputs, eager)],
+                    method_name=spec.method_name)
+
+
+def _compile_methods(name, mf, int8, planner) -> Compiled:
+    """A program of several methods (a model file's methods()): each exported
+    and lowered on its own, a buffer several of them update named once and
+    placed once in the shared mutable-buffer arena, constants stored once."""
+    from aot.compiler.accept import check_kernels_accept
+    from aot.compiler.emit import build_program
+    from aot.compiler.lower import core_program, lower_core
+    from aot.compiler.manifest import build_manifest
+    from aot.compiler.passes import mutable_buffer_keys
+    from aot.compiler.plan import share_mutable
+    if int8:
+        raise MoteError(f"{mf.path.name}: --int8 for a program of several methods (methods()) is not "
+                        "supported yet; export each method's model on its own")
+    names, methods, cores = {}, [], []
+    for mname, (module, inputs) in mf.methods.items():
+        core = core_program(module, inputs)
+        for fqn, key in mutable_buffer_keys(core).items():
+            names.setdefault(key, fqn)  # the first method to update a buffer names it
+        spec = lower_core(core, planner=planner, method_name=mname, buffer_names=names)
+        methods.append(MethodProgram(mname, spec, tuple(inputs), module))
+        cores.append(core)
+    share_mutable([m.spec for m in methods])
+    # one arena 1 serves every method (they never run at once): each plan
+    # declares the largest, so the firmware's one buffer fits all
+    widest = max(m.spec.arena_sizes[1] for m in methods)
+    for m in methods:
+        m.spec.arena_sizes[1] = widest
+    program = build_program([m.spec for m in methods])
+    for m in methods:
+        check_kernels_accept(m.spec, program.data, m.example_inputs, method=m.name)
+    first = methods[0]
+    manifest = build_manifest(first.spec, program=program, others=[m.spec for m in methods[1:]])
+    manifest["methods"] = [m.name for m in methods]
+    return Compiled(name=name, spec=first.spec, pte=program.data, example_inputs=first.example_inputs,
+                    eager=first.eager, reference=first.eager, manifest=manifest, program=cores[0],
+                    methods=methods, method_name=first.name)
 
 
 def write_outputs(compiled: Compiled, pte_path: Path) -> list:

@@ -337,6 +337,39 @@ def plan_mutable(spec: ir.ProgramSpec) -> int:
     return top
 
 
+def share_mutable(specs: list) -> int:
+    """Give the methods of one program one layout of their mutable buffers
+    (by name: a buffer several methods update, e.g. a KV cache written by
+    ``prefill`` and ``decode``, has one offset in arena MUTABLE_MEM_ID), so the
+    caller hands every method the same arena and they share the state. Each
+    method with mutable buffers gets the whole layout's size. Returns that
+    size in bytes. Raises PlanError when two methods give one name different
+    sizes or dtypes; re-verifies every plan."""
+    layout, top = {}, 0
+    for spec in specs:
+        for v in spec.values:
+            if not (isinstance(v, ir.TensorValue) and v.is_mutable):
+                continue
+            if v.fqn in layout:
+                off, size, dtype = layout[v.fqn]
+                if (size, dtype) != (v.nbytes, v.dtype):
+                    raise PlanError(f"mutable buffer {v.fqn}: {v.nbytes} B of {ir.dtype_name(v.dtype)} in method "
+                                    f"{spec.method_name}, {size} B of {ir.dtype_name(dtype)} in another")
+                continue
+            off = _align(top, tensor_alignment(v))
+            layout[v.fqn] = (off, v.nbytes, v.dtype)
+            top = off + v.nbytes
+    for spec in specs:
+        mine = [v for v in spec.values if isinstance(v, ir.TensorValue) and v.is_mutable]
+        for v in mine:
+            v.mem_offset = layout[v.fqn][0]
+        if mine:
+            spec.arena_sizes[MUTABLE_MEM_ID] = top
+            spec.plan_info["mutable_bytes"] = top
+        verify_plan(spec)
+    return top
+
+
 def _legit_in_place(spec, lv, a, b) -> bool:
     """True if (a, b) is an input/output pair of an in-place-capable op at the
     step where a dies and b is born, at the same offset."""

@@ -172,6 +172,11 @@ class Program:
             names.append(s.value.decode())
         return names
 
+    @property
+    def method_count(self) -> int:
+        """Number of methods (execution plans)."""
+        return int(self._lib.mote_program_method_count(self._ptr))
+
     def method_index(self, name: str) -> int:
         idx = C.c_uint32()
         _check(self._lib, self._lib.mote_program_method_index(self._ptr, name.encode(), C.byref(idx)), name)
@@ -198,11 +203,17 @@ class Program:
                                                       C.byref(n), C.byref(o)))
         return f"{n.value.decode()}.{o.value.decode()}" if o.value else n.value.decode()
 
-    def method(self, name="forward", state_size: int | None = None, arena_sizes=None,
-               scratch_slots=None) -> "Method":
-        """Initialises a method. state_size / arena_sizes override the buffer sizes (for tests);
-        scratch_slots: (instruction, offset, size) kernel scratch planned in arena 1."""
-        return Method(self, name, state_size, arena_sizes, scratch_slots)
+    def method(self, name=None, state_size: int | None = None, arena_sizes=None,
+               scratch_slots=None, share_state_with: "Method | None" = None) -> "Method":
+        """Initialises a method: `name` (str), an index, or None for the first.
+        state_size / arena_sizes override the buffer sizes (for tests);
+        scratch_slots: (instruction, offset, size) kernel scratch planned in arena 1;
+        share_state_with: a method of this program whose mutable-buffer arena
+        (memory id 2) this one uses too, so both see one state (prefill and
+        decode over one KV cache). Init writes the initial values into it: init
+        every method before the first run."""
+        return Method(self, 0 if name is None else name, state_size, arena_sizes, scratch_slots,
+                      share_state_with)
 
 
 #: Shared kernel scratch (bytes) a host Method gives every call without a planned
@@ -216,7 +227,7 @@ class Method:
     """An initialised method with its own state and arenas."""
 
     def __init__(self, program: Program, name="forward", state_size: int | None = None, arena_sizes=None,
-                 scratch_slots=None):
+                 scratch_slots=None, share_state_with=None):
         lib = self._lib = program._lib
         self.program = program
         self.index = name if isinstance(name, int) else program.method_index(name)
@@ -226,6 +237,13 @@ class Method:
         self._state = _aligned(n, max(req.state_align, 16))
         sizes = req.arena_sizes if arena_sizes is None else tuple(arena_sizes)
         self._arenas = [_aligned(s, req.arena_align) for s in sizes]
+        if share_state_with is not None:
+            other = share_state_with
+            if other.program is not program or len(other._arenas) < 2 or len(self._arenas) < 2 \
+                    or other._arenas[1].size != self._arenas[1].size:
+                raise _error("INVALID_ARGUMENT", "share_state_with: not a method of this program with the same "
+                                                 "mutable-buffer arena")
+            self._arenas[1] = other._arenas[1]
         self._mem = _Memory()
         self._mem.state = _Buffer(self._state.ctypes.data, n)
         for i, a in enumerate(self._arenas):

@@ -180,7 +180,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     gen.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     spec = compiled.spec
-    op_names = sorted({f"{c.op}.{c.overload}" for c in spec.instructions})
+    op_names = compiled.op_names
     kernels = select_kernels(op_names, board)
     state, scratch = target_memory(compiled, board, gen)
     if input_sets is None:

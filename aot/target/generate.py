@@ -139,7 +139,8 @@ def write_registry(op_names: Sequence[str], path: Path) -> None:
 
 
 def target_state_bytes(pte: bytes, board, work: Path) -> int:
-    """Exact runtime-state bytes of method 0 on `board`'s ABI.
+    """Exact runtime-state bytes of every method together on `board`'s ABI
+    (the embedding API initialises them all, one state each, back to back).
 
     The host library counts the state's entries (values, tensors, list items,
     instructions, kernel argument pointers) without depending on its own
@@ -149,11 +150,13 @@ def target_state_bytes(pte: bytes, board, work: Path) -> int:
     up to 8 bytes.
     """
     from aot.host.runtime import Program
-    counts = Program(pte).state_counts(0)
+    prog = Program(pte)
     sizes = _target_abi_sizes(board, work)
     total = 0
-    for key in ("values", "tensors", "ints", "tptrs", "instrs", "kargs"):
-        total += (counts[key] * sizes[key] + 7) & ~7
+    for index in range(prog.method_count):
+        counts = prog.state_counts(index)
+        for key in ("values", "tensors", "ints", "tptrs", "instrs", "kargs"):
+            total += (counts[key] * sizes[key] + 7) & ~7
     return total
 
 
@@ -401,7 +404,8 @@ def model_header(compiled, state: int, stack_reserved: Optional[int] = None, sel
     return model_header_text(spec, compiled.name, compiled.manifest, firmware={
         "state_bytes": state, "inputs_bytes": sum(spec.values[i].nbytes for i in spec.inputs),
         "stack_reserved_bytes": stack_reserved, "scratch_slots": scratch_slots(spec),
-        "selftest_cases": selftest_cases})
+        "selftest_cases": selftest_cases, "methods": [m.name for m in compiled.methods] or [spec.method_name],
+        "default_method": compiled.method_name})
 
 
 def write_model_sources(compiled, board, gen: Path, state: int, selftest=None,
@@ -411,7 +415,7 @@ def write_model_sources(compiled, board, gen: Path, state: int, selftest=None,
     cases' inputs) into `gen`: the one writer of these files for aot build
     and aot generate. Returns the C sources written."""
     spec = compiled.spec
-    op_names = sorted({f"{c.op}.{c.overload}" for c in spec.instructions})
+    op_names = compiled.op_names
     (gen / "model_pte.h").write_text(pte_header_text(compiled.name, len(compiled.pte)))
     (gen / "model_pte.c").write_text(pte_source_text(compiled.name, compiled.pte))
     write_registry(op_names, gen / "registry.c")
@@ -495,7 +499,7 @@ def generate_compiled(compiled, board_name, out_dir, selftest=None,
     out = Path(out_dir).resolve()
     check_output_folder(out, "mote_sources.json", "generate")
     with staged_folder(out, "generating") as stage:
-        op_names = sorted({f"{c.op}.{c.overload}" for c in compiled.spec.instructions})
+        op_names = compiled.op_names
         kernels = select_kernels(op_names, board)
         state, scratch = target_memory(compiled, board, stage)
         # The stack is the application's (its own linker script or RTOS sizes it).

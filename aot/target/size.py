@@ -186,7 +186,7 @@ HEAP_SYMBOLS = ("malloc", "calloc", "realloc", "free", "_malloc_r", "_calloc_r",
 
 #: RAM objects of the embedding API's storage (runtime/embed/mote_model.c): size.json part -> symbols.
 _APP_RAM = {"arena": ("mote_embed_arena0", "mote_embed_arena1"), "runtime_state": ("mote_embed_state",),
-            "scratch": ("mote_embed_scratch",), "runtime": ("mote_embed_program", "mote_embed_method")}
+            "scratch": ("mote_embed_scratch",), "runtime": ("mote_embed_program", "mote_embed_methods", "mote_embed_current")}
 
 
 def _flash_part(obj: str, out: Path) -> str:

@@ -147,16 +147,23 @@ def run_command(args) -> int:
             raise RunError(f"--target {args.target} runs a build directory whose firmware is on the "
                            f"board (`aot build ... --uart-inputs -o DIR`, `aot flash DIR`), not {program}")
         result = run_serial(program, port, inputs, timeout=args.timeout, note=_note)
+    elif args.target != "host" and getattr(args, "method", None):
+        raise RunError("--method picks the method of a .pte on the host; a firmware build runs the "
+                       "method it was built for (aot build --method NAME)")
     elif args.target == "host":
         pte = program / "model.pte" if program.is_dir() else program
         if not pte.exists():
             raise RunError(f"{pte} not found")
+        name = getattr(args, "method", None)
+        from aot.host.runtime import Program
+        names = Program(pte).method_names
+        if name is not None and name not in names:
+            raise RunError(f"{pte.name} has no method {name!r}; its methods: {', '.join(names)}")
         if inputs is not None:
-            from aot.host.runtime import Program
-            method = Program(pte).method()
+            method = Program(pte).method(name)
             infos = [method.input_info(i) for i in range(method.num_inputs)]
             inputs = conform_inputs(inputs, [x.shape for x in infos], [x.dtype for x in infos], _note)
-        result = run_host(pte, inputs)
+        result = run_host(pte, inputs, name)
     else:
         board = load_board(args.target)  # a board name or a board file (.json)
         if board.simulator is None:

@@ -62,7 +62,7 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
     arrays = [program_inputs(compiled, inputs) for inputs in steps]
     if target == "host":
         from aot.host.runtime import Program
-        method = Program(compiled.pte).method()
+        method = Program(compiled.pte).method(compiled.method_name)
         return [method.run(a) for a in arrays], {}
     from aot.target.build import build_compiled
     from aot.target.run import run_build
@@ -112,6 +112,8 @@ def compare(compiled, target: str = "host", seed: int = 0, out_dir=None, steps: 
                 row["pt2e_max_quanta"] = row["pt2e_max_abs_error"] / scale
     worst = max(range(steps), key=lambda k: (per_step[k]["max_rel_error"], per_step[k]["max_abs_error"]))
     report = {"model": compiled.name, "target": target, "int8": compiled.int8}
+    if len(compiled.methods) > 1:
+        report["method"] = compiled.method_name
     report.update(per_step[worst])
     for key in ("pt2e_max_abs_error", "pt2e_max_quanta"):  # the worst over the steps, as for eager
         if key in report:
@@ -147,11 +149,14 @@ def compare_command(args) -> int:
     # the program aot build would ship for that board (pre-widened DSP weights by default)
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                   int8_io=args.int8_io, dsp_weights=board is not None and dsp_weights(board, args))
+    if args.method:
+        compiled = compiled.for_method(args.method)
     report = compare(compiled, args.target, args.seed, args.output_dir, steps=args.steps)
     if args.json:
         print(json.dumps(report))
         return 0
-    print(f"model {report['model']} on {report['target']}{' (int8)' if report['int8'] else ''}"
+    print(f"model {report['model']}{'.' + report['method'] if 'method' in report else ''} on "
+          f"{report['target']}{' (int8)' if report['int8'] else ''}"
           + (f", {report['steps']} steps (worst: step {report['worst_step']})" if "steps" in report else ""))
     print(f"  max abs error vs eager  {report['max_abs_error']:.3e}")
     print(f"  max rel error vs eager  {report['max_rel_error']:.3e}")

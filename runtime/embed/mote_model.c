@@ -60,76 +60,114 @@ static uint8_t mote_embed_scratch[MOTE_MODEL_SCRATCH_BYTES] __attribute__((align
 static const mote_scratch_slot_t mote_embed_slots[] = MOTE_MODEL_SCRATCH_SLOTS;
 #endif
 
+#ifndef MOTE_MODEL_NUM_METHODS /* a mote_model.h from before several methods */
+#define MOTE_MODEL_NUM_METHODS 1u
+#define MOTE_MODEL_DEFAULT_METHOD 0u
+#endif
+
 static mote_program_t mote_embed_program;
-static mote_method_t mote_embed_method;
+/* One initialised method per execution plan. They share arena 0 (they never
+ * run at once) and the mutable buffers' arena (one state, e.g. a KV cache
+ * prefill writes and decode reads); each has its own part of the state buffer. */
+static mote_method_t mote_embed_methods[MOTE_MODEL_NUM_METHODS];
+static uint32_t mote_embed_current;
 static int mote_embed_ready;
+
+/* The memory of method `index`: its runtime state at *state_used, the shared arenas. */
+static mote_err_t mote_embed_memory(uint32_t index, size_t *state_used, mote_memory_t *mem)
+{
+    mote_method_requirements_t req;
+    MOTE_TRY(mote_method_memory_requirements(&mote_embed_program, index, &req));
+    /* mote_model.h describes the arenas this storage holds; a program with
+     * more was not generated for this build. */
+    MOTE_CHECK(req.num_arenas <= MOTE_EMBED_ARENAS, MOTE_ERR_UNSUPPORTED);
+    MOTE_CHECK(req.state_size <= sizeof(mote_embed_state) - *state_used, MOTE_ERR_MEMORY_TOO_SMALL);
+    *mem = (mote_memory_t){0};
+    mem->state.ptr = mote_embed_state + *state_used;
+    mem->state.size = req.state_size;
+    *state_used += (req.state_size + (MOTE_STATE_ALIGN - 1u)) & ~(size_t)(MOTE_STATE_ALIGN - 1u);
+    mem->num_arenas = req.num_arenas;
+    if (req.num_arenas > 0u) {
+        mem->arenas[0].ptr = mote_embed_arena0;
+        mem->arenas[0].size = sizeof(mote_embed_arena0);
+    }
+#if MOTE_EMBED_ARENAS > 1
+    if (req.num_arenas > 1u) {
+        mem->arenas[1].ptr = mote_embed_arena1;
+        mem->arenas[1].size = sizeof(mote_embed_arena1);
+    }
+#endif
+#if MOTE_MODEL_SCRATCH_BYTES > 0
+    mem->scratch.ptr = mote_embed_scratch;
+    mem->scratch.size = sizeof(mote_embed_scratch);
+#endif
+#if MOTE_MODEL_NUM_SCRATCH_SLOTS > 0
+    if (index == 0u) { /* the plan's slots are method 0's instructions */
+        mem->scratch_slots = mote_embed_slots;
+        mem->num_scratch_slots = (uint32_t)(sizeof(mote_embed_slots) / sizeof(mote_embed_slots[0]));
+    }
+#endif
+    return MOTE_OK;
+}
 
 mote_err_t mote_model_init(void)
 {
+    size_t state_used = 0;
+    uint32_t i;
+    mote_memory_t mem;
+
     mote_embed_ready = 0;
 #ifdef MOTE_VERIFY_CHECKSUM
     MOTE_TRY(mote_program_verify_crc32(mote_model_pte, MOTE_MODEL_PTE_SIZE, (uint32_t)(MOTE_MODEL_CRC32)));
 #endif
     MOTE_TRY(mote_program_load(&mote_embed_program, mote_model_pte, MOTE_MODEL_PTE_SIZE));
-    mote_method_requirements_t req;
-    MOTE_TRY(mote_method_memory_requirements(&mote_embed_program, 0, &req));
-    /* mote_model.h describes the arenas this storage holds; a program with
-     * more was not generated for this build. */
-    MOTE_CHECK(req.num_arenas <= MOTE_EMBED_ARENAS, MOTE_ERR_UNSUPPORTED);
-    mote_memory_t mem = {0};
-    mem.state.ptr = mote_embed_state;
-    mem.state.size = sizeof(mote_embed_state);
-    mem.num_arenas = req.num_arenas;
-    if (req.num_arenas > 0u) {
-        mem.arenas[0].ptr = mote_embed_arena0;
-        mem.arenas[0].size = sizeof(mote_embed_arena0);
+    MOTE_CHECK(mote_program_method_count(&mote_embed_program) == MOTE_MODEL_NUM_METHODS, MOTE_ERR_UNSUPPORTED);
+    for (i = 0; i < MOTE_MODEL_NUM_METHODS; i++) {
+        MOTE_TRY(mote_embed_memory(i, &state_used, &mem));
+        MOTE_TRY(mote_method_init(&mote_embed_methods[i], &mote_embed_program, i, &mem));
     }
-#if MOTE_EMBED_ARENAS > 1
-    if (req.num_arenas > 1u) {
-        mem.arenas[1].ptr = mote_embed_arena1;
-        mem.arenas[1].size = sizeof(mote_embed_arena1);
-    }
-#endif
-#if MOTE_MODEL_SCRATCH_BYTES > 0
-    mem.scratch.ptr = mote_embed_scratch;
-    mem.scratch.size = sizeof(mote_embed_scratch);
-#endif
-#if MOTE_MODEL_NUM_SCRATCH_SLOTS > 0
-    mem.scratch_slots = mote_embed_slots;
-    mem.num_scratch_slots = (uint32_t)(sizeof(mote_embed_slots) / sizeof(mote_embed_slots[0]));
-#endif
-    MOTE_TRY(mote_method_init(&mote_embed_method, &mote_embed_program, 0, &mem));
+    mote_embed_current = MOTE_MODEL_DEFAULT_METHOD;
     mote_embed_ready = 1;
+    return MOTE_OK;
+}
+
+mote_err_t mote_model_select_method(const char *name)
+{
+    uint32_t index;
+    MOTE_CHECK(mote_embed_ready, MOTE_ERR_NOT_INITIALIZED);
+    MOTE_CHECK(name != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    MOTE_TRY(mote_program_method_index(&mote_embed_program, name, &index));
+    mote_embed_current = index;
     return MOTE_OK;
 }
 
 uint32_t mote_model_num_inputs(void)
 {
-    return mote_embed_ready ? mote_method_num_inputs(&mote_embed_method) : 0u;
+    return mote_embed_ready ? mote_method_num_inputs(&mote_embed_methods[mote_embed_current]) : 0u;
 }
 
 uint32_t mote_model_num_outputs(void)
 {
-    return mote_embed_ready ? mote_method_num_outputs(&mote_embed_method) : 0u;
+    return mote_embed_ready ? mote_method_num_outputs(&mote_embed_methods[mote_embed_current]) : 0u;
 }
 
 mote_err_t mote_model_set_input(uint32_t index, const void *data, size_t nbytes)
 {
     MOTE_CHECK(mote_embed_ready, MOTE_ERR_NOT_INITIALIZED);
     MOTE_CHECK(data != NULL, MOTE_ERR_INVALID_ARGUMENT);
-    return mote_method_set_input(&mote_embed_method, index, data, nbytes);
+    return mote_method_set_input(&mote_embed_methods[mote_embed_current], index, data, nbytes);
 }
 
 mote_err_t mote_model_run(void)
 {
     MOTE_CHECK(mote_embed_ready, MOTE_ERR_NOT_INITIALIZED);
-    return mote_method_execute(&mote_embed_method);
+    return mote_method_execute(&mote_embed_methods[mote_embed_current]);
 }
 
 mote_err_t mote_model_reset_state(void)
 {
     MOTE_CHECK(mote_embed_ready, MOTE_ERR_NOT_INITIALIZED);
-    return mote_method_reset_state(&mote_embed_method);
+    return mote_method_reset_state(&mote_embed_methods[mote_embed_current]);
 }
 
 mote_err_t mote_model_get_output(uint32_t index, const void **data, size_t *nbytes)
@@ -137,7 +175,7 @@ mote_err_t mote_model_get_output(uint32_t index, const void **data, size_t *nbyt
     MOTE_CHECK(mote_embed_ready, MOTE_ERR_NOT_INITIALIZED);
     MOTE_CHECK(data != NULL && nbytes != NULL, MOTE_ERR_INVALID_ARGUMENT);
     const mote_tensor_t *t;
-    MOTE_TRY(mote_method_get_output(&mote_embed_method, index, &t));
+    MOTE_TRY(mote_method_get_output(&mote_embed_methods[mote_embed_current], index, &t));
     *data = t->data;
     *nbytes = t->nbytes;
     return MOTE_OK;
@@ -145,7 +183,7 @@ mote_err_t mote_model_get_output(uint32_t index, const void **data, size_t *nbyt
 
 mote_method_t *mote_model_method(void)
 {
-    return mote_embed_ready ? &mote_embed_method : NULL;
+    return mote_embed_ready ? &mote_embed_methods[mote_embed_current] : NULL;
 }
 
 const mote_program_t *mote_model_program(void)

@@ -472,16 +472,27 @@ static uint32_t strip_returns(const mote_fb_t *fb, const mote_fb_vec_t *args)
     return n;
 }
 
-/* Drops a trailing TensorList return holding exactly the out tensors before it. */
+/* Drops a trailing TensorList return holding exactly the out tensors before
+ * it: several out tensors, or one `Tensor(a!)[] out` list (ExecuTorch writes
+ * split_with_sizes_copy's return as a second list of the same tensors). */
 static void strip_list_return(mote_instr_t *ins, mote_value_t *const *kargs, uint32_t nargs_in_call)
 {
-    const mote_value_t *ret;
+    const mote_value_t *ret, *prev;
     uint32_t k, j;
 
     if (ins->a != nargs_in_call || ins->a < 2u || kargs[ins->a - 1u]->tag != MOTE_TAG_TENSOR_LIST) {
         return;
     }
     ret = kargs[ins->a - 1u];
+    prev = kargs[ins->a - 2u];
+    if (prev->tag == MOTE_TAG_TENSOR_LIST && prev->u.tensors.len == ret->u.tensors.len) {
+        for (j = 0; j < ret->u.tensors.len && prev->u.tensors.items[j] == ret->u.tensors.items[j]; j++) {
+        }
+        if (j == ret->u.tensors.len) {
+            ins->a--;
+        }
+        return;
+    }
     k = ret->u.tensors.len;
     if (k == 0u || k >= ins->a) {
         return;

@@ -31,3 +31,13 @@ def test_int8_steps_bytes_identical_host_and_firmware(name, tmp_path):
         assert [a.tobytes() for a in h] == [np.asarray(b).tobytes() for b in f], f"step {k} differs"
     # and the state moved: not every step gives the first step's output
     assert any(host[k][0].tobytes() != host[0][0].tobytes() for k in range(1, STEPS))
+
+
+def test_any_method_of_a_multi_method_program_in_firmware(tmp_path):
+    """The firmware initialises every method (one runtime state each, shared arenas)
+    and runs the one it was built for: kv_attention's decode, four steps on one cache."""
+    c = compile_model_file(path("kv_attention")).for_method("decode")
+    r = compare(c, "mps2-an505", seed=5, out_dir=tmp_path / "kv", steps=4)
+    assert r["method"] == "decode" and r["max_rel_error"] <= 1e-5, r
+    header = (tmp_path / "kv" / "gen" / "mote_model.h").read_text()
+    assert "#define MOTE_MODEL_NUM_METHODS 3u" in header and "#define MOTE_MODEL_DEFAULT_METHOD 1u" in header

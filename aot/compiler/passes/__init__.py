@@ -5,7 +5,7 @@ Every pass takes and mutates an :class:`aot.compiler.passes.edge_program.EdgePro
 """
 from __future__ import annotations
 
-from aot.compiler.passes.edge_program import EdgeProgram, from_exported
+from aot.compiler.passes.edge_program import EdgeProgram, from_exported, mutable_buffer_keys
 
 
 def run_fp32_passes(prog: EdgeProgram) -> EdgeProgram:
@@ -28,4 +28,4 @@ def run_fp32_passes(prog: EdgeProgram) -> EdgeProgram:
     return prog
 
 
-__all__ = ["EdgeProgram", "from_exported", "run_fp32_passes"]
+__all__ = ["EdgeProgram", "from_exported", "mutable_buffer_keys", "run_fp32_passes"]

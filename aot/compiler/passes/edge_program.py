@@ -35,11 +35,24 @@ def _effectful_op_error(gm) -> UnsupportedOpError:
 @dataclass
 class MutableBuffer:
     """A registered buffer that ``forward`` updates: fqn: its fully qualified
-    name in the module ("frames", "norm.running_mean"); initial: its value when
-    the model was exported (a real contiguous tensor: the state at init and
-    after a reset)."""
+    name in the module ("frames", "norm.running_mean"), or the name ``names``
+    gave it (see :func:`from_exported`); initial: its value when the model was
+    exported (a real contiguous tensor: the state at init and after a reset)."""
     fqn: str
     initial: torch.Tensor
+
+
+def mutable_buffer_keys(ep: torch.export.ExportedProgram) -> dict:
+    """fqn -> identity key (the data pointer of the module's tensor) of each
+    buffer ``ep`` mutates: methods exported from modules that share a buffer
+    see one key under their own names ("cache", "core.cache")."""
+    out = {}
+    for fqn in ep.graph_signature.buffers_to_mutate.values():
+        t = ep.state_dict.get(fqn)
+        if t is None:
+            t = ep.constants[fqn]
+        out[fqn] = t.untyped_storage().data_ptr() + t.storage_offset() * t.element_size()
+    return out
 
 
 @dataclass
@@ -93,14 +106,17 @@ class EdgeProgram:
                 self.graph.erase_node(n)
 
 
-def from_exported(ep: torch.export.ExportedProgram) -> EdgeProgram:
+def from_exported(ep: torch.export.ExportedProgram, names: dict | None = None) -> EdgeProgram:
     """Copy ``ep``'s graph and gather its parameters, buffers (constant or
-    mutable) and constants. Raises LoweringError for a mutated user input or
-    parameter, or a non-tensor input."""
+    mutable) and constants. names: identity key (:func:`mutable_buffer_keys`)
+    -> the name a mutable buffer takes in the program (the methods of one
+    program name a shared buffer once). Raises LoweringError for a mutated user
+    input or parameter, or a non-tensor input."""
     gm = copy.deepcopy(ep.graph_module)
     consts, users, mutable = {}, [], {}
     sig = ep.graph_signature
-    mutated_buffers = set(sig.buffers_to_mutate.values())
+    keys = mutable_buffer_keys(ep)
+    names = names or {}
     # match placeholders to the signature by position: deepcopy may rename
     # nodes (a placeholder called "input" becomes "input_1")
     holders = [n for n in gm.graph.nodes if n.op == "placeholder"]
@@ -111,11 +127,12 @@ def from_exported(ep: torch.export.ExportedProgram) -> EdgeProgram:
         name = node.name
         if spec.kind == InputKind.USER_INPUT:
             users.append(name)
-        elif spec.kind == InputKind.BUFFER and spec.target in mutated_buffers:
+        elif spec.kind == InputKind.BUFFER and spec.target in keys:
             t = ep.state_dict.get(spec.target)
             if t is None:
                 t = ep.constants[spec.target]  # a non-persistent buffer
-            mutable[name] = MutableBuffer(spec.target, t.detach().clone().contiguous())
+            mutable[name] = MutableBuffer(names.get(keys[spec.target], spec.target),
+                                          t.detach().clone().contiguous())
         elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
             t = ep.state_dict.get(spec.target)
             if t is None:
@@ -125,7 +142,8 @@ def from_exported(ep: torch.export.ExportedProgram) -> EdgeProgram:
             raise _effectful_op_error(gm)
         else:
             raise LoweringError(f"unsupported graph input kind {spec.kind} ({name})")
-    fqn_holder = {b.fqn: name for name, b in mutable.items()}
+    holder_of = {n.name: s.target for n, s in zip(holders, specs)}
+    fqn_holder = {holder_of[name]: name for name in mutable}
     mutated, seen_user = [], False
     for spec in sig.output_specs:
         if spec.kind == OutputKind.BUFFER_MUTATION and not seen_user:

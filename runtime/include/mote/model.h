@@ -47,13 +47,24 @@ extern "C" {
 #endif
 
 /**
- * Loads and verifies the program in flash and initialises its method 0 in the
- * static storage. With MOTE_VERIFY_CHECKSUM defined it first checks the
+ * Loads and verifies the program in flash and initialises its methods in the
+ * static storage (one runtime state each, the arenas shared). With MOTE_VERIFY_CHECKSUM defined it first checks the
  * program's CRC-32 against MOTE_MODEL_CRC32. Safe to call again (re-inits).
  * Errors: CHECKSUM, the loader's and mote_method_init's codes (a program the
  * kernel registry cannot run: OP_NOT_FOUND).
  */
 MOTE_NODISCARD mote_err_t mote_model_init(void);
+
+/**
+ * Makes method `name` ("prefill", "decode", "reset": a program made from a
+ * model file's methods()) the one mote_model_set_input / _run / _get_output /
+ * _num_inputs / _num_outputs use; init starts on MOTE_MODEL_DEFAULT_METHOD.
+ * All methods are initialised by mote_model_init and share the arena (so an
+ * output is valid only until any method runs again; set a method's inputs
+ * right before running it) and the mutable buffers (one state).
+ * Errors: NOT_INITIALIZED, INVALID_ARGUMENT, NO_SUCH_METHOD.
+ */
+MOTE_NODISCARD mote_err_t mote_model_select_method(const char *name);
 
 /** Number of inputs / outputs of the model (0 before a successful init). */
 uint32_t mote_model_num_inputs(void);
