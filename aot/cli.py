@@ -55,6 +55,11 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
                         "S samples (default: the model file's calibration_data())")
     p.add_argument("--int8-io", action="store_true",
                    help="with --int8: keep the program's inputs and outputs int8")
+    p.add_argument("--int4-weights", action="store_true",
+                   help="symmetric int4 group-wise weights for Linear and Embedding layers (torchao "
+                        "IntxWeightOnlyConfig; packed two per byte), fp32 activations")
+    p.add_argument("--group-size", type=int, choices=(32, 64, 128), default=32,
+                   help="with --int4-weights: weights per scale (default 32)")
 
 
 def _add_dsp_weights_option(p: argparse.ArgumentParser) -> None:
@@ -69,10 +74,12 @@ def _cmd_export(args) -> int:
     from pathlib import Path
 
     from aot.compiler.pipeline import compile_model_file
+
+    from aot.compiler.weights4 import int4_option
     if Path(args.output).is_dir():  # a folder: the program goes inside it, named after the model
         args.output = str(Path(args.output) / (Path(args.model).stem + ".pte"))
     result = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                int8_io=args.int8_io, out_pte=args.output)
+                                int8_io=args.int8_io, int4_weights=int4_option(args), out_pte=args.output)
     print(result.summary())
     return 0
 

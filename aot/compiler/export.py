@@ -25,9 +25,18 @@ def export(module: torch.nn.Module, example_inputs) -> torch.export.ExportedProg
     return to_core_aten(ep)
 
 
+#: ops the decomposition keeps (by name, so torchao need not be imported):
+#: torchao's weight dequantization, which aot/compiler/passes/int4.py folds
+#: into Mote's int4 kernels instead of a float weight
+KEEP = ("torchao.dequantize_affine.default",)
+
+
 def to_core_aten(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
-    """Run torch's default Core ATen decomposition table on ``ep``."""
+    """Run torch's default Core ATen decomposition table on ``ep``, except :data:`KEEP`."""
+    table = torch.export.default_decompositions()
+    for op in [op for op in table if str(op) in KEEP]:
+        del table[op]
     try:
-        return ep.run_decompositions()
+        return ep.run_decompositions(table)
     except Exception as e:
         raise ExportError(f"Core ATen decomposition failed: {e}") from e

@@ -160,6 +160,57 @@ def _register():
 
 _LIB = _register()
 
+#: 4-bit weight operators (fp32 activations): op name -> argument schema
+#: without out (aot.compiler.int4ref gives their arithmetic and packing)
+W4_SCHEMAS = {
+    "linear_w4": "Tensor input, Tensor weight, Tensor scales, Tensor? bias, int group_size",
+    "embedding_w4": "Tensor weight, Tensor scales, Tensor indices, int group_size",
+}
+
+
+def _w4_shape(name: str, args) -> tuple:
+    if name == "linear_w4":
+        return (args[0].shape[0], args[1].shape[0])
+    return tuple(args[2].shape) + (2 * args[0].shape[1],)
+
+
+def _register_w4():
+    from aot.compiler import int4ref
+    ns = getattr(torch.ops, NAMESPACE)
+    if hasattr(ns, "linear_w4"):
+        try:
+            ns.linear_w4.default
+            return None  # already registered (module reloaded)
+        except (AttributeError, RuntimeError):
+            pass
+    lib = torch.library.Library(NAMESPACE, "FRAGMENT")
+    for name, args in W4_SCHEMAS.items():
+        lib.define(f"{name}({args}) -> Tensor")
+        lib.define(f"{name}.out({args}, *, Tensor(a!) out) -> Tensor(a!)")
+        ref = getattr(int4ref, name)
+
+        def cpu(*a, _ref=ref):
+            return torch.from_numpy(np.ascontiguousarray(_ref(*[_np(x) for x in a])))
+
+        def cpu_out(*a, out, _cpu=cpu):
+            out.copy_(_cpu(*a))
+            return out
+
+        def fake(*a, _name=name):
+            return a[1].new_empty(_w4_shape(_name, a), dtype=torch.float32)
+
+        def fake_out(*a, out):
+            return out
+
+        lib.impl(name, cpu, "CPU")
+        lib.impl(f"{name}.out", cpu_out, "CPU")
+        torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=lib)
+        torch.library.register_fake(f"{NAMESPACE}::{name}.out", fake_out, lib=lib)
+    return lib
+
+
+_W4_LIB = _register_w4()
+
 #: ExecuTorch's out-variants of the edge quantize/dequantize ops (torch only
 #: defines the functional ones); same names and argument order as ExecuTorch.
 _QD_OUT = {

@@ -55,6 +55,10 @@ class Compiled:
     #: spec, example_inputs, eager and method_name describe the selected one
     methods: list = field(default_factory=list)
     method_name: str = "forward"
+    #: --int4-weights: the Int4Report, and the fp32 model before quantization
+    #: (eager is then the int4 model the program implements)
+    int4: object = None
+    fp32_eager: Optional[Callable] = None
 
     def for_method(self, name: str) -> "Compiled":
         """This program with method `name` selected (what aot run/compare
@@ -97,6 +101,7 @@ class Compiled:
                 + ")" + (f" of which {self.mutable_bytes:,} B mutable buffers (state kept across calls)"
                          if self.mutable_bytes else "")
                 + f", compiled in {self.seconds:.1f} s"
+                + (("\n" + self.int4.summary()) if self.int4 is not None else "")
                 + (("\n" + self.int8_report()) if self.int8 else ""))
 
     def int8_report(self) -> str:
@@ -152,13 +157,16 @@ def outputs_tuple(out) -> tuple:
 
 
 def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = False,
-                       out_pte=None, planner: str = "best", dsp_weights: bool = False) -> Compiled:
+                       out_pte=None, planner: str = "best", dsp_weights: bool = False,
+                       int4_weights: Optional[int] = None) -> Compiled:
     """Compile the model file at `path` (.py or .pt2).
 
     int8: PT2E int8 quantization with calibration from `calib` (an .npz path)
     or the file's calibration_data(); int8_io: int8 program inputs/outputs;
     dsp_weights: int8 convs carry their weights pre-widened for the Cortex-M
     DSP kernel (aot.compiler.dsp_weights: less RAM, more flash).
+    int4_weights: a group size (32, 64, 128): Linear / Embedding weights in
+    symmetric int4 groups of that many (aot.compiler.weights4), fp32 activations.
     out_pte: if given, writes the .pte there atomically plus its ops.json
     (see :func:`manifest_path`).
     Raises aot.errors.MoteError subclasses (bad model file, unsupported op
@@ -172,16 +180,42 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     t0 = time.time()
     mf = load_model_file(path)
     name = Path(path).stem if Path(path).stem != "model" else Path(path).resolve().parent.name
+    fp32, report = None, None
+    if int4_weights is not None:
+        mf, fp32, report = _int4_model_file(mf, int4_weights, int8)
     if mf.module is not None:
         eager = mf.module
     else:
         eager = mf.exported.module()
     compiled = _compile(name, eager, mf, int8, calib if calib else mf.calibration_data, int8_io,
                         planner, dsp_weights)
+    compiled.int4, compiled.fp32_eager = report, fp32
     compiled.seconds = time.time() - t0
     if out_pte is not None:
         write_outputs(compiled, Path(out_pte))
     return compiled
+
+
+def _int4_model_file(mf, group_size: int, int8: bool) -> tuple:
+    """(a copy of model file `mf` whose modules have int4 weights, the fp32
+    eager model, the Int4Report). The copy keeps what the methods share."""
+    import copy
+    import dataclasses
+    from aot.compiler.weights4 import apply_int4_weights
+    if int8:
+        raise MoteError("--int4-weights with --int8 (int4 weights x int8 activations) is not supported "
+                        "yet; --int4-weights keeps fp32 activations")
+    if mf.module is None:
+        raise MoteError("--int4-weights needs a .py model file (a .pt2's weights are already fixed)")
+    if mf.methods is not None:
+        copies = copy.deepcopy({n: mod for n, (mod, _) in mf.methods.items()})  # one memo: sharing kept
+        report = apply_int4_weights(list(copies.values()), group_size)
+        methods = {n: (copies[n], inputs) for n, (_, inputs) in mf.methods.items()}
+        first = next(iter(methods.values()))[0]
+        return dataclasses.replace(mf, module=first, methods=methods), mf.module, report
+    module = copy.deepcopy(mf.module)
+    report = apply_int4_weights(module, group_size)
+    return dataclasses.replace(mf, module=module), mf.module, report
 
 
 def compile_module(name: str, module: torch.nn.Module, example_inputs, int8: bool = False,

@@ -103,6 +103,9 @@ def compare(compiled, target: str = "host", seed: int = 0, out_dir=None, steps: 
     outputs = [model_outputs(compiled, o) for o in outputs]  # --int8-io: dequantized, as the model's
     eager = _stateful_calls(compiled.eager, inputs)
     per_step = [error_stats(o, e) for o, e in zip(outputs, eager)]
+    if compiled.fp32_eager is not None:  # --int4-weights: eager is the int4 model; also the fp32 one
+        for row, o, e in zip(per_step, outputs, _stateful_calls(compiled.fp32_eager, inputs)):
+            row["fp32_max_rel_error"] = error_stats(o, e)["max_rel_error"]
     if compiled.int8:
         ref = _stateful_calls(compiled.reference, inputs)
         scale = _output_scale(compiled)
@@ -115,7 +118,7 @@ def compare(compiled, target: str = "host", seed: int = 0, out_dir=None, steps: 
     if len(compiled.methods) > 1:
         report["method"] = compiled.method_name
     report.update(per_step[worst])
-    for key in ("pt2e_max_abs_error", "pt2e_max_quanta"):  # the worst over the steps, as for eager
+    for key in ("pt2e_max_abs_error", "pt2e_max_quanta", "fp32_max_rel_error"):  # the worst over the steps
         if key in report:
             report[key] = max(row[key] for row in per_step)
     if steps > 1:
@@ -138,6 +141,7 @@ def _output_scale(compiled):
 
 def compare_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
+    from aot.compiler.weights4 import int4_option
     from aot.target.boards import load_board
     from aot.tools.commands import dsp_weights
     board = None
@@ -148,7 +152,7 @@ def compare_command(args) -> int:
             raise RunError(f"board {board.name} has no simulator to compare on")
     # the program aot build would ship for that board (pre-widened DSP weights by default)
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                  int8_io=args.int8_io, dsp_weights=board is not None and dsp_weights(board, args))
+                                  int8_io=args.int8_io, int4_weights=int4_option(args), dsp_weights=board is not None and dsp_weights(board, args))
     if args.method:
         compiled = compiled.for_method(args.method)
     report = compare(compiled, args.target, args.seed, args.output_dir, steps=args.steps)
@@ -160,6 +164,8 @@ def compare_command(args) -> int:
           + (f", {report['steps']} steps (worst: step {report['worst_step']})" if "steps" in report else ""))
     print(f"  max abs error vs eager  {report['max_abs_error']:.3e}")
     print(f"  max rel error vs eager  {report['max_rel_error']:.3e}")
+    if "fp32_max_rel_error" in report:
+        print(f"  max rel error vs fp32   {report['fp32_max_rel_error']:.3e} (int4 weights vs the float model)")
     if "pt2e_max_abs_error" in report:
         q = report.get("pt2e_max_quanta")
         print(f"  max abs error vs PT2E   {report['pt2e_max_abs_error']:.3e}"

@@ -8,7 +8,6 @@ the figures ask the cache; the first one to ask pays for the build.
 from __future__ import annotations
 
 import json
-import shutil
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +23,6 @@ ZOO_MODELS = tuple(zoo.MODELS)
 N_SETS = 2
 #: Per-model figures collected while the tests run; written at session end.
 REPORT_PATH = Path(__file__).resolve().parents[2] / "build" / "e2e_firmware_report.json"
-
-
-def qemu_available() -> bool:
-    return shutil.which("qemu-system-arm") is not None and shutil.which("arm-none-eabi-gcc") is not None
 
 
 @dataclass
@@ -177,11 +172,5 @@ def fw(tmp_path_factory) -> FirmwareCache:
                 for dtype, figs in dtypes.items():
                     old.setdefault(model, {}).setdefault(board, {}).setdefault(dtype, {}).update(figs)
         REPORT_PATH.write_text(json.dumps(old, indent=2, sort_keys=True) + "\n")
-
-
-@pytest.fixture(scope="session", autouse=False)
-def need_qemu():
-    if not qemu_available():
-        pytest.fail("qemu-system-arm and arm-none-eabi-gcc are required for the sim tests")
 
 
