@@ -41,6 +41,19 @@ class ModelFile:
     methods: Optional[dict] = None
 
 
+class BoundMethod(torch.nn.Module):
+    """``module.<name>`` as an nn.Module's forward, for a model file's
+    methods(): ``{"decode": (BoundMethod(lm, "decode"), inputs)}``. The
+    wrapped module (and so its parameters and buffers) is shared, not copied."""
+
+    def __init__(self, module: torch.nn.Module, name: str):
+        super().__init__()
+        self.module, self.name = module, name
+
+    def forward(self, *args):
+        return getattr(self.module, self.name)(*args)
+
+
 def load_model_file(path) -> ModelFile:
     """Load ``path`` (.py or .pt2). Raises ModelFileError (missing file, wrong
     suffix, missing/invalid ``model()`` or ``example_inputs()``)."""

@@ -92,7 +92,8 @@ def inputs_source(blob: Path, count: int) -> str:
 def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str = "-Os",
                    uart_inputs: bool = False, verbose: bool = False,
                    kernel_opt: str = "auto", verify_checksum: bool = False,
-                   selftest=None, trace: Optional[str] = None) -> BuildArtifacts:
+                   selftest=None, trace: Optional[str] = None, app=None,
+                   app_defines: Optional[dict] = None) -> BuildArtifacts:
     """Build firmware for `board_name` from a compiled model (aot.compiler.pipeline.Compiled).
 
     input_sets: list of input tuples (numpy arrays) embedded in flash and run
@@ -106,7 +107,11 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     tracer, MOTE_TRACE: each inference runs once more traced and prints PROF
     lines) or "debug" (as profile, plus every instruction's output tensors as
     DBG lines; see ports/cortex-m/app/mote_app.c). kernel_opt: the kernels' optimisation flag,
-    or "auto" (see kernel_opt_groups). The build runs in a staging folder next to
+    or "auto" (see kernel_opt_groups). app: the application's C source instead
+    of ports/cortex-m/app/mote_app.c (it uses the embedding API, mote/model.h,
+    and the port's mote_port.h; examples/tinylm/tinylm_app.c is one);
+    app_defines: extra -D macros for the build (name -> value or None).
+    The build runs in a staging folder next to
     `out_dir` that replaces `out_dir` only when everything succeeded: a failed
     build leaves the previous build folder exactly as it was (or none).
     Raises BuildError (missing kernel, does not fit).
@@ -126,7 +131,7 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     check_output_folder(out, "build.json", "build")
     with staged_folder(out, "building") as stage:
         size, info = _build_into(compiled, board, stage, input_sets, opt, uart_inputs, kernel_opt,
-                                 verify_checksum, selftest, trace)
+                                 verify_checksum, selftest, trace, app or APP_SOURCE, app_defines or {})
     uf2 = out / "firmware.uf2"
     return BuildArtifacts(out_dir=out, board=board.name, elf=out / "firmware.elf",
                           bin=out / "firmware.bin", uf2=uf2 if uf2.exists() else None, size=size)
@@ -171,7 +176,7 @@ def debug_pairs_source(compiled) -> str:
 
 
 def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel_opt,
-                verify_checksum=False, selftest=None, trace=None) -> tuple:
+                verify_checksum=False, selftest=None, trace=None, app=APP_SOURCE, app_defines=None) -> tuple:
     """Every build step, writing only inside `out`. Returns (size.json dict, build.json dict)."""
     from aot.compiler.pipeline import write_outputs
     from aot.target.firmware import build_firmware
@@ -201,10 +206,11 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
         selftest_bytes = len(selftest_blob(selftest))
         (out / "model.bpte").write_bytes(bpte_bytes(compiled.pte, selftest))
 
-    sources = ([APP_SOURCE] + generated + inputs_sources + runtime_sources() + EMBED_SOURCES
+    sources = ([Path(app)] + generated + inputs_sources + runtime_sources() + EMBED_SOURCES
                + support_sources() + kernels)
     defines = {"MOTE_APP_BOARD_NAME": f'"{board.name}"', "NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
+    defines.update(app_defines or {})
     if uart_inputs:
         defines["MOTE_APP_UART_INPUTS"] = None
     if verify_checksum:

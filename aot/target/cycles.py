@@ -84,6 +84,7 @@ class Estimate:
     by_class: Counter = field(default_factory=Counter)
     by_function: Counter = field(default_factory=Counter)
     runs: int = 0                   # times the region was entered (inferences)
+    per_run: list = field(default_factory=list)  # estimated cycles of each inference, in order
 
     @property
     def cycles_per_instruction(self) -> float:
@@ -194,6 +195,7 @@ def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS
         if not inside and sym == entry:
             inside = True
             est.runs += 1
+            est.per_run.append(0)
         elif inside and sym in callers:
             inside = False
         if not inside:
@@ -207,6 +209,7 @@ def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS
             prev_load = cls == "load"
             est.instructions += 1
             est.cycles += cyc
+            est.per_run[-1] += cyc
             est.by_class[cls] += cyc
             est.by_function[sym or "?"] += cyc
     return est

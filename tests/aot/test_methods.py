@@ -36,7 +36,7 @@ def test_one_plan_per_method_constants_once_state_shared(compiled):
     weights = sum(p.numel() * 4 for p in kv_attention.KVAttention().parameters())
     assert weights <= len(pte.segments[0]) < 2 * weights
     layouts = [_mutable(m.spec) for m in compiled.methods]
-    assert layouts[0] == layouts[1] == layouts[2] == {"core.k_cache": 0, "core.v_cache": 1024}
+    assert layouts[0] == layouts[1] == layouts[2] == {"module.k_cache": 0, "module.v_cache": 1024}
     assert len({tuple(m.spec.arena_sizes) for m in compiled.methods}) == 1  # one arena serves all
     assert compiled.manifest["methods"] == ["prefill", "decode", "clear"]
     # the ops of every method are in the manifest (a build links them all)
@@ -49,7 +49,7 @@ def test_prefill_then_decode_share_the_cache_on_host(compiled):
     prefill = prog.method("prefill")
     decode = prog.method("decode", share_state_with=prefill)
     clear = prog.method("clear", share_state_with=prefill)
-    core = copy.deepcopy(kv_attention.methods()["prefill"][0].core)
+    core = copy.deepcopy(kv_attention.methods()["prefill"][0].module)
     g = torch.Generator().manual_seed(7)
     x = torch.randn(1, kv_attention.PROMPT, kv_attention.WIDTH, generator=g)
     np.testing.assert_allclose(prefill.run([x.numpy()])[0], core.prefill(x).detach().numpy(), rtol=1e-5, atol=1e-6)
@@ -64,7 +64,7 @@ def test_prefill_then_decode_share_the_cache_on_host(compiled):
                                rtol=1e-5, atol=1e-6)
     # without sharing, a method has its own state: decode alone sees an empty cache
     alone = Program(compiled.pte).method("decode")
-    fresh = copy.deepcopy(kv_attention.methods()["prefill"][0].core)
+    fresh = copy.deepcopy(kv_attention.methods()["prefill"][0].module)
     x, p = torch.randn(1, 1, kv_attention.WIDTH, generator=g), torch.tensor([3])
     np.testing.assert_allclose(alone.run([x.numpy(), p.numpy()])[0], fresh.decode(x, p).detach().numpy(),
                                rtol=1e-5, atol=1e-6)
@@ -106,7 +106,7 @@ def test_mote_runs_executorchs_multi_method_program():
     mote = Program(pte)
     assert sorted(mote.method_names) == sorted(methods)
     assert {t.fqn for p in parse_pte(pte).plans for t in p.tensors.values() if t.initial is not None} \
-        == {"core.k_cache", "core.v_cache"}
+        == {"module.k_cache", "module.v_cache"}
     for name, (mod, inputs) in methods.items():
         # a fresh program per method: each starts from the initial cache
         want = Runtime.get().load_program(pte).load_method(name).execute(list(inputs))[0].numpy()

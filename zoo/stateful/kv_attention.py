@@ -12,6 +12,7 @@ State: ``k_cache`` and ``v_cache`` [1, 16, 16] float32 (16 positions, width 16).
 import torch
 from torch import nn
 
+from aot.compiler.model_file import BoundMethod
 from zoo._common import seeded
 
 WIDTH, MAX_LEN, PROMPT = 16, 16, 8
@@ -50,24 +51,13 @@ class KVAttention(nn.Module):
         return x + 0
 
 
-class Method(nn.Module):
-    """Method `name` of a shared KVAttention as a module's forward."""
-
-    def __init__(self, core: KVAttention, name: str):
-        super().__init__()
-        self.core, self.name = core, name
-
-    def forward(self, *args):
-        return getattr(self.core, self.name)(*args)
-
-
 def methods():
     seeded(0)
     core = KVAttention().eval()
     g = torch.Generator().manual_seed(42)
     return {
-        "prefill": (Method(core, "prefill").eval(), (torch.randn(1, PROMPT, WIDTH, generator=g),)),
-        "decode": (Method(core, "decode").eval(), (torch.randn(1, 1, WIDTH, generator=g),
+        "prefill": (BoundMethod(core, "prefill").eval(), (torch.randn(1, PROMPT, WIDTH, generator=g),)),
+        "decode": (BoundMethod(core, "decode").eval(), (torch.randn(1, 1, WIDTH, generator=g),
                                                    torch.tensor([PROMPT]))),
-        "clear": (Method(core, "clear").eval(), (torch.zeros(1),)),
+        "clear": (BoundMethod(core, "clear").eval(), (torch.zeros(1),)),
     }
