@@ -15,8 +15,9 @@ from examples.tinylm.corpus import Vocab, load_text
 from examples.tinylm.model import PROMPT
 from examples.tinylm.train import CHECKPOINT, load
 
-#: the prompt the demo continues: the corpus's first PROMPT characters
-PROMPT_TEXT = load_text()[:PROMPT]
+#: the prompt the demo continues: the first PROMPT characters of the preamble's first sentence
+_TEXT = load_text()
+PROMPT_TEXT = _TEXT[_TEXT.index("The GNU General Public License is"):][:PROMPT]
 
 
 def checkpoint() -> Path:

@@ -15,7 +15,7 @@ import torch
 from examples.tinylm.corpus import Vocab, load_text
 from examples.tinylm.model import MAX_LEN, TinyLM
 
-STEPS, BATCH, LR, TIME_CAP_S = 1500, 32, 3e-3, 120.0
+STEPS, BATCH, LR, TIME_CAP_S = 2500, 32, 3e-3, 120.0
 CHECKPOINT = Path("build/tinylm/tinylm.pt")
 
 
