@@ -78,9 +78,16 @@ def _cmd_export(args) -> int:
     from aot.compiler.weights4 import int4_option
     if Path(args.output).is_dir():  # a folder: the program goes inside it, named after the model
         args.output = str(Path(args.output) / (Path(args.model).stem + ".pte"))
+    ptd = None
+    if args.external_weights is not None:
+        ptd = args.external_weights or str(Path(args.output).with_suffix(".ptd"))
     result = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                int8_io=args.int8_io, int4_weights=int4_option(args), out_pte=args.output)
+                                int8_io=args.int8_io, int4_weights=int4_option(args), out_pte=args.output,
+                                external_weights=ptd)
     print(result.summary())
+    if ptd is not None:
+        print(f"external weights: {len(result.external)} tensor(s), {sum(len(t.data) for t in result.external):,} B "
+              f"in {ptd} ({len(result.ptd):,} B with what it already held)")
     return 0
 
 
@@ -147,6 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="compile a model file to a .pte program (+ ops.json)")
     _add_model_options(p)
     p.add_argument("-o", "--output", default="model.pte", help="output .pte path, or an existing folder to write MODEL.pte into (default model.pte)")
+    p.add_argument("--external-weights", nargs="?", const="", metavar="FILE.ptd",
+                   help="write the constants to a .ptd (ExecuTorch's flat-tensor format; default: beside "
+                        "the .pte, same name) that the program names by key; an existing FILE.ptd gains "
+                        "the tensors it lacks, so two programs (two heads over one backbone) share it")
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("inspect", help="show a .pte program's ops, values and memory plan")
@@ -190,6 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", help="build firmware for a board")
     _add_model_options(p)
+    p.add_argument("--external-weights", action="store_true",
+                   help="keep the constants in a .ptd (ExecuTorch's flat-tensor format) linked as its own "
+                        "flash region (model_ptd.c) and attached to the program at init")
     p.add_argument("--board", required=True, help="board name (see boards/)")
     p.add_argument("-o", "--output-dir", help="output directory (default build/<model>-<board>)")
     p.add_argument("--inputs", metavar="IN.npz",

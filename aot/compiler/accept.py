@@ -16,7 +16,8 @@ from aot import ir
 from aot.errors import MoteError, RuntimeCallError, UnsupportedOpError
 
 
-def check_kernels_accept(spec: ir.ProgramSpec, pte: bytes, example_inputs=(), method: str | None = None) -> None:
+def check_kernels_accept(spec: ir.ProgramSpec, pte: bytes, example_inputs=(), method: str | None = None,
+                        data_map: bytes | None = None) -> None:
     """Run ``pte`` (the program of ``spec``: its method ``method``, default the
     first) once on the host runtime with the
     example inputs (tensors; an input whose dtype or shape the program does not
@@ -29,7 +30,7 @@ def check_kernels_accept(spec: ir.ProgramSpec, pte: bytes, example_inputs=(), me
     if not library_path().exists():
         raise MoteError(f"the host runtime {library_path()} is not built; run `make bootstrap` "
                         "(it checks that the kernels accept the program)")
-    program = Program(pte)
+    program = Program(pte, data_map=data_map)  # data_map: the .ptd of external weights
     method = program.method(method if method is not None else 0)
     examples = [np.asarray(t.detach().cpu().numpy() if hasattr(t, "detach") else t) for t in example_inputs]
     inputs = []

@@ -102,6 +102,8 @@ class EmitResult:
     int_values: dict = field(default_factory=dict)
     program_size: int = 0
     segment_base_offset: int = 0
+    #: external weights: the NamedTensors the program refers to by key (aot.pte.flat_tensor)
+    external: list = field(default_factory=list)
 
 
 def _source_frames(source: str) -> fb.FrameList:
@@ -152,7 +154,8 @@ class _Segment:
         return idx
 
 
-def _tensor(spec: ir.ProgramSpec, idx: int, t: ir.TensorValue, buffer_idx: Optional[int]) -> fb.Tensor:
+def _tensor(spec: ir.ProgramSpec, idx: int, t: ir.TensorValue, buffer_idx: Optional[int],
+            external_key: Optional[str] = None) -> fb.Tensor:
     if t.dtype not in ir.DTYPE_SIZES:
         raise EmitError(f"value {idx}: unsupported dtype code {t.dtype}")
     if any((not isinstance(s, int)) or s < 0 for s in t.sizes):
@@ -174,6 +177,8 @@ def _tensor(spec: ir.ProgramSpec, idx: int, t: ir.TensorValue, buffer_idx: Optio
         alloc = fb.AllocationDetails(memory_id=t.mem_id, memory_offset_low=t.mem_offset & 0xFFFFFFFF,
                                      memory_offset_high=t.mem_offset >> 32)
     extra = None
+    if external_key is not None:
+        extra = fb.ExtraTensorInfo(fully_qualified_name=external_key, location=fb.TensorDataLocation.EXTERNAL)
     if t.is_mutable:
         if alloc is None:
             raise EmitError(f"value {idx}: mutable buffer {t.fqn} is not planned")
@@ -184,9 +189,11 @@ def _tensor(spec: ir.ProgramSpec, idx: int, t: ir.TensorValue, buffer_idx: Optio
                      layout=0, shape_dynamism=fb.TensorShapeDynamism.STATIC, extra_tensor_info=extra)
 
 
-def _emit_plan(spec: ir.ProgramSpec, consts: _Segment, mutable: _Segment) -> tuple:
+def _emit_plan(spec: ir.ProgramSpec, consts: _Segment, mutable: _Segment, external=None) -> tuple:
     """The ExecutionPlan of ``spec``, its constants and initial values added to
-    ``consts`` / ``mutable``. Returns (plan, buffer_of_value, int_values)."""
+    ``consts`` / ``mutable`` (with ``external``, a dict key -> NamedTensor, the
+    constants go there instead and the tensors name their key). Returns
+    (plan, buffer_of_value, int_values)."""
     n = len(spec.values)
     if not spec.arena_sizes or spec.arena_sizes[0] != 0:
         raise EmitError("arena_sizes[0] is ExecuTorch's reserved entry and must be 0")
@@ -226,6 +233,13 @@ def _emit_plan(spec: ir.ProgramSpec, consts: _Segment, mutable: _Segment) -> tup
                                     f"has {len(data)} bytes, tensor needs {v.nbytes}")
                 if v.constant is not None and v.is_mutable:
                     raise EmitError(f"value {i}: tensor is both constant and a mutable buffer")
+                if v.constant is not None and external is not None:
+                    from aot.pte.flat_tensor import NamedTensor, content_key
+                    key = content_key(v.dtype, v.sizes, data)
+                    dim_order = list(range(len(v.sizes))) if v.dim_order is None else list(v.dim_order)
+                    external.setdefault(key, NamedTensor(key, v.dtype, list(v.sizes), dim_order, data))
+                    values[i] = fb.EValue(val=_tensor(spec, i, v, None, external_key=key))
+                    continue
                 bidx = (consts if v.constant is not None else mutable).add(data)
                 if v.constant is not None:
                     buffer_of_value[i] = bidx
@@ -288,11 +302,14 @@ def _emit_plan(spec: ir.ProgramSpec, consts: _Segment, mutable: _Segment) -> tup
     return plan, buffer_of_value, int_values
 
 
-def build_program(specs) -> EmitResult:
+def build_program(specs, external: bool = False) -> EmitResult:
     """Lower ``specs`` (one :class:`aot.ir.ProgramSpec`, or a list: one method
     each, unique names, in the order the program lists them) to a schema
     Program and the .pte bytes (see module doc). The methods share one constant
     segment (identical bytes stored once) and one mutable-data segment.
+    external: every constant tensor goes to ``EmitResult.external`` instead
+    (a .ptd's NamedTensors, keyed by content: aot.pte.flat_tensor.content_key)
+    and the program names it (ExtraTensorInfo location EXTERNAL).
 
     Raises EmitError for an inconsistent spec (index out of range, constant
     length != nbytes, planned tensor outside its arena, non-tensor input,
@@ -304,9 +321,10 @@ def build_program(specs) -> EmitResult:
     if len(set(names)) != len(names):
         raise EmitError(f"method names must be unique, got {names}")
     consts, mutable = _Segment(), _Segment()
+    ext = {} if external else None
     plans, first = [], None
     for spec in specs:
-        plan, buffer_of_value, int_values = _emit_plan(spec, consts, mutable)
+        plan, buffer_of_value, int_values = _emit_plan(spec, consts, mutable, ext)
         plans.append(plan)
         first = first or (buffer_of_value, int_values)
     buffer_of_value, int_values = first
@@ -324,6 +342,7 @@ def build_program(specs) -> EmitResult:
     data, psize, base = assemble(flat, segments)
     return EmitResult(data=data, program=program, constant_segment=bytes(consts.data),
                       constant_offsets=consts.offsets, buffer_of_value=buffer_of_value,
+                      external=list(ext.values()) if ext else [],
                       int_values=int_values, program_size=psize, segment_base_offset=base)
 
 

@@ -168,6 +168,9 @@ def model_header_text(spec: ir.ProgramSpec, name: str = "model", manifest: dict 
         L += ["/* Kernel scratch planned in arena 1: {instruction, offset, size} (mote_scratch_slot_t). */",
               f"#define MOTE_MODEL_NUM_SCRATCH_SLOTS {len(slots)}",
               f"#define MOTE_MODEL_SCRATCH_SLOTS {{ {items} }}"]
+        if firmware.get("ptd_bytes") is not None:
+            L += ["/* External weights (--external-weights): mote_model_ptd[] in model_ptd.c, a .ptd. */",
+                  f"#define MOTE_MODEL_PTD_BYTES {firmware['ptd_bytes']}u"]
         methods = firmware.get("methods") or [spec.method_name]
         L += ["/* The program's methods (execution plans), in order; the embedding API starts on the default one. */",
               f"#define MOTE_MODEL_NUM_METHODS {len(methods)}u",

@@ -59,6 +59,9 @@ class Compiled:
     #: (eager is then the int4 model the program implements)
     int4: object = None
     fp32_eager: Optional[Callable] = None
+    #: --external-weights: the NamedTensors the program refers to, and the .ptd bytes that hold them
+    external: list = field(default_factory=list)
+    ptd: Optional[bytes] = None
 
     def for_method(self, name: str) -> "Compiled":
         """This program with method `name` selected (what aot run/compare
@@ -158,7 +161,7 @@ def outputs_tuple(out) -> tuple:
 
 def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = False,
                        out_pte=None, planner: str = "best", dsp_weights: bool = False,
-                       int4_weights: Optional[int] = None) -> Compiled:
+                       int4_weights: Optional[int] = None, external_weights=None) -> Compiled:
     """Compile the model file at `path` (.py or .pt2).
 
     int8: PT2E int8 quantization with calibration from `calib` (an .npz path)
@@ -167,6 +170,10 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     DSP kernel (aot.compiler.dsp_weights: less RAM, more flash).
     int4_weights: a group size (32, 64, 128): Linear / Embedding weights in
     symmetric int4 groups of that many (aot.compiler.weights4), fp32 activations.
+    external_weights: True or a .ptd path: the constants go to a .ptd
+    (ExecuTorch's flat-tensor format; Compiled.ptd) and the program names
+    them by key; a path's existing tensors are kept (merged), and the file is
+    written with out_pte.
     out_pte: if given, writes the .pte there atomically plus its ops.json
     (see :func:`manifest_path`).
     Raises aot.errors.MoteError subclasses (bad model file, unsupported op
@@ -187,12 +194,16 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
         eager = mf.module
     else:
         eager = mf.exported.module()
+    base_ptd = None
+    if isinstance(external_weights, (str, Path)) and Path(external_weights).is_file():
+        base_ptd = Path(external_weights).read_bytes()
     compiled = _compile(name, eager, mf, int8, calib if calib else mf.calibration_data, int8_io,
-                        planner, dsp_weights)
+                        planner, dsp_weights, external=external_weights is not None, base_ptd=base_ptd)
     compiled.int4, compiled.fp32_eager = report, fp32
     compiled.seconds = time.time() - t0
     if out_pte is not None:
-        write_outputs(compiled, Path(out_pte))
+        write_outputs(compiled, Path(out_pte),
+                      Path(external_weights) if isinstance(external_weights, (str, Path)) else None)
     return compiled
 
 
@@ -231,13 +242,25 @@ def compile_module(name: str, module: torch.nn.Module, example_inputs, int8: boo
     return c
 
 
-def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=False) -> Compiled:
+def _ptd_of(external: list, base: Optional[bytes]) -> bytes:
+    """.ptd bytes holding `base`'s tensors (a .ptd, or None) and then `external`'s new ones."""
+    from aot.pte.flat_tensor import read_ptd, write_ptd
+    tensors = dict(read_ptd(base)) if base else {}
+    for t in external:
+        tensors.setdefault(t.key, t)
+    return write_ptd(list(tensors.values()))
+
+
+def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=False,
+             external: bool = False, base_ptd: Optional[bytes] = None) -> Compiled:
     from aot.compiler.accept import check_kernels_accept
     from aot.compiler.emit import build_program
     from aot.compiler.lower import core_program, lower_core
     from aot.compiler.manifest import build_manifest
     example_inputs = tuple(mf.example_inputs)
     if mf.methods is not None and len(mf.methods) > 1:
+        if external:
+            raise MoteError("--external-weights for a program of several methods is not supported yet")
         return _compile_methods(name, mf, int8, planner)
     if int8:
         if mf.module is None:
@@ -268,10 +291,13 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
         spec = lower_core(core, planner=planner)
     if mf.methods is not None:  # methods() with one method: its name
         spec.method_name = next(iter(mf.methods))
-    program = build_program(spec)  # the one serialisation of this compile
-    check_kernels_accept(spec, program.data, example_inputs)  # refused calls fail here, before any write
+    program = build_program(spec, external=external)  # the one serialisation of this compile
+    ptd = _ptd_of(program.external, base_ptd) if external else None
+    # refused calls fail here, before any write
+    check_kernels_accept(spec, program.data, example_inputs, data_map=ptd)
     manifest = build_manifest(spec, program=program)
     return Compiled(name=name, spec=spec, pte=program.data, example_inputs=example_inputs,
+                    external=program.external, ptd=ptd,
                     eager=eager, reference=reference, int8=int8, int8_info=info,
                     calibration_data=mf.calibration_data, manifest=manifest, program=core,
                     methods=[MethodProgram(spec.method_name, spec, example_inputs, eager)],
@@ -316,8 +342,9 @@ def _compile_methods(name, mf, int8, planner) -> Compiled:
                     methods=methods, method_name=first.name)
 
 
-def write_outputs(compiled: Compiled, pte_path: Path) -> list:
+def write_outputs(compiled: Compiled, pte_path: Path, ptd_path: Optional[Path] = None) -> list:
     """Write the .pte, its ops.json and its debug record (aot.compiler.debug_record),
+    and with external weights the .ptd (`ptd_path`, default beside the .pte),
     each atomically: a reader never sees a partial file. Returns the paths written."""
     from aot.compiler.emit import atomic_write
     from aot.compiler.manifest import manifest_path
@@ -329,7 +356,12 @@ def write_outputs(compiled: Compiled, pte_path: Path) -> list:
     atomic_write(pte_path, compiled.pte)
     atomic_write(ops, (json.dumps(compiled.manifest, indent=2) + "\n").encode())
     atomic_write(rec, (json.dumps(debug_record(compiled), indent=1) + "\n").encode())
-    return [pte_path, ops, rec]
+    written = [pte_path, ops, rec]
+    if compiled.ptd is not None:
+        ptd_path = Path(ptd_path) if ptd_path else pte_path.with_suffix(".ptd")
+        atomic_write(ptd_path, compiled.ptd)
+        written.append(ptd_path)
+    return written
 
 
 def program_inputs(compiled: Compiled, inputs) -> list:

@@ -107,6 +107,9 @@ def _load_lib(path=None):
         "mote_err_name": (C.c_char_p, [i32]),
         "mote_host_sizeof_program": (sz, []),
         "mote_host_sizeof_method": (sz, []),
+        "mote_host_sizeof_data_map": (sz, []),
+        "mote_data_map_load": (i32, [vp, vp, sz]),
+        "mote_program_set_data_map": (i32, [vp, vp]),
         "mote_host_max_arenas": (u32, []),
     }
     for name, (res, args) in sigs.items():
@@ -146,17 +149,30 @@ def _aligned(nbytes: int, align: int) -> np.ndarray:
     return raw[off:off + nbytes]
 
 
+def _read(source) -> bytes:
+    return Path(source).read_bytes() if isinstance(source, (str, os.PathLike)) else bytes(source)
+
+
 class Program:
     """A loaded .pte program (a private aligned copy of the bytes)."""
 
-    def __init__(self, source, library=None):
-        """source: a path or the bytes of a .pte; library: path of a libmote build (default library_path())."""
+    def __init__(self, source, library=None, data_map=None):
+        """source: a path or the bytes of a .pte; library: path of a libmote build (default
+        library_path()); data_map: a path or the bytes of the .ptd holding the program's
+        external weights (mote/data_map.h), attached before any method is initialised."""
         lib = self._lib = _load_lib(library)
-        data = Path(source).read_bytes() if isinstance(source, (str, os.PathLike)) else bytes(source)
+        data = _read(source)
         self._data = _aligned(len(data), PROGRAM_ALIGN)
         self._data[:] = np.frombuffer(data, dtype=np.uint8)
         self._obj = _aligned(lib.mote_host_sizeof_program(), 16)
         _check(lib, lib.mote_program_load(self._obj.ctypes.data, self._data.ctypes.data, len(data)), "load")
+        if data_map is not None:
+            ptd = _read(data_map)
+            self._ptd = _aligned(len(ptd), PROGRAM_ALIGN)
+            self._ptd[:] = np.frombuffer(ptd, dtype=np.uint8)
+            self._map = _aligned(lib.mote_host_sizeof_data_map(), 16)
+            _check(lib, lib.mote_data_map_load(self._map.ctypes.data, self._ptd.ctypes.data, len(ptd)), "load .ptd")
+            _check(lib, lib.mote_program_set_data_map(self._obj.ctypes.data, self._map.ctypes.data), "data map")
 
     @property
     def _ptr(self):

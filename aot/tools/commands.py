@@ -83,6 +83,11 @@ def generate_command(args) -> int:
     return 0
 
 
+def _ptd_path(args):
+    """True when `aot build --external-weights` asks for a .ptd (linked as model_ptd.c), else None."""
+    return True if getattr(args, "external_weights", False) else None
+
+
 def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.weights4 import int4_option
@@ -95,7 +100,8 @@ def build_command(args) -> int:
         raise BuildError("--selftest embeds its own cases as the inputs; it cannot be combined with "
                          + ("--inputs" if args.inputs else "--uart-inputs"))
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                  int8_io=args.int8_io, int4_weights=int4_option(args), dsp_weights=dsp_weights(board, args))
+                                  int8_io=args.int8_io, int4_weights=int4_option(args), dsp_weights=dsp_weights(board, args),
+                                  external_weights=_ptd_path(args))
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}")
     selftest = _selftest(compiled, getattr(args, "selftest", None), "build")
     input_sets = None

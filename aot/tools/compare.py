@@ -62,7 +62,7 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
     arrays = [program_inputs(compiled, inputs) for inputs in steps]
     if target == "host":
         from aot.host.runtime import Program
-        method = Program(compiled.pte).method(compiled.method_name)
+        method = Program(compiled.pte, data_map=compiled.ptd).method(compiled.method_name)
         return [method.run(a) for a in arrays], {}
     from aot.target.build import build_compiled
     from aot.target.run import run_build

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mote/data_map.h"
 #include "mote/model.h"
 #include "mote/program.h"
 #include "model_pte.h"
@@ -66,6 +67,11 @@ static const mote_scratch_slot_t mote_embed_slots[] = MOTE_MODEL_SCRATCH_SLOTS;
 #endif
 
 static mote_program_t mote_embed_program;
+#ifdef MOTE_MODEL_PTD_BYTES
+/* The external weights (model_ptd.c): a .ptd the program names its constants in. */
+extern const uint8_t mote_model_ptd[];
+static mote_data_map_t mote_embed_map;
+#endif
 /* One initialised method per execution plan. They share arena 0 (they never
  * run at once) and the mutable buffers' arena (one state, e.g. a KV cache
  * prefill writes and decode reads); each has its own part of the state buffer. */
@@ -121,6 +127,10 @@ mote_err_t mote_model_init(void)
     MOTE_TRY(mote_program_verify_crc32(mote_model_pte, MOTE_MODEL_PTE_SIZE, (uint32_t)(MOTE_MODEL_CRC32)));
 #endif
     MOTE_TRY(mote_program_load(&mote_embed_program, mote_model_pte, MOTE_MODEL_PTE_SIZE));
+#ifdef MOTE_MODEL_PTD_BYTES
+    MOTE_TRY(mote_data_map_load(&mote_embed_map, mote_model_ptd, (size_t)MOTE_MODEL_PTD_BYTES));
+    MOTE_TRY(mote_program_set_data_map(&mote_embed_program, &mote_embed_map));
+#endif
     MOTE_CHECK(mote_program_method_count(&mote_embed_program) == MOTE_MODEL_NUM_METHODS, MOTE_ERR_UNSUPPORTED);
     for (i = 0; i < MOTE_MODEL_NUM_METHODS; i++) {
         MOTE_TRY(mote_embed_memory(i, &state_used, &mem));

@@ -165,7 +165,7 @@ static mote_err_t tensor_shape(const mote_fb_t *fb, const mote_fb_table_t *t, mo
     MOTE_TRY(mote_fb_table_field(fb, t, MOTE_F_TENSOR_EXTRA, &extra, &present));
     if (present) {
         MOTE_TRY(mote_fb_scalar(fb, &extra, MOTE_F_EXTRA_LOCATION, 1u, 0u, &x));
-        MOTE_CHECK(x == 0u, MOTE_ERR_UNSUPPORTED); /* external data */
+        MOTE_CHECK(x <= 1u, MOTE_ERR_UNSUPPORTED); /* SEGMENT or EXTERNAL (tensor_external) */
     }
     MOTE_TRY(mote_fb_vec_field(fb, t, MOTE_F_TENSOR_SIZES, 4u, &sizes));
     MOTE_TRY(mote_fb_vec_field(fb, t, MOTE_F_TENSOR_DIM_ORDER, 1u, &order));
@@ -190,6 +190,52 @@ static mote_err_t tensor_shape(const mote_fb_t *fb, const mote_fb_table_t *t, mo
     out->dim = (uint8_t)sizes.len;
     out->dtype = (uint8_t)dtype;
     out->data = NULL;
+    return MOTE_OK;
+}
+
+/* Is tensor table `t` external (ExtraTensorInfo location EXTERNAL)? Its key then. */
+static mote_err_t tensor_external_key(const mote_fb_t *fb, const mote_fb_table_t *t, const char **key,
+                                      uint32_t *len)
+{
+    mote_fb_table_t extra;
+    uint64_t loc = 0;
+    bool present;
+
+    *key = NULL;
+    *len = 0;
+    MOTE_TRY(mote_fb_table_field(fb, t, MOTE_F_TENSOR_EXTRA, &extra, &present));
+    if (present) {
+        MOTE_TRY(mote_fb_scalar(fb, &extra, MOTE_F_EXTRA_LOCATION, 1u, 0u, &loc));
+    }
+    if (loc == 1u) {
+        MOTE_TRY(mote_fb_string_field(fb, &extra, MOTE_F_EXTRA_FQN, key, len));
+        MOTE_CHECK(*key != NULL, MOTE_ERR_EXTERNAL_MISSING);
+    }
+    return MOTE_OK;
+}
+
+/* The bytes of external tensor `out` (key `key`) in the program's .ptd: same
+ * dtype, sizes and dim order when the entry has a layout, at least nbytes,
+ * aligned to the element size. */
+static mote_err_t tensor_external(const mote_program_t *prog, const char *key, uint32_t len, mote_tensor_t *out)
+{
+    mote_data_entry_t e;
+    uint32_t i;
+
+    MOTE_TRY(mote_data_map_find(prog->data_map, key, len, &e));
+    if (e.has_layout) {
+        const mote_fb_t mfb = {prog->data_map->data, (uint32_t)prog->data_map->size};
+        MOTE_CHECK(e.dtype == out->dtype && e.dim == out->dim, MOTE_ERR_EXTERNAL_MISMATCH);
+        for (i = 0; i < e.dim; i++) {
+            MOTE_CHECK((int32_t)mote_fb_u32_at(&mfb, e.sizes_pos + 4u * i) == out->sizes[i],
+                       MOTE_ERR_EXTERNAL_MISMATCH);
+            MOTE_CHECK(e.order_len == 0u || out->dim_order == NULL || mfb.buf[e.order_pos + i] == out->dim_order[i],
+                       MOTE_ERR_EXTERNAL_MISMATCH);
+        }
+    }
+    MOTE_CHECK(e.nbytes >= out->nbytes, MOTE_ERR_DATA_TOO_SHORT);
+    MOTE_CHECK(((uintptr_t)e.data & (mote_dtype_size(out->dtype) - 1u)) == 0u, MOTE_ERR_BAD_ALIGNMENT);
+    out->data = (void *)(uintptr_t)e.data;
     return MOTE_OK;
 }
 
@@ -219,11 +265,18 @@ static mote_err_t tensor_parse(const mote_program_t *prog, const mote_fb_t *fb, 
     mote_fb_table_t alloc;
     uint64_t buffer, id, lo, hi;
     const uint8_t *p;
+    const char *key;
+    uint32_t key_len;
     bool planned;
 
     MOTE_TRY(tensor_shape(fb, t, out));
     MOTE_TRY(mote_fb_scalar(fb, t, MOTE_F_TENSOR_BUFFER_IDX, 4u, 0u, &buffer));
     MOTE_TRY(mote_fb_table_field(fb, t, MOTE_F_TENSOR_ALLOC, &alloc, &planned));
+    MOTE_TRY(tensor_external_key(fb, t, &key, &key_len));
+    if (key != NULL) { /* a constant kept in the caller's .ptd; its data_buffer_idx is not used */
+        MOTE_CHECK(!planned, MOTE_ERR_UNSUPPORTED);
+        return tensor_external(prog, key, key_len, out);
+    }
     if (buffer != 0u && !planned) {
         MOTE_TRY(mote_program_constant(prog, (uint32_t)buffer, out->nbytes, (uint32_t)mote_dtype_size(out->dtype),
                                        &p));

@@ -22,7 +22,7 @@
 
 static bool is_constant(const mote_method_t *m, const mote_tensor_t *t)
 {
-    return mote_program_contains(m->prog, t->data);
+    return mote_program_contains(m->prog, t->data) || mote_data_map_contains(m->prog->data_map, t->data);
 }
 
 mote_err_t mote_method_verify_move(const mote_method_t *m, uint32_t from, uint32_t to)

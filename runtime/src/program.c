@@ -214,9 +214,18 @@ mote_err_t mote_program_load(mote_program_t *prog, const void *data, size_t size
     prog->size = size;
     MOTE_CHECK(size >= 8u, MOTE_ERR_TRUNCATED);
     MOTE_CHECK(bytes_eq(prog->data + 4, "ET12", 4u), MOTE_ERR_BAD_IDENTIFIER);
+    prog->data_map = NULL;
     MOTE_TRY(program_header(prog));
     MOTE_TRY(program_tables(prog));
     prog->magic = MOTE_PROGRAM_MAGIC;
+    return MOTE_OK;
+}
+
+mote_err_t mote_program_set_data_map(mote_program_t *prog, const mote_data_map_t *map)
+{
+    MOTE_CHECK(prog != NULL && prog->magic == MOTE_PROGRAM_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+    MOTE_CHECK(map == NULL || map->magic == MOTE_DATA_MAP_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+    prog->data_map = map;
     return MOTE_OK;
 }
 

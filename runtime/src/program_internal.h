@@ -3,9 +3,11 @@
 #define MOTE_PROGRAM_INTERNAL_H
 
 #include "fb.h"
+#include "mote/data_map.h"
 #include "mote/program.h"
 
 #define MOTE_PROGRAM_MAGIC 0x4d4f5445u /* "MOTE" */
+#define MOTE_DATA_MAP_MAGIC 0x50544430u /* "PTD0": set by a successful mote_data_map_load */
 
 /* Field ids of the schema's tables (a union takes two ids: type, value). */
 enum {
@@ -18,7 +20,7 @@ enum {
     MOTE_F_TENSOR_DTYPE = 0, MOTE_F_TENSOR_STORAGE_OFFSET = 1, MOTE_F_TENSOR_SIZES = 2,
     MOTE_F_TENSOR_DIM_ORDER = 3, MOTE_F_TENSOR_BUFFER_IDX = 5, MOTE_F_TENSOR_ALLOC = 6,
     MOTE_F_TENSOR_DYNAMISM = 8, MOTE_F_TENSOR_EXTRA = 9,
-    MOTE_F_EXTRA_MUTABLE_SEGMENT = 0, MOTE_F_EXTRA_LOCATION = 2,
+    MOTE_F_EXTRA_MUTABLE_SEGMENT = 0, MOTE_F_EXTRA_FQN = 1, MOTE_F_EXTRA_LOCATION = 2,
     MOTE_F_ALLOC_ID = 0, MOTE_F_ALLOC_LOW = 1, MOTE_F_ALLOC_HIGH = 2,
     MOTE_F_OPERATOR_NAME = 0, MOTE_F_OPERATOR_OVERLOAD = 1,
     MOTE_F_CHAIN_INSTRUCTIONS = 2,
@@ -56,6 +58,27 @@ MOTE_NODISCARD mote_err_t mote_program_constant(const mote_program_t *prog, uint
  */
 MOTE_NODISCARD mote_err_t mote_program_mutable_data(const mote_program_t *prog, uint32_t seg, uint32_t idx,
                                                     uint32_t nbytes, const uint8_t **data);
+
+/* A .ptd named entry (data_map.c): key, layout (when has_layout), bytes. */
+typedef struct mote_data_entry {
+    const char *key;
+    uint32_t key_len;
+    bool has_layout;
+    uint8_t dtype;
+    uint32_t dim;        /* sizes: dim int32 at sizes_pos */
+    uint32_t sizes_pos;
+    uint32_t order_pos;  /* dim order: order_len bytes at order_pos (0: contiguous) */
+    uint32_t order_len;
+    const uint8_t *data;
+    uint64_t nbytes;
+} mote_data_entry_t;
+
+/* The entry of `key` (key_len bytes). Errors: EXTERNAL_MISSING (no map, no such key), file errors. */
+MOTE_NODISCARD mote_err_t mote_data_map_find(const mote_data_map_t *map, const char *key, uint32_t key_len,
+                                             mote_data_entry_t *out);
+
+/* Does `p` point into the map's bytes (external constants: never written)? */
+bool mote_data_map_contains(const mote_data_map_t *map, const void *p);
 
 /* Does `p` point into the program's bytes (constant data: never written)? */
 bool mote_program_contains(const mote_program_t *prog, const void *p);

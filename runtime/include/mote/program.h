@@ -56,6 +56,7 @@ typedef struct mote_program {
     uint32_t mutable_segs_pos; /* mutable_data_segments vector (SubsegmentOffsets tables) */
     uint32_t num_mutable_segs;
     uint32_t format_version;   /* the eh00 stamp (0: unstamped, ExecuTorch's own) */
+    const struct mote_data_map *data_map; /* external weights (mote_program_set_data_map), or NULL */
     uint32_t magic;            /* set after a successful load */
 } mote_program_t;
 
@@ -69,6 +70,13 @@ typedef struct mote_program {
  */
 MOTE_NODISCARD mote_err_t mote_program_load(mote_program_t *prog, const void *data, size_t size);
 
+/**
+ * Attaches a loaded .ptd (mote/data_map.h) whose named tensors the program's
+ * external tensors refer to; NULL detaches. Call before mote_method_init;
+ * both buffers must stay valid while methods are used. Errors:
+ * NOT_INITIALIZED (program or map not loaded).
+ */
+MOTE_NODISCARD mote_err_t mote_program_set_data_map(mote_program_t *prog, const struct mote_data_map *map);
 /** Format version stamped in a loaded program (0: unstamped, or `prog` not loaded). */
 uint32_t mote_program_format_version(const mote_program_t *prog);
 
