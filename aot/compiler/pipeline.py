@@ -259,9 +259,7 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
     from aot.compiler.manifest import build_manifest
     example_inputs = tuple(mf.example_inputs)
     if mf.methods is not None and len(mf.methods) > 1:
-        if external:
-            raise MoteError("--external-weights for a program of several methods is not supported yet")
-        return _compile_methods(name, mf, int8, planner)
+        return _compile_methods(name, mf, int8, planner, external, base_ptd)
     if int8:
         if mf.module is None:
             raise MoteError("--int8 needs a .py model file (a .pt2 cannot be re-quantized)")
@@ -304,7 +302,7 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
                     method_name=spec.method_name)
 
 
-def _compile_methods(name, mf, int8, planner) -> Compiled:
+def _compile_methods(name, mf, int8, planner, external: bool = False, base_ptd=None) -> Compiled:
     """A program of several methods (a model file's methods()): each exported
     and lowered on its own, a buffer several of them update named once and
     placed once in the shared mutable-buffer arena, constants stored once."""
@@ -331,15 +329,16 @@ def _compile_methods(name, mf, int8, planner) -> Compiled:
     widest = max(m.spec.arena_sizes[1] for m in methods)
     for m in methods:
         m.spec.arena_sizes[1] = widest
-    program = build_program([m.spec for m in methods])
+    program = build_program([m.spec for m in methods], external=external)
+    ptd = _ptd_of(program.external, base_ptd) if external else None
     for m in methods:
-        check_kernels_accept(m.spec, program.data, m.example_inputs, method=m.name)
+        check_kernels_accept(m.spec, program.data, m.example_inputs, method=m.name, data_map=ptd)
     first = methods[0]
     manifest = build_manifest(first.spec, program=program, others=[m.spec for m in methods[1:]])
     manifest["methods"] = [m.name for m in methods]
     return Compiled(name=name, spec=first.spec, pte=program.data, example_inputs=first.example_inputs,
                     eager=first.eager, reference=first.eager, manifest=manifest, program=cores[0],
-                    methods=methods, method_name=first.name)
+                    methods=methods, method_name=first.name, external=program.external, ptd=ptd)
 
 
 def write_outputs(compiled: Compiled, pte_path: Path, ptd_path: Optional[Path] = None) -> list:

@@ -118,3 +118,21 @@ def test_mote_runs_executorchs_multi_method_program():
 def test_int8_with_several_methods_says_not_yet():
     with pytest.raises(MoteError, match="several methods"):
         compile_model_file(MODEL, int8=True)
+
+
+def test_several_methods_with_external_weights_share_each_weight_once():
+    c = compile_model_file(MODEL, external_weights=True)
+    keys = [t.key for t in c.external]
+    assert len(keys) == len(set(keys))
+    params = sum(p.numel() * 4 for p in kv_attention.KVAttention().parameters())
+    # the qkv and out weights both methods use are in the .ptd once (plus a few small constants)
+    assert params <= sum(len(t.data) for t in c.external) < params + 1024
+    prog = Program(c.pte, data_map=c.ptd)
+    prefill = prog.method("prefill")
+    decode = prog.method("decode", share_state_with=prefill)
+    eager = copy.deepcopy(kv_attention.methods()["prefill"][0].module)
+    (x,) = c.methods[0].example_inputs
+    np.testing.assert_allclose(prefill.run([x.numpy()])[0], eager.prefill(x).detach().numpy(), rtol=1e-5, atol=1e-6)
+    x, p = c.methods[1].example_inputs
+    np.testing.assert_allclose(decode.run([x.numpy(), p.numpy()])[0], eager.decode(x, p).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
