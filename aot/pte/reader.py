@@ -20,7 +20,8 @@ from aot.pte.header import ExtendedHeader, parse_header
 @dataclass
 class TensorInfo:
     """A tensor value, flattened. nbytes = numel * element size (bytes).
-    kind: "constant" | "planned" | "unplanned"; mem_id/mem_offset for planned;
+    kind: "constant" | "planned" | "unplanned" | "external" (bytes in a .ptd
+    under key ``fqn``); mem_id/mem_offset for planned;
     buffer_idx (data_buffer_idx) and data (bytes) for constants. A mutable
     buffer (planned with an initial value) also has ``initial`` (bytes) and
     ``fqn`` (its module name, when the program records one)."""
@@ -174,7 +175,10 @@ def _plan_info(prog: fb.Program, segments: list, ep: fb.ExecutionPlan) -> PlanIn
             numel *= s
         nbytes = numel * fb.SCALAR_TYPE_SIZES.get(v.scalar_type, 0)
         a = v.allocation_info
-        if a is not None:
+        extra = v.extra_tensor_info
+        if extra is not None and extra.location == fb.TensorDataLocation.EXTERNAL:
+            kind = "external"  # its bytes are in a .ptd, under key extra.fully_qualified_name
+        elif a is not None:
             kind = "planned"
         elif v.data_buffer_idx > 0:
             kind = "constant"
@@ -185,6 +189,8 @@ def _plan_info(prog: fb.Program, segments: list, ep: fb.ExecutionPlan) -> PlanIn
                        mem_id=a.memory_id if a else None, mem_offset=a.offset if a else None)
         if kind == "constant":
             t.data = _constant_bytes(prog, segments, t, i)
+        elif kind == "external":
+            t.fqn = extra.fully_qualified_name or ""
         elif kind == "planned" and v.data_buffer_idx > 0:
             t.initial = _mutable_bytes(prog, segments, t, v.extra_tensor_info, i)
             t.fqn = (v.extra_tensor_info.fully_qualified_name or "") if v.extra_tensor_info else ""

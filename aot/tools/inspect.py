@@ -140,6 +140,11 @@ def inspect_plan(p: PlanInfo) -> dict:
         "num_constants": len(constants),
         "constant_tensor_bytes": sum(t.nbytes for t in constants),
         "unplanned_tensors": sorted(i for i, t in p.tensors.items() if t.kind == "unplanned"),
+        # state kept across calls (planned with an initial value), and weights kept in a .ptd
+        "mutable_buffers": [{"value": i, "name": t.fqn, "mem_id": t.mem_id, "offset": t.mem_offset,
+                             "bytes": t.nbytes} for i, t in sorted(p.tensors.items()) if t.initial is not None],
+        "external_tensors": [{"value": i, "key": t.fqn, "bytes": t.nbytes, "shape": list(t.sizes),
+                              "dtype": t.dtype_name} for i, t in sorted(p.tensors.items()) if t.kind == "external"],
     }
 
 
@@ -226,6 +231,13 @@ def render_text(info: dict) -> str:
         ratio = f" ({tot / lb:.2f}x)" if lb else ""
         L.append(f"  arenas {m['arena_bytes']} = {_kb(tot)}; live-bytes lower bound {_kb(lb)}{ratio}")
         L.append(f"  constants: {m['num_constants']} tensors, {m['constant_tensor_bytes']} bytes")
+        if m["mutable_buffers"]:
+            L.append(f"  mutable buffers (state kept across calls): " + ", ".join(
+                f"{b['name'] or 'v%d' % b['value']} {b['bytes']} B @mem{b['mem_id']}+{b['offset']}"
+                for b in m["mutable_buffers"]))
+        if m["external_tensors"]:
+            ext = m["external_tensors"]
+            L.append(f"  external tensors (in a .ptd): {len(ext)}, {sum(e['bytes'] for e in ext)} bytes")
         if m["plan_conflicts"]:
             L.append(f"  WARNING: live tensors overlap in memory: {m['plan_conflicts']}")
         if m["unplanned_tensors"]:

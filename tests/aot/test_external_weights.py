@@ -113,6 +113,9 @@ def test_mote_runs_executorchs_pte_and_ptd(tmp_path):
     got = Program(tmp_path / "m.pte", data_map=ptd).method().run([x.numpy()])[0]
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-6, atol=1e-7)
     assert sorted(read_ptd(ptd.read_bytes())) == ["0.bias", "0.weight", "2.bias", "2.weight"]
+    from aot.tools.inspect import inspect_pte
+    ext = inspect_pte(tmp_path / "m.pte")["methods"][0]["external_tensors"]
+    assert sorted(e["key"] for e in ext) == ["0.bias", "0.weight", "2.bias", "2.weight"]
 
 
 @pytest.mark.sim

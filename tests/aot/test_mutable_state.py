@@ -63,6 +63,9 @@ def test_state_is_planned_in_its_own_arena_with_its_initial_value(compiled):
     # the .pte carries it in ExecuTorch's layout: planned + data_buffer_idx + fqn
     t = next(t for t in parse_pte(c.pte).plans[0].tensors.values() if t.initial is not None)
     assert (t.fqn, t.mem_id, t.initial) == ("frames", MUTABLE_MEM_ID, buf.initial)
+    from aot.tools.inspect import inspect_file
+    assert inspect_file(parse_pte(c.pte))["methods"][0]["mutable_buffers"] == [
+        {"value": c.spec.values.index(buf), "name": "frames", "mem_id": 2, "offset": 0, "bytes": 1960}]
 
 
 def test_running_stats_keeps_every_buffer_it_updates(compiled):
