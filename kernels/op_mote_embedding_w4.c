@@ -6,6 +6,7 @@
  *   args (5): weight packed int4 uint8 [V, D/2] (kernels/int4.h), scales
  *             float32 [V, D/group], indices int32/int64 (any shape),
  *             group_size int (even, divides D), out float32 [*indices.shape, D].
+ *   dtypes: weight uint8 (or int8) bytes, scales and out float32, indices int32/int64.
  *   errors: MOTE_ERR_KERNEL_ARGS (count/tags, group_size, an index outside [0, V)),
  *           MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE (scales / out shape).
  */

@@ -416,6 +416,8 @@ mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote
     uint32_t nargs); /* op_mote_depthwise_conv2d_s8.c */
 mote_err_t mote_kernel_mote_embedding_w4_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_embedding_w4.c */
+mote_err_t mote_kernel_mote_linear_s4_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_linear_s4.c */
 mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_linear_s8.c */
 mote_err_t mote_kernel_mote_linear_w4_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -656,6 +658,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::conv_transpose2d_s8.out", mote_kernel_mote_conv_transpose2d_s8_out},
     {"mote::depthwise_conv2d_s8.out", mote_kernel_mote_depthwise_conv2d_s8_out},
     {"mote::embedding_w4.out", mote_kernel_mote_embedding_w4_out},
+    {"mote::linear_s4.out", mote_kernel_mote_linear_s4_out},
     {"mote::linear_s8.out", mote_kernel_mote_linear_s8_out},
     {"mote::linear_w4.out", mote_kernel_mote_linear_w4_out},
     {"mote::lut_s8.out", mote_kernel_mote_lut_s8_out},
@@ -882,6 +885,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::conv_transpose2d_s8.out */
     1u, /* mote::depthwise_conv2d_s8.out */
     1u, /* mote::embedding_w4.out */
+    1u, /* mote::linear_s4.out */
     1u, /* mote::linear_s8.out */
     1u, /* mote::linear_w4.out */
     1u, /* mote::lut_s8.out */
@@ -900,4 +904,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 222u;
+const uint32_t mote_kernel_registry_len = 223u;

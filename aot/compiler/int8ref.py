@@ -254,6 +254,18 @@ def linear_s8(input, weight, bias, multiplier, shift, input_zero_point: int,
                    activation_max)
 
 
+def linear_s4(input, weight, bias, multiplier, shift, input_zero_point: int,
+              output_zero_point: int, activation_min: int,
+              activation_max: int) -> np.ndarray:
+    """int8 fully connected with int4 weights: weight packed uint8 [N, K/2]
+    (aot.compiler.int4ref) -> :func:`linear_s8` of the unpacked weights."""
+    from aot.compiler.int4ref import unpack_int4
+    x = _check_int8(input, "input", 2)
+    w = unpack_int4(np.asarray(weight, np.uint8), x.shape[1])
+    return linear_s8(x, w, bias, multiplier, shift, input_zero_point, output_zero_point,
+                     activation_min, activation_max)
+
+
 def bmm_s8(a, b, b_transposed: bool, a_zero_point: int, b_zero_point: int,
            output_zero_point: int, output_multiplier: int, output_shift: int,
            activation_min: int, activation_max: int) -> np.ndarray:

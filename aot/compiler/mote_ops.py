@@ -30,6 +30,9 @@ SCHEMAS = {
     "linear_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
                  "int input_zero_point, int output_zero_point, int activation_min, "
                  "int activation_max",
+    "linear_s4": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
+                 "int input_zero_point, int output_zero_point, int activation_min, "
+                 "int activation_max",
     "bmm_s8": "Tensor a, Tensor b, bool b_transposed, int a_zero_point, int b_zero_point, "
               "int output_zero_point, int output_multiplier, int output_shift, "
               "int activation_min, int activation_max",
@@ -79,7 +82,7 @@ def _shape(name: str, args) -> tuple:
         x, w = args[0], args[1]
         return _conv_shape(x.shape[0], x.shape[1], x.shape[2], w.shape[3],
                            (w.shape[1], w.shape[2]), args[5], args[6], args[7])
-    if name == "linear_s8":
+    if name in ("linear_s8", "linear_s4"):
         return (args[0].shape[0], args[1].shape[0])
     if name == "bmm_s8":
         a, b = args[0], args[1]

@@ -169,7 +169,9 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     dsp_weights: int8 convs carry their weights pre-widened for the Cortex-M
     DSP kernel (aot.compiler.dsp_weights: less RAM, more flash).
     int4_weights: a group size (32, 64, 128): Linear / Embedding weights in
-    symmetric int4 groups of that many (aot.compiler.weights4), fp32 activations.
+    symmetric int4 groups of that many (aot.compiler.weights4), fp32 activations;
+    with int8: Linear weights int4 per output channel with int8 activations
+    (mote::linear_s4; the group size does not apply).
     external_weights: True or a .ptd path: the constants go to a .ptd
     (ExecuTorch's flat-tensor format; Compiled.ptd) and the program names
     them by key; a path's existing tensors are kept (merged), and the file is
@@ -188,8 +190,8 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     mf = load_model_file(path)
     name = Path(path).stem if Path(path).stem != "model" else Path(path).resolve().parent.name
     fp32, report = None, None
-    if int4_weights is not None:
-        mf, fp32, report = _int4_model_file(mf, int4_weights, int8)
+    if int4_weights is not None and not int8:  # weight-only int4; with --int8: int4 x int8 linears
+        mf, fp32, report = _int4_model_file(mf, int4_weights)
     if mf.module is not None:
         eager = mf.module
     else:
@@ -198,7 +200,8 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     if isinstance(external_weights, (str, Path)) and Path(external_weights).is_file():
         base_ptd = Path(external_weights).read_bytes()
     compiled = _compile(name, eager, mf, int8, calib if calib else mf.calibration_data, int8_io,
-                        planner, dsp_weights, external=external_weights is not None, base_ptd=base_ptd)
+                        planner, dsp_weights, external=external_weights is not None, base_ptd=base_ptd,
+                        int4_linear=int8 and int4_weights is not None)
     compiled.int4, compiled.fp32_eager = report, fp32
     compiled.seconds = time.time() - t0
     if out_pte is not None:
@@ -207,15 +210,12 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     return compiled
 
 
-def _int4_model_file(mf, group_size: int, int8: bool) -> tuple:
+def _int4_model_file(mf, group_size: int) -> tuple:
     """(a copy of model file `mf` whose modules have int4 weights, the fp32
     eager model, the Int4Report). The copy keeps what the methods share."""
     import copy
     import dataclasses
     from aot.compiler.weights4 import apply_int4_weights
-    if int8:
-        raise MoteError("--int4-weights with --int8 (int4 weights x int8 activations) is not supported "
-                        "yet; --int4-weights keeps fp32 activations")
     if mf.module is None:
         raise MoteError("--int4-weights needs a .py model file (a .pt2's weights are already fixed)")
     if mf.methods is not None:
@@ -252,7 +252,7 @@ def _ptd_of(external: list, base: Optional[bytes]) -> bytes:
 
 
 def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=False,
-             external: bool = False, base_ptd: Optional[bytes] = None) -> Compiled:
+             external: bool = False, base_ptd: Optional[bytes] = None, int4_linear: bool = False) -> Compiled:
     from aot.compiler.accept import check_kernels_accept
     from aot.compiler.emit import build_program
     from aot.compiler.lower import core_program, lower_core
@@ -274,7 +274,9 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
             warnings.warn_explicit("int8: no calibration data (no --calib, no calibration_data() in the "
                                    "model file): quantization ranges come from the example inputs alone",
                                    Int8CalibrationWarning, filename=str(mf.path), lineno=1, module="mote.int8")
-        converted, _ = quantize(mf.module, example_inputs, calibration)
+        from aot.compiler.quantize import MoteQuantizer
+        # int4_linear (--int8 --int4-weights): Linear weights int4 per channel, mote::linear_s4
+        converted, _ = quantize(mf.module, example_inputs, calibration, MoteQuantizer(int4_linear=int4_linear))
         ep = int8_program(mf.module, example_inputs, int8_io=int8_io, converted=converted)
         info = ep.graph_module.meta.get("mote_int8")
         reference = converted

@@ -183,14 +183,20 @@ def _act_qspec(qat: bool) -> QuantizationSpec:
                             qscheme=torch.per_tensor_affine, observer_or_fake_quant_ctr=ctr)
 
 
-def _weight_qspec(qat: bool, ch_axis: int = 0) -> QuantizationSpec:
+#: weight ranges: int8 [-127, 127] (symmetric, as TFLite); int4 [-8, 7] (CMSIS-NN's s4
+#: weights; the scale is max|w| / 7.5, torchao's symmetric int4)
+WEIGHT_RANGE = {8: (-127, 127), 4: (-8, 7)}
+
+
+def _weight_qspec(qat: bool, ch_axis: int = 0, bits: int = 8) -> QuantizationSpec:
+    lo, hi = WEIGHT_RANGE[bits]
     if qat:
         ctr = FakeQuantize.with_args(observer=_obs.MovingAveragePerChannelMinMaxObserver,
-                                     quant_min=-127, quant_max=127, dtype=torch.int8,
+                                     quant_min=lo, quant_max=hi, dtype=torch.int8,
                                      qscheme=torch.per_channel_symmetric, ch_axis=ch_axis)
     else:
-        ctr = _obs.PerChannelMinMaxObserver.with_args(eps=2 ** -12)
-    return QuantizationSpec(dtype=torch.int8, quant_min=-127, quant_max=127,
+        ctr = _obs.PerChannelMinMaxObserver.with_args(eps=2 ** -12, quant_min=lo, quant_max=hi)
+    return QuantizationSpec(dtype=torch.int8, quant_min=lo, quant_max=hi,
                             qscheme=torch.per_channel_symmetric, ch_axis=ch_axis,
                             observer_or_fake_quant_ctr=ctr)
 
@@ -302,12 +308,14 @@ class MoteQuantizer(Quantizer):
     """PT2E quantizer for Mote's int8 scheme (TFLite / CMSIS-NN).
 
     qat: use fake-quantize modules (moving-average observers) instead of
-    plain min/max observers, for ``prepare_qat_pt2e``.
+    plain min/max observers, for ``prepare_qat_pt2e``; int4_linear: Linear
+    weights int4 per output channel ([-8, 7]) with int8 activations.
     """
 
-    def __init__(self, qat: bool = False):
+    def __init__(self, qat: bool = False, int4_linear: bool = False):
         super().__init__()
         self.qat = qat
+        self.int4_linear = int4_linear  # Linear weights int4 [-8, 7] per channel (mote::linear_s4)
 
     # the graph is annotated in topological order; each rule marks the nodes it covers
     def annotate(self, model: GraphModule) -> GraphModule:
@@ -323,7 +331,9 @@ class MoteQuantizer(Quantizer):
                 n.meta[ANNOTATION_KEY] = QuantizationAnnotation(_annotated=True)
                 continue
             t = n.target
-            if t in CONV_OPS or t in LINEAR_OPS:
+            if t in LINEAR_OPS and self.int4_linear:
+                self._annotate_conv_linear(n, act, _weight_qspec(self.qat, bits=4))
+            elif t in CONV_OPS or t in LINEAR_OPS:
                 self._annotate_conv_linear(n, act, wq)
             elif t in MATMUL_OPS and all(_is_float_tensor(a) for a in n.args[:2]):
                 last = self._matmul_scale(n)

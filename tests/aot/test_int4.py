@@ -9,6 +9,7 @@ import torch
 from aot.compiler import int4ref
 from aot.compiler.pipeline import compile_module, compile_model_file
 from aot.errors import MoteError
+from aot.host.runtime import Program
 from aot.tools.compare import compare
 
 MODEL = '''
@@ -81,8 +82,6 @@ def test_group_size_changes_the_scales(compiled):
 
 
 def test_refusals_are_one_line(model_file, tmp_path):
-    with pytest.raises(MoteError, match="--int8"):
-        compile_model_file(model_file, int4_weights=32, int8=True)
     conv = tmp_path / "conv.py"
     conv.write_text("import torch\ndef model():\n    return torch.nn.Conv2d(1, 2, 3).eval()\n"
                     "def example_inputs():\n    return (torch.zeros(1, 1, 4, 4),)\n")
@@ -95,3 +94,61 @@ def test_refusals_are_one_line(model_file, tmp_path):
 def test_int4_on_mps2_an505_matches_torchao(compiled, tmp_path):
     r = compare(compiled[32], "mps2-an505", seed=4, out_dir=tmp_path / "lm")
     assert r["max_rel_error"] <= 1e-5, r
+
+
+# --------------------------------------------------------------------------- int4 x int8
+
+MLP8 = '''
+import torch
+def model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10)).eval()
+def example_inputs():
+    return (torch.randn(1, 32),)
+def calibration_data():
+    g = torch.Generator().manual_seed(1)
+    return [(torch.randn(1, 32, generator=g),) for _ in range(32)]
+'''
+
+
+@pytest.fixture(scope="module")
+def int4x8(tmp_path_factory):
+    p = tmp_path_factory.mktemp("s4") / "mlp8.py"
+    p.write_text(MLP8)
+    return compile_model_file(p, int8=True, int4_weights=32), compile_model_file(p, int8=True)
+
+
+def test_int4_weights_with_int8_activations_run_linear_s4(int4x8):
+    s4, s8 = int4x8
+    ops = {f"{k.op}.{k.overload}" for k in s4.spec.instructions}
+    assert "mote::linear_s4.out" in ops and "mote::linear_s8.out" not in ops
+    w = [v for v in s4.spec.values if getattr(v, "constant", None) is not None and v.dtype == 0]
+    assert sorted(tuple(v.sizes) for v in w) == [(10, 32), (64, 16)]  # packed two per byte
+    assert len(s4.pte) < len(s8.pte)
+
+
+def test_linear_s4_is_exact_to_the_integer_reference_and_within_a_quantum_of_pt2e(int4x8):
+    from aot.compiler.pipeline import program_inputs
+    from aot.tools.compare import random_inputs
+    s4, _ = int4x8
+    ref = s4.program.module()  # the lowered graph: mote ops run aot/compiler/int8ref.py
+    m = Program(s4.pte).method()
+    for seed in range(4):
+        (x,) = random_inputs(s4.example_inputs, seed)
+        got = m.run(program_inputs(s4, (x,)))[0]
+        with torch.no_grad():
+            want = ref(x)
+        assert np.array_equal(got, want.numpy()), seed
+    r = compare(s4, "host", seed=5)
+    assert r["pt2e_max_quanta"] <= 1.001, r
+
+
+@pytest.mark.sim
+@pytest.mark.usefixtures("need_qemu")
+def test_linear_s4_same_bytes_in_firmware(int4x8, tmp_path):
+    from aot.tools.compare import random_inputs, run_steps_on_target
+    s4, _ = int4x8
+    steps = [random_inputs(s4.example_inputs, 10 + k) for k in range(3)]
+    host, _ = run_steps_on_target(s4, steps, "host")
+    fw, _ = run_steps_on_target(s4, steps, "mps2-an505", out_dir=tmp_path / "s4")
+    assert [[a.tobytes() for a in h] for h in host] == [[np.asarray(b).tobytes() for b in f] for f in fw]

@@ -62,6 +62,7 @@ import torch
 from torch.fx import Graph, GraphModule, Node
 
 from aot.compiler import int8ref
+from aot.compiler.int4ref import pack_int4
 from aot.compiler.quantize import LUT_OPS
 from aot.compiler.quantize import ISLAND_KEY, EMBEDDING_OPS, PRELU_OPS
 from aot.compiler.source import fused_nodes, module_of, set_fused, set_quant, source_location, source_of
@@ -601,8 +602,11 @@ class _Lowering:
                 if len(xshape) != 2:
                     xin = self.call(aten.view_copy.default, (xin, [-1, xshape[-1]]), core)
                     _tag(xin, x.qname, range(len(xshape)))
-                node = self.call(torch.ops.mote.linear_s8.default, (
-                    xin, self.const(wq, name + "_w"), self.const(bias, name + "_b"),
+                s4 = (int(a[1].args[4]), int(a[1].args[5])) == (-8, 7) and wq.shape[1] % 2 == 0
+                op, wconst = (torch.ops.mote.linear_s4.default,
+                              torch.from_numpy(pack_int4(wq.numpy()))) if s4 else (torch.ops.mote.linear_s8.default, wq)
+                node = self.call(op, (
+                    xin, self.const(wconst, name + "_w"), self.const(bias, name + "_b"),
                     self.const(mult, name + "_m"), self.const(shift, name + "_s"),
                     x.zp, zp_out, lo, hi), core)
                 if len(xshape) != 2:
