@@ -231,13 +231,19 @@ def _int4_model_file(mf, group_size: int) -> tuple:
 
 def compile_module(name: str, module: torch.nn.Module, example_inputs, int8: bool = False,
                    calibration=None, int8_io: bool = False, planner: str = "best",
-                   dsp_weights: bool = False) -> Compiled:
+                   dsp_weights: bool = False, int4_weights: Optional[int] = None) -> Compiled:
     """As compile_model_file for an in-memory eval-mode module."""
     from aot.compiler.model_file import ModelFile
     t0 = time.time()
     mf = ModelFile(path=Path(name), example_inputs=tuple(example_inputs), module=module,
                    calibration_data=calibration)
-    c = _compile(name, module, mf, int8, calibration, int8_io, planner, dsp_weights)
+    fp32, report = None, None
+    if int4_weights is not None and not int8:
+        mf, fp32, report = _int4_model_file(mf, int4_weights)
+        module = mf.module
+    c = _compile(name, module, mf, int8, calibration, int8_io, planner, dsp_weights,
+                 int4_linear=int8 and int4_weights is not None)
+    c.int4, c.fp32_eager = report, fp32
     c.seconds = time.time() - t0
     return c
 

@@ -121,6 +121,9 @@ INT8 = ("mote::add_s8.out", "mote::avg_pool2d_s8.out", "mote::conv2d_s8.out",
 INT8 = INT8 + ("mote::conv_transpose2d_s8.out", "mote::upsample_bilinear2d_s8.out",
                "mote::upsample_nearest2d_s8.out", "mote::bmm_s8.out")
 
+#: what an --int8 --int4-weights compile of a Linear emits (tests/aot/test_op_coverage.py)
+INT4X8 = ("mote::linear_s4.out",)
+
 #: Operators with a kernel that Mote's lowering never emits (it turns squeeze and
 #: unsqueeze into views and has no dim-order or dynamic-quantization stage):
 #: they run ExecuTorch-made programs, proven in tests/runtime (test_et_quantized.py,

@@ -37,7 +37,7 @@ def _max_rel(a, b) -> float:
 
 
 def test_every_operator_with_a_kernel_has_a_case():
-    cases = set(op_cases.FP32) | set(op_cases.INT8) | op_cases.EXECUTORCH_ONLY
+    cases = set(op_cases.FP32) | set(op_cases.INT8) | set(op_cases.INT4X8) | op_cases.EXECUTORCH_ONLY
     assert supported_ops() - cases == set(), "a kernel without a case in tests/aot/op_cases*.py"
     assert cases - supported_ops() == set(), "a case for an operator without a kernel"
 
@@ -134,3 +134,18 @@ def test_unsupported_op_names_op_and_line(tmp_path):
         compile_model_file(f, out_pte=tmp_path / "o" / "m.pte")
     assert "bessel_j0" in str(e.value) and "user_model.py:7" in str(e.value)
     assert not (tmp_path / "o").exists()
+
+
+def test_int4_x_int8_operators_compile_and_run():
+    torch.manual_seed(0)
+    module = torch.nn.Sequential(torch.nn.Linear(32, 16), torch.nn.ReLU()).eval()
+    inputs = (torch.randn(2, 32, generator=torch.Generator().manual_seed(2)),)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compile_module("int4x8_ops", module, inputs, int8=True, int4_weights=32)
+    assert set(op_cases.INT4X8) <= _ops(c)
+    got = Program(c.pte).method().run([x.numpy() for x in inputs])[0]
+    with torch.no_grad():
+        want = c.reference(*inputs).numpy()
+    scale = float(c.int8_info.output_qparams[0][0])
+    assert np.max(np.abs(got - want)) <= scale * 1.001  # one output quantum of PT2E

@@ -19,7 +19,8 @@ CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wmissing-prototypes", 
           *os.environ.get("MOTE_INT8_TEST_CFLAGS", "").split()]
 #: what requant.h declares: the argument parsers and the band iterator
 S8_SUPPORT = sorted((ROOT / "kernels").glob("s8_*.c"))
-REF_SRCS = sorted((ROOT / "kernels").glob("op_mote_*.c")) + [
+# the int8 operators of the mote namespace (the *_w4 ones are fp32 with int4 weights)
+REF_SRCS = sorted(p for p in (ROOT / "kernels").glob("op_mote_*.c") if not p.stem.endswith("_w4")) + [
     ROOT / "kernels/op_quantize_per_tensor.c", ROOT / "kernels/op_dequantize_per_tensor.c",
     ROOT / "kernels/int8_scratch.c", *S8_SUPPORT, ROOT / "tests/kernels/int8_harness/host_abi.c"]
 CMSIS_SRCS = sorted((ROOT / "cmsis").glob("op_mote_*.c")) + S8_SUPPORT
