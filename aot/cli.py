@@ -176,6 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: zeros on the host; the inputs embedded at build time for a build directory)")
     p.add_argument("--outputs", metavar="OUT.npz", help="write outputs here")
     p.add_argument("--method", metavar="NAME", help="the method of a program with several (default: the first)")
+    p.add_argument("--ptd", metavar="FILE.ptd",
+                   help="the .ptd holding a program's external weights (default: FILE.ptd beside FILE.pte "
+                        "when there is one)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--timeout", type=_positive_seconds, default=120.0,
                    help="simulator or serial timeout, seconds (> 0; default 120)")

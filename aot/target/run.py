@@ -93,11 +93,11 @@ def _progress_cb(progress):
 # --------------------------------------------------------------------------- host
 
 
-def run_host(pte_path, inputs=None, method=None) -> dict:
+def run_host(pte_path, inputs=None, method=None, ptd=None) -> dict:
     """Run method `method` (name; None: the first) of the .pte at `pte_path`
-    with the host runtime (libmote.so)."""
+    with the host runtime (libmote.so); ptd: the .ptd of its external weights."""
     from aot.host.runtime import Program
-    method = Program(Path(pte_path)).method(method)
+    method = Program(Path(pte_path), data_map=ptd).method(method)
     if inputs is None:
         inputs = [np.zeros(info.shape, info.dtype)
                   for info in (method.input_info(i) for i in range(method.num_inputs))]

@@ -165,14 +165,26 @@ def run_command(args) -> int:
             raise RunError(f"{pte} not found")
         name = getattr(args, "method", None)
         from aot.host.runtime import Program
+        ptd = Path(args.ptd) if getattr(args, "ptd", None) else pte.with_suffix(".ptd")
+        if getattr(args, "ptd", None) and not ptd.is_file():
+            raise RunError(f"--ptd {ptd}: no such file")
+        ptd = ptd if ptd.is_file() else None
         names = Program(pte).method_names
         if name is not None and name not in names:
             raise RunError(f"{pte.name} has no method {name!r}; its methods: {', '.join(names)}")
         if inputs is not None:
-            method = Program(pte).method(name)
+            method = Program(pte, data_map=ptd).method(name)
             infos = [method.input_info(i) for i in range(method.num_inputs)]
             inputs = conform_inputs(inputs, [x.shape for x in infos], [x.dtype for x in infos], _note)
-        result = run_host(pte, inputs, name)
+        from aot.errors import RuntimeCallError
+        try:
+            result = run_host(pte, inputs, name, ptd)
+        except RuntimeCallError as e:
+            if e.name != "MOTE_ERR_EXTERNAL_MISSING":
+                raise
+            raise RunError(f"{pte.name} keeps its weights in a .ptd " + (
+                f"and {ptd.name} lacks some of them" if ptd else "and none was found beside it")
+                + ": pass --ptd FILE.ptd (the file aot export --external-weights wrote)") from None
     else:
         board = load_board(args.target)  # a board name or a board file (.json)
         if board.simulator is None:

@@ -129,3 +129,22 @@ def test_firmware_links_the_ptd_as_its_own_region(heads, tmp_path):
     header = (tmp_path / "fw" / "gen" / "mote_model.h").read_text()
     assert f"#define MOTE_MODEL_PTD_BYTES {len(c.ptd)}u" in header
     assert (tmp_path / "fw" / "gen" / "model_ptd.c").is_file()
+
+
+def test_aot_run_finds_or_is_told_the_ptd(heads, tmp_path):
+    import subprocess
+    import sys
+    d, _ = heads
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "aot.cli", "run", *args], capture_output=True, text=True,
+                              timeout=300)
+    r = run(str(d / "a.pte"))
+    assert r.returncode != 0 and "pass --ptd FILE.ptd" in r.stderr and "Traceback" not in r.stderr
+    r = run(str(d / "a.pte"), "--ptd", str(d / "shared.ptd"), "--json")
+    assert r.returncode == 0, r.stderr
+    # aot export --external-weights without a file name writes NAME.ptd beside NAME.pte: found by default
+    r = subprocess.run([sys.executable, "-m", "aot.cli", "export", str(d / "head_b.py"), "-o", str(tmp_path / "b.pte"),
+                        "--external-weights"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and (tmp_path / "b.ptd").is_file(), r.stderr
+    assert run(str(tmp_path / "b.pte")).returncode == 0
