@@ -86,8 +86,11 @@ def _cmd_export(args) -> int:
                                 external_weights=ptd)
     print(result.summary())
     if ptd is not None:
+        from aot.pte.flat_tensor import read_ptd
+        held = len(read_ptd(result.ptd)) - len(result.external)
         print(f"external weights: {len(result.external)} tensor(s), {sum(len(t.data) for t in result.external):,} B "
-              f"in {ptd} ({len(result.ptd):,} B with what it already held)")
+              f"in {ptd} ({len(result.ptd):,} B" + (f", with {held} tensor(s) it already held" if held > 0 else "")
+              + ")")
     return 0
 
 

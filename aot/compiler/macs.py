@@ -23,6 +23,8 @@ _INT8 = {"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mot
 #: int8 transposed convolution: counted per input pixel like aten::convolution's transposed form
 _INT8_TCONV = {"mote::conv_transpose2d_s8"}
 _INT8 = _INT8 | _INT8_TCONV
+#: int4-weight products (weights packed two per byte): [M, K] x [N, K/2] -> [M, N]
+_INT4_LINEAR = {"mote::linear_s4", "mote::linear_w4"}
 
 
 def _tensor(spec: ir.ProgramSpec, idx: int):
@@ -32,12 +34,14 @@ def _tensor(spec: ir.ProgramSpec, idx: int):
 
 def instruction_macs(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
     """MACs of one instruction (0 for operators that multiply nothing)."""
-    if call.op not in _CONV | _MATMUL | _INT8 or not call.args:
+    if call.op not in _CONV | _MATMUL | _INT8 | _INT4_LINEAR or not call.args:
         return 0
     out = _tensor(spec, call.args[-1])
     if out is None:
         return 0
     n_out = prod(out.sizes)
+    if call.op in _INT4_LINEAR:      # input [M, K] -> out [M, N]: M*N*K
+        return n_out * _tensor(spec, call.args[0]).sizes[-1]
     if call.op == "mote::bmm_s8":     # a [B, M, K] -> out [B, M, N]: B*M*N*K
         return n_out * _tensor(spec, call.args[0]).sizes[-1]
     if call.op in _INT8_TCONV:
@@ -66,6 +70,6 @@ def int8_mac_share(spec: ir.ProgramSpec) -> tuple:
     for call in spec.instructions:
         m = instruction_macs(spec, call)
         total += m
-        if call.op in _INT8:
+        if call.op in _INT8 or call.op == "mote::linear_s4":  # int4 x int8 runs int8 arithmetic
             int8 += m
     return int8, total

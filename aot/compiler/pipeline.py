@@ -360,15 +360,16 @@ def write_outputs(compiled: Compiled, pte_path: Path, ptd_path: Optional[Path] =
     pte_path.parent.mkdir(parents=True, exist_ok=True)
     ops = manifest_path(pte_path)
     rec = debug_record_path(pte_path)
+    written = []
+    if compiled.ptd is not None:  # first: a program is never written without its weights
+        ptd_path = Path(ptd_path) if ptd_path else pte_path.with_suffix(".ptd")
+        ptd_path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(ptd_path, compiled.ptd)
+        written.append(ptd_path)
     atomic_write(pte_path, compiled.pte)
     atomic_write(ops, (json.dumps(compiled.manifest, indent=2) + "\n").encode())
     atomic_write(rec, (json.dumps(debug_record(compiled), indent=1) + "\n").encode())
-    written = [pte_path, ops, rec]
-    if compiled.ptd is not None:
-        ptd_path = Path(ptd_path) if ptd_path else pte_path.with_suffix(".ptd")
-        atomic_write(ptd_path, compiled.ptd)
-        written.append(ptd_path)
-    return written
+    return [pte_path, ops, rec] + written
 
 
 def program_inputs(compiled: Compiled, inputs) -> list:

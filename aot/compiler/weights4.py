@@ -30,7 +30,7 @@ class Int4Report:
     def summary(self) -> str:
         line = f"int4 weights (group {self.group_size}): {len(self.quantized)} layer(s)"
         if self.skipped:
-            line += "; kept fp32: " + ", ".join(f"{n} ({why})" for n, why in self.skipped)
+            line += "; kept fp32: " + ", ".join(f"layer '{n}' ({why})" for n, why in self.skipped)
         return line
 
 

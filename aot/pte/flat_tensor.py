@@ -126,8 +126,10 @@ def write_ptd(tensors: list) -> bytes:
 
 def read_ptd(data: bytes) -> dict:
     """key -> NamedTensor of a .ptd (Mote's or ExecuTorch's). Raises FlatbufferError."""
-    if len(data) < 8 + HEADER_LENGTH or data[8:12] != HEADER_MAGIC:
-        raise FlatbufferError("not a .ptd: no FH01 header at byte 8")
+    if len(data) < 8 + HEADER_LENGTH or data[4:8] != FILE_IDENTIFIER:
+        raise FlatbufferError(f"not a .ptd: file identifier {bytes(data[4:8])!r} is not {FILE_IDENTIFIER!r}")
+    if data[8:12] != HEADER_MAGIC:
+        raise FlatbufferError("corrupt .ptd: no FH01 header at byte 8")
     length, = struct.unpack_from("<I", data, 12)
     fb_off, fb_size, base, dsize = struct.unpack_from("<QQQQ", data, 16)
     if length < HEADER_LENGTH or fb_off + fb_size > len(data) or base + dsize > len(data):

@@ -118,7 +118,7 @@ def build_command(args) -> int:
     if selftest is not None:
         print(f"self-test: {selftest.count} case(s), {art.size['planned']['selftest']:,} B of "
               "expected outputs and tolerances (part \"selftest\")")
-    for p in ("model.pte", "model.debug.json", "model.bpte", "ops.json", "mote_model.h", "firmware.elf", "firmware.bin",
+    for p in ("model.pte", "model.ptd", "model.debug.json", "model.bpte", "ops.json", "mote_model.h", "firmware.elf", "firmware.bin",
               "firmware.uf2", "size.json"):
         if (out / p).exists():
             print(f"  {out / p}")

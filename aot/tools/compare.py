@@ -127,6 +127,9 @@ def compare(compiled, target: str = "host", seed: int = 0, out_dir=None, steps: 
     report["arena_lower_bound_bytes"] = compiled.arena_lower_bound_bytes
     report["mutable_bytes"] = compiled.mutable_bytes
     report["pte_bytes"] = len(compiled.pte)
+    if compiled.int4 is not None:
+        report["int4_layers"] = [n for n, _, _ in compiled.int4.quantized]
+        report["int4_kept_fp32"] = [n for n, _ in compiled.int4.skipped]
     report.update(info)
     return report
 
@@ -173,9 +176,15 @@ def compare_command(args) -> int:
     print(f"  arena {report['arena_bytes']:,} B (lower bound {report['arena_lower_bound_bytes']:,} B),"
           + (f" mutable buffers {report['mutable_bytes']:,} B," if report["mutable_bytes"] else "")
           + f" .pte {report['pte_bytes']:,} B")
+    if "int4_layers" in report:
+        print(f"  int4 weights: {len(report['int4_layers'])} layer(s)"
+              + (f"; kept fp32: {', '.join(repr(n) for n in report['int4_kept_fp32'])}"
+                 if report["int4_kept_fp32"] else ""))
     for key in ("instructions", "flash_bytes", "model_region_bytes", "ram_bytes"):
         if key in report:
-            print(f"  {key.replace('_', ' ')} {report[key]:,}")
+            label = "instructions (first call)" if key == "instructions" and "steps" in report \
+                else key.replace("_", " ")
+            print(f"  {label} {report[key]:,}")
     return 0
 
 

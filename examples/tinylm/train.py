@@ -1,6 +1,6 @@
 """Train the tiny LM on the corpus: next-character prediction, AdamW, a fixed
-number of steps (seeded, so every run gives the same weights on one machine)
-with a wall-clock cap of two minutes on two threads.
+number of steps on two threads (seeded, so every run gives the same weights on
+one machine): about 80 s on an idle 2-core machine.
 
     python -m examples.tinylm.train [--steps N] [-o build/tinylm/tinylm.pt]
 """
@@ -15,7 +15,9 @@ import torch
 from examples.tinylm.corpus import Vocab, load_text
 from examples.tinylm.model import MAX_LEN, TinyLM
 
-STEPS, BATCH, LR, TIME_CAP_S = 2500, 32, 3e-3, 120.0
+STEPS, BATCH, LR = 2500, 32, 3e-3
+#: the training budget (seconds) on 2 cores; a slower run says so (a busy machine)
+BUDGET_S = 120.0
 CHECKPOINT = Path("build/tinylm/tinylm.pt")
 
 
@@ -42,14 +44,14 @@ def train(steps: int = STEPS, out: Path = CHECKPOINT, log=print) -> dict:
         loss_t.backward()
         opt.step()
         sched.step()
-        loss, done = float(loss_t), step + 1
+        loss, done = float(loss_t.detach()), step + 1
         if step % 250 == 0 or step == steps - 1:
             log(f"  step {step + 1:5d}/{steps}  loss {loss:.3f}  ({time.time() - t0:.0f} s)")
-        if time.time() - t0 > TIME_CAP_S:
-            log(f"  stopped at the {TIME_CAP_S:.0f} s cap after {done} steps")
-            break
-    ckpt = {"vocab": vocab.chars, "state": model.state_dict(), "loss": loss, "steps": done,
-            "seconds": time.time() - t0}
+    seconds = time.time() - t0
+    if seconds > BUDGET_S:
+        log(f"  note: training took {seconds:.0f} s, more than the {BUDGET_S:.0f} s it takes on an idle 2-core "
+            "machine (is another job using the cores?)")
+    ckpt = {"vocab": vocab.chars, "state": model.state_dict(), "loss": loss, "steps": done, "seconds": seconds}
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     torch.save(ckpt, tmp)

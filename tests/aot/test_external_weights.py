@@ -148,3 +148,8 @@ def test_aot_run_finds_or_is_told_the_ptd(heads, tmp_path):
                         "--external-weights"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and (tmp_path / "b.ptd").is_file(), r.stderr
     assert run(str(tmp_path / "b.pte")).returncode == 0
+    # a .ptd in a folder that does not exist yet: created, as -o's is
+    r = subprocess.run([sys.executable, "-m", "aot.cli", "export", str(d / "head_b.py"), "-o", str(tmp_path / "c.pte"),
+                        "--external-weights", str(tmp_path / "new" / "w.ptd")], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0 and (tmp_path / "new" / "w.ptd").is_file(), r.stderr

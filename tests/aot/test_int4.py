@@ -125,6 +125,8 @@ def test_int4_weights_with_int8_activations_run_linear_s4(int4x8):
     w = [v for v in s4.spec.values if getattr(v, "constant", None) is not None and v.dtype == 0]
     assert sorted(tuple(v.sizes) for v in w) == [(10, 32), (64, 16)]  # packed two per byte
     assert len(s4.pte) < len(s8.pte)
+    from aot.compiler.macs import int8_mac_share
+    assert int8_mac_share(s4.spec) == (32 * 64 + 64 * 10,) * 2  # every MAC in an int8 kernel
 
 
 def test_linear_s4_is_exact_to_the_integer_reference_and_within_a_quantum_of_pt2e(int4x8):
