@@ -321,19 +321,46 @@ def plan_memory(spec: ir.ProgramSpec, planner: str = "best", in_place: bool = Tr
     verify_plan(spec)
 
 
-def plan_mutable(spec: ir.ProgramSpec) -> int:
-    """Pack the mutable buffers of ``spec`` into arena MUTABLE_MEM_ID in value
-    order (each aligned as any tensor; they are all live all the time, so
-    nothing can share) and append that arena's size to ``spec.arena_sizes``
-    when there is one. Returns its size in bytes (0: no mutable buffers)."""
-    top = 0
-    for v in spec.values:
-        if isinstance(v, ir.TensorValue) and v.is_mutable:
+def _mutable(spec: ir.ProgramSpec) -> list:
+    return [v for v in spec.values if isinstance(v, ir.TensorValue) and v.is_mutable]
+
+
+def _mutable_layout(specs: list) -> tuple:
+    """(name -> (offset, bytes, dtype), arena bytes): the mutable buffers of
+    `specs` packed in first-seen order, each aligned as any tensor (all live all
+    the time: nothing shares). Raises PlanError when two methods give one name
+    different sizes or dtypes."""
+    layout, top = {}, 0
+    for spec in specs:
+        for v in _mutable(spec):
+            if v.fqn in layout:
+                _, size, dtype = layout[v.fqn]
+                if (size, dtype) != (v.nbytes, v.dtype):
+                    raise PlanError(f"mutable buffer {v.fqn}: {v.nbytes} B of {ir.dtype_name(v.dtype)} in method "
+                                    f"{spec.method_name}, {size} B of {ir.dtype_name(dtype)} in another")
+                continue
             off = _align(top, tensor_alignment(v))
-            v.mem_id, v.mem_offset = MUTABLE_MEM_ID, off
+            layout[v.fqn] = (off, v.nbytes, v.dtype)
             top = off + v.nbytes
-    if any(isinstance(v, ir.TensorValue) and v.is_mutable for v in spec.values):
+    return layout, top
+
+
+def _place_mutable(spec: ir.ProgramSpec, layout: dict, top: int) -> None:
+    """Give `spec`'s mutable buffers their offsets in arena MUTABLE_MEM_ID (of `top` bytes)."""
+    mine = _mutable(spec)
+    for v in mine:
+        v.mem_id, v.mem_offset = MUTABLE_MEM_ID, layout[v.fqn][0]
+    if mine:
         spec.arena_sizes = spec.arena_sizes[:MUTABLE_MEM_ID] + [top]
+        spec.plan_info["mutable_bytes"] = top
+
+
+def plan_mutable(spec: ir.ProgramSpec) -> int:
+    """Pack the mutable buffers of ``spec`` into arena MUTABLE_MEM_ID (see
+    :func:`_mutable_layout`) and append that arena's size to
+    ``spec.arena_sizes`` when there is one. Returns its size in bytes (0: none)."""
+    layout, top = _mutable_layout([spec])
+    _place_mutable(spec, layout, top)
     return top
 
 
@@ -345,27 +372,9 @@ def share_mutable(specs: list) -> int:
     method with mutable buffers gets the whole layout's size. Returns that
     size in bytes. Raises PlanError when two methods give one name different
     sizes or dtypes; re-verifies every plan."""
-    layout, top = {}, 0
+    layout, top = _mutable_layout(specs)
     for spec in specs:
-        for v in spec.values:
-            if not (isinstance(v, ir.TensorValue) and v.is_mutable):
-                continue
-            if v.fqn in layout:
-                off, size, dtype = layout[v.fqn]
-                if (size, dtype) != (v.nbytes, v.dtype):
-                    raise PlanError(f"mutable buffer {v.fqn}: {v.nbytes} B of {ir.dtype_name(v.dtype)} in method "
-                                    f"{spec.method_name}, {size} B of {ir.dtype_name(dtype)} in another")
-                continue
-            off = _align(top, tensor_alignment(v))
-            layout[v.fqn] = (off, v.nbytes, v.dtype)
-            top = off + v.nbytes
-    for spec in specs:
-        mine = [v for v in spec.values if isinstance(v, ir.TensorValue) and v.is_mutable]
-        for v in mine:
-            v.mem_offset = layout[v.fqn][0]
-        if mine:
-            spec.arena_sizes[MUTABLE_MEM_ID] = top
-            spec.plan_info["mutable_bytes"] = top
+        _place_mutable(spec, layout, top)
         verify_plan(spec)
     return top
 
