@@ -160,7 +160,7 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
                                           uint32_t nargs)
 {
     mote_s8_conv_params_t p;
-    const mote_err_t e = mote_s8_linear_parse(args, nargs, &p);
+    const mote_err_t e = mote_s8_linear_parse(args, nargs, 1, &p);
     (void)ctx;
     if (e != MOTE_OK) {
         return e;

@@ -20,37 +20,14 @@ MOTE_KERNEL("mote::linear_s4.out")
 
 MOTE_K_DECLARE(mote_kernel_mote_linear_s4_out);
 
-/* The arguments, as mote_s8_linear_parse reads linear_s8's; *w the packed rows. */
-static mote_err_t s4_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_conv_params_t *p, const uint8_t **w)
-{
-    mote_tensor_t *in, *wt, *out;
-    MOTE_CHECK(args != NULL && nargs == 10u, MOTE_ERR_KERNEL_ARGS);
-    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 2, &in));
-    MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_UINT8, 2, &wt));
-    MOTE_TRY(mote_s8_tensor_arg(args[9], MOTE_DTYPE_INT8, 2, &out));
-    MOTE_TRY(MOTE_S8_ZP_ARG(args[5], &p->in_zp));
-    MOTE_TRY(MOTE_S8_ZP_ARG(args[6], &p->out_zp));
-    MOTE_TRY(mote_s8_act_args(args[7], args[8], &p->act_min, &p->act_max));
-    p->n = in->sizes[0];
-    p->cin = in->sizes[1];
-    p->cout = wt->sizes[0];
-    MOTE_CHECK(p->cin % 2 == 0 && wt->sizes[1] * 2 == p->cin && out->sizes[0] == p->n &&
-                   out->sizes[1] == p->cout && p->cin >= 2 && p->cout >= 1,
-               MOTE_ERR_KERNEL_SHAPE);
-    MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
-    p->input = (const int8_t *)in->data;
-    p->output = (int8_t *)out->data;
-    *w = (const uint8_t *)wt->data;
-    return MOTE_OK;
-}
-
 mote_err_t mote_kernel_mote_linear_s4_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
 {
     mote_s8_conv_params_t p;
     const uint8_t *wq;
     int32_t m, n, k;
     (void)ctx;
-    MOTE_TRY(s4_parse(args, nargs, &p, &wq));
+    MOTE_TRY(mote_s8_linear_parse(args, nargs, 2, &p));
+    wq = (const uint8_t *)p.weight;
     for (m = 0; m < p.n; m++) {
         const int8_t *x = p.input + (size_t)m * (size_t)p.cin;
         for (n = 0; n < p.cout; n++) {

@@ -18,7 +18,7 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
     mote_s8_conv_params_t p;
     int32_t m, n, k;
     (void)ctx;
-    MOTE_TRY(mote_s8_linear_parse(args, nargs, &p));
+    MOTE_TRY(mote_s8_linear_parse(args, nargs, 1, &p));
     for (m = 0; m < p.n; m++) {
         const int8_t *x = p.input + (size_t)m * p.cin;
         for (n = 0; n < p.cout; n++) {

@@ -10,7 +10,9 @@
  *     (TFLite double rounding, int32 arithmetic only);
  *   - argument access: tensors, ints, int[2] lists, with the kernel error codes,
  *     and the leading arguments of add_s8 / mul_s8 and of the two int8 pools;
- *   - the parameter block of conv2d_s8 / depthwise_conv2d_s8 / linear_s8.
+ *   - the parameter block of conv2d_s8 / depthwise_conv2d_s8 / linear_s8 and
+ *     the geometry parsers it shares with linear_s4 and the int16-activation
+ *     (mote::*_s16) kernels, whose 64-bit requantization is here too.
  * Not a public header.
  */
 #ifndef MOTE_KERNELS_REQUANT_H
@@ -202,8 +204,29 @@ mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_co
 mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
                               int depthwise, mote_s8_conv_params_t *p);
 
-/** Parse linear_s8 (10 args) into *p: N = M rows, H = W = KH = KW = 1, Cin = K. */
-mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs,
+/**
+ * Geometry of a convolution whose activations are `dtype` (int8 or int16):
+ * input args[0], int8 weight args[1], stride / padding / dilation args[5..7],
+ * depth multiplier args[8] if depthwise, output the last argument; *next is the
+ * first argument after them. Sets every shape field, weight, oy0/oy1; wpanel NULL.
+ */
+mote_err_t mote_conv_geometry(mote_value_t *const *args, uint32_t nargs, int depthwise, uint8_t dtype,
+                              mote_s8_conv_params_t *p, mote_tensor_t **in, mote_tensor_t **out,
+                              uint32_t *next);
+
+/**
+ * Geometry of a linear whose activations are `dtype`: input [M, K] args[0],
+ * weight args[1] (int8 [N, K]; per_byte = 2: uint8 [N, K/2], two int4 per byte),
+ * output [M, N] the last argument. Sets the shape fields and weight.
+ */
+mote_err_t mote_linear_geometry(mote_value_t *const *args, uint32_t nargs, uint8_t dtype, int32_t per_byte,
+                                mote_s8_conv_params_t *p, mote_tensor_t **in, mote_tensor_t **out);
+
+/**
+ * Parse linear_s8 (per_byte = 1) or linear_s4 (per_byte = 2, p->weight then
+ * holds packed int4 bytes), 10 args, into *p: N = M rows, H = W = KH = KW = 1, Cin = K.
+ */
+mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs, int32_t per_byte,
                                 mote_s8_conv_params_t *p);
 
 /** Requantize an accumulator of channel c and produce the output byte. */
@@ -394,5 +417,62 @@ mote_err_t mote_s8_rows_begin(const mote_kernel_ctx_t *ctx, size_t own,
  * every row is done. (kernels/s8_rows.c)
  */
 int mote_s8_rows_next(mote_s8_rows_t *it);
+
+/* ------------------------------------------------- int16 activations (s16) */
+
+/*
+ * mote::conv2d_s16 / depthwise_conv2d_s16 / linear_s16: int16 activations with
+ * zero point 0, int8 symmetric per-channel weights, int64 bias, 64-bit
+ * accumulators (the int16x8 scheme of TFLite and CMSIS-NN's s16 kernels;
+ * docs/int8-ops.md, "int16 activations").
+ */
+
+/** Largest |bias| of an s16 kernel (2^40): with at most MOTE_S16_TAPS_MAX taps
+ *  of 2^15 * 2^7 each, |acc| < 2^46, so acc * 0x7FFF never overflows int64. */
+#define MOTE_S16_BIAS_MAX ((int64_t)1 << 40)
+/** Most taps (K of a linear, KH*KW*Cin of a conv, KH*KW of a depthwise) per output. */
+#define MOTE_S16_TAPS_MAX ((int64_t)1 << 23)
+
+/**
+ * 64-bit requantization of the s16 kernels (TFLite's int16x8 reference
+ * requantization; CMSIS-NN's arm_nn_requantize_s64 computes the same value):
+ * the Q31 multiplier rounded to Q15, r = M < 0x7FFF0000 ? (M + 2^15) >> 16 : 0x7FFF,
+ * then floor((acc * r + 2^(14 - s)) / 2^(15 - s)). mult >= 0, shift in [-31, 14],
+ * |acc| < 2^47 (the parser guarantees all three).
+ */
+static inline int64_t mote_requantize_s64(int64_t acc, int32_t mult, int32_t shift)
+{
+    const int64_t r = mult < 0x7FFF0000 ? ((int64_t)mult + 32768) >> 16 : 0x7FFF;
+    const int32_t e = 15 - shift;
+    return (acc * r + ((int64_t)1 << (e - 1))) >> e; /* arithmetic shift, as mote_srdhm */
+}
+
+/** An s16 kernel's parameters: g holds geometry, weight, multiplier, shift and
+ *  the activation range (its int8 input / output / bias pointers are unused). */
+typedef struct mote_s16_conv_params {
+    mote_s8_conv_params_t g;
+    const int16_t *input;  /* [N, H, W, Cin] (linear: [M, K]) */
+    const int64_t *bias;   /* [Cout] */
+    int16_t *output;       /* [N, Ho, Wo, Cout] (linear: [M, N]) */
+} mote_s16_conv_params_t;
+
+/**
+ * Parse conv2d_s16 (depthwise = 0, 11 args: input, weight, bias, multiplier,
+ * shift, stride, padding, dilation, activation_min, activation_max, out) or
+ * depthwise_conv2d_s16 (depthwise = 1, 12 args: depth_multiplier after
+ * dilation). Errors: MOTE_ERR_KERNEL_ARGS / DTYPE / SHAPE.
+ */
+mote_err_t mote_s16_conv_parse(mote_value_t *const *args, uint32_t nargs, int depthwise,
+                               mote_s16_conv_params_t *q);
+
+/** Parse linear_s16 (8 args: input, weight, bias, multiplier, shift, activation_min, activation_max, out). */
+mote_err_t mote_s16_linear_parse(mote_value_t *const *args, uint32_t nargs, mote_s16_conv_params_t *q);
+
+/** Requantize an s16 accumulator of channel c and clamp to the activation range. */
+static inline int16_t mote_s16_finish(const mote_s16_conv_params_t *q, int64_t acc, int32_t c)
+{
+    const int64_t v = mote_requantize_s64(acc, q->g.mult[c], q->g.shift[c]);
+    return (int16_t)(v < q->g.act_min ? q->g.act_min : (v > q->g.act_max ? q->g.act_max : v));
+}
 
 #endif /* MOTE_KERNELS_REQUANT_H */

@@ -194,38 +194,35 @@ mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_co
 }
 
 /**
- * Parse conv2d_s8 (depthwise = 0, 13 args, or 14 with the pre-widened weights
- * as argument 12) or depthwise_conv2d_s8 (depthwise = 1, 14 args) into *p,
- * checking tags, dtypes, shapes and ranges.
+ * The geometry shared by the int8 and int16 convolutions: input (args[0],
+ * [N, H, W, Cin] of `dtype`), int8 weight (args[1]; depthwise [1, KH, KW, Cout]),
+ * stride / padding / dilation (args[5..7]), the depth multiplier (args[8] when
+ * depthwise) and the output (the last argument, `dtype`, shape checked). *next is
+ * the index of the first argument after them.
  */
-mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
-                              int depthwise, mote_s8_conv_params_t *p)
+mote_err_t mote_conv_geometry(mote_value_t *const *args, uint32_t nargs, int depthwise, uint8_t dtype,
+                              mote_s8_conv_params_t *p, mote_tensor_t **in, mote_tensor_t **out,
+                              uint32_t *next)
 {
-    mote_tensor_t *in;
     mote_tensor_t *wt;
-    mote_tensor_t *out;
     int32_t st[2];
     int32_t pd[2];
     int32_t dl[2];
-    uint32_t a = 8; /* index of the first scalar after the int[2] lists */
-    MOTE_CHECK(args != NULL && (nargs == 14u || (!depthwise && nargs == 13u)), MOTE_ERR_KERNEL_ARGS);
-    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &in));
+    MOTE_TRY(mote_s8_tensor_arg(args[0], dtype, 4, in));
     MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 4, &wt));
-    MOTE_TRY(mote_s8_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT8, 4, &out));
+    MOTE_TRY(mote_s8_tensor_arg(args[nargs - 1], dtype, 4, out));
     MOTE_TRY(mote_s8_pair_arg(args[5], 1, 0x7fff, st));
     MOTE_TRY(mote_s8_pair_arg(args[6], 0, 0x7fff, pd));
     MOTE_TRY(mote_s8_pair_arg(args[7], 1, 0x7fff, dl));
+    *next = 8;
     p->depth_mult = 1;
     if (depthwise) {
-        MOTE_TRY(mote_s8_int_arg(args[a++], 1, 0x7fff, &p->depth_mult));
+        MOTE_TRY(mote_s8_int_arg(args[(*next)++], 1, 0x7fff, &p->depth_mult));
     }
-    MOTE_TRY(MOTE_S8_ZP_ARG(args[a], &p->in_zp));
-    MOTE_TRY(MOTE_S8_ZP_ARG(args[a + 1], &p->out_zp));
-    MOTE_TRY(mote_s8_act_args(args[a + 2], args[a + 3], &p->act_min, &p->act_max));
-    p->n = in->sizes[0];
-    p->h = in->sizes[1];
-    p->w = in->sizes[2];
-    p->cin = in->sizes[3];
+    p->n = (*in)->sizes[0];
+    p->h = (*in)->sizes[1];
+    p->w = (*in)->sizes[2];
+    p->cin = (*in)->sizes[3];
     p->kh = wt->sizes[1];
     p->kw = wt->sizes[2];
     if (depthwise) {
@@ -244,48 +241,67 @@ mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
     p->dil_w = dl[1];
     p->ho = mote_s8_out_dim(p->h, p->kh, p->stride_h, p->pad_h, p->dil_h);
     p->wo = mote_s8_out_dim(p->w, p->kw, p->stride_w, p->pad_w, p->dil_w);
-    MOTE_CHECK(out->sizes[0] == p->n && out->sizes[1] == p->ho && out->sizes[2] == p->wo &&
-     out->sizes[3] == p->cout && p->ho >= 1 && p->wo >= 1,
- MOTE_ERR_KERNEL_SHAPE);
-    MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
-    p->wpanel = NULL;
-    if (!depthwise && nargs == 14u) {
-        mote_tensor_t *wp;
-        MOTE_TRY(mote_s8_tensor_arg(args[12], MOTE_DTYPE_INT16, 1, &wp));
-        MOTE_CHECK((uint64_t)wp->sizes[0] ==
-             mote_s8_conv_panel_numel(p->kh * p->kw * p->cin, p->cout) &&
-         ((uintptr_t)wp->data & 3u) == 0u,
-     MOTE_ERR_KERNEL_SHAPE);
-        p->wpanel = (const int16_t *)wp->data;
-    }
-    p->input = (const int8_t *)in->data;
+    MOTE_CHECK((*out)->sizes[0] == p->n && (*out)->sizes[1] == p->ho && (*out)->sizes[2] == p->wo &&
+                   (*out)->sizes[3] == p->cout && p->ho >= 1 && p->wo >= 1,
+               MOTE_ERR_KERNEL_SHAPE);
     p->weight = (const int8_t *)wt->data;
-    p->output = (int8_t *)out->data;
+    p->wpanel = NULL;
     p->oy0 = 0;
     p->oy1 = p->ho;
     return MOTE_OK;
 }
 
-/** Parse linear_s8 (10 args) into *p: N = M rows, H = W = KH = KW = 1, Cin = K. */
-mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_conv_params_t *p)
+/**
+ * Parse conv2d_s8 (depthwise = 0, 13 args, or 14 with the pre-widened weights
+ * as argument 12) or depthwise_conv2d_s8 (depthwise = 1, 14 args) into *p,
+ * checking tags, dtypes, shapes and ranges.
+ */
+mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
+                              int depthwise, mote_s8_conv_params_t *p)
 {
     mote_tensor_t *in;
-    mote_tensor_t *wt;
     mote_tensor_t *out;
-    MOTE_CHECK(args != NULL && nargs == 10u, MOTE_ERR_KERNEL_ARGS);
-    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 2, &in));
-    MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 2, &wt));
-    MOTE_TRY(mote_s8_tensor_arg(args[9], MOTE_DTYPE_INT8, 2, &out));
-    MOTE_TRY(MOTE_S8_ZP_ARG(args[5], &p->in_zp));
-    MOTE_TRY(MOTE_S8_ZP_ARG(args[6], &p->out_zp));
-    MOTE_TRY(mote_s8_act_args(args[7], args[8], &p->act_min, &p->act_max));
-    p->n = in->sizes[0];
-    p->cin = in->sizes[1];
-    p->cout = wt->sizes[0];
-    MOTE_CHECK(wt->sizes[1] == p->cin && out->sizes[0] == p->n && out->sizes[1] == p->cout &&
-     p->cin >= 1 && p->cout >= 1,
- MOTE_ERR_KERNEL_SHAPE);
+    uint32_t a; /* index of the first scalar after the int[2] lists */
+    MOTE_CHECK(args != NULL && (nargs == 14u || (!depthwise && nargs == 13u)), MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_conv_geometry(args, nargs, depthwise, MOTE_DTYPE_INT8, p, &in, &out, &a));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[a], &p->in_zp));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[a + 1], &p->out_zp));
+    MOTE_TRY(mote_s8_act_args(args[a + 2], args[a + 3], &p->act_min, &p->act_max));
     MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
+    if (!depthwise && nargs == 14u) {
+        mote_tensor_t *wp;
+        MOTE_TRY(mote_s8_tensor_arg(args[12], MOTE_DTYPE_INT16, 1, &wp));
+        MOTE_CHECK((uint64_t)wp->sizes[0] ==
+                           mote_s8_conv_panel_numel(p->kh * p->kw * p->cin, p->cout) &&
+                       ((uintptr_t)wp->data & 3u) == 0u,
+                   MOTE_ERR_KERNEL_SHAPE);
+        p->wpanel = (const int16_t *)wp->data;
+    }
+    p->input = (const int8_t *)in->data;
+    p->output = (int8_t *)out->data;
+    return MOTE_OK;
+}
+
+/**
+ * The geometry shared by the int8, int4-weight and int16 linears: input
+ * (args[0], [M, K] of `dtype`), weight (args[1]: int8 [N, K], or with
+ * per_byte = 2 uint8 [N, K/2] holding two int4 values per byte, K even) and
+ * output (the last argument, [M, N] of `dtype`): N = M rows, H = W = KH = KW = 1,
+ * Cin = K.
+ */
+mote_err_t mote_linear_geometry(mote_value_t *const *args, uint32_t nargs, uint8_t dtype, int32_t per_byte,
+                                mote_s8_conv_params_t *p, mote_tensor_t **in, mote_tensor_t **out)
+{
+    mote_tensor_t *wt;
+    MOTE_TRY(mote_s8_tensor_arg(args[0], dtype, 2, in));
+    MOTE_TRY(mote_s8_tensor_arg(args[1], per_byte == 2 ? MOTE_DTYPE_UINT8 : MOTE_DTYPE_INT8, 2, &wt));
+    MOTE_TRY(mote_s8_tensor_arg(args[nargs - 1], dtype, 2, out));
+    p->n = (*in)->sizes[0];
+    p->cin = (*in)->sizes[1];
+    p->cout = wt->sizes[0];
+    MOTE_CHECK(p->cin % per_byte == 0 && (int64_t)wt->sizes[1] * per_byte == p->cin &&
+                   (*out)->sizes[0] == p->n && (*out)->sizes[1] == p->cout && p->cin >= 1 && p->cout >= 1,
+               MOTE_ERR_KERNEL_SHAPE);
     p->h = p->w = p->kh = p->kw = p->ho = p->wo = 1;
     p->stride_h = p->stride_w = p->dil_h = p->dil_w = 1;
     p->pad_h = p->pad_w = 0;
@@ -293,8 +309,100 @@ mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs, mote_
     p->wpanel = NULL;
     p->oy0 = 0;
     p->oy1 = 1;
-    p->input = (const int8_t *)in->data;
     p->weight = (const int8_t *)wt->data;
+    return MOTE_OK;
+}
+
+/**
+ * Parse linear_s8 (per_byte = 1) or linear_s4 (per_byte = 2: p->weight holds
+ * the packed int4 bytes) into *p; both take 10 args.
+ */
+mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs, int32_t per_byte,
+                                mote_s8_conv_params_t *p)
+{
+    mote_tensor_t *in;
+    mote_tensor_t *out;
+    MOTE_CHECK(args != NULL && nargs == 10u, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_linear_geometry(args, nargs, MOTE_DTYPE_INT8, per_byte, p, &in, &out));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[5], &p->in_zp));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[6], &p->out_zp));
+    MOTE_TRY(mote_s8_act_args(args[7], args[8], &p->act_min, &p->act_max));
+    MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
+    p->input = (const int8_t *)in->data;
     p->output = (int8_t *)out->data;
+    return MOTE_OK;
+}
+
+/* ------------------------------------------------- int16 activations (s16) */
+
+/* Bias, multiplier and shift of an s16 kernel (args[0..2]): int64 bias within
+   +-MOTE_S16_BIAS_MAX, multiplier >= 0, shift in [-31, 14] (mote_requantize_s64). */
+static mote_err_t s16_chan_args(mote_value_t *const *args, mote_s16_conv_params_t *q)
+{
+    mote_tensor_t *b;
+    mote_tensor_t *m;
+    mote_tensor_t *s;
+    const int32_t cout = q->g.cout;
+    int32_t c;
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT64, 1, &b));
+    MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT32, 1, &m));
+    MOTE_TRY(mote_s8_tensor_arg(args[2], MOTE_DTYPE_INT32, 1, &s));
+    MOTE_CHECK(b->sizes[0] == cout && m->sizes[0] == cout && s->sizes[0] == cout, MOTE_ERR_KERNEL_SHAPE);
+    q->bias = (const int64_t *)b->data;
+    q->g.mult = (const int32_t *)m->data;
+    q->g.shift = (const int32_t *)s->data;
+    q->g.bias = NULL;
+    for (c = 0; c < cout; c++) {
+        MOTE_CHECK(q->g.mult[c] >= 0 && q->g.shift[c] >= -31 && q->g.shift[c] <= 14 &&
+                       q->bias[c] >= -MOTE_S16_BIAS_MAX && q->bias[c] <= MOTE_S16_BIAS_MAX,
+                   MOTE_ERR_KERNEL_ARGS);
+    }
+    return MOTE_OK;
+}
+
+/* The activation range (two ints within int16, min <= max). */
+static mote_err_t s16_act_args(const mote_value_t *vmin, const mote_value_t *vmax, mote_s8_conv_params_t *p)
+{
+    MOTE_CHECK(mote_s8_int_arg(vmin, INT16_MIN, INT16_MAX, &p->act_min) == MOTE_OK &&
+                   mote_s8_int_arg(vmax, INT16_MIN, INT16_MAX, &p->act_max) == MOTE_OK &&
+                   p->act_min <= p->act_max,
+               MOTE_ERR_KERNEL_ARGS);
+    return MOTE_OK;
+}
+
+mote_err_t mote_s16_conv_parse(mote_value_t *const *args, uint32_t nargs, int depthwise,
+                               mote_s16_conv_params_t *q)
+{
+    mote_tensor_t *in;
+    mote_tensor_t *out;
+    uint32_t a;
+    MOTE_CHECK(args != NULL && nargs == (depthwise ? 12u : 11u), MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_conv_geometry(args, nargs, depthwise, MOTE_DTYPE_INT16, &q->g, &in, &out, &a));
+    MOTE_CHECK((int64_t)q->g.kh * q->g.kw * (depthwise ? 1 : q->g.cin) <= MOTE_S16_TAPS_MAX,
+               MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(s16_act_args(args[a], args[a + 1], &q->g));
+    MOTE_TRY(s16_chan_args(&args[2], q));
+    q->g.in_zp = q->g.out_zp = 0;
+    q->g.input = NULL;
+    q->g.output = NULL;
+    q->input = (const int16_t *)in->data;
+    q->output = (int16_t *)out->data;
+    return MOTE_OK;
+}
+
+mote_err_t mote_s16_linear_parse(mote_value_t *const *args, uint32_t nargs, mote_s16_conv_params_t *q)
+{
+    mote_tensor_t *in;
+    mote_tensor_t *out;
+    MOTE_CHECK(args != NULL && nargs == 8u, MOTE_ERR_KERNEL_ARGS);
+    MOTE_TRY(mote_linear_geometry(args, nargs, MOTE_DTYPE_INT16, 1, &q->g, &in, &out));
+    MOTE_CHECK(q->g.cin <= MOTE_S16_TAPS_MAX, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_TRY(s16_act_args(args[5], args[6], &q->g));
+    MOTE_TRY(s16_chan_args(&args[2], q));
+    q->g.in_zp = q->g.out_zp = 0;
+    q->g.input = NULL;
+    q->g.output = NULL;
+    q->input = (const int16_t *)in->data;
+    q->output = (int16_t *)out->data;
     return MOTE_OK;
 }

@@ -7,7 +7,8 @@ fake (meta) implementations for ``torch.export`` and CPU implementations that
 run :mod:`aot.compiler.int8ref` (the integer reference), so a lowered graph runs eagerly.
 
 Tensors: activations int8 (4-D NHWC), weights int8, bias / multiplier / shift
-int32. Shapes are documented in :mod:`aot.compiler.int8ref`.
+int32. Shapes are documented in :mod:`aot.compiler.int8ref`. The ``*_s16`` ops
+take int16 activations and an int64 bias (:mod:`aot.compiler.int16ref`).
 """
 from __future__ import annotations
 
@@ -59,6 +60,15 @@ SCHEMAS = {
     "upsample_nearest2d_s8": "Tensor input, Tensor index_h, Tensor index_w",
     "upsample_bilinear2d_s8": "Tensor input, int[2] output_size, bool align_corners, "
                               "int[2] scale_q32",
+    # int16 activations (zero point 0), int8 weights, int64 bias: aot.compiler.int16ref
+    "conv2d_s16": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
+                  "int[2] stride, int[2] padding, int[2] dilation, int activation_min, "
+                  "int activation_max",
+    "depthwise_conv2d_s16": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, "
+                            "Tensor shift, int[2] stride, int[2] padding, int[2] dilation, "
+                            "int depth_multiplier, int activation_min, int activation_max",
+    "linear_s16": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
+                  "int activation_min, int activation_max",
 }
 
 
@@ -74,6 +84,7 @@ def _conv_shape(n, h, w, cout, k, stride, padding, dilation):
 
 def _shape(name: str, args) -> tuple:
     """Output shape of op `name` from its (functional) arguments."""
+    name = name.replace("_s16", "_s8")  # the int16 ops take their int8 twins' geometry arguments
     if name == "conv2d_s8":
         x, w = args[0], args[1]
         return _conv_shape(x.shape[0], x.shape[1], x.shape[2], w.shape[0],
@@ -120,7 +131,10 @@ def _shape(name: str, args) -> tuple:
 
 
 def _make(name: str):
-    ref = getattr(int8ref, name)
+    from aot.compiler import int16ref
+    s16 = name.endswith("_s16")
+    ref = getattr(int16ref if s16 else int8ref, name)
+    out_dtype = torch.int16 if s16 else torch.int8
 
     def cpu(*args):
         out = ref(*[_np(a) for a in args])
@@ -134,7 +148,7 @@ def _make(name: str):
         return out
 
     def fake(*args):
-        return args[0].new_empty(_shape(name, args), dtype=torch.int8)
+        return args[0].new_empty(_shape(name, args), dtype=out_dtype)
 
     def fake_out(*args, out):
         return out

@@ -502,3 +502,112 @@ def test_bmm_s8_errors(libs):
     assert run(ref, sym, [a[0]] + ok[1:], (2, 3, 5))[0] == ERR_SHAPE             # rank
     with pytest.raises(ValueError):
         R.bmm_s8(a, b, True, *ok[3:])
+
+
+# ----------------------------------------------------------------- int16 activations (s16)
+
+def _s16_qparams(rng, cout, k):
+    """Multipliers that spread outputs over the int16 range, shifts in [-31, 14]."""
+    mults, shifts = [], []
+    for _ in range(cout):
+        m, s = R.quantize_multiplier(float(rng.uniform(0.3, 3.0) / (np.sqrt(k) * 600.0)))
+        mults.append(m)
+        shifts.append(s)
+    return np.array(mults, np.int32), np.array(shifts, np.int32)
+
+
+@pytest.mark.parametrize("case", CONV_CASES[:6] + [CONV_CASES[7]])
+def test_conv2d_s16(libs, case):
+    from aot.compiler import int16ref as R16
+    ref, _ = libs
+    n, h, w, cin, cout, (kh, kw), stride, pad, dil, (amin, amax) = case
+    rng = np.random.default_rng(hash(case) & 0xffff)
+    x = rng.integers(-32768, 32768, (n, h, w, cin), dtype=np.int16)
+    wt = rng.integers(-127, 128, (cout, kh, kw, cin), dtype=np.int8)
+    bias = rng.integers(-(1 << 22), 1 << 22, cout).astype(np.int64)
+    m, s = _s16_qparams(rng, cout, kh * kw * cin)
+    lo, hi = amin * 256, amax * 256 + 255
+    args = [x, wt, bias, m, s, list(stride), list(pad), list(dil), lo, hi]
+    exp = R16.conv2d_s16(*args)
+    assert exp.dtype == np.int16 and len(np.unique(exp)) > 10  # outputs spread, not saturated
+    rc, out = run(ref, "mote_kernel_mote_conv2d_s16_out", args, exp.shape, np.int16)
+    assert rc == 0
+    assert out.tobytes() == exp.tobytes()
+
+
+@pytest.mark.parametrize("case", DW_CASES)
+def test_depthwise_conv2d_s16(libs, case):
+    from aot.compiler import int16ref as R16
+    ref, _ = libs
+    n, h, w, cin, dm, (kh, kw), stride, pad, dil, (amin, amax) = case
+    rng = np.random.default_rng(hash(case) & 0xffff)
+    cout = cin * dm
+    x = rng.integers(-32768, 32768, (n, h, w, cin), dtype=np.int16)
+    wt = rng.integers(-127, 128, (1, kh, kw, cout), dtype=np.int8)
+    bias = rng.integers(-(1 << 30), 1 << 30, cout).astype(np.int64)
+    m, s = _s16_qparams(rng, cout, kh * kw)
+    args = [x, wt, bias, m, s, list(stride), list(pad), list(dil), dm, amin * 256, amax * 256]
+    exp = R16.depthwise_conv2d_s16(*args)
+    rc, out = run(ref, "mote_kernel_mote_depthwise_conv2d_s16_out", args, exp.shape, np.int16)
+    assert rc == 0
+    assert out.tobytes() == exp.tobytes()
+
+
+@pytest.mark.parametrize("m,k,n", [(1, 3, 5), (2, 17, 7), (3, 64, 12), (1, 250, 10), (4, 1, 1), (1, 4096, 3)])
+def test_linear_s16(libs, m, k, n):
+    from aot.compiler import int16ref as R16
+    ref, _ = libs
+    rng = np.random.default_rng(m * 1000 + k * 10 + n)
+    x = rng.integers(-32768, 32768, (m, k), dtype=np.int16)
+    wt = rng.integers(-127, 128, (n, k), dtype=np.int8)
+    bias = rng.integers(-(1 << 40), 1 << 40, n).astype(np.int64)
+    mm, s = _s16_qparams(rng, n, k)
+    args = [x, wt, bias, mm, s, -32768, 32767]
+    exp = R16.linear_s16(*args)
+    rc, out = run(ref, "mote_kernel_mote_linear_s16_out", args, exp.shape, np.int16)
+    assert rc == 0
+    assert out.tobytes() == exp.tobytes()
+
+
+def test_requantize_s64_edges(libs):
+    """Extreme accumulators, multipliers (0, near 2^31: the 0x7FFF cap) and
+    shifts (-31, 14) through linear_s16 with K = 1, against the reference."""
+    from aot.compiler import int16ref as R16
+    ref, _ = libs
+    accs = [0, 1, -1, 12345, -12345, (1 << 40) + 32767 * 127, -(1 << 40) - 32768 * 127]
+    for mult in (0, 1, 1 << 15, (1 << 30) + 12345, 0x7FFF0000 - 1, 0x7FFF0000, (1 << 31) - 1):
+        for shift in (-31, -17, -1, 0, 7, 14):
+            xs = np.array([[v] for v in (32767, -32768, 0)], np.int16)
+            wt = np.array([[127], [-128]], np.int8)
+            for b in accs[:5] + [1 << 40, -(1 << 40)]:
+                args = [xs, wt, np.array([b, -b], np.int64), np.array([mult] * 2, np.int32),
+                        np.array([shift] * 2, np.int32), -32768, 32767]
+                exp = R16.linear_s16(*args)
+                rc, out = run(ref, "mote_kernel_mote_linear_s16_out", args, exp.shape, np.int16)
+                assert rc == 0 and out.tobytes() == exp.tobytes(), (mult, shift, b)
+    # exact value: 1000 * 2^30 (a Q31 0.5) >> 0 = 500
+    args = [np.array([[1000]], np.int16), np.array([[1]], np.int8), np.zeros(1, np.int64),
+            np.array([1 << 30], np.int32), np.array([0], np.int32), -32768, 32767]
+    assert R16.linear_s16(*args)[0, 0] == 500
+    assert run(ref, "mote_kernel_mote_linear_s16_out", args, (1, 1), np.int16)[1][0, 0] == 500
+
+
+def test_s16_errors(libs):
+    ref, _ = libs
+    x = np.zeros((1, 4), np.int16)
+    wt = np.zeros((2, 4), np.int8)
+    ok = [x, wt, np.zeros(2, np.int64), np.full(2, 1 << 30, np.int32), np.zeros(2, np.int32), -32768, 32767]
+
+    def rc(args, shape=(1, 2), dtype=np.int16):
+        return run(ref, "mote_kernel_mote_linear_s16_out", args, shape, dtype)[0]
+
+    assert rc(ok) == 0
+    assert rc([x.astype(np.int8)] + ok[1:]) == ERR_DTYPE
+    assert rc(ok, dtype=np.int8) == ERR_DTYPE
+    assert rc(ok[:2] + [np.zeros(2, np.int32)] + ok[3:]) == ERR_DTYPE  # bias must be int64
+    assert rc(ok[:4] + [np.full(2, 15, np.int32)] + ok[5:]) == ERR_ARGS  # shift > 14
+    assert rc(ok[:2] + [np.full(2, (1 << 40) + 1, np.int64)] + ok[3:]) == ERR_ARGS
+    assert rc(ok[:5] + [-40000, 32767]) == ERR_ARGS
+    assert rc(ok[:5] + [10, 5]) == ERR_ARGS
+    assert rc(ok, shape=(1, 3)) == ERR_SHAPE
+    assert rc(ok[:-1]) == ERR_ARGS  # 7 arguments
