@@ -60,6 +60,10 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
                         "IntxWeightOnlyConfig; packed two per byte), fp32 activations")
     p.add_argument("--group-size", type=int, choices=(32, 64, 128), default=32,
                    help="with --int4-weights: weights per scale (default 32)")
+    p.add_argument("--int16-activations", action="store_true",
+                   help="quantize (implies --int8) with int16 activations and int8 weights for conv and "
+                        "linear layers (the int16x8 scheme of CMSIS-NN's s16 kernels), for models that lose "
+                        "accuracy at int8; other ops run in fp32")
 
 
 def _add_dsp_weights_option(p: argparse.ArgumentParser) -> None:
@@ -76,13 +80,15 @@ def _cmd_export(args) -> int:
     from aot.compiler.pipeline import compile_model_file
 
     from aot.compiler.weights4 import int4_option
+
+    from aot.compiler.quantize import int16_option
     if Path(args.output).is_dir():  # a folder: the program goes inside it, named after the model
         args.output = str(Path(args.output) / (Path(args.model).stem + ".pte"))
     ptd = None
     if args.external_weights is not None:
         ptd = args.external_weights or str(Path(args.output).with_suffix(".ptd"))
     result = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                int8_io=args.int8_io, int4_weights=int4_option(args), out_pte=args.output,
+                                int8_io=args.int8_io, int4_weights=int4_option(args), int16_activations=int16_option(args), out_pte=args.output,
                                 external_weights=ptd)
     print(result.summary())
     if ptd is not None:

@@ -408,14 +408,20 @@ mote_err_t mote_kernel_mote_avg_pool2d_s8_out(mote_kernel_ctx_t *ctx, mote_value
     uint32_t nargs); /* op_mote_avg_pool2d_s8.c */
 mote_err_t mote_kernel_mote_bmm_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_bmm_s8.c */
+mote_err_t mote_kernel_mote_conv2d_s16_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_conv2d_s16.c */
 mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_conv2d_s8.c */
 mote_err_t mote_kernel_mote_conv_transpose2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_conv_transpose2d_s8.c */
+mote_err_t mote_kernel_mote_depthwise_conv2d_s16_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_depthwise_conv2d_s16.c */
 mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_depthwise_conv2d_s8.c */
 mote_err_t mote_kernel_mote_embedding_w4_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_embedding_w4.c */
+mote_err_t mote_kernel_mote_linear_s16_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_linear_s16.c */
 mote_err_t mote_kernel_mote_linear_s4_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_linear_s4.c */
 mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -654,10 +660,13 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::add_s8.out", mote_kernel_mote_add_s8_out},
     {"mote::avg_pool2d_s8.out", mote_kernel_mote_avg_pool2d_s8_out},
     {"mote::bmm_s8.out", mote_kernel_mote_bmm_s8_out},
+    {"mote::conv2d_s16.out", mote_kernel_mote_conv2d_s16_out},
     {"mote::conv2d_s8.out", mote_kernel_mote_conv2d_s8_out},
     {"mote::conv_transpose2d_s8.out", mote_kernel_mote_conv_transpose2d_s8_out},
+    {"mote::depthwise_conv2d_s16.out", mote_kernel_mote_depthwise_conv2d_s16_out},
     {"mote::depthwise_conv2d_s8.out", mote_kernel_mote_depthwise_conv2d_s8_out},
     {"mote::embedding_w4.out", mote_kernel_mote_embedding_w4_out},
+    {"mote::linear_s16.out", mote_kernel_mote_linear_s16_out},
     {"mote::linear_s4.out", mote_kernel_mote_linear_s4_out},
     {"mote::linear_s8.out", mote_kernel_mote_linear_s8_out},
     {"mote::linear_w4.out", mote_kernel_mote_linear_w4_out},
@@ -881,10 +890,13 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::add_s8.out */
     1u, /* mote::avg_pool2d_s8.out */
     1u, /* mote::bmm_s8.out */
+    1u, /* mote::conv2d_s16.out */
     1u, /* mote::conv2d_s8.out */
     1u, /* mote::conv_transpose2d_s8.out */
+    1u, /* mote::depthwise_conv2d_s16.out */
     1u, /* mote::depthwise_conv2d_s8.out */
     1u, /* mote::embedding_w4.out */
+    1u, /* mote::linear_s16.out */
     1u, /* mote::linear_s4.out */
     1u, /* mote::linear_s8.out */
     1u, /* mote::linear_w4.out */
@@ -904,4 +916,4 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 223u;
+const uint32_t mote_kernel_registry_len = 226u;

@@ -23,6 +23,8 @@ _INT8 = {"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mot
 #: int8 transposed convolution: counted per input pixel like aten::convolution's transposed form
 _INT8_TCONV = {"mote::conv_transpose2d_s8"}
 _INT8 = _INT8 | _INT8_TCONV
+#: int16-activation products (int8 weights in the int8 ops' layouts)
+_INT16 = {"mote::conv2d_s16", "mote::depthwise_conv2d_s16", "mote::linear_s16"}
 #: int4-weight products (weights packed two per byte): [M, K] x [N, K/2] -> [M, N]
 _INT4_LINEAR = {"mote::linear_s4", "mote::linear_w4"}
 
@@ -34,7 +36,7 @@ def _tensor(spec: ir.ProgramSpec, idx: int):
 
 def instruction_macs(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
     """MACs of one instruction (0 for operators that multiply nothing)."""
-    if call.op not in _CONV | _MATMUL | _INT8 | _INT4_LINEAR or not call.args:
+    if call.op not in _CONV | _MATMUL | _INT8 | _INT16 | _INT4_LINEAR or not call.args:
         return 0
     out = _tensor(spec, call.args[-1])
     if out is None:
@@ -48,7 +50,7 @@ def instruction_macs(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
         # input [N, H, W, Cin], weight [Cout, KH, KW, Cin/g]: N*H*W*Cin * KH*KW*Cout/g
         x, w = _tensor(spec, call.args[0]), _tensor(spec, call.args[1])
         return prod(x.sizes) * prod(w.sizes) // max(x.sizes[-1], 1)
-    if call.op in _INT8:
+    if call.op in _INT8 or call.op in _INT16:
         # NHWC / [M, N]: output channels last; weight holds (K per output channel) x channels
         w = _tensor(spec, call.args[1])
         return n_out * prod(w.sizes) // max(out.sizes[-1], 1)
@@ -64,12 +66,15 @@ def instruction_macs(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
     return n_out * k
 
 
-def int8_mac_share(spec: ir.ProgramSpec) -> tuple:
-    """(MACs in int8 kernels, all MACs) of ``spec``."""
-    total = int8 = 0
+def int8_mac_share(spec: ir.ProgramSpec, int16: bool = False) -> tuple:
+    """(MACs in int8 kernels, all MACs) of ``spec``; int16: (MACs in the
+    int16-activation kernels, all MACs)."""
+    total = quantized = 0
     for call in spec.instructions:
         m = instruction_macs(spec, call)
         total += m
-        if call.op in _INT8 or call.op == "mote::linear_s4":  # int4 x int8 runs int8 arithmetic
-            int8 += m
-    return int8, total
+        if int16 and call.op in _INT16:
+            quantized += m
+        elif not int16 and (call.op in _INT8 or call.op == "mote::linear_s4"):  # int4 x int8: int8 arithmetic
+            quantized += m
+    return quantized, total

@@ -46,6 +46,8 @@ class Compiled:
     eager: Callable
     reference: Callable
     int8: bool = False
+    #: --int16-activations (int8 is then True too): conv / linear in mote::*_s16
+    int16: bool = False
     int8_info: object = None
     calibration_data: Optional[list] = None
     manifest: dict = field(default_factory=dict)
@@ -113,9 +115,11 @@ class Compiled:
         counted, their MACs summed), then the planned fp32 islands (norms kept
         fp32 between dequantize and quantize on purpose) per op."""
         from aot.compiler.macs import FALLBACK_MAC_OPS, instruction_macs, int8_mac_share
-        int8, total = int8_mac_share(self.spec)
-        share = 100.0 * int8 / total if total else 100.0
-        lines = [f"int8: {share:.1f}% of {total:,} MACs run in int8 kernels"]
+        scheme = "int16" if self.int16 else "int8"
+        quantized, total = int8_mac_share(self.spec, int16=self.int16)
+        share = 100.0 * quantized / total if total else 100.0
+        lines = [f"{scheme}: {share:.1f}% of {total:,} MACs run in "
+                 + ("int16-activation (int16 x int8) kernels" if self.int16 else "int8 kernels")]
         dsp = (self.spec.plan_info or {}).get("dsp_weights_bytes")
         if dsp:
             lines.append(f"int8: conv weights pre-widened for the DSP kernels: {dsp:,} B of panels in flash "
@@ -161,7 +165,8 @@ def outputs_tuple(out) -> tuple:
 
 def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = False,
                        out_pte=None, planner: str = "best", dsp_weights: bool = False,
-                       int4_weights: Optional[int] = None, external_weights=None) -> Compiled:
+                       int4_weights: Optional[int] = None, external_weights=None,
+                       int16_activations: bool = False) -> Compiled:
     """Compile the model file at `path` (.py or .pt2).
 
     int8: PT2E int8 quantization with calibration from `calib` (an .npz path)
@@ -172,6 +177,8 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     symmetric int4 groups of that many (aot.compiler.weights4), fp32 activations;
     with int8: Linear weights int4 per output channel with int8 activations
     (mote::linear_s4; the group size does not apply).
+    int16_activations: quantize (implies int8) with int16 activations for conv /
+    linear (mote::*_s16; aot.compiler.quantize.MoteQuantizer), fp32 elsewhere.
     external_weights: True or a .ptd path: the constants go to a .ptd
     (ExecuTorch's flat-tensor format; Compiled.ptd) and the program names
     them by key; a path's existing tensors are kept (merged), and the file is
@@ -182,6 +189,7 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     with its source line, planning failure); nothing is written on error.
     """
     from aot.compiler.model_file import load_model_file
+    int8 = _check_int16(int8, int16_activations, int8_io, int4_weights)
     if calib and not int8:
         raise MoteError("--calib is the int8 calibration data: it needs --int8")
     if calib and not Path(calib).is_file():
@@ -201,13 +209,25 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
         base_ptd = Path(external_weights).read_bytes()
     compiled = _compile(name, eager, mf, int8, calib if calib else mf.calibration_data, int8_io,
                         planner, dsp_weights, external=external_weights is not None, base_ptd=base_ptd,
-                        int4_linear=int8 and int4_weights is not None)
+                        int4_linear=int8 and int4_weights is not None, int16=int16_activations)
     compiled.int4, compiled.fp32_eager = report, fp32
     compiled.seconds = time.time() - t0
     if out_pte is not None:
         write_outputs(compiled, Path(out_pte),
                       Path(external_weights) if isinstance(external_weights, (str, Path)) else None)
     return compiled
+
+
+def _check_int16(int8: bool, int16: bool, int8_io: bool, int4_weights) -> bool:
+    """int8 as the compile runs it: --int16-activations implies quantization;
+    refuses the options it does not combine with (one line each)."""
+    if not int16:
+        return int8
+    if int8_io:
+        raise MoteError("--int16-activations keeps fp32 program inputs and outputs: drop --int8-io")
+    if int4_weights is not None:
+        raise MoteError("--int16-activations takes int8 weights: drop --int4-weights")
+    return True
 
 
 def _int4_model_file(mf, group_size: int) -> tuple:
@@ -231,10 +251,12 @@ def _int4_model_file(mf, group_size: int) -> tuple:
 
 def compile_module(name: str, module: torch.nn.Module, example_inputs, int8: bool = False,
                    calibration=None, int8_io: bool = False, planner: str = "best",
-                   dsp_weights: bool = False, int4_weights: Optional[int] = None) -> Compiled:
+                   dsp_weights: bool = False, int4_weights: Optional[int] = None,
+                   int16_activations: bool = False) -> Compiled:
     """As compile_model_file for an in-memory eval-mode module."""
     from aot.compiler.model_file import ModelFile
     t0 = time.time()
+    int8 = _check_int16(int8, int16_activations, int8_io, int4_weights)
     mf = ModelFile(path=Path(name), example_inputs=tuple(example_inputs), module=module,
                    calibration_data=calibration)
     fp32, report = None, None
@@ -242,7 +264,7 @@ def compile_module(name: str, module: torch.nn.Module, example_inputs, int8: boo
         mf, fp32, report = _int4_model_file(mf, int4_weights)
         module = mf.module
     c = _compile(name, module, mf, int8, calibration, int8_io, planner, dsp_weights,
-                 int4_linear=int8 and int4_weights is not None)
+                 int4_linear=int8 and int4_weights is not None, int16=int16_activations)
     c.int4, c.fp32_eager = report, fp32
     c.seconds = time.time() - t0
     return c
@@ -258,7 +280,8 @@ def _ptd_of(external: list, base: Optional[bytes]) -> bytes:
 
 
 def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=False,
-             external: bool = False, base_ptd: Optional[bytes] = None, int4_linear: bool = False) -> Compiled:
+             external: bool = False, base_ptd: Optional[bytes] = None, int4_linear: bool = False,
+             int16: bool = False) -> Compiled:
     from aot.compiler.accept import check_kernels_accept
     from aot.compiler.emit import build_program
     from aot.compiler.lower import core_program, lower_core
@@ -282,7 +305,9 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
                                    Int8CalibrationWarning, filename=str(mf.path), lineno=1, module="mote.int8")
         from aot.compiler.quantize import MoteQuantizer
         # int4_linear (--int8 --int4-weights): Linear weights int4 per channel, mote::linear_s4
-        converted, _ = quantize(mf.module, example_inputs, calibration, MoteQuantizer(int4_linear=int4_linear))
+        # int16 (--int16-activations): conv / linear with int16 activations, mote::*_s16
+        converted, _ = quantize(mf.module, example_inputs, calibration,
+                                MoteQuantizer(int4_linear=int4_linear, int16_activations=int16))
         ep = int8_program(mf.module, example_inputs, int8_io=int8_io, converted=converted)
         info = ep.graph_module.meta.get("mote_int8")
         reference = converted
@@ -304,7 +329,7 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
     manifest = build_manifest(spec, program=program)
     return Compiled(name=name, spec=spec, pte=program.data, example_inputs=example_inputs,
                     external=program.external, ptd=ptd,
-                    eager=eager, reference=reference, int8=int8, int8_info=info,
+                    eager=eager, reference=reference, int8=int8, int16=int16, int8_info=info,
                     calibration_data=mf.calibration_data, manifest=manifest, program=core,
                     methods=[MethodProgram(spec.method_name, spec, example_inputs, eager)],
                     method_name=spec.method_name)

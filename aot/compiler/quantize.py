@@ -66,7 +66,7 @@ from torchao.quantization.pt2e.quantizer import (
     SharedQuantizationSpec,
 )
 
-__all__ = ["MoteQuantizer", "quantize", "prepare_qat", "load_calibration",
+__all__ = ["MoteQuantizer", "quantize", "int16_option", "prepare_qat", "load_calibration",
            "export_for_quantization", "decompose_sdpa", "FiniteMinMaxObserver", "ANNOTATION_KEY"]
 
 ANNOTATION_KEY = "quantization_annotation"
@@ -181,6 +181,29 @@ def _act_qspec(qat: bool) -> QuantizationSpec:
         ctr = FiniteMinMaxObserver.with_args(eps=2 ** -12)
     return QuantizationSpec(dtype=torch.int8, quant_min=-128, quant_max=127,
                             qscheme=torch.per_tensor_affine, observer_or_fake_quant_ctr=ctr)
+
+
+def int16_option(args) -> bool:
+    """True if an ``aot`` command asks for --int16-activations."""
+    return bool(getattr(args, "int16_activations", False))
+
+
+def _act16_qspec() -> QuantizationSpec:
+    """int16 activations, symmetric (zero point 0) over [-32768, 32767]: the
+    int16x8 scheme of TFLite and CMSIS-NN's s16 kernels (scale = max|x| / 32767.5)."""
+    return QuantizationSpec(dtype=torch.int16, quant_min=-32768, quant_max=32767,
+                            qscheme=torch.per_tensor_symmetric,
+                            observer_or_fake_quant_ctr=FiniteMinMaxObserver.with_args(eps=2 ** -20))
+
+
+#: ops whose int16 form exists (``--int16-activations``): conv2d / conv1d
+#: (dense and depthwise) and linear, with a fused relu / relu6 / hardtanh; the
+#: layout-only ops between them share their input's qparams; everything else
+#: runs in fp32 between dequantize and quantize
+INT16_SHARED_OPS = frozenset({aten.flatten.using_ints, aten.view.default, aten.reshape.default,
+                              aten.permute.default, aten.squeeze.dim, aten.squeeze.dims,
+                              aten.unsqueeze.default, aten.transpose.int, aten.contiguous.default,
+                              aten.clone.default, aten.dropout.default})
 
 
 #: weight ranges: int8 [-127, 127] (symmetric, as TFLite); int4 [-8, 7] (CMSIS-NN's s4
@@ -309,16 +332,25 @@ class MoteQuantizer(Quantizer):
 
     qat: use fake-quantize modules (moving-average observers) instead of
     plain min/max observers, for ``prepare_qat_pt2e``; int4_linear: Linear
-    weights int4 per output channel ([-8, 7]) with int8 activations.
+    weights int4 per output channel ([-8, 7]) with int8 activations;
+    int16_activations: conv and linear with int16 activations (zero point 0)
+    and int8 per-channel weights, their bias left fp32 (the lowering makes it
+    int64 at input_scale * weight_scale), layout ops sharing qparams, every other
+    op fp32 (:meth:`annotate_int16`).
     """
 
-    def __init__(self, qat: bool = False, int4_linear: bool = False):
+    def __init__(self, qat: bool = False, int4_linear: bool = False, int16_activations: bool = False):
         super().__init__()
         self.qat = qat
         self.int4_linear = int4_linear  # Linear weights int4 [-8, 7] per channel (mote::linear_s4)
+        self.int16_activations = int16_activations
+        if int16_activations and (qat or int4_linear):
+            raise ValueError("int16 activations take neither QAT nor int4 weights")
 
     # the graph is annotated in topological order; each rule marks the nodes it covers
     def annotate(self, model: GraphModule) -> GraphModule:
+        if self.int16_activations:
+            return self.annotate_int16(model)
         act = _act_qspec(self.qat)
         wq = _weight_qspec(self.qat)
         state = state_constants(model)
@@ -393,6 +425,33 @@ class MoteQuantizer(Quantizer):
                     and _is_float_tensor(n.args[0]):
                 w = n.args[0]
                 _set(n, {w: act}, SharedQuantizationSpec((w, n)))
+        return model
+
+    def annotate_int16(self, model: GraphModule) -> GraphModule:
+        """The int16x8 scheme: conv / linear (and a fused activation) get int16
+        activation observers and int8 per-channel weight observers; no bias
+        observer (an int32 bias at the int16 input scale can overflow: the
+        lowering quantizes the fp32 bias to int64 instead, as CMSIS-NN's s16
+        kernels take it)."""
+        act, wq = _act16_qspec(), _weight_qspec(False)
+        state = state_constants(model)
+        for n in model.graph.nodes:
+            if n.op != "call_function" or _annotated(n):
+                continue
+            if n in state or any(a in state for a in n.all_input_nodes):
+                n.meta[ANNOTATION_KEY] = QuantizationAnnotation(_annotated=True)
+                continue
+            if n.target in CONV_OPS or n.target in LINEAR_OPS:
+                x, w = n.args[0], n.args[1]
+                if not (_is_float_tensor(x) and isinstance(w, Node)):
+                    continue
+                last = self._fused_act(n)
+                _set(n, {x: act, w: wq}, act if last is n else None)
+                if last is not n:
+                    _set(last, {}, act)
+            elif n.target in INT16_SHARED_OPS and _is_float_tensor(n.args[0]):
+                x = n.args[0]
+                _set(n, {x: act}, SharedQuantizationSpec((x, n)))
         return model
 
     @staticmethod

@@ -59,13 +59,14 @@ def generate_command(args) -> int:
     """`aot generate`: the sources of a model for the user's own build (aot.target.generate)."""
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.weights4 import int4_option
+    from aot.compiler.quantize import int16_option
     from aot.target.generate import generate_compiled, planned_table
     from aot.target.generate import check_output_folder
     board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     if args.output_dir:
         check_output_folder(Path(args.output_dir).resolve(), "mote_sources.json", "generate")
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
-                                  int4_weights=int4_option(args),
+                                  int4_weights=int4_option(args), int16_activations=int16_option(args),
                                   dsp_weights=dsp_weights(board, args))
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}-src")
     selftest = _selftest(compiled, args.selftest, "generate")
@@ -91,6 +92,7 @@ def _ptd_path(args):
 def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.weights4 import int4_option
+    from aot.compiler.quantize import int16_option
     from aot.target.generate import check_output_folder
     board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     if args.output_dir:
@@ -100,7 +102,7 @@ def build_command(args) -> int:
         raise BuildError("--selftest embeds its own cases as the inputs; it cannot be combined with "
                          + ("--inputs" if args.inputs else "--uart-inputs"))
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                  int8_io=args.int8_io, int4_weights=int4_option(args), dsp_weights=dsp_weights(board, args),
+                                  int8_io=args.int8_io, int4_weights=int4_option(args), int16_activations=int16_option(args), dsp_weights=dsp_weights(board, args),
                                   external_weights=_ptd_path(args))
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}")
     selftest = _selftest(compiled, getattr(args, "selftest", None), "build")

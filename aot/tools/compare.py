@@ -66,7 +66,8 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
         return [method.run(a) for a in arrays], {}
     from aot.target.build import build_compiled
     from aot.target.run import run_build
-    out_dir = Path(out_dir or Path("build") / f"{compiled.name}-{Path(target).stem}{'-int8' if compiled.int8 else ''}")
+    scheme = "-int16" if compiled.int16 else "-int8" if compiled.int8 else ""
+    out_dir = Path(out_dir or Path("build") / f"{compiled.name}-{Path(target).stem}{scheme}")
     art = build_compiled(compiled, target, out_dir, input_sets=arrays)
     result = run_build(out_dir, timeout=timeout)
     info = {"instructions": result.cycles[0], "flash_bytes": art.size["flash_bytes"],
@@ -115,6 +116,8 @@ def compare(compiled, target: str = "host", seed: int = 0, out_dir=None, steps: 
                 row["pt2e_max_quanta"] = row["pt2e_max_abs_error"] / scale
     worst = max(range(steps), key=lambda k: (per_step[k]["max_rel_error"], per_step[k]["max_abs_error"]))
     report = {"model": compiled.name, "target": target, "int8": compiled.int8}
+    if compiled.int16:
+        report["int16_activations"] = True
     if len(compiled.methods) > 1:
         report["method"] = compiled.method_name
     report.update(per_step[worst])
@@ -145,6 +148,7 @@ def _output_scale(compiled):
 def compare_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.weights4 import int4_option
+    from aot.compiler.quantize import int16_option
     from aot.target.boards import load_board
     from aot.tools.commands import dsp_weights
     board = None
@@ -155,7 +159,7 @@ def compare_command(args) -> int:
             raise RunError(f"board {board.name} has no simulator to compare on")
     # the program aot build would ship for that board (pre-widened DSP weights by default)
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                  int8_io=args.int8_io, int4_weights=int4_option(args), dsp_weights=board is not None and dsp_weights(board, args))
+                                  int8_io=args.int8_io, int4_weights=int4_option(args), int16_activations=int16_option(args), dsp_weights=board is not None and dsp_weights(board, args))
     if args.method:
         compiled = compiled.for_method(args.method)
     report = compare(compiled, args.target, args.seed, args.output_dir, steps=args.steps)
@@ -163,7 +167,7 @@ def compare_command(args) -> int:
         print(json.dumps(report))
         return 0
     print(f"model {report['model']}{'.' + report['method'] if 'method' in report else ''} on "
-          f"{report['target']}{' (int8)' if report['int8'] else ''}"
+          f"{report['target']}{' (int16 activations)' if report.get('int16_activations') else ' (int8)' if report['int8'] else ''}"
           + (f", {report['steps']} steps (worst: step {report['worst_step']})" if "steps" in report else ""))
     print(f"  max abs error vs eager  {report['max_abs_error']:.3e}")
     print(f"  max rel error vs eager  {report['max_rel_error']:.3e}")

@@ -65,6 +65,7 @@ def _json_ready(obj):
 def debug_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.weights4 import int4_option
+    from aot.compiler.quantize import int16_option
     from aot.devtools.debug import render_text
     board = None
     path = Path(args.model)
@@ -83,7 +84,7 @@ def debug_command(args) -> int:
                            f"board ({sims})")
     from aot.tools.commands import dsp_weights
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
-                                  int4_weights=int4_option(args),
+                                  int4_weights=int4_option(args), int16_activations=int16_option(args),
                                   dsp_weights=board is not None and dsp_weights(board, args))
     rep = debug_compiled(compiled, args.target, args.seed, args.output_dir, args.tol, args.tol_quanta,
                          args.timeout, board)

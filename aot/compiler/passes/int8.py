@@ -61,7 +61,7 @@ import numpy as np
 import torch
 from torch.fx import Graph, GraphModule, Node
 
-from aot.compiler import int8ref
+from aot.compiler import int8ref, int16ref
 from aot.compiler.int4ref import pack_int4
 from aot.compiler.quantize import LUT_OPS
 from aot.compiler.quantize import ISLAND_KEY, EMBEDDING_OPS, PRELU_OPS
@@ -145,6 +145,17 @@ class _QVal:
     qmin: int = -128
     qmax: int = 127
     qname: str = ""       # the PT2E quantize node this value stands for
+    dtype: torch.dtype = torch.int8   # torch.int16 with --int16-activations
+
+
+#: (quant_min, quant_max) of each activation dtype the lowering takes; int16 is
+#: symmetric (zero point 0) and feeds the mote::*_s16 ops
+QRANGE = {torch.int8: (-128, 127), torch.int16: (-32768, 32767)}
+#: what an int16 value can flow through without leaving int16
+S16_KINDS = frozenset({"conv", "dwconv", "linear", "view", "permute", "identity"})
+#: (int8 op, int16 op) of the kinds with weights
+_CONV_OPS = {"conv": ("conv2d_s8", "conv2d_s16"), "dwconv": ("depthwise_conv2d_s8", "depthwise_conv2d_s16"),
+             "linear": ("linear_s8", "linear_s16")}
 
 
 def _inv(p):
@@ -311,7 +322,7 @@ class _Lowering:
             if src not in self.dq_cache:
                 v = self.qv[src]
                 self.dq_cache[src] = self.call(DQ, (self.plain(v), v.scale, v.zp, v.qmin,
-                                                    v.qmax, torch.int8))
+                                                    v.qmax, v.dtype))
             return self.dq_cache[src]
         if n.op == "call_function" and n.target == DQ and isinstance(n.args[0], Node) \
                 and n.args[0].op == "get_attr":
@@ -449,6 +460,12 @@ class _Lowering:
             kind = "embedding"
         if kind is None:
             return None
+        if q.args[5] == torch.int16 or any(self._is_dq_of_q(x) and x.args[0].args[5] == torch.int16
+                                           for x in core.all_input_nodes):
+            ins = [x for x in core.all_input_nodes if self._is_dq_of_q(x)]
+            if kind not in S16_KINDS or q.args[5] != torch.int16 \
+                    or any(x.args[0].args[5] != torch.int16 for x in ins):
+                return None
         return kind, core, act
 
     def _prelu_slope(self, core: Node):
@@ -547,8 +564,10 @@ class _Lowering:
         return dims
 
     # ------------------------------------------------------------------ emission
-    def clamp_of(self, act: Optional[Node], scale: float, zp: int):
-        lo, hi = -128, 127
+    def clamp_of(self, act: Optional[Node], scale: float, zp: int, dtype=torch.int8):
+        """[lo, hi] of an output of `dtype` (int8 / int16) with the fused activation `act`."""
+        lo, hi = QRANGE[dtype]
+        qmin = lo
         if act is None:
             return lo, hi
         if act.target in (aten.relu.default, aten.relu_.default):
@@ -560,7 +579,7 @@ class _Lowering:
             mx = float(act.args[2]) if len(act.args) > 2 else 1.0
         lo = max(lo, min(hi, zp + _fround(mn, scale)))
         if mx is not None:
-            hi = min(hi, max(-128, zp + _fround(mx, scale)))
+            hi = min(hi, max(qmin, zp + _fround(mx, scale)))
         return lo, hi
 
     def requant(self, in_scale: float, w_scales: torch.Tensor, out_scale: float):
@@ -582,12 +601,43 @@ class _Lowering:
         return torch.round(rest[0].to(torch.float64) / bscale).clamp(
             -(2 ** 31), 2 ** 31 - 1).to(torch.int32)
 
+    def int64_bias(self, bias_arg, bscale: torch.Tensor, cout: int) -> torch.Tensor:
+        """int64 [Cout] bias of an int16-activation op: the fp32 bias quantized
+        at `bscale` (input scale * weight scale per channel), or zeros."""
+        if bias_arg is None:
+            return torch.zeros(cout, dtype=torch.int64)
+        kind_b, *rest = self._bias(bias_arg)
+        b = rest[0].to(torch.int64) if kind_b == "q" else torch.round(rest[0].to(torch.float64) / bscale)
+        return b.clamp(-int16ref.BIAS_MAX, int16ref.BIAS_MAX).to(torch.int64)
+
+    def conv_consts(self, kind: str, s16: bool, core: Node, x: _QVal, q: Node, act, wq, wsc, w_packed):
+        """(op, leading tensor args, trailing scalar args) of a conv / linear in
+        int8 or int16: packed weight, bias (int32 / int64), multiplier, shift;
+        then the zero points (int8 only) and the activation clamp."""
+        s_out, zp_out = float(q.args[1]), int(q.args[2])
+        name = core.name
+        cout = wq.shape[0] if kind != "dwconv" else w_packed.shape[-1]
+        bias_arg = core.args[2] if len(core.args) > 2 else None
+        bias = (self.int64_bias if s16 else self.int32_bias)(bias_arg, x.scale * wsc, cout)
+        mult, shift = self.requant(x.scale, wsc, s_out)
+        if s16 and int(shift.max()) > int16ref.SHIFT_RANGE[1]:
+            raise ValueError(f"int16 lowering: {core.name}: requantization scale "
+                             f"{x.scale * float(wsc.max()) / s_out:.3g} beyond what mote::*_s16 takes (2^14)")
+        lo, hi = self.clamp_of(act, s_out, zp_out, torch.int16 if s16 else torch.int8)
+        op = getattr(torch.ops.mote, _CONV_OPS[kind][1 if s16 else 0]).default
+        tensors = (self.const(w_packed, name + "_w"), self.const(bias, name + "_b"),
+                   self.const(mult, name + "_m"), self.const(shift, name + "_s"))
+        tail = (lo, hi) if s16 else (x.zp, zp_out, lo, hi)
+        return op, tensors, tail
+
     def emit(self, q: Node, kind: str, core: Node, act: Optional[Node]) -> _QVal:
         s_out, zp_out = float(q.args[1]), int(q.args[2])
         a = core.args
         oshape = self.shape(core)
         mk = lambda node, perm: _QVal(node, oshape, tuple(perm), s_out, zp_out)  # noqa: E731
         name = core.name
+        if kind in ("conv", "dwconv", "linear") and q.args[5] == torch.int16:
+            return self.emit_s16(q, kind, core, act)
         if kind in ("conv", "dwconv", "linear"):
             x = self.dq_src(a[0])
             wq, wsc = self._weight(a[1])
@@ -754,6 +804,49 @@ class _Lowering:
             return _QVal(node, oshape, x.perm, s_out, zp_out)
         raise AssertionError(kind)
 
+    def emit_s16(self, q: Node, kind: str, core: Node, act: Optional[Node]) -> _QVal:
+        """conv2d / conv1d (dense, depthwise) / linear with int16 activations =>
+        mote::conv2d_s16 / depthwise_conv2d_s16 / linear_s16: the int8 ops' layouts
+        and weight packing, int64 bias, no zero points (aot.compiler.int16ref)."""
+        a = core.args
+        x = self.dq_src(a[0])
+        wq, wsc = self._weight(a[1])
+        oshape = self.shape(core)
+        mk = lambda node, perm: _QVal(node, oshape, tuple(perm), float(q.args[1]), 0)  # noqa: E731
+        if kind == "linear":
+            op, tensors, tail = self.conv_consts(kind, True, core, x, q, act, wq, wsc, wq)
+            xin = self.plain(x, core)
+            if len(x.shape) != 2:
+                xin = self.call(aten.view_copy.default, (xin, [-1, x.shape[-1]]), core)
+                _tag(xin, x.qname, range(len(x.shape)))
+            node = self.call(op, (xin,) + tensors + tail, core)
+            if len(x.shape) != 2:
+                _tag(node, q.name, range(len(oshape)))
+                node = self.call(aten.view_copy.default, (node, list(oshape)), core)
+            return mk(node, range(len(oshape)))
+        conv1d = core.target == aten.conv1d.default
+        if conv1d:   # as a 2-D conv of height 1 on [N, 1, L, C] (emit_conv1d's layout)
+            first = lambda i, default: int(list(a[i])[0]) if len(a) > i and a[i] is not None else default  # noqa: E731
+            geometry = ([1, first(3, 1)], [0, first(4, 0)], [1, first(5, 1)])
+            w4 = wq.unsqueeze(2)
+            xin = self.nlc4(x, core)
+        else:
+            geometry = (_pair(a[3] if len(a) > 3 else None, [1]), _pair(a[4] if len(a) > 4 else None, [0]),
+                        _pair(a[5] if len(a) > 5 else None, [1]))
+            w4 = wq
+            xin = self.nhwc(x, core)
+        if kind == "conv":
+            wpk, dm = w4.permute(0, 2, 3, 1).contiguous(), ()
+        else:
+            wpk, dm = w4.permute(1, 2, 3, 0).contiguous(), (wq.shape[0] // x.shape[1],)
+        op, tensors, tail = self.conv_consts(kind, True, core, x, q, act, wq, wsc, wpk)
+        node = self.call(op, (xin,) + tensors + geometry + dm + tail, core)
+        if not conv1d:
+            return mk(node, NHWC)
+        _tag(node, q.name, NLC)
+        node = self.call(aten.view_copy.default, (node, [oshape[0], oshape[2], oshape[1]]), core)
+        return mk(node, NLC)
+
     def emit_conv_transpose(self, q: Node, core: Node, act: Optional[Node]) -> _QVal:
         """conv_transpose2d(x, w [Cin, Cout/g, KH, KW], b, stride, padding,
         output_padding, groups, dilation) => mote::conv_transpose2d_s8 on NHWC, the
@@ -919,7 +1012,9 @@ class _Lowering:
         self.warned.add(n.target)
         self.fallback.append(str(n.target))
         where = ", ".join(x for x in (source_of(n), module_of(n)) if x)
-        message = (f"mote int8: no int8 kernel for {name} ({n.name}{'; ' + where if where else ''}); "
+        scheme = "int16" if any(x.target in (Q, DQ) and len(x.args) > 5 and x.args[5] == torch.int16
+                                for x in list(n.all_input_nodes) + list(n.users)) else "int8"
+        message = (f"mote {scheme}: no {scheme} kernel for {name} ({n.name}{'; ' + where if where else ''}); "
                    f"it runs in fp32 between dequantize and quantize")
         loc = source_location(n)
         if loc is None:
@@ -1020,7 +1115,7 @@ class _Lowering:
 
     def lower_q(self, q: Node) -> None:
         s, zp, qmin, qmax, dt = q.args[1:6]
-        if dt != torch.int8 or qmin != -128 or qmax != 127:
+        if QRANGE.get(dt) != (qmin, qmax) or (dt == torch.int16 and zp != 0):
             raise ValueError(f"int8 lowering: unsupported quantize {q.format_node()}")
         if q in self.plans:
             kind, core, act = self.plans[q]
@@ -1034,6 +1129,7 @@ class _Lowering:
             finally:
                 self.fusing = None
             v.qname = q.name
+            v.qmin, v.qmax, v.dtype = qmin, qmax, dt
             _tag(v.node, q.name, v.perm)
             self.qv[q] = v
             return
@@ -1050,7 +1146,7 @@ class _Lowering:
                 node = self.call(Q, (self.float_of(src), float(s), int(zp), qmin, qmax, dt), src)
             finally:
                 self.fusing = None
-        self.qv[q] = _QVal(node, shape, tuple(range(len(shape))), float(s), int(zp), qname=q.name)
+        self.qv[q] = _QVal(node, shape, tuple(range(len(shape))), float(s), int(zp), qmin, qmax, q.name, dt)
         _tag(node, q.name, self.qv[q].perm)
 
     def map_output(self, a):
