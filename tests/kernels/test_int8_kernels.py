@@ -212,6 +212,27 @@ def test_linear_s8(libs, m, k, n):
         assert out.tobytes() == exp.tobytes()
 
 
+@pytest.mark.parametrize("m,k,n", [(1, 2, 5), (2, 16, 7), (3, 64, 12), (1, 250, 10), (4, 8, 1), (2, 606, 9)])
+def test_linear_s4(libs, m, k, n):
+    """int4 x int8: the reference kernel and the plain path of cmsis/ against int8ref."""
+    from aot.compiler.int4ref import pack_int4
+    ref, cm = libs
+    rng = np.random.default_rng(m * 1000 + k * 10 + n + 4)
+    x = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    wt = pack_int4(rng.integers(-8, 8, (n, k), dtype=np.int8))
+    bias = rng.integers(-5000, 5000, n).astype(np.int32)
+    mm, s = _qparams(rng, n, k)
+    args = [x, wt, bias, mm, s, int(rng.integers(-128, 128)), 5, -128, 127]
+    exp = R.linear_s4(*args)
+    assert len(np.unique(exp)) > 2
+    for lib in (ref, cm):
+        rc, out = run(lib, "mote_kernel_mote_linear_s4_out", args, exp.shape)
+        assert rc == 0
+        assert out.tobytes() == exp.tobytes()
+    rc, _ = run(ref, "mote_kernel_mote_linear_s4_out", [x, wt[:, :-1]] + args[2:], exp.shape)
+    assert rc == ERR_SHAPE  # K != 2 * packed columns
+
+
 def test_requantize_edges(libs):
     """K=1 linear drives requantize(bias + (x-zp)*w) over edge multipliers/shifts:
     ties, INT32 extremes, shift -31..31, multiplier 0 and 2^31-1."""
