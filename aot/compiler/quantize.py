@@ -357,6 +357,12 @@ class MoteQuantizer(Quantizer):
         for n in model.graph.nodes:
             if n.op != "call_function" or _annotated(n):
                 continue
+            if self._int8_state_write(n, state):
+                # the whole new value of a buffer (a sliding window): observed, so the
+                # state is int8 with its own qparams (the lowering stores it int8)
+                v = n.args[1]
+                _set(n, {v: self._input_qspec_shared(v, act)}, None)
+                continue
             if n in state or any(a in state for a in n.all_input_nodes):
                 # a read of model state: no observer here, or convert_pt2e would
                 # fold the buffer's value at calibration's end into a constant
@@ -453,6 +459,29 @@ class MoteQuantizer(Quantizer):
                 x = n.args[0]
                 _set(n, {x: act}, SharedQuantizationSpec((x, n)))
         return model
+
+    @staticmethod
+    def _int8_state_write(n: Node, state: set) -> bool:
+        """True for ``buffer.copy_(value)`` that replaces a mutable buffer by a float
+        value computed from the inputs (not from state alone): a state the int8
+        program keeps int8. In-place arithmetic on a buffer (running statistics:
+        ``mean.mul_(m).add_(x)``) is not such a write: small updates would vanish
+        on an int8 grid, so those buffers stay fp32."""
+        return (n.target == aten.copy_.default and len(n.args) >= 2
+                and isinstance(n.args[0], Node) and n.args[0].op == "get_attr"
+                and n.args[0] in state and _is_float_tensor(n.args[1]) and n.args[1] not in state
+                and n.args[1].meta.get("val") is not None
+                and tuple(n.args[1].meta["val"].shape) == tuple(n.args[0].meta["val"].shape))
+
+    @staticmethod
+    def _input_qspec_shared(v: Node, act):
+        """Share the observer of an already annotated use of `v` (the conv reading the
+        window the model also stores), else `act`."""
+        for u in v.users:
+            a = u.meta.get(ANNOTATION_KEY)
+            if a is not None and a._annotated and isinstance(a.input_qspec_map.get(v), QuantizationSpec):
+                return SharedQuantizationSpec((v, u))
+        return act
 
     @staticmethod
     def _fused_act(n: Node) -> Node:
@@ -715,7 +744,29 @@ def quantize(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor],
             for name, b in m.named_buffers():
                 if name in initial and b.shape == initial[name].shape:
                     b.copy_(initial[name])
+        # an int8 state starts from its initial value on the int8 grid, as the program's does
+        for name, (scale, zp) in int8_state_qparams(converted).items():
+            b = converted.get_buffer(name)
+            b.copy_(torch.ops.quantized_decomposed.dequantize_per_tensor(
+                torch.ops.quantized_decomposed.quantize_per_tensor(b, scale, zp, -128, 127, torch.int8),
+                scale, zp, -128, 127, torch.int8))
     return converted, {"calibration_samples": len(samples)}
+
+
+def int8_state_qparams(converted: GraphModule) -> dict:
+    """{buffer name: (scale, zero point)} of the mutable buffers a converted graph
+    writes as ``copy_(buffer, dequantize(quantize(value)))`` with int8 qparams:
+    the model state an int8 program keeps int8."""
+    qd = torch.ops.quantized_decomposed
+    out = {}
+    for n in converted.graph.nodes:
+        if n.op == "call_function" and n.target == aten.copy_.default and isinstance(n.args[0], Node) \
+                and n.args[0].op == "get_attr" and isinstance(n.args[1], Node) \
+                and n.args[1].target == qd.dequantize_per_tensor.default:
+            q = n.args[1].args[0]
+            if isinstance(q, Node) and q.target == qd.quantize_per_tensor.default and q.args[5] == torch.int8:
+                out[n.args[0].target] = (float(q.args[1]), int(q.args[2]))
+    return out
 
 
 def prepare_qat(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor]) -> GraphModule:

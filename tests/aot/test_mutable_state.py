@@ -111,6 +111,39 @@ def test_int8_state_names_and_steps_against_pt2e(compiled):
     assert compare(k, "host", seed=3, steps=STEPS)["pt2e_max_quanta"] <= 1.001
 
 
+def test_int8_window_state_is_int8_with_its_own_qparams(compiled):
+    """A buffer replaced by a new value each call (the KWS window) is stored int8
+    at its own qparams (a quarter of the fp32 bytes); buffers updated by in-place
+    arithmetic (running statistics) stay fp32; the program's state after N steps is
+    PT2E's reference state quantized at those qparams, value for value."""
+    from aot.compiler.quantize import int8_state_qparams
+    from aot.compiler.pipeline import program_inputs
+    from aot.tools.compare import random_inputs
+    k = compiled("streaming_kws", int8=True)
+    frames = [v for v in k.spec.values if getattr(v, "is_mutable", False)]
+    assert [(v.fqn, v.dtype, v.sizes) for v in frames] == [("frames", 1, [1, 1, 49, 10])]  # int8
+    assert k.mutable_bytes == 490
+    (scale, zp), = int8_state_qparams(k.reference).values()
+    assert 0 < scale < 1 and -128 <= zp <= 127
+    r = compiled("running_stats", int8=True)
+    assert {v.fqn: v.dtype for v in r.spec.values if getattr(v, "is_mutable", False)} == {
+        "mean": 6, "var": 6, "steps": 6}  # float32
+    lowered = __import__("copy").deepcopy(k.program).module()  # the int8 graph, state held int8
+    assert lowered.frames.dtype == torch.int8
+    m = Program(k.pte).method()
+    ref = __import__("copy").deepcopy(k.reference)
+    with torch.no_grad():
+        for step in range(5):
+            inputs = random_inputs(k.example_inputs, 100 + step)
+            got = m.run(program_inputs(k, inputs))[0]
+            assert np.array_equal(got, lowered(*inputs).numpy()), step  # integer reference, state carried
+            ref(*inputs)
+    q = torch.clamp(torch.round(ref.frames / scale) + zp, -128, 127)
+    assert torch.equal((q - zp) * scale, ref.frames)  # PT2E's state lies on the int8 grid
+    assert torch.equal(lowered.frames, q.to(torch.int8))  # and the program's state is it, value for value
+    assert int((q != zp).sum()) == 5 * 10  # five frames in the window, the rest the initial zeros
+
+
 def test_mutating_an_input_is_refused_in_one_line():
     class Bad(torch.nn.Module):
         def forward(self, x):

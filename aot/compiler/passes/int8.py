@@ -220,8 +220,11 @@ class _Lowering:
         self.sites: list = []      # (op, source) of every fp32 fallback node
         self.islands: list = []    # planned fp32 islands: (kind, "file.py:line")
         self.fusing = None         # PT2E node names the group being emitted computes
-        from aot.compiler.quantize import mutated_buffers
+        from aot.compiler.quantize import int8_state_qparams, mutated_buffers
         self.mutable = mutated_buffers(gm)  # get_attr targets the model updates in place
+        # buffers the model replaces by a quantized value: kept int8 ({target: (scale, zp)})
+        self.int8_state = int8_state_qparams(gm)
+        self.state_nodes: dict = {}  # target -> the new graph's get_attr of that buffer
 
     # ------------------------------------------------------------------ helpers
     def shape(self, n: Node) -> tuple:
@@ -310,6 +313,13 @@ class _Lowering:
     def float_of(self, n: Node) -> Node:
         """New-graph float value for old node n (dequantizing int8 on demand)."""
         if n in self.env:
+            return self.env[n]
+        if n.op == "get_attr" and n.target in self.int8_state:
+            # int8 state: stored int8 (its initial value quantized), read dequantized
+            s, zp = self.int8_state[n.target]
+            node = self.state(n.target, Q(self.attr(n), s, zp, -128, 127, torch.int8))
+            self.state_nodes[n.target] = node
+            self.env[n] = self.call(DQ, (node, s, zp, -128, 127, torch.int8))
             return self.env[n]
         if n.op == "get_attr" and n.target in self.mutable:
             self.env[n] = self.state(n.target, self.attr(n))
@@ -1088,6 +1098,12 @@ class _Lowering:
                 self.g.output(self.map_output(n.args[0]))
             elif n.target == Q:
                 self.lower_q(n)
+            elif n.target == aten.copy_.default and getattr(n.args[0], "target", None) in self.int8_state:
+                # the write-back of an int8 state: the quantized value itself, no dequantize
+                self.float_of(n.args[0])
+                v = self.qv[n.args[1].args[0]]
+                self.env[n] = self.g.call_function(aten.copy_.default, (
+                    self.state_nodes[n.args[0].target], self.plain(v, n)))
             elif n.target == DQ or n in self.absorbed:
                 continue  # dequantized on demand / fused
             elif n.op == "call_function":
