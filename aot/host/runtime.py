@@ -171,7 +171,13 @@ class Program:
             self._ptd = _aligned(len(ptd), PROGRAM_ALIGN)
             self._ptd[:] = np.frombuffer(ptd, dtype=np.uint8)
             self._map = _aligned(lib.mote_host_sizeof_data_map(), 16)
-            _check(lib, lib.mote_data_map_load(self._map.ctypes.data, self._ptd.ctypes.data, len(ptd)), "load .ptd")
+            label = f"{data_map}" if isinstance(data_map, (str, os.PathLike)) else ".ptd"
+            code = lib.mote_data_map_load(self._map.ctypes.data, self._ptd.ctypes.data, len(ptd))
+            hint = {"MOTE_ERR_BAD_IDENTIFIER": "no FT01 flat-tensor identifier at byte 4",
+                    "MOTE_ERR_TRUNCATED": "shorter than its header says"}.get(err_name(code, lib) if code else "")
+            if hint:
+                label += f" is not a .ptd file ({hint})"
+            _check(lib, code, f"load {label}")
             _check(lib, lib.mote_program_set_data_map(self._obj.ctypes.data, self._map.ctypes.data), "data map")
 
     @property

@@ -153,8 +153,9 @@ def from_exported(ep: torch.export.ExportedProgram, names: dict | None = None) -
         else:
             what = {OutputKind.USER_INPUT_MUTATION: "mutates its input",
                     OutputKind.PARAMETER_MUTATION: "mutates a parameter"}.get(spec.kind, str(spec.kind))
-            raise LoweringError(f"unsupported graph output {spec.target or ''}: the model {what} "
-                                f"(only registered buffers may be updated in forward)")
+            raise LoweringError(f"the model {what} {spec.target or ''} in forward: only registered "
+                                f"buffers may be updated in place (copy the input first, or keep the "
+                                f"value in a buffer: self.register_buffer(...))")
     for n in gm.graph.nodes:
         if n.op == "placeholder" and n.name in users and not isinstance(n.meta.get("val"), torch.Tensor):
             raise LoweringError(f"input {n.name} is not a tensor")
