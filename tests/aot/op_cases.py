@@ -124,6 +124,9 @@ INT8 = INT8 + ("mote::conv_transpose2d_s8.out", "mote::upsample_bilinear2d_s8.ou
 #: what an --int8 --int4-weights compile of a Linear emits (tests/aot/test_op_coverage.py)
 INT4X8 = ("mote::linear_s4.out",)
 
+#: what an --int16-activations compile of a conv / depthwise / linear model emits
+INT16 = ("mote::conv2d_s16.out", "mote::depthwise_conv2d_s16.out", "mote::linear_s16.out")
+
 #: Operators with a kernel that Mote's lowering never emits (it turns squeeze and
 #: unsqueeze into views and has no dim-order or dynamic-quantization stage):
 #: they run ExecuTorch-made programs, proven in tests/runtime (test_et_quantized.py,

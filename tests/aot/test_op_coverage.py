@@ -37,7 +37,8 @@ def _max_rel(a, b) -> float:
 
 
 def test_every_operator_with_a_kernel_has_a_case():
-    cases = set(op_cases.FP32) | set(op_cases.INT8) | set(op_cases.INT4X8) | op_cases.EXECUTORCH_ONLY
+    cases = (set(op_cases.FP32) | set(op_cases.INT8) | set(op_cases.INT4X8) | set(op_cases.INT16)
+             | op_cases.EXECUTORCH_ONLY)
     assert supported_ops() - cases == set(), "a kernel without a case in tests/aot/op_cases*.py"
     assert cases - supported_ops() == set(), "a case for an operator without a kernel"
 
@@ -149,3 +150,20 @@ def test_int4_x_int8_operators_compile_and_run():
         want = c.reference(*inputs).numpy()
     scale = float(c.int8_info.output_qparams[0][0])
     assert np.max(np.abs(got - want)) <= scale * 1.001  # one output quantum of PT2E
+
+
+def test_int16_activation_operators_compile_and_run():
+    torch.manual_seed(0)
+    module = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(),
+        torch.nn.Conv2d(8, 8, 3, padding=1, groups=8), torch.nn.ReLU(),
+        torch.nn.Flatten(), torch.nn.Linear(8 * 6 * 6, 10)).eval()
+    inputs = (torch.randn(1, 3, 6, 6, generator=torch.Generator().manual_seed(3)),)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compile_module("int16_ops", module, inputs, int8=True, int16_activations=True)
+    assert set(op_cases.INT16) <= _ops(c)
+    got = Program(c.pte).method().run([x.numpy() for x in inputs])[0]
+    with torch.no_grad():  # the lowered graph: the s16 ops run aot/compiler/int16ref.py
+        want = c.program.module()(*inputs).numpy()
+    assert np.array_equal(got, want)
