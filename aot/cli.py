@@ -198,7 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="eager PyTorch vs the Mote runtime on a target")
     _add_model_options(p)
-    p.add_argument("--target", default="host", help=f"host, a simulated board ({_sim_boards()}) or a board file (.json) naming a simulator")
+    p.add_argument("--target", default="host",
+                   help=f"host, linux-aarch64 (cross-built, run under qemu-user), a simulated board "
+                        f"({_sim_boards()}) or a board file (.json) naming a simulator")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     p.add_argument("--method", metavar="NAME",

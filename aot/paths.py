@@ -13,3 +13,5 @@ PORTS_DIR = ROOT / "ports"
 BOARDS_DIR = ROOT / "boards"
 #: host build of the runtime (scripts/bootstrap.sh: cmake -B build/host)
 HOST_BUILD_DIR = ROOT / "build" / "host"
+#: CMake toolchain files for cross-built Linux ports (cmake/toolchains/)
+TOOLCHAINS_DIR = ROOT / "cmake" / "toolchains"

@@ -241,7 +241,8 @@ class Program:
 #: Shared kernel scratch (bytes) a host Method gives every call without a planned
 #: slot: on the host the int8 reference kernels need scratch only to run in place
 #: by rows (their row ring, kernels/requant.h), and a .pte does not carry the
-#: plan's slots, so a generous buffer stands in for them.
+#: plan's slots, so a generous buffer stands in for them (mote-run gives the
+#: same: ports/linux/mote_run.c RUN_SCRATCH_BYTES).
 HOST_SCRATCH_BYTES = 1 << 20
 
 

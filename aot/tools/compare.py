@@ -64,6 +64,9 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
         from aot.host.runtime import Program
         method = Program(compiled.pte, data_map=compiled.ptd).method(compiled.method_name)
         return [method.run(a) for a in arrays], {}
+    from aot.target.linux import is_linux_target
+    if is_linux_target(target):
+        return _run_on_linux(compiled, arrays, target, timeout), {}
     from aot.target.build import build_compiled
     from aot.target.run import run_build
     scheme = "-int16" if compiled.int16 else "-int8" if compiled.int8 else ""
@@ -77,6 +80,18 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
                if "model_region_bytes" in art.size else {}),
             "ram_bytes": art.size["ram_bytes"], "build_dir": str(out_dir)}
     return result.outputs, info
+
+
+def _run_on_linux(compiled, arrays, target: str, timeout: float) -> list:
+    from aot.errors import RunError
+    from aot.target.linux import run_on_linux
+    if compiled.ptd is not None:
+        raise RunError(f"--target {target} runs programs with their weights inside "
+                       "(export without --external-weights)")
+    if len(arrays) > 1 and compiled.mutable_bytes:
+        raise RunError(f"--target {target} runs one call per mote-run process: a model with "
+                       "mutable state compares there with --steps 1 (state across calls: --target host or a board)")
+    return run_on_linux(compiled.pte, arrays, target, compiled.method_name, timeout)
 
 
 def _stateful_calls(fn, steps) -> list:
@@ -152,7 +167,8 @@ def compare_command(args) -> int:
     from aot.target.boards import load_board
     from aot.tools.commands import dsp_weights
     board = None
-    if args.target != "host":  # a board name or file, checked before the (slower) compile
+    from aot.target.linux import is_linux_target
+    if args.target != "host" and not is_linux_target(args.target):  # a board, checked before the compile
         from aot.errors import RunError
         board = load_board(args.target)
         if board.simulator is None:

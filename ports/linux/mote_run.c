@@ -22,6 +22,11 @@
 #include "npz.h"
 
 #define RUN_MAX_INPUTS 64
+/* Kernel scratch (bytes) for every call: a .pte does not carry the plan's
+ * scratch slots, and the int8 kernels that run in place by rows need their row
+ * ring there (kernels/requant.h); the host Method gives the same
+ * (aot/host/runtime.py HOST_SCRATCH_BYTES). */
+#define RUN_SCRATCH_BYTES ((size_t)1 << 20)
 #define RUN_USAGE "usage: mote-run [-m METHOD] [-o PREFIX|OUT.npz] program.pte [input.npy|inputs.npz ...]\n"
 
 /* Every input array, in order; data points into the file buffers, kept until exit. */
@@ -133,7 +138,9 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (mem.state.ptr == NULL) {
+    mem.scratch.ptr = aligned_zalloc(RUN_SCRATCH_BYTES, 16u);
+    mem.scratch.size = RUN_SCRATCH_BYTES;
+    if (mem.state.ptr == NULL || mem.scratch.ptr == NULL) {
         fprintf(stderr, "mote-run: out of memory\n");
         return 1;
     }

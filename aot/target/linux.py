@@ -1,0 +1,108 @@
+"""Linux targets other than the host: the runtime, kernels, libmote.so and
+mote-run cross-built with Debian's toolchain (cmake/toolchains/), a program
+run by mote-run under qemu-user (or natively when the machine is one).
+
+    run_on_linux(pte_bytes, [inputs, ...], "linux-aarch64") -> [outputs, ...]
+
+Each call is one mote-run process: a fresh method, so a program with mutable
+state runs one step only here (the host and the boards carry state across
+calls)."""
+from __future__ import annotations
+
+import platform
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from aot.errors import RunError
+from aot.paths import ROOT, TOOLCHAINS_DIR
+
+
+@dataclass(frozen=True)
+class LinuxTarget:
+    name: str        #: the --target name, e.g. "linux-aarch64"
+    triple: str      #: the GNU triple of the cross toolchain (and its sysroot /usr/<triple>)
+    machine: str     #: platform.machine() of a native host of this target
+    qemu: str        #: the qemu-user binary
+    apt: str         #: the Debian packages that provide the toolchain and qemu-user
+
+    @property
+    def build_dir(self) -> Path:
+        return ROOT / "build" / self.name
+
+    @property
+    def mote_run(self) -> Path:
+        return self.build_dir / "ports" / "linux" / "mote-run"
+
+
+#: the Linux targets aot compare / run accept (name -> target)
+LINUX_TARGETS = {t.name: t for t in (
+    LinuxTarget("linux-aarch64", "aarch64-linux-gnu", "aarch64", "qemu-aarch64",
+                "gcc-aarch64-linux-gnu qemu-user"),
+)}
+
+
+def is_linux_target(name: str) -> bool:
+    return name in LINUX_TARGETS
+
+
+def _need(tool: str, t: LinuxTarget) -> None:
+    if shutil.which(tool) is None:
+        raise RunError(f"{t.name}: {tool} not found (apt install {t.apt})")
+
+
+def build_linux(t: LinuxTarget) -> Path:
+    """Cross-builds mote-run (and libmote.so) for `t` into build/<name> once;
+    later calls only let CMake bring it up to date. Returns mote-run's path."""
+    _need(f"{t.triple}-gcc", t)
+    toolchain = TOOLCHAINS_DIR / f"{t.triple}.cmake"
+    if not (t.build_dir / "CMakeCache.txt").exists():
+        _cmake(["cmake", "-S", str(ROOT), "-B", str(t.build_dir), f"-DCMAKE_TOOLCHAIN_FILE={toolchain}",
+                "-DCMAKE_BUILD_TYPE=Release", "-DMOTE_BUILD_TESTS=OFF"], t)
+    _cmake(["cmake", "--build", str(t.build_dir), "-j2", "--target", "mote-run"], t)
+    return t.mote_run
+
+
+def _cmake(cmd: list, t: LinuxTarget) -> None:
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        tail = "\n".join((r.stdout + r.stderr).strip().splitlines()[-15:])
+        raise RunError(f"{t.name}: the cross build failed ({' '.join(cmd[:2])}):\n{tail}")
+
+
+def _runner(t: LinuxTarget) -> list:
+    if platform.machine() == t.machine:
+        return []
+    _need(t.qemu, t)
+    return [t.qemu, "-L", f"/usr/{t.triple}"]
+
+
+def run_on_linux(pte: bytes, steps: list, target: str, method: str = "forward",
+                 timeout: float = 300.0) -> list:
+    """Runs program `pte` once per input list of `steps` (numpy arrays in the
+    method's input order and dtypes) on Linux target `target`; returns each
+    call's outputs (numpy arrays). Raises RunError with mote-run's message."""
+    t = LINUX_TARGETS[target]
+    exe = [*_runner(t), str(build_linux(t))]
+    results = []
+    with tempfile.TemporaryDirectory(prefix=f"mote-{t.name}-") as tmp:
+        prog = Path(tmp) / "program.pte"
+        prog.write_bytes(pte)
+        for k, arrays in enumerate(steps):
+            inp, out = Path(tmp) / f"in{k}.npz", Path(tmp) / f"out{k}.npz"
+            np.savez(inp, *[np.ascontiguousarray(a) for a in arrays])
+            try:
+                r = subprocess.run([*exe, "-m", method, "-o", str(out), str(prog), str(inp)],
+                                   capture_output=True, text=True, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                raise RunError(f"{t.name}: mote-run did not finish in {timeout:.0f} s") from None
+            if r.returncode != 0:
+                raise RunError(f"{t.name}: mote-run failed (exit {r.returncode}): "
+                               f"{(r.stderr or r.stdout).strip().splitlines()[-1:]}")
+            with np.load(out) as z:
+                results.append([z[f"output_{i}"] for i in range(len(z.files))])
+    return results
