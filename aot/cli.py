@@ -89,7 +89,7 @@ def _cmd_export(args) -> int:
         ptd = args.external_weights or str(Path(args.output).with_suffix(".ptd"))
     result = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                 int8_io=args.int8_io, int4_weights=int4_option(args), int16_activations=int16_option(args), out_pte=args.output,
-                                external_weights=ptd)
+                                external_weights=ptd, delegate=args.delegate)
     print(result.summary())
     if ptd is not None:
         from aot.pte.flat_tensor import read_ptd
@@ -167,6 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the constants to a .ptd (ExecuTorch's flat-tensor format; default: beside "
                         "the .pte, same name) that the program names by key; an existing FILE.ptd gains "
                         "the tensors it lacks, so two programs (two heads over one backbone) share it")
+    from aot.compiler.partition import backend_names
+    p.add_argument("--delegate", metavar="NAME", choices=backend_names(),
+                   help=f"hand the subgraphs a backend takes to it (ExecuTorch's delegation; one of: "
+                        f"{', '.join(backend_names())}; fp32); the rest runs on Mote's kernels")
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("inspect", help="show a .pte program's ops, values and memory plan")

@@ -134,6 +134,47 @@ ET_VIEW = ET_VIEW_OP + ".default"
 
 
 @dataclass
+class DelegateCall:
+    """A subgraph handed to a backend (ExecuTorch's DelegateCall instruction).
+
+    backend: the backend's id, as the program's ``delegates`` table and the
+    runtime's registry name it ("XnnpackBackend"); payload: the bytes its
+    ``preprocess`` produced (stored in a data segment); args: value indices,
+    the ``num_inputs`` inputs then the outputs; compile_specs: (key, bytes)
+    pairs the backend reads at init; calls: the kernel calls it replaced, in
+    order (for inspect, MAC counts and source lines: their own values are
+    gone from the value table); macs: their multiply-accumulates.
+    """
+    backend: str
+    payload: bytes
+    args: list[int]
+    num_inputs: int
+    compile_specs: list = field(default_factory=list)
+    calls: list = field(default_factory=list)
+    macs: int = 0
+    source: str = ""
+    scratch_bytes: int = 0
+    node: str = ""
+    nodes: list = field(default_factory=list)
+    module: str = ""
+    q: Optional[tuple] = None
+
+    #: what generic code that names instructions "op.overload" prints
+    @property
+    def op(self) -> str:
+        return "delegate::" + self.backend
+
+    @property
+    def overload(self) -> str:
+        return "call"
+
+
+def kernel_calls(spec: "ProgramSpec") -> list:
+    """The KernelCalls of ``spec``, delegated ones excluded: what a build links kernels for."""
+    return [c for c in spec.instructions if isinstance(c, KernelCall)]
+
+
+@dataclass
 class ProgramSpec:
     """One method of a program, fully planned.
 
@@ -144,7 +185,7 @@ class ProgramSpec:
     values: list = field(default_factory=list)
     inputs: list[int] = field(default_factory=list)
     outputs: list[int] = field(default_factory=list)
-    instructions: list[KernelCall] = field(default_factory=list)
+    instructions: list = field(default_factory=list)  # KernelCall | DelegateCall
     arena_sizes: list[int] = field(default_factory=lambda: [0])
     method_name: str = "forward"
     #: extra facts for ops.json / inspect (lower bound, planner used, ...)

@@ -14,6 +14,8 @@ File layout written by :func:`emit_program` (all integers little-endian)::
     ... zero padding up to segment_base_offset (a multiple of 128)
     segment 0: constant data (every constant tensor, each 16-byte aligned)
     segment 1: initial data of the mutable buffers (only when there are any)
+    then one segment per delegate payload (BackendDelegate.processed =
+    SEGMENT, index), in the order of the DelegateCall instructions
 
 Value table: the spec's values keep their indices. ExecuTorch's IntList
 items are *value indices of Int EValues*, so for every :class:`IntListValue`
@@ -189,12 +191,16 @@ def _tensor(spec: ir.ProgramSpec, idx: int, t: ir.TensorValue, buffer_idx: Optio
                      layout=0, shape_dynamism=fb.TensorShapeDynamism.STATIC, extra_tensor_info=extra)
 
 
-def _emit_plan(spec: ir.ProgramSpec, consts: _Segment, mutable: _Segment, external=None) -> tuple:
+def _emit_plan(spec: ir.ProgramSpec, consts: _Segment, mutable: _Segment, external=None,
+               payloads: Optional[list] = None) -> tuple:
     """The ExecutionPlan of ``spec``, its constants and initial values added to
-    ``consts`` / ``mutable`` (with ``external``, a dict key -> NamedTensor, the
+    ``consts`` / ``mutable`` and each delegate's (reference, payload) to
+    ``payloads`` (the reference's segment index is its position there until
+    build_program places the segments; with ``external``, a dict key -> NamedTensor, the
     constants go there instead and the tensors name their key). Returns
     (plan, buffer_of_value, int_values)."""
     n = len(spec.values)
+    payloads = [] if payloads is None else payloads
     if not spec.arena_sizes or spec.arena_sizes[0] != 0:
         raise EmitError("arena_sizes[0] is ExecuTorch's reserved entry and must be 0")
     if any((not isinstance(s, int)) or s < 0 for s in spec.arena_sizes):
@@ -276,7 +282,19 @@ def _emit_plan(spec: ir.ProgramSpec, consts: _Segment, mutable: _Segment, extern
     op_index: dict = {}
     instructions: list = []
     frames: list = []
+    delegates: list = []
     for k, call in enumerate(spec.instructions):
+        if isinstance(call, ir.DelegateCall):
+            for a in call.args:
+                _check_index(a, n, f"instruction {k} (delegate {call.backend})")
+            ref = fb.BackendDelegateDataReference(location=fb.DataLocation.SEGMENT, index=len(payloads))
+            payloads.append((ref, bytes(call.payload)))
+            delegates.append(fb.BackendDelegate(id=call.backend, processed=ref, compile_specs=[
+                fb.CompileSpec(key=key, value=bytes(val)) for key, val in call.compile_specs]))
+            instructions.append(fb.Instruction(instr_args=fb.DelegateCall(delegate_index=len(delegates) - 1,
+                                                                          args=list(call.args))))
+            frames.append(_source_frames(call.source))
+            continue
         if not isinstance(call, ir.KernelCall):
             raise EmitError(f"instruction {k}: unsupported {type(call).__name__}")
         if "::" not in call.op:
@@ -298,7 +316,7 @@ def _emit_plan(spec: ir.ProgramSpec, consts: _Segment, mutable: _Segment, extern
         values=values, inputs=list(spec.inputs), outputs=list(spec.outputs),
         chains=[fb.Chain(inputs=list(spec.inputs), outputs=list(spec.outputs),
                          instructions=instructions, stacktrace=stacktrace)],
-        operators=operators, delegates=[], non_const_buffer_sizes=list(spec.arena_sizes))
+        operators=operators, delegates=delegates, non_const_buffer_sizes=list(spec.arena_sizes))
     return plan, buffer_of_value, int_values
 
 
@@ -322,13 +340,16 @@ def build_program(specs, external: bool = False) -> EmitResult:
         raise EmitError(f"method names must be unique, got {names}")
     consts, mutable = _Segment(), _Segment()
     ext = {} if external else None
-    plans, first = [], None
+    plans, first, payloads = [], None, []
     for spec in specs:
-        plan, buffer_of_value, int_values = _emit_plan(spec, consts, mutable, ext)
+        plan, buffer_of_value, int_values = _emit_plan(spec, consts, mutable, ext, payloads)
         plans.append(plan)
         first = first or (buffer_of_value, int_values)
     buffer_of_value, int_values = first
     segments = [bytes(consts.data)] + ([bytes(mutable.data)] if len(mutable.offsets) > 1 else [])
+    for ref, payload in payloads:   # delegate payloads: one segment each, after the data segments
+        ref.index = len(segments)
+        segments.append(payload)
     program = fb.Program(
         version=0, execution_plan=plans, constant_buffer=[], backend_delegate_data=[],
         segments=_segment_table(segments),

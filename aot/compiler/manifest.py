@@ -63,6 +63,8 @@ def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None, program=None
     ops: dict = {}
     for sp in [spec, *others]:
         for call, used in zip(sp.instructions, spec_uses(sp)):
+            if isinstance(call, ir.DelegateCall):   # a backend's work: "delegates", not a kernel
+                continue
             name = f"{call.op}.{call.overload}"
             e = ops.setdefault(name, {"name": name, "dtypes": set(),
                                       "kernel": kernels.get(name) or kernel_symbol(name), "count": 0})
@@ -97,6 +99,8 @@ def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None, program=None
         # What firmware checks at boot with MOTE_VERIFY_CHECKSUM (mote_model.h).
         "pte_crc32": zlib.crc32(res.data),
     }
+    if (spec.plan_info or {}).get("delegation"):
+        m["delegation"] = spec.plan_info["delegation"]
     m.update(extra)
     return m
 

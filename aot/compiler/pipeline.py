@@ -86,7 +86,7 @@ class Compiled:
         """Every operator ("ns::name.overload") the program's methods call, sorted:
         the kernels a build links."""
         specs = [m.spec for m in self.methods] or [self.spec]
-        return sorted({f"{c.op}.{c.overload}" for sp in specs for c in sp.instructions})
+        return sorted({f"{c.op}.{c.overload}" for sp in specs for c in ir.kernel_calls(sp)})
 
     @property
     def mutable_bytes(self) -> int:
@@ -97,8 +97,13 @@ class Compiled:
     def arena_lower_bound_bytes(self) -> int:
         return int(self.spec.plan_info.get("arena_lower_bound_bytes", 0))
 
+    @property
+    def delegation(self) -> dict:
+        """--delegate: aot.compiler.partition.delegate's report ({} without)."""
+        return dict((self.spec.plan_info or {}).get("delegation") or {})
+
     def summary(self) -> str:
-        ops = sorted({f"{c.op}.{c.overload}" for c in self.spec.instructions})
+        ops = sorted({f"{c.op}.{c.overload}" for c in ir.kernel_calls(self.spec)})
         return (f"{self.name}: {len(self.spec.instructions)} instructions, {len(ops)} operators, "
                 f".pte {len(self.pte):,} B, arena {self.arena_bytes:,} B "
                 f"(tensor-level lower bound {self.arena_lower_bound_bytes:,} B"
@@ -106,8 +111,20 @@ class Compiled:
                 + ")" + (f" of which {self.mutable_bytes:,} B mutable buffers (state kept across calls)"
                          if self.mutable_bytes else "")
                 + f", compiled in {self.seconds:.1f} s"
+                + (("\n" + self.delegation_report()) if self.delegation else "")
                 + (("\n" + self.int4.summary()) if self.int4 is not None else "")
                 + (("\n" + self.int8_report()) if self.int8 else ""))
+
+    def delegation_report(self) -> str:
+        """--delegate: the backend's share of the calls and MACs, then each
+        call it did not take with its model file:line and why."""
+        d = self.delegation
+        n = sum(isinstance(c, ir.DelegateCall) for c in self.spec.instructions)
+        share = 100.0 * d["delegated_macs"] / d["total_macs"] if d["total_macs"] else 100.0
+        lines = [f"delegated to {d['backend']}: {d['delegated_calls']} calls in {n} subgraph(s), "
+                 f"{share:.1f}% of {d['total_macs']:,} MACs"]
+        lines += [f"  fell back: {f['op']} at {f['source'] or 'unknown source'} ({f['why']})" for f in d["fallbacks"]]
+        return "\n".join(lines)
 
     def int8_report(self) -> str:
         """Share of the MACs that run in int8 kernels, then the fp32 fallbacks
@@ -166,7 +183,7 @@ def outputs_tuple(out) -> tuple:
 def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = False,
                        out_pte=None, planner: str = "best", dsp_weights: bool = False,
                        int4_weights: Optional[int] = None, external_weights=None,
-                       int16_activations: bool = False) -> Compiled:
+                       int16_activations: bool = False, delegate: Optional[str] = None) -> Compiled:
     """Compile the model file at `path` (.py or .pt2).
 
     int8: PT2E int8 quantization with calibration from `calib` (an .npz path)
@@ -183,6 +200,9 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     (ExecuTorch's flat-tensor format; Compiled.ptd) and the program names
     them by key; a path's existing tensors are kept (merged), and the file is
     written with out_pte.
+    delegate: a backend name (aot.compiler.partition.backend_names(), e.g.
+    "xnnpack"): the subgraphs it takes become DelegateCalls (fp32 only);
+    Compiled.delegation reports what was delegated and what fell back.
     out_pte: if given, writes the .pte there atomically plus its ops.json
     (see :func:`manifest_path`).
     Raises aot.errors.MoteError subclasses (bad model file, unsupported op
@@ -209,7 +229,8 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
         base_ptd = Path(external_weights).read_bytes()
     compiled = _compile(name, eager, mf, int8, calib if calib else mf.calibration_data, int8_io,
                         planner, dsp_weights, external=external_weights is not None, base_ptd=base_ptd,
-                        int4_linear=int8 and int4_weights is not None, int16=int16_activations)
+                        int4_linear=int8 and int4_weights is not None, int16=int16_activations,
+                        delegate=delegate)
     compiled.int4, compiled.fp32_eager = report, fp32
     compiled.seconds = time.time() - t0
     if out_pte is not None:
@@ -281,12 +302,15 @@ def _ptd_of(external: list, base: Optional[bytes]) -> bytes:
 
 def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=False,
              external: bool = False, base_ptd: Optional[bytes] = None, int4_linear: bool = False,
-             int16: bool = False) -> Compiled:
+             int16: bool = False, delegate: Optional[str] = None) -> Compiled:
     from aot.compiler.accept import check_kernels_accept
     from aot.compiler.emit import build_program
     from aot.compiler.lower import core_program, lower_core
     from aot.compiler.manifest import build_manifest
     example_inputs = tuple(mf.example_inputs)
+    if delegate is not None and (int8 or (mf.methods is not None and len(mf.methods) > 1)):
+        raise MoteError(f"--delegate {delegate}: fp32 programs of one method only for now "
+                        "(drop --int8 / --int16-activations, or export one method)")
     if mf.methods is not None and len(mf.methods) > 1:
         return _compile_methods(name, mf, int8, planner, external, base_ptd)
     if int8:
@@ -319,13 +343,23 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
         info = None
         reference = eager
         core = core_program(mf.exported if mf.exported is not None else mf.module, example_inputs)
-        spec = lower_core(core, planner=planner)
+        passes, delegation = (), {}
+        if delegate is not None:
+            from aot.compiler.partition import delegate_pass, partitioner
+            partitioner(delegate)               # an unknown name fails before lowering
+            passes = (delegate_pass(delegate, delegation),)
+        spec = lower_core(core, planner=planner, spec_passes=passes)
+        if delegation:
+            spec.plan_info["delegation"] = delegation
     if mf.methods is not None:  # methods() with one method: its name
         spec.method_name = next(iter(mf.methods))
     program = build_program(spec, external=external)  # the one serialisation of this compile
     ptd = _ptd_of(program.external, base_ptd) if external else None
-    # refused calls fail here, before any write
-    check_kernels_accept(spec, program.data, example_inputs, data_map=ptd)
+    # refused calls fail here, before any write (a delegated program's kernel
+    # calls are checked by the runtime that runs it: Mote's host library has
+    # no backend linked yet)
+    if not any(isinstance(c, ir.DelegateCall) for c in spec.instructions):
+        check_kernels_accept(spec, program.data, example_inputs, data_map=ptd)
     manifest = build_manifest(spec, program=program)
     return Compiled(name=name, spec=spec, pte=program.data, example_inputs=example_inputs,
                     external=program.external, ptd=ptd,

@@ -8,7 +8,8 @@ slot order. Each field carries its wire type in ``metadata["fb"]``:
 =============  ==========================================================
 ``"bool"``     1-byte bool       ``"i8" "u8" "i16" "u16"`` small integers
 ``"i32"``      int32             ``"u32"`` uint32, ``"i64"``/``"u64"`` 64-bit
-``"f64"``      double            ``"str"`` UTF-8 string
+``"f32"``      float             ``"f64"`` double
+``"str"``      UTF-8 string
 ``"T:Name"``   sub-table         ``"[x]"`` vector of x (scalar, str or table)
 ``"U:Name"``   union: occupies two slots (the uint8 type tag, then the value);
                the Python value is an instance of one member table, or None
@@ -370,6 +371,7 @@ _SCALARS = {
     "u32": ("<I", 4, "PrependUint32Slot", "PrependUint32"),
     "i64": ("<q", 8, "PrependInt64Slot", "PrependInt64"),
     "u64": ("<Q", 8, "PrependUint64Slot", "PrependUint64"),
+    "f32": ("<f", 4, "PrependFloat32Slot", "PrependFloat32"),
     "f64": ("<d", 8, "PrependFloat64Slot", "PrependFloat64"),
 }
 

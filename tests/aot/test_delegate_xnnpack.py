@@ -1,0 +1,178 @@
+"""Delegation to XNNPACK on the AOT side: the partitioner's subgraphs, the
+payload in ExecuTorch's XNNPACK format, the delegates table and DelegateCall
+instructions. ExecuTorch's runtime (with its XNNPACK backend) is the oracle:
+it runs Mote's delegated programs, and they must match eager PyTorch."""
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from aot import ir
+from aot.backends.xnnpack import schema as xs
+from aot.compiler.pipeline import compile_model_file
+from aot.errors import MoteError
+from aot.pte import schema as fb
+
+ROOT = Path(__file__).resolve().parents[2]
+
+MIXED = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    class Mixed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+            self.c2 = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+            self.fc = nn.Linear(8 * 8 * 8, 10)
+
+        def forward(self, x):
+            y = torch.relu(self.c1(x))
+            y = torch.tanh(y)
+            y = torch.clamp(self.c2(y), -1.0, 1.0) + y
+            return torch.softmax(self.fc(y.flatten(1)), dim=1)
+
+
+    def model():
+        torch.manual_seed(0)
+        return Mixed().eval()
+
+
+    def example_inputs():
+        return (torch.randn(1, 3, 8, 8, generator=torch.Generator().manual_seed(1)),)
+    """)
+
+
+def _executorch(pte: bytes, inputs) -> list:
+    from executorch.extension.pybindings.portable_lib import _load_for_executorch_from_buffer
+    m = _load_for_executorch_from_buffer(pte)
+    return [o.numpy() for o in m.forward(tuple(inputs))]
+
+
+def _max_rel(got, want) -> float:
+    return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    p = tmp_path_factory.mktemp("mixed") / "mixed.py"
+    p.write_text(MIXED)
+    return p
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025", "resnet8"])
+def test_executorch_runs_a_zoo_model_mote_delegated(model):
+    c = compile_model_file(ROOT / "zoo" / f"{model}.py", delegate="xnnpack")
+    d = c.delegation
+    assert d["backend"] == "XnnpackBackend" and d["delegated_macs"] == d["total_macs"] > 0
+    assert d["fallbacks"] == []
+    # the whole network is one subgraph; only the NCHW -> NHWC copy of the input stays with Mote
+    assert [f"{k.op}.{k.overload}" for k in c.spec.instructions] == \
+        ["aten::permute_copy.out", "delegate::XnnpackBackend.call"]
+    x = c.example_inputs
+    want = c.eager(*x).detach().numpy()
+    got = _executorch(c.pte, x)[0]
+    assert got.shape == want.shape
+    assert _max_rel(got, want) <= 1e-5
+
+
+@pytest.mark.oracle
+def test_a_model_mixing_delegated_and_mote_ops(mixed):
+    c = compile_model_file(mixed, delegate="xnnpack")
+    kinds = ["D" if isinstance(k, ir.DelegateCall) else f"{k.op}" for k in c.spec.instructions]
+    assert kinds.count("D") == 3 and "aten::tanh" in kinds
+    fell = {(f["op"], f["source"]) for f in c.delegation["fallbacks"]}
+    assert ("aten::tanh.out", "mixed.py:14") in fell
+    assert ("executorch_prim::et_view.default", "mixed.py:16") in fell
+    x = c.example_inputs
+    got = _executorch(c.pte, x)[0]
+    assert _max_rel(got, c.eager(*x).detach().numpy()) <= 1e-5
+
+
+def test_program_layout_follows_executorch(mixed):
+    """delegates table entries name the backend and a data segment holding an XH00 payload;
+    DelegateCall args are the planned inputs then outputs; delegated weights leave the constant segment."""
+    from aot.pte.header import parse_header
+    c = compile_model_file(mixed, delegate="xnnpack")
+    plain = compile_model_file(mixed)
+    prog = fb.read_program(c.pte)
+    plan = prog.execution_plan[0]
+    assert [d.id for d in plan.delegates] == ["XnnpackBackend"] * 3
+    base = parse_header(c.pte).segment_base_offset
+    calls = [i.instr_args for i in plan.chains[0].instructions if isinstance(i.instr_args, fb.DelegateCall)]
+    views = {k.args[-1] for k in c.spec.instructions if f"{k.op}.{k.overload}" == ir.ET_VIEW}
+    for call, d, dc in zip(calls, plan.delegates, [k for k in c.spec.instructions if isinstance(k, ir.DelegateCall)]):
+        assert d.processed.location == fb.DataLocation.SEGMENT
+        seg = prog.segments[d.processed.index]
+        payload = c.pte[base + seg.offset: base + seg.offset + seg.size]
+        assert payload == dc.payload
+        graph, consts = xs.read_payload(payload)
+        assert graph.num_externs == len(call.args) == len(graph.input_ids) + len(graph.output_ids)
+        for a in call.args:  # planned (the backend writes there), or an et_view of planned memory
+            assert plan.values[a].val.allocation_info is not None or a in views
+        for e in graph.constant_data[1:]:
+            assert e.offset % xs.ALIGNMENT == 0 and e.offset + e.size <= len(consts)
+    # weights live in the payloads only: none left in the constant segment
+    assert prog.segments[0].size == 0 < fb.read_program(plain.pte).segments[0].size
+
+
+def test_payload_round_trip_and_node_tags():
+    g = xs.XNNGraph(version="0", xnodes=[xs.XNode(xnode_union=xs.NODE_TYPES["XNNClamp"](
+        input_id=0, output_id=1), output_min_max=xs.OutputMinMax(0.0, 6.0))],
+        xvalues=[xs.XValue(xs.XNNTensorValue(xs.FP32, 2, [1, 4], 0, k, flag, k))
+                 for k, flag in ((0, xs.EXTERNAL_INPUT), (1, xs.EXTERNAL_OUTPUT))],
+        num_externs=2, input_ids=[0], output_ids=[1], constant_data=[xs.ConstantDataOffset(0, 0)])
+    p = xs.serialize_payload(g, b"\1\2\3")
+    back, consts = xs.read_payload(p)
+    assert back.xnodes[0].xnode_union == g.xnodes[0].xnode_union and consts == b"\1\2\3"
+    assert back.xnodes[0].output_min_max.output_max == 6.0
+    assert p[4:8] == b"XH00" and int.from_bytes(p[10:14], "little") == 32
+    # tags are the schema's positions (ExecuTorch's runtime switches on them)
+    assert xs.NODE_TAGS["XNNAdd"] == 1 and xs.NODE_TAGS["XNNConv2d"] == 7
+    assert xs.NODE_TAGS["XNNDepthwiseConv2d"] == 13 and xs.NODE_TAGS["XNNStaticReshape"] == 20
+    with pytest.raises(Exception, match="XH00"):
+        xs.read_payload(b"\0" * 40)
+
+
+@pytest.mark.oracle
+def test_payload_header_reads_in_executorchs_serializer():
+    from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import XNNHeader
+    c = compile_model_file(ROOT / "zoo" / "ds_cnn.py", delegate="xnnpack")
+    dc = next(k for k in c.spec.instructions if isinstance(k, ir.DelegateCall))
+    h = XNNHeader.from_bytes(dc.payload[:xs.HEADER_LENGTH])
+    assert h.flatbuffer_offset == 32 and h.constant_data_offset % 16 == 0
+    assert h.constant_data_offset + h.constant_data_size == len(dc.payload)
+
+
+def test_mote_runtime_refuses_a_delegate_it_lacks(mixed):
+    """Until the runtime's backend registry holds XNNPACK: a specific code, not a crash."""
+    from aot.host.runtime import MoteError as RtError, Program
+    c = compile_model_file(mixed, delegate="xnnpack")
+    with pytest.raises(RtError, match="NO_SUCH_BACKEND"):
+        Program(c.pte).method()
+
+
+def test_unsupported_combinations_are_one_line_errors(mixed):
+    from aot.compiler.partition import partitioner
+    with pytest.raises(MoteError, match="no such backend; there are: xnnpack"):
+        partitioner("tpu")
+    with pytest.raises(MoteError, match="fp32 programs"):
+        compile_model_file(mixed, int8=True, delegate="xnnpack")
+
+
+def test_aot_export_delegate_prints_share_and_fallbacks(mixed, tmp_path):
+    r = subprocess.run([sys.executable, "-m", "aot", "export", str(mixed), "--delegate", "xnnpack",
+                        "-o", str(tmp_path / "m.pte")], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert "delegated to XnnpackBackend: 7 calls in 3 subgraph(s), 100.0% of 23,552 MACs" in r.stdout
+    assert "fell back: aten::tanh.out at mixed.py:14" in r.stdout
+    import json
+    ops = json.loads((tmp_path / "m.ops.json").read_text())
+    assert ops["delegation"]["delegated_calls"] == 7
+    assert "delegate::XnnpackBackend.call" not in {o["name"] for o in ops["ops"]}
