@@ -9,10 +9,12 @@ outputs). The generated file defines ``mote_kernel_registry[]`` (sorted by
 operator name, so the runtime may binary-search it),
 ``mote_kernel_registry_outputs[]`` (out-argument count per entry, which the
 runtime's init uses to prove every written argument is planned memory) and
-``mote_kernel_registry_len``.
+``mote_kernel_registry_len``, and the build's backend registry
+(``mote_backend_registry[]`` / ``mote_backend_registry_len``, mote/backend.h):
+the ``mote_backend_t`` symbols given with ``--backend`` (none by default).
 
 Usage:
-  gen_registry.py [--kernels DIR] [--ops ops.json | --op NAME ...] [-o FILE] [--check]
+  gen_registry.py [--kernels DIR] [--ops ops.json | --op NAME ...] [--backend SYMBOL ...] [-o FILE] [--check]
 
 ``--ops`` restricts the table to the operators a program needs (the
 firmware build's selective-op manifest); an operator without a kernel is an
@@ -97,7 +99,8 @@ def ops_from_manifest(path: Path) -> list[str]:
     return names
 
 
-def render(ops: list[str], found: dict[str, str], note: str, outputs: dict[str, int]) -> str:
+def render(ops: list[str], found: dict[str, str], note: str, outputs: dict[str, int],
+           backends: list[str] = ()) -> str:
     ops = sorted(set(ops))
     lines = [
         "/*",
@@ -128,7 +131,22 @@ def render(ops: list[str], found: dict[str, str], note: str, outputs: dict[str, 
     lines.append("")
     lines.append(f"const uint32_t mote_kernel_registry_len = {len(ops)}u;")
     lines.append("")
+    lines += render_backends(backends)
     return "\n".join(lines)
+
+
+def render_backends(backends) -> list[str]:
+    """C lines of the backend registry holding the mote_backend_t symbols `backends`."""
+    backends = list(dict.fromkeys(backends))
+    lines = ['#include "mote/backend.h"', ""]
+    lines += [f"extern const mote_backend_t {b};" for b in backends]
+    lines.append("/* Delegate backends this build links (mote/backend.h). */")
+    lines.append("const mote_backend_t *const mote_backend_registry[] = {")
+    lines += [f"    &{b}," for b in backends] or ["    NULL, /* C99 has no empty arrays; the length is 0 */"]
+    lines.append("};")
+    lines.append(f"const uint32_t mote_backend_registry_len = {len(backends)}u;")
+    lines.append("")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kernels", type=Path, default=HERE, help="directory with op_*.c")
     ap.add_argument("--ops", type=Path, help="ops.json manifest: only these operators")
     ap.add_argument("--op", action="append", default=[], help="an operator to include (repeatable)")
+    ap.add_argument("--backend", action="append", default=[], metavar="SYMBOL",
+                    help="a delegate backend's mote_backend_t symbol to register (repeatable)")
     ap.add_argument("-o", "--out", type=Path, default=HERE / "registry_all.c")
     ap.add_argument("--check", action="store_true", help="fail if --out is not up to date")
     args = ap.parse_args(argv)
@@ -153,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         wanted = list(found)
         note = "Every kernel in kernels/."
-    text = render(wanted, found, note, outputs)
+    text = render(wanted, found, note, outputs, args.backend)
     if args.check:
         old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
         if old != text:

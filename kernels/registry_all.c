@@ -917,3 +917,11 @@ const uint8_t mote_kernel_registry_outputs[] = {
 };
 
 const uint32_t mote_kernel_registry_len = 226u;
+
+#include "mote/backend.h"
+
+/* Delegate backends this build links (mote/backend.h). */
+const mote_backend_t *const mote_backend_registry[] = {
+    NULL, /* C99 has no empty arrays; the length is 0 */
+};
+const uint32_t mote_backend_registry_len = 0u;

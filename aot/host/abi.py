@@ -67,10 +67,11 @@ class ScratchSlot(C.Structure):
 
 
 class Memory(C.Structure):
-    """mote_memory_t: state, arenas, scratch and its per-instruction slots."""
+    """mote_memory_t: state, arenas, scratch and its per-instruction slots, the backend pool."""
     _fields_ = [("state", Buffer), ("arenas", Buffer * MAX_ARENAS),
                 ("num_arenas", C.c_uint32), ("scratch", Buffer),
-                ("scratch_slots", C.POINTER(ScratchSlot)), ("num_scratch_slots", C.c_uint32)]
+                ("scratch_slots", C.POINTER(ScratchSlot)), ("num_scratch_slots", C.c_uint32),
+                ("backend", Buffer)]
 
 
 class Tensor(C.Structure):

@@ -111,6 +111,8 @@ def _load_lib(path=None):
         "mote_data_map_load": (i32, [vp, vp, sz]),
         "mote_program_set_data_map": (i32, [vp, vp]),
         "mote_host_max_arenas": (u32, []),
+        "mote_method_destroy": (None, [vp]),
+        "mote_method_backend_pool_used": (sz, [vp]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
@@ -244,6 +246,9 @@ class Program:
 #: plan's slots, so a generous buffer stands in for them (mote-run gives the
 #: same: ports/linux/mote_run.c RUN_SCRATCH_BYTES).
 HOST_SCRATCH_BYTES = 1 << 20
+#: the backend pool a host Method gives its delegates (mote/backend.h), bytes:
+#: XNNPACK's packed weights and workspace; pages are only touched when used
+HOST_BACKEND_POOL_BYTES = 64 << 20
 
 
 class Method:
@@ -279,8 +284,11 @@ class Method:
         if slots:
             self._mem.scratch_slots = C.cast(self._slots, C.POINTER(_ScratchSlot))
             self._mem.num_scratch_slots = len(slots)
+        self._pool = _aligned(HOST_BACKEND_POOL_BYTES, 16)
+        self._mem.backend = _Buffer(self._pool.ctypes.data, HOST_BACKEND_POOL_BYTES)
         self._obj = _aligned(lib.mote_host_sizeof_method(), 16)
         code = lib.mote_method_init(self._ptr, program._ptr, self.index, C.byref(self._mem))
+        self._initialised = code == 0
         if code != 0:
             what = "init"
             op = lib.mote_method_failed_operator(self._ptr)
@@ -292,6 +300,29 @@ class Method:
     @property
     def _ptr(self):
         return self._obj.ctypes.data
+
+    def __del__(self):
+        # the delegates' library handles (their memory is self._pool)
+        obj = getattr(self, "_obj", None)
+        if obj is not None:
+            self._lib.mote_method_destroy(obj.ctypes.data)
+
+    @property
+    def backend_pool_used(self) -> int:
+        """Bytes of the backend pool the method's delegates took at most (0 without delegates)."""
+        return int(self._lib.mote_method_backend_pool_used(self._ptr))
+
+    def __del__(self):
+        # the delegates' library handles (their memory is self._pool); a plain
+        # address, as numpy may be gone at interpreter exit
+        if getattr(self, "_initialised", False):
+            self._initialised = False
+            self._lib.mote_method_destroy(self._obj.__array_interface__["data"][0])
+
+    @property
+    def backend_pool_used(self) -> int:
+        """Bytes of the backend pool the method's delegates took at most (0 without delegates)."""
+        return int(self._lib.mote_method_backend_pool_used(self._ptr))
 
     @property
     def num_inputs(self) -> int:

@@ -27,6 +27,9 @@
  * ring there (kernels/requant.h); the host Method gives the same
  * (aot/host/runtime.py HOST_SCRATCH_BYTES). */
 #define RUN_SCRATCH_BYTES ((size_t)1 << 20)
+/* The backend pool delegates allocate from (mote/backend.h): XNNPACK's packed
+ * weights and workspace (aot/host/runtime.py HOST_BACKEND_POOL_BYTES). */
+#define RUN_BACKEND_POOL_BYTES ((size_t)64 << 20)
 #define RUN_USAGE "usage: mote-run [-m METHOD] [-o PREFIX|OUT.npz] program.pte [input.npy|inputs.npz ...]\n"
 
 /* Every input array, in order; data points into the file buffers, kept until exit. */
@@ -140,7 +143,9 @@ int main(int argc, char **argv)
     }
     mem.scratch.ptr = aligned_zalloc(RUN_SCRATCH_BYTES, 16u);
     mem.scratch.size = RUN_SCRATCH_BYTES;
-    if (mem.state.ptr == NULL || mem.scratch.ptr == NULL) {
+    mem.backend.ptr = aligned_zalloc(RUN_BACKEND_POOL_BYTES, 16u);
+    mem.backend.size = RUN_BACKEND_POOL_BYTES;
+    if (mem.state.ptr == NULL || mem.scratch.ptr == NULL || mem.backend.ptr == NULL) {
         fprintf(stderr, "mote-run: out of memory\n");
         return 1;
     }

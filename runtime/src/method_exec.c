@@ -19,6 +19,10 @@ static mote_err_t exec_one(mote_method_t *m, uint32_t *pc)
         err = ins->fn(&ctx, ins->args, ins->a);
         (*pc)++;
         break;
+    case MOTE_INSTR_DELEGATE:
+        err = mote_backend_registry[ins->b]->execute(ins->scratch, ins->args, ins->a);
+        (*pc)++;
+        break;
     case MOTE_INSTR_VIEW:
         if (v[ins->a].tag != MOTE_TAG_TENSOR || v[ins->b].tag != MOTE_TAG_TENSOR) {
             err = MOTE_ERR_BAD_VALUE_TYPE;

@@ -619,6 +619,85 @@ static mote_err_t instr_kernel(mote_method_t *m, const mote_fb_t *fb, const mote
     return instr_link(m, (uint32_t)op_index, name, overload, ins, kargs);
 }
 
+static bool str_eq(const char *a, const char *b)
+{
+    uint32_t i = 0;
+    while (a[i] != '\0' && a[i] == b[i]) {
+        i++;
+    }
+    return a[i] == b[i];
+}
+
+/* The registry backend named `id`. Errors: NO_SUCH_BACKEND. */
+static mote_err_t backend_find(const char *id, uint32_t *index)
+{
+    uint32_t i;
+
+    for (i = 0; i < mote_backend_registry_len; i++) {
+        const mote_backend_t *b = mote_backend_registry[i];
+        if (b != NULL && b->id != NULL && b->init != NULL && b->execute != NULL && str_eq(b->id, id)) {
+            *index = i;
+            return MOTE_OK;
+        }
+    }
+    MOTE_LOGF("no backend %s in this build", id);
+    return MOTE_ERR_NO_SUCH_BACKEND;
+}
+
+/* One DelegateCall: its backend found, args into value pointers, the backend's
+ * init run on its payload, and the arguments it writes proven writable. */
+static mote_err_t instr_delegate(mote_method_t *m, const mote_fb_t *fb, const mote_fb_table_t *plan,
+                                 const mote_fb_table_t *call, mote_instr_t *ins, mote_value_t **kargs)
+{
+    mote_fb_vec_t args;
+    mote_delegate_init_t ctx;
+    uint64_t index;
+    const char *id;
+    uint32_t i, b;
+    void *handle = NULL;
+    mote_err_t err;
+
+    MOTE_TRY(mote_fb_scalar(fb, call, MOTE_F_DELEGATE_CALL_INDEX, 4u, 0u, &index));
+    MOTE_TRY(mote_fb_vec_field(fb, call, MOTE_F_DELEGATE_CALL_ARGS, 4u, &args));
+    MOTE_CHECK(index <= UINT32_MAX, MOTE_ERR_BAD_INDEX);
+    MOTE_TRY(mote_program_delegate(m->prog, plan, (uint32_t)index, &id, &ctx.payload, &ctx.payload_size));
+    MOTE_TRY(backend_find(id, &b));
+    for (i = 0; i < args.len; i++) {
+        const uint32_t idx = mote_fb_u32_at(fb, args.pos + 4u * i);
+        MOTE_CHECK(idx < m->num_values, MOTE_ERR_BAD_INDEX);
+        kargs[i] = &m->values[idx];
+    }
+    ctx.args = (mote_value_t *const *)kargs;
+    ctx.nargs = args.len;
+    ctx.pool = &m->pool;
+    ctx.num_outputs = 0;
+    MOTE_TRY(mote_backend_registry[b]->init(&ctx, &handle));
+    ins->kind = MOTE_INSTR_DELEGATE; /* set before the proof: a failure destroys the handle */
+    ins->a = args.len;
+    ins->b = b;
+    ins->args = (mote_value_t *const *)kargs;
+    ins->scratch = handle;
+    err = ctx.num_outputs >= 1u ? MOTE_OK : MOTE_ERR_BACKEND_PAYLOAD; /* a subgraph that writes nothing */
+    return err == MOTE_OK ? mote_method_verify_outputs(m, ctx.args, args.len, ctx.num_outputs) : err;
+}
+
+/* Releases the backends' handles of instructions [0, n). */
+static void delegates_destroy(mote_method_t *m, uint32_t n)
+{
+    uint32_t i;
+
+    for (i = 0; i < n && i < m->num_instrs; i++) {
+        mote_instr_t *ins = &m->instrs[i];
+        if (ins->kind == MOTE_INSTR_DELEGATE && ins->scratch != NULL) {
+            const mote_backend_t *be = mote_backend_registry[ins->b];
+            if (be->destroy != NULL) {
+                be->destroy(ins->scratch);
+            }
+            ins->scratch = NULL;
+        }
+    }
+}
+
 /* MoveCall / JumpFalseCall (a, b) or FreeCall (a): indices checked. */
 static mote_err_t instr_control(mote_method_t *m, const mote_fb_t *fb, const mote_fb_table_t *u, uint8_t tag,
                                 uint32_t num_instrs, mote_instr_t *ins)
@@ -672,7 +751,10 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
             MOTE_TRY(instr_kernel(m, fb, &u, &ops, ins, kargs + nk));
             nk += args.len;
         } else if (tag == MOTE_INSTR_DELEGATE) {
-            return MOTE_ERR_NO_SUCH_BACKEND;
+            MOTE_TRY(mote_fb_vec_field(fb, &u, MOTE_F_DELEGATE_CALL_ARGS, 4u, &args));
+            MOTE_CHECK(args.len <= c->kargs - nk, MOTE_ERR_BAD_INDEX);
+            MOTE_TRY(instr_delegate(m, fb, plan, &u, ins, kargs + nk));
+            nk += args.len;
         } else {
             MOTE_TRY(instr_control(m, fb, &u, tag, v.len, ins));
         }
@@ -780,6 +862,7 @@ mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32
     mote_fb_table_t plan;
     mote_fb_vec_t vals;
     uint8_t *state;
+    mote_err_t err;
 
     MOTE_CHECK(m != NULL, MOTE_ERR_INVALID_ARGUMENT);
     m->magic = 0;
@@ -801,18 +884,43 @@ mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32
     m->instrs = (mote_instr_t *)(void *)(state + l.instrs);
     m->num_instrs = (uint32_t)c.instrs;
     m->scratch = mem->scratch;
+    m->pool.base = (uint8_t *)mem->backend.ptr;
+    m->pool.size = mem->backend.ptr != NULL ? mem->backend.size : 0u;
+    m->pool.used = 0;
+    m->pool.peak = 0;
     MOTE_TRY(values_parse(m, &fb, &vals, &c, mem, (mote_tensor_t *)(void *)(state + l.tensors)));
     MOTE_TRY(values_lists(m, &fb, &vals, &c, (int64_t *)(void *)(state + l.ints),
                           (mote_tensor_t **)(void *)(state + l.tptrs)));
     MOTE_TRY(index_vector(&fb, &plan, MOTE_F_PLAN_INPUTS, m->num_values, &m->inputs, &m->num_inputs));
     MOTE_TRY(index_vector(&fb, &plan, MOTE_F_PLAN_OUTPUTS, m->num_values, &m->outputs, &m->num_outputs));
-    MOTE_TRY(instrs_parse(m, &fb, &plan, &c, (mote_value_t **)(void *)(state + l.kargs)));
-    MOTE_TRY(scratch_slots_apply(m, mem));
-    m->failed_instr = -1;
-    MOTE_TRY(mote_method_verify_storage(m));
+    err = instrs_parse(m, &fb, &plan, &c, (mote_value_t **)(void *)(state + l.kargs));
+    if (err == MOTE_OK) {
+        err = scratch_slots_apply(m, mem);
+    }
+    if (err == MOTE_OK) {
+        m->failed_instr = -1;
+        err = mote_method_verify_storage(m);
+    }
+    if (err != MOTE_OK) { /* instructions up to the failing one hold backend handles */
+        delegates_destroy(m, m->failed_instr >= 0 ? (uint32_t)m->failed_instr + 1u : m->num_instrs);
+        return err;
+    }
     m->method_index = method_index;
     m->magic = MOTE_METHOD_MAGIC;
     return method_load_mutable(m);
+}
+
+void mote_method_destroy(mote_method_t *m)
+{
+    if (m != NULL && m->magic == MOTE_METHOD_MAGIC) {
+        delegates_destroy(m, m->num_instrs);
+        m->magic = 0;
+    }
+}
+
+size_t mote_method_backend_pool_used(const mote_method_t *m)
+{
+    return (m != NULL && m->magic == MOTE_METHOD_MAGIC) ? m->pool.peak : 0u;
 }
 
 mote_err_t mote_method_reset_state(mote_method_t *m)

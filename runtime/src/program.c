@@ -355,3 +355,40 @@ bool mote_program_contains(const mote_program_t *prog, const void *p)
     const uintptr_t a = (uintptr_t)p, lo = (uintptr_t)prog->data;
     return p != NULL && a >= lo && a - lo < prog->size;
 }
+
+mote_err_t mote_program_delegate(const mote_program_t *prog, const mote_fb_table_t *plan, uint32_t index,
+                                 const char **id, const uint8_t **payload, size_t *size)
+{
+    mote_fb_t fb = mote_program_fb(prog);
+    mote_fb_table_t d, ref, root, inl;
+    mote_fb_vec_t v, data;
+    uint64_t loc, idx, start, sz;
+    uint32_t len;
+    bool present;
+
+    MOTE_TRY(mote_fb_vec_field(&fb, plan, MOTE_F_PLAN_DELEGATES, 4u, &v));
+    MOTE_CHECK(index < v.len, MOTE_ERR_BAD_INDEX);
+    MOTE_TRY(mote_fb_vec_table(&fb, &v, index, &d));
+    MOTE_TRY(mote_fb_string_field(&fb, &d, MOTE_F_DELEGATE_ID, id, &len));
+    MOTE_CHECK(*id != NULL, MOTE_ERR_BAD_INSTRUCTION);
+    MOTE_TRY(mote_fb_table_field(&fb, &d, MOTE_F_DELEGATE_PROCESSED, &ref, &present));
+    MOTE_CHECK(present, MOTE_ERR_BAD_INSTRUCTION);
+    MOTE_TRY(mote_fb_scalar(&fb, &ref, MOTE_F_DATAREF_LOCATION, 1u, 0u, &loc));
+    MOTE_TRY(mote_fb_scalar(&fb, &ref, MOTE_F_DATAREF_INDEX, 4u, 0u, &idx));
+    if (loc == MOTE_DATA_SEGMENT) {
+        MOTE_CHECK(idx < prog->num_segments, MOTE_ERR_BAD_INDEX);
+        MOTE_TRY(program_segment(prog, (uint32_t)idx, &start, &sz));
+        *payload = prog->data + start;
+        *size = (size_t)sz;
+        return MOTE_OK;
+    }
+    MOTE_CHECK(loc == MOTE_DATA_INLINE, MOTE_ERR_BAD_INSTRUCTION);
+    MOTE_TRY(mote_fb_root(&fb, &root));
+    MOTE_TRY(mote_fb_vec_field(&fb, &root, MOTE_F_PROGRAM_DELEGATE_DATA, 4u, &v));
+    MOTE_CHECK(idx < v.len, MOTE_ERR_BAD_INDEX);
+    MOTE_TRY(mote_fb_vec_table(&fb, &v, (uint32_t)idx, &inl));
+    MOTE_TRY(mote_fb_vec_field(&fb, &inl, 0, 1u, &data));
+    *payload = fb.buf + data.pos;
+    *size = data.len;
+    return MOTE_OK;
+}

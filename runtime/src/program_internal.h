@@ -11,7 +11,8 @@
 
 /* Field ids of the schema's tables (a union takes two ids: type, value). */
 enum {
-    MOTE_F_PROGRAM_PLANS = 1, MOTE_F_PROGRAM_CONST_BUFFER = 2, MOTE_F_PROGRAM_SEGMENTS = 4,
+    MOTE_F_PROGRAM_PLANS = 1, MOTE_F_PROGRAM_CONST_BUFFER = 2, MOTE_F_PROGRAM_DELEGATE_DATA = 3,
+    MOTE_F_PROGRAM_SEGMENTS = 4,
     MOTE_F_PROGRAM_CONST_SEGMENT = 5, MOTE_F_PROGRAM_MUTABLE_SEGMENTS = 6,
     MOTE_F_PLAN_NAME = 0, MOTE_F_PLAN_VALUES = 2, MOTE_F_PLAN_INPUTS = 3, MOTE_F_PLAN_OUTPUTS = 4,
     MOTE_F_PLAN_CHAINS = 5, MOTE_F_PLAN_OPERATORS = 6, MOTE_F_PLAN_DELEGATES = 7,
@@ -27,8 +28,14 @@ enum {
     MOTE_F_INSTR_ARGS = 0,
     MOTE_F_SEGMENT_OFFSET = 0, MOTE_F_SEGMENT_SIZE = 1,
     MOTE_F_SUBSEG_INDEX = 0, MOTE_F_SUBSEG_OFFSETS = 1,
-    MOTE_F_BUFFER_STORAGE = 0
+    MOTE_F_BUFFER_STORAGE = 0,
+    MOTE_F_DELEGATE_ID = 0, MOTE_F_DELEGATE_PROCESSED = 1,
+    MOTE_F_DATAREF_LOCATION = 0, MOTE_F_DATAREF_INDEX = 1,
+    MOTE_F_DELEGATE_CALL_INDEX = 0, MOTE_F_DELEGATE_CALL_ARGS = 1
 };
+
+/* DataLocation of a BackendDelegateDataReference. */
+enum { MOTE_DATA_INLINE = 0, MOTE_DATA_SEGMENT = 1 };
 
 /* InstructionArguments union tags: mote_instr_kind_t (mote/method.h), 1..MOTE_INSTR_FREE. */
 
@@ -42,6 +49,17 @@ static inline mote_fb_t mote_program_fb(const mote_program_t *prog)
 
 /* Verified table of execution plan `index`. Errors: NO_SUCH_METHOD, NOT_INITIALIZED, file errors. */
 MOTE_NODISCARD mote_err_t mote_program_plan(const mote_program_t *prog, uint32_t index, mote_fb_table_t *out);
+
+/*
+ * Delegate `index` of execution plan `plan`: its backend id (NUL-terminated,
+ * in the program) and its payload (BackendDelegate.processed: a data segment
+ * or Program.backend_delegate_data entry), verified inside the program.
+ * Errors: BAD_INDEX, BAD_INSTRUCTION (no id or data reference, unknown
+ * location), BAD_SEGMENT, file errors.
+ */
+MOTE_NODISCARD mote_err_t mote_program_delegate(const mote_program_t *prog, const mote_fb_table_t *plan,
+                                                uint32_t index, const char **id, const uint8_t **payload,
+                                                size_t *size);
 
 /*
  * Constant data of data_buffer_idx `idx` with `nbytes` bytes aligned to

@@ -5,6 +5,7 @@
  * the exact argument count first, so its out tensor is the last argument (what
  * mote_kernel_registry_outputs[] tells init).
  */
+#include "mote/backend.h"
 #include "mote/kernel.h"
 
 static mote_err_t f32_tensor(const mote_value_t *v, const mote_tensor_t **t)
@@ -91,3 +92,5 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
 /* each writes its last argument only */
 const uint8_t mote_kernel_registry_outputs[] = {1u, 1u, 1u};
 const uint32_t mote_kernel_registry_len = sizeof(mote_kernel_registry) / sizeof(mote_kernel_registry[0]);
+const mote_backend_t *const mote_backend_registry[1] = {NULL};
+const uint32_t mote_backend_registry_len = 0u;

@@ -44,6 +44,7 @@
 #ifndef MOTE_METHOD_H
 #define MOTE_METHOD_H
 
+#include "mote/backend.h"
 #include "mote/kernel.h"
 #include "mote/program.h"
 #include "mote/trace.h"
@@ -83,8 +84,10 @@ typedef struct mote_scratch_slot {
 
 /**
  * Memory for a method: state, arenas (arenas[i] = memory id i+1), kernel
- * scratch (may be empty; given to kernel calls without a slot) and the
- * planned per-call scratch slots (may be NULL/0).
+ * scratch (may be empty; given to kernel calls without a slot), the
+ * planned per-call scratch slots (may be NULL/0) and the backend pool that
+ * delegates allocate from (mote/backend.h; may be empty for a program
+ * without DelegateCalls; 16-byte aligned).
  */
 typedef struct mote_memory {
     mote_buffer_t state;
@@ -93,6 +96,7 @@ typedef struct mote_memory {
     mote_buffer_t scratch;
     const mote_scratch_slot_t *scratch_slots;
     uint32_t num_scratch_slots;
+    mote_buffer_t backend;
 } mote_memory_t;
 
 /**
@@ -102,7 +106,7 @@ typedef struct mote_memory {
  */
 typedef enum mote_instr_kind {
     MOTE_INSTR_KERNEL = 1,     /* KernelCall */
-    MOTE_INSTR_DELEGATE = 2,   /* DelegateCall (no backend is linked: refused at init) */
+    MOTE_INSTR_DELEGATE = 2,   /* DelegateCall: a registry backend runs it (mote/backend.h) */
     MOTE_INSTR_MOVE = 3,       /* MoveCall */
     MOTE_INSTR_JUMP_FALSE = 4, /* JumpFalseCall */
     MOTE_INSTR_FREE = 5,       /* FreeCall (nothing to do: memory is planned) */
@@ -112,12 +116,13 @@ typedef enum mote_instr_kind {
 /** A resolved instruction (private). */
 typedef struct mote_instr {
     uint8_t kind;         /* mote_instr_kind_t */
-    uint32_t a;           /* kernel: nargs; move: from; jump: cond; view: in value */
-    uint32_t b;           /* move: to; jump: destination; view: out value */
+    uint32_t a;           /* kernel, delegate: nargs; move: from; jump: cond; view: in value */
+    uint32_t b;           /* move: to; jump: destination; view: out value; delegate: registry index */
     uint32_t scratch_size; /* kernel: bytes of `scratch` */
     mote_kernel_fn_t fn;  /* kernel */
-    mote_value_t *const *args; /* kernel: nargs value pointers in state */
-    void *scratch;        /* kernel: planned scratch slot, or NULL (use the method's scratch) */
+    mote_value_t *const *args; /* kernel, delegate: nargs value pointers in state */
+    void *scratch;        /* kernel: planned scratch slot, or NULL (use the method's scratch);
+                             delegate: the backend's handle */
 } mote_instr_t;
 
 /** An initialised method. Treat the fields as private. */
@@ -139,6 +144,7 @@ typedef struct mote_method {
      * MOTE_TRACE builds have code that reads it. */
     struct mote_tracer *tracer;
     uint32_t method_index;  /* the program's execution plan */
+    mote_pool_t pool;       /* mote_memory_t.backend: what delegates allocate from */
     uint32_t magic;
 } mote_method_t;
 
@@ -158,7 +164,8 @@ MOTE_NODISCARD mote_err_t mote_method_memory_requirements(const mote_program_t *
  * (BAD_*, DATA_TOO_SHORT, SIZE_OVERFLOW, UNSUPPORTED), the write proof's
  * INPUT_NOT_WRITABLE, OUTPUT_NOT_WRITABLE, ALIAS_NOT_WRITABLE, ALIAS_MISMATCH
  * (see above; mote_method_failed_instruction names the instruction),
- * OP_NOT_FOUND (see mote_method_failed_operator), NO_SUCH_BACKEND,
+ * OP_NOT_FOUND (see mote_method_failed_operator), NO_SUCH_BACKEND, a backend's
+ * BACKEND_PAYLOAD / BACKEND_MEMORY / KERNEL_* (mote/backend.h),
  * BAD_SCRATCH_PLAN (a scratch slot names no kernel call or lies outside arenas[0]).
  */
 MOTE_NODISCARD mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32_t method_index,
@@ -191,6 +198,17 @@ MOTE_NODISCARD mote_err_t mote_method_reset_state(mote_method_t *m);
  */
 MOTE_NODISCARD mote_err_t mote_method_state_counts(const mote_program_t *prog, uint32_t method_index,
                                                    uint64_t counts[MOTE_STATE_REGIONS]);
+
+/**
+ * Releases what the method's delegates hold in the libraries behind their
+ * backends (their memory is the caller's backend pool). Call before the
+ * method's memory is reused; a method without delegates needs no call.
+ * The method is not initialised afterwards.
+ */
+void mote_method_destroy(mote_method_t *m);
+
+/** Bytes of the backend pool the method's delegates have taken at most (its high water mark). */
+size_t mote_method_backend_pool_used(const mote_method_t *m);
 
 /** Operator index whose kernel was missing at the last init, or -1. */
 int32_t mote_method_failed_operator(const mote_method_t *m);

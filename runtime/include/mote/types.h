@@ -93,6 +93,8 @@ typedef enum mote_err {
     /* -3xx: linking the program against this build */
     MOTE_ERR_OP_NOT_FOUND = -300,     /* operator has no kernel in this build */
     MOTE_ERR_NO_SUCH_BACKEND = -301,  /* DelegateCall to a backend this build lacks */
+    MOTE_ERR_BACKEND_PAYLOAD = -302,  /* a backend cannot read or run its payload (mote/backend.h) */
+    MOTE_ERR_BACKEND_MEMORY = -303,   /* the backend pool (mote_memory_t.backend) is too small */
 
     /* -4xx: kernel execution */
     MOTE_ERR_KERNEL_ARGS = -400,      /* wrong argument count or value types */
@@ -100,6 +102,7 @@ typedef enum mote_err {
     MOTE_ERR_KERNEL_SHAPE = -402,     /* shapes inconsistent with the op's semantics */
     MOTE_ERR_KERNEL_SCRATCH = -403,   /* scratch buffer smaller than the kernel needs */
     MOTE_ERR_JUMP_OUT_OF_RANGE = -404, /* JumpFalseCall destination invalid at run time */
+    MOTE_ERR_BACKEND_FAILED = -405,   /* a delegate's execute failed inside its backend's library */
 
     /* -5xx: checks of the embedding API (mote/model.h) */
     MOTE_ERR_SELFTEST = -500 /* an embedded self-test case gave other outputs (mote_model_selftest) */

@@ -1,0 +1,563 @@
+/*
+ * xnnpack_backend.c - the XNNPACK delegate (mote/backend.h id "XnnpackBackend").
+ *
+ * Runs payloads in ExecuTorch's XNNPACK format: bytes 4..8 "XH00", then
+ * u16 header length, u32 flatbuffer offset, u32 flatbuffer size, u32
+ * constant data offset, u64 constant data size (little-endian, from byte 0);
+ * the flatbuffer (identifier "XN01") is an XNNGraph: xvalues (tensors: dims,
+ * datatype, constant_data entry, external id, flags, id_out) and xnodes
+ * (one union member per operator). Field ids follow the schema's order, as
+ * aot/backends/xnnpack/schema.py writes them. Every offset, length, id and
+ * size is checked with the runtime's verifying flatbuffer reader before
+ * XNNPACK sees it; what this backend does not take (quantized tensors, other
+ * operators) is refused with MOTE_ERR_BACKEND_PAYLOAD.
+ *
+ * Built on the XNNPACK subgraph API of Debian 12's libxnnpack-dev (2022).
+ * Memory: XNNPACK's allocator hooks (xnn_initialize) allocate from the
+ * method's backend pool (mote_memory_t.backend), never from the heap: init
+ * points them at the pool of the method being initialised; execute and
+ * destroy at the delegate's own pool. The hooks are process-wide, so methods
+ * with XNNPACK delegates must be initialised, run and destroyed from one
+ * thread at a time. Runs on one thread (no pthreadpool).
+ */
+#include <math.h>
+#include <string.h>
+
+#include <xnnpack.h>
+
+#include "fb.h"
+#include "mote/backend.h"
+
+#define XH_MIN_HEADER 30u
+#define XN_MAX_DIMS 6u
+
+/* XValueUnion / XNodeUnion tags: positions in the schema's unions, plus 1. */
+enum { XV_TENSOR = 1, XV_QUANTIZED = 2 };
+enum {
+    XN_ADD = 1, XN_FULLY_CONNECTED = 2, XN_SOFTMAX = 3, XN_SIGMOID = 4, XN_CLAMP = 6, XN_CONV2D = 7,
+    XN_DIV = 8, XN_AVG_POOL = 11, XN_MINIMUM = 12, XN_DEPTHWISE_CONV2D = 13, XN_MAX_POOL = 14,
+    XN_MULTIPLY = 15, XN_SUBTRACT = 16, XN_FLOOR = 17, XN_GLOBAL_AVG_POOL = 19, XN_STATIC_RESHAPE = 20,
+    XN_SQRT = 22, XN_CEILING = 23, XN_HARDSWISH = 24, XN_MAX_TAG = 24
+};
+/* XNNGraph fields */
+enum { XG_NODES = 1, XG_VALUES = 2, XG_NUM_EXTERNS = 3, XG_INPUT_IDS = 4, XG_OUTPUT_IDS = 5, XG_CONSTANTS = 8 };
+/* XNNTensorValue fields */
+enum { XT_DATATYPE = 0, XT_NUM_DIMS = 1, XT_DIMS = 2, XT_CONST = 3, XT_EXTERNAL = 4, XT_FLAGS = 5, XT_ID = 6 };
+
+typedef struct xnn_delegate {
+    xnn_runtime_t runtime;
+    mote_pool_t *pool;
+    uint32_t nargs;
+    struct xnn_external_value *ext; /* nargs entries: external id k is argument k */
+} xnn_delegate_t;
+
+/* The pool XNNPACK's hooks allocate from right now (see the file comment). */
+static mote_pool_t *g_pool;
+static int g_initialized;
+
+/* A block: 16 bytes of header (its size, the pool mark before it) right before it. */
+typedef struct block_header {
+    size_t size;
+    size_t mark;
+} block_header_t;
+
+static void *pool_allocate_aligned(void *context, size_t alignment, size_t size)
+{
+    size_t head = alignment > sizeof(block_header_t) ? alignment : sizeof(block_header_t);
+    size_t mark;
+    uint8_t *p;
+    block_header_t *h;
+
+    (void)context;
+    if (g_pool == NULL || size > SIZE_MAX - head) {
+        return NULL;
+    }
+    mark = g_pool->used;
+    p = (uint8_t *)mote_pool_alloc(g_pool, head + size, alignment > 16u ? alignment : 16u);
+    if (p == NULL) {
+        return NULL;
+    }
+    h = (block_header_t *)(void *)(p + head - sizeof(block_header_t));
+    h->size = size;
+    h->mark = mark;
+    return p + head;
+}
+
+static void *pool_allocate(void *context, size_t size)
+{
+    return pool_allocate_aligned(context, 16u, size);
+}
+
+static block_header_t *header_of(void *ptr)
+{
+    return (block_header_t *)(void *)((uint8_t *)ptr - sizeof(block_header_t));
+}
+
+/* The last block gives its bytes back; any other stays until the method is re-initialised. */
+static void pool_deallocate(void *context, void *ptr)
+{
+    (void)context;
+    if (ptr != NULL && g_pool != NULL && (uint8_t *)ptr + header_of(ptr)->size == g_pool->base + g_pool->used) {
+        mote_pool_release(g_pool, header_of(ptr)->mark);
+    }
+}
+
+static void *pool_reallocate(void *context, void *ptr, size_t size)
+{
+    block_header_t *h;
+    void *q;
+
+    if (ptr == NULL) {
+        return pool_allocate(context, size);
+    }
+    h = header_of(ptr);
+    if (size <= h->size) {
+        return ptr;
+    }
+    if (g_pool != NULL && (uint8_t *)ptr + h->size == g_pool->base + g_pool->used &&
+        size - h->size <= g_pool->size - g_pool->used) { /* the last block grows in place */
+        g_pool->used += size - h->size;
+        g_pool->peak = g_pool->used > g_pool->peak ? g_pool->used : g_pool->peak;
+        h->size = size;
+        return ptr;
+    }
+    q = pool_allocate(context, size);
+    if (q != NULL) {
+        memcpy(q, ptr, h->size);
+    }
+    return q;
+}
+
+static const struct xnn_allocator k_allocator = {
+    NULL, pool_allocate, pool_reallocate, pool_deallocate, pool_allocate_aligned, pool_deallocate,
+};
+
+static mote_err_t xnn_err(enum xnn_status s)
+{
+    if (s == xnn_status_success) {
+        return MOTE_OK;
+    }
+    return s == xnn_status_out_of_memory ? MOTE_ERR_BACKEND_MEMORY : MOTE_ERR_BACKEND_PAYLOAD;
+}
+
+/* The verified parts of one payload. */
+typedef struct payload {
+    mote_fb_t fb;
+    mote_fb_table_t graph;
+    const uint8_t *consts;
+    uint64_t consts_size;
+    mote_fb_vec_t const_entries;
+    uint32_t *ids; /* id_out -> XNNPACK value id, per xvalue */
+    uint32_t num_values;
+} payload_t;
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* Header and flatbuffer root. Errors: BACKEND_PAYLOAD, flatbuffer errors. */
+static mote_err_t payload_open(const mote_delegate_init_t *ctx, payload_t *p)
+{
+    const uint8_t *d = ctx->payload;
+    uint64_t fb_off, fb_size, c_off, c_size;
+
+    MOTE_CHECK(d != NULL && ctx->payload_size >= XH_MIN_HEADER && memcmp(d + 4, "XH00", 4) == 0,
+               MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_CHECK(((uint32_t)d[8] | ((uint32_t)d[9] << 8)) >= XH_MIN_HEADER, MOTE_ERR_BACKEND_PAYLOAD);
+    fb_off = rd32(d + 10);
+    fb_size = rd32(d + 14);
+    c_off = rd32(d + 18);
+    c_size = (uint64_t)rd32(d + 22) | ((uint64_t)rd32(d + 26) << 32);
+    MOTE_CHECK(fb_off <= ctx->payload_size && fb_size <= ctx->payload_size - fb_off && fb_size >= 8u,
+               MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_CHECK(c_off <= ctx->payload_size && c_size <= ctx->payload_size - c_off, MOTE_ERR_BACKEND_PAYLOAD);
+    p->fb.buf = d + fb_off;
+    p->fb.size = (uint32_t)fb_size;
+    MOTE_CHECK(memcmp(p->fb.buf + 4, "XN01", 4) == 0, MOTE_ERR_BACKEND_PAYLOAD);
+    p->consts = d + c_off;
+    p->consts_size = c_size;
+    MOTE_TRY(mote_fb_root(&p->fb, &p->graph));
+    return mote_fb_vec_field(&p->fb, &p->graph, XG_CONSTANTS, 4u, &p->const_entries);
+}
+
+static uint32_t scalar_u32(const payload_t *p, const mote_fb_table_t *t, uint32_t id, uint32_t def, mote_err_t *err)
+{
+    uint64_t v = def;
+    if (*err == MOTE_OK) {
+        *err = mote_fb_scalar(&p->fb, t, id, 4u, def, &v);
+    }
+    return (uint32_t)v;
+}
+
+/* Constant entry `k`'s bytes: exactly `nbytes`, 4-byte aligned, inside the constant data. */
+static mote_err_t constant_data(const payload_t *p, uint32_t k, uint64_t nbytes, const void **data)
+{
+    mote_fb_table_t e;
+    uint64_t off, size;
+
+    MOTE_CHECK(k < p->const_entries.len, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(mote_fb_vec_table(&p->fb, &p->const_entries, k, &e));
+    MOTE_TRY(mote_fb_scalar(&p->fb, &e, 0, 8u, 0u, &off));
+    MOTE_TRY(mote_fb_scalar(&p->fb, &e, 1, 8u, 0u, &size));
+    MOTE_CHECK(size == nbytes && off <= p->consts_size && size <= p->consts_size - off, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_CHECK((((uintptr_t)(p->consts + off)) & 3u) == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+    *data = p->consts + off;
+    return MOTE_OK;
+}
+
+/* An external value's argument: an fp32 tensor of the value's element count. */
+static mote_err_t check_arg(const mote_value_t *v, uint64_t numel)
+{
+    MOTE_CHECK(v->tag == MOTE_TAG_TENSOR, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(v->u.t->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK((uint64_t)v->u.t->numel == numel && (uint64_t)v->u.t->nbytes == numel * 4u, MOTE_ERR_KERNEL_SHAPE);
+    return MOTE_OK;
+}
+
+/* Defines xvalue `i` (fp32 tensors only) and records its XNNPACK id. */
+static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_vec_t *values, uint32_t i,
+                               const mote_delegate_init_t *ctx, uint32_t num_externs)
+{
+    mote_fb_table_t xv, t;
+    mote_fb_vec_t dims;
+    uint8_t tag;
+    size_t shape[XN_MAX_DIMS];
+    uint64_t numel = 1, dtype;
+    uint32_t k, cidx, ext, flags, id, xid;
+    const void *data = NULL;
+    mote_err_t err = MOTE_OK;
+
+    MOTE_TRY(mote_fb_vec_table(&p->fb, values, i, &xv));
+    MOTE_TRY(mote_fb_union_field(&p->fb, &xv, 0, XV_QUANTIZED, &tag, &t));
+    MOTE_CHECK(tag == XV_TENSOR, MOTE_ERR_BACKEND_PAYLOAD); /* quantized values: not in this backend yet */
+    MOTE_TRY(mote_fb_scalar(&p->fb, &t, XT_DATATYPE, 2u, 0u, &dtype));
+    MOTE_CHECK(dtype == (uint64_t)xnn_datatype_fp32, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(mote_fb_vec_field(&p->fb, &t, XT_DIMS, 4u, &dims));
+    MOTE_CHECK(dims.len <= XN_MAX_DIMS && scalar_u32(p, &t, XT_NUM_DIMS, 0u, &err) == dims.len,
+               MOTE_ERR_BACKEND_PAYLOAD);
+    for (k = 0; k < dims.len; k++) {
+        shape[k] = mote_fb_u32_at(&p->fb, dims.pos + 4u * k);
+        numel *= shape[k]; /* at most 6 factors below 2^32 each: checked below before any use */
+        MOTE_CHECK(numel <= (uint64_t)UINT32_MAX, MOTE_ERR_SIZE_OVERFLOW);
+    }
+    cidx = scalar_u32(p, &t, XT_CONST, 0u, &err);
+    ext = scalar_u32(p, &t, XT_EXTERNAL, 0u, &err); /* the schema's defaults are 0 */
+    flags = scalar_u32(p, &t, XT_FLAGS, 0u, &err);
+    id = scalar_u32(p, &t, XT_ID, 0u, &err);
+    MOTE_TRY(err);
+    MOTE_CHECK(id < p->num_values && p->ids[id] == XNN_INVALID_VALUE_ID, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_CHECK((flags & ~(uint32_t)(XNN_VALUE_FLAG_EXTERNAL_INPUT | XNN_VALUE_FLAG_EXTERNAL_OUTPUT)) == 0u,
+               MOTE_ERR_BACKEND_PAYLOAD);
+    if (flags != 0u) { /* external: argument `ext` of the call */
+        MOTE_CHECK(ext < num_externs && cidx == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_TRY(check_arg(ctx->args[ext], numel));
+    } else {
+        ext = XNN_INVALID_VALUE_ID;
+    }
+    if (cidx != 0u) {
+        MOTE_TRY(constant_data(p, cidx, numel * 4u, &data));
+    }
+    MOTE_TRY(xnn_err(xnn_define_tensor_value(sg, xnn_datatype_fp32, dims.len, shape, data, ext, flags, &xid)));
+    p->ids[id] = xid;
+    return MOTE_OK;
+}
+
+/* Node field `f` as a defined value's XNNPACK id (INVALID stays INVALID where `optional`). */
+static uint32_t node_id(const payload_t *p, const mote_fb_table_t *n, uint32_t f, int optional, mote_err_t *err)
+{
+    uint32_t id = scalar_u32(p, n, f, 0u, err);
+    if (*err != MOTE_OK) {
+        return XNN_INVALID_VALUE_ID;
+    }
+    if (optional && id == XNN_INVALID_VALUE_ID) {
+        return id;
+    }
+    if (id >= p->num_values || p->ids[id] == XNN_INVALID_VALUE_ID) {
+        *err = MOTE_ERR_BACKEND_PAYLOAD;
+        return XNN_INVALID_VALUE_ID;
+    }
+    return p->ids[id];
+}
+
+/* XNode.output_min_max (field 3): the fused clamp; none = unbounded. */
+static mote_err_t node_min_max(const payload_t *p, const mote_fb_table_t *xn, float *lo, float *hi)
+{
+    mote_fb_table_t mm;
+    uint64_t a, b;
+    uint32_t ua, ub;
+    bool present;
+
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    MOTE_TRY(mote_fb_table_field(&p->fb, xn, 3, &mm, &present));
+    if (present) {
+        MOTE_TRY(mote_fb_scalar(&p->fb, &mm, 0, 4u, 0u, &a));
+        MOTE_TRY(mote_fb_scalar(&p->fb, &mm, 1, 4u, 0u, &b));
+        ua = (uint32_t)a;
+        ub = (uint32_t)b;
+        memcpy(lo, &ua, 4);
+        memcpy(hi, &ub, 4);
+        MOTE_CHECK(!(*lo > *hi), MOTE_ERR_BACKEND_PAYLOAD);
+    }
+    return MOTE_OK;
+}
+
+/* Convolution and depthwise convolution (fields: 4 paddings, kernel, stride,
+ * dilation, group channels, groups, adjustments, input, filter, bias, output, flags). */
+static mote_err_t define_conv(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n, uint8_t tag,
+                              float lo, float hi)
+{
+    uint32_t f[15], k, in, filt, bias, out, flags;
+    mote_err_t err = MOTE_OK;
+
+    for (k = 0; k < 15u; k++) {
+        f[k] = scalar_u32(p, n, k, 0u, &err);
+    }
+    in = node_id(p, n, 15, 0, &err);
+    filt = node_id(p, n, 16, 0, &err);
+    bias = node_id(p, n, 17, 1, &err);
+    out = node_id(p, n, 18, 0, &err);
+    flags = scalar_u32(p, n, 19, 0u, &err);
+    MOTE_TRY(err);
+    if (tag == XN_DEPTHWISE_CONV2D) { /* groups = channels, group_output_channels = depth multiplier */
+        return xnn_err(xnn_define_depthwise_convolution_2d(sg, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
+                                                           f[8], f[9], f[11], f[12], lo, hi, in, filt, bias, out,
+                                                           flags));
+    }
+    return xnn_err(xnn_define_convolution_2d(sg, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9],
+                                             f[12], f[10], f[11], lo, hi, in, filt, bias, out, flags));
+}
+
+/* Max / average pooling (4 paddings, pooling, stride, dilation, input, output, flags). */
+static mote_err_t define_pool(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n, uint8_t tag,
+                              float lo, float hi)
+{
+    uint32_t f[10], k, in, out, flags;
+    mote_err_t err = MOTE_OK;
+
+    for (k = 0; k < 10u; k++) {
+        f[k] = scalar_u32(p, n, k, 0u, &err);
+    }
+    in = node_id(p, n, 10, 0, &err);
+    out = node_id(p, n, 11, 0, &err);
+    flags = scalar_u32(p, n, 12, 0u, &err);
+    MOTE_TRY(err);
+    if (tag == XN_MAX_POOL) {
+        return xnn_err(xnn_define_max_pooling_2d(sg, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9],
+                                                 lo, hi, in, out, flags));
+    }
+    MOTE_CHECK(f[8] <= 1u && f[9] <= 1u, MOTE_ERR_BACKEND_PAYLOAD); /* XNNPACK's average pooling has no dilation */
+    return xnn_err(xnn_define_average_pooling_2d(sg, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], lo, hi, in,
+                                                 out, flags));
+}
+
+static mote_err_t define_reshape(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n)
+{
+    mote_fb_vec_t shape;
+    size_t dims[XN_MAX_DIMS];
+    uint32_t k, in, out, flags;
+    mote_err_t err = MOTE_OK;
+
+    MOTE_TRY(mote_fb_vec_field(&p->fb, n, 1, 4u, &shape));
+    MOTE_CHECK(shape.len <= XN_MAX_DIMS, MOTE_ERR_BACKEND_PAYLOAD);
+    for (k = 0; k < shape.len; k++) {
+        dims[k] = mote_fb_u32_at(&p->fb, shape.pos + 4u * k);
+    }
+    in = node_id(p, n, 2, 0, &err);
+    out = node_id(p, n, 3, 0, &err);
+    flags = scalar_u32(p, n, 4, 0u, &err);
+    MOTE_TRY(err);
+    return xnn_err(xnn_define_static_reshape(sg, shape.len, dims, in, out, flags));
+}
+
+/* Two inputs, one output (fields input1, input2, output, flags). */
+static mote_err_t define_binary(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n, uint8_t tag,
+                                float lo, float hi)
+{
+    mote_err_t err = MOTE_OK;
+    uint32_t a = node_id(p, n, 0, 0, &err), b = node_id(p, n, 1, 0, &err), out = node_id(p, n, 2, 0, &err);
+    uint32_t flags = scalar_u32(p, n, 3, 0u, &err);
+
+    MOTE_TRY(err);
+    switch (tag) {
+    case XN_ADD: return xnn_err(xnn_define_add2(sg, lo, hi, a, b, out, flags));
+    case XN_MULTIPLY: return xnn_err(xnn_define_multiply2(sg, lo, hi, a, b, out, flags));
+    case XN_SUBTRACT: return xnn_err(xnn_define_subtract(sg, lo, hi, a, b, out, flags));
+    case XN_DIV: return xnn_err(xnn_define_divide(sg, lo, hi, a, b, out, flags));
+    default: return xnn_err(xnn_define_minimum2(sg, a, b, out, flags)); /* XN_MINIMUM */
+    }
+}
+
+/* One input, one output (fields input, output, flags). */
+static mote_err_t define_unary(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n, uint8_t tag,
+                               float lo, float hi)
+{
+    mote_err_t err = MOTE_OK;
+    uint32_t in = node_id(p, n, 0, 0, &err), out = node_id(p, n, 1, 0, &err);
+    uint32_t flags = scalar_u32(p, n, 2, 0u, &err);
+
+    MOTE_TRY(err);
+    switch (tag) {
+    case XN_CLAMP: return xnn_err(xnn_define_clamp(sg, lo, hi, in, out, flags));
+    case XN_SIGMOID: return xnn_err(xnn_define_sigmoid(sg, in, out, flags));
+    case XN_SOFTMAX: return xnn_err(xnn_define_softmax(sg, in, out, flags));
+    case XN_GLOBAL_AVG_POOL: return xnn_err(xnn_define_global_average_pooling_2d(sg, lo, hi, in, out, flags));
+    case XN_FLOOR: return xnn_err(xnn_define_floor(sg, in, out, flags));
+    case XN_CEILING: return xnn_err(xnn_define_ceiling(sg, in, out, flags));
+    case XN_SQRT: return xnn_err(xnn_define_square_root(sg, in, out, flags));
+    default: return xnn_err(xnn_define_hardswish(sg, in, out, flags)); /* XN_HARDSWISH */
+    }
+}
+
+static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *xn)
+{
+    mote_fb_table_t n;
+    uint8_t tag;
+    float lo, hi;
+    mote_err_t err = MOTE_OK;
+
+    MOTE_TRY(mote_fb_union_field(&p->fb, xn, 0, XN_MAX_TAG, &tag, &n));
+    MOTE_TRY(node_min_max(p, xn, &lo, &hi));
+    switch (tag) {
+    case XN_CONV2D: case XN_DEPTHWISE_CONV2D: return define_conv(p, sg, &n, tag, lo, hi);
+    case XN_MAX_POOL: case XN_AVG_POOL: return define_pool(p, sg, &n, tag, lo, hi);
+    case XN_STATIC_RESHAPE: return define_reshape(p, sg, &n);
+    case XN_ADD: case XN_MULTIPLY: case XN_SUBTRACT: case XN_DIV: case XN_MINIMUM:
+        return define_binary(p, sg, &n, tag, lo, hi);
+    case XN_CLAMP: case XN_SIGMOID: case XN_SOFTMAX: case XN_GLOBAL_AVG_POOL: case XN_FLOOR: case XN_CEILING:
+    case XN_SQRT: case XN_HARDSWISH:
+        return define_unary(p, sg, &n, tag, lo, hi);
+    case XN_FULLY_CONNECTED: {
+        uint32_t in = node_id(p, &n, 0, 0, &err), filt = node_id(p, &n, 1, 0, &err);
+        uint32_t bias = node_id(p, &n, 2, 1, &err), out = node_id(p, &n, 3, 0, &err);
+        uint32_t flags = scalar_u32(p, &n, 4, 0u, &err);
+        MOTE_TRY(err);
+        return xnn_err(xnn_define_fully_connected(sg, lo, hi, in, filt, bias, out, flags));
+    }
+    default:
+        return MOTE_ERR_BACKEND_PAYLOAD; /* an operator this backend does not define */
+    }
+}
+
+/* Every value, then every node, into `sg`; the number of outputs into ctx. */
+static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_init_t *ctx, uint32_t num_externs)
+{
+    mote_fb_vec_t values, nodes, outs;
+    mote_fb_table_t xn;
+    uint32_t i;
+
+    MOTE_TRY(mote_fb_vec_field(&p->fb, &p->graph, XG_VALUES, 4u, &values));
+    MOTE_TRY(mote_fb_vec_field(&p->fb, &p->graph, XG_NODES, 4u, &nodes));
+    MOTE_TRY(mote_fb_vec_field(&p->fb, &p->graph, XG_OUTPUT_IDS, 4u, &outs));
+    p->num_values = values.len;
+    p->ids = (uint32_t *)mote_pool_alloc(ctx->pool, (size_t)values.len * 4u + 4u, 4u);
+    MOTE_CHECK(p->ids != NULL, MOTE_ERR_BACKEND_MEMORY);
+    for (i = 0; i < values.len; i++) {
+        p->ids[i] = XNN_INVALID_VALUE_ID;
+    }
+    for (i = 0; i < values.len; i++) {
+        MOTE_TRY(define_value(p, sg, &values, i, ctx, num_externs));
+    }
+    for (i = 0; i < nodes.len; i++) {
+        MOTE_TRY(mote_fb_vec_table(&p->fb, &nodes, i, &xn));
+        MOTE_TRY(define_node(p, sg, &xn));
+    }
+    MOTE_CHECK(outs.len >= 1u && outs.len <= num_externs, MOTE_ERR_BACKEND_PAYLOAD);
+    ctx->num_outputs = outs.len;
+    return MOTE_OK;
+}
+
+/* Binds the arguments' storage to the runtime's external values. */
+static mote_err_t bind(xnn_delegate_t *d, mote_value_t *const *args)
+{
+    uint32_t k;
+
+    for (k = 0; k < d->nargs; k++) {
+        d->ext[k].id = k;
+        d->ext[k].data = args[k]->u.t->data;
+    }
+    return xnn_err(xnn_setup_runtime(d->runtime, d->nargs, d->ext));
+}
+
+static mote_err_t xnnpack_init(mote_delegate_init_t *ctx, void **handle)
+{
+    payload_t p;
+    xnn_subgraph_t sg = NULL;
+    xnn_delegate_t *d;
+    uint64_t num_externs;
+    mote_err_t err;
+
+    MOTE_TRY(payload_open(ctx, &p));
+    MOTE_TRY(mote_fb_scalar(&p.fb, &p.graph, XG_NUM_EXTERNS, 4u, 0u, &num_externs));
+    MOTE_CHECK(num_externs == ctx->nargs && num_externs >= 2u, MOTE_ERR_KERNEL_ARGS);
+    g_pool = ctx->pool;
+    if (!g_initialized) {
+        MOTE_TRY(xnn_err(xnn_initialize(&k_allocator)));
+        g_initialized = 1;
+    }
+    d = (xnn_delegate_t *)mote_pool_alloc(ctx->pool, sizeof(*d), sizeof(void *));
+    MOTE_CHECK(d != NULL, MOTE_ERR_BACKEND_MEMORY);
+    d->pool = ctx->pool;
+    d->nargs = ctx->nargs;
+    d->runtime = NULL;
+    d->ext = (struct xnn_external_value *)mote_pool_alloc(ctx->pool, sizeof(*d->ext) * ctx->nargs,
+                                                          sizeof(void *));
+    MOTE_CHECK(d->ext != NULL, MOTE_ERR_BACKEND_MEMORY);
+    err = xnn_err(xnn_create_subgraph((uint32_t)num_externs, 0, &sg));
+    if (err == MOTE_OK) {
+        err = define_graph(&p, sg, ctx, (uint32_t)num_externs);
+    }
+    if (err == MOTE_OK) {
+        err = xnn_err(xnn_create_runtime_v2(sg, NULL, 0, &d->runtime));
+    }
+    if (sg != NULL) {
+        (void)xnn_delete_subgraph(sg);
+    }
+    if (err == MOTE_OK) {
+        err = bind(d, ctx->args);
+    }
+    if (err != MOTE_OK) {
+        if (d->runtime != NULL) {
+            (void)xnn_delete_runtime(d->runtime);
+        }
+        g_pool = NULL;
+        return err;
+    }
+    g_pool = NULL;
+    *handle = d;
+    return MOTE_OK;
+}
+
+static mote_err_t xnnpack_execute(void *handle, mote_value_t *const *args, uint32_t nargs)
+{
+    xnn_delegate_t *d = (xnn_delegate_t *)handle;
+    mote_err_t err = MOTE_OK;
+    uint32_t k;
+
+    MOTE_CHECK(nargs == d->nargs, MOTE_ERR_KERNEL_ARGS);
+    g_pool = d->pool;
+    for (k = 0; k < nargs; k++) { /* storage moved (an et_view): bind again */
+        if (d->ext[k].data != args[k]->u.t->data) {
+            err = bind(d, args);
+            break;
+        }
+    }
+    if (err == MOTE_OK && xnn_invoke_runtime(d->runtime) != xnn_status_success) {
+        err = MOTE_ERR_BACKEND_FAILED;
+    }
+    g_pool = NULL;
+    return err;
+}
+
+static void xnnpack_destroy(void *handle)
+{
+    xnn_delegate_t *d = (xnn_delegate_t *)handle;
+
+    g_pool = d->pool;
+    (void)xnn_delete_runtime(d->runtime);
+    d->runtime = NULL;
+    g_pool = NULL;
+}
+
+const mote_backend_t mote_backend_xnnpack = {"XnnpackBackend", xnnpack_init, xnnpack_execute, xnnpack_destroy};
