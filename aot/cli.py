@@ -156,6 +156,14 @@ def _cmd_monitor(args) -> int:
     return monitor_command(args)
 
 
+def _add_delegate_option(p) -> None:
+    from aot.compiler.partition import backend_names
+    p.add_argument("--delegate", metavar="NAME", choices=backend_names(),
+                   help=f"hand the subgraphs a backend takes to it (ExecuTorch's delegation; one of: "
+                        f"{', '.join(backend_names())}; fp32, one method; runs on the Linux host); the rest "
+                        "runs on Mote's kernels")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="aot", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -167,10 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the constants to a .ptd (ExecuTorch's flat-tensor format; default: beside "
                         "the .pte, same name) that the program names by key; an existing FILE.ptd gains "
                         "the tensors it lacks, so two programs (two heads over one backbone) share it")
-    from aot.compiler.partition import backend_names
-    p.add_argument("--delegate", metavar="NAME", choices=backend_names(),
-                   help=f"hand the subgraphs a backend takes to it (ExecuTorch's delegation; one of: "
-                        f"{', '.join(backend_names())}; fp32); the rest runs on Mote's kernels")
+    _add_delegate_option(p)
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("inspect", help="show a .pte program's ops, values and memory plan")
@@ -215,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "way; reports the worst step (default 1)")
     p.add_argument("-o", "--output-dir", help="build directory for simulator targets")
     _add_dsp_weights_option(p)
+    _add_delegate_option(p)
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("build", help="build firmware for a board")

@@ -155,6 +155,11 @@ def _read(source) -> bytes:
     return Path(source).read_bytes() if isinstance(source, (str, os.PathLike)) else bytes(source)
 
 
+#: the backend pool a host Method gives its delegates (mote/backend.h), bytes:
+#: XNNPACK's packed weights and workspace; pages are only touched when used
+HOST_BACKEND_POOL_BYTES = 64 << 20
+
+
 class Program:
     """A loaded .pte program (a private aligned copy of the bytes)."""
 
@@ -228,16 +233,18 @@ class Program:
         return f"{n.value.decode()}.{o.value.decode()}" if o.value else n.value.decode()
 
     def method(self, name=None, state_size: int | None = None, arena_sizes=None,
-               scratch_slots=None, share_state_with: "Method | None" = None) -> "Method":
+               scratch_slots=None, share_state_with: "Method | None" = None,
+               backend_pool: int = HOST_BACKEND_POOL_BYTES) -> "Method":
         """Initialises a method: `name` (str), an index, or None for the first.
         state_size / arena_sizes override the buffer sizes (for tests);
+        backend_pool: bytes of the pool its delegates allocate from;
         scratch_slots: (instruction, offset, size) kernel scratch planned in arena 1;
         share_state_with: a method of this program whose mutable-buffer arena
         (memory id 2) this one uses too, so both see one state (prefill and
         decode over one KV cache). Init writes the initial values into it: init
         every method before the first run."""
         return Method(self, 0 if name is None else name, state_size, arena_sizes, scratch_slots,
-                      share_state_with)
+                      share_state_with, backend_pool)
 
 
 #: Shared kernel scratch (bytes) a host Method gives every call without a planned
@@ -246,16 +253,13 @@ class Program:
 #: plan's slots, so a generous buffer stands in for them (mote-run gives the
 #: same: ports/linux/mote_run.c RUN_SCRATCH_BYTES).
 HOST_SCRATCH_BYTES = 1 << 20
-#: the backend pool a host Method gives its delegates (mote/backend.h), bytes:
-#: XNNPACK's packed weights and workspace; pages are only touched when used
-HOST_BACKEND_POOL_BYTES = 64 << 20
 
 
 class Method:
     """An initialised method with its own state and arenas."""
 
     def __init__(self, program: Program, name="forward", state_size: int | None = None, arena_sizes=None,
-                 scratch_slots=None, share_state_with=None):
+                 scratch_slots=None, share_state_with=None, backend_pool: int = HOST_BACKEND_POOL_BYTES):
         lib = self._lib = program._lib
         self.program = program
         self.index = name if isinstance(name, int) else program.method_index(name)
@@ -284,8 +288,8 @@ class Method:
         if slots:
             self._mem.scratch_slots = C.cast(self._slots, C.POINTER(_ScratchSlot))
             self._mem.num_scratch_slots = len(slots)
-        self._pool = _aligned(HOST_BACKEND_POOL_BYTES, 16)
-        self._mem.backend = _Buffer(self._pool.ctypes.data, HOST_BACKEND_POOL_BYTES)
+        self._pool = _aligned(backend_pool, 16)
+        self._mem.backend = _Buffer(self._pool.ctypes.data, backend_pool)
         self._obj = _aligned(lib.mote_host_sizeof_method(), 16)
         code = lib.mote_method_init(self._ptr, program._ptr, self.index, C.byref(self._mem))
         self._initialised = code == 0

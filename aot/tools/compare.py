@@ -62,8 +62,13 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
     arrays = [program_inputs(compiled, inputs) for inputs in steps]
     if target == "host":
         from aot.host.runtime import Program
-        method = Program(compiled.pte, data_map=compiled.ptd).method(compiled.method_name)
-        return [method.run(a) for a in arrays], {}
+        method = _host_method(Program(compiled.pte, data_map=compiled.ptd), compiled)
+        outs = [method.run(a) for a in arrays]
+        return outs, ({"backend_pool_bytes": method.backend_pool_used} if compiled.delegation else {})
+    if compiled.delegation:
+        from aot.errors import RunError
+        raise RunError(f"--delegate {compiled.delegation['delegate']}: the delegated program runs on "
+                       f"--target host (libmote.so links the backend); {target} links no delegate backend")
     from aot.target.linux import is_linux_target
     if is_linux_target(target):
         return _run_on_linux(compiled, arrays, target, timeout), {}
@@ -80,6 +85,18 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
                if "model_region_bytes" in art.size else {}),
             "ram_bytes": art.size["ram_bytes"], "build_dir": str(out_dir)}
     return result.outputs, info
+
+
+def _host_method(program, compiled):
+    """The host Method of `compiled`; a backend the host library lacks is one clear line."""
+    from aot.errors import RunError, RuntimeCallError
+    try:
+        return program.method(compiled.method_name)
+    except RuntimeCallError as e:
+        if "NO_SUCH_BACKEND" in str(e) and compiled.delegation:
+            raise RunError(f"the host library (build/host) has no {compiled.delegation['backend']}: install "
+                           "libxnnpack-dev and libpthreadpool-dev and rerun `make bootstrap`") from None
+        raise
 
 
 def _run_on_linux(compiled, arrays, target: str, timeout: float) -> list:
@@ -145,6 +162,9 @@ def compare(compiled, target: str = "host", seed: int = 0, out_dir=None, steps: 
     report["arena_lower_bound_bytes"] = compiled.arena_lower_bound_bytes
     report["mutable_bytes"] = compiled.mutable_bytes
     report["pte_bytes"] = len(compiled.pte)
+    if compiled.delegation:
+        d = compiled.delegation
+        report["delegation"] = {**d, "delegated_share": d["delegated_macs"] / d["total_macs"] if d["total_macs"] else 1.0}
     if compiled.int4 is not None:
         report["int4_layers"] = [n for n, _, _ in compiled.int4.quantized]
         report["int4_kept_fp32"] = [n for n, _ in compiled.int4.skipped]
@@ -175,7 +195,9 @@ def compare_command(args) -> int:
             raise RunError(f"board {board.name} has no simulator to compare on")
     # the program aot build would ship for that board (pre-widened DSP weights by default)
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                  int8_io=args.int8_io, int4_weights=int4_option(args), int16_activations=int16_option(args), dsp_weights=board is not None and dsp_weights(board, args))
+                                  int8_io=args.int8_io, int4_weights=int4_option(args),
+                                  int16_activations=int16_option(args),
+                                  dsp_weights=board is not None and dsp_weights(board, args), delegate=args.delegate)
     if args.method:
         compiled = compiled.for_method(args.method)
     report = compare(compiled, args.target, args.seed, args.output_dir, steps=args.steps)
@@ -200,6 +222,13 @@ def compare_command(args) -> int:
         print(f"  int4 weights: {len(report['int4_layers'])} layer(s)"
               + (f"; kept fp32: {', '.join(repr(n) for n in report['int4_kept_fp32'])}"
                  if report["int4_kept_fp32"] else ""))
+    if "delegation" in report:
+        d = report["delegation"]
+        print(f"  delegated to {d['backend']}: {d['delegated_calls']} calls, "
+              f"{100 * d['delegated_share']:.1f}% of {d['total_macs']:,} MACs"
+              + (f", backend pool {report['backend_pool_bytes']:,} B" if "backend_pool_bytes" in report else ""))
+        for f in d["fallbacks"]:
+            print(f"    fell back: {f['op']} at {f['source'] or 'unknown source'} ({f['why']})")
     for key in ("instructions", "flash_bytes", "model_region_bytes", "ram_bytes"):
         if key in report:
             label = "instructions (first call)" if key == "instructions" and "steps" in report \

@@ -143,7 +143,9 @@ int main(int argc, char **argv)
     }
     mem.scratch.ptr = aligned_zalloc(RUN_SCRATCH_BYTES, 16u);
     mem.scratch.size = RUN_SCRATCH_BYTES;
-    mem.backend.ptr = aligned_zalloc(RUN_BACKEND_POOL_BYTES, 16u);
+    if (posix_memalign(&mem.backend.ptr, 16u, RUN_BACKEND_POOL_BYTES) != 0) { /* not zeroed: pages stay untouched */
+        mem.backend.ptr = NULL;
+    }
     mem.backend.size = RUN_BACKEND_POOL_BYTES;
     if (mem.state.ptr == NULL || mem.scratch.ptr == NULL || mem.backend.ptr == NULL) {
         fprintf(stderr, "mote-run: out of memory\n");

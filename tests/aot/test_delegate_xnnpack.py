@@ -150,12 +150,73 @@ def test_payload_header_reads_in_executorchs_serializer():
     assert h.constant_data_offset + h.constant_data_size == len(dc.payload)
 
 
-def test_mote_runtime_refuses_a_delegate_it_lacks(mixed):
-    """Until the runtime's backend registry holds XNNPACK: a specific code, not a crash."""
+def _payload_span(pte: bytes, k: int = 0) -> tuple:
+    """(start, end) in `pte` of delegate k's payload segment."""
+    from aot.pte.header import parse_header
+    prog = fb.read_program(pte)
+    seg = prog.segments[prog.execution_plan[0].delegates[k].processed.index]
+    start = parse_header(pte).segment_base_offset + seg.offset
+    return start, start + seg.size
+
+
+@pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025", "resnet8"])
+def test_mote_runs_a_zoo_model_through_its_xnnpack_backend(model):
+    from aot.host.runtime import Program
+    c = compile_model_file(ROOT / "zoo" / f"{model}.py", delegate="xnnpack")
+    m = Program(c.pte).method()
+    x = c.example_inputs
+    got = m.run([a.numpy() for a in x])[0]
+    assert _max_rel(got, c.eager(*x).detach().numpy()) <= 1e-5
+    # XNNPACK's packed weights and workspace came from the caller's pool
+    assert 0 < m.backend_pool_used < (8 << 20)
+
+
+def test_mote_runs_a_model_mixing_delegated_and_mote_ops(mixed):
+    from aot.host.runtime import Program
+    c = compile_model_file(mixed, delegate="xnnpack")
+    x = c.example_inputs
+    got = Program(c.pte).method().run([a.numpy() for a in x])[0]
+    assert _max_rel(got, c.eager(*x).detach().numpy()) <= 1e-5
+
+
+def test_backend_errors_are_specific_codes(mixed):
+    """A pool too small, a payload the backend cannot read, a backend the build lacks:
+    each its own code at init, never a crash."""
     from aot.host.runtime import MoteError as RtError, Program
     c = compile_model_file(mixed, delegate="xnnpack")
+    with pytest.raises(RtError, match="BACKEND_MEMORY"):
+        Program(c.pte).method(backend_pool=4096)
+    start, end = _payload_span(c.pte)
+    bad = bytearray(c.pte)
+    bad[start + 4:start + 8] = b"XH99"                       # not an XNNPACK payload
+    with pytest.raises(RtError, match="BACKEND_PAYLOAD"):
+        Program(bytes(bad)).method()
+    bad = bytearray(c.pte)
+    bad[start + 14:start + 18] = (end - start).to_bytes(4, "little")   # flatbuffer runs past the payload
+    with pytest.raises(RtError, match="BACKEND_PAYLOAD"):
+        Program(bytes(bad)).method()
+    other = c.pte.replace(b"XnnpackBackend", b"NpuBackend\0\0\0\0")
     with pytest.raises(RtError, match="NO_SUCH_BACKEND"):
-        Program(c.pte).method()
+        Program(other).method()
+
+
+def test_aot_compare_delegate_json_reports_parity_and_share():
+    import json
+    r = subprocess.run([sys.executable, "-m", "aot", "compare", "zoo/ds_cnn.py", "--target", "host",
+                        "--delegate", "xnnpack", "--json"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["max_rel_error"] <= 1e-5
+    d = rep["delegation"]
+    assert d["backend"] == "XnnpackBackend" and d["delegated_share"] == 1.0 and d["fallbacks"] == []
+    assert rep["backend_pool_bytes"] > 0
+
+
+def test_aot_compare_delegate_on_a_board_is_one_line(mixed):
+    r = subprocess.run([sys.executable, "-m", "aot", "compare", str(mixed), "--target", "mps2-an505",
+                        "--delegate", "xnnpack"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "runs on --target host" in r.stderr
 
 
 def test_unsupported_combinations_are_one_line_errors(mixed):
