@@ -8,6 +8,9 @@ For every zoo model (zoo.MODELS), from one run, side by side:
   region is the C calls mote_method_set_input (a memcpy per input) +
   mote_method_execute; outputs are not copied out. The median cost of an empty
   ctypes call into the same library, times the number of calls, is subtracted.
+* Mote+XNNPACK: the same with --delegate xnnpack (aot.compiler.partition):
+  the delegated subgraphs run in Mote's XNNPACK backend (backends/xnnpack,
+  Debian's libxnnpack), with XNNPACK's memory in the method's backend pool.
 * ExecuTorch portable: torch.export -> exir.to_edge -> to_executorch, run by
   the pybindings' _load_for_executorch_from_buffer(...).forward.
 * ExecuTorch XNNPACK: to_edge_transform_and_lower(XnnpackPartitioner) ->
@@ -43,11 +46,11 @@ def _rel_err(a, b) -> float:
     return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-30))
 
 
-def bench_mote(name: str, budget: float) -> dict:
+def bench_mote(name: str, budget: float, delegate=None) -> dict:
     from aot.compiler.pipeline import compile_model_file
     from aot.host.runtime import Program
     import zoo
-    c = compile_model_file(zoo.path(name))
+    c = compile_model_file(zoo.path(name), delegate=delegate)
     prog = Program(c.pte)
     meth = prog.method()
     inputs = [t.numpy() for t in c.example_inputs]
@@ -83,6 +86,7 @@ def bench_mote(name: str, budget: float) -> dict:
         "arena_lower_bound_bytes": c.arena_lower_bound_bytes,
         "state_bytes": meth.requirements.state_size, "max_rel_err": err,
         "instructions": len(c.spec.instructions), "model": c.eager, "inputs": c.example_inputs,
+        "backend_pool_bytes": meth.backend_pool_used,
     }
 
 
@@ -143,6 +147,12 @@ def main(argv=None) -> int:
             continue
         model, inputs = m.pop("model"), m.pop("inputs")
         row["mote"] = m
+        try:
+            mx = bench_mote(name, budget, delegate="xnnpack")
+            mx.pop("model"), mx.pop("inputs")
+            row["mote_xnnpack"] = mx
+        except Exception as e:  # noqa: BLE001
+            row["errors"]["mote_xnnpack"] = cm.short_error(e)
         for key, xnn in (("et_portable", False), ("et_xnnpack", True)):
             try:
                 row[key] = bench_et(model, inputs, xnn, budget)
@@ -151,6 +161,8 @@ def main(argv=None) -> int:
         row["eager_us"] = bench_eager(model, inputs, budget)
         et = row.get("et_portable")
         row["speedup_vs_et_portable"] = et["us"] / m["us"] if et and m["us"] > 0 else None
+        mx, ex = row.get("mote_xnnpack"), row.get("et_xnnpack")
+        row["mote_xnnpack_vs_et_xnnpack"] = mx["us"] / ex["us"] if mx and ex and ex["us"] > 0 else None
         row["ref_et_portable_us"] = REF_ET_PORTABLE_US.get(name)
         row["ref_eager_us"] = REF_EAGER_US.get(name)
         results.append(row)
@@ -163,13 +175,17 @@ def main(argv=None) -> int:
     lat = []
     for r in results:
         m, p, x = r.get("mote"), r.get("et_portable"), r.get("et_xnnpack")
-        lat.append([r["model"], cm.fmt(m and m["us"], ",.1f"), cm.fmt(p and p["us"], ",.1f"),
-                    cm.fmt(x and x["us"], ",.1f"), cm.fmt(r.get("eager_us"), ",.1f"),
+        mx = r.get("mote_xnnpack")
+        ratio = r.get("mote_xnnpack_vs_et_xnnpack")
+        lat.append([r["model"], cm.fmt(m and m["us"], ",.1f"), cm.fmt(mx and mx["us"], ",.1f"),
+                    cm.fmt(x and x["us"], ",.1f"), cm.fmt(ratio, ".2f") + ("x" if ratio else ""),
+                    cm.fmt(p and p["us"], ",.1f"), cm.fmt(r.get("eager_us"), ",.1f"),
                     cm.fmt(r.get("speedup_vs_et_portable"), ".1f") + ("x" if r.get("speedup_vs_et_portable") else ""),
                     cm.fmt(r.get("ref_et_portable_us")), cm.fmt(r.get("ref_eager_us")),
-                    cm.fmt(m and m["max_rel_err"], ".1e")])
-    print(cm.table(["model", "Mote us", "ET port. us", "ET XNNPACK us", "eager us", "Mote vs ET port.",
-                    "ref ET port.", "ref eager", "Mote rel err"], lat))
+                    cm.fmt(m and m["max_rel_err"], ".1e"), cm.fmt(mx and mx["max_rel_err"], ".1e")])
+    print(cm.table(["model", "Mote us", "Mote+XNN us", "ET XNNPACK us", "Mote+XNN / ET XNN", "ET port. us",
+                    "eager us", "Mote vs ET port.", "ref ET port.", "ref eager", "Mote rel err",
+                    "Mote+XNN rel err"], lat))
     print()
     mem = []
     for r in results:
@@ -186,7 +202,9 @@ def main(argv=None) -> int:
         for name, k, v in errs:
             print(f"  {name} [{k}]: {v}")
     print("\nMote us: mote_method_set_input + mote_method_execute (ctypes call overhead subtracted). "
-          "ET XNN arena: excludes the delegate's own workspace.")
+          "ET XNN arena: excludes the delegate's own workspace; Mote+XNN's is in its backend pool ("
+          + ", ".join(f"{r['model']} {r['mote_xnnpack']['backend_pool_bytes']:,} B" for r in results
+                      if r.get("mote_xnnpack")) + ").")
     cm.write_json(args.json, {"benchmark": "bench_host", "environment": env, "results": results})
     return 0
 

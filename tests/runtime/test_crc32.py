@@ -131,9 +131,16 @@ def _host_app(d, pte_bytes, crc_value, host_build):
                     f"-I{H.ROOT / 'ports/cortex-m'}", f"-I{d}",
                     str(APP), str(EMBED), str(d / "model_pte.c"), str(H.ROOT / "tests/runtime/app_host_port.c"),
                     str(d / "model_inputs.S"),
-                    str(host_build / "runtime/libmote_runtime.a"), str(host_build / "kernels/libmote_kernels.a"),
+                    "-Wl,--start-group", str(host_build / "runtime/libmote_runtime.a"),
+                    str(host_build / "kernels/libmote_kernels.a"), *_backend_libs(host_build), "-Wl,--end-group",
                     "-lm", "-o", str(exe)], check=True)
     return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60), x
+
+
+def _backend_libs(host_build) -> list:
+    """The host kernel library's registry names the backends the host build has (XNNPACK)."""
+    xnn = host_build / "backends/xnnpack/libmote_backend_xnnpack.a"
+    return [str(xnn), "-lXNNPACK"] if xnn.exists() else []  # inside the link group: it reads the runtime's fb.c
 
 
 def test_app_checks_the_model_at_boot(pte, models, host_build, tmp_path):

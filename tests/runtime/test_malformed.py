@@ -89,7 +89,8 @@ CASES = [
      "requirements"),
     ("instruction_union_tag", lambda fb: fb.d.__setitem__(fb.field(fb.instruction(0), 0), 9), "BAD_UNION_TAG",
      "requirements"),
-    ("delegate_call", lambda fb: fb.d.__setitem__(fb.field(fb.instruction(0), 0), 2), "NO_SUCH_BACKEND", "init"),
+    # a DelegateCall naming a delegate the plan's (empty) delegates table lacks
+    ("delegate_call", lambda fb: fb.d.__setitem__(fb.field(fb.instruction(0), 0), 2), "BAD_INDEX", "init"),
     ("constant_shorter_than_sizes", lambda fb: _set_sizes0(fb, 1000), "DATA_TOO_SHORT", "init"),
     ("constant_offset_past_segment",
      lambda fb: _u64(fb, fb.vec(fb.sub(fb.root(), 5), 1)[1] + 8, 1 << 32), "DATA_TOO_SHORT", "init"),

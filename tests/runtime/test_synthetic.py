@@ -62,7 +62,8 @@ BAD = [
     ("unplanned_input", dict(values=_value(0, (S.TENSOR, dict(dtype=S.F32, sizes=[2, 3], mem=None))),
                              instrs=_instr(0, (S.KERNEL, dict(op=1, args=[0, 11, 11])))),
      "UNSUPPORTED", "init"),
-    ("delegate", dict(instrs=_instr(1, (S.DELEGATE, dict(op=0, args=[4, 5])))), "NO_SUCH_BACKEND", "init"),
+    # delegate 0 of a plan with no delegates table
+    ("delegate", dict(instrs=_instr(1, (S.DELEGATE, dict(op=0, args=[4, 5])))), "BAD_INDEX", "init"),
     ("move_index", dict(instrs=_instr(5, (S.MOVE, dict(src=5, dst=16)))), "BAD_INDEX", "init"),
     ("free_index", dict(instrs=_instr(4, (S.FREE, dict(value=-1)))), "BAD_INDEX", "init"),
     ("unplanned_not_a_view", dict(instrs=_instr(0, (S.KERNEL, dict(op=1, args=[0, 11])))), "BAD_ALLOCATION",
