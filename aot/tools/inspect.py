@@ -179,6 +179,8 @@ def inspect_file(pte: PteFile, path: Optional[Path] = None) -> dict:
                 if manifest.get("pte_sha256") == digest:
                     info["manifest_memory"] = {k: v for k, v in manifest.get("memory", {}).items()
                                                if v is not None}
+                    if manifest.get("delegation"):   # --delegate: what the backend took, what fell back
+                        info["delegation"] = manifest["delegation"]
             except (OSError, ValueError, AttributeError):
                 pass
     return info
@@ -242,6 +244,13 @@ def render_text(info: dict) -> str:
             L.append(f"  WARNING: live tensors overlap in memory: {m['plan_conflicts']}")
         if m["unplanned_tensors"]:
             L.append(f"  unplanned (alias) tensors: {m['unplanned_tensors']}")
+    d = info.get("delegation")
+    if d:
+        share = 100.0 * d["delegated_macs"] / d["total_macs"] if d["total_macs"] else 100.0
+        L.append(f"delegated to {d['backend']}: {d['delegated_calls']} calls, {share:.1f}% of "
+                 f"{d['total_macs']:,} MACs")
+        for f in d["fallbacks"]:
+            L.append(f"  fell back: {f['op']} at {f['source'] or 'unknown source'} ({f['why']})")
     mm = info.get("manifest_memory")
     if mm:
         L.append("ops.json memory: " + ", ".join(f"{k}={v}" for k, v in mm.items()))
