@@ -15,7 +15,7 @@ LAYERS = [
     {"aot.errors", "aot.paths", "aot.ir"},
     {"aot.pte"},
     {"aot.host"},
-    {"aot.compiler"},
+    {"aot.compiler", "aot.backends"},  # a backend's partitioner plugs into the compiler's delegation pass
     {"aot.target"},
     {"aot.devtools"},
     {"aot.tools"},

@@ -39,7 +39,10 @@
  *     (MOTE_ERR_ALIAS_MISMATCH), so a value only ever names tensors of its
  *     own size;
  *   - an et_view's input and output are not constants and have one dtype and
- *     byte size (same codes), so a view never outgrows the storage it aliases.
+ *     byte size (same codes), so a view never outgrows the storage it aliases;
+ *   - a DelegateCall's trailing arguments that its backend writes (the count
+ *     its init reports, mote/backend.h) are tensors that are not constants
+ *     (MOTE_ERR_OUTPUT_NOT_WRITABLE), each of the size its payload declares.
  */
 #ifndef MOTE_METHOD_H
 #define MOTE_METHOD_H
