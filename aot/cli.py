@@ -87,6 +87,12 @@ def _cmd_export(args) -> int:
     ptd = None
     if args.external_weights is not None:
         ptd = args.external_weights or str(Path(args.output).with_suffix(".ptd"))
+        if Path(ptd).is_dir():  # a folder: the .ptd goes inside it, named after the program
+            ptd = str(Path(ptd) / Path(args.output).with_suffix(".ptd").name)
+        if Path(ptd).resolve() == Path(args.output).resolve():
+            from aot.errors import MoteError
+            raise MoteError(f"--external-weights {ptd} is the program's own path (-o): name a .ptd file, "
+                            "or give --external-weights alone for one beside the program")
     result = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                 int8_io=args.int8_io, int4_weights=int4_option(args), int16_activations=int16_option(args), out_pte=args.output,
                                 external_weights=ptd, delegate=args.delegate)
@@ -229,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep the constants in a .ptd (ExecuTorch's flat-tensor format) linked as its own "
                         "flash region (model_ptd.c) and attached to the program at init")
     p.add_argument("--board", required=True, help="board name (see boards/)")
+    p.add_argument("--method", metavar="NAME",
+                   help="the method the firmware app runs, of a model file with methods() (default: the "
+                        "first; every method is initialised and callable through the embedding API)")
     p.add_argument("-o", "--output-dir", help="output directory (default build/<model>-<board>)")
     p.add_argument("--inputs", metavar="IN.npz",
                    help="inputs to embed in the firmware (default: the model's example inputs)")

@@ -227,6 +227,12 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     base_ptd = None
     if isinstance(external_weights, (str, Path)) and Path(external_weights).is_file():
         base_ptd = Path(external_weights).read_bytes()
+        from aot.errors import FlatbufferError
+        from aot.pte.flat_tensor import read_ptd
+        try:                        # merged into: it must be a .ptd (checked before the compile)
+            read_ptd(base_ptd)
+        except FlatbufferError as e:
+            raise MoteError(f"--external-weights {external_weights}: {e}") from None
     compiled = _compile(name, eager, mf, int8, calib if calib else mf.calibration_data, int8_io,
                         planner, dsp_weights, external=external_weights is not None, base_ptd=base_ptd,
                         int4_linear=int8 and int4_weights is not None, int16=int16_activations,

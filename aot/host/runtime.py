@@ -172,7 +172,13 @@ class Program:
         self._data = _aligned(len(data), PROGRAM_ALIGN)
         self._data[:] = np.frombuffer(data, dtype=np.uint8)
         self._obj = _aligned(lib.mote_host_sizeof_program(), 16)
-        _check(lib, lib.mote_program_load(self._obj.ctypes.data, self._data.ctypes.data, len(data)), "load")
+        code = lib.mote_program_load(self._obj.ctypes.data, self._data.ctypes.data, len(data))
+        if code != 0:
+            name = f"{source}" if isinstance(source, (str, os.PathLike)) else "the program"
+            hint = {"MOTE_ERR_BAD_IDENTIFIER": f"load {name}: not a .pte program (no ET12 identifier at byte 4)"
+                                               + ("; a .ptd goes to --ptd" if bytes(data[4:8]) == b"FT01" else "")
+                    }.get(err_name(code, lib), f"load {name}")
+            raise MoteError(code, err_name(code, lib), hint)
         if data_map is not None:
             ptd = _read(data_map)
             self._ptd = _aligned(len(ptd), PROGRAM_ALIGN)

@@ -104,7 +104,10 @@ def build_command(args) -> int:
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                   int8_io=args.int8_io, int4_weights=int4_option(args), int16_activations=int16_option(args), dsp_weights=dsp_weights(board, args),
                                   external_weights=_ptd_path(args))
-    out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}")
+    if getattr(args, "method", None):   # the method the firmware app runs (every method is initialised)
+        compiled = compiled.for_method(args.method)
+    suffix = f"-{compiled.method_name}" if len(compiled.methods) > 1 else ""
+    out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}{suffix}")
     selftest = _selftest(compiled, getattr(args, "selftest", None), "build")
     input_sets = None
     if args.inputs:

@@ -75,7 +75,8 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
     from aot.target.build import build_compiled
     from aot.target.run import run_build
     scheme = "-int16" if compiled.int16 else "-int8" if compiled.int8 else ""
-    out_dir = Path(out_dir or Path("build") / f"{compiled.name}-{Path(target).stem}{scheme}")
+    method = f"-{compiled.method_name}" if len(compiled.methods) > 1 else ""   # one folder per method
+    out_dir = Path(out_dir or Path("build") / f"{compiled.name}-{Path(target).stem}{scheme}{method}")
     art = build_compiled(compiled, target, out_dir, input_sets=arrays)
     result = run_build(out_dir, timeout=timeout)
     info = {"instructions": result.cycles[0], "flash_bytes": art.size["flash_bytes"],

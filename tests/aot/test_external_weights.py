@@ -153,3 +153,27 @@ def test_aot_run_finds_or_is_told_the_ptd(heads, tmp_path):
                         "--external-weights", str(tmp_path / "new" / "w.ptd")], capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0 and (tmp_path / "new" / "w.ptd").is_file(), r.stderr
+
+
+def test_export_external_weights_path_mistakes(heads, tmp_path):
+    """--external-weights naming the program itself is refused (it used to overwrite the
+    .ptd with the .pte and lose the weights); a folder gets NAME.ptd inside; a file that
+    is not a .ptd is named in the error."""
+    import subprocess
+    import sys
+    d, _ = heads
+
+    def export(out, ptd):
+        return subprocess.run([sys.executable, "-m", "aot.cli", "export", str(d / "head_b.py"), "-o", str(out),
+                               "--external-weights", str(ptd)], capture_output=True, text=True, timeout=300)
+    r = export(tmp_path / "y.pte", tmp_path / "y.pte")
+    assert r.returncode != 0 and "is the program's own path" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "y.pte").exists()
+    (tmp_path / "w").mkdir()
+    r = export(tmp_path / "z.pte", tmp_path / "w")
+    assert r.returncode == 0 and (tmp_path / "w" / "z.ptd").is_file(), r.stderr
+    r = export(tmp_path / "v.pte", d / "a.pte")
+    assert r.returncode != 0 and f"--external-weights {d / 'a.pte'}: not a .ptd" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "aot.cli", "run", str(tmp_path / "w" / "z.ptd")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "not a .pte program" in r.stderr and "a .ptd goes to --ptd" in r.stderr

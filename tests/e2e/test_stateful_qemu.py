@@ -41,3 +41,15 @@ def test_any_method_of_a_multi_method_program_in_firmware(tmp_path):
     assert r["method"] == "decode" and r["max_rel_error"] <= 1e-5, r
     header = (tmp_path / "kv" / "gen" / "mote_model.h").read_text()
     assert "#define MOTE_MODEL_NUM_METHODS 3u" in header and "#define MOTE_MODEL_DEFAULT_METHOD 1u" in header
+
+
+def test_aot_build_method_builds_firmware_for_that_method(tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "aot.cli", "build", str(path("kv_attention")), "--board", "mps2-an505",
+                        "--method", "decode", "-o", str(tmp_path / "b")], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "#define MOTE_MODEL_DEFAULT_METHOD 1u" in (tmp_path / "b" / "gen" / "mote_model.h").read_text()
+    r = subprocess.run([sys.executable, "-m", "aot.cli", "build", str(path("kv_attention")), "--board", "mps2-an505",
+                        "--method", "nope", "-o", str(tmp_path / "c")], capture_output=True, text=True, timeout=600)
+    assert r.returncode != 0 and "no method 'nope'" in r.stderr and "Traceback" not in r.stderr
