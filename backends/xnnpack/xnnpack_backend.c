@@ -27,6 +27,7 @@
 
 #include "fb.h"
 #include "mote/backend.h"
+#include "mote/program.h"
 
 #define XH_MIN_HEADER 30u
 #define XN_MAX_DIMS 6u
@@ -34,7 +35,7 @@
 /* XValueUnion / XNodeUnion tags: positions in the schema's unions, plus 1. */
 enum { XV_TENSOR = 1, XV_QUANTIZED = 2 };
 enum {
-    XN_ADD = 1, XN_FULLY_CONNECTED = 2, XN_SOFTMAX = 3, XN_SIGMOID = 4, XN_CLAMP = 6, XN_CONV2D = 7,
+    XN_ADD = 1, XN_FULLY_CONNECTED = 2, XN_SOFTMAX = 3, XN_SIGMOID = 4, XN_STATIC_TRANSPOSE = 5, XN_CLAMP = 6, XN_CONV2D = 7,
     XN_DIV = 8, XN_AVG_POOL = 11, XN_MINIMUM = 12, XN_DEPTHWISE_CONV2D = 13, XN_MAX_POOL = 14,
     XN_MULTIPLY = 15, XN_SUBTRACT = 16, XN_FLOOR = 17, XN_GLOBAL_AVG_POOL = 19, XN_STATIC_RESHAPE = 20,
     XN_SQRT = 22, XN_CEILING = 23, XN_HARDSWISH = 24, XN_MAX_TAG = 24
@@ -44,11 +45,28 @@ enum { XG_NODES = 1, XG_VALUES = 2, XG_NUM_EXTERNS = 3, XG_INPUT_IDS = 4, XG_OUT
 /* XNNTensorValue fields */
 enum { XT_DATATYPE = 0, XT_NUM_DIMS = 1, XT_DIMS = 2, XT_CONST = 3, XT_EXTERNAL = 4, XT_FLAGS = 5, XT_ID = 6 };
 
+/* A transpose at the subgraph's edge that moves data (Debian's 2022 XNNPACK
+ * has no subgraph transpose): the backend permutes between the call's
+ * argument and a staging buffer in the pool, before (input) or after
+ * (output) XNNPACK runs. dims: the argument side's (input) or the staging
+ * side's (output) dims; out dim k is in dim perm[k]. */
+typedef struct stage {
+    uint32_t ext;      /* argument index */
+    uint32_t is_output;
+    uint32_t ndim;
+    uint32_t dims[XN_MAX_DIMS];
+    uint32_t perm[XN_MAX_DIMS];
+    uint32_t numel;
+    float *buf;        /* numel floats, in the pool */
+} stage_t;
+
 typedef struct xnn_delegate {
     xnn_runtime_t runtime;
     mote_pool_t *pool;
     uint32_t nargs;
     struct xnn_external_value *ext; /* nargs entries: external id k is argument k */
+    stage_t *stages;
+    uint32_t num_stages;
 } xnn_delegate_t;
 
 /* The pool XNNPACK's hooks allocate from right now (see the file comment). */
@@ -149,7 +167,16 @@ typedef struct payload {
     mote_fb_vec_t const_entries;
     uint32_t *ids; /* id_out -> XNNPACK value id, per xvalue */
     uint32_t num_values;
+    /* per value: OV_NONE, OV_HIDDEN (an edge transpose's argument side, not
+     * defined), or the external flags the staged side takes over */
+    uint8_t *ov_flags;
+    uint32_t *ov_ext;   /* the argument index those take over */
+    stage_t *stages;    /* the delegate's, filled by find_stages */
+    uint32_t num_stages;
 } payload_t;
+
+#define OV_NONE 0u
+#define OV_HIDDEN 0xFFu
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -190,17 +217,32 @@ static uint32_t scalar_u32(const payload_t *p, const mote_fb_table_t *t, uint32_
     return (uint32_t)v;
 }
 
-/* Constant entry `k`'s bytes: exactly `nbytes`, 4-byte aligned, inside the constant data. */
-static mote_err_t constant_data(const payload_t *p, uint32_t k, uint64_t nbytes, const void **data)
+/* Constant entry `k`'s bytes: exactly `nbytes`, 4-byte aligned, inside the
+ * payload's constant data, or the program's named data its named_key names
+ * (ExecuTorch keeps delegate weights there). */
+static mote_err_t constant_data(const payload_t *p, const mote_program_t *prog, uint32_t k, uint64_t nbytes,
+                                const void **data)
 {
     mote_fb_table_t e;
     uint64_t off, size;
+    const char *key;
+    const uint8_t *named;
+    uint32_t key_len;
+    size_t named_size;
 
     MOTE_CHECK(k < p->const_entries.len, MOTE_ERR_BACKEND_PAYLOAD);
     MOTE_TRY(mote_fb_vec_table(&p->fb, &p->const_entries, k, &e));
     MOTE_TRY(mote_fb_scalar(&p->fb, &e, 0, 8u, 0u, &off));
     MOTE_TRY(mote_fb_scalar(&p->fb, &e, 1, 8u, 0u, &size));
-    MOTE_CHECK(size == nbytes && off <= p->consts_size && size <= p->consts_size - off, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(mote_fb_string_field(&p->fb, &e, 2, &key, &key_len));
+    MOTE_CHECK(size == nbytes, MOTE_ERR_BACKEND_PAYLOAD);
+    if (key != NULL && key_len > 0u) {
+        MOTE_TRY(mote_program_named_data(prog, key, key_len, &named, &named_size));
+        MOTE_CHECK((uint64_t)named_size >= nbytes && (((uintptr_t)named) & 3u) == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+        *data = named;
+        return MOTE_OK;
+    }
+    MOTE_CHECK(off <= p->consts_size && size <= p->consts_size - off, MOTE_ERR_BACKEND_PAYLOAD);
     MOTE_CHECK((((uintptr_t)(p->consts + off)) & 3u) == 0u, MOTE_ERR_BACKEND_PAYLOAD);
     *data = p->consts + off;
     return MOTE_OK;
@@ -249,6 +291,18 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
     MOTE_CHECK(id < p->num_values && p->ids[id] == XNN_INVALID_VALUE_ID, MOTE_ERR_BACKEND_PAYLOAD);
     MOTE_CHECK((flags & ~(uint32_t)(XNN_VALUE_FLAG_EXTERNAL_INPUT | XNN_VALUE_FLAG_EXTERNAL_OUTPUT)) == 0u,
                MOTE_ERR_BACKEND_PAYLOAD);
+    if (p->ov_flags[id] == OV_HIDDEN) { /* an edge transpose's argument side: staged instead */
+        MOTE_CHECK(ext < num_externs, MOTE_ERR_BACKEND_PAYLOAD);
+        return check_arg(ctx->args[ext], numel);
+    }
+    if (p->ov_flags[id] != OV_NONE) {   /* the staged side of an edge transpose */
+        flags = p->ov_flags[id];
+        ext = p->ov_ext[id];
+        MOTE_CHECK(ext < num_externs && cidx == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_TRY(xnn_err(xnn_define_tensor_value(sg, xnn_datatype_fp32, dims.len, shape, NULL, ext, flags, &xid)));
+        p->ids[id] = xid;
+        return MOTE_OK;
+    }
     if (flags != 0u) { /* external: argument `ext` of the call */
         MOTE_CHECK(ext < num_externs && cidx == 0u, MOTE_ERR_BACKEND_PAYLOAD);
         MOTE_TRY(check_arg(ctx->args[ext], numel));
@@ -256,7 +310,7 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
         ext = XNN_INVALID_VALUE_ID;
     }
     if (cidx != 0u) {
-        MOTE_TRY(constant_data(p, cidx, numel * 4u, &data));
+        MOTE_TRY(constant_data(p, ctx->prog, cidx, numel * 4u, &data));
     }
     MOTE_TRY(xnn_err(xnn_define_tensor_value(sg, xnn_datatype_fp32, dims.len, shape, data, ext, flags, &xid)));
     p->ids[id] = xid;
@@ -352,6 +406,47 @@ static mote_err_t define_pool(const payload_t *p, xnn_subgraph_t sg, const mote_
                                                  out, flags));
 }
 
+/* A transpose that only moves dimensions of size 1 keeps the bytes in order:
+ * a reshape (Debian's 2022 XNNPACK has no subgraph transpose). Fields: num_dims,
+ * perm, input, output, flags; `in_dims` are the input value's dims. Others:
+ * BACKEND_PAYLOAD. */
+static mote_err_t define_transpose(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n,
+                                   const mote_fb_vec_t *values)
+{
+    mote_fb_vec_t perm, dims;
+    mote_fb_table_t xv, t;
+    size_t shape[XN_MAX_DIMS];
+    uint32_t k, last = 0, in_id, out, flags, d, src;
+    uint8_t tag;
+    mote_err_t err = MOTE_OK;
+
+    MOTE_TRY(mote_fb_vec_field(&p->fb, n, 1, 4u, &perm));
+    in_id = scalar_u32(p, n, 2, 0u, &err);
+    flags = scalar_u32(p, n, 4, 0u, &err);
+    MOTE_TRY(err);
+    MOTE_CHECK(in_id < values->len && perm.len <= XN_MAX_DIMS, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(mote_fb_vec_table(&p->fb, values, in_id, &xv));   /* ids are positions (define_value checked) */
+    MOTE_TRY(mote_fb_union_field(&p->fb, &xv, 0, XV_QUANTIZED, &tag, &t));
+    MOTE_CHECK(tag == XV_TENSOR, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(mote_fb_vec_field(&p->fb, &t, XT_DIMS, 4u, &dims));
+    MOTE_CHECK(dims.len == perm.len && scalar_u32(p, &t, XT_ID, 0u, &err) == in_id, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(err);
+    for (k = 0; k < perm.len; k++) {
+        src = mote_fb_u32_at(&p->fb, perm.pos + 4u * k);
+        MOTE_CHECK(src < dims.len, MOTE_ERR_BACKEND_PAYLOAD);
+        d = mote_fb_u32_at(&p->fb, dims.pos + 4u * src);
+        shape[k] = d;
+        if (d != 1u) { /* dimensions of size > 1 must keep their order */
+            MOTE_CHECK(src + 1u > last, MOTE_ERR_BACKEND_PAYLOAD);
+            last = src + 1u;
+        }
+    }
+    in_id = node_id(p, n, 2, 0, &err);
+    out = node_id(p, n, 3, 0, &err);
+    MOTE_TRY(err);
+    return xnn_err(xnn_define_static_reshape(sg, perm.len, shape, in_id, out, flags));
+}
+
 static mote_err_t define_reshape(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n)
 {
     mote_fb_vec_t shape;
@@ -402,7 +497,8 @@ static mote_err_t define_unary(const payload_t *p, xnn_subgraph_t sg, const mote
     case XN_CLAMP: return xnn_err(xnn_define_clamp(sg, lo, hi, in, out, flags));
     case XN_SIGMOID: return xnn_err(xnn_define_sigmoid(sg, in, out, flags));
     case XN_SOFTMAX: return xnn_err(xnn_define_softmax(sg, in, out, flags));
-    case XN_GLOBAL_AVG_POOL: return xnn_err(xnn_define_global_average_pooling_2d(sg, lo, hi, in, out, flags));
+    case XN_GLOBAL_AVG_POOL: /* XNNPACK's later KEEP_DIMS flag (0x40): the 2022 library always keeps them */
+        return xnn_err(xnn_define_global_average_pooling_2d(sg, lo, hi, in, out, flags & ~(uint32_t)0x40u));
     case XN_FLOOR: return xnn_err(xnn_define_floor(sg, in, out, flags));
     case XN_CEILING: return xnn_err(xnn_define_ceiling(sg, in, out, flags));
     case XN_SQRT: return xnn_err(xnn_define_square_root(sg, in, out, flags));
@@ -410,7 +506,8 @@ static mote_err_t define_unary(const payload_t *p, xnn_subgraph_t sg, const mote
     }
 }
 
-static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *xn)
+static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *xn,
+                               const mote_fb_vec_t *values)
 {
     mote_fb_table_t n;
     uint8_t tag;
@@ -423,6 +520,14 @@ static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_
     case XN_CONV2D: case XN_DEPTHWISE_CONV2D: return define_conv(p, sg, &n, tag, lo, hi);
     case XN_MAX_POOL: case XN_AVG_POOL: return define_pool(p, sg, &n, tag, lo, hi);
     case XN_STATIC_RESHAPE: return define_reshape(p, sg, &n);
+    case XN_STATIC_TRANSPOSE: {
+        uint32_t in = scalar_u32(p, &n, 2, 0u, &err);
+        MOTE_TRY(err);
+        if (in < p->num_values && p->ov_flags[in] != OV_NONE) {
+            return MOTE_OK; /* an edge transpose: staged by the backend (find_stage) */
+        }
+        return define_transpose(p, sg, &n, values);
+    }
     case XN_ADD: case XN_MULTIPLY: case XN_SUBTRACT: case XN_DIV: case XN_MINIMUM:
         return define_binary(p, sg, &n, tag, lo, hi);
     case XN_CLAMP: case XN_SIGMOID: case XN_SOFTMAX: case XN_GLOBAL_AVG_POOL: case XN_FLOOR: case XN_CEILING:
@@ -440,6 +545,85 @@ static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_
     }
 }
 
+/* Value `id`'s tensor table (ids are positions: checked), dims and flags. */
+static mote_err_t value_at(const payload_t *p, const mote_fb_vec_t *values, uint32_t id, mote_fb_vec_t *dims,
+                           uint32_t *flags, uint32_t *ext)
+{
+    mote_fb_table_t xv, t;
+    uint8_t tag;
+    mote_err_t err = MOTE_OK;
+
+    MOTE_CHECK(id < values->len, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(mote_fb_vec_table(&p->fb, values, id, &xv));
+    MOTE_TRY(mote_fb_union_field(&p->fb, &xv, 0, XV_QUANTIZED, &tag, &t));
+    MOTE_CHECK(tag == XV_TENSOR, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(mote_fb_vec_field(&p->fb, &t, XT_DIMS, 4u, dims));
+    MOTE_CHECK(dims->len <= XN_MAX_DIMS && scalar_u32(p, &t, XT_ID, 0u, &err) == id, MOTE_ERR_BACKEND_PAYLOAD);
+    *flags = scalar_u32(p, &t, XT_FLAGS, 0u, &err);
+    *ext = scalar_u32(p, &t, XT_EXTERNAL, 0u, &err);
+    return err;
+}
+
+/* Transpose node `n` at the subgraph's edge (its input an external input, or
+ * its output an external output) that moves data: a stage, and the overrides
+ * that make its other side the external value. Layout-free transposes stay
+ * nodes (define_transpose). */
+static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mote_fb_table_t *n, bool *staged)
+{
+    mote_fb_vec_t perm, din, dout;
+    uint32_t in_id, out_id, fin, fout, ein, eout, k, last = 0, src, side, other;
+    bool moves = false;
+    stage_t *st;
+    mote_err_t err = MOTE_OK;
+
+    *staged = false;
+    MOTE_TRY(mote_fb_vec_field(&p->fb, n, 1, 4u, &perm));
+    in_id = scalar_u32(p, n, 2, 0u, &err);
+    out_id = scalar_u32(p, n, 3, 0u, &err);
+    MOTE_TRY(err);
+    MOTE_TRY(value_at(p, values, in_id, &din, &fin, &ein));
+    MOTE_TRY(value_at(p, values, out_id, &dout, &fout, &eout));
+    MOTE_CHECK(perm.len == din.len && din.len == dout.len && perm.len >= 1u, MOTE_ERR_BACKEND_PAYLOAD);
+    for (k = 0; k < perm.len; k++) {   /* a permutation, and out dims = in dims permuted: the */
+        uint32_t j;                    /* staging copy stays inside both tensors */
+        src = mote_fb_u32_at(&p->fb, perm.pos + 4u * k);
+        MOTE_CHECK(src < din.len, MOTE_ERR_BACKEND_PAYLOAD);
+        for (j = 0; j < k; j++) {
+            MOTE_CHECK(mote_fb_u32_at(&p->fb, perm.pos + 4u * j) != src, MOTE_ERR_BACKEND_PAYLOAD);
+        }
+        MOTE_CHECK(mote_fb_u32_at(&p->fb, dout.pos + 4u * k) == mote_fb_u32_at(&p->fb, din.pos + 4u * src),
+                   MOTE_ERR_BACKEND_PAYLOAD);
+        if (mote_fb_u32_at(&p->fb, din.pos + 4u * src) != 1u) {
+            moves = moves || src + 1u <= last;
+            last = src + 1u;
+        }
+    }
+    if (!moves || !((fin & XNN_VALUE_FLAG_EXTERNAL_INPUT) || (fout & XNN_VALUE_FLAG_EXTERNAL_OUTPUT))) {
+        return MOTE_OK;                     /* a node (define_transpose decides) */
+    }
+    MOTE_CHECK(p->num_stages < p->num_values, MOTE_ERR_BACKEND_PAYLOAD);
+    st = &p->stages[p->num_stages];
+    st->is_output = (fout & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) != 0u && !(fin & XNN_VALUE_FLAG_EXTERNAL_INPUT);
+    side = st->is_output ? out_id : in_id;     /* the argument's side: hidden */
+    other = st->is_output ? in_id : out_id;    /* the staged side: the external value */
+    MOTE_CHECK(p->ov_flags[side] == OV_NONE && p->ov_flags[other] == OV_NONE, MOTE_ERR_BACKEND_PAYLOAD);
+    st->ext = st->is_output ? eout : ein;
+    st->ndim = din.len;
+    st->numel = 1;
+    for (k = 0; k < din.len; k++) {
+        st->dims[k] = mote_fb_u32_at(&p->fb, din.pos + 4u * k);
+        st->perm[k] = mote_fb_u32_at(&p->fb, perm.pos + 4u * k);
+        MOTE_CHECK(st->dims[k] != 0u && st->dims[k] <= UINT32_MAX / st->numel, MOTE_ERR_BACKEND_PAYLOAD);
+        st->numel *= st->dims[k];
+    }
+    p->ov_flags[side] = OV_HIDDEN;
+    p->ov_flags[other] = (uint8_t)(st->is_output ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT);
+    p->ov_ext[other] = st->ext;
+    p->num_stages++;
+    *staged = true;
+    return MOTE_OK;
+}
+
 /* Every value, then every node, into `sg`; the number of outputs into ctx. */
 static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_init_t *ctx, uint32_t num_externs)
 {
@@ -452,16 +636,36 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
     MOTE_TRY(mote_fb_vec_field(&p->fb, &p->graph, XG_OUTPUT_IDS, 4u, &outs));
     p->num_values = values.len;
     p->ids = (uint32_t *)mote_pool_alloc(ctx->pool, (size_t)values.len * 4u + 4u, 4u);
-    MOTE_CHECK(p->ids != NULL, MOTE_ERR_BACKEND_MEMORY);
+    p->ov_ext = (uint32_t *)mote_pool_alloc(ctx->pool, (size_t)values.len * 4u + 4u, 4u);
+    p->ov_flags = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)values.len + 1u, 1u);
+    p->stages = (stage_t *)mote_pool_alloc(ctx->pool, sizeof(stage_t) * ((size_t)values.len + 1u), sizeof(void *));
+    MOTE_CHECK(p->ids != NULL && p->ov_ext != NULL && p->ov_flags != NULL && p->stages != NULL,
+               MOTE_ERR_BACKEND_MEMORY);
+    p->num_stages = 0;
     for (i = 0; i < values.len; i++) {
         p->ids[i] = XNN_INVALID_VALUE_ID;
+        p->ov_flags[i] = OV_NONE;
+    }
+    for (i = 0; i < nodes.len; i++) {      /* edge transposes first: they change which values are external */
+        mote_fb_table_t n;
+        uint8_t tag;
+        bool staged;
+        MOTE_TRY(mote_fb_vec_table(&p->fb, &nodes, i, &xn));
+        MOTE_TRY(mote_fb_union_field(&p->fb, &xn, 0, XN_MAX_TAG, &tag, &n));
+        if (tag == XN_STATIC_TRANSPOSE) {
+            MOTE_TRY(find_stage(p, &values, &n, &staged));
+        }
     }
     for (i = 0; i < values.len; i++) {
         MOTE_TRY(define_value(p, sg, &values, i, ctx, num_externs));
     }
     for (i = 0; i < nodes.len; i++) {
         MOTE_TRY(mote_fb_vec_table(&p->fb, &nodes, i, &xn));
-        MOTE_TRY(define_node(p, sg, &xn));
+        MOTE_TRY(define_node(p, sg, &xn, &values));
+    }
+    for (i = 0; i < p->num_stages; i++) {
+        p->stages[i].buf = (float *)mote_pool_alloc(ctx->pool, (size_t)p->stages[i].numel * 4u, 16u);
+        MOTE_CHECK(p->stages[i].buf != NULL, MOTE_ERR_BACKEND_MEMORY);
     }
     MOTE_CHECK(outs.len >= 1u && outs.len <= num_externs, MOTE_ERR_BACKEND_PAYLOAD);
     ctx->num_outputs = outs.len;
@@ -477,7 +681,38 @@ static mote_err_t bind(xnn_delegate_t *d, mote_value_t *const *args)
         d->ext[k].id = k;
         d->ext[k].data = args[k]->u.t->data;
     }
+    for (k = 0; k < d->num_stages; k++) {
+        d->ext[d->stages[k].ext].data = d->stages[k].buf;
+    }
     return xnn_err(xnn_setup_runtime(d->runtime, d->nargs, d->ext));
+}
+
+/* dst = src transposed: dst dim k is src dim perm[k]; src has `dims`. */
+static void permute(const stage_t *st, const float *src, float *dst)
+{
+    uint32_t stride[XN_MAX_DIMS], idx[XN_MAX_DIMS], k, i, off;
+    uint32_t acc = 1;
+
+    for (k = st->ndim; k-- > 0u;) {
+        stride[k] = acc;
+        acc *= st->dims[k];
+    }
+    for (k = 0; k < st->ndim; k++) {
+        idx[k] = 0;
+    }
+    for (i = 0; i < st->numel; i++) {
+        off = 0;
+        for (k = 0; k < st->ndim; k++) {
+            off += idx[k] * stride[st->perm[k]];
+        }
+        dst[i] = src[off];
+        for (k = st->ndim; k-- > 0u;) { /* next output index, last dimension fastest */
+            if (++idx[k] < st->dims[st->perm[k]]) {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
 }
 
 static mote_err_t xnnpack_init(mote_delegate_init_t *ctx, void **handle)
@@ -508,6 +743,8 @@ static mote_err_t xnnpack_init(mote_delegate_init_t *ctx, void **handle)
     if (err == MOTE_OK) {
         err = define_graph(&p, sg, ctx, (uint32_t)num_externs);
     }
+    d->stages = p.stages;
+    d->num_stages = err == MOTE_OK ? p.num_stages : 0u;
     if (err == MOTE_OK) {
         err = xnn_err(xnn_create_runtime_v2(sg, NULL, 0, &d->runtime));
     }
@@ -529,6 +766,17 @@ static mote_err_t xnnpack_init(mote_delegate_init_t *ctx, void **handle)
     return MOTE_OK;
 }
 
+static bool staged_arg(const xnn_delegate_t *d, uint32_t k)
+{
+    uint32_t i;
+    for (i = 0; i < d->num_stages; i++) {
+        if (d->stages[i].ext == k) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static mote_err_t xnnpack_execute(void *handle, mote_value_t *const *args, uint32_t nargs)
 {
     xnn_delegate_t *d = (xnn_delegate_t *)handle;
@@ -538,13 +786,23 @@ static mote_err_t xnnpack_execute(void *handle, mote_value_t *const *args, uint3
     MOTE_CHECK(nargs == d->nargs, MOTE_ERR_KERNEL_ARGS);
     g_pool = d->pool;
     for (k = 0; k < nargs; k++) { /* storage moved (an et_view): bind again */
-        if (d->ext[k].data != args[k]->u.t->data) {
+        if (d->ext[k].data != args[k]->u.t->data && !staged_arg(d, k)) {
             err = bind(d, args);
             break;
         }
     }
+    for (k = 0; err == MOTE_OK && k < d->num_stages; k++) {
+        if (!d->stages[k].is_output) {
+            permute(&d->stages[k], (const float *)args[d->stages[k].ext]->u.t->data, d->stages[k].buf);
+        }
+    }
     if (err == MOTE_OK && xnn_invoke_runtime(d->runtime) != xnn_status_success) {
         err = MOTE_ERR_BACKEND_FAILED;
+    }
+    for (k = 0; err == MOTE_OK && k < d->num_stages; k++) {
+        if (d->stages[k].is_output) {
+            permute(&d->stages[k], d->stages[k].buf, (float *)args[d->stages[k].ext]->u.t->data);
+        }
     }
     g_pool = NULL;
     return err;

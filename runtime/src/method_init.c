@@ -670,6 +670,7 @@ static mote_err_t instr_delegate(mote_method_t *m, const mote_fb_t *fb, const mo
     ctx.args = (mote_value_t *const *)kargs;
     ctx.nargs = args.len;
     ctx.pool = &m->pool;
+    ctx.prog = m->prog;
     ctx.num_outputs = 0;
     MOTE_TRY(mote_backend_registry[b]->init(&ctx, &handle));
     ins->kind = MOTE_INSTR_DELEGATE; /* set before the proof: a failure destroys the handle */

@@ -392,3 +392,42 @@ mote_err_t mote_program_delegate(const mote_program_t *prog, const mote_fb_table
     *size = data.len;
     return MOTE_OK;
 }
+
+mote_err_t mote_program_named_data(const mote_program_t *prog, const char *key, uint32_t key_len,
+                                   const uint8_t **data, size_t *size)
+{
+    mote_fb_t fb;
+    mote_fb_table_t root, nd;
+    mote_fb_vec_t v;
+    mote_data_entry_t e;
+    const char *k;
+    uint32_t i, len, j;
+    uint64_t seg, start, sz;
+
+    MOTE_CHECK(prog != NULL && prog->magic == MOTE_PROGRAM_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+    MOTE_CHECK(key != NULL && data != NULL && size != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    fb = mote_program_fb(prog);
+    MOTE_TRY(mote_fb_root(&fb, &root));
+    MOTE_TRY(mote_fb_vec_field(&fb, &root, MOTE_F_PROGRAM_NAMED_DATA, 4u, &v));
+    for (i = 0; i < v.len; i++) {
+        MOTE_TRY(mote_fb_vec_table(&fb, &v, i, &nd));
+        MOTE_TRY(mote_fb_string_field(&fb, &nd, MOTE_F_NAMED_DATA_KEY, &k, &len));
+        if (k == NULL || len != key_len) {
+            continue;
+        }
+        for (j = 0; j < len && k[j] == key[j]; j++) {
+        }
+        if (j == len) {
+            MOTE_TRY(mote_fb_scalar(&fb, &nd, MOTE_F_NAMED_DATA_SEGMENT, 4u, 0u, &seg));
+            MOTE_CHECK(seg < prog->num_segments, MOTE_ERR_BAD_INDEX);
+            MOTE_TRY(program_segment(prog, (uint32_t)seg, &start, &sz));
+            *data = prog->data + start;
+            *size = (size_t)sz;
+            return MOTE_OK;
+        }
+    }
+    MOTE_TRY(mote_data_map_find(prog->data_map, key, key_len, &e)); /* then the attached .ptd */
+    *data = e.data;
+    *size = (size_t)e.nbytes;
+    return MOTE_OK;
+}

@@ -179,6 +179,24 @@ def test_mote_runs_a_model_mixing_delegated_and_mote_ops(mixed):
     assert _max_rel(got, c.eager(*x).detach().numpy()) <= 1e-5
 
 
+@pytest.mark.oracle
+@pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025", "resnet8"])
+def test_mote_runs_executorchs_xnnpack_program(model):
+    """ExecuTorch's own XNNPACK lowering (weights in the program's named data, NCHW <-> NHWC
+    transposes at the subgraph's edges) runs on Mote's backend."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+    from aot.compiler.model_file import load_model_file
+    from aot.host.runtime import Program
+    mf = load_model_file(ROOT / "zoo" / f"{model}.py")
+    x = tuple(mf.example_inputs)
+    ep = torch.export.export(mf.module, x)
+    pte = bytes(to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch().buffer)
+    assert fb.read_program(pte).named_data            # the weights are not in the payloads
+    got = Program(pte).method().run([a.numpy() for a in x])[0]
+    assert _max_rel(got, mf.module(*x).detach().numpy()) <= 1e-5
+
+
 def test_backend_errors_are_specific_codes(mixed):
     """A pool too small, a payload the backend cannot read, a backend the build lacks:
     each its own code at init, never a crash."""

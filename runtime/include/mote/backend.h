@@ -60,6 +60,7 @@ typedef struct mote_delegate_init {
     mote_value_t *const *args;    /* the call's arguments (value table entries), inputs then outputs */
     uint32_t nargs;
     mote_pool_t *pool;            /* the method's backend pool: the only memory the backend may take */
+    const struct mote_program *prog; /* the program, for named data (mote_program_named_data) */
     uint32_t num_outputs;         /* set by init: the trailing arguments the backend writes */
 } mote_delegate_init_t;
 

@@ -97,6 +97,17 @@ uint32_t mote_program_crc32(const void *data, size_t size);
  */
 MOTE_NODISCARD mote_err_t mote_program_verify_crc32(const void *data, size_t size, uint32_t expected);
 
+/**
+ * The named data `key` (key_len bytes, no NUL needed): Program.named_data
+ * (ExecuTorch's NamedDataMap in the program: key -> data segment), else the
+ * attached .ptd. Delegates read weights stored by name this way. *data points
+ * into the program or the .ptd (read-only), *size in bytes. Errors:
+ * NOT_INITIALIZED, INVALID_ARGUMENT, EXTERNAL_MISSING (no such key),
+ * BAD_INDEX / BAD_SEGMENT, file errors.
+ */
+MOTE_NODISCARD mote_err_t mote_program_named_data(const mote_program_t *prog, const char *key, uint32_t key_len,
+                                                  const uint8_t **data, size_t *size);
+
 /** Number of methods (execution plans); 0 if `prog` is not loaded. */
 uint32_t mote_program_method_count(const mote_program_t *prog);
 
