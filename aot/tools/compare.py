@@ -130,10 +130,15 @@ def compare(compiled, target: str = "host", seed: int = 0, out_dir=None, steps: 
     seed+1, ...), on one method instance against one eager module called the
     same way, so a model's mutable buffers (state) carry over on both sides.
     The error figures are the worst step's; with steps > 1 the report also has
-    "steps", "worst_step" (0-based) and "per_step" (each step's errors)."""
+    "steps", "worst_step" (0-based) and "per_step" (each step's errors).
+    "outputs_sha256": per step, a digest of the program's raw outputs (int8
+    bytes for an --int8-io program): equal lists on two targets mean
+    byte-identical results."""
     from aot.compiler.pipeline import model_outputs
     inputs = [random_inputs(compiled.example_inputs, seed + k) for k in range(steps)]
     outputs, info = run_steps_on_target(compiled, inputs, target, out_dir)
+    # the program's own output bytes per step: equal digests on two targets = identical bytes
+    digests = [_digest(o) for o in outputs]
     outputs = [model_outputs(compiled, o) for o in outputs]  # --int8-io: dequantized, as the model's
     eager = _stateful_calls(compiled.eager, inputs)
     per_step = [error_stats(o, e) for o, e in zip(outputs, eager)]
@@ -159,6 +164,7 @@ def compare(compiled, target: str = "host", seed: int = 0, out_dir=None, steps: 
             report[key] = max(row[key] for row in per_step)
     if steps > 1:
         report.update({"steps": steps, "worst_step": worst, "per_step": per_step})
+    report["outputs_sha256"] = digests
     report["arena_bytes"] = compiled.arena_bytes
     report["arena_lower_bound_bytes"] = compiled.arena_lower_bound_bytes
     report["mutable_bytes"] = compiled.mutable_bytes
@@ -171,6 +177,17 @@ def compare(compiled, target: str = "host", seed: int = 0, out_dir=None, steps: 
         report["int4_kept_fp32"] = [n for n, _ in compiled.int4.skipped]
     report.update(info)
     return report
+
+
+def _digest(outputs) -> str:
+    """SHA-256 over one call's outputs (each array's dtype, shape and bytes, in order)."""
+    import hashlib
+    h = hashlib.sha256()
+    for o in outputs:
+        a = np.asarray(o)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
 
 
 def _output_scale(compiled):

@@ -227,3 +227,14 @@ def test_corrupt_mutable_data_is_refused_with_a_specific_code():
     assert _error(_patched(pte, no_such_segment)) == "MOTE_ERR_BAD_INDEX"
     assert _error(_patched(pte, no_such_offset)) == "MOTE_ERR_BAD_INDEX"
     Program(_patched(pte, lambda p: None)).method()  # the round trip itself loads
+
+
+def test_compare_reports_a_digest_of_each_steps_output_bytes():
+    """outputs_sha256: one digest per step of the program's raw outputs, so two targets'
+    reports show byte-identical results; the state moves, so steps differ."""
+    from aot.tools.compare import _digest
+    c = compile_model_file(path("running_stats"), int8=True)
+    r = compare(c, "host", seed=3, steps=3)
+    m = Program(c.pte).method()
+    want = [_digest(m.run([a.numpy() for a in random_inputs(c.example_inputs, 3 + k)])) for k in range(3)]
+    assert r["outputs_sha256"] == want and len(set(want)) == 3
