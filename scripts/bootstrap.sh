@@ -18,6 +18,27 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $missing
 fi
 
+# Debian's arm64 XNNPACK for the aarch64 cross-build's XNNPACK backend
+# (cmake/toolchains/aarch64-linux-gnu.cmake): libxnnpack-dev is not
+# Multi-Arch, so the arm64 packages are unpacked into build/sysroot-aarch64
+# instead of installed beside the amd64 ones.
+A64_SYSROOT=build/sysroot-aarch64
+A64_PKGS="libxnnpack-dev libxnnpack0 libpthreadpool-dev libpthreadpool0 libcpuinfo0"
+if [ ! -f "$A64_SYSROOT/usr/include/xnnpack.h" ]; then
+    echo "bootstrap: unpacking Debian's arm64 XNNPACK into $A64_SYSROOT"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+        $SUDO dpkg --add-architecture arm64
+        $SUDO apt-get update -q
+    fi
+    debs="$(mktemp -d)"
+    chmod 777 "$debs"   # apt's _apt user downloads into it
+    (cd "$debs" && apt-get download -q $(for p in $A64_PKGS; do echo "$p:arm64"; done) >/dev/null)
+    mkdir -p "$A64_SYSROOT"
+    for d in "$debs"/*.deb; do dpkg -x "$d" "$A64_SYSROOT"; done
+    rm -rf "$debs"
+fi
+
 PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     echo "bootstrap: creating .venv"

@@ -35,6 +35,11 @@ class LinuxTarget:
         return ROOT / "build" / self.name
 
     @property
+    def extra_libs(self) -> Path:
+        """Target libraries unpacked outside the cross sysroot (build/sysroot-<arch>)."""
+        return ROOT / "build" / f"sysroot-{self.machine}" / "usr" / "lib" / self.triple
+
+    @property
     def mote_run(self) -> Path:
         return self.build_dir / "ports" / "linux" / "mote-run"
 
@@ -59,11 +64,15 @@ def build_linux(t: LinuxTarget) -> Path:
     """Cross-builds mote-run (and libmote.so) for `t` into build/<name> once;
     later calls only let CMake bring it up to date. Returns mote-run's path."""
     _need(f"{t.triple}-gcc", t)
+    import fcntl
     toolchain = TOOLCHAINS_DIR / f"{t.triple}.cmake"
-    if not (t.build_dir / "CMakeCache.txt").exists():
+    t.build_dir.mkdir(parents=True, exist_ok=True)
+    with open(t.build_dir / ".mote-build.lock", "w") as lock:   # two aot processes build one tree in turn
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        # configured every time (a second or so): it finds libraries unpacked since (XNNPACK)
         _cmake(["cmake", "-S", str(ROOT), "-B", str(t.build_dir), f"-DCMAKE_TOOLCHAIN_FILE={toolchain}",
                 "-DCMAKE_BUILD_TYPE=Release", "-DMOTE_BUILD_TESTS=OFF"], t)
-    _cmake(["cmake", "--build", str(t.build_dir), "-j2", "--target", "mote-run"], t)
+        _cmake(["cmake", "--build", str(t.build_dir), "-j2", "--target", "mote-run"], t)
     return t.mote_run
 
 
@@ -78,7 +87,19 @@ def _runner(t: LinuxTarget) -> list:
     if platform.machine() == t.machine:
         return []
     _need(t.qemu, t)
-    return [t.qemu, "-L", f"/usr/{t.triple}"]
+    env = []
+    if t.extra_libs.is_dir():   # the arm64 XNNPACK libmote.so links (scripts/bootstrap.sh)
+        env = ["-E", f"LD_LIBRARY_PATH={t.extra_libs}"]
+    return [t.qemu, "-L", f"/usr/{t.triple}", *env]
+
+
+def has_backend(target: str, backend: str) -> bool:
+    """Does the cross-built libmote.so of `target` link delegate `backend` ("XnnpackBackend")?"""
+    t = LINUX_TARGETS[target]
+    build_linux(t)
+    cache = (t.build_dir / "CMakeCache.txt").read_text()
+    return backend == "XnnpackBackend" and "MOTE_XNNPACK_LIB:FILEPATH=" in cache and \
+        "MOTE_XNNPACK_LIB:FILEPATH=MOTE_XNNPACK_LIB-NOTFOUND" not in cache
 
 
 def run_on_linux(pte: bytes, steps: list, target: str, method: str = "forward",

@@ -65,11 +65,12 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
         method = _host_method(Program(compiled.pte, data_map=compiled.ptd), compiled)
         outs = [method.run(a) for a in arrays]
         return outs, ({"backend_pool_bytes": method.backend_pool_used} if compiled.delegation else {})
-    if compiled.delegation:
+    from aot.target.linux import has_backend, is_linux_target
+    if compiled.delegation and not (is_linux_target(target) and has_backend(target, compiled.delegation["backend"])):
         from aot.errors import RunError
         raise RunError(f"--delegate {compiled.delegation['delegate']}: the delegated program runs on "
-                       f"--target host (libmote.so links the backend); {target} links no delegate backend")
-    from aot.target.linux import is_linux_target
+                       f"--target host or a Linux target whose libmote.so links the backend; "
+                       f"{target} links no {compiled.delegation['backend']}")
     if is_linux_target(target):
         return _run_on_linux(compiled, arrays, target, timeout), {}
     from aot.target.build import build_compiled

@@ -73,3 +73,14 @@ def test_a_runtime_error_on_the_target_is_one_line(tmp_path):
     with pytest.raises(RunError) as e:
         run_on_linux(bytes(bad), [program_inputs(c, c.example_inputs)], "linux-aarch64")
     assert "linux-aarch64: mote-run failed (exit 2)" in str(e.value) and "MOTE_ERR_" in str(e.value)
+
+
+@pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025", "resnet8"])
+def test_zoo_delegated_to_xnnpack_on_linux_aarch64(model):
+    """The XNNPACK backend cross-built against Debian's arm64 libXNNPACK (unpacked by
+    scripts/bootstrap.sh into build/sysroot-aarch64) runs the delegated zoo under qemu-aarch64."""
+    from aot.target.linux import has_backend
+    assert has_backend("linux-aarch64", "XnnpackBackend"), \
+        "build/sysroot-aarch64 lacks arm64 XNNPACK: rerun scripts/bootstrap.sh"
+    rep = _compare(model, "--delegate", "xnnpack")
+    assert rep["delegation"]["delegated_share"] == 1.0 and rep["max_rel_error"] <= 1e-5, rep
