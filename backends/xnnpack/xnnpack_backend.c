@@ -26,11 +26,11 @@
 #include <xnnpack.h>
 
 #include "fb.h"
+#include "xnnpack_shapes.h"
 #include "mote/backend.h"
 #include "mote/program.h"
 
 #define XH_MIN_HEADER 30u
-#define XN_MAX_DIMS 6u
 
 /* XValueUnion / XNodeUnion tags: positions in the schema's unions, plus 1. */
 enum { XV_TENSOR = 1, XV_QUANTIZED = 2 };
@@ -173,6 +173,8 @@ typedef struct payload {
     uint32_t *ov_ext;   /* the argument index those take over */
     stage_t *stages;    /* the delegate's, filled by find_stages */
     uint32_t num_stages;
+    xnn_dims_t *dims;   /* per value: its declared dims (the shape proof, xnnpack_shapes.h) */
+    uint8_t *writable;  /* per value: a node may write it (not a constant, not an external input) */
 } payload_t;
 
 #define OV_NONE 0u
@@ -291,20 +293,33 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
     MOTE_CHECK(id < p->num_values && p->ids[id] == XNN_INVALID_VALUE_ID, MOTE_ERR_BACKEND_PAYLOAD);
     MOTE_CHECK((flags & ~(uint32_t)(XNN_VALUE_FLAG_EXTERNAL_INPUT | XNN_VALUE_FLAG_EXTERNAL_OUTPUT)) == 0u,
                MOTE_ERR_BACKEND_PAYLOAD);
+    p->dims[id].n = dims.len;
+    for (k = 0; k < dims.len; k++) {
+        p->dims[id].d[k] = (uint32_t)shape[k];
+    }
+    p->writable[id] = cidx == 0u && !(flags & XNN_VALUE_FLAG_EXTERNAL_INPUT);
     if (p->ov_flags[id] == OV_HIDDEN) { /* an edge transpose's argument side: staged instead */
         MOTE_CHECK(ext < num_externs, MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_CHECK(!(flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) || ext >= num_externs - ctx->num_outputs,
+                   MOTE_ERR_BACKEND_PAYLOAD);
         return check_arg(ctx->args[ext], numel);
     }
     if (p->ov_flags[id] != OV_NONE) {   /* the staged side of an edge transpose */
         flags = p->ov_flags[id];
+        p->writable[id] = !(flags & XNN_VALUE_FLAG_EXTERNAL_INPUT);
         ext = p->ov_ext[id];
         MOTE_CHECK(ext < num_externs && cidx == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_CHECK(!(flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) || ext >= num_externs - ctx->num_outputs,
+                   MOTE_ERR_BACKEND_PAYLOAD);
         MOTE_TRY(xnn_err(xnn_define_tensor_value(sg, xnn_datatype_fp32, dims.len, shape, NULL, ext, flags, &xid)));
         p->ids[id] = xid;
         return MOTE_OK;
     }
     if (flags != 0u) { /* external: argument `ext` of the call */
         MOTE_CHECK(ext < num_externs && cidx == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+        /* what XNNPACK writes is one of the trailing outputs init proves writable */
+        MOTE_CHECK(!(flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) || ext >= num_externs - ctx->num_outputs,
+                   MOTE_ERR_BACKEND_PAYLOAD);
         MOTE_TRY(check_arg(ctx->args[ext], numel));
     } else {
         ext = XNN_INVALID_VALUE_ID;
@@ -317,10 +332,13 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
     return MOTE_OK;
 }
 
-/* Node field `f` as a defined value's XNNPACK id (INVALID stays INVALID where `optional`). */
-static uint32_t node_id(const payload_t *p, const mote_fb_table_t *n, uint32_t f, int optional, mote_err_t *err)
+/* Node field `f` as a defined value's XNNPACK id (INVALID stays INVALID where
+ * `optional`); *dims its declared dims (NULL for an absent optional one). */
+static uint32_t node_val(const payload_t *p, const mote_fb_table_t *n, uint32_t f, int optional, mote_err_t *err,
+                         const xnn_dims_t **dims)
 {
     uint32_t id = scalar_u32(p, n, f, 0u, err);
+    *dims = NULL;
     if (*err != MOTE_OK) {
         return XNN_INVALID_VALUE_ID;
     }
@@ -331,7 +349,20 @@ static uint32_t node_id(const payload_t *p, const mote_fb_table_t *n, uint32_t f
         *err = MOTE_ERR_BACKEND_PAYLOAD;
         return XNN_INVALID_VALUE_ID;
     }
+    *dims = &p->dims[id];
     return p->ids[id];
+}
+
+/* node_val of a node's output: also a value a node may write. */
+static uint32_t node_out(const payload_t *p, const mote_fb_table_t *n, uint32_t f, mote_err_t *err,
+                         const xnn_dims_t **dims)
+{
+    uint32_t raw = scalar_u32(p, n, f, 0u, err);
+    uint32_t id = node_val(p, n, f, 0, err, dims);
+    if (*err == MOTE_OK && !p->writable[raw]) {
+        *err = MOTE_ERR_BACKEND_PAYLOAD; /* a constant (program bytes) or an input argument */
+    }
+    return id;
 }
 
 /* XNode.output_min_max (field 3): the fused clamp; none = unbounded. */
@@ -363,17 +394,20 @@ static mote_err_t define_conv(const payload_t *p, xnn_subgraph_t sg, const mote_
                               float lo, float hi)
 {
     uint32_t f[15], k, in, filt, bias, out, flags;
+    const xnn_dims_t *din, *dfilt, *dbias, *dout;
     mote_err_t err = MOTE_OK;
 
     for (k = 0; k < 15u; k++) {
         f[k] = scalar_u32(p, n, k, 0u, &err);
     }
-    in = node_id(p, n, 15, 0, &err);
-    filt = node_id(p, n, 16, 0, &err);
-    bias = node_id(p, n, 17, 1, &err);
-    out = node_id(p, n, 18, 0, &err);
+    in = node_val(p, n, 15, 0, &err, &din);
+    filt = node_val(p, n, 16, 0, &err, &dfilt);
+    bias = node_val(p, n, 17, 1, &err, &dbias);
+    out = node_out(p, n, 18, &err, &dout);
     flags = scalar_u32(p, n, 19, 0u, &err);
     MOTE_TRY(err);
+    MOTE_CHECK(flags == 0u, MOTE_ERR_BACKEND_PAYLOAD); /* e.g. TensorFlow SAME padding: other output sizes */
+    MOTE_TRY(xnn_check_conv(din, dfilt, dbias, dout, f, tag == XN_DEPTHWISE_CONV2D));
     if (tag == XN_DEPTHWISE_CONV2D) { /* groups = channels, group_output_channels = depth multiplier */
         return xnn_err(xnn_define_depthwise_convolution_2d(sg, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7],
                                                            f[8], f[9], f[11], f[12], lo, hi, in, filt, bias, out,
@@ -388,15 +422,18 @@ static mote_err_t define_pool(const payload_t *p, xnn_subgraph_t sg, const mote_
                               float lo, float hi)
 {
     uint32_t f[10], k, in, out, flags;
+    const xnn_dims_t *din, *dout;
     mote_err_t err = MOTE_OK;
 
     for (k = 0; k < 10u; k++) {
         f[k] = scalar_u32(p, n, k, 0u, &err);
     }
-    in = node_id(p, n, 10, 0, &err);
-    out = node_id(p, n, 11, 0, &err);
+    in = node_val(p, n, 10, 0, &err, &din);
+    out = node_out(p, n, 11, &err, &dout);
     flags = scalar_u32(p, n, 12, 0u, &err);
     MOTE_TRY(err);
+    MOTE_CHECK(flags == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(xnn_check_pool(din, dout, f));
     if (tag == XN_MAX_POOL) {
         return xnn_err(xnn_define_max_pooling_2d(sg, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9],
                                                  lo, hi, in, out, flags));
@@ -418,6 +455,8 @@ static mote_err_t define_transpose(const payload_t *p, xnn_subgraph_t sg, const 
     size_t shape[XN_MAX_DIMS];
     uint32_t k, last = 0, in_id, out, flags, d, src;
     uint8_t tag;
+    const xnn_dims_t *din, *dout;
+    xnn_dims_t permuted;
     mote_err_t err = MOTE_OK;
 
     MOTE_TRY(mote_fb_vec_field(&p->fb, n, 1, 4u, &perm));
@@ -441,9 +480,14 @@ static mote_err_t define_transpose(const payload_t *p, xnn_subgraph_t sg, const 
             last = src + 1u;
         }
     }
-    in_id = node_id(p, n, 2, 0, &err);
-    out = node_id(p, n, 3, 0, &err);
+    in_id = node_val(p, n, 2, 0, &err, &din);
+    out = node_out(p, n, 3, &err, &dout);
     MOTE_TRY(err);
+    permuted.n = perm.len;
+    for (k = 0; k < perm.len; k++) {
+        permuted.d[k] = (uint32_t)shape[k];
+    }
+    MOTE_TRY(xnn_check_same(&permuted, dout));
     return xnn_err(xnn_define_static_reshape(sg, perm.len, shape, in_id, out, flags));
 }
 
@@ -452,17 +496,23 @@ static mote_err_t define_reshape(const payload_t *p, xnn_subgraph_t sg, const mo
     mote_fb_vec_t shape;
     size_t dims[XN_MAX_DIMS];
     uint32_t k, in, out, flags;
+    const xnn_dims_t *din, *dout;
+    xnn_dims_t want;
     mote_err_t err = MOTE_OK;
 
     MOTE_TRY(mote_fb_vec_field(&p->fb, n, 1, 4u, &shape));
     MOTE_CHECK(shape.len <= XN_MAX_DIMS, MOTE_ERR_BACKEND_PAYLOAD);
+    want.n = shape.len;
     for (k = 0; k < shape.len; k++) {
         dims[k] = mote_fb_u32_at(&p->fb, shape.pos + 4u * k);
+        want.d[k] = (uint32_t)dims[k];
     }
-    in = node_id(p, n, 2, 0, &err);
-    out = node_id(p, n, 3, 0, &err);
+    in = node_val(p, n, 2, 0, &err, &din);
+    out = node_out(p, n, 3, &err, &dout);
     flags = scalar_u32(p, n, 4, 0u, &err);
     MOTE_TRY(err);
+    MOTE_TRY(xnn_check_numel(din, dout));
+    MOTE_TRY(xnn_check_same(&want, dout));
     return xnn_err(xnn_define_static_reshape(sg, shape.len, dims, in, out, flags));
 }
 
@@ -471,10 +521,13 @@ static mote_err_t define_binary(const payload_t *p, xnn_subgraph_t sg, const mot
                                 float lo, float hi)
 {
     mote_err_t err = MOTE_OK;
-    uint32_t a = node_id(p, n, 0, 0, &err), b = node_id(p, n, 1, 0, &err), out = node_id(p, n, 2, 0, &err);
+    const xnn_dims_t *da, *db, *dout;
+    uint32_t a = node_val(p, n, 0, 0, &err, &da), b = node_val(p, n, 1, 0, &err, &db);
+    uint32_t out = node_out(p, n, 2, &err, &dout);
     uint32_t flags = scalar_u32(p, n, 3, 0u, &err);
 
     MOTE_TRY(err);
+    MOTE_TRY(xnn_check_broadcast(da, db, dout));
     switch (tag) {
     case XN_ADD: return xnn_err(xnn_define_add2(sg, lo, hi, a, b, out, flags));
     case XN_MULTIPLY: return xnn_err(xnn_define_multiply2(sg, lo, hi, a, b, out, flags));
@@ -489,10 +542,12 @@ static mote_err_t define_unary(const payload_t *p, xnn_subgraph_t sg, const mote
                                float lo, float hi)
 {
     mote_err_t err = MOTE_OK;
-    uint32_t in = node_id(p, n, 0, 0, &err), out = node_id(p, n, 1, 0, &err);
+    const xnn_dims_t *din, *dout;
+    uint32_t in = node_val(p, n, 0, 0, &err, &din), out = node_out(p, n, 1, &err, &dout);
     uint32_t flags = scalar_u32(p, n, 2, 0u, &err);
 
     MOTE_TRY(err);
+    MOTE_TRY(tag == XN_GLOBAL_AVG_POOL ? xnn_check_global_pool(din, dout) : xnn_check_same(din, dout));
     switch (tag) {
     case XN_CLAMP: return xnn_err(xnn_define_clamp(sg, lo, hi, in, out, flags));
     case XN_SIGMOID: return xnn_err(xnn_define_sigmoid(sg, in, out, flags));
@@ -534,10 +589,14 @@ static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_
     case XN_SQRT: case XN_HARDSWISH:
         return define_unary(p, sg, &n, tag, lo, hi);
     case XN_FULLY_CONNECTED: {
-        uint32_t in = node_id(p, &n, 0, 0, &err), filt = node_id(p, &n, 1, 0, &err);
-        uint32_t bias = node_id(p, &n, 2, 1, &err), out = node_id(p, &n, 3, 0, &err);
+        const xnn_dims_t *din, *dfilt, *dbias, *dout;
+        uint32_t in = node_val(p, &n, 0, 0, &err, &din), filt = node_val(p, &n, 1, 0, &err, &dfilt);
+        uint32_t bias = node_val(p, &n, 2, 1, &err, &dbias), out = node_out(p, &n, 3, &err, &dout);
         uint32_t flags = scalar_u32(p, &n, 4, 0u, &err);
         MOTE_TRY(err);
+        MOTE_CHECK((flags & ~(uint32_t)(XNN_FLAG_TRANSPOSE_WEIGHTS | XNN_FLAG_TENSORFLOW_RESHAPE_2D)) == 0u,
+                   MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_TRY(xnn_check_fc(din, dfilt, dbias, dout, (flags & XNN_FLAG_TRANSPOSE_WEIGHTS) != 0u));
         return xnn_err(xnn_define_fully_connected(sg, lo, hi, in, filt, bias, out, flags));
     }
     default:
@@ -634,17 +693,23 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
     MOTE_TRY(mote_fb_vec_field(&p->fb, &p->graph, XG_VALUES, 4u, &values));
     MOTE_TRY(mote_fb_vec_field(&p->fb, &p->graph, XG_NODES, 4u, &nodes));
     MOTE_TRY(mote_fb_vec_field(&p->fb, &p->graph, XG_OUTPUT_IDS, 4u, &outs));
+    MOTE_CHECK(outs.len >= 1u && outs.len <= num_externs, MOTE_ERR_BACKEND_PAYLOAD);
+    ctx->num_outputs = outs.len; /* the trailing arguments: outputs */
     p->num_values = values.len;
     p->ids = (uint32_t *)mote_pool_alloc(ctx->pool, (size_t)values.len * 4u + 4u, 4u);
     p->ov_ext = (uint32_t *)mote_pool_alloc(ctx->pool, (size_t)values.len * 4u + 4u, 4u);
     p->ov_flags = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)values.len + 1u, 1u);
     p->stages = (stage_t *)mote_pool_alloc(ctx->pool, sizeof(stage_t) * ((size_t)values.len + 1u), sizeof(void *));
-    MOTE_CHECK(p->ids != NULL && p->ov_ext != NULL && p->ov_flags != NULL && p->stages != NULL,
+    p->dims = (xnn_dims_t *)mote_pool_alloc(ctx->pool, sizeof(xnn_dims_t) * ((size_t)values.len + 1u), 4u);
+    p->writable = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)values.len + 1u, 1u);
+    MOTE_CHECK(p->ids != NULL && p->ov_ext != NULL && p->ov_flags != NULL && p->stages != NULL && p->dims != NULL &&
+                   p->writable != NULL,
                MOTE_ERR_BACKEND_MEMORY);
     p->num_stages = 0;
     for (i = 0; i < values.len; i++) {
         p->ids[i] = XNN_INVALID_VALUE_ID;
         p->ov_flags[i] = OV_NONE;
+        p->writable[i] = 0;
     }
     for (i = 0; i < nodes.len; i++) {      /* edge transposes first: they change which values are external */
         mote_fb_table_t n;
@@ -667,8 +732,6 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
         p->stages[i].buf = (float *)mote_pool_alloc(ctx->pool, (size_t)p->stages[i].numel * 4u, 16u);
         MOTE_CHECK(p->stages[i].buf != NULL, MOTE_ERR_BACKEND_MEMORY);
     }
-    MOTE_CHECK(outs.len >= 1u && outs.len <= num_externs, MOTE_ERR_BACKEND_PAYLOAD);
-    ctx->num_outputs = outs.len;
     return MOTE_OK;
 }
 

@@ -255,3 +255,40 @@ def test_aot_export_delegate_prints_share_and_fallbacks(mixed, tmp_path):
     ops = json.loads((tmp_path / "m.ops.json").read_text())
     assert ops["delegation"]["delegated_calls"] == 7
     assert "delegate::XnnpackBackend.call" not in {o["name"] for o in ops["ops"]}
+
+
+def _with_payload(c, edit, k: int) -> bytes:
+    """c's program with delegate k's XNNGraph changed by edit(graph)."""
+    import copy as _copy
+    from aot.compiler.emit import build_program
+    spec = _copy.deepcopy(c.spec)
+    dc = [i for i in spec.instructions if isinstance(i, ir.DelegateCall)][k]
+    graph, consts = xs.read_payload(dc.payload)
+    edit(graph)
+    dc.payload = xs.serialize_payload(graph, consts)
+    return build_program(spec).data
+
+
+def test_backend_proves_every_write_stays_inside_its_tensor(mixed):
+    """Payloads that would let XNNPACK write outside a value or into what it may not
+    write are refused at init: a declared output smaller than the conv computes, a
+    node writing a constant, an external output on an input argument's position."""
+    from aot.host.runtime import MoteError as RtError, Program
+    c = compile_model_file(mixed, delegate="xnnpack")
+    # delegate 1: depthwise conv (+ the clamp fused into it) -> add; the conv's output is internal
+    assert Program(_with_payload(c, lambda g: None, 1)).method() is not None   # unchanged: accepted
+
+    def conv(g):
+        return next(n.xnode_union for n in g.xnodes if type(n.xnode_union).__name__ == "XNNDepthwiseConv2d")
+
+    def shrink_conv_output(g):
+        out = g.xvalues[conv(g).output_id].xvalue_union
+        out.dims = [out.dims[0], 1, out.dims[2], out.dims[3]]   # still broadcasts in the add after it
+    def write_the_filter(g):
+        conv(g).output_id = conv(g).filter_id
+    def output_on_the_input(g):
+        v = next(v.xvalue_union for v in g.xvalues if v.xvalue_union.flags == xs.EXTERNAL_OUTPUT)
+        v.external_id = 0
+    for edit in (shrink_conv_output, write_the_filter, output_on_the_input):
+        with pytest.raises(RtError, match="BACKEND_PAYLOAD"):
+            Program(_with_payload(c, edit, 1)).method()
