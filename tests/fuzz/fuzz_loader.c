@@ -72,6 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /** State + arenas + redzones of one method must fit in this many bytes. */
 #define FUZZ_POOL_BYTES ((size_t)2 << 20)
+/** The backend pool delegates allocate from (XNNPACK's packed weights and workspace). */
+#define FUZZ_BACKEND_BYTES ((size_t)8 << 20)
 /** Poisoned gap before and after every buffer handed to the runtime. */
 #define FUZZ_REDZONE 64u
 /** Methods tried per input. */
@@ -104,6 +106,7 @@ static uint8_t pool[FUZZ_POOL_BYTES] FUZZ_ALIGNED(64);
    int8 call planned in place by rows needs it for its row ring. */
 #define FUZZ_SCRATCH_BYTES ((size_t)1 << 20)
 static uint8_t scratch[FUZZ_SCRATCH_BYTES] FUZZ_ALIGNED(64);
+static uint8_t backend_pool[FUZZ_BACKEND_BYTES] FUZZ_ALIGNED(64);
 static const uint8_t zeros[FUZZ_POOL_BYTES]; /* input bytes; an input is at most an arena */
 static volatile uint8_t sink;
 
@@ -247,6 +250,8 @@ static mote_err_t run_method(const mote_program_t *prog, uint32_t k, int *stage)
     memset(&mem, 0, sizeof(mem));
     mem.scratch.ptr = scratch;
     mem.scratch.size = FUZZ_SCRATCH_BYTES;
+    mem.backend.ptr = backend_pool;
+    mem.backend.size = FUZZ_BACKEND_BYTES;
     need = pool_need(&req);
     mem.num_arenas = req.num_arenas;
     if (need <= FUZZ_POOL_BYTES && req.num_arenas <= MOTE_MAX_ARENAS) {
@@ -320,6 +325,7 @@ static mote_err_t run_method(const mote_program_t *prog, uint32_t k, int *stage)
         sink = acc;
     }
 out:
+    mote_method_destroy(&m); /* delegates' library handles (a no-op for a method init refused) */
     FUZZ_POISON(pool, at + FUZZ_REDZONE);
     return err;
 }
