@@ -116,8 +116,8 @@ def _subgraph(spec: ir.ProgramSpec, first: int, last: int) -> Subgraph:
 def delegate(spec: ir.ProgramSpec, name: str) -> dict:
     """Delegate to backend ``name`` every run of calls it takes (in place, on
     an unplanned spec). Returns the report aot inspect and compare show:
-    {"backend", "delegated_calls", "delegated_macs", "total_macs",
-    "fallbacks": [{"op", "source", "why"}]}."""
+    {"backend", "delegate", "delegated_calls", "delegated_ops" ({op: count}),
+    "delegated_macs", "total_macs", "fallbacks": [{"op", "source", "why"}]}."""
     from aot.compiler.macs import instruction_macs
     part = partitioner(name)
     total = sum(instruction_macs(spec, c) for c in spec.instructions if isinstance(c, ir.KernelCall))
@@ -141,8 +141,12 @@ def delegate(spec: ir.ProgramSpec, name: str) -> dict:
     new.extend(spec.instructions[pos:])
     spec.instructions = new
     _drop_unused(spec)
+    ops: dict = {}
+    for c in new:
+        for k in (c.calls if isinstance(c, ir.DelegateCall) else ()):
+            ops[f"{k.op}.{k.overload}"] = ops.get(f"{k.op}.{k.overload}", 0) + 1
     return {"backend": part.backend, "delegate": name, "delegated_calls": delegated,
-            "delegated_macs": macs, "total_macs": total,
+            "delegated_ops": dict(sorted(ops.items())), "delegated_macs": macs, "total_macs": total,
             "fallbacks": [{"op": f"{c.op}.{c.overload}", "source": c.source, "why": why}
                           for c, why in fallbacks if isinstance(c, ir.KernelCall)]}
 

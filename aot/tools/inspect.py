@@ -248,7 +248,7 @@ def render_text(info: dict) -> str:
     if d:
         share = 100.0 * d["delegated_macs"] / d["total_macs"] if d["total_macs"] else 100.0
         L.append(f"delegated to {d['backend']}: {d['delegated_calls']} calls, {share:.1f}% of "
-                 f"{d['total_macs']:,} MACs")
+                 f"{d['total_macs']:,} MACs: " + ", ".join(f"{n} x {op}" for op, n in d.get("delegated_ops", {}).items()))
         for f in d["fallbacks"]:
             L.append(f"  fell back: {f['op']} at {f['source'] or 'unknown source'} ({f['why']})")
     mm = info.get("manifest_memory")

@@ -254,6 +254,12 @@ def test_aot_export_delegate_prints_share_and_fallbacks(mixed, tmp_path):
     import json
     ops = json.loads((tmp_path / "m.ops.json").read_text())
     assert ops["delegation"]["delegated_calls"] == 7
+    assert sum(ops["delegation"]["delegated_ops"].values()) == 7
+    assert ops["delegation"]["delegated_ops"]["aten::convolution.out"] == 2
+    r = subprocess.run([sys.executable, "-m", "aot", "inspect", str(tmp_path / "m.pte")], capture_output=True,
+                       text=True, cwd=ROOT)
+    assert r.returncode == 0 and "2 x aten::convolution.out" in r.stdout, r.stderr
+    assert "fell back: aten::tanh.out at mixed.py:14" in r.stdout
     assert "delegate::XnnpackBackend.call" not in {o["name"] for o in ops["ops"]}
 
 
