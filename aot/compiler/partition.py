@@ -116,18 +116,23 @@ def _subgraph(spec: ir.ProgramSpec, first: int, last: int) -> Subgraph:
 def delegate(spec: ir.ProgramSpec, name: str) -> dict:
     """Delegate to backend ``name`` every run of calls it takes (in place, on
     an unplanned spec). Returns the report aot inspect and compare show:
-    {"backend", "delegate", "delegated_calls", "delegated_ops" ({op: count}),
-    "delegated_macs", "total_macs", "fallbacks": [{"op", "source", "why"}]}."""
+    {"backend", "delegate", "subgraphs" (DelegateCalls), "delegated_operators"
+    (the kernel calls they replace), "delegated_ops" ({op: count}),
+    "delegated_macs", "total_macs", "delegated_share" (of the MACs; of the
+    operators for a program without MACs), "fallbacks": [{"op", "source",
+    "why"}] (each op and source line once)}."""
     from aot.compiler.macs import instruction_macs
     part = partitioner(name)
     total = sum(instruction_macs(spec, c) for c in spec.instructions if isinstance(c, ir.KernelCall))
     runs, fallbacks = _runs(spec, part)
-    new, pos, delegated, macs = [], 0, 0, 0
+    new, pos, delegated, macs, subgraphs = [], 0, 0, 0, 0
     for first, last in runs:
         new.extend(spec.instructions[pos:first])
         sub = _subgraph(spec, first, last)
-        if not sub.outputs:
-            new.extend(sub.calls)       # computes nothing anybody reads: leave it to the kernels
+        if not sub.outputs or all(f"{c.op}.{c.overload}" == ir.ET_VIEW for c in sub.calls):
+            # computes nothing anybody reads, or only views (free on Mote, a call and a copy
+            # in a delegate): left to the kernels
+            new.extend(sub.calls)
             pos = last + 1
             continue
         dc = part.lower(spec, sub)
@@ -135,6 +140,7 @@ def delegate(spec: ir.ProgramSpec, name: str) -> dict:
         dc.calls = list(sub.calls)
         dc.source = sub.calls[0].source
         delegated += len(sub.calls)
+        subgraphs += 1
         macs += dc.macs
         new.extend(sub.before + [dc] + sub.after)
         pos = last + 1
@@ -145,10 +151,27 @@ def delegate(spec: ir.ProgramSpec, name: str) -> dict:
     for c in new:
         for k in (c.calls if isinstance(c, ir.DelegateCall) else ()):
             ops[f"{k.op}.{k.overload}"] = ops.get(f"{k.op}.{k.overload}", 0) + 1
-    return {"backend": part.backend, "delegate": name, "delegated_calls": delegated,
+    seen = {}
+    for c, why in fallbacks:
+        if isinstance(c, ir.KernelCall):
+            seen.setdefault((f"{c.op}.{c.overload}", c.source), why)
+    n_ops = delegated + len(seen)
+    return {"backend": part.backend, "delegate": name, "subgraphs": subgraphs, "delegated_operators": delegated,
             "delegated_ops": dict(sorted(ops.items())), "delegated_macs": macs, "total_macs": total,
-            "fallbacks": [{"op": f"{c.op}.{c.overload}", "source": c.source, "why": why}
-                          for c, why in fallbacks if isinstance(c, ir.KernelCall)]}
+            "delegated_share": macs / total if total else (delegated / n_ops if n_ops else 0.0),
+            "fallbacks": [{"op": op, "source": src, "why": why} for (op, src), why in seen.items()]}
+
+
+def report_lines(d: dict) -> list:
+    """Text of a delegation report (:func:`delegate`): the share, the
+    delegated operators, then each fallback with its model file:line."""
+    pct = 100.0 * d["delegated_share"]
+    share = f"{pct:.2f}%" if 99.95 <= pct < 100.0 else f"{pct:.1f}%"   # a fallback never reads 100.0%
+    ops = ", ".join(f"{n} x {op}" for op, n in d.get("delegated_ops", {}).items())
+    lines = [f"delegated to {d['backend']}: {d['delegated_operators']} operator(s) in {d['subgraphs']} "
+             f"subgraph(s), {share} of {d['total_macs']:,} MACs" + (f" ({ops})" if ops else "")]
+    lines += [f"  fell back: {f['op']} at {f['source'] or 'unknown source'} ({f['why']})" for f in d["fallbacks"]]
+    return lines
 
 
 def _drop_unused(spec: ir.ProgramSpec) -> None:

@@ -104,7 +104,7 @@ class Compiled:
 
     def summary(self) -> str:
         ops = sorted({f"{c.op}.{c.overload}" for c in ir.kernel_calls(self.spec)})
-        return (f"{self.name}: {len(self.spec.instructions)} instructions, {len(ops)} operators, "
+        return (f"{self.name}: {len(self.spec.instructions)} instructions, {len(ops)} operator{'' if len(ops) == 1 else 's'}, "
                 f".pte {len(self.pte):,} B, arena {self.arena_bytes:,} B "
                 f"(tensor-level lower bound {self.arena_lower_bound_bytes:,} B"
                 + ("; in-place reuse plans below it" if self.arena_bytes < self.arena_lower_bound_bytes else "")
@@ -116,15 +116,10 @@ class Compiled:
                 + (("\n" + self.int8_report()) if self.int8 else ""))
 
     def delegation_report(self) -> str:
-        """--delegate: the backend's share of the calls and MACs, then each
-        call it did not take with its model file:line and why."""
-        d = self.delegation
-        n = sum(isinstance(c, ir.DelegateCall) for c in self.spec.instructions)
-        share = 100.0 * d["delegated_macs"] / d["total_macs"] if d["total_macs"] else 100.0
-        lines = [f"delegated to {d['backend']}: {d['delegated_calls']} calls in {n} subgraph(s), "
-                 f"{share:.1f}% of {d['total_macs']:,} MACs"]
-        lines += [f"  fell back: {f['op']} at {f['source'] or 'unknown source'} ({f['why']})" for f in d["fallbacks"]]
-        return "\n".join(lines)
+        """--delegate: the backend's share of the operators and MACs, then each
+        operator it did not take with its model file:line and why."""
+        from aot.compiler.partition import report_lines
+        return "\n".join(report_lines(self.delegation))
 
     def int8_report(self) -> str:
         """Share of the MACs that run in int8 kernels, then the fp32 fallbacks
@@ -316,7 +311,10 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
     example_inputs = tuple(mf.example_inputs)
     if delegate is not None and (int8 or (mf.methods is not None and len(mf.methods) > 1)):
         raise MoteError(f"--delegate {delegate}: fp32 programs of one method only for now "
-                        "(drop --int8 / --int16-activations, or export one method)")
+                        "(drop --int8 / --int16-activations; a methods() file is not delegated yet)")
+    if delegate is not None and external:
+        raise MoteError(f"--delegate {delegate} keeps the delegated weights inside its payloads: "
+                        "--external-weights does not apply (drop one of the two)")
     if mf.methods is not None and len(mf.methods) > 1:
         return _compile_methods(name, mf, int8, planner, external, base_ptd)
     if int8:

@@ -171,8 +171,7 @@ def compare(compiled, target: str = "host", seed: int = 0, out_dir=None, steps: 
     report["mutable_bytes"] = compiled.mutable_bytes
     report["pte_bytes"] = len(compiled.pte)
     if compiled.delegation:
-        d = compiled.delegation
-        report["delegation"] = {**d, "delegated_share": d["delegated_macs"] / d["total_macs"] if d["total_macs"] else 1.0}
+        report["delegation"] = compiled.delegation
     if compiled.int4 is not None:
         report["int4_layers"] = [n for n, _, _ in compiled.int4.quantized]
         report["int4_kept_fp32"] = [n for n, _ in compiled.int4.skipped]
@@ -242,12 +241,11 @@ def compare_command(args) -> int:
               + (f"; kept fp32: {', '.join(repr(n) for n in report['int4_kept_fp32'])}"
                  if report["int4_kept_fp32"] else ""))
     if "delegation" in report:
-        d = report["delegation"]
-        print(f"  delegated to {d['backend']}: {d['delegated_calls']} calls, "
-              f"{100 * d['delegated_share']:.1f}% of {d['total_macs']:,} MACs"
-              + (f", backend pool {report['backend_pool_bytes']:,} B" if "backend_pool_bytes" in report else ""))
-        for f in d["fallbacks"]:
-            print(f"    fell back: {f['op']} at {f['source'] or 'unknown source'} ({f['why']})")
+        from aot.compiler.partition import report_lines
+        for line in report_lines(report["delegation"]):
+            print("  " + line)
+        if "backend_pool_bytes" in report:
+            print(f"  backend pool {report['backend_pool_bytes']:,} B")
     for key in ("instructions", "flash_bytes", "model_region_bytes", "ram_bytes"):
         if key in report:
             label = "instructions (first call)" if key == "instructions" and "steps" in report \

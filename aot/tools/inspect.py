@@ -246,11 +246,8 @@ def render_text(info: dict) -> str:
             L.append(f"  unplanned (alias) tensors: {m['unplanned_tensors']}")
     d = info.get("delegation")
     if d:
-        share = 100.0 * d["delegated_macs"] / d["total_macs"] if d["total_macs"] else 100.0
-        L.append(f"delegated to {d['backend']}: {d['delegated_calls']} calls, {share:.1f}% of "
-                 f"{d['total_macs']:,} MACs: " + ", ".join(f"{n} x {op}" for op, n in d.get("delegated_ops", {}).items()))
-        for f in d["fallbacks"]:
-            L.append(f"  fell back: {f['op']} at {f['source'] or 'unknown source'} ({f['why']})")
+        from aot.compiler.partition import report_lines
+        L.extend(report_lines(d))
     mm = info.get("manifest_memory")
     if mm:
         L.append("ops.json memory: " + ", ".join(f"{k}={v}" for k, v in mm.items()))

@@ -227,6 +227,7 @@ def test_aot_compare_delegate_json_reports_parity_and_share():
     assert rep["max_rel_error"] <= 1e-5
     d = rep["delegation"]
     assert d["backend"] == "XnnpackBackend" and d["delegated_share"] == 1.0 and d["fallbacks"] == []
+    assert d["delegated_operators"] == 21 and d["subgraphs"] == 1
     assert rep["backend_pool_bytes"] > 0
 
 
@@ -237,23 +238,36 @@ def test_aot_compare_delegate_on_a_board_is_one_line(mixed):
     assert "runs on --target host" in r.stderr
 
 
-def test_unsupported_combinations_are_one_line_errors(mixed):
+def test_unsupported_combinations_are_one_line_errors(mixed, tmp_path):
     from aot.compiler.partition import partitioner
     with pytest.raises(MoteError, match="no such backend; there are: xnnpack"):
         partitioner("tpu")
     with pytest.raises(MoteError, match="fp32 programs"):
         compile_model_file(mixed, int8=True, delegate="xnnpack")
+    with pytest.raises(MoteError, match="--external-weights does not apply"):
+        compile_model_file(mixed, delegate="xnnpack", external_weights=str(tmp_path / "w.ptd"))
+
+
+def test_share_of_a_model_nothing_is_delegated_from_is_zero(tmp_path):
+    """No MACs and nothing the backend takes: 0 %, not 100 % (and a view alone is not delegated)."""
+    p = tmp_path / "nothing.py"
+    p.write_text("import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+                 "        return torch.tanh(x).reshape(2, 8)\n\n\ndef model():\n    return M()\n\n\n"
+                 "def example_inputs():\n    return (torch.randn(4, 4),)\n")
+    c = compile_model_file(p, delegate="xnnpack")
+    assert c.delegation["delegated_share"] == 0.0 and c.delegation["subgraphs"] == 0
+    assert not any(isinstance(k, ir.DelegateCall) for k in c.spec.instructions)
 
 
 def test_aot_export_delegate_prints_share_and_fallbacks(mixed, tmp_path):
     r = subprocess.run([sys.executable, "-m", "aot", "export", str(mixed), "--delegate", "xnnpack",
                         "-o", str(tmp_path / "m.pte")], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
-    assert "delegated to XnnpackBackend: 7 calls in 3 subgraph(s), 100.0% of 23,552 MACs" in r.stdout
+    assert "delegated to XnnpackBackend: 7 operator(s) in 3 subgraph(s), 100.0% of 23,552 MACs" in r.stdout
     assert "fell back: aten::tanh.out at mixed.py:14" in r.stdout
     import json
     ops = json.loads((tmp_path / "m.ops.json").read_text())
-    assert ops["delegation"]["delegated_calls"] == 7
+    assert ops["delegation"]["delegated_operators"] == 7 and ops["delegation"]["subgraphs"] == 3
     assert sum(ops["delegation"]["delegated_ops"].values()) == 7
     assert ops["delegation"]["delegated_ops"]["aten::convolution.out"] == 2
     r = subprocess.run([sys.executable, "-m", "aot", "inspect", str(tmp_path / "m.pte")], capture_output=True,

@@ -99,7 +99,7 @@ class XnnpackPartitioner(Partitioner):
         if name == ir.ET_VIEW:
             return "" if _layout_free(_t(spec, a[0]).sizes) and _layout_free(_t(spec, a[-1]).sizes) else \
                 "a view that NHWC order changes"
-        return "XNNPACK has no such operator here"
+        return "Mote's XNNPACK partitioner does not take this operator"
 
     def lower(self, spec: ir.ProgramSpec, sub: Subgraph) -> ir.DelegateCall:
         g = _Graph(spec)
