@@ -48,6 +48,16 @@ MIXED = textwrap.dedent("""\
     """)
 
 
+_COMPILED: dict = {}
+
+
+def _delegated(model: str):
+    """The zoo model compiled with --delegate xnnpack, once per test process."""
+    if model not in _COMPILED:
+        _COMPILED[model] = compile_model_file(ROOT / "zoo" / f"{model}.py", delegate="xnnpack")
+    return _COMPILED[model]
+
+
 def _executorch(pte: bytes, inputs) -> list:
     from executorch.extension.pybindings.portable_lib import _load_for_executorch_from_buffer
     m = _load_for_executorch_from_buffer(pte)
@@ -68,7 +78,7 @@ def mixed(tmp_path_factory):
 @pytest.mark.oracle
 @pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025", "resnet8"])
 def test_executorch_runs_a_zoo_model_mote_delegated(model):
-    c = compile_model_file(ROOT / "zoo" / f"{model}.py", delegate="xnnpack")
+    c = _delegated(model)
     d = c.delegation
     assert d["backend"] == "XnnpackBackend" and d["delegated_macs"] == d["total_macs"] > 0
     assert d["fallbacks"] == []
@@ -143,7 +153,7 @@ def test_payload_round_trip_and_node_tags():
 @pytest.mark.oracle
 def test_payload_header_reads_in_executorchs_serializer():
     from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import XNNHeader
-    c = compile_model_file(ROOT / "zoo" / "ds_cnn.py", delegate="xnnpack")
+    c = _delegated("ds_cnn")
     dc = next(k for k in c.spec.instructions if isinstance(k, ir.DelegateCall))
     h = XNNHeader.from_bytes(dc.payload[:xs.HEADER_LENGTH])
     assert h.flatbuffer_offset == 32 and h.constant_data_offset % 16 == 0
@@ -162,7 +172,7 @@ def _payload_span(pte: bytes, k: int = 0) -> tuple:
 @pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025", "resnet8"])
 def test_mote_runs_a_zoo_model_through_its_xnnpack_backend(model):
     from aot.host.runtime import Program
-    c = compile_model_file(ROOT / "zoo" / f"{model}.py", delegate="xnnpack")
+    c = _delegated(model)
     m = Program(c.pte).method()
     x = c.example_inputs
     got = m.run([a.numpy() for a in x])[0]
