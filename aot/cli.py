@@ -58,7 +58,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--int4-weights", action="store_true",
                    help="symmetric int4 group-wise weights for Linear and Embedding layers (torchao "
                         "IntxWeightOnlyConfig; packed two per byte), fp32 activations")
-    p.add_argument("--group-size", type=int, choices=(32, 64, 128), default=32,
+    p.add_argument("--group-size", type=int, choices=(32, 64, 128),
                    help="with --int4-weights: weights per scale (default 32)")
     p.add_argument("--int16-activations", action="store_true",
                    help="quantize (implies --int8) with int16 activations and int8 weights for conv and "

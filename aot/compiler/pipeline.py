@@ -244,6 +244,8 @@ def _check_int16(int8: bool, int16: bool, int8_io: bool, int4_weights) -> bool:
     """int8 as the compile runs it: --int16-activations implies quantization;
     refuses the options it does not combine with (one line each)."""
     if not int16:
+        if int8_io and not int8:
+            raise MoteError("--int8-io keeps an int8 program's inputs and outputs int8: add --int8")
         return int8
     if int8_io:
         raise MoteError("--int16-activations keeps fp32 program inputs and outputs: drop --int8-io")

@@ -2,6 +2,8 @@
 Linear and Embedding become Mote's packed int4 kernels (mote::linear_w4,
 mote::embedding_w4); the program matches torchao's reference within 1e-5 relative
 on the host and on mps2-an505, in a fraction of the fp32 program's flash."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -154,3 +156,14 @@ def test_linear_s4_same_bytes_in_firmware(int4x8, tmp_path):
     host, _ = run_steps_on_target(s4, steps, "host")
     fw, _ = run_steps_on_target(s4, steps, "mps2-an505", out_dir=tmp_path / "s4")
     assert [[a.tobytes() for a in h] for h in host] == [[np.asarray(b).tobytes() for b in f] for f in fw]
+
+
+def test_options_that_need_another_are_one_line(tmp_path):
+    """--group-size without --int4-weights and --int8-io without --int8 used to be ignored."""
+    import subprocess
+    import sys
+    for flags, want in ((["--group-size", "64"], "add --int4-weights"), (["--int8-io"], "add --int8")):
+        r = subprocess.run([sys.executable, "-m", "aot", "export", str(Path(__file__).resolve().parents[2] / "zoo" / "mlp.py"), *flags,
+                            "-o", str(tmp_path / "m.pte")], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 1 and want in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert not (tmp_path / "m.pte").exists()
