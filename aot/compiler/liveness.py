@@ -121,19 +121,21 @@ def plan_conflicts(planned: dict, uses: list, inputs: Iterable[int], outputs: It
 # --------------------------------------------------------------------------- on a ProgramSpec
 
 
+def call_tensors(spec: ir.ProgramSpec, call) -> list:
+    """The tensor value indices instruction ``call`` reads or writes (tensor lists expanded)."""
+    vs = []
+    for a in call.args:
+        v = spec.values[a]
+        if isinstance(v, ir.TensorValue):
+            vs.append(a)
+        elif isinstance(v, ir.TensorListValue):
+            vs.extend(i for i in v.items if i >= 0)
+    return vs
+
+
 def spec_uses(spec: ir.ProgramSpec) -> list:
     """Per instruction of ``spec``, the tensor value indices it reads or writes."""
-    uses = []
-    for call in spec.instructions:
-        vs = []
-        for a in call.args:
-            v = spec.values[a]
-            if isinstance(v, ir.TensorValue):
-                vs.append(a)
-            elif isinstance(v, ir.TensorListValue):
-                vs.extend(i for i in v.items if i >= 0)
-        uses.append(vs)
-    return uses
+    return [call_tensors(spec, call) for call in spec.instructions]
 
 
 def spec_views(spec: ir.ProgramSpec) -> list:

@@ -21,6 +21,7 @@ import pkgutil
 from dataclasses import dataclass
 
 from aot import ir
+from aot.compiler.liveness import call_tensors
 from aot.errors import MoteError
 
 
@@ -67,17 +68,6 @@ def partitioner(name: str) -> Partitioner:
     return importlib.import_module(f"aot.backends.{name}.partitioner").PARTITIONER
 
 
-def _tensor_args(spec: ir.ProgramSpec, call) -> list:
-    out = []
-    for a in call.args:
-        v = spec.values[a]
-        if isinstance(v, ir.TensorValue):
-            out.append(a)
-        elif isinstance(v, ir.TensorListValue):
-            out.extend(i for i in v.items if i >= 0)
-    return out
-
-
 def _runs(spec: ir.ProgramSpec, part: Partitioner) -> tuple:
     """[(first, last)] instruction ranges of maximal supported runs, and the
     fallbacks: [(call, reason)] of the calls the backend did not take."""
@@ -102,13 +92,13 @@ def _subgraph(spec: ir.ProgramSpec, first: int, last: int) -> Subgraph:
     wset = set(written)
     inputs = []
     for c in calls:
-        for a in _tensor_args(spec, c):
+        for a in call_tensors(spec, c):
             t = spec.values[a]
             if a not in wset and t.constant is None and a not in inputs:
                 inputs.append(a)
     later = set(spec.outputs)
     for c in spec.instructions[last + 1:]:
-        later.update(_tensor_args(spec, c))
+        later.update(call_tensors(spec, c))
     outputs = [w for w in dict.fromkeys(written) if w in later]
     return Subgraph(calls, inputs, outputs, [], [])
 
@@ -178,7 +168,7 @@ def _drop_unused(spec: ir.ProgramSpec) -> None:
     """Tensor values no instruction and no method input/output names any more become None."""
     used = set(spec.inputs) | set(spec.outputs)
     for c in spec.instructions:
-        used.update(_tensor_args(spec, c))
+        used.update(call_tensors(spec, c))
     for i, v in enumerate(spec.values):
         if isinstance(v, ir.TensorValue) and i not in used and not v.is_mutable:
             spec.values[i] = None

@@ -445,50 +445,36 @@ static mote_err_t define_pool(const payload_t *p, xnn_subgraph_t sg, const mote_
 
 /* A transpose that only moves dimensions of size 1 keeps the bytes in order:
  * a reshape (Debian's 2022 XNNPACK has no subgraph transpose). Fields: num_dims,
- * perm, input, output, flags; `in_dims` are the input value's dims. Others:
- * BACKEND_PAYLOAD. */
-static mote_err_t define_transpose(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n,
-                                   const mote_fb_vec_t *values)
+ * perm, input, output, flags. A transpose that moves data inside the
+ * subgraph: BACKEND_PAYLOAD (at its edges find_stage stages it). */
+static mote_err_t define_transpose(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n)
 {
-    mote_fb_vec_t perm, dims;
-    mote_fb_table_t xv, t;
+    mote_fb_vec_t perm;
     size_t shape[XN_MAX_DIMS];
-    uint32_t k, last = 0, in_id, out, flags, d, src;
-    uint8_t tag;
+    uint32_t k, last = 0, in, out, flags, src;
     const xnn_dims_t *din, *dout;
     xnn_dims_t permuted;
     mote_err_t err = MOTE_OK;
 
     MOTE_TRY(mote_fb_vec_field(&p->fb, n, 1, 4u, &perm));
-    in_id = scalar_u32(p, n, 2, 0u, &err);
+    in = node_val(p, n, 2, 0, &err, &din);
+    out = node_out(p, n, 3, &err, &dout);
     flags = scalar_u32(p, n, 4, 0u, &err);
     MOTE_TRY(err);
-    MOTE_CHECK(in_id < values->len && perm.len <= XN_MAX_DIMS, MOTE_ERR_BACKEND_PAYLOAD);
-    MOTE_TRY(mote_fb_vec_table(&p->fb, values, in_id, &xv));   /* ids are positions (define_value checked) */
-    MOTE_TRY(mote_fb_union_field(&p->fb, &xv, 0, XV_QUANTIZED, &tag, &t));
-    MOTE_CHECK(tag == XV_TENSOR, MOTE_ERR_BACKEND_PAYLOAD);
-    MOTE_TRY(mote_fb_vec_field(&p->fb, &t, XT_DIMS, 4u, &dims));
-    MOTE_CHECK(dims.len == perm.len && scalar_u32(p, &t, XT_ID, 0u, &err) == in_id, MOTE_ERR_BACKEND_PAYLOAD);
-    MOTE_TRY(err);
+    MOTE_CHECK(perm.len == din->n, MOTE_ERR_BACKEND_PAYLOAD);
+    permuted.n = perm.len;
     for (k = 0; k < perm.len; k++) {
         src = mote_fb_u32_at(&p->fb, perm.pos + 4u * k);
-        MOTE_CHECK(src < dims.len, MOTE_ERR_BACKEND_PAYLOAD);
-        d = mote_fb_u32_at(&p->fb, dims.pos + 4u * src);
-        shape[k] = d;
-        if (d != 1u) { /* dimensions of size > 1 must keep their order */
+        MOTE_CHECK(src < din->n, MOTE_ERR_BACKEND_PAYLOAD);
+        permuted.d[k] = din->d[src];
+        shape[k] = din->d[src];
+        if (din->d[src] != 1u) { /* dimensions of size > 1 must keep their order */
             MOTE_CHECK(src + 1u > last, MOTE_ERR_BACKEND_PAYLOAD);
             last = src + 1u;
         }
     }
-    in_id = node_val(p, n, 2, 0, &err, &din);
-    out = node_out(p, n, 3, &err, &dout);
-    MOTE_TRY(err);
-    permuted.n = perm.len;
-    for (k = 0; k < perm.len; k++) {
-        permuted.d[k] = (uint32_t)shape[k];
-    }
     MOTE_TRY(xnn_check_same(&permuted, dout));
-    return xnn_err(xnn_define_static_reshape(sg, perm.len, shape, in_id, out, flags));
+    return xnn_err(xnn_define_static_reshape(sg, perm.len, shape, in, out, flags));
 }
 
 static mote_err_t define_reshape(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n)
@@ -561,8 +547,7 @@ static mote_err_t define_unary(const payload_t *p, xnn_subgraph_t sg, const mote
     }
 }
 
-static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *xn,
-                               const mote_fb_vec_t *values)
+static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *xn)
 {
     mote_fb_table_t n;
     uint8_t tag;
@@ -581,7 +566,7 @@ static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_
         if (in < p->num_values && p->ov_flags[in] != OV_NONE) {
             return MOTE_OK; /* an edge transpose: staged by the backend (find_stage) */
         }
-        return define_transpose(p, sg, &n, values);
+        return define_transpose(p, sg, &n);
     }
     case XN_ADD: case XN_MULTIPLY: case XN_SUBTRACT: case XN_DIV: case XN_MINIMUM:
         return define_binary(p, sg, &n, tag, lo, hi);
@@ -726,7 +711,7 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
     }
     for (i = 0; i < nodes.len; i++) {
         MOTE_TRY(mote_fb_vec_table(&p->fb, &nodes, i, &xn));
-        MOTE_TRY(define_node(p, sg, &xn, &values));
+        MOTE_TRY(define_node(p, sg, &xn));
     }
     for (i = 0; i < p->num_stages; i++) {
         p->stages[i].buf = (float *)mote_pool_alloc(ctx->pool, (size_t)p->stages[i].numel * 4u, 16u);
