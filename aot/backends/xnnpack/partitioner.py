@@ -55,8 +55,9 @@ class XnnpackPartitioner(Partitioner):
     def supports(self, spec: ir.ProgramSpec, call: ir.KernelCall) -> str:
         name = f"{call.op}.{call.overload}"
         tensors = [_t(spec, a) for a in call.args if _t(spec, a) is not None]
-        if any(t.dtype != FP32 for t in tensors):
-            return "XNNPACK takes fp32 tensors here"
+        other = next((t for t in tensors if t.dtype != FP32), None)
+        if other is not None:   # e.g. max_pool2d_with_indices' int64 indices
+            return f"XNNPACK takes fp32 tensors here; this call has an {ir.SCALAR_TYPE_NAMES.get(other.dtype, other.dtype)} one"
         a = call.args
         if name == "aten::convolution.out":
             w = _t(spec, a[1])
