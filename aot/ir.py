@@ -114,7 +114,9 @@ class KernelCall:
     edge graph node lowered to this call; nodes: the user's graph nodes it
     computes after fusions (aot.compiler.source.fused_nodes; the PT2E
     converted graph's for int8); module: "module 'path' (Class)" or "";
-    q: int8 value's (quantize node name, perm) or None (aot debug's record)."""
+    q: int8 value's (quantize node name, perm) or None (aot debug's record);
+    qparams: a mote:: int8 op's real-valued quantization
+    (aot.compiler.source.set_qparams) or None; not serialised."""
     op: str
     overload: str
     args: list[int]
@@ -124,6 +126,7 @@ class KernelCall:
     nodes: list = field(default_factory=list)
     module: str = ""
     q: Optional[tuple] = None
+    qparams: Optional[dict] = None
 
 
 #: ExecuTorch's view operator (``executorch_prim::et_view.default(Tensor self,

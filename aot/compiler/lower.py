@@ -27,7 +27,7 @@ from aot.compiler.passes.views import ET_VIEW_NAME, et_view
 from aot.compiler.plan import plan_memory
 from aot.compiler.share_values import share_values
 from aot.compiler.source import module_of as _module_of
-from aot.compiler.source import fused_nodes, quant_of, source_of
+from aot.compiler.source import fused_nodes, qparams_of, quant_of, source_of
 
 #: torch.memory_format -> c10::MemoryFormat code
 _MEMORY_FORMATS = {torch.contiguous_format: 0, torch.preserve_format: 1,
@@ -170,6 +170,7 @@ class _Builder:
         self._call(n)
         for call in self.spec.instructions[first:]:
             call.node, call.nodes, call.module, call.q = n.name, fused_nodes(n), _module_of(n), quant_of(n)
+            call.qparams = qparams_of(n)
 
     def _call(self, n: torch.fx.Node) -> None:
         src = source_of(n)

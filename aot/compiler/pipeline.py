@@ -311,9 +311,9 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
     from aot.compiler.lower import core_program, lower_core
     from aot.compiler.manifest import build_manifest
     example_inputs = tuple(mf.example_inputs)
-    if delegate is not None and (int8 or (mf.methods is not None and len(mf.methods) > 1)):
-        raise MoteError(f"--delegate {delegate}: fp32 programs of one method only for now "
-                        "(drop --int8 / --int16-activations; a methods() file is not delegated yet)")
+    if delegate is not None and (int16 or (mf.methods is not None and len(mf.methods) > 1)):
+        raise MoteError(f"--delegate {delegate}: fp32 and int8 programs of one method only for now "
+                        "(drop --int16-activations; a methods() file is not delegated yet)")
     if delegate is not None and external:
         raise MoteError(f"--delegate {delegate} keeps the delegated weights inside its payloads: "
                         "--external-weights does not apply (drop one of the two)")
@@ -343,20 +343,17 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
         reference = converted
         from aot.compiler.dsp_weights import add_dsp_weights
         core = core_program(ep)
+        passes, delegation = _delegation(delegate)
         spec = lower_core(core, planner=planner, scratch_fn=scratch_bytes,
-                          spec_passes=(add_dsp_weights,) if dsp_weights else ())
+                          spec_passes=passes + ((add_dsp_weights,) if dsp_weights else ()))
     else:
         info = None
         reference = eager
         core = core_program(mf.exported if mf.exported is not None else mf.module, example_inputs)
-        passes, delegation = (), {}
-        if delegate is not None:
-            from aot.compiler.partition import delegate_pass, partitioner
-            partitioner(delegate)               # an unknown name fails before lowering
-            passes = (delegate_pass(delegate, delegation),)
+        passes, delegation = _delegation(delegate)
         spec = lower_core(core, planner=planner, spec_passes=passes)
-        if delegation:
-            spec.plan_info["delegation"] = delegation
+    if delegation:
+        spec.plan_info["delegation"] = delegation
     if mf.methods is not None:  # methods() with one method: its name
         spec.method_name = next(iter(mf.methods))
     program = build_program(spec, external=external)  # the one serialisation of this compile
@@ -373,6 +370,16 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
                     calibration_data=mf.calibration_data, manifest=manifest, program=core,
                     methods=[MethodProgram(spec.method_name, spec, example_inputs, eager)],
                     method_name=spec.method_name)
+
+
+def _delegation(delegate: Optional[str]) -> tuple:
+    """(spec passes, report dict the delegation pass fills) for --delegate (none without)."""
+    if delegate is None:
+        return (), {}
+    from aot.compiler.partition import delegate_pass, partitioner
+    partitioner(delegate)               # an unknown name fails before lowering
+    delegation: dict = {}
+    return (delegate_pass(delegate, delegation),), delegation
 
 
 def _compile_methods(name, mf, int8, planner, external: bool = False, base_ptd=None) -> Compiled:

@@ -48,6 +48,9 @@ FUSED_KEY = "mote_fused"
 #: key in node.meta["custom"]: (quantize node name, perm) of an int8 value
 #: (physical = logical.permute(perm))
 QUANT_KEY = "mote_q"
+#: key in node.meta["custom"]: the real-valued quantization of a mote:: int8
+#: op (:func:`set_qparams`), for backends that requantize themselves
+QPARAMS_KEY = "mote_qparams"
 
 
 def _custom(node: torch.fx.Node) -> dict:
@@ -81,3 +84,20 @@ def quant_of(node: torch.fx.Node):
 
 def set_quant(node: torch.fx.Node, qname: str, perm) -> None:
     node.meta["custom"] = {**_custom(node), QUANT_KEY: (qname, tuple(int(d) for d in perm))}
+
+
+def set_qparams(node: torch.fx.Node, inputs, output, weight_scales=None) -> None:
+    """Records the PT2E quantization a mote:: int8 op's integer arguments were
+    derived from: ``inputs`` [(scale, zero point)] per activation input,
+    ``output`` (scale, zero point), ``weight_scales`` [Cout] (symmetric
+    per-channel weights, zero point 0) or None. The kernels use the fixed-point
+    multipliers; a delegate that requantizes in float (XNNPACK) needs these."""
+    qp = {"inputs": [[float(s), int(z)] for s, z in inputs], "output": [float(output[0]), int(output[1])]}
+    if weight_scales is not None:
+        qp["weight_scales"] = [float(w) for w in weight_scales]
+    node.meta["custom"] = {**_custom(node), QPARAMS_KEY: qp}
+
+
+def qparams_of(node: torch.fx.Node):
+    """The dict :func:`set_qparams` recorded on ``node``, or None."""
+    return _custom(node).get(QPARAMS_KEY)

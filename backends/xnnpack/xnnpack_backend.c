@@ -9,8 +9,13 @@
  * (one union member per operator). Field ids follow the schema's order, as
  * aot/backends/xnnpack/schema.py writes them. Every offset, length, id and
  * size is checked with the runtime's verifying flatbuffer reader before
- * XNNPACK sees it; what this backend does not take (quantized tensors, other
- * operators) is refused with MOTE_ERR_BACKEND_PAYLOAD.
+ * XNNPACK sees it; what this backend does not take (other operators,
+ * dynamic quantization) is refused with MOTE_ERR_BACKEND_PAYLOAD.
+ *
+ * Values are fp32, or quantized (XNNQuantizedTensorValue): qint8 / qint32
+ * per tensor (scale, zero point) and qcint8 / qcint32 per channel (a scale
+ * per entry of the channel dim, zero point 0), as XNNPACK's qs8 / qc8
+ * operators take them. Arguments of the call are fp32 or qint8 (Mote int8).
  *
  * Built on the XNNPACK subgraph API of Debian 12's libxnnpack-dev (2022).
  * Memory: XNNPACK's allocator hooks (xnn_initialize) allocate from the
@@ -37,13 +42,27 @@ enum { XV_TENSOR = 1, XV_QUANTIZED = 2 };
 enum {
     XN_ADD = 1, XN_FULLY_CONNECTED = 2, XN_SOFTMAX = 3, XN_SIGMOID = 4, XN_STATIC_TRANSPOSE = 5, XN_CLAMP = 6, XN_CONV2D = 7,
     XN_DIV = 8, XN_AVG_POOL = 11, XN_MINIMUM = 12, XN_DEPTHWISE_CONV2D = 13, XN_MAX_POOL = 14,
-    XN_MULTIPLY = 15, XN_SUBTRACT = 16, XN_FLOOR = 17, XN_GLOBAL_AVG_POOL = 19, XN_STATIC_RESHAPE = 20,
+    XN_MULTIPLY = 15, XN_SUBTRACT = 16, XN_FLOOR = 17, XN_CONVERT = 18, XN_GLOBAL_AVG_POOL = 19, XN_STATIC_RESHAPE = 20,
     XN_SQRT = 22, XN_CEILING = 23, XN_HARDSWISH = 24, XN_MAX_TAG = 24
 };
 /* XNNGraph fields */
 enum { XG_NODES = 1, XG_VALUES = 2, XG_NUM_EXTERNS = 3, XG_INPUT_IDS = 4, XG_OUTPUT_IDS = 5, XG_CONSTANTS = 8 };
 /* XNNTensorValue fields */
 enum { XT_DATATYPE = 0, XT_NUM_DIMS = 1, XT_DIMS = 2, XT_CONST = 3, XT_EXTERNAL = 4, XT_FLAGS = 5, XT_ID = 6 };
+/* XNNQuantizedTensorValue fields (the union takes ids 1 and 2) and XNNQuantParams tags */
+enum { XQ_TENSOR = 0, XQ_PARAMS = 1 };
+enum { XQP_PER_CHANNEL = 1, XQP_PER_TENSOR = 2, XQP_MAX_TAG = 4 };
+
+/* A value's element type and quantization, verified (check_quant). */
+typedef struct quant {
+    enum xnn_datatype dtype;
+    uint32_t elsize;        /* bytes per element */
+    uint8_t kind;           /* 0 (fp32), XQP_PER_TENSOR or XQP_PER_CHANNEL */
+    float scale;            /* per tensor */
+    int32_t zero_point;     /* per tensor */
+    const float *scales;    /* per channel: dims[channel_dim] of them, in the program */
+    uint32_t channel_dim;
+} quant_t;
 
 /* A transpose at the subgraph's edge that moves data (Debian's 2022 XNNPACK
  * has no subgraph transpose): the backend permutes between the call's
@@ -250,33 +269,148 @@ static mote_err_t constant_data(const payload_t *p, const mote_program_t *prog, 
     return MOTE_OK;
 }
 
-/* An external value's argument: an fp32 tensor of the value's element count. */
-static mote_err_t check_arg(const mote_value_t *v, uint64_t numel)
+/* An external value's argument: an fp32 (or, for a qint8 value, int8) tensor of the value's element count. */
+static mote_err_t check_arg(const mote_value_t *v, uint64_t numel, const quant_t *q)
 {
     MOTE_CHECK(v->tag == MOTE_TAG_TENSOR, MOTE_ERR_KERNEL_ARGS);
-    MOTE_CHECK(v->u.t->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
-    MOTE_CHECK((uint64_t)v->u.t->numel == numel && (uint64_t)v->u.t->nbytes == numel * 4u, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(q->dtype == xnn_datatype_fp32 || q->dtype == xnn_datatype_qint8, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_CHECK(v->u.t->dtype == (q->dtype == xnn_datatype_fp32 ? MOTE_DTYPE_FLOAT32 : MOTE_DTYPE_INT8),
+               MOTE_ERR_KERNEL_DTYPE);
+    MOTE_CHECK((uint64_t)v->u.t->numel == numel && (uint64_t)v->u.t->nbytes == numel * q->elsize,
+               MOTE_ERR_KERNEL_SHAPE);
     return MOTE_OK;
 }
 
-/* Defines xvalue `i` (fp32 tensors only) and records its XNNPACK id. */
+/* XValue `xv`'s tensor table and, for a quantized value, its XNNQuantParams
+ * table and tag (*qtag 0 for a plain tensor). */
+static mote_err_t value_tensor(const payload_t *p, const mote_fb_table_t *xv, mote_fb_table_t *t,
+                               mote_fb_table_t *qt, uint8_t *qtag)
+{
+    uint8_t tag;
+    bool present;
+    mote_fb_table_t outer;
+
+    *qtag = 0;
+    MOTE_TRY(mote_fb_union_field(&p->fb, xv, 0, XV_QUANTIZED, &tag, &outer));
+    if (tag == XV_TENSOR) {
+        *t = outer;
+        return MOTE_OK;
+    }
+    MOTE_CHECK(tag == XV_QUANTIZED, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(mote_fb_table_field(&p->fb, &outer, XQ_TENSOR, t, &present));
+    MOTE_CHECK(present, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(mote_fb_union_field(&p->fb, &outer, XQ_PARAMS, XQP_MAX_TAG, qtag, qt));
+    MOTE_CHECK(*qtag == XQP_PER_TENSOR || *qtag == XQP_PER_CHANNEL, MOTE_ERR_BACKEND_PAYLOAD); /* not dynamic */
+    return MOTE_OK;
+}
+
+static float f32_bits(uint64_t v)
+{
+    uint32_t u = (uint32_t)v;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* A scale XNNPACK takes: positive, normal, finite. */
+static bool good_scale(float s)
+{
+    return isnormal(s) && s > 0.0f;
+}
+
+/* The element type and quantization of a value of datatype `dtype` and
+ * `ndim` dims `shape`: fp32 unquantized; qint8 / qint32 per tensor (int8
+ * zero point in [-128, 127], int32 zero point 0); qcint8 / qcint32 per
+ * channel (one good scale per entry of dim channel_dim, inline or in
+ * constant data entry scale_buffer_idx). BACKEND_PAYLOAD otherwise. */
+static mote_err_t check_quant(const payload_t *p, const mote_program_t *prog, uint64_t dtype,
+                              const mote_fb_table_t *qt, uint8_t qtag, const size_t *shape, uint32_t ndim,
+                              quant_t *q)
+{
+    uint64_t v;
+    mote_err_t err = MOTE_OK;
+    uint32_t k;
+
+    q->kind = qtag;
+    q->dtype = (enum xnn_datatype)dtype;
+    q->elsize = (dtype == (uint64_t)xnn_datatype_qint8 || dtype == (uint64_t)xnn_datatype_qcint8) ? 1u : 4u;
+    if (qtag == 0u) {
+        MOTE_CHECK(dtype == (uint64_t)xnn_datatype_fp32, MOTE_ERR_BACKEND_PAYLOAD);
+        return MOTE_OK;
+    }
+    if (qtag == XQP_PER_TENSOR) {
+        MOTE_CHECK(dtype == (uint64_t)xnn_datatype_qint8 || dtype == (uint64_t)xnn_datatype_qint32,
+                   MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_TRY(mote_fb_scalar(&p->fb, qt, 0, 4u, 0u, &v));
+        q->scale = f32_bits(v);
+        MOTE_TRY(mote_fb_scalar(&p->fb, qt, 1, 4u, 0u, &v));
+        q->zero_point = (int32_t)(uint32_t)v;
+        MOTE_CHECK(good_scale(q->scale), MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_CHECK(dtype == (uint64_t)xnn_datatype_qint8 ? (q->zero_point >= -128 && q->zero_point <= 127)
+                                                           : q->zero_point == 0,
+                   MOTE_ERR_BACKEND_PAYLOAD);
+        return MOTE_OK;
+    }
+    MOTE_CHECK(dtype == (uint64_t)xnn_datatype_qcint8 || dtype == (uint64_t)xnn_datatype_qcint32,
+               MOTE_ERR_BACKEND_PAYLOAD);
+    {
+        mote_fb_vec_t scales;
+        uint32_t idx;
+        const void *data = NULL;
+        MOTE_TRY(mote_fb_scalar(&p->fb, qt, 1, 4u, 0u, &v));
+        MOTE_CHECK(v < ndim, MOTE_ERR_BACKEND_PAYLOAD);
+        q->channel_dim = (uint32_t)v;
+        MOTE_TRY(mote_fb_vec_field(&p->fb, qt, 0, 4u, &scales));
+        if (scales.len > 0u) {
+            MOTE_CHECK(scales.len == shape[q->channel_dim], MOTE_ERR_BACKEND_PAYLOAD);
+            data = p->fb.buf + scales.pos;
+        } else { /* ExecuTorch may keep the scales in constant data */
+            idx = scalar_u32(p, qt, 2, 0u, &err);
+            MOTE_TRY(err);
+            MOTE_CHECK(idx != 0u, MOTE_ERR_BACKEND_PAYLOAD);
+            MOTE_TRY(constant_data(p, prog, idx, (uint64_t)shape[q->channel_dim] * 4u, &data));
+        }
+        MOTE_CHECK((((uintptr_t)data) & 3u) == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+        q->scales = (const float *)data;
+        for (k = 0; k < shape[q->channel_dim]; k++) {
+            MOTE_CHECK(good_scale(q->scales[k]), MOTE_ERR_BACKEND_PAYLOAD);
+        }
+    }
+    return MOTE_OK;
+}
+
+/* Defines value `xid`-to-be in XNNPACK as `q` says. */
+static mote_err_t define_as(xnn_subgraph_t sg, const quant_t *q, uint32_t ndim, const size_t *shape,
+                            const void *data, uint32_t ext, uint32_t flags, uint32_t *xid)
+{
+    if (q->kind == 0u) {
+        return xnn_err(xnn_define_tensor_value(sg, xnn_datatype_fp32, ndim, shape, data, ext, flags, xid));
+    }
+    if (q->kind == XQP_PER_TENSOR) {
+        return xnn_err(xnn_define_quantized_tensor_value(sg, q->dtype, q->zero_point, q->scale, ndim, shape, data,
+                                                         ext, flags, xid));
+    }
+    return xnn_err(xnn_define_channelwise_quantized_tensor_value(sg, q->dtype, q->scales, ndim, q->channel_dim,
+                                                                 shape, data, ext, flags, xid));
+}
+
+/* Defines xvalue `i` and records its XNNPACK id. */
 static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_vec_t *values, uint32_t i,
                                const mote_delegate_init_t *ctx, uint32_t num_externs)
 {
-    mote_fb_table_t xv, t;
+    mote_fb_table_t xv, t, qt;
     mote_fb_vec_t dims;
-    uint8_t tag;
+    uint8_t qtag;
     size_t shape[XN_MAX_DIMS];
     uint64_t numel = 1, dtype;
     uint32_t k, cidx, ext, flags, id, xid;
     const void *data = NULL;
+    quant_t q;
     mote_err_t err = MOTE_OK;
 
     MOTE_TRY(mote_fb_vec_table(&p->fb, values, i, &xv));
-    MOTE_TRY(mote_fb_union_field(&p->fb, &xv, 0, XV_QUANTIZED, &tag, &t));
-    MOTE_CHECK(tag == XV_TENSOR, MOTE_ERR_BACKEND_PAYLOAD); /* quantized values: not in this backend yet */
+    MOTE_TRY(value_tensor(p, &xv, &t, &qt, &qtag));
     MOTE_TRY(mote_fb_scalar(&p->fb, &t, XT_DATATYPE, 2u, 0u, &dtype));
-    MOTE_CHECK(dtype == (uint64_t)xnn_datatype_fp32, MOTE_ERR_BACKEND_PAYLOAD);
     MOTE_TRY(mote_fb_vec_field(&p->fb, &t, XT_DIMS, 4u, &dims));
     MOTE_CHECK(dims.len <= XN_MAX_DIMS && scalar_u32(p, &t, XT_NUM_DIMS, 0u, &err) == dims.len,
                MOTE_ERR_BACKEND_PAYLOAD);
@@ -285,6 +419,7 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
         numel *= shape[k]; /* at most 6 factors below 2^32 each: checked below before any use */
         MOTE_CHECK(numel <= (uint64_t)UINT32_MAX, MOTE_ERR_SIZE_OVERFLOW);
     }
+    MOTE_TRY(check_quant(p, ctx->prog, dtype, &qt, qtag, shape, dims.len, &q));
     cidx = scalar_u32(p, &t, XT_CONST, 0u, &err);
     ext = scalar_u32(p, &t, XT_EXTERNAL, 0u, &err); /* the schema's defaults are 0 */
     flags = scalar_u32(p, &t, XT_FLAGS, 0u, &err);
@@ -298,11 +433,14 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
         p->dims[id].d[k] = (uint32_t)shape[k];
     }
     p->writable[id] = cidx == 0u && !(flags & XNN_VALUE_FLAG_EXTERNAL_INPUT);
+    if (p->ov_flags[id] != OV_NONE) { /* edge transposes are staged as floats (find_stage) */
+        MOTE_CHECK(q.kind == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+    }
     if (p->ov_flags[id] == OV_HIDDEN) { /* an edge transpose's argument side: staged instead */
         MOTE_CHECK(ext < num_externs, MOTE_ERR_BACKEND_PAYLOAD);
         MOTE_CHECK(!(flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) || ext >= num_externs - ctx->num_outputs,
                    MOTE_ERR_BACKEND_PAYLOAD);
-        return check_arg(ctx->args[ext], numel);
+        return check_arg(ctx->args[ext], numel, &q);
     }
     if (p->ov_flags[id] != OV_NONE) {   /* the staged side of an edge transpose */
         flags = p->ov_flags[id];
@@ -311,7 +449,7 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
         MOTE_CHECK(ext < num_externs && cidx == 0u, MOTE_ERR_BACKEND_PAYLOAD);
         MOTE_CHECK(!(flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) || ext >= num_externs - ctx->num_outputs,
                    MOTE_ERR_BACKEND_PAYLOAD);
-        MOTE_TRY(xnn_err(xnn_define_tensor_value(sg, xnn_datatype_fp32, dims.len, shape, NULL, ext, flags, &xid)));
+        MOTE_TRY(define_as(sg, &q, dims.len, shape, NULL, ext, flags, &xid));
         p->ids[id] = xid;
         return MOTE_OK;
     }
@@ -320,14 +458,14 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
         /* what XNNPACK writes is one of the trailing outputs init proves writable */
         MOTE_CHECK(!(flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) || ext >= num_externs - ctx->num_outputs,
                    MOTE_ERR_BACKEND_PAYLOAD);
-        MOTE_TRY(check_arg(ctx->args[ext], numel));
+        MOTE_TRY(check_arg(ctx->args[ext], numel, &q));
     } else {
         ext = XNN_INVALID_VALUE_ID;
     }
     if (cidx != 0u) {
-        MOTE_TRY(constant_data(p, ctx->prog, cidx, numel * 4u, &data));
+        MOTE_TRY(constant_data(p, ctx->prog, cidx, numel * q.elsize, &data));
     }
-    MOTE_TRY(xnn_err(xnn_define_tensor_value(sg, xnn_datatype_fp32, dims.len, shape, data, ext, flags, &xid)));
+    MOTE_TRY(define_as(sg, &q, dims.len, shape, data, ext, flags, &xid));
     p->ids[id] = xid;
     return MOTE_OK;
 }
@@ -543,6 +681,7 @@ static mote_err_t define_unary(const payload_t *p, xnn_subgraph_t sg, const mote
     case XN_FLOOR: return xnn_err(xnn_define_floor(sg, in, out, flags));
     case XN_CEILING: return xnn_err(xnn_define_ceiling(sg, in, out, flags));
     case XN_SQRT: return xnn_err(xnn_define_square_root(sg, in, out, flags));
+    case XN_CONVERT: return xnn_err(xnn_define_convert(sg, in, out, flags)); /* fp32 <-> qint8 */
     default: return xnn_err(xnn_define_hardswish(sg, in, out, flags)); /* XN_HARDSWISH */
     }
 }
@@ -571,7 +710,7 @@ static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_
     case XN_ADD: case XN_MULTIPLY: case XN_SUBTRACT: case XN_DIV: case XN_MINIMUM:
         return define_binary(p, sg, &n, tag, lo, hi);
     case XN_CLAMP: case XN_SIGMOID: case XN_SOFTMAX: case XN_GLOBAL_AVG_POOL: case XN_FLOOR: case XN_CEILING:
-    case XN_SQRT: case XN_HARDSWISH:
+    case XN_SQRT: case XN_HARDSWISH: case XN_CONVERT:
         return define_unary(p, sg, &n, tag, lo, hi);
     case XN_FULLY_CONNECTED: {
         const xnn_dims_t *din, *dfilt, *dbias, *dout;
@@ -591,16 +730,16 @@ static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_
 
 /* Value `id`'s tensor table (ids are positions: checked), dims and flags. */
 static mote_err_t value_at(const payload_t *p, const mote_fb_vec_t *values, uint32_t id, mote_fb_vec_t *dims,
-                           uint32_t *flags, uint32_t *ext)
+                           uint32_t *flags, uint32_t *ext, bool *quantized)
 {
-    mote_fb_table_t xv, t;
+    mote_fb_table_t xv, t, qt;
     uint8_t tag;
     mote_err_t err = MOTE_OK;
 
     MOTE_CHECK(id < values->len, MOTE_ERR_BACKEND_PAYLOAD);
     MOTE_TRY(mote_fb_vec_table(&p->fb, values, id, &xv));
-    MOTE_TRY(mote_fb_union_field(&p->fb, &xv, 0, XV_QUANTIZED, &tag, &t));
-    MOTE_CHECK(tag == XV_TENSOR, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(value_tensor(p, &xv, &t, &qt, &tag));
+    *quantized = tag != 0u;
     MOTE_TRY(mote_fb_vec_field(&p->fb, &t, XT_DIMS, 4u, dims));
     MOTE_CHECK(dims->len <= XN_MAX_DIMS && scalar_u32(p, &t, XT_ID, 0u, &err) == id, MOTE_ERR_BACKEND_PAYLOAD);
     *flags = scalar_u32(p, &t, XT_FLAGS, 0u, &err);
@@ -616,7 +755,7 @@ static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mo
 {
     mote_fb_vec_t perm, din, dout;
     uint32_t in_id, out_id, fin, fout, ein, eout, k, last = 0, src, side, other;
-    bool moves = false;
+    bool moves = false, qin, qout;
     stage_t *st;
     mote_err_t err = MOTE_OK;
 
@@ -625,8 +764,8 @@ static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mo
     in_id = scalar_u32(p, n, 2, 0u, &err);
     out_id = scalar_u32(p, n, 3, 0u, &err);
     MOTE_TRY(err);
-    MOTE_TRY(value_at(p, values, in_id, &din, &fin, &ein));
-    MOTE_TRY(value_at(p, values, out_id, &dout, &fout, &eout));
+    MOTE_TRY(value_at(p, values, in_id, &din, &fin, &ein, &qin));
+    MOTE_TRY(value_at(p, values, out_id, &dout, &fout, &eout, &qout));
     MOTE_CHECK(perm.len == din.len && din.len == dout.len && perm.len >= 1u, MOTE_ERR_BACKEND_PAYLOAD);
     for (k = 0; k < perm.len; k++) {   /* a permutation, and out dims = in dims permuted: the */
         uint32_t j;                    /* staging copy stays inside both tensors */
@@ -645,6 +784,7 @@ static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mo
     if (!moves || !((fin & XNN_VALUE_FLAG_EXTERNAL_INPUT) || (fout & XNN_VALUE_FLAG_EXTERNAL_OUTPUT))) {
         return MOTE_OK;                     /* a node (define_transpose decides) */
     }
+    MOTE_CHECK(!qin && !qout, MOTE_ERR_BACKEND_PAYLOAD); /* the staging copy moves floats */
     MOTE_CHECK(p->num_stages < p->num_values, MOTE_ERR_BACKEND_PAYLOAD);
     st = &p->stages[p->num_stages];
     st->is_output = (fout & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) != 0u && !(fin & XNN_VALUE_FLAG_EXTERNAL_INPUT);

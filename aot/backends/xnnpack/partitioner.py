@@ -1,7 +1,7 @@
 """What XNNPACK takes from a Mote program, and the lowering of a subgraph to
 ExecuTorch's XNNPACK payload (schema.py).
 
-fp32 only (this slice): convolution (groups 1, or depthwise: one input
+fp32: convolution (groups 1, or depthwise: one input
 channel per group), addmm with a constant weight (fully connected), add / mul
 of two equal-shape tensors, relu / hardtanh / clamp, sigmoid, softmax over
 the last dimension, mean over H and W (global average pooling) and et_view
@@ -11,6 +11,8 @@ so the layout changes at the subgraph's edges are Mote aten::permute_copy
 calls before and after the DelegateCall. A clamp right after a convolution,
 fully connected or add whose result nothing else reads is fused into it
 (the node's output_min_max), as ExecuTorch's XNNPACK preprocess does.
+
+int8: Mote's mote:: int8 operators as XNNPACK's qs8 / qc8 ones (qs8.py).
 """
 from __future__ import annotations
 
@@ -20,12 +22,15 @@ from math import prod
 import numpy as np
 
 from aot import ir
+from aot.backends.xnnpack import qs8
 from aot.backends.xnnpack import schema as xs
 from aot.compiler.partition import Partitioner, Subgraph
 
 FP32 = 6  # ScalarType float32
 NCHW_TO_NHWC = [0, 2, 3, 1]
 NHWC_TO_NCHW = [0, 3, 1, 2]
+#: quantize / dequantize at a quantized program's edges: Mote's kernels
+_CONVERSIONS = {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed::dequantize_per_tensor"}
 _FUSE_INTO = {"XNNConv2d", "XNNDepthwiseConv2d", "XNNFullyConnected", "XNNAdd", "XNNMultiply"}
 
 
@@ -55,6 +60,12 @@ class XnnpackPartitioner(Partitioner):
     def supports(self, spec: ir.ProgramSpec, call: ir.KernelCall) -> str:
         name = f"{call.op}.{call.overload}"
         tensors = [_t(spec, a) for a in call.args if _t(spec, a) is not None]
+        if call.op in _CONVERSIONS:
+            return "int8 <-> fp32 conversion: Mote's kernel, outside the delegate"
+        if name == ir.ET_VIEW and tensors[0].dtype == qs8.INT8:
+            return ""                        # int8 activations are NHWC in the program already
+        if call.op.startswith("mote::") or any(t.dtype == qs8.INT8 for t in tensors):
+            return qs8.supports(spec, call)
         other = next((t for t in tensors if t.dtype != FP32), None)
         if other is not None:   # e.g. max_pool2d_with_indices' int64 indices
             return f"XNNPACK takes fp32 tensors here; this call has an {ir.SCALAR_TYPE_NAMES.get(other.dtype, other.dtype)} one"
@@ -103,7 +114,7 @@ class XnnpackPartitioner(Partitioner):
         return "Mote's XNNPACK partitioner does not take this operator"
 
     def lower(self, spec: ir.ProgramSpec, sub: Subgraph) -> ir.DelegateCall:
-        g = _Graph(spec)
+        g = _Graph(spec, qs8.value_qparams(spec, sub.calls))
         args = []
         for i in sub.inputs:          # the delegate's inputs: NHWC copies of 4-D ones
             args.append(_boundary(spec, i, sub.before, NCHW_TO_NHWC, into=True))
@@ -123,9 +134,9 @@ def _boundary(spec, v: int, calls: list, perm: list, into: bool) -> int:
     """The tensor the delegate reads (into) or writes for Mote value `v`: `v`
     itself unless 4-D, else a new NHWC tensor and a permute_copy call between them."""
     t = spec.values[v]
-    if len(t.sizes) != 4:
+    if len(t.sizes) != 4 or t.dtype != FP32:   # int8 activations are NHWC already
         return v
-    spec.values.append(ir.TensorValue(sizes=_nhwc(t.sizes) if into else _nhwc(t.sizes), dtype=t.dtype,
+    spec.values.append(ir.TensorValue(sizes=_nhwc(t.sizes), dtype=t.dtype,
                                       dim_order=[0, 1, 2, 3], name=t.name + "_nhwc"))
     nv = len(spec.values) - 1
     spec.values.append(ir.IntListValue(list(perm)))
@@ -138,8 +149,9 @@ def _boundary(spec, v: int, calls: list, perm: list, into: bool) -> int:
 class _Graph:
     """An XNNGraph being built: Mote value index -> XNNPACK value id."""
 
-    def __init__(self, spec):
+    def __init__(self, spec, qparams: dict):
         self.spec = spec
+        self.qparams = qparams     # int8 value -> (scale, zero point) (qs8.value_qparams)
         self.ids: dict = {}
         self.values: list = []
         self.nodes: list = []
@@ -147,23 +159,50 @@ class _Graph:
         self.const_entries = [xs.ConstantDataOffset(0, 0)]
         self.externs: set = set()
 
-    def _value(self, dims, buffer=0, ext=xs.INVALID_ID, flags=0) -> int:
+    def _value(self, dims, buffer=0, ext=xs.INVALID_ID, flags=0, quant=None, datatype=xs.FP32) -> int:
+        """A new value; with `quant` (a PerTensorQuant / PerChannelQuant) a quantized one of `datatype`."""
         vid = len(self.values)
-        self.values.append(xs.XValue(xs.XNNTensorValue(datatype=xs.FP32, num_dims=len(dims),
-                                                       dims=[int(d) for d in dims], constant_buffer_idx=buffer,
-                                                       external_id=ext, flags=flags, id_out=vid)))
+        t = xs.XNNTensorValue(datatype=datatype if quant is not None else xs.FP32, num_dims=len(dims),
+                              dims=[int(d) for d in dims], constant_buffer_idx=buffer, external_id=ext,
+                              flags=flags, id_out=vid)
+        self.values.append(xs.XValue(t if quant is None else xs.XNNQuantizedTensorValue(t, quant)))
         return vid
 
+    def _dims_quant(self, i: int) -> tuple:
+        """(payload dims, quantization or None) of Mote value i: int8 as it is, fp32 4-D as NHWC."""
+        t = self.spec.values[i]
+        if t.dtype == qs8.INT8:
+            return list(t.sizes), qs8.per_tensor(*self.qparams[i])
+        return _nhwc(t.sizes), None
+
     def external(self, mote: int, new: int, ext: int, flags: int) -> None:
-        self.ids[mote] = self._value(self.spec.values[new].sizes, ext=ext, flags=flags)
+        dims, quant = self._dims_quant(mote)
+        self.ids[mote] = self._value(self.spec.values[new].sizes, ext=ext, flags=flags, quant=quant,
+                                     datatype=xs.QINT8)
         self.externs.add(self.ids[mote])
+
+    def _append_const(self, raw: bytes) -> int:
+        self.consts.extend(b"\0" * (-len(self.consts) % xs.ALIGNMENT))
+        self.const_entries.append(xs.ConstantDataOffset(len(self.consts), len(raw)))
+        self.consts.extend(raw)
+        return len(self.const_entries) - 1
 
     def constant(self, data: np.ndarray) -> int:
         data = np.ascontiguousarray(data, dtype=np.float32)
-        self.consts.extend(b"\0" * (-len(self.consts) % xs.ALIGNMENT))
-        self.const_entries.append(xs.ConstantDataOffset(len(self.consts), data.nbytes))
-        self.consts.extend(data.tobytes())
-        return self._value(data.shape if data.ndim else [1], buffer=len(self.const_entries) - 1)
+        return self._value(data.shape if data.ndim else [1], buffer=self._append_const(data.tobytes()))
+
+    def qconstant(self, raw: bytes, dims: list, datatype: int, quant) -> int:
+        """A quantized constant (int8 weights, int32 bias) of `raw` bytes."""
+        return self._value(dims, buffer=self._append_const(raw), quant=quant, datatype=datatype)
+
+    def temp(self, dims: list, quant=None) -> int:
+        """An internal value no Mote value stands for (e.g. a reshape's other side)."""
+        return self._value(dims, quant=quant, datatype=xs.QINT8)
+
+    def ints(self, i: int) -> list:
+        """An int list argument, a single value doubled (stride 2 -> [2, 2])."""
+        v = _ints(self.spec, i)
+        return v * 2 if len(v) == 1 else v
 
     def array(self, i: int) -> np.ndarray:
         t = self.spec.values[i]
@@ -178,7 +217,8 @@ class _Graph:
 
     def out(self, i: int) -> int:
         if i not in self.ids:
-            self.ids[i] = self._value(_nhwc(self.spec.values[i].sizes))
+            dims, quant = self._dims_quant(i)
+            self.ids[i] = self._value(dims, quant=quant, datatype=xs.QINT8)
         return self.ids[i]
 
     def add(self, kind: str, lo=-math.inf, hi=math.inf, **fields) -> None:
@@ -189,7 +229,9 @@ class _Graph:
     def node(self, call: ir.KernelCall) -> None:
         s, a = self.spec, call.args
         name = f"{call.op}.{call.overload}"
-        if name == "aten::convolution.out":
+        if call.op.startswith("mote::"):
+            qs8.lower(self, call)
+        elif name == "aten::convolution.out":
             self._conv(a)
         elif name == "aten::addmm.out":
             w = self.array(a[2]).T            # Mote keeps mat2 as [IC, OC]; XNNPACK's filter is [OC, IC]
@@ -222,7 +264,7 @@ class _Graph:
             raise AssertionError(f"XNNPACK partitioner took {name} it cannot lower")
 
     def _reshape(self, src: int, out: int) -> None:
-        shape = _nhwc(self.spec.values[out].sizes)
+        shape = self._dims_quant(out)[0]
         self.add("XNNStaticReshape", num_dims=len(shape), new_shape=shape, input_id=src,
                  output_id=self.out(out), flags=0)
 
@@ -231,7 +273,7 @@ class _Graph:
         w = self.array(a[1])                  # [OC, IC/groups, KH, KW]
         oc, icg, kh, kw = w.shape
         groups = s.values[a[8]]
-        stride, pad, dil = (_ints(s, a[i]) * (2 if len(_ints(s, a[i])) == 1 else 1) for i in (3, 4, 5))
+        stride, pad, dil = (self.ints(a[i]) for i in (3, 4, 5))
         depthwise = icg == 1
         if depthwise:                          # [1, KH, KW, OC]
             filt = self.constant(w.transpose(1, 2, 3, 0))
@@ -269,8 +311,9 @@ class _Graph:
         self.nodes = kept
 
     def payload(self, num_externs: int) -> bytes:
-        ins = [v.xvalue_union.id_out for v in self.values if v.xvalue_union.flags & xs.EXTERNAL_INPUT]
-        outs = [v.xvalue_union.id_out for v in self.values if v.xvalue_union.flags & xs.EXTERNAL_OUTPUT]
+        tensors = [xs.tensor_of(v) for v in self.values]
+        ins = [t.id_out for t in tensors if t.flags & xs.EXTERNAL_INPUT]
+        outs = [t.id_out for t in tensors if t.flags & xs.EXTERNAL_OUTPUT]
         graph = xs.XNNGraph(version="0", xnodes=self.nodes, xvalues=self.values, num_externs=num_externs,
                             input_ids=ins, output_ids=outs, constant_data=self.const_entries)
         return xs.serialize_payload(graph, bytes(self.consts))

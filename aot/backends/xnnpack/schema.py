@@ -100,6 +100,12 @@ class XNNQuantizedTensorValue:
     quant_params: Any = _fb("U:XNNQuantParams")
 
 
+def tensor_of(value) -> "XNNTensorValue":
+    """The XNNTensorValue of an XValue (a quantized value's inner one)."""
+    u = value.xvalue_union
+    return u.tensor_value if isinstance(u, XNNQuantizedTensorValue) else u
+
+
 def _node(name: str, fields: list) -> type:
     """A node table class: `fields` are (name, wire kind) pairs, all default 0."""
     return dataclasses.make_dataclass(

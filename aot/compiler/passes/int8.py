@@ -65,7 +65,7 @@ from aot.compiler import int8ref, int16ref
 from aot.compiler.int4ref import pack_int4
 from aot.compiler.quantize import LUT_OPS
 from aot.compiler.quantize import ISLAND_KEY, EMBEDDING_OPS, PRELU_OPS
-from aot.compiler.source import fused_nodes, module_of, set_fused, set_quant, source_location, source_of
+from aot.compiler.source import fused_nodes, module_of, set_fused, set_qparams, set_quant, source_location, source_of
 from aot.compiler import mote_ops  # noqa: F401  (registers torch.ops.mote)
 import torch.ao.quantization.fx._decomposed  # noqa: F401,E402  (registers quantized_decomposed)
 
@@ -669,6 +669,7 @@ class _Lowering:
                     xin, self.const(wconst, name + "_w"), self.const(bias, name + "_b"),
                     self.const(mult, name + "_m"), self.const(shift, name + "_s"),
                     x.zp, zp_out, lo, hi), core)
+                set_qparams(node, [(x.scale, x.zp)], (s_out, zp_out), wsc.tolist())
                 if len(xshape) != 2:
                     _tag(node, q.name, range(len(oshape)))
                     node = self.call(aten.view_copy.default, (node, list(oshape)), core)
@@ -685,6 +686,7 @@ class _Lowering:
                     xin, self.const(wpk, name + "_w"), self.const(bias, name + "_b"),
                     self.const(mult, name + "_m"), self.const(shift, name + "_s"),
                     stride, padding, dilation, x.zp, zp_out, lo, hi), core)
+                set_qparams(node, [(x.scale, x.zp)], (s_out, zp_out), wsc.tolist())
             else:
                 dm = cout // x.shape[1]
                 wpk = wq.permute(1, 2, 3, 0).contiguous()
@@ -692,6 +694,7 @@ class _Lowering:
                     xin, self.const(wpk, name + "_w"), self.const(bias, name + "_b"),
                     self.const(mult, name + "_m"), self.const(shift, name + "_s"),
                     stride, padding, dilation, dm, x.zp, zp_out, lo, hi), core)
+                set_qparams(node, [(x.scale, x.zp)], (s_out, zp_out), wsc.tolist())
             return mk(node, NHWC)
         if kind in ("add", "mul"):
             xa, xb = self.dq_src(a[0]), self.dq_src(a[1])
@@ -708,6 +711,7 @@ class _Lowering:
                 m, s = int8ref.quantize_multiplier(xa.scale * xb.scale / s_out)
                 node = self.call(torch.ops.mote.mul_s8.default, (
                     na, nb, xa.zp, xb.zp, zp_out, m, s, lo, hi), core)
+            set_qparams(node, [(xa.scale, xa.zp), (xb.scale, xb.zp)], (s_out, zp_out))
             return mk(node, perm)
         if kind == "bmm":
             return self.emit_bmm(q, core, act)
@@ -728,6 +732,7 @@ class _Lowering:
             dl = _pair(a[4] if len(a) > 4 else None, [1])
             node = self.call(torch.ops.mote.max_pool2d_s8.default,
                              (self.nhwc(x, core), k, st, pd, dl, -128, 127), core)
+            set_qparams(node, [(x.scale, x.zp)], (s_out, zp_out))
             return mk(node, NHWC)
         if kind == "avgpool":
             k = _pair(a[1], None)
@@ -1061,6 +1066,7 @@ class _Lowering:
             _tag(inp, x.qname, perm)
         m, s = int8ref.quantize_multiplier(x.scale / (s_out * red))
         node = self.call(torch.ops.mote.mean_s8.default, (inp, x.zp, zp_out, m, s), core)
+        set_qparams(node, [(x.scale, x.zp)], (s_out, zp_out))
         # physical result: phys with the reduced dims set to 1 (keepdim) or dropped
         kept = [i for i in range(rank) if i not in phys_dims]
         if keep:

@@ -1,0 +1,179 @@
+"""int8 (XNNPACK's qs8 / qc8) in the XNNPACK payload: which of Mote's mote::
+int8 operators the backend takes, and their nodes.
+
+Mote's int8 kernels take fixed-point multipliers; XNNPACK requantizes in fp32
+from real scales. The int8 lowering records the PT2E scales and zero points
+each mote:: op came from (aot.compiler.source.set_qparams, KernelCall.qparams),
+and the values here carry them: activations per-tensor qint8, weights
+per-channel qcint8 (symmetric, zero point 0), biases qcint32 at input scale x
+weight scale. Activations are already NHWC int8 in Mote's program, so the
+payload's dims are the program's sizes and no layout change is needed at the
+subgraph's edges.
+
+Taken: conv2d_s8, depthwise_conv2d_s8, linear_s8 (as a 1x1 convolution on
+[M, 1, 1, K]: the 2022 XNNPACK has no per-channel fully connected), add_s8 and
+mul_s8 of equal shapes, max_pool2d_s8, mean_s8 (global average pooling) and
+views of int8 tensors. XNNPACK's qs8 operators refuse requantization scales
+outside fixed ranges (XNNPACK's operator create functions); a call whose
+scales fall outside stays on Mote's kernels.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from aot import ir
+from aot.backends.xnnpack import schema as xs
+
+INT8 = 1   # ScalarType int8
+
+#: the mote:: int8 operators this module lowers
+TAKEN = frozenset({"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::add_s8",
+                   "mote::mul_s8", "mote::max_pool2d_s8", "mote::mean_s8"})
+#: op -> (input zero point, output zero point, activation min, activation max) argument positions
+_ZP_ACT = {"mote::conv2d_s8": (8, 9, 10, 11), "mote::depthwise_conv2d_s8": (9, 10, 11, 12),
+           "mote::linear_s8": (5, 6, 7, 8), "mote::add_s8": (2, 9, 12, 13), "mote::mul_s8": (2, 4, 7, 8),
+           "mote::max_pool2d_s8": (None, None, 5, 6)}
+#: [low, high) of the requantization scale each XNNPACK qs8 operator accepts
+#: (XNNPACK's xnn_create_*_qs8 / _qc8 checks): conv / fully connected
+#: input*weight/output, add input/output, multiply a*b/output, average pooling input/output
+_CONV_RANGE = (2.0 ** -32, 256.0)
+_ADD_RANGE = (2.0 ** -10, 256.0)
+_MUL_RANGE = (2.0 ** -16, 256.0)
+_GAVG_RANGE = (2.0 ** -8, 256.0)
+
+
+def _f32(x: float) -> float:
+    return float(np.float32(x))
+
+
+def _in_range(scale: float, rng: tuple) -> bool:
+    return rng[0] <= scale < rng[1]
+
+
+def supports(spec: ir.ProgramSpec, call: ir.KernelCall) -> str:
+    """"" if XNNPACK's qs8 path takes this int8 call, else why not (one phrase)."""
+    qp, a = call.qparams, call.args
+    if call.op not in TAKEN:
+        return "Mote's XNNPACK partitioner takes no int8 form of this operator"
+    if qp is None:
+        return "no quantization parameters recorded for this int8 operator"
+    (si, _), (so, _) = qp["inputs"][0], qp["output"]
+    if call.op in ("mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8"):
+        w = spec.values[a[1]]
+        if not isinstance(w, ir.TensorValue) or w.constant is None or len(qp.get("weight_scales") or ()) == 0:
+            return "int8 weights must be constants with per-channel scales"
+        if call.op == "mote::linear_s8" and len(spec.values[a[0]].sizes) != 2:
+            return "int8 fully connected of a 2-D input only"
+        worst = [si * ws / so for ws in qp["weight_scales"]]
+        if not all(_in_range(r, _CONV_RANGE) for r in worst):
+            return "a requantization scale outside XNNPACK's [2^-32, 256)"
+        return ""
+    if call.op in ("mote::add_s8", "mote::mul_s8"):
+        x, y = spec.values[a[0]], spec.values[a[1]]
+        if x.sizes != y.sizes or x.constant is not None or y.constant is not None:
+            return "two computed int8 tensors of one shape only"
+        (sa, _), (sb, _) = qp["inputs"]
+        ok = (_in_range(sa / so, _ADD_RANGE) and _in_range(sb / so, _ADD_RANGE)) if call.op == "mote::add_s8" \
+            else _in_range(sa * sb / so, _MUL_RANGE)
+        return "" if ok else "input / output scale ratio outside XNNPACK's qs8 range"
+    if call.op == "mote::mean_s8":
+        if len(spec.values[a[0]].sizes) != 4:
+            return "int8 mean of a 4-D tensor only"
+        return "" if _in_range(si / so, _GAVG_RANGE) else "input / output scale ratio outside XNNPACK's [2^-8, 256)"
+    return ""          # max_pool2d_s8
+
+
+def value_qparams(spec: ir.ProgramSpec, calls: list) -> dict:
+    """{value index: (scale, zero point)} of every int8 activation the calls
+    read or write (views pass them on)."""
+    qp: dict = {}
+    for c in calls:
+        if c.qparams is not None:
+            for arg, (s, z) in zip(c.args, c.qparams["inputs"]):
+                qp.setdefault(arg, (s, z))
+            qp[c.args[-1]] = tuple(c.qparams["output"])
+    for _ in range(len(calls)):   # views: the same quantization on both sides, either way
+        for c in calls:
+            if f"{c.op}.{c.overload}" == ir.ET_VIEW:
+                src, dst = c.args[0], c.args[-1]
+                if src in qp:
+                    qp.setdefault(dst, qp[src])
+                elif dst in qp:
+                    qp[src] = qp[dst]
+    return qp
+
+
+def per_tensor(scale: float, zp: int) -> xs.PerTensorQuant:
+    return xs.PerTensorQuant(scale=_f32(scale), zero_point=int(zp))
+
+
+def _bound(q: int, scale: float, zp: int, lowest: bool) -> float:
+    """A clamp bound in real units (what XNNPACK quantizes back), unbounded at int8's own limit."""
+    if q == (-128 if lowest else 127):
+        return -math.inf if lowest else math.inf
+    return (q - zp) * scale
+
+
+def lower(g, call: ir.KernelCall) -> None:
+    """Adds the nodes of int8 call `call` to graph `g` (partitioner._Graph)."""
+    s, a, qp = g.spec, call.args, call.qparams
+    (so, zo) = qp["output"]
+    act = _ZP_ACT.get(call.op)
+    lo = hi = None
+    if act is not None:
+        lo, hi = _bound(s.values[a[act[2]]], so, zo, True), _bound(s.values[a[act[3]]], so, zo, False)
+    if call.op in ("mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8"):
+        _conv(g, call, lo, hi)
+    elif call.op in ("mote::add_s8", "mote::mul_s8"):
+        g.add("XNNAdd" if call.op == "mote::add_s8" else "XNNMultiply", lo, hi, input1_id=g.id(a[0]),
+              input2_id=g.id(a[1]), output_id=g.out(a[-1]), flags=0)
+    elif call.op == "mote::max_pool2d_s8":
+        k, st, pd, dl = (g.ints(a[i]) for i in (1, 2, 3, 4))
+        g.add("XNNMaxPooling2d", lo, hi, padding_top=pd[0], padding_right=pd[1], padding_bottom=pd[0],
+              padding_left=pd[1], pooling_height=k[0], pooling_width=k[1], stride_height=st[0],
+              stride_width=st[1], dilation_height=dl[0], dilation_width=dl[1], input_id=g.id(a[0]),
+              output_id=g.out(a[-1]), flags=0)
+    elif call.op == "mote::mean_s8":
+        g.add("XNNGlobalAvgPooling2d", input_id=g.id(a[0]), output_id=g.out(a[-1]), flags=0)
+    else:
+        raise AssertionError(f"XNNPACK qs8 took {call.op} it cannot lower")
+
+
+def _conv(g, call: ir.KernelCall, lo: float, hi: float) -> None:
+    s, a, qp = g.spec, call.args, call.qparams
+    (si, zi), (so, zo) = qp["inputs"][0], qp["output"]
+    ws = [_f32(w) for w in qp["weight_scales"]]
+    w = s.values[a[1]]
+    bias = np.frombuffer(s.values[a[2]].constant, dtype=np.int32)
+    depthwise = call.op == "mote::depthwise_conv2d_s8"
+    if call.op == "mote::linear_s8":            # [N, K] -> a 1x1 filter [N, 1, 1, K] on [M, 1, 1, K]
+        n, k = w.sizes
+        m = s.values[a[0]].sizes[0]
+        fdims, kh, kw, stride, pad, dil = [n, 1, 1, k], 1, 1, [1, 1], [0, 0], [1, 1]
+        x4 = g.temp([m, 1, 1, k], per_tensor(si, zi))
+        g.add("XNNStaticReshape", num_dims=4, new_shape=[m, 1, 1, k], input_id=g.id(a[0]), output_id=x4, flags=0)
+        y4 = g.temp([m, 1, 1, n], per_tensor(so, zo))
+        xin, out, cout, icg, groups = x4, y4, n, k, 1
+    else:
+        fdims = list(w.sizes)                   # OHWI, or [1, KH, KW, Cout] depthwise
+        kh, kw = fdims[1], fdims[2]
+        stride, pad, dil = (g.ints(a[i]) for i in (5, 6, 7))
+        cin = s.values[a[0]].sizes[3]
+        cout = fdims[3] if depthwise else fdims[0]
+        xin, out = g.id(a[0]), g.out(a[-1])
+        icg, groups = (1, cin) if depthwise else (cin, 1)
+    channel_dim = 3 if depthwise else 0
+    filt = g.qconstant(w.constant, fdims, xs.QCINT8, xs.PerChannelQuant(scale=ws, channel_dim=channel_dim))
+    bscale = [_f32(np.float32(si) * np.float32(x)) for x in ws]
+    b = g.qconstant(bias.tobytes(), [cout], xs.QCINT32, xs.PerChannelQuant(scale=bscale, channel_dim=0))
+    g.add("XNNDepthwiseConv2d" if depthwise else "XNNConv2d", lo, hi,
+          padding_top=pad[0], padding_right=pad[1], padding_bottom=pad[0], padding_left=pad[1],
+          kernel_height=kh, kernel_width=kw, subsampling_height=stride[0], subsampling_width=stride[1],
+          dilation_height=dil[0], dilation_width=dil[1], group_input_channels=icg,
+          group_output_channels=cout // groups, groups=groups, adjustment_height=0, adjustment_width=0,
+          input1_id=xin, filter_id=filt, bias_id=b, output_id=out, flags=0)
+    if call.op == "mote::linear_s8":
+        g.add("XNNStaticReshape", num_dims=2, new_shape=list(s.values[a[-1]].sizes), input_id=out,
+              output_id=g.out(a[-1]), flags=0)
