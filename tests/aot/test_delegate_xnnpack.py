@@ -252,7 +252,7 @@ def test_unsupported_combinations_are_one_line_errors(mixed, tmp_path):
     from aot.compiler.partition import partitioner
     with pytest.raises(MoteError, match="no such backend; there are: xnnpack"):
         partitioner("tpu")
-    with pytest.raises(MoteError, match="fp32 and int8 programs .* drop --int16-activations"):
+    with pytest.raises(MoteError, match=r"fp32 and int8 programs .*\(drop --int16-activations"):
         compile_model_file(mixed, int16_activations=True, delegate="xnnpack")
     with pytest.raises(MoteError, match="--external-weights does not apply"):
         compile_model_file(mixed, delegate="xnnpack", external_weights=str(tmp_path / "w.ptd"))
