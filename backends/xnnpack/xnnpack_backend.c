@@ -194,6 +194,8 @@ typedef struct payload {
     uint32_t num_stages;
     xnn_dims_t *dims;   /* per value: its declared dims (the shape proof, xnnpack_shapes.h) */
     uint8_t *writable;  /* per value: a node may write it (not a constant, not an external input) */
+    quant_t *quant;     /* per value: its verified element type and quantization */
+    const void **data;  /* per value: its constant bytes, or NULL */
 } payload_t;
 
 #define OV_NONE 0u
@@ -467,6 +469,8 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
     }
     MOTE_TRY(define_as(sg, &q, dims.len, shape, data, ext, flags, &xid));
     p->ids[id] = xid;
+    p->quant[id] = q;
+    p->data[id] = data;
     return MOTE_OK;
 }
 
@@ -686,6 +690,76 @@ static mote_err_t define_unary(const payload_t *p, xnn_subgraph_t sg, const mote
     }
 }
 
+/* An internal qint8 value of `n` dims quantized as value `like` (per tensor). */
+static mote_err_t temp_like(const payload_t *p, xnn_subgraph_t sg, uint32_t like, uint32_t n, const size_t *shape,
+                            uint32_t *xid)
+{
+    const quant_t *q = &p->quant[like];
+    return xnn_err(xnn_define_quantized_tensor_value(sg, xnn_datatype_qint8, q->zero_point, q->scale, n, shape, NULL,
+                                                     XNN_INVALID_VALUE_ID, 0u, xid));
+}
+
+/* A fully connected node with per-channel int8 weights (qcint8 [OC, IC]):
+ * Debian's 2022 XNNPACK has no qc8 fully connected, so it runs as the same
+ * arithmetic in a 1x1 convolution on [M, 1, 1, IC] (reshape in, convolve,
+ * reshape out) with the filter's bytes seen as [OC, 1, 1, IC]. */
+static mote_err_t define_fc_qc8(const payload_t *p, xnn_subgraph_t sg, const uint32_t raw[4], const uint32_t xid[4],
+                                float lo, float hi)
+{
+    const xnn_dims_t *din = &p->dims[raw[0]], *dfilt = &p->dims[raw[1]];
+    const quant_t *fq = &p->quant[raw[1]];
+    size_t ic = dfilt->d[1], oc = dfilt->d[0], m = (size_t)(xnn_numel(din) / ic);
+    size_t x4[4] = {m, 1, 1, ic}, f4[4] = {oc, 1, 1, ic}, y4[4] = {m, 1, 1, oc};
+    uint32_t xin, filt, yout;
+
+    MOTE_CHECK(fq->channel_dim == 0u && p->data[raw[1]] != NULL && p->quant[raw[0]].kind == XQP_PER_TENSOR &&
+                   p->quant[raw[3]].kind == XQP_PER_TENSOR,
+               MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(temp_like(p, sg, raw[0], 4u, x4, &xin));
+    MOTE_TRY(temp_like(p, sg, raw[3], 4u, y4, &yout));
+    MOTE_TRY(xnn_err(xnn_define_channelwise_quantized_tensor_value(sg, xnn_datatype_qcint8, fq->scales, 4u, 0u, f4,
+                                                                   p->data[raw[1]], XNN_INVALID_VALUE_ID, 0u,
+                                                                   &filt)));
+    MOTE_TRY(xnn_err(xnn_define_static_reshape(sg, 4u, x4, xid[0], xin, 0u)));
+    MOTE_TRY(xnn_err(xnn_define_convolution_2d(sg, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, ic, oc, lo, hi, xin, filt, xid[2],
+                                               yout, 0u)));
+    {
+        const xnn_dims_t *dout = &p->dims[raw[3]];
+        size_t shape[XN_MAX_DIMS];
+        uint32_t k;
+        for (k = 0; k < dout->n; k++) {
+            shape[k] = dout->d[k];
+        }
+        return xnn_err(xnn_define_static_reshape(sg, dout->n, shape, yout, xid[3], 0u));
+    }
+}
+
+/* Fully connected (fields input, filter, bias, output, flags). */
+static mote_err_t define_fc(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n, float lo, float hi)
+{
+    const xnn_dims_t *din, *dfilt, *dbias, *dout;
+    mote_err_t err = MOTE_OK;
+    uint32_t raw[4], xid[4], k, flags;
+
+    xid[0] = node_val(p, n, 0, 0, &err, &din);
+    xid[1] = node_val(p, n, 1, 0, &err, &dfilt);
+    xid[2] = node_val(p, n, 2, 1, &err, &dbias);
+    xid[3] = node_out(p, n, 3, &err, &dout);
+    flags = scalar_u32(p, n, 4, 0u, &err);
+    for (k = 0; k < 4u; k++) {
+        raw[k] = scalar_u32(p, n, k, 0u, &err); /* node_val proved each below num_values */
+    }
+    MOTE_TRY(err);
+    MOTE_CHECK((flags & ~(uint32_t)(XNN_FLAG_TRANSPOSE_WEIGHTS | XNN_FLAG_TENSORFLOW_RESHAPE_2D)) == 0u,
+               MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_TRY(xnn_check_fc(din, dfilt, dbias, dout, (flags & XNN_FLAG_TRANSPOSE_WEIGHTS) != 0u));
+    if (p->quant[raw[1]].dtype == xnn_datatype_qcint8) {
+        MOTE_CHECK(!(flags & XNN_FLAG_TRANSPOSE_WEIGHTS) && dfilt->n == 2u && dbias != NULL, MOTE_ERR_BACKEND_PAYLOAD);
+        return define_fc_qc8(p, sg, raw, xid, lo, hi);
+    }
+    return xnn_err(xnn_define_fully_connected(sg, lo, hi, xid[0], xid[1], xid[2], xid[3], flags));
+}
+
 static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *xn)
 {
     mote_fb_table_t n;
@@ -712,17 +786,7 @@ static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_
     case XN_CLAMP: case XN_SIGMOID: case XN_SOFTMAX: case XN_GLOBAL_AVG_POOL: case XN_FLOOR: case XN_CEILING:
     case XN_SQRT: case XN_HARDSWISH: case XN_CONVERT:
         return define_unary(p, sg, &n, tag, lo, hi);
-    case XN_FULLY_CONNECTED: {
-        const xnn_dims_t *din, *dfilt, *dbias, *dout;
-        uint32_t in = node_val(p, &n, 0, 0, &err, &din), filt = node_val(p, &n, 1, 0, &err, &dfilt);
-        uint32_t bias = node_val(p, &n, 2, 1, &err, &dbias), out = node_out(p, &n, 3, &err, &dout);
-        uint32_t flags = scalar_u32(p, &n, 4, 0u, &err);
-        MOTE_TRY(err);
-        MOTE_CHECK((flags & ~(uint32_t)(XNN_FLAG_TRANSPOSE_WEIGHTS | XNN_FLAG_TENSORFLOW_RESHAPE_2D)) == 0u,
-                   MOTE_ERR_BACKEND_PAYLOAD);
-        MOTE_TRY(xnn_check_fc(din, dfilt, dbias, dout, (flags & XNN_FLAG_TRANSPOSE_WEIGHTS) != 0u));
-        return xnn_err(xnn_define_fully_connected(sg, lo, hi, in, filt, bias, out, flags));
-    }
+    case XN_FULLY_CONNECTED: return define_fc(p, sg, &n, lo, hi);
     default:
         return MOTE_ERR_BACKEND_PAYLOAD; /* an operator this backend does not define */
     }
@@ -827,14 +891,19 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
     p->stages = (stage_t *)mote_pool_alloc(ctx->pool, sizeof(stage_t) * ((size_t)values.len + 1u), sizeof(void *));
     p->dims = (xnn_dims_t *)mote_pool_alloc(ctx->pool, sizeof(xnn_dims_t) * ((size_t)values.len + 1u), 4u);
     p->writable = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)values.len + 1u, 1u);
+    p->quant = (quant_t *)mote_pool_alloc(ctx->pool, sizeof(quant_t) * ((size_t)values.len + 1u), sizeof(void *));
+    p->data = (const void **)mote_pool_alloc(ctx->pool, sizeof(void *) * ((size_t)values.len + 1u), sizeof(void *));
     MOTE_CHECK(p->ids != NULL && p->ov_ext != NULL && p->ov_flags != NULL && p->stages != NULL && p->dims != NULL &&
-                   p->writable != NULL,
+                   p->writable != NULL && p->quant != NULL && p->data != NULL,
                MOTE_ERR_BACKEND_MEMORY);
     p->num_stages = 0;
     for (i = 0; i < values.len; i++) {
         p->ids[i] = XNN_INVALID_VALUE_ID;
         p->ov_flags[i] = OV_NONE;
         p->writable[i] = 0;
+        p->quant[i].kind = 0u;
+        p->quant[i].dtype = xnn_datatype_fp32;
+        p->data[i] = NULL;
     }
     for (i = 0; i < nodes.len; i++) {      /* edge transposes first: they change which values are external */
         mote_fb_table_t n;

@@ -195,10 +195,6 @@ class _Graph:
         """A quantized constant (int8 weights, int32 bias) of `raw` bytes."""
         return self._value(dims, buffer=self._append_const(raw), quant=quant, datatype=datatype)
 
-    def temp(self, dims: list, quant=None) -> int:
-        """An internal value no Mote value stands for (e.g. a reshape's other side)."""
-        return self._value(dims, quant=quant, datatype=xs.QINT8)
-
     def ints(self, i: int) -> list:
         """An int list argument, a single value doubled (stride 2 -> [2, 2])."""
         v = _ints(self.spec, i)

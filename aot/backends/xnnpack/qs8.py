@@ -10,8 +10,9 @@ weight scale. Activations are already NHWC int8 in Mote's program, so the
 payload's dims are the program's sizes and no layout change is needed at the
 subgraph's edges.
 
-Taken: conv2d_s8, depthwise_conv2d_s8, linear_s8 (as a 1x1 convolution on
-[M, 1, 1, K]: the 2022 XNNPACK has no per-channel fully connected), add_s8 and
+Taken: conv2d_s8, depthwise_conv2d_s8, linear_s8 (a fully connected node
+with qcint8 weights, as ExecuTorch writes it; Mote's backend runs it as a 1x1
+convolution, the 2022 XNNPACK having no per-channel fully connected), add_s8 and
 mul_s8 of equal shapes, max_pool2d_s8, mean_s8 (global average pooling) and
 views of int8 tensors. XNNPACK's qs8 operators refuse requantization scales
 outside fixed ranges (XNNPACK's operator create functions); a call whose
@@ -143,37 +144,27 @@ def lower(g, call: ir.KernelCall) -> None:
 
 def _conv(g, call: ir.KernelCall, lo: float, hi: float) -> None:
     s, a, qp = g.spec, call.args, call.qparams
-    (si, zi), (so, zo) = qp["inputs"][0], qp["output"]
+    (si, _), _ = qp["inputs"][0], qp["output"]
     ws = [_f32(w) for w in qp["weight_scales"]]
     w = s.values[a[1]]
     bias = np.frombuffer(s.values[a[2]].constant, dtype=np.int32)
-    depthwise = call.op == "mote::depthwise_conv2d_s8"
-    if call.op == "mote::linear_s8":            # [N, K] -> a 1x1 filter [N, 1, 1, K] on [M, 1, 1, K]
-        n, k = w.sizes
-        m = s.values[a[0]].sizes[0]
-        fdims, kh, kw, stride, pad, dil = [n, 1, 1, k], 1, 1, [1, 1], [0, 0], [1, 1]
-        x4 = g.temp([m, 1, 1, k], per_tensor(si, zi))
-        g.add("XNNStaticReshape", num_dims=4, new_shape=[m, 1, 1, k], input_id=g.id(a[0]), output_id=x4, flags=0)
-        y4 = g.temp([m, 1, 1, n], per_tensor(so, zo))
-        xin, out, cout, icg, groups = x4, y4, n, k, 1
-    else:
-        fdims = list(w.sizes)                   # OHWI, or [1, KH, KW, Cout] depthwise
-        kh, kw = fdims[1], fdims[2]
-        stride, pad, dil = (g.ints(a[i]) for i in (5, 6, 7))
-        cin = s.values[a[0]].sizes[3]
-        cout = fdims[3] if depthwise else fdims[0]
-        xin, out = g.id(a[0]), g.out(a[-1])
-        icg, groups = (1, cin) if depthwise else (cin, 1)
-    channel_dim = 3 if depthwise else 0
-    filt = g.qconstant(w.constant, fdims, xs.QCINT8, xs.PerChannelQuant(scale=ws, channel_dim=channel_dim))
     bscale = [_f32(np.float32(si) * np.float32(x)) for x in ws]
-    b = g.qconstant(bias.tobytes(), [cout], xs.QCINT32, xs.PerChannelQuant(scale=bscale, channel_dim=0))
+    b = g.qconstant(bias.tobytes(), [len(ws)], xs.QCINT32, xs.PerChannelQuant(scale=bscale, channel_dim=0))
+    if call.op == "mote::linear_s8":            # filter [N, K], as ExecuTorch writes a qc8 fully connected
+        filt = g.qconstant(w.constant, list(w.sizes), xs.QCINT8, xs.PerChannelQuant(scale=ws, channel_dim=0))
+        g.add("XNNFullyConnected", lo, hi, input1_id=g.id(a[0]), filter_id=filt, bias_id=b,
+              output_id=g.out(a[-1]), flags=0)
+        return
+    depthwise = call.op == "mote::depthwise_conv2d_s8"
+    fdims = list(w.sizes)                       # OHWI, or [1, KH, KW, Cout] depthwise
+    stride, pad, dil = (g.ints(a[i]) for i in (5, 6, 7))
+    cin = s.values[a[0]].sizes[3]
+    cout = fdims[3] if depthwise else fdims[0]
+    icg, groups = (1, cin) if depthwise else (cin, 1)
+    filt = g.qconstant(w.constant, fdims, xs.QCINT8, xs.PerChannelQuant(scale=ws, channel_dim=3 if depthwise else 0))
     g.add("XNNDepthwiseConv2d" if depthwise else "XNNConv2d", lo, hi,
           padding_top=pad[0], padding_right=pad[1], padding_bottom=pad[0], padding_left=pad[1],
-          kernel_height=kh, kernel_width=kw, subsampling_height=stride[0], subsampling_width=stride[1],
+          kernel_height=fdims[1], kernel_width=fdims[2], subsampling_height=stride[0], subsampling_width=stride[1],
           dilation_height=dil[0], dilation_width=dil[1], group_input_channels=icg,
           group_output_channels=cout // groups, groups=groups, adjustment_height=0, adjustment_width=0,
-          input1_id=xin, filter_id=filt, bias_id=b, output_id=out, flags=0)
-    if call.op == "mote::linear_s8":
-        g.add("XNNStaticReshape", num_dims=2, new_shape=list(s.values[a[-1]].sizes), input_id=out,
-              output_id=g.out(a[-1]), flags=0)
+          input1_id=g.id(a[0]), filter_id=filt, bias_id=b, output_id=g.out(a[-1]), flags=0)
