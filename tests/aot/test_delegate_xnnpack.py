@@ -322,3 +322,196 @@ def test_backend_proves_every_write_stays_inside_its_tensor(mixed):
     for edit in (shrink_conv_output, write_the_filter, output_on_the_input):
         with pytest.raises(RtError, match="BACKEND_PAYLOAD"):
             Program(_with_payload(c, edit, 1)).method()
+
+
+# ---------------------------------------------------------------- int8 (qs8 / qc8)
+
+MIXED8 = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    class Mixed8(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+            self.c2 = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+            self.fc = nn.Linear(8 * 4 * 4, 10)
+
+        def forward(self, x):
+            y = torch.relu(self.c1(x))
+            y = torch.sigmoid(y)
+            y = torch.relu(self.c2(y)) + y
+            y = nn.functional.avg_pool2d(y, 2)
+            return self.fc(y.flatten(1))
+
+
+    def model():
+        torch.manual_seed(0)
+        return Mixed8().eval()
+
+
+    def example_inputs():
+        return (torch.randn(1, 3, 8, 8, generator=torch.Generator().manual_seed(1)),)
+
+
+    def calibration_data():
+        g = torch.Generator().manual_seed(2)
+        return [(torch.randn(1, 3, 8, 8, generator=g),) for _ in range(8)]
+    """)
+
+_COMPILED8: dict = {}
+
+
+def _delegated8(model: str, int8_io: bool = False):
+    """The zoo model compiled with --int8 (--int8-io) --delegate xnnpack, once per test process."""
+    key = (model, int8_io)
+    if key not in _COMPILED8:
+        _COMPILED8[key] = compile_model_file(ROOT / "zoo" / f"{model}.py", int8=True, int8_io=int8_io,
+                                             delegate="xnnpack")
+    return _COMPILED8[key]
+
+
+def _quanta(got, want, scale: float) -> float:
+    """Largest difference in output quanta, to 1e-3 (dequantized outputs carry fp32 rounding)."""
+    return round(float(np.abs(got.astype(np.float64) - want.astype(np.float64)).max() / scale), 3)
+
+
+@pytest.fixture(scope="module")
+def mixed8(tmp_path_factory):
+    p = tmp_path_factory.mktemp("mixed8") / "mixed8.py"
+    p.write_text(MIXED8)
+    return p
+
+
+@pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025", "resnet8"])
+def test_int8_zoo_model_runs_whole_in_xnnpack_within_a_quantum(model):
+    """Every int8 MAC goes to XNNPACK's qs8 / qc8 operators; the output is within one output
+    quantum of PT2E's reference and of Mote's own int8 kernels on the same input."""
+    from aot.compiler.pipeline import program_inputs
+    from aot.host.runtime import Program
+    c = _delegated8(model)
+    d = c.delegation
+    assert d["delegated_macs"] == d["total_macs"] > 0 and d["subgraphs"] == 1
+    assert {f["op"] for f in d["fallbacks"]} <= {"quantized_decomposed::quantize_per_tensor.out",
+                                                "quantized_decomposed::dequantize_per_tensor.out",
+                                                "aten::permute_copy.out"}
+    plain = compile_model_file(ROOT / "zoo" / f"{model}.py", int8=True)
+    scale = c.int8_info.output_qparams[0][0]
+    for seed in range(3):
+        x = tuple(torch.randn(t.shape, generator=torch.Generator().manual_seed(seed)) for t in c.example_inputs)
+        m = Program(c.pte).method()
+        got = m.run(program_inputs(c, x))[0]
+        assert _quanta(got, c.reference(*x).detach().numpy(), scale) <= 1.0
+        assert _quanta(got, Program(plain.pte).method().run(program_inputs(plain, x))[0], scale) <= 1.0
+    assert 0 < m.backend_pool_used < (8 << 20)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025", "resnet8"])
+def test_executorch_runs_mote_int8_delegated_program_byte_for_byte(model):
+    """With --int8-io the program is the delegate (and at most a layout change before it), so
+    ExecuTorch's runtime runs it as it is: its int8 output equals Mote's byte for byte."""
+    from aot.compiler.pipeline import program_inputs
+    from aot.host.runtime import Program
+    c = _delegated8(model, int8_io=True)
+    assert sum(isinstance(k, ir.DelegateCall) for k in c.spec.instructions) == 1
+    xi = program_inputs(c, c.example_inputs)
+    assert xi[0].dtype == np.int8
+    et = _executorch(c.pte, [torch.from_numpy(a) for a in xi])[0]
+    mote = Program(c.pte).method().run(xi)[0]
+    assert et.dtype == np.int8 and np.array_equal(et, mote)
+
+
+@pytest.mark.oracle
+def test_mote_runs_executorchs_qs8_xnnpack_program():
+    """ExecuTorch's own int8 lowering (XNNPACKQuantizer, per-channel; Convert nodes at the
+    edges, qc8 weights with their scales in constant data, a qc8 fully connected) runs on
+    Mote's backend and gives ExecuTorch's output exactly."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer, get_symmetric_quantization_config)
+    from executorch.exir import to_edge_transform_and_lower
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from aot.compiler.model_file import load_model_file
+    from aot.host.runtime import Program
+    mf = load_model_file(ROOT / "zoo" / "ds_cnn.py")
+    x = tuple(mf.example_inputs)
+    gm = torch.export.export(mf.module, x).module(check_guards=False)
+    prepared = prepare_pt2e(gm, XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=True)))
+    prepared(*x)
+    converted = convert_pt2e(prepared)
+    pte = bytes(to_edge_transform_and_lower(torch.export.export(converted, x),
+                                            partitioner=[XnnpackPartitioner()]).to_executorch().buffer)
+    graph, _ = xs.read_payload(pte[slice(*_payload_span(pte))])
+    kinds = {type(n.xnode_union).__name__ for n in graph.xnodes}
+    assert {"XNNConvert", "XNNFullyConnected", "XNNConv2d"} <= kinds
+    got = Program(pte).method().run([a.numpy() for a in x])[0]
+    assert np.array_equal(got, _executorch(pte, x)[0])
+
+
+def test_int8_model_mixing_delegated_and_mote_ops(mixed8):
+    """sigmoid (a table lookup) and average pooling stay on Mote's int8 kernels between
+    XNNPACK subgraphs; the whole stays within one quantum of PT2E."""
+    from aot.compiler.pipeline import program_inputs
+    from aot.host.runtime import Program
+    c = compile_model_file(mixed8, int8=True, delegate="xnnpack")
+    d = c.delegation
+    assert d["subgraphs"] == 3
+    fell = {(f["op"], f["source"]) for f in d["fallbacks"]}
+    assert ("mote::lut_s8.out", "mixed8.py:14") in fell and ("mote::avg_pool2d_s8.out", "mixed8.py:16") in fell
+    x = c.example_inputs
+    got = Program(c.pte).method().run(program_inputs(c, x))[0]
+    assert _quanta(got, c.reference(*x).detach().numpy(), c.int8_info.output_qparams[0][0]) <= 1.0
+
+
+def test_aot_compare_int8_delegate_json():
+    import json
+    r = subprocess.run([sys.executable, "-m", "aot", "compare", "zoo/ds_cnn.py", "--target", "host", "--int8",
+                        "--delegate", "xnnpack", "--json"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["int8"] and rep["pt2e_max_quanta"] <= 1.0
+    assert rep["delegation"]["delegated_share"] == 1.0 and rep["backend_pool_bytes"] > 0
+
+
+def test_backend_verifies_quantized_values():
+    """Quantization a payload declares is checked before XNNPACK sees it: a zero or NaN
+    scale, a zero point outside int8, per-channel scales that do not match the channel dim
+    (or one of them negative), dynamic quantization, and an int8 argument declared fp32."""
+    from aot.host.runtime import MoteError as RtError, Program
+    c = _delegated8("ds_cnn")
+    assert Program(_with_payload(c, lambda g: None, 0)).method() is not None   # unchanged: accepted
+
+    def values(g, kind):
+        return [v.xvalue_union for v in g.xvalues
+                if isinstance(v.xvalue_union, xs.XNNQuantizedTensorValue)
+                and isinstance(v.xvalue_union.quant_params, kind)]
+
+    def zero_scale(g):
+        values(g, xs.PerTensorQuant)[1].quant_params.scale = 0.0
+    def nan_scale(g):
+        values(g, xs.PerTensorQuant)[1].quant_params.scale = float("nan")
+    def zero_point_300(g):
+        values(g, xs.PerTensorQuant)[1].quant_params.zero_point = 300
+    def short_channel_scales(g):
+        q = values(g, xs.PerChannelQuant)[0].quant_params
+        q.scale = q.scale[:-1]
+    def negative_channel_scale(g):
+        q = values(g, xs.PerChannelQuant)[0].quant_params
+        q.scale = [-q.scale[0]] + list(q.scale[1:])
+    def channel_dim_past_the_dims(g):
+        values(g, xs.PerChannelQuant)[0].quant_params.channel_dim = 4
+    def dynamic(g):
+        values(g, xs.PerTensorQuant)[1].quant_params = xs.PerTokenDynamicQuant(num_nonbatch_dims=1)
+    for edit in (zero_scale, nan_scale, zero_point_300, short_channel_scales, negative_channel_scale,
+                 channel_dim_past_the_dims, dynamic):
+        with pytest.raises(RtError, match="BACKEND_PAYLOAD"):
+            Program(_with_payload(c, edit, 0)).method()
+
+    def input_declared_fp32(g):
+        v = next(xs.tensor_of(v) for v in g.xvalues if xs.tensor_of(v).flags == xs.EXTERNAL_INPUT)
+        g.xvalues[v.id_out] = xs.XValue(xs.XNNTensorValue(datatype=xs.FP32, num_dims=v.num_dims, dims=v.dims,
+                                                          external_id=v.external_id, flags=v.flags, id_out=v.id_out))
+    with pytest.raises(RtError, match="KERNEL_DTYPE"):
+        Program(_with_payload(c, input_declared_fp32, 0)).method()
