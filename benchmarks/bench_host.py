@@ -1,4 +1,4 @@
-"""Host (x86_64) fp32 latency and memory: Mote vs ExecuTorch 1.5.1 vs eager PyTorch.
+"""Host (x86_64) fp32 and int8 latency and memory: Mote vs ExecuTorch 1.5.1 vs eager PyTorch.
 
   .venv/bin/python benchmarks/bench_host.py [--quick] [--json FILE] [--models NAME ...]
 
@@ -16,6 +16,12 @@ For every zoo model (zoo.MODELS), from one run, side by side:
 * ExecuTorch XNNPACK: to_edge_transform_and_lower(XnnpackPartitioner) ->
   to_executorch, threadpool reset to 1 thread.
 * eager PyTorch, torch.set_num_threads(1), torch.no_grad().
+
+int8 (a second table): Mote --int8 on its own int8 kernels and with
+--delegate xnnpack (XNNPACK's qs8 / qc8 operators), against ExecuTorch's own
+int8 XNNPACK lowering (XNNPACKQuantizer, per-channel, calibrated on the model
+file's calibration data, to_edge_transform_and_lower). Parity: Mote's outputs
+in output quanta from PT2E's reference (the converted module).
 
 Everything is single-threaded (OMP/MKL/OpenBLAS = 1). Latencies are medians
 of many runs (µs). Sizes: .pte bytes of the three programs; arenas: Mote's
@@ -46,18 +52,22 @@ def _rel_err(a, b) -> float:
     return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-30))
 
 
-def bench_mote(name: str, budget: float, delegate=None) -> dict:
-    from aot.compiler.pipeline import compile_model_file
+def bench_mote(name: str, budget: float, delegate=None, int8: bool = False) -> dict:
+    from aot.compiler.pipeline import compile_model_file, program_inputs
     from aot.host.runtime import Program
     import zoo
-    c = compile_model_file(zoo.path(name), delegate=delegate)
+    c = compile_model_file(zoo.path(name), delegate=delegate, int8=int8)
     prog = Program(c.pte)
     meth = prog.method()
-    inputs = [t.numpy() for t in c.example_inputs]
+    inputs = program_inputs(c, c.example_inputs)
     outs = meth.run(inputs)                 # sets the inputs; they stay set
     ref = [o.detach().numpy() for o in
-           (lambda r: (r,) if isinstance(r, torch.Tensor) else tuple(r))(c.eager(*c.example_inputs))]
-    err = max(_rel_err(o, r) for o, r in zip(outs, ref))
+           (lambda r: (r,) if isinstance(r, torch.Tensor) else tuple(r))(c.reference(*c.example_inputs))]
+    if int8:   # in output quanta from PT2E's reference
+        err = max(float(np.abs(o.astype(np.float64) - r).max()) / q[0]
+                  for o, r, q in zip(outs, ref, c.int8_info.output_qparams))
+    else:
+        err = max(_rel_err(o, r) for o, r in zip(outs, ref))
     lib, ptr = meth._lib, meth._ptr
     execute = lib.mote_method_execute
     # Inputs are planned in the arena like every tensor: once an input is dead
@@ -86,12 +96,15 @@ def bench_mote(name: str, budget: float, delegate=None) -> dict:
         "arena_lower_bound_bytes": c.arena_lower_bound_bytes,
         "state_bytes": meth.requirements.state_size, "max_rel_err": err,
         "instructions": len(c.spec.instructions), "model": c.eager, "inputs": c.example_inputs,
-        "backend_pool_bytes": meth.backend_pool_used,
+        "backend_pool_bytes": meth.backend_pool_used, "calibration": c.calibration_data,
     }
 
 
-def _et_program(model, inputs, xnnpack: bool):
+def _et_program(model, inputs, xnnpack: bool, calibration=None):
+    """ExecuTorch's program of `model`; with `calibration` (input tuples) quantized to int8 first."""
     from executorch.exir import to_edge, to_edge_transform_and_lower
+    if calibration is not None:
+        model = _et_quantized(model, inputs, calibration)
     ep = torch.export.export(model, tuple(inputs))
     if xnnpack:
         from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
@@ -101,9 +114,21 @@ def _et_program(model, inputs, xnnpack: bool):
     return edge.to_executorch()
 
 
-def bench_et(model, inputs, xnnpack: bool, budget: float) -> dict:
+def _et_quantized(model, inputs, calibration):
+    """ExecuTorch's int8 flow: XNNPACKQuantizer (symmetric, per-channel), PT2E calibrated on `calibration`."""
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer, get_symmetric_quantization_config)
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    gm = torch.export.export(model, tuple(inputs)).module(check_guards=False)
+    prepared = prepare_pt2e(gm, XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=True)))
+    for batch in calibration:
+        prepared(*batch)
+    return convert_pt2e(prepared)
+
+
+def bench_et(model, inputs, xnnpack: bool, budget: float, calibration=None) -> dict:
     from executorch.extension.pybindings.portable_lib import _load_for_executorch_from_buffer
-    prog = _et_program(model, inputs, xnnpack)
+    prog = _et_program(model, inputs, xnnpack, calibration)
     buf = bytes(prog.buffer)                       # the module keeps a pointer: keep buf alive
     plan = prog.executorch_program.execution_plan[0]
     sizes = list(plan.non_const_buffer_sizes)
@@ -111,7 +136,7 @@ def bench_et(model, inputs, xnnpack: bool, budget: float) -> dict:
     args = tuple(inputs)
     out = mod.forward(args)
     with torch.no_grad():
-        ref = model(*args)
+        ref = model(*args)      # int8: against eager fp32 (ExecuTorch's quantization is its own)
     ref = (ref,) if isinstance(ref, torch.Tensor) else tuple(ref)
     err = max(_rel_err(o.detach().numpy(), r.numpy()) for o, r in zip(out, ref))
     us = cm.median_us(lambda: mod.forward(args), budget_s=budget)
@@ -124,6 +149,24 @@ def bench_et(model, inputs, xnnpack: bool, budget: float) -> dict:
 def bench_eager(model, inputs, budget: float) -> float:
     with torch.no_grad():
         return cm.median_us(lambda: model(*inputs), budget_s=budget)
+
+
+def _bench_int8(name: str, model, inputs, calibration, budget: float, errors: dict) -> dict:
+    """The int8 columns of one model: Mote's int8 kernels, Mote+XNNPACK qs8, ExecuTorch+XNNPACK int8."""
+    out = {}
+    for key, run in (("mote", lambda: bench_mote(name, budget, int8=True)),
+                     ("mote_xnnpack", lambda: bench_mote(name, budget, delegate="xnnpack", int8=True)),
+                     ("et_xnnpack", lambda: bench_et(model, inputs, True, budget, calibration))):
+        try:
+            r = run()
+            for k in ("model", "inputs", "calibration"):
+                r.pop(k, None)
+            out[key] = r
+        except Exception as e:  # noqa: BLE001 - report and go on
+            errors["int8_" + key] = cm.short_error(e)
+    mx, ex = out.get("mote_xnnpack"), out.get("et_xnnpack")
+    out["mote_xnnpack_vs_et_xnnpack"] = mx["us"] / ex["us"] if mx and ex and ex["us"] > 0 else None
+    return out
 
 
 def main(argv=None) -> int:
@@ -145,11 +188,11 @@ def main(argv=None) -> int:
             row["errors"]["mote"] = cm.short_error(e)
             results.append(row)
             continue
-        model, inputs = m.pop("model"), m.pop("inputs")
+        model, inputs, calibration = m.pop("model"), m.pop("inputs"), m.pop("calibration")
         row["mote"] = m
         try:
             mx = bench_mote(name, budget, delegate="xnnpack")
-            mx.pop("model"), mx.pop("inputs")
+            mx.pop("model"), mx.pop("inputs"), mx.pop("calibration")
             row["mote_xnnpack"] = mx
         except Exception as e:  # noqa: BLE001
             row["errors"]["mote_xnnpack"] = cm.short_error(e)
@@ -165,6 +208,7 @@ def main(argv=None) -> int:
         row["mote_xnnpack_vs_et_xnnpack"] = mx["us"] / ex["us"] if mx and ex and ex["us"] > 0 else None
         row["ref_et_portable_us"] = REF_ET_PORTABLE_US.get(name)
         row["ref_eager_us"] = REF_EAGER_US.get(name)
+        row["int8"] = _bench_int8(name, model, inputs, calibration or [tuple(inputs)], budget, row["errors"])
         results.append(row)
 
     env = cm.environment()
@@ -186,6 +230,19 @@ def main(argv=None) -> int:
     print(cm.table(["model", "Mote us", "Mote+XNN us", "ET XNNPACK us", "Mote+XNN / ET XNN", "ET port. us",
                     "eager us", "Mote vs ET port.", "ref ET port.", "ref eager", "Mote rel err",
                     "Mote+XNN rel err"], lat))
+    print()
+    q8 = []
+    for r in results:
+        i8 = r.get("int8") or {}
+        m, mx, x = i8.get("mote"), i8.get("mote_xnnpack"), i8.get("et_xnnpack")
+        ratio = i8.get("mote_xnnpack_vs_et_xnnpack")
+        q8.append([r["model"], cm.fmt(m and m["us"], ",.1f"), cm.fmt(mx and mx["us"], ",.1f"),
+                   cm.fmt(x and x["us"], ",.1f"), cm.fmt(ratio, ".2f") + ("x" if ratio else ""),
+                   cm.fmt(m and m["max_rel_err"], ".2f"), cm.fmt(mx and mx["max_rel_err"], ".2f"),
+                   cm.fmt(mx and mx["backend_pool_bytes"])])
+    print("int8, 1 thread, median latency in µs; parity in output quanta from PT2E's reference")
+    print(cm.table(["model", "Mote int8 us", "Mote+XNN int8 us", "ET XNN int8 us", "Mote+XNN / ET XNN",
+                    "Mote quanta", "Mote+XNN quanta", "Mote+XNN pool B"], q8))
     print()
     mem = []
     for r in results:

@@ -77,6 +77,15 @@ typedef struct stage {
     uint32_t perm[XN_MAX_DIMS];
     uint32_t numel;
     float *buf;        /* numel floats, in the pool */
+    /* ExecuTorch's int8 input: Convert(fp32 argument) -> qint8, then the
+     * transpose. Both commute, so the argument is permuted as floats and the
+     * Convert writes the transposed value: via_convert, the argument's value
+     * (hidden), the Convert's output (mid, never defined) and the transpose's
+     * output (target). */
+    uint32_t via_convert;
+    uint32_t hidden;
+    uint32_t mid;
+    uint32_t target;
 } stage_t;
 
 typedef struct xnn_delegate {
@@ -200,6 +209,7 @@ typedef struct payload {
 
 #define OV_NONE 0u
 #define OV_HIDDEN 0xFFu
+#define OV_SKIP 0xFEu   /* a staged Convert's output: not defined (a node reading it fails) */
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -435,6 +445,10 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
         p->dims[id].d[k] = (uint32_t)shape[k];
     }
     p->writable[id] = cidx == 0u && !(flags & XNN_VALUE_FLAG_EXTERNAL_INPUT);
+    if (p->ov_flags[id] == OV_SKIP) {
+        MOTE_CHECK(flags == 0u && cidx == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+        return MOTE_OK;
+    }
     if (p->ov_flags[id] != OV_NONE) { /* edge transposes are staged as floats (find_stage) */
         MOTE_CHECK(q.kind == 0u, MOTE_ERR_BACKEND_PAYLOAD);
     }
@@ -760,6 +774,36 @@ static mote_err_t define_fc(const payload_t *p, xnn_subgraph_t sg, const mote_fb
     return xnn_err(xnn_define_fully_connected(sg, lo, hi, xid[0], xid[1], xid[2], xid[3], flags));
 }
 
+/* A Convert whose input is a staged argument (stage_t.via_convert): it reads
+ * the permuted floats (a new external fp32 value of the target's dims) and
+ * writes the transpose's output. Convert nodes of other inputs: define_unary. */
+static mote_err_t define_staged_convert(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *n, bool *done)
+{
+    mote_err_t err = MOTE_OK;
+    uint32_t in = scalar_u32(p, n, 0, 0u, &err), out = scalar_u32(p, n, 1, 0u, &err), k, sid;
+    const stage_t *st = NULL;
+    size_t shape[XN_MAX_DIMS];
+
+    *done = false;
+    MOTE_TRY(err);
+    if (in >= p->num_values || p->ov_flags[in] != OV_HIDDEN) {
+        return MOTE_OK;
+    }
+    for (k = 0; k < p->num_stages; k++) {
+        if (p->stages[k].via_convert && p->stages[k].hidden == in) {
+            st = &p->stages[k];
+        }
+    }
+    MOTE_CHECK(st != NULL && out == st->mid && p->ids[st->target] != XNN_INVALID_VALUE_ID, MOTE_ERR_BACKEND_PAYLOAD);
+    for (k = 0; k < p->dims[st->target].n; k++) {
+        shape[k] = p->dims[st->target].d[k];
+    }
+    MOTE_TRY(xnn_err(xnn_define_tensor_value(sg, xnn_datatype_fp32, p->dims[st->target].n, shape, NULL, st->ext,
+                                             XNN_VALUE_FLAG_EXTERNAL_INPUT, &sid)));
+    *done = true;
+    return xnn_err(xnn_define_convert(sg, sid, p->ids[st->target], 0u));
+}
+
 static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *xn)
 {
     mote_fb_table_t n;
@@ -769,6 +813,13 @@ static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_
 
     MOTE_TRY(mote_fb_union_field(&p->fb, xn, 0, XN_MAX_TAG, &tag, &n));
     MOTE_TRY(node_min_max(p, xn, &lo, &hi));
+    if (tag == XN_CONVERT) {
+        bool done;
+        MOTE_TRY(define_staged_convert(p, sg, &n, &done));
+        if (done) {
+            return MOTE_OK;
+        }
+    }
     switch (tag) {
     case XN_CONV2D: case XN_DEPTHWISE_CONV2D: return define_conv(p, sg, &n, tag, lo, hi);
     case XN_MAX_POOL: case XN_AVG_POOL: return define_pool(p, sg, &n, tag, lo, hi);
@@ -815,8 +866,45 @@ static mote_err_t value_at(const payload_t *p, const mote_fb_vec_t *values, uint
  * its output an external output) that moves data: a stage, and the overrides
  * that make its other side the external value. Layout-free transposes stay
  * nodes (define_transpose). */
-static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mote_fb_table_t *n, bool *staged)
+/* The value a Convert node turns into value `mid`, if it is an external fp32
+ * input of `mid`'s dims (*src INVALID otherwise), and its argument index. */
+static mote_err_t convert_source(const payload_t *p, const mote_fb_vec_t *values, const mote_fb_vec_t *nodes,
+                                 uint32_t mid, const mote_fb_vec_t *dmid, uint32_t *src, uint32_t *ext)
 {
+    mote_fb_table_t xn, n;
+    mote_fb_vec_t dims;
+    uint32_t i, j, k, flags;
+    uint8_t tag;
+    bool quantized;
+    mote_err_t err = MOTE_OK;
+
+    *src = XNN_INVALID_VALUE_ID;
+    for (i = 0; i < nodes->len; i++) {
+        MOTE_TRY(mote_fb_vec_table(&p->fb, nodes, i, &xn));
+        MOTE_TRY(mote_fb_union_field(&p->fb, &xn, 0, XN_MAX_TAG, &tag, &n));
+        if (tag != XN_CONVERT || scalar_u32(p, &n, 1, 0u, &err) != mid) {
+            continue;
+        }
+        k = scalar_u32(p, &n, 0, 0u, &err);
+        MOTE_TRY(err);
+        MOTE_TRY(value_at(p, values, k, &dims, &flags, ext, &quantized));
+        if (!(flags & XNN_VALUE_FLAG_EXTERNAL_INPUT) || quantized || dims.len != dmid->len) {
+            return MOTE_OK;
+        }
+        for (j = 0; j < dims.len; j++) {
+            MOTE_CHECK(mote_fb_u32_at(&p->fb, dims.pos + 4u * j) == mote_fb_u32_at(&p->fb, dmid->pos + 4u * j),
+                       MOTE_ERR_BACKEND_PAYLOAD);
+        }
+        *src = k;
+        return MOTE_OK;
+    }
+    return err;
+}
+
+static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mote_fb_vec_t *nodes,
+                             const mote_fb_table_t *n, bool *staged)
+{
+    uint32_t conv_src = XNN_INVALID_VALUE_ID;
     mote_fb_vec_t perm, din, dout;
     uint32_t in_id, out_id, fin, fout, ein, eout, k, last = 0, src, side, other;
     bool moves = false, qin, qout;
@@ -845,16 +933,31 @@ static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mo
             last = src + 1u;
         }
     }
-    if (!moves || !((fin & XNN_VALUE_FLAG_EXTERNAL_INPUT) || (fout & XNN_VALUE_FLAG_EXTERNAL_OUTPUT))) {
+    if (moves && !((fin & XNN_VALUE_FLAG_EXTERNAL_INPUT) || (fout & XNN_VALUE_FLAG_EXTERNAL_OUTPUT))) {
+        MOTE_TRY(convert_source(p, values, nodes, in_id, &din, &conv_src, &ein));
+    }
+    if (!moves || (conv_src == XNN_INVALID_VALUE_ID &&
+                   !((fin & XNN_VALUE_FLAG_EXTERNAL_INPUT) || (fout & XNN_VALUE_FLAG_EXTERNAL_OUTPUT)))) {
         return MOTE_OK;                     /* a node (define_transpose decides) */
     }
-    MOTE_CHECK(!qin && !qout, MOTE_ERR_BACKEND_PAYLOAD); /* the staging copy moves floats */
     MOTE_CHECK(p->num_stages < p->num_values, MOTE_ERR_BACKEND_PAYLOAD);
     st = &p->stages[p->num_stages];
+    st->via_convert = conv_src != XNN_INVALID_VALUE_ID;
+    if (st->via_convert) {
+        MOTE_CHECK(qin && qout && p->ov_flags[conv_src] == OV_NONE && p->ov_flags[in_id] == OV_NONE,
+                   MOTE_ERR_BACKEND_PAYLOAD);
+        st->hidden = conv_src;
+        st->mid = in_id;
+        st->target = out_id;
+        p->ov_flags[conv_src] = OV_HIDDEN;
+        p->ov_flags[in_id] = OV_SKIP;
+    }
+    MOTE_CHECK(st->via_convert || (!qin && !qout), MOTE_ERR_BACKEND_PAYLOAD); /* the staging copy moves floats */
     st->is_output = (fout & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) != 0u && !(fin & XNN_VALUE_FLAG_EXTERNAL_INPUT);
     side = st->is_output ? out_id : in_id;     /* the argument's side: hidden */
     other = st->is_output ? in_id : out_id;    /* the staged side: the external value */
-    MOTE_CHECK(p->ov_flags[side] == OV_NONE && p->ov_flags[other] == OV_NONE, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_CHECK(st->via_convert || (p->ov_flags[side] == OV_NONE && p->ov_flags[other] == OV_NONE),
+               MOTE_ERR_BACKEND_PAYLOAD);
     st->ext = st->is_output ? eout : ein;
     st->ndim = din.len;
     st->numel = 1;
@@ -864,9 +967,11 @@ static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mo
         MOTE_CHECK(st->dims[k] != 0u && st->dims[k] <= UINT32_MAX / st->numel, MOTE_ERR_BACKEND_PAYLOAD);
         st->numel *= st->dims[k];
     }
-    p->ov_flags[side] = OV_HIDDEN;
-    p->ov_flags[other] = (uint8_t)(st->is_output ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT);
-    p->ov_ext[other] = st->ext;
+    if (!st->via_convert) {
+        p->ov_flags[side] = OV_HIDDEN;
+        p->ov_flags[other] = (uint8_t)(st->is_output ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT);
+        p->ov_ext[other] = st->ext;
+    }
     p->num_stages++;
     *staged = true;
     return MOTE_OK;
@@ -912,7 +1017,7 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
         MOTE_TRY(mote_fb_vec_table(&p->fb, &nodes, i, &xn));
         MOTE_TRY(mote_fb_union_field(&p->fb, &xn, 0, XN_MAX_TAG, &tag, &n));
         if (tag == XN_STATIC_TRANSPOSE) {
-            MOTE_TRY(find_stage(p, &values, &n, &staged));
+            MOTE_TRY(find_stage(p, &values, &nodes, &n, &staged));
         }
     }
     for (i = 0; i < values.len; i++) {

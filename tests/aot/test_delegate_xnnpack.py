@@ -424,10 +424,12 @@ def test_executorch_runs_mote_int8_delegated_program_byte_for_byte(model):
 
 
 @pytest.mark.oracle
-def test_mote_runs_executorchs_qs8_xnnpack_program():
+@pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025", "resnet8"])
+def test_mote_runs_executorchs_qs8_xnnpack_program(model):
     """ExecuTorch's own int8 lowering (XNNPACKQuantizer, per-channel; Convert nodes at the
-    edges, qc8 weights with their scales in constant data, a qc8 fully connected) runs on
-    Mote's backend and gives ExecuTorch's output exactly."""
+    edges, the input's NCHW -> NHWC transpose after its Convert, qc8 weights with their
+    scales in constant data, a qc8 fully connected) runs on Mote's backend and gives
+    ExecuTorch's output exactly."""
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
         XNNPACKQuantizer, get_symmetric_quantization_config)
@@ -435,7 +437,7 @@ def test_mote_runs_executorchs_qs8_xnnpack_program():
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
     from aot.compiler.model_file import load_model_file
     from aot.host.runtime import Program
-    mf = load_model_file(ROOT / "zoo" / "ds_cnn.py")
+    mf = load_model_file(ROOT / "zoo" / f"{model}.py")
     x = tuple(mf.example_inputs)
     gm = torch.export.export(mf.module, x).module(check_guards=False)
     prepared = prepare_pt2e(gm, XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=True)))
