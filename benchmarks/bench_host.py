@@ -52,22 +52,9 @@ def _rel_err(a, b) -> float:
     return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-30))
 
 
-def bench_mote(name: str, budget: float, delegate=None, int8: bool = False) -> dict:
-    from aot.compiler.pipeline import compile_model_file, program_inputs
-    from aot.host.runtime import Program
-    import zoo
-    c = compile_model_file(zoo.path(name), delegate=delegate, int8=int8)
-    prog = Program(c.pte)
-    meth = prog.method()
-    inputs = program_inputs(c, c.example_inputs)
-    outs = meth.run(inputs)                 # sets the inputs; they stay set
-    ref = [o.detach().numpy() for o in
-           (lambda r: (r,) if isinstance(r, torch.Tensor) else tuple(r))(c.reference(*c.example_inputs))]
-    if int8:   # in output quanta from PT2E's reference
-        err = max(float(np.abs(o.astype(np.float64) - r).max()) / q[0]
-                  for o, r, q in zip(outs, ref, c.int8_info.output_qparams))
-    else:
-        err = max(_rel_err(o, r) for o, r in zip(outs, ref))
+def _time_method(meth, inputs, budget: float) -> tuple:
+    """(median µs of set_input + execute, the ctypes overhead subtracted from it) of a
+    Mote method (aot.host.runtime.Method) on `inputs`."""
     lib, ptr = meth._lib, meth._ptr
     execute = lib.mote_method_execute
     # Inputs are planned in the arena like every tensor: once an input is dead
@@ -90,6 +77,26 @@ def bench_mote(name: str, budget: float, delegate=None, int8: bool = False) -> d
     noop = lib.mote_method_num_inputs
     overhead = cm.median_us(lambda: noop(ptr), budget_s=0.05, min_reps=200) * (1 + len(feeds))
     us = cm.median_us(infer, budget_s=budget)
+    return us, overhead
+
+
+def bench_mote(name: str, budget: float, delegate=None, int8: bool = False) -> dict:
+    from aot.compiler.pipeline import compile_model_file, program_inputs
+    from aot.host.runtime import Program
+    import zoo
+    c = compile_model_file(zoo.path(name), delegate=delegate, int8=int8)
+    prog = Program(c.pte)
+    meth = prog.method()
+    inputs = program_inputs(c, c.example_inputs)
+    outs = meth.run(inputs)                 # sets the inputs; they stay set
+    ref = [o.detach().numpy() for o in
+           (lambda r: (r,) if isinstance(r, torch.Tensor) else tuple(r))(c.reference(*c.example_inputs))]
+    if int8:   # in output quanta from PT2E's reference
+        err = max(float(np.abs(o.astype(np.float64) - r).max()) / q[0]
+                  for o, r, q in zip(outs, ref, c.int8_info.output_qparams))
+    else:
+        err = max(_rel_err(o, r) for o, r in zip(outs, ref))
+    us, overhead = _time_method(meth, inputs, budget)
     return {
         "us": max(us - overhead, 0.0), "us_raw": us, "ctypes_overhead_us": overhead,
         "pte_bytes": len(c.pte), "arena_bytes": c.arena_bytes,
@@ -141,9 +148,22 @@ def bench_et(model, inputs, xnnpack: bool, budget: float, calibration=None) -> d
     err = max(_rel_err(o.detach().numpy(), r.numpy()) for o, r in zip(out, ref))
     us = cm.median_us(lambda: mod.forward(args), budget_s=budget)
     res = {"us": us, "pte_bytes": len(buf), "arena_bytes": int(sum(sizes[1:])),
-           "max_rel_err": err, "delegates": [d.id for d in plan.delegates]}
+           "max_rel_err": err, "delegates": [d.id for d in plan.delegates], "pte": buf,
+           "outputs": [o.detach().numpy() for o in out]}
     del mod
     return res
+
+
+def bench_et_program_on_mote(et: dict, inputs, budget: float) -> dict:
+    """ExecuTorch's own program (bench_et's) run by Mote's runtime and backend: the
+    same payload on Debian's XNNPACK instead of ExecuTorch's bundled one."""
+    from aot.host.runtime import Program
+    meth = Program(et["pte"]).method()
+    arrays = [t.numpy() for t in inputs]
+    outs = meth.run(arrays)
+    us, overhead = _time_method(meth, arrays, budget)
+    return {"us": max(us - overhead, 0.0), "identical_to_executorch":
+            all(np.array_equal(a, b) for a, b in zip(outs, et["outputs"]))}
 
 
 def bench_eager(model, inputs, budget: float) -> float:
@@ -164,6 +184,12 @@ def _bench_int8(name: str, model, inputs, calibration, budget: float, errors: di
             out[key] = r
         except Exception as e:  # noqa: BLE001 - report and go on
             errors["int8_" + key] = cm.short_error(e)
+    if out.get("et_xnnpack"):
+        try:
+            out["et_program_on_mote"] = bench_et_program_on_mote(out["et_xnnpack"], inputs, budget)
+        except Exception as e:  # noqa: BLE001
+            errors["int8_et_program_on_mote"] = cm.short_error(e)
+        out["et_xnnpack"].pop("pte"), out["et_xnnpack"].pop("outputs")
     mx, ex = out.get("mote_xnnpack"), out.get("et_xnnpack")
     out["mote_xnnpack_vs_et_xnnpack"] = mx["us"] / ex["us"] if mx and ex and ex["us"] > 0 else None
     return out
@@ -234,15 +260,19 @@ def main(argv=None) -> int:
     q8 = []
     for r in results:
         i8 = r.get("int8") or {}
-        m, mx, x = i8.get("mote"), i8.get("mote_xnnpack"), i8.get("et_xnnpack")
+        m, mx, x, xm = i8.get("mote"), i8.get("mote_xnnpack"), i8.get("et_xnnpack"), i8.get("et_program_on_mote")
         ratio = i8.get("mote_xnnpack_vs_et_xnnpack")
         q8.append([r["model"], cm.fmt(m and m["us"], ",.1f"), cm.fmt(mx and mx["us"], ",.1f"),
                    cm.fmt(x and x["us"], ",.1f"), cm.fmt(ratio, ".2f") + ("x" if ratio else ""),
+                   cm.fmt(xm and xm["us"], ",.1f") + ("" if not xm else " (=)" if xm["identical_to_executorch"] else " (differs)"),
                    cm.fmt(m and m["max_rel_err"], ".2f"), cm.fmt(mx and mx["max_rel_err"], ".2f"),
                    cm.fmt(mx and mx["backend_pool_bytes"])])
     print("int8, 1 thread, median latency in µs; parity in output quanta from PT2E's reference")
     print(cm.table(["model", "Mote int8 us", "Mote+XNN int8 us", "ET XNN int8 us", "Mote+XNN / ET XNN",
-                    "Mote quanta", "Mote+XNN quanta", "Mote+XNN pool B"], q8))
+                    "ET's int8 .pte on Mote us", "Mote quanta", "Mote+XNN quanta", "Mote+XNN pool B"], q8))
+    print("ET's int8 .pte on Mote: ExecuTorch's own int8 program through Mote's runtime and Debian's 2022 "
+          "XNNPACK ((=): outputs identical to ExecuTorch's); against the ET XNN column it isolates the "
+          "library version from Mote's lowering.")
     print()
     mem = []
     for r in results:
