@@ -10,11 +10,13 @@ calls)."""
 from __future__ import annotations
 
 import platform
+import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -103,10 +105,12 @@ def has_backend(target: str, backend: str) -> bool:
 
 
 def run_on_linux(pte: bytes, steps: list, target: str, method: str = "forward",
-                 timeout: float = 300.0) -> list:
+                 timeout: float = 300.0, stats: Optional[dict] = None) -> list:
     """Runs program `pte` once per input list of `steps` (numpy arrays in the
     method's input order and dtypes) on Linux target `target`; returns each
-    call's outputs (numpy arrays). Raises RunError with mote-run's message."""
+    call's outputs (numpy arrays). With `stats` (a dict), a delegated program's
+    backend pool high-water mark goes into stats["backend_pool_bytes"] (bytes,
+    the largest over the calls). Raises RunError with mote-run's message."""
     t = LINUX_TARGETS[target]
     exe = [*_runner(t), str(build_linux(t))]
     results = []
@@ -126,4 +130,7 @@ def run_on_linux(pte: bytes, steps: list, target: str, method: str = "forward",
                                f"{(r.stderr or r.stdout).strip().splitlines()[-1:]}")
             with np.load(out) as z:
                 results.append([z[f"output_{i}"] for i in range(len(z.files))])
+            pool = re.search(r"^backend pool: (\d+) bytes$", r.stdout, re.M)
+            if stats is not None and pool:
+                stats["backend_pool_bytes"] = max(stats.get("backend_pool_bytes", 0), int(pool.group(1)))
     return results

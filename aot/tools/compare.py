@@ -72,7 +72,8 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
                        f"--target host or a Linux target whose libmote.so links the backend; "
                        f"{target} links no {compiled.delegation['backend']}")
     if is_linux_target(target):
-        return _run_on_linux(compiled, arrays, target, timeout), {}
+        stats: dict = {}
+        return _run_on_linux(compiled, arrays, target, timeout, stats), stats
     from aot.target.build import build_compiled
     from aot.target.run import run_build
     scheme = "-int16" if compiled.int16 else "-int8" if compiled.int8 else ""
@@ -101,7 +102,7 @@ def _host_method(program, compiled):
         raise
 
 
-def _run_on_linux(compiled, arrays, target: str, timeout: float) -> list:
+def _run_on_linux(compiled, arrays, target: str, timeout: float, stats: dict) -> list:
     from aot.errors import RunError
     from aot.target.linux import run_on_linux
     if compiled.ptd is not None:
@@ -110,7 +111,7 @@ def _run_on_linux(compiled, arrays, target: str, timeout: float) -> list:
     if len(arrays) > 1 and compiled.mutable_bytes:
         raise RunError(f"--target {target} runs one call per mote-run process: a model with "
                        "mutable state compares there with --steps 1 (state across calls: --target host or a board)")
-    return run_on_linux(compiled.pte, arrays, target, compiled.method_name, timeout)
+    return run_on_linux(compiled.pte, arrays, target, compiled.method_name, timeout, stats)
 
 
 def _stateful_calls(fn, steps) -> list:

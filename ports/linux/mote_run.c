@@ -241,5 +241,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "mote-run: cannot write %s\n", prefix);
         return 1;
     }
+    if (mote_method_backend_pool_used(&method) > 0u) { /* what delegates took of the pool (aot compare reads it) */
+        printf("backend pool: %lu bytes\n", (unsigned long)mote_method_backend_pool_used(&method));
+    }
     return 0;
 }

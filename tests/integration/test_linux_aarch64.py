@@ -78,9 +78,15 @@ def test_a_runtime_error_on_the_target_is_one_line(tmp_path):
 @pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025", "resnet8"])
 def test_zoo_delegated_to_xnnpack_on_linux_aarch64(model):
     """The XNNPACK backend cross-built against Debian's arm64 libXNNPACK (unpacked by
-    scripts/bootstrap.sh into build/sysroot-aarch64) runs the delegated zoo under qemu-aarch64."""
+    scripts/bootstrap.sh into build/sysroot-aarch64) runs the delegated zoo, fp32 and int8,
+    under qemu-aarch64, and mote-run reports the backend pool it used."""
     from aot.target.linux import has_backend
     assert has_backend("linux-aarch64", "XnnpackBackend"), \
         "build/sysroot-aarch64 lacks arm64 XNNPACK: rerun scripts/bootstrap.sh"
     rep = _compare(model, "--delegate", "xnnpack")
     assert rep["delegation"]["delegated_share"] == 1.0 and rep["max_rel_error"] <= 1e-5, rep
+    assert rep["backend_pool_bytes"] > 0
+    # int8: XNNPACK's qs8 / qc8 operators on arm64 (its NEON requantization), within a quantum of PT2E
+    rep = _compare(model, "--int8", "--delegate", "xnnpack")
+    assert rep["delegation"]["delegated_share"] == 1.0 and rep["pt2e_max_quanta"] <= 1.001, rep
+    assert rep["backend_pool_bytes"] > 0
