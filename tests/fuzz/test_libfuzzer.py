@@ -27,12 +27,14 @@ BUILD = ROOT / "build" / "fuzz"
 FUZZ_SECONDS = 20
 FUZZ_SEED = 20260607
 MIN_EXECS = 2000  # ~1200 exec/s on one core of the CI machine: 20 s gives ~25000
-# (zoo model, int8?): small programs (<= 115 KB) covering every kernel family of the zoo.
-SEED_MODELS = [("cov_activations", False), ("cov_activations", True), ("cov_batchnorm", False),
-               ("cov_batchnorm", True), ("cov_pooling", False), ("cov_pooling", True),
-               ("cov_residual_cat", False), ("cov_residual_cat", True), ("small_cnn", False),
-               ("small_cnn", True), ("ds_cnn", False), ("ds_cnn", True), ("mlp", True),
-               ("small_cnn", "xnnpack")]  # delegated: the XNNPACK backend's payload reader and shape proof
+# (zoo model, aot export flags): small programs (<= 115 KB) covering every kernel family of the
+# zoo, and delegated ones for the XNNPACK backend's payload reader, quantized values and shape proof
+INT8, XNN = ("--int8",), ("--delegate", "xnnpack")
+SEED_MODELS = [("cov_activations", ()), ("cov_activations", INT8), ("cov_batchnorm", ()),
+               ("cov_batchnorm", INT8), ("cov_pooling", ()), ("cov_pooling", INT8),
+               ("cov_residual_cat", ()), ("cov_residual_cat", INT8), ("small_cnn", ()),
+               ("small_cnn", INT8), ("ds_cnn", ()), ("ds_cnn", INT8), ("mlp", INT8),
+               ("small_cnn", XNN), ("cov_pooling", INT8 + XNN)]
 
 STATS_RE = re.compile(r"mote_fuzz: inputs (\d+) load (\d+)/(\d+) requirements (\d+)/(\d+) init (\d+)/(\d+) "
                       r"input (\d+)/(\d+) execute (\d+)/(\d+) too_big (\d+) loops (\d+)")
@@ -86,12 +88,11 @@ def seed_corpus():
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     jobs = []
-    for model, int8 in SEED_MODELS:
-        name = f"{model}_{int8 if isinstance(int8, str) else 'int8' if int8 else 'fp32'}"
+    for model, flags in SEED_MODELS:
+        name = "_".join([model] + [f.lstrip("-") for f in flags if f != "--delegate"]) if flags else f"{model}_fp32"
         out = tmp / name  # own directory: export also writes ops.json beside the program
         out.mkdir()
-        jobs.append((name, out, [aot, "export", ROOT / "zoo" / f"{model}.py", "-o", out / f"{name}.pte"]
-                     + (["--delegate", int8] if isinstance(int8, str) else ["--int8"] if int8 else [])))
+        jobs.append((name, out, [aot, "export", ROOT / "zoo" / f"{model}.py", "-o", out / f"{name}.pte", *flags]))
     for k in range(0, len(jobs), 2):  # two at a time (2 cores)
         procs = [(name, out, subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE,
                                               stderr=subprocess.STDOUT, text=True, cwd=ROOT))
