@@ -68,9 +68,14 @@ def instruction_macs(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
 
 def int8_mac_share(spec: ir.ProgramSpec, int16: bool = False) -> tuple:
     """(MACs in int8 kernels, all MACs) of ``spec``; int16: (MACs in the
-    int16-activation kernels, all MACs)."""
+    int16-activation kernels, all MACs). A delegate's MACs count as int8 when
+    it runs int8 operators (XNNPACK's qs8)."""
     total = quantized = 0
     for call in spec.instructions:
+        if isinstance(call, ir.DelegateCall):   # a delegate is int8 or fp32 throughout (q/dq stay outside)
+            total += call.macs
+            quantized += call.macs if any(c.op in (_INT16 if int16 else _INT8) for c in call.calls) else 0
+            continue
         m = instruction_macs(spec, call)
         total += m
         if int16 and call.op in _INT16:

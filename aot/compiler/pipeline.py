@@ -196,7 +196,8 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     them by key; a path's existing tensors are kept (merged), and the file is
     written with out_pte.
     delegate: a backend name (aot.compiler.partition.backend_names(), e.g.
-    "xnnpack"): the subgraphs it takes become DelegateCalls (fp32 only);
+    "xnnpack"): the subgraphs it takes become DelegateCalls (fp32, or int8
+    with `int8`; not with int16_activations);
     Compiled.delegation reports what was delegated and what fell back.
     out_pte: if given, writes the .pte there atomically plus its ops.json
     (see :func:`manifest_path`).
