@@ -204,12 +204,16 @@ typedef struct payload {
     xnn_dims_t *dims;   /* per value: its declared dims (the shape proof, xnnpack_shapes.h) */
     uint8_t *writable;  /* per value: a node may write it (not a constant, not an external input) */
     quant_t *quant;     /* per value: its verified element type and quantization */
+    uint8_t *use;       /* per value: USE_* bits (every value a node writes must be read or an output) */
     const void **data;  /* per value: its constant bytes, or NULL */
 } payload_t;
 
 #define OV_NONE 0u
 #define OV_HIDDEN 0xFFu
-#define OV_SKIP 0xFEu   /* a staged Convert's output: not defined (a node reading it fails) */
+#define OV_SKIP 0xFEu
+#define USE_READ 1u
+#define USE_WRITTEN 2u
+#define USE_OUTPUT 4u   /* a staged Convert's output: not defined (a node reading it fails) */
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -467,6 +471,7 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
                    MOTE_ERR_BACKEND_PAYLOAD);
         MOTE_TRY(define_as(sg, &q, dims.len, shape, NULL, ext, flags, &xid));
         p->ids[id] = xid;
+        p->use[id] = (flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) ? USE_OUTPUT : 0u;
         return MOTE_OK;
     }
     if (flags != 0u) { /* external: argument `ext` of the call */
@@ -483,6 +488,7 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
     }
     MOTE_TRY(define_as(sg, &q, dims.len, shape, data, ext, flags, &xid));
     p->ids[id] = xid;
+    p->use[id] = (flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) ? USE_OUTPUT : 0u;
     p->quant[id] = q;
     p->data[id] = data;
     return MOTE_OK;
@@ -506,6 +512,7 @@ static uint32_t node_val(const payload_t *p, const mote_fb_table_t *n, uint32_t 
         return XNN_INVALID_VALUE_ID;
     }
     *dims = &p->dims[id];
+    p->use[id] |= USE_READ; /* node_out clears it again for the value it writes */
     return p->ids[id];
 }
 
@@ -514,9 +521,13 @@ static uint32_t node_out(const payload_t *p, const mote_fb_table_t *n, uint32_t 
                          const xnn_dims_t **dims)
 {
     uint32_t raw = scalar_u32(p, n, f, 0u, err);
+    uint8_t before = raw < p->num_values ? p->use[raw] : 0u;
     uint32_t id = node_val(p, n, f, 0, err, dims);
     if (*err == MOTE_OK && !p->writable[raw]) {
         *err = MOTE_ERR_BACKEND_PAYLOAD; /* a constant (program bytes) or an input argument */
+    }
+    if (*err == MOTE_OK) {
+        p->use[raw] = (uint8_t)(before | USE_WRITTEN);
     }
     return id;
 }
@@ -998,8 +1009,9 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
     p->writable = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)values.len + 1u, 1u);
     p->quant = (quant_t *)mote_pool_alloc(ctx->pool, sizeof(quant_t) * ((size_t)values.len + 1u), sizeof(void *));
     p->data = (const void **)mote_pool_alloc(ctx->pool, sizeof(void *) * ((size_t)values.len + 1u), sizeof(void *));
+    p->use = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)values.len + 1u, 1u);
     MOTE_CHECK(p->ids != NULL && p->ov_ext != NULL && p->ov_flags != NULL && p->stages != NULL && p->dims != NULL &&
-                   p->writable != NULL && p->quant != NULL && p->data != NULL,
+                   p->writable != NULL && p->quant != NULL && p->data != NULL && p->use != NULL,
                MOTE_ERR_BACKEND_MEMORY);
     p->num_stages = 0;
     for (i = 0; i < values.len; i++) {
@@ -1009,6 +1021,7 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
         p->quant[i].kind = 0u;
         p->quant[i].dtype = xnn_datatype_fp32;
         p->data[i] = NULL;
+        p->use[i] = 0u;
     }
     for (i = 0; i < nodes.len; i++) {      /* edge transposes first: they change which values are external */
         mote_fb_table_t n;
@@ -1026,6 +1039,9 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
     for (i = 0; i < nodes.len; i++) {
         MOTE_TRY(mote_fb_vec_table(&p->fb, &nodes, i, &xn));
         MOTE_TRY(define_node(p, sg, &xn));
+    }
+    for (i = 0; i < values.len; i++) { /* Debian's XNNPACK gives a result nobody reads no memory (an assert) */
+        MOTE_CHECK(!(p->use[i] & USE_WRITTEN) || (p->use[i] & (USE_READ | USE_OUTPUT)), MOTE_ERR_BACKEND_PAYLOAD);
     }
     for (i = 0; i < p->num_stages; i++) {
         p->stages[i].buf = (float *)mote_pool_alloc(ctx->pool, (size_t)p->stages[i].numel * 4u, 16u);

@@ -319,7 +319,13 @@ def test_backend_proves_every_write_stays_inside_its_tensor(mixed):
     def output_on_the_input(g):
         v = next(v.xvalue_union for v in g.xvalues if v.xvalue_union.flags == xs.EXTERNAL_OUTPUT)
         v.external_id = 0
-    for edit in (shrink_conv_output, write_the_filter, output_on_the_input):
+    def a_result_nobody_reads(g):   # Debian's XNNPACK gives it no memory and asserts (found by libFuzzer)
+        src = xs.tensor_of(g.xvalues[conv(g).output_id])
+        g.xvalues.append(xs.XValue(xs.XNNTensorValue(datatype=xs.FP32, num_dims=src.num_dims, dims=src.dims,
+                                                     external_id=xs.INVALID_ID, id_out=len(g.xvalues))))
+        g.xnodes.append(xs.XNode(xnode_union=xs.NODE_TYPES["XNNSigmoid"](input_id=src.id_out,
+                                                                         output_id=len(g.xvalues) - 1, flags=0)))
+    for edit in (shrink_conv_output, write_the_filter, output_on_the_input, a_result_nobody_reads):
         with pytest.raises(RtError, match="BACKEND_PAYLOAD"):
             Program(_with_payload(c, edit, 1)).method()
 
