@@ -42,6 +42,10 @@ class Partitioner:
         boundary layout changes added to ``sub.before`` / ``sub.after``)."""
         raise NotImplementedError
 
+    def finish(self, spec: ir.ProgramSpec) -> None:
+        """After every subgraph is lowered, before unused values are dropped:
+        a backend may tidy what its lowerings put between them (default: nothing)."""
+
 
 @dataclass
 class Subgraph:
@@ -136,6 +140,7 @@ def delegate(spec: ir.ProgramSpec, name: str) -> dict:
         pos = last + 1
     new.extend(spec.instructions[pos:])
     spec.instructions = new
+    part.finish(spec)
     _drop_unused(spec)
     ops: dict = {}
     for c in new:

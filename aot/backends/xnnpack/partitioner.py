@@ -129,6 +129,58 @@ class XnnpackPartitioner(Partitioner):
         payload = g.payload(len(args) + len(outs))
         return ir.DelegateCall(self.backend, payload, args + outs, len(args))
 
+    def finish(self, spec: ir.ProgramSpec) -> None:
+        """An elementwise fallback between two subgraphs runs on their NHWC
+        tensors: the two layout changes around it go."""
+        while _elide_layout_changes(spec):
+            pass
+
+
+#: Mote fp32 kernels that compute each element from the same element alone
+#: (any shape, any layout): between two subgraphs they run on the NHWC tensors
+#: as they are, so the layout changes around them go (XnnpackPartitioner.finish)
+ELEMENTWISE = frozenset({"aten::tanh", "aten::gelu", "aten::elu", "aten::leaky_relu", "aten::hardswish",
+                         "aten::hardsigmoid", "aten::silu", "aten::exp", "aten::abs", "aten::neg",
+                         "aten::sqrt", "aten::rsqrt", "aten::log", "aten::erf", "aten::sin", "aten::cos"})
+
+
+def _is_permute(spec, call, perm: list) -> bool:
+    return isinstance(call, ir.KernelCall) and call.op == "aten::permute_copy" and \
+        list(spec.values[call.args[1]].items) == perm
+
+
+def _readers(spec, value: int) -> list:
+    """Indices of the instructions that read `value` (as an input argument)."""
+    from aot.compiler.liveness import call_tensors
+    out = []
+    for k, c in enumerate(spec.instructions):
+        written = {c.args[-1]} if isinstance(c, ir.KernelCall) else set(c.args[c.num_inputs:])
+        if value in set(call_tensors(spec, c)) - written:
+            out.append(k)
+    return out
+
+
+def _elide_layout_changes(spec) -> bool:
+    """One `NHWC->NCHW permute -> elementwise op -> NCHW->NHWC permute` between
+    two delegates becomes the op on the NHWC tensors (True if it found one)."""
+    ins = spec.instructions
+    for k in range(len(ins) - 2):
+        p1, op, p2 = ins[k], ins[k + 1], ins[k + 2]
+        if not (_is_permute(spec, p1, NHWC_TO_NCHW) and _is_permute(spec, p2, NCHW_TO_NHWC)
+                and isinstance(op, ir.KernelCall) and op.op in ELEMENTWISE):
+            continue
+        nchw_in, nchw_out = p1.args[-1], op.args[-1]
+        tensors = {a for a in op.args if isinstance(spec.values[a], ir.TensorValue)}
+        if tensors != {nchw_in, nchw_out} or p2.args[0] != nchw_out \
+                or nchw_in in spec.outputs or nchw_out in spec.outputs \
+                or _readers(spec, nchw_in) != [k + 1] or _readers(spec, nchw_out) != [k + 2]:
+            continue
+        nhwc_in, nhwc_out = p1.args[0], p2.args[-1]
+        op.args = [nhwc_in if a == nchw_in else nhwc_out if a == nchw_out else a for a in op.args]
+        spec.instructions = ins[:k] + [op] + ins[k + 3:]
+        return True
+    return False
+
 
 def _boundary(spec, v: int, calls: list, perm: list, into: bool) -> int:
     """The tensor the delegate reads (into) or writes for Mote value `v`: `v`
