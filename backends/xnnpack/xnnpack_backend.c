@@ -95,6 +95,7 @@ typedef struct xnn_delegate {
     struct xnn_external_value *ext; /* nargs entries: external id k is argument k */
     stage_t *stages;
     uint32_t num_stages;
+    uint32_t bound;   /* xnn_setup_runtime done with the arguments' current storage */
 } xnn_delegate_t;
 
 /* The pool XNNPACK's hooks allocate from right now (see the file comment). */
@@ -213,7 +214,8 @@ typedef struct payload {
 #define OV_SKIP 0xFEu
 #define USE_READ 1u
 #define USE_WRITTEN 2u
-#define USE_OUTPUT 4u   /* a staged Convert's output: not defined (a node reading it fails) */
+#define USE_OUTPUT 4u
+#define USE_SOURCE 8u   /* a constant or an external input: readable before any node runs */   /* a staged Convert's output: not defined (a node reading it fails) */
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -471,7 +473,7 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
                    MOTE_ERR_BACKEND_PAYLOAD);
         MOTE_TRY(define_as(sg, &q, dims.len, shape, NULL, ext, flags, &xid));
         p->ids[id] = xid;
-        p->use[id] = (flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) ? USE_OUTPUT : 0u;
+        p->use[id] = (flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) ? USE_OUTPUT : USE_SOURCE;
         return MOTE_OK;
     }
     if (flags != 0u) { /* external: argument `ext` of the call */
@@ -488,7 +490,8 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
     }
     MOTE_TRY(define_as(sg, &q, dims.len, shape, data, ext, flags, &xid));
     p->ids[id] = xid;
-    p->use[id] = (flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) ? USE_OUTPUT : 0u;
+    p->use[id] = (uint8_t)(((flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) ? USE_OUTPUT : 0u) |
+                           ((data != NULL || (flags & XNN_VALUE_FLAG_EXTERNAL_INPUT)) ? USE_SOURCE : 0u));
     p->quant[id] = q;
     p->data[id] = data;
     return MOTE_OK;
@@ -496,11 +499,12 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
 
 /* Node field `f` as a defined value's XNNPACK id (INVALID stays INVALID where
  * `optional`); *dims its declared dims (NULL for an absent optional one). */
-static uint32_t node_val(const payload_t *p, const mote_fb_table_t *n, uint32_t f, int optional, mote_err_t *err,
-                         const xnn_dims_t **dims)
+static uint32_t value_of(const payload_t *p, const mote_fb_table_t *n, uint32_t f, int optional, mote_err_t *err,
+                         const xnn_dims_t **dims, uint32_t *raw)
 {
     uint32_t id = scalar_u32(p, n, f, 0u, err);
     *dims = NULL;
+    *raw = id;
     if (*err != MOTE_OK) {
         return XNN_INVALID_VALUE_ID;
     }
@@ -512,22 +516,35 @@ static uint32_t node_val(const payload_t *p, const mote_fb_table_t *n, uint32_t 
         return XNN_INVALID_VALUE_ID;
     }
     *dims = &p->dims[id];
-    p->use[id] |= USE_READ; /* node_out clears it again for the value it writes */
     return p->ids[id];
 }
 
-/* node_val of a node's output: also a value a node may write. */
+/* A value a node reads: a constant, an input, or what an earlier node wrote
+ * (Debian's XNNPACK gives a value no node writes no memory, and asserts). */
+static uint32_t node_val(const payload_t *p, const mote_fb_table_t *n, uint32_t f, int optional, mote_err_t *err,
+                         const xnn_dims_t **dims)
+{
+    uint32_t raw, id = value_of(p, n, f, optional, err, dims, &raw);
+    if (*err == MOTE_OK && id != XNN_INVALID_VALUE_ID) {
+        if (!(p->use[raw] & (USE_WRITTEN | USE_SOURCE))) {
+            *err = MOTE_ERR_BACKEND_PAYLOAD;
+            return XNN_INVALID_VALUE_ID;
+        }
+        p->use[raw] |= USE_READ;
+    }
+    return id;
+}
+
+/* A value a node writes: not a constant (program bytes), not an input argument. */
 static uint32_t node_out(const payload_t *p, const mote_fb_table_t *n, uint32_t f, mote_err_t *err,
                          const xnn_dims_t **dims)
 {
-    uint32_t raw = scalar_u32(p, n, f, 0u, err);
-    uint8_t before = raw < p->num_values ? p->use[raw] : 0u;
-    uint32_t id = node_val(p, n, f, 0, err, dims);
+    uint32_t raw, id = value_of(p, n, f, 0, err, dims, &raw);
     if (*err == MOTE_OK && !p->writable[raw]) {
-        *err = MOTE_ERR_BACKEND_PAYLOAD; /* a constant (program bytes) or an input argument */
+        *err = MOTE_ERR_BACKEND_PAYLOAD;
     }
     if (*err == MOTE_OK) {
-        p->use[raw] = (uint8_t)(before | USE_WRITTEN);
+        p->use[raw] |= USE_WRITTEN;
     }
     return id;
 }
@@ -812,6 +829,7 @@ static mote_err_t define_staged_convert(const payload_t *p, xnn_subgraph_t sg, c
     MOTE_TRY(xnn_err(xnn_define_tensor_value(sg, xnn_datatype_fp32, p->dims[st->target].n, shape, NULL, st->ext,
                                              XNN_VALUE_FLAG_EXTERNAL_INPUT, &sid)));
     *done = true;
+    p->use[st->target] |= USE_WRITTEN;
     return xnn_err(xnn_define_convert(sg, sid, p->ids[st->target], 0u));
 }
 
@@ -1050,19 +1068,27 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
     return MOTE_OK;
 }
 
-/* Binds the arguments' storage to the runtime's external values. */
+/* Binds the arguments' storage to the runtime's external values. An argument
+ * without storage yet (a view the method resolves when it runs) leaves the
+ * runtime unbound until execute: Debian's XNNPACK asserts on a NULL pointer. */
 static mote_err_t bind(xnn_delegate_t *d, mote_value_t *const *args)
 {
     uint32_t k;
 
+    d->bound = 0;
     for (k = 0; k < d->nargs; k++) {
         d->ext[k].id = k;
         d->ext[k].data = args[k]->u.t->data;
+        if (d->ext[k].data == NULL) {
+            return MOTE_OK;
+        }
     }
     for (k = 0; k < d->num_stages; k++) {
         d->ext[d->stages[k].ext].data = d->stages[k].buf;
     }
-    return xnn_err(xnn_setup_runtime(d->runtime, d->nargs, d->ext));
+    MOTE_TRY(xnn_err(xnn_setup_runtime(d->runtime, d->nargs, d->ext)));
+    d->bound = 1;
+    return MOTE_OK;
 }
 
 /* dst = src transposed: dst dim k is src dim perm[k]; src has `dims`. */
@@ -1114,6 +1140,7 @@ static mote_err_t xnnpack_init(mote_delegate_init_t *ctx, void **handle)
     d->pool = ctx->pool;
     d->nargs = ctx->nargs;
     d->runtime = NULL;
+    d->bound = 0;
     d->ext = (struct xnn_external_value *)mote_pool_alloc(ctx->pool, sizeof(*d->ext) * ctx->nargs,
                                                           sizeof(void *));
     MOTE_CHECK(d->ext != NULL, MOTE_ERR_BACKEND_MEMORY);
@@ -1163,8 +1190,14 @@ static mote_err_t xnnpack_execute(void *handle, mote_value_t *const *args, uint3
 
     MOTE_CHECK(nargs == d->nargs, MOTE_ERR_KERNEL_ARGS);
     g_pool = d->pool;
+    for (k = 0; k < nargs; k++) { /* every argument has storage by now */
+        if (args[k]->u.t->data == NULL) {
+            g_pool = NULL;
+            return MOTE_ERR_BACKEND_FAILED;
+        }
+    }
     for (k = 0; k < nargs; k++) { /* storage moved (an et_view): bind again */
-        if (d->ext[k].data != args[k]->u.t->data && !staged_arg(d, k)) {
+        if (!d->bound || (d->ext[k].data != args[k]->u.t->data && !staged_arg(d, k))) {
             err = bind(d, args);
             break;
         }

@@ -135,6 +135,17 @@ def _cov(log: str, what: str):
     return tuple(map(int, m[-1]))
 
 
+def test_libfuzzer_regressions(fuzz_mote):
+    """Inputs libFuzzer once crashed on (tests/fuzz/regressions/) run to an error code now:
+    xnnpack_unbound_view_argument.pte, a mutated int8 delegated program whose delegate argument
+    has no storage at init (Debian's XNNPACK asserted on the NULL pointer in xnn_setup_runtime)."""
+    reg = Path(__file__).resolve().parent / "regressions"
+    assert sorted(p.name for p in reg.iterdir()) == ["xnnpack_unbound_view_argument.pte"]
+    r = _run([fuzz_mote, "-runs=0", reg], 300, _env())
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert _stats(r.stderr)["init"][1] >= 1, r.stderr[-2000:]   # it reached the backend's init
+
+
 def test_libfuzzer_zoo_seeds(fuzz_mote, seed_corpus, tmp_path):
     seeds = sorted(seed_corpus.glob("*.pte"))
     assert len(seeds) == len(SEED_MODELS)
