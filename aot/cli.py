@@ -166,7 +166,7 @@ def _add_delegate_option(p) -> None:
     from aot.compiler.partition import backend_names
     p.add_argument("--delegate", metavar="NAME", choices=backend_names(),
                    help=f"hand the subgraphs a backend takes to it (ExecuTorch's delegation; one of: "
-                        f"{', '.join(backend_names())}; fp32, one method; runs on the Linux host); the rest "
+                        f"{', '.join(backend_names())}; fp32 or --int8, one method; runs on Linux hosts); the rest "
                         "runs on Mote's kernels")
 
 
