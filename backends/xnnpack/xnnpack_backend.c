@@ -1126,10 +1126,14 @@ static mote_err_t xnnpack_init(mote_delegate_init_t *ctx, void **handle)
     xnn_delegate_t *d;
     uint64_t num_externs;
     mote_err_t err;
+    uint32_t k;
 
     MOTE_TRY(payload_open(ctx, &p));
     MOTE_TRY(mote_fb_scalar(&p.fb, &p.graph, XG_NUM_EXTERNS, 4u, 0u, &num_externs));
     MOTE_CHECK(num_externs == ctx->nargs && num_externs >= 2u, MOTE_ERR_KERNEL_ARGS);
+    for (k = 0; k < ctx->nargs; k++) { /* bind reads each one's storage, named by a value or not */
+        MOTE_CHECK(ctx->args[k]->tag == MOTE_TAG_TENSOR && ctx->args[k]->u.t != NULL, MOTE_ERR_KERNEL_ARGS);
+    }
     g_pool = ctx->pool;
     if (!g_initialized) {
         MOTE_TRY(xnn_err(xnn_initialize(&k_allocator)));

@@ -137,13 +137,16 @@ def _cov(log: str, what: str):
 
 def test_libfuzzer_regressions(fuzz_mote):
     """Inputs libFuzzer once crashed on (tests/fuzz/regressions/) run to an error code now:
-    xnnpack_unbound_view_argument.pte, a mutated int8 delegated program whose delegate argument
-    has no storage at init (Debian's XNNPACK asserted on the NULL pointer in xnn_setup_runtime)."""
+    mutated int8 delegated programs whose delegate argument has no storage at init
+    (xnnpack_unbound_view_argument.pte: Debian's XNNPACK asserted on the NULL pointer in
+    xnn_setup_runtime) or is not a tensor at all (xnnpack_argument_not_a_tensor.pte: the
+    backend read its storage; UBSan)."""
     reg = Path(__file__).resolve().parent / "regressions"
-    assert sorted(p.name for p in reg.iterdir()) == ["xnnpack_unbound_view_argument.pte"]
+    assert sorted(p.name for p in reg.iterdir()) == ["xnnpack_argument_not_a_tensor.pte",
+                                                     "xnnpack_unbound_view_argument.pte"]
     r = _run([fuzz_mote, "-runs=0", reg], 300, _env())
     assert r.returncode == 0, r.stderr[-4000:]
-    assert _stats(r.stderr)["init"][1] >= 1, r.stderr[-2000:]   # it reached the backend's init
+    assert _stats(r.stderr)["init"][1] >= 2, r.stderr[-2000:]   # both reached the backend's init
 
 
 def test_libfuzzer_zoo_seeds(fuzz_mote, seed_corpus, tmp_path):
