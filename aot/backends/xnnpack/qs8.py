@@ -32,10 +32,9 @@ INT8 = 1   # ScalarType int8
 #: the mote:: int8 operators this module lowers
 TAKEN = frozenset({"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::add_s8",
                    "mote::mul_s8", "mote::max_pool2d_s8", "mote::mean_s8"})
-#: op -> (input zero point, output zero point, activation min, activation max) argument positions
-_ZP_ACT = {"mote::conv2d_s8": (8, 9, 10, 11), "mote::depthwise_conv2d_s8": (9, 10, 11, 12),
-           "mote::linear_s8": (5, 6, 7, 8), "mote::add_s8": (2, 9, 12, 13), "mote::mul_s8": (2, 4, 7, 8),
-           "mote::max_pool2d_s8": (None, None, 5, 6)}
+#: the ops with a fused clamp (activation_min / activation_max arguments)
+_CLAMPED = frozenset({"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::add_s8",
+                      "mote::mul_s8", "mote::max_pool2d_s8"})
 #: [low, high) of the requantization scale each XNNPACK qs8 operator accepts
 #: (XNNPACK's xnn_create_*_qs8 / _qc8 checks): conv / fully connected
 #: input*weight/output, add input/output, multiply a*b/output, average pooling input/output
@@ -106,6 +105,13 @@ def value_qparams(spec: ir.ProgramSpec, calls: list) -> dict:
     return qp
 
 
+def _arg_index(op: str, name: str) -> int:
+    """Position of argument `name` in mote:: op `op`'s schema (aot.compiler.mote_ops.SCHEMAS;
+    imported here, where int8 programs have it loaded already)."""
+    from aot.compiler.mote_ops import SCHEMAS
+    return [arg.split()[-1] for arg in SCHEMAS[op.split("::", 1)[1]].split(",")].index(name)
+
+
 def per_tensor(scale: float, zp: int) -> xs.PerTensorQuant:
     return xs.PerTensorQuant(scale=_f32(scale), zero_point=int(zp))
 
@@ -121,17 +127,17 @@ def lower(g, call: ir.KernelCall) -> None:
     """Adds the nodes of int8 call `call` to graph `g` (partitioner._Graph)."""
     s, a, qp = g.spec, call.args, call.qparams
     (so, zo) = qp["output"]
-    act = _ZP_ACT.get(call.op)
     lo = hi = None
-    if act is not None:
-        lo, hi = _bound(s.values[a[act[2]]], so, zo, True), _bound(s.values[a[act[3]]], so, zo, False)
+    if call.op in _CLAMPED:
+        lo = _bound(s.values[a[_arg_index(call.op, "activation_min")]], so, zo, True)
+        hi = _bound(s.values[a[_arg_index(call.op, "activation_max")]], so, zo, False)
     if call.op in ("mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8"):
         _conv(g, call, lo, hi)
     elif call.op in ("mote::add_s8", "mote::mul_s8"):
         g.add("XNNAdd" if call.op == "mote::add_s8" else "XNNMultiply", lo, hi, input1_id=g.id(a[0]),
               input2_id=g.id(a[1]), output_id=g.out(a[-1]), flags=0)
     elif call.op == "mote::max_pool2d_s8":
-        k, st, pd, dl = (g.ints(a[i]) for i in (1, 2, 3, 4))
+        k, st, pd, dl = (g.ints(a[_arg_index(call.op, n)]) for n in ("kernel_size", "stride", "padding", "dilation"))
         g.add("XNNMaxPooling2d", lo, hi, padding_top=pd[0], padding_right=pd[1], padding_bottom=pd[0],
               padding_left=pd[1], pooling_height=k[0], pooling_width=k[1], stride_height=st[0],
               stride_width=st[1], dilation_height=dl[0], dilation_width=dl[1], input_id=g.id(a[0]),
@@ -157,7 +163,7 @@ def _conv(g, call: ir.KernelCall, lo: float, hi: float) -> None:
         return
     depthwise = call.op == "mote::depthwise_conv2d_s8"
     fdims = list(w.sizes)                       # OHWI, or [1, KH, KW, Cout] depthwise
-    stride, pad, dil = (g.ints(a[i]) for i in (5, 6, 7))
+    stride, pad, dil = (g.ints(a[_arg_index(call.op, n)]) for n in ("stride", "padding", "dilation"))
     cin = s.values[a[0]].sizes[3]
     cout = fdims[3] if depthwise else fdims[0]
     icg, groups = (1, cin) if depthwise else (cin, 1)
