@@ -185,14 +185,26 @@ def _bench_int8(name: str, model, inputs, calibration, budget: float, errors: di
         except Exception as e:  # noqa: BLE001 - report and go on
             errors["int8_" + key] = cm.short_error(e)
     if out.get("et_xnnpack"):
+        from aot.errors import RuntimeCallError
         try:
             out["et_program_on_mote"] = bench_et_program_on_mote(out["et_xnnpack"], inputs, budget)
+        except RuntimeCallError as e:   # e.g. a data-moving transpose inside ExecuTorch's subgraph (small_cnn):
+            out["et_program_on_mote"] = {"refused": str(e)}   # refused by the backend, as documented
         except Exception as e:  # noqa: BLE001
             errors["int8_et_program_on_mote"] = cm.short_error(e)
         out["et_xnnpack"].pop("pte"), out["et_xnnpack"].pop("outputs")
     mx, ex = out.get("mote_xnnpack"), out.get("et_xnnpack")
     out["mote_xnnpack_vs_et_xnnpack"] = mx["us"] / ex["us"] if mx and ex and ex["us"] > 0 else None
     return out
+
+
+def _et_on_mote(xm) -> str:
+    """The "ET's int8 .pte on Mote" cell: µs and (=) / (differs), or why the backend refused it."""
+    if not xm:
+        return cm.fmt(None)
+    if "refused" in xm:
+        return "refused (" + xm["refused"].split(": ")[-1] + ")"
+    return cm.fmt(xm["us"], ",.1f") + (" (=)" if xm["identical_to_executorch"] else " (differs)")
 
 
 def main(argv=None) -> int:
@@ -264,7 +276,7 @@ def main(argv=None) -> int:
         ratio = i8.get("mote_xnnpack_vs_et_xnnpack")
         q8.append([r["model"], cm.fmt(m and m["us"], ",.1f"), cm.fmt(mx and mx["us"], ",.1f"),
                    cm.fmt(x and x["us"], ",.1f"), cm.fmt(ratio, ".2f") + ("x" if ratio else ""),
-                   cm.fmt(xm and xm["us"], ",.1f") + ("" if not xm else " (=)" if xm["identical_to_executorch"] else " (differs)"),
+                   _et_on_mote(xm),
                    cm.fmt(m and m["max_rel_err"], ".2f"), cm.fmt(mx and mx["max_rel_err"], ".2f"),
                    cm.fmt(mx and mx["backend_pool_bytes"])])
     print("int8, 1 thread, median latency in µs; parity in output quanta from PT2E's reference")
