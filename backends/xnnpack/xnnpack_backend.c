@@ -211,11 +211,11 @@ typedef struct payload {
 
 #define OV_NONE 0u
 #define OV_HIDDEN 0xFFu
-#define OV_SKIP 0xFEu
+#define OV_SKIP 0xFEu   /* a staged Convert's output: not defined (a node reading it fails) */
 #define USE_READ 1u
 #define USE_WRITTEN 2u
 #define USE_OUTPUT 4u
-#define USE_SOURCE 8u   /* a constant or an external input: readable before any node runs */   /* a staged Convert's output: not defined (a node reading it fails) */
+#define USE_SOURCE 8u   /* a constant or an external input: readable before any node runs */
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -789,14 +789,14 @@ static mote_err_t define_fc(const payload_t *p, xnn_subgraph_t sg, const mote_fb
     xid[3] = node_out(p, n, 3, &err, &dout);
     flags = scalar_u32(p, n, 4, 0u, &err);
     for (k = 0; k < 4u; k++) {
-        raw[k] = scalar_u32(p, n, k, 0u, &err); /* node_val proved each below num_values */
+        raw[k] = scalar_u32(p, n, k, 0u, &err); /* node_val proved each below num_values (or no bias) */
     }
     MOTE_TRY(err);
     MOTE_CHECK((flags & ~(uint32_t)(XNN_FLAG_TRANSPOSE_WEIGHTS | XNN_FLAG_TENSORFLOW_RESHAPE_2D)) == 0u,
                MOTE_ERR_BACKEND_PAYLOAD);
     MOTE_TRY(xnn_check_fc(din, dfilt, dbias, dout, (flags & XNN_FLAG_TRANSPOSE_WEIGHTS) != 0u));
     if (p->quant[raw[1]].dtype == xnn_datatype_qcint8) {
-        MOTE_CHECK(!(flags & XNN_FLAG_TRANSPOSE_WEIGHTS) && dfilt->n == 2u && dbias != NULL, MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_CHECK(!(flags & XNN_FLAG_TRANSPOSE_WEIGHTS) && dbias != NULL, MOTE_ERR_BACKEND_PAYLOAD);
         return define_fc_qc8(p, sg, raw, xid, lo, hi);
     }
     return xnn_err(xnn_define_fully_connected(sg, lo, hi, xid[0], xid[1], xid[2], xid[3], flags));
@@ -822,7 +822,9 @@ static mote_err_t define_staged_convert(const payload_t *p, xnn_subgraph_t sg, c
             st = &p->stages[k];
         }
     }
-    MOTE_CHECK(st != NULL && out == st->mid && p->ids[st->target] != XNN_INVALID_VALUE_ID, MOTE_ERR_BACKEND_PAYLOAD);
+    /* the Convert writes the target: the same proof as node_out (not a constant, not an input) */
+    MOTE_CHECK(st != NULL && out == st->mid && p->ids[st->target] != XNN_INVALID_VALUE_ID && p->writable[st->target],
+               MOTE_ERR_BACKEND_PAYLOAD);
     for (k = 0; k < p->dims[st->target].n; k++) {
         shape[k] = p->dims[st->target].d[k];
     }
@@ -891,12 +893,10 @@ static mote_err_t value_at(const payload_t *p, const mote_fb_vec_t *values, uint
     return err;
 }
 
-/* Transpose node `n` at the subgraph's edge (its input an external input, or
- * its output an external output) that moves data: a stage, and the overrides
- * that make its other side the external value. Layout-free transposes stay
- * nodes (define_transpose). */
-/* The value a Convert node turns into value `mid`, if it is an external fp32
- * input of `mid`'s dims (*src INVALID otherwise), and its argument index. */
+/* *src: the value a Convert node turns into value `mid` when that is an
+ * external fp32 input (INVALID when no Convert writes `mid` or its input is
+ * not one); *ext its argument index. A source whose dims differ from `mid`'s
+ * is BACKEND_PAYLOAD. */
 static mote_err_t convert_source(const payload_t *p, const mote_fb_vec_t *values, const mote_fb_vec_t *nodes,
                                  uint32_t mid, const mote_fb_vec_t *dmid, uint32_t *src, uint32_t *ext)
 {
@@ -930,6 +930,11 @@ static mote_err_t convert_source(const payload_t *p, const mote_fb_vec_t *values
     return err;
 }
 
+/* Transpose node `n` that moves data at the subgraph's edge (its input an
+ * external input, its output an external output, or its input a Convert of
+ * an external input): a stage, and the overrides that make its other side the
+ * external value (or let the Convert write its output). Layout-free
+ * transposes stay nodes (define_transpose). */
 static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mote_fb_vec_t *nodes,
                              const mote_fb_table_t *n, bool *staged)
 {

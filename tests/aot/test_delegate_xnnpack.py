@@ -525,3 +525,75 @@ def test_backend_verifies_quantized_values():
                                                           external_id=v.external_id, flags=v.flags, id_out=v.id_out))
     with pytest.raises(RtError, match="KERNEL_DTYPE"):
         Program(_with_payload(c, input_declared_fp32, 0)).method()
+
+
+CONV1X1 = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c = nn.Conv2d(2, 2, 1)
+
+        def forward(self, x):
+            return torch.relu(self.c(x))
+
+
+    def model():
+        torch.manual_seed(0)
+        return M().eval()
+
+
+    def example_inputs():
+        return (torch.randn(1, 2, 4, 4, generator=torch.Generator().manual_seed(1)),)
+    """)
+
+
+def test_staged_convert_writes_only_what_a_node_may(tmp_path):
+    """ExecuTorch's int8 input pattern (Convert of an fp32 argument, then a data-moving
+    transpose) is staged by the backend: the Convert then writes the transpose's output, and
+    that output must pass the same proof as any node's (here: a constant of the payload,
+    i.e. program bytes, is refused; an internal value is accepted and runs)."""
+    import copy as _copy
+    from aot.compiler.emit import build_program
+    from aot.host.runtime import MoteError as RtError, Program
+    p = tmp_path / "conv1x1.py"
+    p.write_text(CONV1X1)
+    c = compile_model_file(p, delegate="xnnpack")
+    nodes = xs.NODE_TYPES
+
+    def program(target_constant: bool) -> bytes:
+        spec = _copy.deepcopy(c.spec)
+        dc = next(i for i in spec.instructions if isinstance(i, ir.DelegateCall))
+        assert [spec.values[a].sizes for a in dc.args] == [[1, 4, 4, 2], [1, 4, 4, 2]]
+
+        def tv(i, dims, dt=xs.FP32, ext=xs.INVALID_ID, flags=0, buf=0):
+            return xs.XNNTensorValue(datatype=dt, num_dims=len(dims), dims=dims, constant_buffer_idx=buf,
+                                     external_id=ext, flags=flags, id_out=i)
+
+        def q8(t):
+            return xs.XValue(xs.XNNQuantizedTensorValue(t, xs.PerTensorQuant(scale=0.05, zero_point=0)))
+        values = [xs.XValue(tv(0, [1, 2, 4, 4], ext=0, flags=xs.EXTERNAL_INPUT)),
+                  q8(tv(1, [1, 2, 4, 4], dt=xs.QINT8)),
+                  q8(tv(2, [1, 4, 4, 2], dt=xs.QINT8, buf=1 if target_constant else 0)),
+                  xs.XValue(tv(3, [1, 4, 4, 2], ext=1, flags=xs.EXTERNAL_OUTPUT))]
+        g = xs.XNNGraph(version="0", num_externs=2, input_ids=[0], output_ids=[3], xvalues=values,
+                        xnodes=[xs.XNode(xnode_union=nodes["XNNConvert"](input_id=0, output_id=1, flags=0)),
+                                xs.XNode(xnode_union=nodes["XNNStaticTranspose"](
+                                    num_dims=4, perm=[0, 2, 3, 1], input_id=1, output_id=2, flags=0)),
+                                xs.XNode(xnode_union=nodes["XNNConvert"](input_id=2, output_id=3, flags=0))],
+                        constant_data=[xs.ConstantDataOffset(0, 0), xs.ConstantDataOffset(0, 32)])
+        dc.payload = xs.serialize_payload(g, bytes(32))
+        return build_program(spec).data
+
+    m = Program(program(False)).method()
+    x = np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4) * 0.05
+    got = m.run([x])[0]
+    # Mote's edge permutes around the delegate; inside, the argument's bytes read as [1, 2, 4, 4],
+    # transposed to [1, 4, 4, 2], converted to int8 at 0.05 and back (exact for these values)
+    inside = x.transpose(0, 2, 3, 1).reshape(1, 2, 4, 4).transpose(0, 2, 3, 1)
+    assert np.allclose(got, inside.transpose(0, 3, 1, 2), atol=1e-6)
+    with pytest.raises(RtError, match="BACKEND_PAYLOAD"):
+        Program(program(True)).method()

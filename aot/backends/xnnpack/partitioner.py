@@ -23,10 +23,10 @@ import numpy as np
 
 from aot import ir
 from aot.backends.xnnpack import qs8
+from aot.pte.schema import ScalarType
 from aot.backends.xnnpack import schema as xs
 from aot.compiler.partition import Partitioner, Subgraph
 
-FP32 = 6  # ScalarType float32
 NCHW_TO_NHWC = [0, 2, 3, 1]
 NHWC_TO_NCHW = [0, 3, 1, 2]
 #: quantize / dequantize at a quantized program's edges: Mote's kernels
@@ -62,11 +62,11 @@ class XnnpackPartitioner(Partitioner):
         tensors = [_t(spec, a) for a in call.args if _t(spec, a) is not None]
         if call.op in _CONVERSIONS:
             return "int8 <-> fp32 conversion: Mote's kernel, outside the delegate"
-        if name == ir.ET_VIEW and tensors[0].dtype == qs8.INT8:
+        if name == ir.ET_VIEW and tensors[0].dtype == ScalarType.CHAR:
             return ""                        # int8 activations are NHWC in the program already
-        if call.op.startswith("mote::") or any(t.dtype == qs8.INT8 for t in tensors):
+        if any(t.dtype == ScalarType.CHAR for t in tensors):
             return qs8.supports(spec, call)
-        other = next((t for t in tensors if t.dtype != FP32), None)
+        other = next((t for t in tensors if t.dtype != ScalarType.FLOAT), None)
         if other is not None:   # e.g. max_pool2d_with_indices' int64 indices
             return f"XNNPACK takes fp32 tensors here; this call has an {ir.SCALAR_TYPE_NAMES.get(other.dtype, other.dtype)} one"
         a = call.args
@@ -186,7 +186,7 @@ def _boundary(spec, v: int, calls: list, perm: list, into: bool) -> int:
     """The tensor the delegate reads (into) or writes for Mote value `v`: `v`
     itself unless 4-D, else a new NHWC tensor and a permute_copy call between them."""
     t = spec.values[v]
-    if len(t.sizes) != 4 or t.dtype != FP32:   # int8 activations are NHWC already
+    if len(t.sizes) != 4 or t.dtype != ScalarType.FLOAT:   # int8 activations are NHWC already
         return v
     spec.values.append(ir.TensorValue(sizes=_nhwc(t.sizes), dtype=t.dtype,
                                       dim_order=[0, 1, 2, 3], name=t.name + "_nhwc"))
@@ -211,8 +211,9 @@ class _Graph:
         self.const_entries = [xs.ConstantDataOffset(0, 0)]
         self.externs: set = set()
 
-    def _value(self, dims, buffer=0, ext=xs.INVALID_ID, flags=0, quant=None, datatype=xs.FP32) -> int:
-        """A new value; with `quant` (a PerTensorQuant / PerChannelQuant) a quantized one of `datatype`."""
+    def _value(self, dims, buffer=0, ext=xs.INVALID_ID, flags=0, quant=None, datatype=xs.QINT8) -> int:
+        """A new fp32 value; with `quant` (a PerTensorQuant / PerChannelQuant) a quantized one
+        of `datatype` (default qint8, the activations')."""
         vid = len(self.values)
         t = xs.XNNTensorValue(datatype=datatype if quant is not None else xs.FP32, num_dims=len(dims),
                               dims=[int(d) for d in dims], constant_buffer_idx=buffer, external_id=ext,
@@ -223,14 +224,13 @@ class _Graph:
     def _dims_quant(self, i: int) -> tuple:
         """(payload dims, quantization or None) of Mote value i: int8 as it is, fp32 4-D as NHWC."""
         t = self.spec.values[i]
-        if t.dtype == qs8.INT8:
+        if t.dtype == ScalarType.CHAR:
             return list(t.sizes), qs8.per_tensor(*self.qparams[i])
         return _nhwc(t.sizes), None
 
     def external(self, mote: int, new: int, ext: int, flags: int) -> None:
-        dims, quant = self._dims_quant(mote)
-        self.ids[mote] = self._value(self.spec.values[new].sizes, ext=ext, flags=flags, quant=quant,
-                                     datatype=xs.QINT8)
+        _, quant = self._dims_quant(mote)      # the dims: the (NHWC) argument's
+        self.ids[mote] = self._value(self.spec.values[new].sizes, ext=ext, flags=flags, quant=quant)
         self.externs.add(self.ids[mote])
 
     def _append_const(self, raw: bytes) -> int:
@@ -266,7 +266,7 @@ class _Graph:
     def out(self, i: int) -> int:
         if i not in self.ids:
             dims, quant = self._dims_quant(i)
-            self.ids[i] = self._value(dims, quant=quant, datatype=xs.QINT8)
+            self.ids[i] = self._value(dims, quant=quant)
         return self.ids[i]
 
     def add(self, kind: str, lo=-math.inf, hi=math.inf, **fields) -> None:

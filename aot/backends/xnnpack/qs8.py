@@ -10,13 +10,16 @@ weight scale. Activations are already NHWC int8 in Mote's program, so the
 payload's dims are the program's sizes and no layout change is needed at the
 subgraph's edges.
 
-Taken: conv2d_s8, depthwise_conv2d_s8, linear_s8 (a fully connected node
-with qcint8 weights, as ExecuTorch writes it; Mote's backend runs it as a 1x1
-convolution, the 2022 XNNPACK having no per-channel fully connected), add_s8 and
-mul_s8 of equal shapes, max_pool2d_s8, mean_s8 (global average pooling) and
+Taken: the operators of :data:`TAKEN` (add and mul of equal shapes; mean as
+global average pooling; linear as a fully connected node with qcint8 weights,
+as ExecuTorch writes it, which Mote's backend runs as a 1x1 convolution, the
+2022 XNNPACK having no per-channel fully connected); the partitioner adds
 views of int8 tensors. XNNPACK's qs8 operators refuse requantization scales
 outside fixed ranges (XNNPACK's operator create functions); a call whose
-scales fall outside stays on Mote's kernels.
+scales fall outside stays on Mote's kernels. XNNPACK rounds its fp32
+requantization where Mote's kernels use fixed-point multipliers: the two can
+differ by one output quantum (an add, typically); both stay within one of
+PT2E's reference.
 """
 from __future__ import annotations
 
@@ -27,14 +30,9 @@ import numpy as np
 from aot import ir
 from aot.backends.xnnpack import schema as xs
 
-INT8 = 1   # ScalarType int8
-
 #: the mote:: int8 operators this module lowers
 TAKEN = frozenset({"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::add_s8",
                    "mote::mul_s8", "mote::max_pool2d_s8", "mote::mean_s8"})
-#: the ops with a fused clamp (activation_min / activation_max arguments)
-_CLAMPED = frozenset({"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::add_s8",
-                      "mote::mul_s8", "mote::max_pool2d_s8"})
 #: [low, high) of the requantization scale each XNNPACK qs8 operator accepts
 #: (XNNPACK's xnn_create_*_qs8 / _qc8 checks): conv / fully connected
 #: input*weight/output, add input/output, multiply a*b/output, average pooling input/output
@@ -105,11 +103,16 @@ def value_qparams(spec: ir.ProgramSpec, calls: list) -> dict:
     return qp
 
 
-def _arg_index(op: str, name: str) -> int:
-    """Position of argument `name` in mote:: op `op`'s schema (aot.compiler.mote_ops.SCHEMAS;
+def _arg_names(op: str) -> list:
+    """Argument names of mote:: op `op`, from its schema (aot.compiler.mote_ops.SCHEMAS;
     imported here, where int8 programs have it loaded already)."""
     from aot.compiler.mote_ops import SCHEMAS
-    return [arg.split()[-1] for arg in SCHEMAS[op.split("::", 1)[1]].split(",")].index(name)
+    return [arg.split()[-1] for arg in SCHEMAS[op.split("::", 1)[1]].split(",")]
+
+
+def _arg_index(op: str, name: str) -> int:
+    """Position of argument `name` in mote:: op `op`'s arguments."""
+    return _arg_names(op).index(name)
 
 
 def per_tensor(scale: float, zp: int) -> xs.PerTensorQuant:
@@ -128,7 +131,7 @@ def lower(g, call: ir.KernelCall) -> None:
     s, a, qp = g.spec, call.args, call.qparams
     (so, zo) = qp["output"]
     lo = hi = None
-    if call.op in _CLAMPED:
+    if "activation_min" in _arg_names(call.op):   # a fused clamp
         lo = _bound(s.values[a[_arg_index(call.op, "activation_min")]], so, zo, True)
         hi = _bound(s.values[a[_arg_index(call.op, "activation_max")]], so, zo, False)
     if call.op in ("mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8"):
@@ -150,7 +153,7 @@ def lower(g, call: ir.KernelCall) -> None:
 
 def _conv(g, call: ir.KernelCall, lo: float, hi: float) -> None:
     s, a, qp = g.spec, call.args, call.qparams
-    (si, _), _ = qp["inputs"][0], qp["output"]
+    si = qp["inputs"][0][0]
     ws = [_f32(w) for w in qp["weight_scales"]]
     w = s.values[a[1]]
     bias = np.frombuffer(s.values[a[2]].constant, dtype=np.int32)

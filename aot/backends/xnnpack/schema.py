@@ -126,12 +126,13 @@ _POOL = [(f, "u32") for f in (
 _FC = [("input1_id", "u32"), ("filter_id", "u32"), ("bias_id", "u32"), ("output_id", "u32"), ("flags", "u32")]
 _RESHAPE = [("num_dims", "u32"), ("new_shape", "[u32]"), ("input_id", "u32"), ("output_id", "u32"),
             ("flags", "u32")]
+_TRANSPOSE = [("num_dims", "u32"), ("perm", "[u32]"), ("input_id", "u32"), ("output_id", "u32"), ("flags", "u32")]
 
 #: XNodeUnion in the schema's order: (member name, fields or None for a
 #: member Mote neither writes nor reads)
 _XNODE_MEMBERS = [
     ("XNNAdd", _2X1), ("XNNFullyConnected", _FC), ("XNNSoftmax", _1X1), ("XNNSigmoid", _1X1),
-    ("XNNStaticTranspose", None), ("XNNClamp", _1X1), ("XNNConv2d", _CONV), ("XNNDiv", _2X1),
+    ("XNNStaticTranspose", _TRANSPOSE), ("XNNClamp", _1X1), ("XNNConv2d", _CONV), ("XNNDiv", _2X1),
     ("XNNStaticResizeBilinear2D", None), ("XNNStaticConstantPad", None), ("XNNAvgPooling2d", _POOL),
     ("XNNMinimum", _2X1), ("XNNDepthwiseConv2d", _CONV), ("XNNMaxPooling2d", _POOL),
     ("XNNMultiply", _2X1), ("XNNSubtract", _2X1), ("XNNFloor", _1X1), ("XNNConvert", _1X1),
