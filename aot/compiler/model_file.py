@@ -83,6 +83,8 @@ def _import_file(p: Path):
     mod = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(mod)
+    except SyntaxError as e:   # file:line:column as a compiler says it, not the exception's repr
+        raise ModelFileError(f"{p.name}:{e.lineno}:{e.offset or 0}: {e.msg} (importing the model file)") from e
     except Exception as e:  # the user's code failed: say which file
         raise ModelFileError(f"{p.name}: importing the model file failed: {e!r}") from e
     return mod

@@ -44,6 +44,11 @@ def test_model_file_errors(tmp_path):
         load_model_file(tmp_path / "m.onnx")
     with pytest.raises(ModelFileError, match="not found"):
         load_model_file(tmp_path / "absent.py")
+    syn = tmp_path / "syn.py"
+    syn.write_text("import torch\ndef model(:\n    return None\n")
+    with pytest.raises(ModelFileError) as e:      # where, as a compiler says it; not the exception's repr
+        load_model_file(syn)
+    assert str(e.value) == "syn.py:2:11: invalid syntax (importing the model file)"
 
 
 def test_training_mode_model_is_put_in_eval(tmp_path):
