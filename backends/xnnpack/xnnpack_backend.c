@@ -299,6 +299,16 @@ static mote_err_t check_arg(const mote_value_t *v, uint64_t numel, const quant_t
     return MOTE_OK;
 }
 
+/* An external value's argument index and flags: an argument of the call, and
+ * what XNNPACK writes one of the trailing outputs init proves writable. */
+static mote_err_t check_external(const mote_delegate_init_t *ctx, uint32_t num_externs, uint32_t ext, uint32_t flags)
+{
+    MOTE_CHECK(ext < num_externs, MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_CHECK(!(flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) || ext >= num_externs - ctx->num_outputs,
+               MOTE_ERR_BACKEND_PAYLOAD);
+    return MOTE_OK;
+}
+
 /* XValue `xv`'s tensor table and, for a quantized value, its XNNQuantParams
  * table and tag (*qtag 0 for a plain tensor). */
 static mote_err_t value_tensor(const payload_t *p, const mote_fb_table_t *xv, mote_fb_table_t *t,
@@ -459,28 +469,18 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
         MOTE_CHECK(q.kind == 0u, MOTE_ERR_BACKEND_PAYLOAD);
     }
     if (p->ov_flags[id] == OV_HIDDEN) { /* an edge transpose's argument side: staged instead */
-        MOTE_CHECK(ext < num_externs, MOTE_ERR_BACKEND_PAYLOAD);
-        MOTE_CHECK(!(flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) || ext >= num_externs - ctx->num_outputs,
-                   MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_TRY(check_external(ctx, num_externs, ext, flags));
         return check_arg(ctx->args[ext], numel, &q);
     }
-    if (p->ov_flags[id] != OV_NONE) {   /* the staged side of an edge transpose */
+    if (p->ov_flags[id] != OV_NONE) {   /* the staged side of an edge transpose: the argument's flags */
         flags = p->ov_flags[id];
-        p->writable[id] = !(flags & XNN_VALUE_FLAG_EXTERNAL_INPUT);
         ext = p->ov_ext[id];
-        MOTE_CHECK(ext < num_externs && cidx == 0u, MOTE_ERR_BACKEND_PAYLOAD);
-        MOTE_CHECK(!(flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) || ext >= num_externs - ctx->num_outputs,
-                   MOTE_ERR_BACKEND_PAYLOAD);
-        MOTE_TRY(define_as(sg, &q, dims.len, shape, NULL, ext, flags, &xid));
-        p->ids[id] = xid;
-        p->use[id] = (flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) ? USE_OUTPUT : USE_SOURCE;
-        return MOTE_OK;
-    }
-    if (flags != 0u) { /* external: argument `ext` of the call */
-        MOTE_CHECK(ext < num_externs && cidx == 0u, MOTE_ERR_BACKEND_PAYLOAD);
-        /* what XNNPACK writes is one of the trailing outputs init proves writable */
-        MOTE_CHECK(!(flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) || ext >= num_externs - ctx->num_outputs,
-                   MOTE_ERR_BACKEND_PAYLOAD);
+        p->writable[id] = !(flags & XNN_VALUE_FLAG_EXTERNAL_INPUT);
+        MOTE_CHECK(cidx == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_TRY(check_external(ctx, num_externs, ext, flags));
+    } else if (flags != 0u) { /* external: argument `ext` of the call */
+        MOTE_CHECK(cidx == 0u, MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_TRY(check_external(ctx, num_externs, ext, flags));
         MOTE_TRY(check_arg(ctx->args[ext], numel, &q));
     } else {
         ext = XNN_INVALID_VALUE_ID;
