@@ -1,5 +1,5 @@
 # The two commands of the README. Both set up everything they need first.
-.PHONY: demo test bootstrap clean platformio-example tinylm
+.PHONY: demo test bootstrap clean platformio-example tinylm docs
 
 bootstrap:
 	@./scripts/bootstrap.sh
@@ -15,6 +15,11 @@ test: bootstrap
 # if eager PyTorch, the host runtime and the firmware generate different tokens.
 tinylm: bootstrap
 	.venv/bin/python -m examples.tinylm.demo
+
+# The manual (docs/, mkdocs.yml) into build/site; a broken link fails it.
+# `make test` builds it the same way (tests/docs/test_docs.py).
+docs: bootstrap
+	NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict -d build/site
 
 clean:
 	rm -rf build
