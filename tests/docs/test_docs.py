@@ -6,6 +6,8 @@
   docs/getting-started.md, run as written (README.md holds the same block);
 - README.md stays a landing page: at most 8 KB, `make demo` and `make test`
   in its first lines, every relative link resolves;
+- every repository path the manual and the README name in `code` exists (a
+  file moved without its documentation fails here);
 - the generated tables come from their one home: the error codes agree with
   the values the host binding reads (aot.host.abi.error_codes).
 """
@@ -88,6 +90,34 @@ def test_readme_is_a_landing_page():
 
 def test_readme_quick_start_is_the_manuals():
     assert quickstart_block(README) == quickstart_block(GETTING_STARTED)
+
+
+#: top-level folders of this repository: a `code` word starting with one names a path in it
+REPO_FOLDERS = ("aot/", "runtime/", "kernels/", "cmsis/", "tests/", "zoo/", "boards/", "ports/", "scripts/",
+                "examples/", "samples/", "cmake/", "zephyr/", "renode/", "benchmarks/", "backends/", "docs/",
+                "integrations/", ".github/")
+#: paths the manual names that are the user's, not this repository's
+USER_PATHS = {"zephyr/submanifests/mote.yaml"}  # a west workspace's submanifest (docs/integrating/zephyr.md)
+
+
+def named_paths(text: str) -> list:
+    """Repository paths among the words of `code` spans: `aot/cli.py`, `tests/x.py::test`,
+    `aot/compiler/source.py:set_qparams` (placeholders with <, *, {, $ or [ left out)."""
+    out = []
+    for span in re.findall(r"`([^`\n]+)`", text):
+        for word in span.split():
+            w = word.strip("(),;'\"")
+            if w.startswith(REPO_FOLDERS) and not any(c in w for c in "<*{$["):
+                out.append(w.split(":")[0].rstrip("."))
+    return out
+
+
+def test_every_path_the_manual_names_exists():
+    pages = sorted((ROOT / "docs").rglob("*.md")) + [README]
+    named = {(p.relative_to(ROOT).as_posix(), w) for p in pages for w in named_paths(p.read_text())}
+    assert len(named) > 100, len(named)
+    missing = sorted((page, w) for page, w in named if w not in USER_PATHS and not (ROOT / w).exists())
+    assert not missing, f"named in the manual but not in the repository: {missing}"
 
 
 def test_error_code_table_agrees_with_the_binding():
