@@ -10,12 +10,15 @@
  *   for a stride-1 unpadded 1x1)
  *   against four weight rows with VMLADAVA, then one vector requantization per
  *   four channels.
- * - DSP: weights widened to int16 pairs (SXTB16) in blocks of up to 16 KiB,
- *   columns of two output pixels widened (zero point folded into the bias; Cin
- *   not a multiple of 4: an int8 column gathered first); K rounded up to 4; a
- *   2x2 register block (2 channels x 2 pixels) of SMLAD in inline assembly, then
- *   a division-free requantization (SMMULR when the accumulator bound allows,
- *   SSUB8/SEL clamps for ReLU-like ranges).
+ * - DSP: weights pre-widened in the program (with the requantization table,
+ *   aot/compiler/dsp_weights.py) or widened to int16 pairs (SXTB16) in blocks of
+ *   up to 16 KiB, columns of two output pixels widened (zero point folded into the
+ *   bias; Cin not a multiple of 4: an int8 column gathered first); K rounded up
+ *   to 4. Fast requantization (every channel): an assembly core per pixel pair,
+ *   2x2 register blocks, LDM + LDM + 8 SMLAD per 4 taps, doubled column so the
+ *   sum is 2 * acc, SMMLAR requantization (4 instructions an output), SSUB8/SEL
+ *   clamps for ReLU-like ranges. Otherwise a 2x2 inline-assembly block and a
+ *   64-bit SMULL requantization.
  * - plain: int16 im2col of two pixels and a 2x2 C loop.
  */
 #include "mote/kernel.h"
@@ -234,30 +237,43 @@ static void conv_widen(const mote_s8_conv_params_t *p, int32_t c0, int32_t rows,
     }
 }
 
+/** SXTB16 pairs of word v into d[0], d[1]; doubled (SADD16) when dbl. */
+MOTE_S8_INLINE void conv_widen_word(int32_t *d, uint32_t v, int dbl)
+{
+    int32_t e = __sxtb16((int32_t)v), o = mote_s8_sxtb16_ror8(v);
+    if (dbl) {
+        e = __sadd16(e, e);
+        o = __sadd16(o, o);
+    }
+    d[0] = e;
+    d[1] = o;
+}
+
 /**
  * im2col of pixel pix into slot (0 or 1) of the pair-interleaved int16 buffer x:
  * raw input values (the zero point is folded into the bias), padded taps hold
- * in_zp so they add (zp - zp) * w = 0, taps K..Kpad hold 0 (their weights are 0).
+ * in_zp so they add (zp - zp) * w = 0, taps K..Kpad hold 0 (their weights are 0);
+ * every value doubled when dbl (the fast path accumulates 2 * acc directly).
  * Cin a multiple of 4: widened straight from the input, a tap at a time; else
  * the int8 column is gathered into col8 (Kpad bytes) and widened four taps at a time.
  */
-MOTE_S8_HOT static void conv_im2col_pair(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
-                             int32_t k, int32_t kpad, int32_t *x, int8_t *col8)
+MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_t pix,
+                                          int32_t slot, int32_t k, int32_t kpad, int32_t *x,
+                                          int8_t *col8, int dbl)
 {
     const int32_t cin = p->cin;
     const int32_t ox = pix % p->wo;
     const int32_t oy = (pix / p->wo) % p->ho;
     const int8_t *in = p->input + (size_t)(pix / (p->wo * p->ho)) * p->h * p->w * cin;
-    const int32_t zp2 = (int32_t)(((uint32_t)p->in_zp & 0xffffu) | ((uint32_t)p->in_zp << 16));
+    const int32_t zpv = dbl ? 2 * p->in_zp : p->in_zp;
+    const int32_t zp2 = (int32_t)(((uint32_t)zpv & 0xffffu) | ((uint32_t)zpv << 16));
     int32_t ky, kx, kk = 0, i;
     if ((cin & 3) == 0 && p->kh == 1 && p->kw == 1 && p->pad_h == 0 && p->pad_w == 0) {
         /* 1x1 without padding: the column is the input pixel itself */
         const int8_t *src = in + ((size_t)oy * p->stride_h * p->w + (size_t)ox * p->stride_w) * cin;
         int32_t *d = x + 2 * slot;
         for (i = 0; i < cin; i += 4, d += 4) {
-            const uint32_t v = mote_s8_ld32(src + i);
-            d[0] = __sxtb16((int32_t)v);
-            d[1] = mote_s8_sxtb16_ror8(v);
+            conv_widen_word(d, mote_s8_ld32(src + i), dbl);
         }
         return;
     }
@@ -268,9 +284,7 @@ MOTE_S8_HOT static void conv_im2col_pair(const mote_s8_conv_params_t *p, int32_t
             col8[i] = 0;
         }
         for (i = 0; i < kpad; i += 4, d += 4) {
-            const uint32_t v = mote_s8_ld32(col8 + i);
-            d[0] = __sxtb16((int32_t)v);
-            d[1] = mote_s8_sxtb16_ror8(v);
+            conv_widen_word(d, mote_s8_ld32(col8 + i), dbl);
         }
         return;
     }
@@ -289,9 +303,7 @@ MOTE_S8_HOT static void conv_im2col_pair(const mote_s8_conv_params_t *p, int32_t
                 }
             } else {
                 for (i = 0; i < cin; i += 4, d += 4) {
-                    const uint32_t v = mote_s8_ld32(src + i);
-                    d[0] = __sxtb16((int32_t)v);
-                    d[1] = mote_s8_sxtb16_ror8(v);
+                    conv_widen_word(d, mote_s8_ld32(src + i), dbl);
                 }
             }
         }
@@ -302,37 +314,25 @@ MOTE_S8_HOT static void conv_im2col_pair(const mote_s8_conv_params_t *p, int32_t
     }
 }
 
-/** Per-channel requantization parameters (scratch table, one entry per channel). */
+MOTE_S8_HOT static void conv_im2col_pair(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
+                                         int32_t k, int32_t kpad, int32_t *x, int8_t *col8)
+{
+    conv_im2col_pair_body(p, pix, slot, k, kpad, x, col8, 0);
+}
+
+MOTE_S8_HOT static void conv_im2col_pair2(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
+                                          int32_t k, int32_t kpad, int32_t *x, int8_t *col8)
+{
+    conv_im2col_pair_body(p, pix, slot, k, kpad, x, col8, 1);
+}
+
+/** Per-channel requantization parameters of the general path (scratch table). */
 typedef struct conv_q {
-    int32_t b2;    /* fast path: 2 * bias */
-    int32_t mult;
-    int32_t rz;    /* fast path: 2^(e-1) + (out_zp << e) */
-    int32_t e;     /* fast path: -shift, in [1, 22] */
     int32_t bias;  /* bias - in_zp * sum w */
+    int32_t mult;
     int32_t shift;
-    int32_t pad[2];
+    int32_t pad;
 } conv_q_t;
-
-/** (a * b + 2^31) >> 32: SMMULR. */
-MOTE_S8_INLINE int32_t conv_smmulr(int32_t a, int32_t b)
-{
-    int32_t r;
-    __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-}
-
-/**
- * Fast requantization + zero point, valid when -22 <= shift <= -1 and
- * |sum + bias| < 2^30 (checked per call): SRDHM(acc, M) = (acc*M + 2^30) >> 31 =
- * SMMULR(2*acc, M) exactly (2*acc = 2*sum + b2, one ADD with a shifted operand);
- * RDBPOT(x, e) + zp = (x - [x<0] + 2^(e-1) + (zp << e)) >> e, no overflow since
- * |x| <= 2^29 and e <= 22. Not clamped. Checked against the reference in the tests.
- */
-MOTE_S8_INLINE int32_t conv_requant_fast(int32_t sum, const conv_q_t *q)
-{
-    const int32_t x = conv_smmulr((int32_t)((uint32_t)q->b2 + ((uint32_t)sum << 1)), q->mult);
-    return (x + (x >> 31) + q->rz) >> q->e;
-}
 
 MOTE_S8_INLINE int8_t conv_finish(int32_t sum, const conv_q_t *q, int32_t zp, int32_t amin,
                                  int32_t amax)
@@ -342,70 +342,142 @@ MOTE_S8_INLINE int8_t conv_finish(int32_t sum, const conv_q_t *q, int32_t zp, in
 }
 
 /**
- * All full channel pairs of a block for one pixel pair, fast requantization;
- * full != 0: the activation range is [-128, 127] and SSAT clamps. Outputs of the
- * second pixel at oa + (ob - oa): one pointer less to keep across the assembly.
+ * The fast core (assembly below): every full channel pair of a weight block for
+ * one pixel pair, 2x2 register blocks (channels a, b x pixels p, q). Operands:
+ *   w  weight pairs, per group of 4 taps [a(0,2) a(1,3) b(0,2) b(1,3)] (int16 pairs)
+ *   x  the column pair, per group [p(0,2) p(1,3) q(0,2) q(1,3)], values doubled
+ *   q  per pair 10 words: 2ba 2ba 2bb 2bb (accumulator start: twice the corrected
+ *      bias), then M rz e of a, then of b (CONV_FAST_WORDS)
+ * Per group one LDM of 4 weight words, one LDM of 4 column words, 8 SMLAD
+ * (16 MACs in 10 instructions), 8 groups per pass, the first pass entered at the
+ * group that leaves a multiple of 8 (a computed branch: no remainder loop).
+ * The sum t = 2 * acc (|t| < 2^31: the caller checked |bias| + K * 2^14 < 2^30)
+ * requantizes in 4 instructions: SMMLAR(t, M, rz) = SRDHM(acc, M) + rz exactly,
+ * + (t >> 31) (= -[SRDHM(acc, M) < 0] since M > 2^30), ASR e, SSAT 8, where
+ * rz = 2^(e-1) + (out_zp << e): RDBPOT(x, e) + zp = (x - [x<0] + rz) >> e.
+ * full: the activation range is [-128, 127] (SSAT clamps, four STRB); clamp:
+ * the four bytes packed and clamped to [lo, hi] with SSUB8/SEL, two STRH.
  */
-MOTE_S8_INLINE void conv_pairs_fast_body(const int32_t *w, const int32_t *x, int32_t kpad,
-                                        int32_t pairs, const conv_q_t *q, int8_t *oa,
-                                        int8_t *ob, const mote_s8_conv_params_t *p, int full)
-{
-    const uint32_t lo4 = ((uint32_t)p->act_min & 0xffu) * 0x01010101u;
-    const uint32_t hi4 = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
-    const int32_t ng = kpad >> 2;
-    const ptrdiff_t dob = ob - oa;
-    const conv_q_t *qend = q + 2 * pairs;
-    int32_t s[4];
-    while (q != qend) {
-        int32_t v0, v1, v2, v3;
-        w = mote_s8_dsp_mac2x2(w, x, ng, s);
-        v0 = conv_requant_fast(s[0], &q[0]);
-        v1 = conv_requant_fast(s[1], &q[0]);
-        v2 = conv_requant_fast(s[2], &q[1]);
-        v3 = conv_requant_fast(s[3], &q[1]);
-        q += 2;
-        v0 = __ssat(v0, 8);
-        v1 = __ssat(v1, 8);
-        v2 = __ssat(v2, 8);
-        v3 = __ssat(v3, 8);
-        if (full) {
-            oa[0] = (int8_t)v0;
-            oa[1] = (int8_t)v2;
-            oa[dob] = (int8_t)v1;
-            oa[dob + 1] = (int8_t)v3;
-        } else {
-            /* bytes [a.c, a.c+1, b.c, b.c+1], clamped four at a time (SSUB8 + SEL) */
-            uint32_t v = (uint32_t)v0, t;
-            __asm__("bfi %[v], %[v2], #8, #8\n\t"
-                    "bfi %[v], %[v1], #16, #8\n\t"
-                    "bfi %[v], %[v3], #24, #8\n\t"
-                    "ssub8 %[t], %[v], %[lo]\n\t"
-                    "sel %[v], %[v], %[lo]\n\t"
-                    "ssub8 %[t], %[v], %[hi]\n\t"
-                    "sel %[v], %[hi], %[v]\n\t"
-                    : [v] "+&r"(v), [t] "=&r"(t)
-                    : [v1] "r"(v1), [v2] "r"(v2), [v3] "r"(v3), [lo] "r"(lo4), [hi] "r"(hi4)
-                    : "cc");
-            mote_s8_st16(oa, v);
-            mote_s8_st16(oa + dob, v >> 16);
-        }
-        oa += 2;
-    }
-}
+typedef struct conv_blk {
+    const int32_t *q;    /* 0: table of the first pair */
+    int8_t *oa;          /* 4: pixel p's output at the block's first channel */
+    int8_t *ob;          /* 8: pixel q's */
+    const int32_t *qend; /* 12: table past the last pair */
+    const int32_t *x;    /* 16: column pair */
+    uint32_t entry;      /* 20: (set by the core) */
+    const int32_t *xend; /* 24: x + Kpad4 words */
+    uint32_t lo4, hi4;   /* 28, 32: act_min / act_max in every byte */
+    const int32_t *w;    /* 36: weight pairs */
+    int32_t skip40;      /* 40: 40 * groups skipped in the first pass */
+} conv_blk_t;
 
-MOTE_S8_HOT static void conv_pairs_fast(const int32_t *w, const int32_t *x, int32_t kpad, int32_t pairs,
-                            const conv_q_t *q, int8_t *oa, int8_t *ob,
-                            const mote_s8_conv_params_t *p)
-{
-    conv_pairs_fast_body(w, x, kpad, pairs, q, oa, ob, p, 0);
-}
+#define CONV_FAST_WORDS 10 /* table words per channel pair */
 
-MOTE_S8_HOT static void conv_pairs_fast_full(const int32_t *w, const int32_t *x, int32_t kpad, int32_t pairs,
-                                 const conv_q_t *q, int8_t *oa, int8_t *ob,
-                                 const mote_s8_conv_params_t *p)
-{
-    conv_pairs_fast_body(w, x, kpad, pairs, q, oa, ob, p, 1);
-}
+void mote_s8_dsp_conv_pairs_full(const conv_blk_t *b);
+void mote_s8_dsp_conv_pairs_clamp(const conv_blk_t *b);
+#if defined(MOTE_S8_OPT_SIZE)
+#define MOTE_S8_SIZE 1 /* one core (the clamped store serves the full range too) */
+#define mote_s8_dsp_conv_pairs_full mote_s8_dsp_conv_pairs_clamp
+#else
+#define MOTE_S8_SIZE 0
+#endif
+
+/* clang-format off */
+#define CONV_GROUP                                                                         \
+    "  ldmia.w r12!, {r0-r3}\n"                                                            \
+    "  ldmia.w lr!, {r4-r7}\n"                                                             \
+    "  smlad r8, r0, r4, r8\n"                                                             \
+    "  smlad r8, r1, r5, r8\n"                                                             \
+    "  smlad r9, r0, r6, r9\n"                                                             \
+    "  smlad r9, r1, r7, r9\n"                                                             \
+    "  smlad r10, r2, r4, r10\n"                                                           \
+    "  smlad r10, r3, r5, r10\n"                                                           \
+    "  smlad r11, r2, r6, r11\n"                                                           \
+    "  smlad r11, r3, r7, r11\n"
+/* requantize accumulator ACC with M r0, rz r1, e r2 into DST */
+#define CONV_RQ(acc, dst)                                                                  \
+    "  smmlar r3, " acc ", r0, r1\n"                                                       \
+    "  add r3, r3, " acc ", asr #31\n"                                                     \
+    "  asr r3, r3, r2\n"                                                                   \
+    "  ssat " dst ", #8, r3\n"
+#define CONV_CORE(name, store)                                                             \
+    "  .section .text." name ",\"ax\",%progbits\n"                                         \
+    "  .syntax unified\n"                                                                  \
+    "  .thumb\n"                                                                           \
+    "  .p2align 2\n"                                                                       \
+    "  .global " name "\n"                                                                 \
+    "  .type " name ", %function\n"                                                        \
+    "  .thumb_func\n"                                                                      \
+    name ":\n"                                                                             \
+    "  push {r4-r11, lr}\n"                                                                \
+    "  sub sp, sp, #36\n"                                                                  \
+    "  ldm r0, {r1-r9}\n"                                                                  \
+    "  stm sp, {r1-r9}\n"                                                                  \
+    "  ldr r12, [r0, #36]\n"                                                               \
+    "  ldr r2, [r0, #40]\n"                                                                \
+    "  adr.w r3, .L" name "_loop\n"                                                        \
+    "  add r2, r2, r3\n"                                                                   \
+    "  orr r2, r2, #1\n"                                                                   \
+    "  str r2, [sp, #20]\n"                                                                \
+    "  ldr r4, [sp]\n"                                                                     \
+    "  ldm r4!, {r8-r11}\n"                                                                \
+    "  str r4, [sp]\n"                                                                     \
+    "  ldr lr, [sp, #16]\n"                                                                \
+    "  ldr pc, [sp, #20]\n"                                                                \
+    "  .p2align 2\n"                                                                       \
+    ".L" name "_loop:\n"                                                                   \
+    CONV_GROUP CONV_GROUP CONV_GROUP CONV_GROUP                                            \
+    CONV_GROUP CONV_GROUP CONV_GROUP CONV_GROUP                                            \
+    "  ldr r4, [sp, #24]\n"                                                                \
+    "  cmp lr, r4\n"                                                                       \
+    "  bne .L" name "_loop\n"                                                              \
+    "  ldm sp, {r4-r7}\n"                                                                  \
+    "  ldm r4!, {r0-r2}\n"                                                                 \
+    CONV_RQ("r8", "r8") CONV_RQ("r9", "r9")                                                \
+    "  ldm r4!, {r0-r2}\n"                                                                 \
+    CONV_RQ("r10", "r10") CONV_RQ("r11", "r11")                                            \
+    store                                                                                  \
+    "  cmp r4, r7\n"                                                                       \
+    "  beq .L" name "_done\n"                                                              \
+    "  ldm r4!, {r8-r11}\n"                                                                \
+    "  stm sp, {r4-r6}\n"                                                                  \
+    "  ldr lr, [sp, #16]\n"                                                                \
+    "  ldr pc, [sp, #20]\n"                                                                \
+    ".L" name "_done:\n"                                                                   \
+    "  add sp, sp, #36\n"                                                                  \
+    "  pop {r4-r11, pc}\n"                                                                 \
+    "  .size " name ", . - " name "\n"
+/* bytes: p.a p.b at oa, q.a q.b at ob */
+#define CONV_STORE_FULL                                                                    \
+    "  strb r8, [r5], #1\n"                                                                \
+    "  strb r10, [r5], #1\n"                                                               \
+    "  strb r9, [r6], #1\n"                                                                \
+    "  strb r11, [r6], #1\n"
+#define CONV_STORE_CLAMP                                                                   \
+    "  bfi r8, r10, #8, #8\n"                                                              \
+    "  bfi r8, r9, #16, #8\n"                                                              \
+    "  bfi r8, r11, #24, #8\n"                                                             \
+    "  ldrd r0, r1, [sp, #28]\n"                                                           \
+    "  ssub8 r3, r8, r0\n"                                                                 \
+    "  sel r8, r8, r0\n"                                                                   \
+    "  ssub8 r3, r8, r1\n"                                                                 \
+    "  sel r8, r1, r8\n"                                                                   \
+    "  strh r8, [r5], #2\n"                                                                \
+    "  lsr r8, r8, #16\n"                                                                  \
+    "  strh r8, [r6], #2\n"
+#if !defined(MOTE_S8_OPT_SIZE)
+__asm__(CONV_CORE("mote_s8_dsp_conv_pairs_full", CONV_STORE_FULL)
+        CONV_CORE("mote_s8_dsp_conv_pairs_clamp", CONV_STORE_CLAMP)
+        "  .text\n");
+#else
+__asm__(CONV_CORE("mote_s8_dsp_conv_pairs_clamp", CONV_STORE_CLAMP) "  .text\n");
+#endif
+/* clang-format on */
+#undef CONV_GROUP
+#undef CONV_RQ
+#undef CONV_CORE
+#undef CONV_STORE_FULL
+#undef CONV_STORE_CLAMP
 
 /** The same with the general requantization (any shift, any accumulator). */
 MOTE_S8_HOT static void conv_pairs(const int32_t *w, const int32_t *x, int32_t kpad, int32_t pairs,
@@ -427,7 +499,8 @@ typedef struct conv_state {
     int32_t *x;       /* the int16 column pair */
     int32_t *wbuf;    /* scratch for widened weight rows (none with pre-widened weights) */
     const int32_t *wblk; /* widened weight rows [wc0, wc0 + nrows): wbuf or the program's */
-    const conv_q_t *q;
+    const conv_q_t *q;   /* general path: one entry per channel */
+    const int32_t *fq;   /* fast path: CONV_FAST_WORDS per channel pair */
     int8_t *col8;
     int32_t nrows, wc0;
     int fast;
@@ -448,7 +521,18 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     const int32_t *const wblk = st->wblk;
     int8_t *const col8 = st->col8;
     int8_t *const out = p->output;
+    /* a stride-1 unpadded 1x1 conv with Cin a multiple of 4: the column is the pixel */
+    const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+                       p->pad_h == 0 && p->pad_w == 0 && (p->cin & 3) == 0;
     int32_t c0, pix, pix0, pix1;
+    conv_blk_t blk;
+    blk.x = x;
+    blk.xend = x + kp;
+    blk.lo4 = ((uint32_t)p->act_min & 0xffu) * 0x01010101u;
+    blk.hi4 = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
+    blk.w = wblk;
+    blk.skip40 = 40 * ((8 - ((kp >> 2) & 7)) & 7);
+    blk.entry = 0;
     mote_s8_px_range(p, &pix0, &pix1);
     for (c0 = 0; c0 < cout; c0 += nrows) {
         const int32_t rows = cout - c0 < nrows ? cout - c0 : nrows;
@@ -456,19 +540,51 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
             conv_widen(p, c0, rows, k, kp, st->wbuf);
             st->wc0 = c0;
         }
+        blk.q = st->fq + (size_t)(c0 >> 1) * CONV_FAST_WORDS;
+        blk.qend = blk.q + (size_t)(rows >> 1) * CONV_FAST_WORDS;
         for (pix = pix0; pix < pix1; pix += 2) {
             const int32_t pb = pix + 1 < pix1 ? pix + 1 : pix;
             int8_t *oa = out + (size_t)(pix - pix0) * cout + c0;
             int8_t *ob = out + (size_t)(pb - pix0) * cout + c0;
+            if (fast) {
+                if (direct) { /* both pixels widened in one pass */
+                    const int8_t *sa = p->input + (size_t)pix * p->cin;
+                    const int8_t *sb = p->input + (size_t)pb * p->cin;
+                    int32_t i;
+                    for (i = 0; i < p->cin; i += 4) {
+                        conv_widen_word(x + i, mote_s8_ld32(sa + i), 1);
+                        conv_widen_word(x + i + 2, mote_s8_ld32(sb + i), 1);
+                    }
+                } else {
+                    conv_im2col_pair2(p, pix, 0, k, kp, x, col8);
+                    conv_im2col_pair2(p, pb, 1, k, kp, x, col8);
+                }
+                blk.oa = oa;
+                blk.ob = ob;
+                if (rows >= 2 && full && !MOTE_S8_SIZE) {
+                    mote_s8_dsp_conv_pairs_full(&blk);
+                } else if (rows >= 2) {
+                    mote_s8_dsp_conv_pairs_clamp(&blk);
+                }
+                if (rows & 1) { /* last odd channel: its table pair duplicates it */
+                    const int32_t last = rows - 1;
+                    const int32_t *fq = blk.qend;
+                    const int32_t c = c0 + last;
+                    int32_t s[4];
+                    mote_s8_dsp_mac2x2(wblk + (size_t)(last >> 1) * kp, x, kp >> 2, s);
+                    /* (2 * sum + 2 * bias) / 2: exact (|2 acc| < 2^31) */
+                    oa[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[0] + (uint32_t)fq[0]) >> 1,
+                                                  p->mult[c], p->shift[c], p->out_zp, p->act_min,
+                                                  p->act_max);
+                    ob[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[1] + (uint32_t)fq[0]) >> 1,
+                                                  p->mult[c], p->shift[c], p->out_zp, p->act_min,
+                                                  p->act_max);
+                }
+                continue;
+            }
             conv_im2col_pair(p, pix, 0, k, kp, x, col8);
             conv_im2col_pair(p, pb, 1, k, kp, x, col8);
-            if (fast && full) {
-                conv_pairs_fast_full(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
-            } else if (fast) {
-                conv_pairs_fast(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
-            } else {
-                conv_pairs(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
-            }
+            conv_pairs(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
             if (rows & 1) { /* last odd channel: its pair row duplicates it */
                 const int32_t last = rows - 1;
                 int32_t s[4];
@@ -492,6 +608,68 @@ static int conv_pointwise_in_place(const mote_s8_conv_params_t *p, int32_t nrows
            nrows >= p->cout;
 }
 
+/**
+ * Fast requantization valid for a channel: shift in [-22, -1], multiplier in
+ * (2^30, 2^31) (so SRDHM(acc, M) < 0 exactly when acc < 0) and
+ * |bias| + K * 128 * 128 < 2^30 (so 2 * acc fits int32).
+ */
+static int conv_fast_ok(int32_t bias, int32_t mult, int32_t shift, int32_t k)
+{
+    const int64_t bound = (bias < 0 ? -(int64_t)bias : (int64_t)bias) + (int64_t)k * 16384;
+    return shift <= -1 && shift >= -22 && mult > (1 << 30) && bound < ((int64_t)1 << 30);
+}
+
+/** Channel `which` (0: a, 1: b) of the fast table pair t (layout: conv_blk_t). */
+static void conv_fast_entry(int32_t *t, int32_t which, const conv_q_t *q, int32_t out_zp)
+{
+    const int32_t e = -q->shift; /* in [1, 22] (conv_fast_ok) */
+    int32_t *m = t + 4 + 3 * which;
+    t[2 * which] = (int32_t)(2u * (uint32_t)q->bias);
+    t[2 * which + 1] = t[2 * which];
+    m[0] = q->mult;
+    m[1] = (int32_t)((1u << (e - 1)) + ((uint32_t)out_zp << e));
+    m[2] = e;
+}
+
+/**
+ * The requantization tables of a call without a program table: the general one
+ * (zero point folded into the bias), and the fast one in place of it when every
+ * channel admits it (st->fast).
+ */
+static void conv_table(const mote_s8_conv_params_t *p, int32_t k, conv_state_t *st)
+{
+    conv_q_t *q = (conv_q_t *)(void *)st->q;
+    int32_t *fq = (int32_t *)(void *)q;
+    int32_t r;
+    for (r = 0; r < p->cout; r++) {
+        /* zero point folded into the bias: sum (x - zp) w = sum x w - zp sum w */
+        const int8_t *w = p->weight + (size_t)r * k;
+        int32_t sw = 0, i;
+        for (i = 0; i < k; i += 4) { /* four weights per step: SXTB16 pairs, SMLAD by 1 */
+            const uint32_t v = conv_word(w, i, k);
+            sw = __smlad(__sxtb16((int32_t)v), 0x00010001, sw);
+            sw = __smlad(mote_s8_sxtb16_ror8(v), 0x00010001, sw);
+        }
+        q[r].bias = (int32_t)((uint32_t)p->bias[r] - (uint32_t)p->in_zp * (uint32_t)sw);
+        q[r].mult = p->mult[r];
+        q[r].shift = p->shift[r];
+        if (!conv_fast_ok(q[r].bias, p->mult[r], p->shift[r], k)) {
+            st->fast = 0;
+        }
+    }
+    if (st->fast) {
+        /* last pair first: pair j's 40 bytes cover general entries below 2j + 3, and
+           entries 2j, 2j + 1 are read before they are written */
+        for (r = (p->cout - 1) >> 1; r >= 0; r--) {
+            int32_t *t = fq + (size_t)r * CONV_FAST_WORDS;
+            const conv_q_t qa = q[2 * r];
+            const conv_q_t qb = 2 * r + 1 < p->cout ? q[2 * r + 1] : qa;
+            conv_fast_entry(t, 0, &qa, p->out_zp);
+            conv_fast_entry(t, 1, &qb, p->out_zp);
+        }
+    }
+}
+
 static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
     mote_s8_rows_t it;
@@ -500,6 +678,7 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     const size_t own = mote_s8_conv_own_bytes(p);
     int32_t *x = (int32_t *)mote_s8_scratch(ctx, own);
     conv_q_t *q;
+    int32_t *fq;
     conv_state_t st;
     int32_t r;
     if (x == NULL) {
@@ -518,32 +697,28 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
         st.wc0 = -1;
         q = (conv_q_t *)(void *)((int16_t *)(void *)st.wbuf + (size_t)st.nrows * kpad);
     }
-    st.col8 = (int8_t *)(void *)(q + ((p->cout + 3) & ~3));
+    /* the scratch's 32 * round4(Cout) bytes of table: the general one (16 bytes a
+       channel), rewritten in place into the fast one (40 bytes a pair) if it applies */
+    fq = (int32_t *)(void *)q;
+    st.col8 = (int8_t *)(void *)(q + 2 * ((p->cout + 3) & ~3));
     st.q = q;
+    st.fq = fq;
     st.fast = 1;
-    for (r = 0; r < p->cout; r++) {
-        /* zero point folded into the bias: sum (x - zp) w = sum x w - zp sum w */
-        const int8_t *w = p->weight + (size_t)r * k;
-        int32_t sw = 0, i;
-        int64_t bound;
-        for (i = 0; i < k; i += 4) { /* four weights per step: SXTB16 pairs, SMLAD by 1 */
-            const uint32_t v = conv_word(w, i, k);
-            sw = __smlad(__sxtb16((int32_t)v), 0x00010001, sw);
-            sw = __smlad(mote_s8_sxtb16_ror8(v), 0x00010001, sw);
+    if (p->wtable != NULL) {
+        /* the program's table (aot/compiler/dsp_weights.py): the compiler found every
+           channel fast; the checks below keep the core's arithmetic exact */
+        for (r = 0; r < p->cout; r += 2) {
+            const int32_t *t = p->wtable + (size_t)(r >> 1) * CONV_FAST_WORDS;
+            int32_t j;
+            for (j = 0; j < 2; j++) {
+                MOTE_CHECK((t[2 * j] & 1) == 0 &&
+                               conv_fast_ok(t[2 * j] / 2, t[4 + 3 * j], -t[6 + 3 * j], k),
+                           MOTE_ERR_KERNEL_ARGS);
+            }
         }
-        q[r].bias = (int32_t)((uint32_t)p->bias[r] - (uint32_t)p->in_zp * (uint32_t)sw);
-        q[r].mult = p->mult[r];
-        q[r].shift = p->shift[r];
-        /* fast path: shift in [-22, -1] and |bias| + K * 128 * 128 < 2^30 */
-        bound = (q[r].bias < 0 ? -(int64_t)q[r].bias : (int64_t)q[r].bias) + (int64_t)k * 16384;
-        if (p->shift[r] >= 0 || p->shift[r] < -22 || bound >= ((int64_t)1 << 30)) {
-            st.fast = 0;
-            q[r].b2 = q[r].rz = q[r].e = 0;
-        } else {
-            q[r].e = -p->shift[r];
-            q[r].b2 = 2 * q[r].bias;
-            q[r].rz = (int32_t)((1u << (q[r].e - 1)) + ((uint32_t)p->out_zp << q[r].e));
-        }
+        st.fq = p->wtable;
+    } else {
+        conv_table(p, k, &st);
     }
     if (conv_pointwise_in_place(p, st.nrows)) {
         conv_rows(p, &st);

@@ -109,6 +109,8 @@ typedef struct mote_s8_conv_params {
     const int8_t *weight;  /* conv [Cout, KH, KW, Cin]; depthwise [1, KH, KW, Cout] */
     const int16_t *wpanel; /* conv: weights pre-widened for the DSP kernel, or NULL
                               (mote_s8_conv_panel_numel; the 14-argument form) */
+    const int32_t *wtable; /* conv: the DSP kernel's fast requantization table that
+                              follows the panel, or NULL (mote_s8_conv_table_numel) */
     const int32_t *bias;   /* [Cout] */
     const int32_t *mult;   /* [Cout] */
     const int32_t *shift;  /* [Cout] */
@@ -135,6 +137,18 @@ static inline uint32_t mote_s8_conv_panel_numel(int32_t k, int32_t cout)
 {
     const uint64_t n = (((uint64_t)cout + 1u) & ~(uint64_t)1u) * (((uint64_t)k + 3u) & ~(uint64_t)3u);
     return k < 1 || cout < 1 || n > 0x7fffffffu ? 0u : (uint32_t)n;
+}
+
+/**
+ * int16 elements of the fast requantization table that may follow conv2d_s8's
+ * pre-widened weights (aot/compiler/dsp_weights.py, fast_table): per pair of
+ * weight rows 10 int32 words, 2bc_a 2bc_a 2bc_b 2bc_b M_a rz_a e_a M_b rz_b e_b
+ * (bc: bias - in_zp * sum w; e = -shift in [1, 22]; rz = 2^(e-1) + (out_zp << e)),
+ * so 20 * round2(Cout) / 2. 0 for sizes that do not fit 32 bits.
+ */
+static inline uint32_t mote_s8_conv_table_numel(int32_t cout)
+{
+    return cout < 1 || cout > 0x3fffffff / 20 ? 0u : 20u * (((uint32_t)cout + 1u) >> 1);
 }
 
 /* ---------------------------------------------------------------- arguments

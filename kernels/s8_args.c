@@ -246,6 +246,7 @@ mote_err_t mote_conv_geometry(mote_value_t *const *args, uint32_t nargs, int dep
                MOTE_ERR_KERNEL_SHAPE);
     p->weight = (const int8_t *)wt->data;
     p->wpanel = NULL;
+    p->wtable = NULL;
     p->oy0 = 0;
     p->oy1 = p->ho;
     return MOTE_OK;
@@ -269,13 +270,18 @@ mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
     MOTE_TRY(mote_s8_act_args(args[a + 2], args[a + 3], &p->act_min, &p->act_max));
     MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
     if (!depthwise && nargs == 14u) {
+        /* the panel, optionally followed by the fast requantization table */
         mote_tensor_t *wp;
+        const uint32_t nw = mote_s8_conv_panel_numel(p->kh * p->kw * p->cin, p->cout);
+        const uint32_t nt = mote_s8_conv_table_numel(p->cout);
         MOTE_TRY(mote_s8_tensor_arg(args[12], MOTE_DTYPE_INT16, 1, &wp));
-        MOTE_CHECK((uint64_t)wp->sizes[0] ==
-                           mote_s8_conv_panel_numel(p->kh * p->kw * p->cin, p->cout) &&
-                       ((uintptr_t)wp->data & 3u) == 0u,
+        MOTE_CHECK(nw > 0u && nt > 0u && ((uintptr_t)wp->data & 3u) == 0u &&
+                       ((uint64_t)wp->sizes[0] == nw || (uint64_t)wp->sizes[0] == (uint64_t)nw + nt),
                    MOTE_ERR_KERNEL_SHAPE);
         p->wpanel = (const int16_t *)wp->data;
+        if ((uint64_t)wp->sizes[0] != nw) {
+            p->wtable = (const int32_t *)(const void *)(p->wpanel + nw); /* nw: a multiple of 8 */
+        }
     }
     p->input = (const int8_t *)in->data;
     p->output = (int8_t *)out->data;
@@ -307,6 +313,7 @@ mote_err_t mote_linear_geometry(mote_value_t *const *args, uint32_t nargs, uint8
     p->pad_h = p->pad_w = 0;
     p->depth_mult = 1;
     p->wpanel = NULL;
+    p->wtable = NULL;
     p->oy0 = 0;
     p->oy1 = 1;
     p->weight = (const int8_t *)wt->data;

@@ -12,6 +12,14 @@ kernel's zero-point correction, read them). The layout is the kernel's: rows in
 pairs (an odd last row paired with itself), per pair and group of four taps
 ``[a0 a2 a1 a3 b0 b2 b1 b3]`` (SXTB16 order), K = KH*KW*Cin zero-padded to a
 multiple of 4; ``mote_s8_conv_panel_numel`` in kernels/requant.h checks it.
+
+When every channel of the call admits the kernel's fast requantization
+(``fast_table``), the panel ends with that requantization table too, so the
+kernel reads the zero-point-corrected bias from flash instead of summing the
+weights at every call: per pair of rows 10 int32 words (20 int16 elements),
+``2bc_a 2bc_a 2bc_b 2bc_b M_a rz_a e_a M_b rz_b e_b`` with bc = bias - in_zp * sum w
+(int32, wrapping), e = -shift and rz = 2^(e-1) + (out_zp << e)
+(``mote_s8_conv_table_numel``; the kernel checks e, M and the bound again).
 """
 from __future__ import annotations
 
@@ -47,6 +55,43 @@ def panel(weight: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(g.transpose(0, 2, 1, 3)).reshape(-1)
 
 
+def _wrap32(v: np.ndarray) -> np.ndarray:
+    return ((np.asarray(v, np.int64) + (1 << 31)) % (1 << 32) - (1 << 31)).astype(np.int64)
+
+
+def fast_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
+    """The DSP kernel's fast requantization table (int32 [10 * round2(Cout) / 2],
+    layout: module docstring) of a conv2d_s8 call, or None when a channel does not
+    admit it: shift in [-22, -1], multiplier in (2^30, 2^31) and
+    |bias - in_zp * sum w| + K * 2^14 < 2^30 (cmsis/op_mote_conv2d_s8.c, conv_fast_ok)."""
+    cout = weight.shape[0]
+    w = weight.reshape(cout, -1).astype(np.int64)
+    k = w.shape[1]
+    bias, mult, shift = (np.asarray(a, np.int64).reshape(cout) for a in (bias, mult, shift))
+    bc = _wrap32(bias - int(in_zp) * w.sum(1))
+    if not (np.all((shift >= -22) & (shift <= -1)) and np.all(mult > (1 << 30))
+            and np.all(np.abs(bc) + k * 16384 < (1 << 30))):
+        return None
+    e = -shift
+    rz = _wrap32((1 << (e - 1)) + (int(out_zp) << e))
+    rows = list(range(cout)) + ([cout - 1] if cout % 2 else [])
+    t = []
+    for a, b in zip(rows[0::2], rows[1::2]):
+        t += [2 * bc[a], 2 * bc[a], 2 * bc[b], 2 * bc[b],
+              mult[a], rz[a], e[a], mult[b], rz[b], e[b]]
+    return _wrap32(np.array(t, np.int64)).astype(np.int32)
+
+
+def call_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int) -> np.ndarray:
+    """The int16 constant of a conv2d_s8 call: its panel, then its fast table
+    (as little-endian int16 pairs) when it has one."""
+    p = panel(weight)
+    t = fast_table(weight, bias, mult, shift, in_zp, out_zp)
+    if t is None:
+        return p
+    return np.concatenate([p, t.astype("<i4").view("<i2").astype(np.int16)])
+
+
 def add_dsp_weights(spec: ir.ProgramSpec) -> int:
     """Give every 13-argument conv2d_s8 call of ``spec`` its pre-widened weights
     (a new int16 constant as argument 12). Returns the constant bytes added,
@@ -59,7 +104,13 @@ def add_dsp_weights(spec: ir.ProgramSpec) -> int:
         if wv.constant is None:
             continue  # weights computed at run time: the kernel widens them itself
         w = np.frombuffer(wv.constant, np.int8).reshape(wv.sizes)
-        p = panel(w).astype("<i2")
+        chans = [spec.values[call.args[i]] for i in (2, 3, 4)]
+        zps = [spec.values[call.args[i]] for i in (8, 9)]
+        if all(isinstance(v, ir.TensorValue) and v.constant is not None for v in chans):
+            b, m, sh = (np.frombuffer(v.constant, "<i4") for v in chans)
+            p = call_panel(w, b, m, sh, *zps).astype("<i2")
+        else:
+            p = panel(w).astype("<i2")
         spec.values.append(ir.TensorValue(sizes=[int(p.size)], dtype=INT16,
                                           dim_order=[0], constant=p.tobytes(),
                                           name=f"{wv.name}_dsp"))

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from aot import ir
-from aot.compiler.dsp_weights import PANEL_ARG, has_panel, panel
+from aot.compiler import int8ref as R
+from aot.compiler.dsp_weights import PANEL_ARG, call_panel, fast_table, has_panel, panel
 from aot.compiler.pipeline import compile_model_file
 from aot.compiler.scratch import scratch_bytes
 from aot.compiler.share_values import share_values
@@ -21,6 +22,40 @@ def test_panel_layout_pairs_rows_and_orders_taps_for_sxtb16():
                   a[4], 0, 0, 0, b[4], 0, 0, 0]
     second_pair = [c[0], c[2], c[1], c[3], c[0], c[2], c[1], c[3], c[4], 0, 0, 0, c[4], 0, 0, 0]
     assert p.tolist() == first_pair + second_pair
+
+
+def _smmlar(a, b, acc):
+    return (acc * (1 << 32) + a * b + (1 << 31)) >> 32
+
+
+def test_fast_table_requantizes_like_the_reference():
+    """The kernel's 4-instruction form on the table's words (SMMLAR, + sign, ASR, SSAT)
+    equals requantize + zero point + clamp of the reference, per channel."""
+    rng = np.random.default_rng(5)
+    cout, k, izp, ozp = 5, 12, 7, -9
+    w = rng.integers(-128, 128, (cout, 1, 2, 6), dtype=np.int8)
+    ms = [R.quantize_multiplier(float(v)) for v in rng.uniform(1e-4, 0.4, cout)]
+    mult = np.array([m for m, _ in ms], np.int32)
+    shift = np.array([s for _, s in ms], np.int32)
+    bias = rng.integers(-40000, 40000, cout).astype(np.int32)
+    t = fast_table(w, bias, mult, shift, izp, ozp).astype(np.int64)
+    assert t.size == 10 * 3                      # round2(5) / 2 pairs
+    sw = w.reshape(cout, -1).astype(np.int64).sum(1)
+    for c in range(cout):
+        pair, j = divmod(c, 2)
+        e = t[10 * pair + 2 * j], t[10 * pair + 4 + 3 * j:10 * pair + 7 + 3 * j]
+        b2, (m, rz, sh) = e
+        assert b2 == 2 * (bias[c] - izp * sw[c]) and m == mult[c] and sh == -shift[c]
+        for s in rng.integers(-k * 16384, k * 16384, 200).tolist() + [0, -1, 1]:
+            acc = int(bias[c] - izp * sw[c] + s)
+            t2 = 2 * acc                                          # doubled column + b2
+            got = max(-128, min(127, (_smmlar(t2, int(m), int(rz)) + (t2 >> 31 if t2 < 0 else 0)) >> int(sh)))
+            want = max(-128, min(127, R.requantize(np.array([acc]), int(mult[c]), int(shift[c]))[0] + ozp))
+            assert got == want, (c, acc)
+    # a channel outside the fast form (shift >= 0): no table, the panel alone
+    shift[2] = 1
+    assert fast_table(w, bias, mult, shift, izp, ozp) is None
+    assert call_panel(w, bias, mult, shift, izp, ozp).size == panel(w).size
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +74,12 @@ def test_every_conv_carries_its_panel_and_drops_the_widening_scratch(ds_cnn):
         c, c0 = dsp.instructions[k], plain.instructions[k]
         assert c.args[:PANEL_ARG] == c0.args[:PANEL_ARG] and c.args[PANEL_ARG + 1:] == c0.args[PANEL_ARG:]
         w, pv = dsp.values[c.args[1]], dsp.values[c.args[PANEL_ARG]]
-        ref = panel(np.frombuffer(w.constant, np.int8).reshape(w.sizes))
+        wt = np.frombuffer(w.constant, np.int8).reshape(w.sizes)
+        b, m, s = (np.frombuffer(dsp.values[c.args[i]].constant, "<i4") for i in (2, 3, 4))
+        ref = call_panel(wt, b, m, s, dsp.values[c.args[8]], dsp.values[c.args[9]])
         assert pv.constant == ref.astype("<i2").tobytes()
+        # DS-CNN's convs all take the fast requantization: the table follows the panel
+        assert ref.size == panel(wt).size + 20 * ((w.sizes[0] + 1) // 2)
         added += pv.nbytes
         # the kernel's own scratch no longer holds widened rows (16 KiB cap, rows x 2 x Kpad)
         assert scratch_bytes(dsp, c) < scratch_bytes(plain, c0)
