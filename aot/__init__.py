@@ -5,7 +5,7 @@ Public entry points:
   lower(ep_or_module, example_inputs=None) -> aot.ir.ProgramSpec (planned)
 
 The package is layered; each layer imports only the ones below it:
-  aot.cli -> aot.tools -> aot.target, aot.host -> aot.compiler -> aot.pte -> aot.ir
+  aot.cli -> aot.tools -> aot.deploy, aot.host -> aot.compiler -> aot.pte -> aot.ir
 (aot.errors and aot.paths sit at the bottom). ``import aot`` does not import
 torch: the entry points below load the compiler on first use, so commands
 that only read a .pte or talk to a board start fast.

@@ -16,7 +16,7 @@ import sys
 @functools.lru_cache(maxsize=None)
 def _sim_boards() -> str:
     """The boards of boards/ that name a simulator, for --target help texts (read once)."""
-    from aot.target.boards import known_boards, load_board
+    from aot.deploy.boards import known_boards, load_board
     return ", ".join(b for b in known_boards() if load_board(b).simulator is not None)
 
 def _positive_seconds(text: str) -> float:
@@ -208,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="simulator or serial timeout, seconds (> 0; default 120)")
     p.add_argument("--estimate-cycles", action="store_true",
                    help="on a simulated Cortex-M33 board: also trace the run and estimate the cycles "
-                        "per inference from per-instruction-class costs (aot.target.cycles)")
+                        "per inference from per-instruction-class costs (aot.deploy.cycles)")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("compare", help="eager PyTorch vs the Mote runtime on a target")

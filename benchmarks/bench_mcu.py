@@ -5,15 +5,15 @@
 
 For every zoo model on mps2-an505 (Cortex-M33, DSP + FPU) and mps3-an547
 (Cortex-M55, MVE), fp32 and int8 (`aot build --int8`) firmware is built
-(aot.target.build.build_compiled, under build/bench/mcu/) and run once on QEMU with
--icount shift=0 (aot.target.run.run_build, always under a timeout). The firmware's
+(aot.deploy.build.build_compiled, under build/bench/mcu/) and run once on QEMU with
+-icount shift=0 (aot.deploy.run.run_build, always under a timeout). The firmware's
 OUT line carries the exact instruction count of mote_method_execute.
 
 int8 programs keep int8 inputs and outputs (`--int8-io`), as TFLM's reference
 models do; on the DSP board (mps2-an505) their conv weights are pre-widened in
 flash (`aot build`'s default there, aot.compiler.dsp_weights), so the model
 flash column includes that copy. On mps2-an505 every int8 run is traced once more
-(aot.target.cycles: QEMU's execution log, per-instruction-class Cortex-M33
+(aot.deploy.cycles: QEMU's execution log, per-instruction-class Cortex-M33
 costs) for an estimated cycle count per inference, printed beside the
 instruction count with the Pico 2 latency at 150 MHz and the published MLPerf
 Tiny v1.0 figures of X-CUBE-AI on an STM32U575 Cortex-M33 at 160 MHz (KWS
@@ -79,12 +79,12 @@ def model_macs(name: str) -> tuple:
 
 def run_one(name: str, int8: bool, boards) -> dict:
     import zoo
-    from aot.target.build import build_compiled
-    from aot.target.run import run_build
+    from aot.deploy.build import build_compiled
+    from aot.deploy.run import run_build
     from aot.compiler.pipeline import compile_model_file
     res = {}
-    from aot.target.boards import load_board
-    from aot.target.cycles import trace_firmware
+    from aot.deploy.boards import load_board
+    from aot.deploy.cycles import trace_firmware
     compiled = {}
     for b in boards:
         # int8 on a DSP board: conv weights pre-widened in flash, as `aot build` does
@@ -189,7 +189,7 @@ def main(argv=None) -> int:
                         "int8 RAM", "int8 arena", "int8 bound", "ET c_m arena", "ET c_m bound",
                         "TFLM arena"], rows))
         if any("estimated_cycles" in r["int8"].get(b, {}) for r in results.values()):
-            print(f"\n{b}: estimated Cortex-M33 cycles, int8 (aot.target.cycles; code and data in "
+            print(f"\n{b}: estimated Cortex-M33 cycles, int8 (aot.deploy.cycles; code and data in "
                   "zero-wait-state memory)\n")
             rows = []
             for name, r in results.items():

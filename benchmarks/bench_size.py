@@ -8,12 +8,12 @@
       unused functions);
    b) linked: benchmarks/fw/core_app.c (load, init, set input, execute, read
       output of an identity program) + runtime/src + the empty kernel registry,
-      --gc-sections, grouped by the link map (aot.target.firmware.size_report); the
+      --gc-sections, grouped by the link map (aot.deploy.firmware.size_report); the
       image runs on QEMU mps2-an505 (under a timeout) to prove it works.
    Beside the reference figures: ExecuTorch's core runtime with no operators
    ~115,900 B of text on arm-none-eabi, TFLite Micro's interpreter ~9,700 B.
 2. Every zoo model (fp32, or --int8): `aot build` for mps2-an505 and pico2
-   (aot.target.build.build_compiled), flash and RAM by part from size.json
+   (aot.deploy.build.build_compiled), flash and RAM by part from size.json
    (--quick: mps2-an505 only).
 Build directories: build/bench/size/.
 """
@@ -52,11 +52,11 @@ def core_objects(work: Path) -> dict:
 def core_linked(work: Path, board_name: str = "mps2-an505", run: bool = True) -> dict:
     """1b: minimal app linked with --gc-sections; sizes by group from the link map."""
     import torch
-    from aot.target.boards import load_board
-    from aot.target.build import incbin_source
-    from aot.target.generate import target_state_bytes
+    from aot.deploy.boards import load_board
+    from aot.deploy.build import incbin_source
+    from aot.deploy.generate import target_state_bytes
     from aot.compiler.pipeline import compile_module
-    from aot.target.firmware import build_firmware
+    from aot.deploy.firmware import build_firmware
 
     class Identity(torch.nn.Module):
         def forward(self, x):
@@ -91,7 +91,7 @@ def core_linked(work: Path, board_name: str = "mps2-an505", run: bool = True) ->
     res["runtime_data_bss"] = sum(v["data"] + v["bss"] for v in rt_objs.values())
     res["runtime_flash"] = res["runtime_text"] + res["runtime_rodata"] + sum(v["data"] for v in rt_objs.values())
     if run and board.simulator is not None:
-        from aot.target.qemu import run_firmware
+        from aot.deploy.qemu import run_firmware
         code, text = run_firmware(art.elf, board, timeout_s=30)
         res["qemu_exit"] = code
         res["qemu_uart"] = text.strip().splitlines()[-1] if text.strip() else ""
@@ -100,7 +100,7 @@ def core_linked(work: Path, board_name: str = "mps2-an505", run: bool = True) ->
 
 def model_sizes(name: str, boards, int8: bool) -> dict:
     import zoo
-    from aot.target.build import build_compiled
+    from aot.deploy.build import build_compiled
     from aot.compiler.pipeline import compile_model_file
     out = {}
     c = compile_model_file(zoo.path(name), int8=int8)

@@ -6,7 +6,7 @@
 #                  [SELFTEST <n>] [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [PORT]
 #                  [DEPENDS <files>...] [OUTPUT_DIR <dir>])
 #
-# At build time a custom command runs `aot generate` (aot.target.generate) into
+# At build time a custom command runs `aot generate` (aot.deploy.generate) into
 # OUTPUT_DIR (default <binary dir>/mote/<target>). It re-runs when the model
 # file or a .py file beside it, the calibration file, a DEPENDS file, the
 # board file or the compiler's own sources change, and only then. The
@@ -22,7 +22,7 @@
 # application provides mote_port_log, mote_port_ticks and mote_port_abort.
 #
 # The compiler flags are the user's (toolchain file, CMAKE_C_FLAGS): give the
-# board's -mcpu/-mfpu/-mfloat-abi there; `python -m aot.target.generate
+# board's -mcpu/-mfpu/-mfloat-abi there; `python -m aot.deploy.generate
 # --board-sources BOARD` prints them ("arch_flags").
 #
 # Python: MOTE_PYTHON (cache) is the interpreter that runs aot; by default the
@@ -51,7 +51,7 @@ function(_mote_find_python)
         if(EXISTS "${py}")
             # aot and what aot generate imports (torch, flatbuffers), not just aot's files
             execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}"
-                                    "${py}" -c "import torch, flatbuffers, aot.target.generate"
+                                    "${py}" -c "import torch, flatbuffers, aot.deploy.generate"
                             RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
             if(rc EQUAL 0)
                 set(MOTE_PYTHON "${py}" CACHE FILEPATH "Python interpreter with Mote's aot package" FORCE)
@@ -65,7 +65,7 @@ function(_mote_find_python)
 endfunction()
 
 # The model-independent sources for BOARD (runtime, embedding API, kernels,
-# port), read once per board from aot.target.generate into MOTE_<id>_* variables.
+# port), read once per board from aot.deploy.generate into MOTE_<id>_* variables.
 function(_mote_board_sources board id)
     get_property(done GLOBAL PROPERTY "MOTE_BOARD_${id}_LOADED")
     if(done)
@@ -76,7 +76,7 @@ function(_mote_board_sources board id)
     # keep their mtime), re-written when the board file changes (re-configure).
     set(port_dir "${CMAKE_BINARY_DIR}/mote/port-${id}")
     execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}"
-                            "${MOTE_PYTHON}" -m aot.target.generate --board-sources "${board}"
+                            "${MOTE_PYTHON}" -m aot.deploy.generate --board-sources "${board}"
                             --port-dir "${port_dir}"
                     RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)
     if(NOT rc EQUAL 0)
@@ -306,7 +306,7 @@ endfunction()
 
 # mote_add_qemu_run(<target> BOARD b [TIMEOUT s]): a `<target>-run` target that
 # runs the firmware in the board's QEMU machine and shows its UART
-# (python -m aot.target.qemu; exit status = the firmware's).
+# (python -m aot.deploy.qemu; exit status = the firmware's).
 function(mote_add_qemu_run target)
     cmake_parse_arguments(R "" "BOARD;TIMEOUT" "" ${ARGN})
     if(NOT R_TIMEOUT)
@@ -320,7 +320,7 @@ function(mote_add_qemu_run target)
                 "machine (boards/${R_BOARD}.json names no simulator): run it on the board (aot flash, aot monitor)")
     endif()
     add_custom_target(${target}-run
-        COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot.target.qemu
+        COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot.deploy.qemu
                 "$<TARGET_FILE:${target}>" --board "${R_BOARD}" --timeout ${R_TIMEOUT}
         DEPENDS ${target} USES_TERMINAL VERBATIM
         COMMENT "Mote: running ${target} on ${R_BOARD} in QEMU")

@@ -3,7 +3,7 @@ model and prints well-formed tables and JSON holding real figures.
 
 Nothing here checks a time: the benchmarks print figures, they are not tests.
 The figures that are exact (arena bytes, instruction counts > 0, sizes) are
-checked against what aot.compiler.pipeline / aot.target.build report.
+checked against what aot.compiler.pipeline / aot.deploy.build report.
 """
 import json
 import shutil

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from aot.paths import ROOT
-from aot.target.boards import load_board
+from aot.deploy.boards import load_board
 
 RENODE = ROOT / "renode"
 sys.path.insert(0, str(RENODE / "qemu_keywords"))

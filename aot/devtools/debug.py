@@ -232,7 +232,7 @@ def captured_host(pte: bytes, record: dict, program_in: list) -> dict:
 
 def captured_uart(lines, record: dict) -> dict:
     """{instr: [arrays]} from a --trace debug firmware's DBG lines (first inference)."""
-    from aot.target.protocol import read_traces
+    from aot.deploy.protocol import read_traces
     run = read_traces(lines)[0]
     by_instr = {r["instr"]: r for r in record["instructions"]}
     out: dict = {}

@@ -99,7 +99,7 @@ def _whole_host_ns(method, inputs, repeats: int) -> int:
 def profile_host(pte: bytes, record: dict, inputs, repeats: int = 30) -> dict:
     """Profile one program on the host library (libmote.so, built with MOTE_TRACE)."""
     from aot.host.runtime import Program
-    from aot.target.generate import kernel_variant
+    from aot.deploy.generate import kernel_variant
     method = Program(pte).method()
     runs = []
     for _ in range(repeats):
@@ -117,8 +117,8 @@ def profile_host(pte: bytes, record: dict, inputs, repeats: int = 30) -> dict:
 def profile_uart(lines, record: dict, board, target: str, tick_unit: str) -> dict:
     """Profile from a --trace profile firmware's UART lines (QEMU or a real
     port). tick_unit: "instructions" (QEMU -icount) or "cycles" (DWT on silicon)."""
-    from aot.target.generate import kernel_variant
-    from aot.target.protocol import read_traces
+    from aot.deploy.generate import kernel_variant
+    from aot.deploy.protocol import read_traces
     runs = read_traces(lines)
     run = runs[0]
     if run.get("dropped"):

@@ -1,5 +1,5 @@
 """The `aot build` and `aot run` commands: argument handling and the text or
-JSON they print. The work itself is in aot.target (build, run) and
+JSON they print. The work itself is in aot.deploy (build, run) and
 aot.compiler (compile)."""
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import numpy as np
 
 from aot.errors import RunError
 from aot.host.inputs import conform_inputs, load_npz_inputs
-from aot.target.boards import load_board
-from aot.target.build import build_compiled
-from aot.target.run import SIM_TARGETS, _check_inputs, read_build, run_host, run_simulator
-from aot.target.size import size_table
+from aot.deploy.boards import load_board
+from aot.deploy.build import build_compiled
+from aot.deploy.run import SIM_TARGETS, _check_inputs, read_build, run_host, run_simulator
+from aot.deploy.size import size_table
 from aot.tools.device import format_array
 
 
@@ -40,7 +40,7 @@ def _selftest(compiled, n, command: str):
     """The --selftest N cases of `compiled` with their expected outputs (None without --selftest)."""
     if not n:
         return None
-    from aot.target.selftest import case_inputs, make_selftest
+    from aot.deploy.selftest import case_inputs, make_selftest
     cases = case_inputs(compiled, n)
     if len(cases) < n:
         print(f"aot {command}: note: --selftest {n}: the model has {len(cases)} input "
@@ -56,12 +56,12 @@ def dsp_weights(board, args) -> bool:
 
 
 def generate_command(args) -> int:
-    """`aot generate`: the sources of a model for the user's own build (aot.target.generate)."""
+    """`aot generate`: the sources of a model for the user's own build (aot.deploy.generate)."""
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.weights4 import int4_option
     from aot.compiler.quantize import int16_option
-    from aot.target.generate import generate_compiled, planned_table
-    from aot.target.generate import check_output_folder
+    from aot.deploy.generate import generate_compiled, planned_table
+    from aot.deploy.generate import check_output_folder
     board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     if args.output_dir:
         check_output_folder(Path(args.output_dir).resolve(), "mote_sources.json", "generate")
@@ -93,7 +93,7 @@ def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.weights4 import int4_option
     from aot.compiler.quantize import int16_option
-    from aot.target.generate import check_output_folder
+    from aot.deploy.generate import check_output_folder
     board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     if args.output_dir:
         check_output_folder(Path(args.output_dir).resolve(), "build.json", "build")
@@ -133,7 +133,7 @@ def build_command(args) -> int:
 def _estimate_cycles(result: dict, board, timeout: float) -> None:
     """Trace the run of `result` again and add the Cortex-M33 cycle estimate per
     inference ("estimated_cycles", "cycles_per_instruction") to it and its runs."""
-    from aot.target.cycles import trace_firmware
+    from aot.deploy.cycles import trace_firmware
     if board.core != "cortex-m33":
         raise RunError(f"--estimate-cycles has a Cortex-M33 cost model; {board.name} is a {board.core}")
     est = trace_firmware(result["elf"], board, timeout_s=max(timeout, 60.0) * 10)
@@ -152,7 +152,7 @@ def run_command(args) -> int:
         raise RunError("--estimate-cycles traces a run on a simulated Cortex-M33 board "
                        f"(--target mps2-an505), not {args.target}")
     if args.target.startswith("serial:"):
-        from aot.target.serial_port import run_serial
+        from aot.deploy.serial_port import run_serial
         port = args.target[len("serial:"):]
         if not port:
             raise RunError("--target serial:PORT needs a port (serial:/dev/ttyACM0, serial:COM3, "

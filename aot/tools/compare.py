@@ -65,7 +65,7 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
         method = _host_method(Program(compiled.pte, data_map=compiled.ptd), compiled)
         outs = [method.run(a) for a in arrays]
         return outs, ({"backend_pool_bytes": method.backend_pool_used} if compiled.delegation else {})
-    from aot.target.linux import has_backend, is_linux_target
+    from aot.deploy.linux import has_backend, is_linux_target
     if compiled.delegation and not (is_linux_target(target) and has_backend(target, compiled.delegation["backend"])):
         from aot.errors import RunError
         raise RunError(f"--delegate {compiled.delegation['delegate']}: the delegated program runs on "
@@ -74,8 +74,8 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
     if is_linux_target(target):
         stats: dict = {}
         return _run_on_linux(compiled, arrays, target, timeout, stats), stats
-    from aot.target.build import build_compiled
-    from aot.target.run import run_build
+    from aot.deploy.build import build_compiled
+    from aot.deploy.run import run_build
     scheme = "-int16" if compiled.int16 else "-int8" if compiled.int8 else ""
     method = f"-{compiled.method_name}" if len(compiled.methods) > 1 else ""   # one folder per method
     out_dir = Path(out_dir or Path("build") / f"{compiled.name}-{Path(target).stem}{scheme}{method}")
@@ -104,7 +104,7 @@ def _host_method(program, compiled):
 
 def _run_on_linux(compiled, arrays, target: str, timeout: float, stats: dict) -> list:
     from aot.errors import RunError
-    from aot.target.linux import run_on_linux
+    from aot.deploy.linux import run_on_linux
     if compiled.ptd is not None:
         raise RunError(f"--target {target} runs programs with their weights inside "
                        "(export without --external-weights)")
@@ -203,10 +203,10 @@ def compare_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.weights4 import int4_option
     from aot.compiler.quantize import int16_option
-    from aot.target.boards import load_board
+    from aot.deploy.boards import load_board
     from aot.tools.commands import dsp_weights
     board = None
-    from aot.target.linux import is_linux_target
+    from aot.deploy.linux import is_linux_target
     if args.target != "host" and not is_linux_target(args.target):  # a board, checked before the compile
         from aot.errors import RunError
         board = load_board(args.target)

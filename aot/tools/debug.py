@@ -31,9 +31,9 @@ def debug_compiled(compiled, target: str, seed: int = 0, out_dir=None, tol=None,
     if target == "host":
         captured = dbg.captured_host(compiled.pte, record, prog_in)
     else:
-        from aot.target.boards import load_board
-        from aot.target.build import build_compiled
-        from aot.target.qemu import run_firmware_streaming
+        from aot.deploy.boards import load_board
+        from aot.deploy.build import build_compiled
+        from aot.deploy.qemu import run_firmware_streaming
         board = board or load_board(target)
         out = Path(out_dir or Path("build") / f"{compiled.name}-{board.name}"
                    f"{'-int8' if compiled.int8 else ''}-debug")
@@ -76,7 +76,7 @@ def debug_command(args) -> int:
         raise RunError("aot debug runs on host or a simulated board: it needs every op's outputs, which "
                        "a board's UART would take minutes to send (use aot profile for a real board)")
     if args.target != "host":
-        from aot.target.boards import known_boards, load_board
+        from aot.deploy.boards import known_boards, load_board
         board = load_board(args.target)  # checked before the (slower) compile
         if board.simulator is None:
             sims = ", ".join(b for b in known_boards() if load_board(b).simulator is not None)

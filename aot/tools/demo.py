@@ -40,7 +40,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from aot.paths import ROOT
-from aot.target.boards import load_board
+from aot.deploy.boards import load_board
 
 MODEL_FILE = ROOT / "examples" / "digits" / "model.py"
 OUT_ROOT = ROOT / "build" / "demo"
@@ -93,7 +93,7 @@ def compile_digits(int8: bool):
     compiles it (aot.compiler.pipeline.Compiled; both demo boards are Cortex-M33s
     with DSP, so int8 convs carry pre-widened weights)."""
     from aot.compiler.pipeline import compile_model_file
-    from aot.target.boards import load_board
+    from aot.deploy.boards import load_board
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return compile_model_file(MODEL_FILE, int8=int8,
@@ -111,8 +111,8 @@ def build_dir(out_root: Path, board: str, int8: bool) -> Path:
 
 def build_firmware_for(compiled, board: str, x: np.ndarray, out_root: Path):
     """`aot build --board <board> [--int8]` of `compiled`, with the images `x` embedded in flash.
-    Returns aot.target.build.BuildArtifacts."""
-    from aot.target.build import build_compiled
+    Returns aot.deploy.build.BuildArtifacts."""
+    from aot.deploy.build import build_compiled
     return build_compiled(compiled, board, build_dir(out_root, board, compiled.int8),
                           input_sets=input_sets(x))
 
@@ -120,8 +120,8 @@ def build_firmware_for(compiled, board: str, x: np.ndarray, out_root: Path):
 def run_firmware(out_dir: Path, n: int, label: str, show_progress: bool = True,
                  timeout: Optional[float] = None):
     """Boot the firmware of build directory `out_dir` in QEMU; one inference per embedded image.
-    A tqdm bar advances as the firmware's OUT lines arrive. Returns aot.target.run.RunResult."""
-    from aot.target.run import run_build
+    A tqdm bar advances as the firmware's OUT lines arrive. Returns aot.deploy.run.RunResult."""
+    from aot.deploy.run import run_build
     timeout = timeout if timeout is not None else 120.0 + 0.5 * n
     if not show_progress:
         return run_build(out_dir, timeout=timeout)
@@ -182,17 +182,17 @@ def max_rel_error(outputs: np.ndarray, reference: np.ndarray) -> float:
 
 
 def pico2_latency_ms(cycles: float) -> float:
-    """ESTIMATE: Cortex-M33 cycles (aot.target.cycles) / 150 MHz, in ms."""
+    """ESTIMATE: Cortex-M33 cycles (aot.deploy.cycles) / 150 MHz, in ms."""
     return 1e3 * float(cycles) / PICO2_HZ
 
 
 def estimated_cycles(compiled, board: str, x: np.ndarray, out_root: Path) -> int:
-    """Estimated Cortex-M33 cycles of one inference (aot.target.cycles: the
+    """Estimated Cortex-M33 cycles of one inference (aot.deploy.cycles: the
     instruction trace of a run priced per instruction class), from a build
     with only the first image: the demo's 450-image firmware would make a
     trace of several GB."""
-    from aot.target.build import build_compiled
-    from aot.target.cycles import trace_firmware
+    from aot.deploy.build import build_compiled
+    from aot.deploy.cycles import trace_firmware
     out = out_root / f"cycles-{board}-{'int8' if compiled.int8 else 'fp32'}"
     art = build_compiled(compiled, board, out, input_sets=input_sets(x[:1]))
     est = trace_firmware(art.elf, board)
@@ -460,7 +460,7 @@ def format_table(r: DemoResult) -> str:
         f"instructions: exact counts from QEMU -icount on {SIM_BOARD} (Cortex-M33, DSP + FPU), mean over"
         f" {n} images (fp32 {rng32}, int8 {rng8}).",
         "* ESTIMATE, not a measurement: Cortex-M33 cycles priced per instruction class from the"
-        f" instruction trace of one image (aot.target.cycles: int8 {r.cycles.get('int8', 0):,},"
+        f" instruction trace of one image (aot.deploy.cycles: int8 {r.cycles.get('int8', 0):,},"
         f" fp32 {r.cycles.get('fp32', 0):,} cycles) / {PICO2_HZ / 1e6:.0f} MHz.",
         "  Not modelled: XIP flash wait states and cache misses, bus contention; the .uf2 prints the"
         " measured DWT cycles of each image on UART0 (GP0, 115200 baud).",

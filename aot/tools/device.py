@@ -1,6 +1,6 @@
 """The `aot flash` and `aot monitor` commands: a real board's loop. The work is
-in aot.target.flash (drive, UF2 checks, tools) and aot.target.serial_port
-(pyserial); the line protocol in aot.target.protocol."""
+in aot.deploy.flash (drive, UF2 checks, tools) and aot.deploy.serial_port
+(pyserial); the line protocol in aot.deploy.protocol."""
 from __future__ import annotations
 
 import json
@@ -23,7 +23,7 @@ def add_flash_arguments(p) -> None:
 
 
 def flash_command(args) -> int:
-    from aot.target.flash import flash_build
+    from aot.deploy.flash import flash_build
     r = flash_build(args.build_dir, drive=args.drive, tool=args.tool)
     if r.method == "drive":
         print(f"aot flash: wrote {r.file.name} to {r.dest}: {r.bytes:,} bytes, {r.blocks} UF2 blocks, "
@@ -58,8 +58,8 @@ def format_array(a) -> str:
 
 def _counter_for(board_name: str):
     from aot.errors import MoteError
-    from aot.target.boards import load_board
-    from aot.target.serial_port import count_name
+    from aot.deploy.boards import load_board
+    from aot.deploy.serial_port import count_name
     try:
         return count_name(load_board(board_name))
     except MoteError:
@@ -67,7 +67,7 @@ def _counter_for(board_name: str):
 
 
 def event_json(ev: dict, counter) -> dict:
-    """`ev` (aot.target.protocol.parse_line) with arrays as nested lists."""
+    """`ev` (aot.deploy.protocol.parse_line) with arrays as nested lists."""
     out = {k: v for k, v in ev.items() if k != "outputs"}
     if ev["event"] == "out":
         out["counter"] = counter
@@ -111,14 +111,14 @@ def event_text(ev: dict, counter) -> list:
 
 
 def monitor_command(args) -> int:
-    from aot.target.protocol import parse_line
-    from aot.target.serial_port import open_port, read_lines
+    from aot.deploy.protocol import parse_line
+    from aot.deploy.serial_port import open_port, read_lines
     metas, counter = None, None
     if args.build:
-        from aot.target.run import build_board, read_build
+        from aot.deploy.run import build_board, read_build
         info = read_build(Path(args.build))
         metas = info["outputs"]
-        from aot.target.serial_port import count_name
+        from aot.deploy.serial_port import count_name
         counter = count_name(build_board(info))
     if args.timeout is not None and not args.timeout > 0:
         print("aot monitor: error: --timeout must be more than 0 seconds", file=sys.stderr)

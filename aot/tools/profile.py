@@ -74,7 +74,7 @@ def _embedded_inputs(folder: Path, info: dict) -> list:
 
 def _profile_build(folder: Path, target: str, args) -> dict:
     from aot.devtools.profile import profile_host, profile_uart
-    from aot.target.run import build_board, read_build
+    from aot.deploy.run import build_board, read_build
     info = read_build(folder)
     record = _record(folder / "model.pte")
     if target == "host":
@@ -88,7 +88,7 @@ def _profile_build(folder: Path, target: str, args) -> dict:
         return _profile_serial(folder, target, board, record, args)
     if target != board.name:
         raise RunError(f"{folder} was built for {board.name}; profile it with --target {board.name}")
-    from aot.target.qemu import run_firmware_streaming
+    from aot.deploy.qemu import run_firmware_streaming
     if board.simulator is None:
         raise RunError(f"board {board.name} has no simulator; run the firmware on the board and "
                        "use --target serial:PORT")
@@ -101,7 +101,7 @@ def _profile_build(folder: Path, target: str, args) -> dict:
 
 def _profile_serial(folder: Path, target: str, board, record: dict, args) -> dict:
     from aot.devtools.profile import profile_uart
-    from aot.target.serial_port import count_name, open_port, read_lines
+    from aot.deploy.serial_port import count_name, open_port, read_lines
     port = target[len("serial:"):]
     if not port:
         raise RunError("--target serial:PORT needs a port (serial:/dev/ttyACM0, serial:socket://HOST:PORT)")
@@ -122,7 +122,7 @@ def _profile_model(args) -> dict:
     from aot.compiler.pipeline import compile_model_file, program_inputs
     from aot.devtools.profile import profile_host
     from aot.compiler.debug_record import debug_record
-    from aot.target.boards import load_board
+    from aot.deploy.boards import load_board
     board = None
     if args.target != "host":
         if args.target.startswith("serial:"):
@@ -140,7 +140,7 @@ def _profile_model(args) -> dict:
     inputs = program_inputs(compiled, compiled.example_inputs)
     if board is None:
         return profile_host(compiled.pte, debug_record(compiled), inputs, repeats=args.repeats)
-    from aot.target.build import build_compiled
+    from aot.deploy.build import build_compiled
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}"
                f"{'-int8' if compiled.int8 else ''}-profile")
     _note(f"building traced firmware in {out}...")

@@ -6,8 +6,8 @@
     aot test model.bpte [--target host]         any BundledProgram (Mote's or ExecuTorch's)
 
 Exit status 0 only on PASS (1 on FAIL or when no verdict arrives, 2 bad usage).
-The cases, their tolerance and the host run: aot.target.selftest; the lines:
-aot.target.protocol.read_selftest.
+The cases, their tolerance and the host run: aot.deploy.selftest; the lines:
+aot.deploy.protocol.read_selftest.
 """
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 
 from aot.errors import ProtocolError, RunError, SerialPortError
-from aot.target.selftest import DEFAULT_CASES, read_bpte, run_host  # noqa: F401 (DEFAULT_CASES: the CLI's)
+from aot.deploy.selftest import DEFAULT_CASES, read_bpte, run_host  # noqa: F401 (DEFAULT_CASES: the CLI's)
 
 
 def run_selftest(program, target: str = "host", timeout: float = 120.0) -> dict:
-    """The self-test report (aot.target.protocol.read_selftest's shape) of
+    """The self-test report (aot.deploy.protocol.read_selftest's shape) of
     `program` (a --selftest build directory or a .bpte) on `target`, with
     "target" and "program" added."""
     path = Path(program)
@@ -34,7 +34,7 @@ def run_selftest(program, target: str = "host", timeout: float = 120.0) -> dict:
         pte, method, st = read_bpte(path)
         rep = run_host(pte, st, method)
     else:
-        from aot.target.run import read_build
+        from aot.deploy.run import read_build
         info = read_build(path)
         if not info.get("selftest"):
             raise RunError(f"{path} was built without --selftest; rebuild it with "
@@ -50,9 +50,9 @@ def run_selftest(program, target: str = "host", timeout: float = 120.0) -> dict:
 
 
 def _run_simulator(path: Path, info: dict, target: str, timeout: float) -> dict:
-    from aot.target.boards import load_board
-    from aot.target.qemu import run_firmware_streaming
-    from aot.target.run import build_board
+    from aot.deploy.boards import load_board
+    from aot.deploy.qemu import run_firmware_streaming
+    from aot.deploy.run import build_board
     board = load_board(target)
     if board.simulator is None:
         raise RunError(f"board {board.name} has no simulator; run the self-test on the board with "
@@ -61,7 +61,7 @@ def _run_simulator(path: Path, info: dict, target: str, timeout: float) -> dict:
     if board.name != built.name:
         raise RunError(f"{path} was built for {built.name}, not {board.name}")
     code, text = run_firmware_streaming(path / "firmware.elf", built, timeout_s=timeout)
-    from aot.target.protocol import read_selftest
+    from aot.deploy.protocol import read_selftest
     try:
         return read_selftest(text.splitlines())
     except ProtocolError as e:
@@ -69,9 +69,9 @@ def _run_simulator(path: Path, info: dict, target: str, timeout: float) -> dict:
 
 
 def _run_serial(path: Path, info: dict, port: str, timeout: float) -> dict:
-    from aot.target.protocol import parse_line, read_selftest
-    from aot.target.serial_port import open_port, read_lines
-    from aot.target.run import build_board
+    from aot.deploy.protocol import parse_line, read_selftest
+    from aot.deploy.serial_port import open_port, read_lines
+    from aot.deploy.run import build_board
     if not port:
         raise RunError("--target serial:PORT needs a port (serial:/dev/ttyACM0, serial:COM3, "
                        "serial:socket://127.0.0.1:4321)")

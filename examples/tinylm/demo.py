@@ -3,7 +3,7 @@
 eager PyTorch (torchao's int4 model), Mote's host runtime, and the firmware in
 QEMU (mps2-an505, Cortex-M33). Also builds it for the Pico 2 and prints flash
 and RAM against both boards' budgets and the tokens per second a 150 MHz Pico 2
-would reach (estimated: the Cortex-M33 cycle model of aot.target.cycles over a
+would reach (estimated: the Cortex-M33 cycle model of aot.deploy.cycles over a
 traced decode step). Exits 1 if the three token sequences differ.
 
     python -m examples.tinylm.demo [--tokens N] [--steps N] [--retrain] [-o build/tinylm]
@@ -51,7 +51,7 @@ def host_tokens(compiled, n: int) -> list:
 
 def build(compiled, board: str, out: Path, n: int, decode_only: bool = False):
     """The firmware generating `n` tokens (decode_only: see tinylm_app.c)."""
-    from aot.target.build import build_compiled
+    from aot.deploy.build import build_compiled
     from examples.tinylm.model import PROMPT
     (prompt,) = compiled.methods[0].example_inputs
     defines = {"TINYLM_PROMPT": str(PROMPT), "TINYLM_NEW_TOKENS": str(n)}
@@ -63,8 +63,8 @@ def build(compiled, board: str, out: Path, n: int, decode_only: bool = False):
 def firmware_tokens(build_dir: Path, timeout: float = 600.0) -> tuple:
     """(tokens, instructions per step) from the firmware's TOK lines in QEMU."""
     from aot.errors import MoteError
-    from aot.target.boards import load_board
-    from aot.target.qemu import run_firmware_streaming
+    from aot.deploy.boards import load_board
+    from aot.deploy.qemu import run_firmware_streaming
     code, text = run_firmware_streaming(build_dir / "firmware.elf", load_board(SIM_BOARD), timeout_s=timeout)
     toks = [line.split() for line in text.splitlines() if line.startswith("TOK ")]
     if code != 0 or "MOTE DONE" not in text:
@@ -74,9 +74,9 @@ def firmware_tokens(build_dir: Path, timeout: float = 600.0) -> tuple:
 
 def decode_cycles(compiled, out: Path) -> tuple:
     """(estimated Cortex-M33 cycles of one decode step, cycles per instruction)
-    from a traced build running two decode steps (aot.target.cycles)."""
-    from aot.target.boards import load_board
-    from aot.target.cycles import trace_firmware
+    from a traced build running two decode steps (aot.deploy.cycles)."""
+    from aot.deploy.boards import load_board
+    from aot.deploy.cycles import trace_firmware
     build(compiled, SIM_BOARD, out, 3, decode_only=True)  # 2 decode steps
     est = trace_firmware(out / "firmware.elf", load_board(SIM_BOARD))
     return est.per_run[-1], est.cycles_per_instruction
@@ -92,7 +92,7 @@ def main(argv=None) -> int:
     from aot.cli import _quiet_dependencies
     _quiet_dependencies()
     from aot.compiler.pipeline import compile_model_file
-    from aot.target.boards import load_board
+    from aot.deploy.boards import load_board
     from examples.tinylm import train
     from examples.tinylm.model import MAX_LEN, PROMPT
     from examples.tinylm.tinylm import PROMPT_TEXT

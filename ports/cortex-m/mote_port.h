@@ -1,11 +1,11 @@
 /*
  * mote_port.h - the bare-metal Cortex-M port API (ports/cortex-m).
  *
- * Firmware built by aot.target.firmware links exactly one implementation of each
+ * Firmware built by aot.deploy.firmware links exactly one implementation of each
  * function: the common Cortex-M files (startup, cycles, exit, print), the
  * board's port (ports/qemu or ports/pico2 or the generic stub) and the UART
  * driver named by the board file. Board facts arrive as macros in the
- * generated "mote_board.h" (see aot/target/firmware.py).
+ * generated "mote_board.h" (see aot/deploy/firmware.py).
  *
  * Start-up order: the reset handler copies .data, zeroes .bss, enables the
  * FPU when the board has one, sets MSPLIM (Armv8-M), calls

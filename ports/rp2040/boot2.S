@@ -5,7 +5,7 @@
  *  - the bootrom reads the first 256 bytes of flash into SRAM at 0x20041f00
  *    and enters them (Thumb) if the last word is the CRC-32 of the first 252
  *    bytes (polynomial 0x04c11db7, initial value 0xffffffff, no reflection,
- *    no final XOR); aot/target/firmware.py appends that CRC;
+ *    no final XOR); aot/deploy/firmware.py appends that CRC;
  *  - the bootrom has left the SSI in serial mode (flash_exit_xip); its
  *    function table (16-bit pointer at 0x14) and lookup function (16-bit
  *    pointer at 0x18, called as lookup(table, code)) give flash_enter_cmd_xip,

@@ -4,7 +4,7 @@ renode/tests/*.robot are written for `renode-test`, which hands them Renode's
 keywords through ``Resource ${RENODEKEYWORDS}``. Where Renode is not installed
 they run with ``robot`` and RENODEKEYWORDS pointing at renode-keywords.robot
 beside this file, which imports this library: the same keyword names and
-arguments, carried out by QEMU through aot.target.qemu (the command line and
+arguments, carried out by QEMU through aot.deploy.qemu (the command line and
 the machine come from the board files, as for `aot run`).
 
 What is understood (anything else fails with the command named):
@@ -45,8 +45,8 @@ if str(ROOT) not in sys.path:
 
 from robot.api import SkipExecution  # noqa: E402
 
-from aot.target.boards import load_board  # noqa: E402
-from aot.target.qemu import start_firmware  # noqa: E402
+from aot.deploy.boards import load_board  # noqa: E402
+from aot.deploy.qemu import start_firmware  # noqa: E402
 
 #: renode/<file>.repl -> the Mote board (boards/<name>.json) it stands for.
 PLATFORMS = {"mps2-an505.repl": "mps2-an505", "pico2.repl": "pico2"}

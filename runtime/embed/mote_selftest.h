@@ -2,11 +2,11 @@
  * mote_selftest.h - the self-test checker shared by the embedding API
  * (mote_model_selftest) and Mote's firmware app (ports/cortex-m/app).
  *
- * Expected-output blob (aot.target.selftest.selftest_blob), per case: one
+ * Expected-output blob (aot.deploy.selftest.selftest_blob), per case: one
  * float32 tolerance per output, padded to 8 bytes, then each output's
  * expected bytes, each padded to 8 bytes. The blob must be 4-byte aligned.
  * Lines are printed through mote_port_log (mote/port.h); their format is
- * read by aot.target.protocol (see mote/model.h for the three forms).
+ * read by aot.deploy.protocol (see mote/model.h for the three forms).
  */
 #ifndef MOTE_EMBED_SELFTEST_H
 #define MOTE_EMBED_SELFTEST_H

@@ -4,8 +4,8 @@ import shutil
 
 import pytest
 
-from aot.target.boards import BOARDS_DIR, BoardError, known_boards, load_board, parse_board
-from aot.target.firmware import board_header, linker_script
+from aot.deploy.boards import BOARDS_DIR, BoardError, known_boards, load_board, parse_board
+from aot.deploy.firmware import board_header, linker_script
 
 
 def test_known_boards_cover_the_required_set():
@@ -158,7 +158,7 @@ def test_nrf51_baudrate_register():
 
 
 def test_boot2_crc32():
-    from aot.target.firmware import boot2_crc32
+    from aot.deploy.firmware import boot2_crc32
     # CRC-32/MPEG-2 (poly 0x04c11db7, init 0xffffffff, no reflection, no final xor):
     # the catalogued check value over "123456789".
     assert boot2_crc32(b"123456789") == 0x0376E6E7
@@ -170,8 +170,8 @@ def test_pico_image_is_build_only_and_valid(tmp_path):
     0x10000100, a UF2 of family 0xe48bff56 covering the whole image."""
     import struct
     from aot.paths import ROOT
-    from aot.target.firmware import boot2_crc32, build_firmware
-    from aot.target.uf2 import parse_uf2
+    from aot.deploy.firmware import boot2_crc32, build_firmware
+    from aot.deploy.uf2 import parse_uf2
     if shutil.which("arm-none-eabi-gcc") is None:
         pytest.skip("arm-none-eabi-gcc not installed")
     art = build_firmware("pico", [ROOT / "ports" / "cortex-m" / "selftest.c"], out_dir=tmp_path)

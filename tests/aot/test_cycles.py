@@ -1,4 +1,4 @@
-"""The Cortex-M33 cycle estimate (aot.target.cycles): the cost classes on
+"""The Cortex-M33 cycle estimate (aot.deploy.cycles): the cost classes on
 hand-written instructions, the trace parser on a hand-written QEMU log, and
 (sim) a traced run whose instruction count matches the exact -icount one."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 import zoo
-from aot.target.cycles import Insn, estimate, insn_cost, parse_trace
+from aot.deploy.cycles import Insn, estimate, insn_cost, parse_trace
 
 
 def _i(m, ops="", addr=0x100, size=2):

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from aot.cli import main
-from aot.target import flash
-from aot.target.uf2 import RP2040_FAMILY_ID, RP2350_ARM_S_FAMILY_ID, bin_to_uf2, parse_uf2
+from aot.deploy import flash
+from aot.deploy.uf2 import RP2040_FAMILY_ID, RP2350_ARM_S_FAMILY_ID, bin_to_uf2, parse_uf2
 
 RP2350_INFO = "UF2 Bootloader v1.0\nModel: Raspberry Pi RP2350\nBoard-ID: RP2350\n"
 RP2040_INFO = "UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n"

@@ -1,4 +1,4 @@
-"""`aot generate` (aot.target.generate): the sources of a model for a user's own
+"""`aot generate` (aot.deploy.generate): the sources of a model for a user's own
 build, and the embedding API (mote/model.h) they are compiled with.
 
 The host tests compile exactly what mote_sources.json lists (minus the
@@ -92,7 +92,7 @@ def test_unknown_board_is_one_line_and_writes_nothing(tmp_path, capsys):
 
 def test_failed_generate_leaves_the_old_folder(tmp_path):
     from aot import ir
-    from aot.target.generate import generate_compiled
+    from aot.deploy.generate import generate_compiled
     c = _compiled("mlp")
     out = tmp_path / "g"
     generate_compiled(c, "mps2-an505", out)
@@ -130,8 +130,8 @@ def test_embedding_api_on_the_host_passes_its_selftest(generated, tmp_path):
 
 def test_embedding_api_reports_a_wrong_expected_value(tmp_path):
     """One expected float changed by 1.0: mote_model_selftest() prints FAIL naming it and fails."""
-    from aot.target.generate import generate_compiled
-    from aot.target.selftest import case_inputs, make_selftest
+    from aot.deploy.generate import generate_compiled
+    from aot.deploy.selftest import case_inputs, make_selftest
     c = _compiled("small_cnn")
     st = make_selftest(c.pte, case_inputs(c, 2))
     st.expected[1][0] = st.expected[1][0].copy()
@@ -146,7 +146,7 @@ def test_embedding_api_reports_a_wrong_expected_value(tmp_path):
 
 
 def test_board_sources_lists_every_kernel_once(capsys):
-    from aot.target.generate import _main
+    from aot.deploy.generate import _main
     assert _main(["--board-sources", "mps3-an547"]) == 0
     got = json.loads(capsys.readouterr().out)
     names = [Path(p).name for p in got["kernel_sources"]]
@@ -156,10 +156,27 @@ def test_board_sources_lists_every_kernel_once(capsys):
     assert got["port"]["linker_script"] == "port/firmware.ld"
 
 
+def test_old_module_names_still_run_with_a_pointer():
+    """`python -m aot.target.generate` (the package's name before aot.deploy) keeps
+    working for one release: the same JSON on stdout, one line naming the new module."""
+    import sys
+    env_cmd = lambda mod: subprocess.run([sys.executable, "-m", mod, "--board-sources", "pico2"],
+                                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    old, new = env_cmd("aot.target.generate"), env_cmd("aot.deploy.generate")
+    assert old.returncode == new.returncode == 0, old.stderr
+    assert json.loads(old.stdout) == json.loads(new.stdout)
+    assert old.stderr.strip().splitlines() == ["mote: `python -m aot.target.generate` is now "
+                                               "`python -m aot.deploy.generate`"]
+    q = subprocess.run([sys.executable, "-m", "aot.target.qemu", "no-such.elf", "--board", "mps2-an505"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert q.returncode == 2 and "no-such.elf: no such firmware file" in q.stderr
+    assert "`python -m aot.deploy.qemu`" in q.stderr
+
+
 def test_readme_embedding_example_compiles_and_runs(tmp_path):
     """The manual's 30-line example (docs/runtime-api.md, "The embedding API") against a
     generated model without --selftest: it builds warning-free and prints a class."""
-    from aot.target.generate import generate_compiled
+    from aot.deploy.generate import generate_compiled
     text = (ROOT / "docs" / "runtime-api.md").read_text()
     section = text[text.index("## The embedding API"):]
     code = section[section.index("```c\n") + 5:section.index("```", section.index("```c\n") + 5)]

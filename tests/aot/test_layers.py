@@ -16,7 +16,7 @@ LAYERS = [
     {"aot.pte"},
     {"aot.host"},
     {"aot.compiler", "aot.backends"},  # a backend's partitioner plugs into the compiler's delegation pass
-    {"aot.target"},
+    {"aot.deploy", "aot.target"},  # aot.target: the old name's python -m pointers (one release)
     {"aot.devtools"},
     {"aot.tools"},
     {"aot.cli", "aot"},
@@ -67,10 +67,10 @@ def test_every_import_points_down():
     assert upward == []
 
 
-def test_compiler_never_imports_target_or_tools():
+def test_compiler_never_imports_deploy_or_tools():
     graph = _graph()
     bad = [(m, d) for m, deps in graph.items() if m.startswith("aot.compiler")
-           for d in deps if d.startswith(("aot.target", "aot.tools", "aot.cli"))]
+           for d in deps if d.startswith(("aot.deploy", "aot.tools", "aot.cli"))]
     assert bad == []
 
 
@@ -104,16 +104,16 @@ def test_no_import_cycle():
 def test_layer_check_detects_an_upward_import(tmp_path):
     """The walk really sees imports inside functions (a lazy import going up counts)."""
     f = tmp_path / "m.py"
-    f.write_text("def f():\n    from aot.target.build import build_compiled\n")
-    assert _imports(f) == {"aot.target.build"}
-    assert _layer("aot.target.build") > _layer("aot.compiler.plan")
+    f.write_text("def f():\n    from aot.deploy.build import build_compiled\n")
+    assert _imports(f) == {"aot.deploy.build"}
+    assert _layer("aot.deploy.build") > _layer("aot.compiler.plan")
 
 
 @pytest.mark.parametrize("modules", [
     "aot",
     "aot.cli",
     "aot.tools.inspect",
-    "aot.target.run, aot.target.qemu, aot.target.uf2, aot.target.boards",
+    "aot.deploy.run, aot.deploy.qemu, aot.deploy.uf2, aot.deploy.boards",
     "aot.host.runtime",
 ])
 def test_fast_start_without_torch(modules):

@@ -1,4 +1,4 @@
-"""The firmware line protocol (aot.target.protocol) and `aot monitor` against a
+"""The firmware line protocol (aot.deploy.protocol) and `aot monitor` against a
 TCP socket served by the test (pyserial's socket:// URL, the same code path as
 a device); Ctrl-C, --timeout, ports that cannot be opened. QEMU's own UART on a
 socket is tested in tests/e2e/test_serial_qemu.py."""
@@ -17,7 +17,7 @@ import pytest
 
 from aot.cli import main
 from aot.errors import MoteError, ProtocolError
-from aot.target.protocol import input_line, parse_line, parse_uart
+from aot.deploy.protocol import input_line, parse_line, parse_uart
 
 ROOT = Path(__file__).resolve().parents[2]
 F32, I8 = 6, 1

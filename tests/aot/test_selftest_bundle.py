@@ -1,4 +1,4 @@
-"""The self-test bundle on the host: cases and tolerance (aot.target.selftest),
+"""The self-test bundle on the host: cases and tolerance (aot.deploy.selftest),
 the BP08 .bpte both ways with ExecuTorch as the oracle
 (executorch.devtools.bundled_program), `aot test` on a .bpte, the FAIL path,
 the protocol's reading of the SELFTEST lines and the one-line user errors.
@@ -13,8 +13,8 @@ import zoo
 from aot.cli import main
 from aot.compiler.pipeline import compile_model_file
 from aot.pte.bundled import read_bundled, bundled_suites
-from aot.target.protocol import read_selftest
-from aot.target.selftest import (RTOL, SelfTest, bpte_bytes, case_inputs, compare, make_selftest,
+from aot.deploy.protocol import read_selftest
+from aot.deploy.selftest import (RTOL, SelfTest, bpte_bytes, case_inputs, compare, make_selftest,
                                  run_host, selftest_blob, tolerance)
 
 

@@ -4,7 +4,7 @@ import struct
 import numpy as np
 import pytest
 
-from aot.target.uf2 import (RP2350_ARM_S_FAMILY_ID, UF2_MAGIC_END, UF2_MAGIC_START0, UF2_MAGIC_START1,
+from aot.deploy.uf2 import (RP2350_ARM_S_FAMILY_ID, UF2_MAGIC_END, UF2_MAGIC_START0, UF2_MAGIC_START1,
                      Uf2Error, bin_to_uf2, parse_uf2)
 
 

@@ -29,8 +29,8 @@ REPORT_PATH = Path(__file__).resolve().parents[2] / "build" / "e2e_firmware_repo
 class Built:
     """One firmware build and its first QEMU run."""
     out_dir: Path
-    art: object            # aot.target.build.BuildArtifacts
-    run: object            # aot.target.run.RunResult
+    art: object            # aot.deploy.build.BuildArtifacts
+    run: object            # aot.deploy.run.RunResult
     inputs: list           # per set: list of numpy arrays
 
 
@@ -60,8 +60,8 @@ class FirmwareCache:
     def build(self, name: str, board: str, int8: bool) -> Built:
         key = (name, board, int8)
         if key not in self.builds:
-            from aot.target.build import build_compiled
-            from aot.target.run import run_build
+            from aot.deploy.build import build_compiled
+            from aot.deploy.run import run_build
             try:
                 c = self.compile(name, int8)
                 sets = [[t.numpy() for t in s] for s in self.inputs(name, int8)]

@@ -19,9 +19,9 @@ import torch
 from torch import nn
 
 import zoo
-from aot.target import build as B
-from aot.target import generate as G
-from aot.target.build import BuildError, build_compiled
+from aot.deploy import build as B
+from aot.deploy import generate as G
+from aot.deploy.build import BuildError, build_compiled
 from aot.compiler.pipeline import compile_module, compile_model_file
 
 class Scale(nn.Module):
@@ -102,7 +102,7 @@ def test_kernel_dir_without_op_fails_naming_it(tmp_path, monkeypatch):
     kdir = tmp_path / "kernels"
     shutil.copytree(B.KERNELS_DIR, kdir)
     (kdir / "op_relu.c").unlink()
-    monkeypatch.setattr(G, "KERNELS_DIR", kdir)  # select_kernels lives in aot.target.generate
+    monkeypatch.setattr(G, "KERNELS_DIR", kdir)  # select_kernels lives in aot.deploy.generate
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         c = compile_model_file(zoo.path("mlp"))
@@ -120,7 +120,7 @@ def test_kernel_dir_without_op_fails_naming_it(tmp_path, monkeypatch):
 
 
 def test_pico2_uf2_parses_back_and_fits(tmp_path):
-    from aot.target.uf2 import RP2350_ARM_S_FAMILY_ID, parse_uf2
+    from aot.deploy.uf2 import RP2350_ARM_S_FAMILY_ID, parse_uf2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         c = compile_model_file(zoo.path("ds_cnn"))
@@ -146,7 +146,7 @@ def test_selective_build_compiles_only_used_dtypes(tmp_path):
     (all dtypes) but not in the firmware ELF."""
     from elftools.elf.elffile import ELFFile
 
-    from aot.target.build import build_compiled, dtype_defines
+    from aot.deploy.build import build_compiled, dtype_defines
     from aot.compiler.pipeline import compile_model_file
     import zoo
 

@@ -151,7 +151,7 @@ def test_verify_checksum_stops_a_corrupt_program_at_boot(built, tmp_path):
     byte in the program in flash stops it with MOTE_ERR_CHECKSUM before load (without
     the option the same corruption loads and runs)."""
     from aot.host.runtime import error_codes
-    from aot.target.qemu import run_firmware
+    from aot.deploy.qemu import run_firmware
 
     d, plain = built
     out = tmp_path / "crc"

@@ -7,7 +7,7 @@ import pytest
 
 import zoo
 from aot.cli import main
-from aot.target.qemu import start_on_tcp
+from aot.deploy.qemu import start_on_tcp
 
 pytestmark = [pytest.mark.sim, pytest.mark.usefixtures("need_qemu")]
 

@@ -105,7 +105,7 @@ def test_progress_callback_and_rerun_are_deterministic(result):
     """run_build's progress callback (what feeds the demo's tqdm bar) counts every
     inference, and a second boot prints the same logits and instruction counts."""
     r, out, _ = result
-    from aot.target.run import run_build
+    from aot.deploy.run import run_build
     calls = []
     again = run_build(out / "mps2-an505-int8", timeout=120, progress=calls.append)
     assert calls == list(range(1, N_IMAGES + 1))

@@ -17,10 +17,10 @@ import torch
 
 import zoo
 from aot.compiler.kernels import RUNTIME_OPS
-from aot.target.run import run_build
+from aot.deploy.run import run_build
 from aot.tools.compare import error_stats
 from aot.compiler.pipeline import eager_outputs
-from aot.target.size import HEAP_SYMBOLS
+from aot.deploy.size import HEAP_SYMBOLS
 
 pytestmark = [pytest.mark.sim, pytest.mark.usefixtures("need_qemu")]
 
@@ -196,9 +196,9 @@ def test_aot_run_host_pte(fw, tmp_path, capsys):
 
 def test_aot_run_uart_inputs(fw, tmp_path):
     """A firmware built with uart_inputs reads "I <hex>" lines from UART0."""
-    from aot.target.build import build_compiled
+    from aot.deploy.build import build_compiled
     from aot.tools.compare import random_inputs
-    from aot.target.run import run_simulator
+    from aot.deploy.run import run_simulator
     c = fw.compile("mlp", False)
     art = build_compiled(c, "mps2-an505", tmp_path / "uart", uart_inputs=True)
     x = random_inputs(c.example_inputs, 5)
@@ -209,7 +209,7 @@ def test_aot_run_uart_inputs(fw, tmp_path):
     # agree to the SysTick edge alignment (a few instructions; the two images
     # differ in code layout), and the output bytes are identical.
     emb = build_compiled(c, "mps2-an505", tmp_path / "emb", input_sets=[[t.numpy() for t in x]])
-    from aot.target.run import run_build
+    from aot.deploy.run import run_build
     ran = run_build(emb.out_dir, timeout=60)
     assert abs(ran.cycles[0] - rep["runs"][0]["instructions"]) <= 16
     assert fw.np_bits(ran.outputs[0][0]) == fw.np_bits(rep["runs"][0]["outputs"][0])

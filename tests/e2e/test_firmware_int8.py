@@ -116,8 +116,8 @@ def test_int8_dsp_weights_bytes_identical(fw, model, tmp_path):
     (aot.compiler.dsp_weights, `aot build`'s default on DSP boards) give the
     same bytes as the host runtime, with less arena than widening at run time."""
     from aot.compiler.pipeline import compile_model_file
-    from aot.target.build import build_compiled
-    from aot.target.run import run_build
+    from aot.deploy.build import build_compiled
+    from aot.deploy.run import run_build
     c = compile_model_file(f"zoo/{model}.py", int8=True, dsp_weights=True)
     assert c.spec.plan_info["dsp_weights_bytes"] > 0
     assert c.arena_bytes <= fw.compile(model, True).arena_bytes  # MobileNet: its fp32 input sets it
@@ -165,7 +165,7 @@ def test_int8_arena_at_lower_bound(fw, model):
 def test_stack_reserve_covers_the_measured_high_water_mark(fw, model):
     """The reset handler paints the stack and the app reports its high-water
     mark ("MOTE STACK used=N"). The reserve aot build links (reset frame +
-    deepest chain from main + nested exceptions, aot/target/stack.py) covers
+    deepest chain from main + nested exceptions, aot/deploy/stack.py) covers
     it, and the analysed chain from main is not a loose guess: the run reaches
     it within the reset handler's frame plus the frames the run never takes."""
     for board in BOARDS:

@@ -85,8 +85,8 @@ def test_planned_in_place_and_host_bytes_equal(name):
 def test_firmware_bytes_equal_host(board, tmp_path):
     """All geometries on the DSP and MVE kernels: firmware bytes == host bytes."""
     from aot.host.runtime import Program
-    from aot.target.build import build_compiled
-    from aot.target.run import run_build
+    from aot.deploy.build import build_compiled
+    from aot.deploy.run import run_build
     for name in sorted(CASES):
         c = _compile(name)
         sets = [[np.random.default_rng(s).integers(-128, 128, c.example_inputs[0].shape, dtype=np.int8)]

@@ -1,4 +1,4 @@
-"""The Pico 2 image on LabWired's RP2350 model (PyPI labwired 0.25.0, aot/target/labwired.py).
+"""The Pico 2 image on LabWired's RP2350 model (PyPI labwired 0.25.0, aot/deploy/labwired.py).
 
 1. The image `aot build zoo/small_cnn.py --board pico2` writes, booted from its
    UF2: the reset handler, XOSC/PLL_SYS/clock set-up, GPIO and pad set-up and
@@ -6,9 +6,9 @@
    baud registers end up as the port programmed them (150 MHz from 12 MHz x
    125 / (5 x 2)). Inference is not checked on this hard-float image:
    labwired's VLDR (literal) reads 4 bytes low and its VMLA.F32 is UNDEFINED
-   (see aot/target/labwired.py), so the runtime sees wrong constants.
+   (see aot/deploy/labwired.py), so the runtime sees wrong constants.
 2. The same model, port and board built with the soft-float ABI
-   (aot.target.labwired.sim_board) runs to "MOTE DONE" on the simulator; its output
+   (aot.deploy.labwired.sim_board) runs to "MOTE DONE" on the simulator; its output
    matches eager PyTorch and is bit-identical to the hard-float build on QEMU's
    Cortex-M33 (mps2-an505).
 """
@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aot.target import labwired as lw
-from aot.target.build import build_compiled
-from aot.target.run import parse_uart, run_build
+from aot.deploy import labwired as lw
+from aot.deploy.build import build_compiled
+from aot.deploy.run import parse_uart, run_build
 from aot.tools.compare import error_stats
 from aot.compiler.pipeline import compile_model_file, eager_outputs
 

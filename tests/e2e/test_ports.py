@@ -1,7 +1,7 @@
 """Cortex-M ports: the self-test firmware on QEMU (mps2-an505 = Cortex-M33,
 mps3-an547 = Cortex-M55), the fault handler, UART input, exact instruction
 counts, the Pico 2 image (vector table, IMAGE_DEF, UF2), the build-only board,
-no heap in any image, and the size / stack reports of aot.target.firmware."""
+no heap in any image, and the size / stack reports of aot.deploy.firmware."""
 import json
 import re
 import struct
@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from aot.target.boards import load_board
+from aot.deploy.boards import load_board
 from aot.errors import FirmwareError
-from aot.target.firmware import build_firmware
-from aot.target.size import HEAP_SYMBOLS, elf_undefined_or_defined, size_report
-from aot.target.qemu import QemuTimeout, qemu_command, run_firmware
-from aot.target.uf2 import parse_uf2
+from aot.deploy.firmware import build_firmware
+from aot.deploy.size import HEAP_SYMBOLS, elf_undefined_or_defined, size_report
+from aot.deploy.qemu import QemuTimeout, qemu_command, run_firmware
+from aot.deploy.uf2 import parse_uf2
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -300,7 +300,7 @@ def test_stack_report(fw):
 def test_stack_report_graph_rules(tmp_path):
     """Longest path, indirect calls bounded by the given targets, recursion rejected;
     read from real .su/.ci files of a small host-independent source."""
-    from aot.target.stack import StackReport, stack_report
+    from aot.deploy.stack import StackReport, stack_report
 
     src = tmp_path / "g.c"
     src.write_text(

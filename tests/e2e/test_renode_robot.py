@@ -20,8 +20,8 @@ import zoo
 from aot.cli import main
 from aot.compiler.pipeline import compile_model_file
 from aot.paths import ROOT
-from aot.target.build import build_compiled
-from aot.target.selftest import case_inputs, make_selftest
+from aot.deploy.build import build_compiled
+from aot.deploy.selftest import case_inputs, make_selftest
 
 pytestmark = [pytest.mark.sim, pytest.mark.usefixtures("need_qemu")]
 

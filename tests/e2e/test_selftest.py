@@ -8,7 +8,7 @@ Measured (small_cnn, 4 cases): fp32 max_abs_err 0 on both boards (the M33/M55
 build reproduces the host's float results bit for bit); int8 exact. Larger
 fp32 models (ds_cnn, gru_kws, lstm_sensor, cov_activations, tiny_decoder,
 tiny_vit) differed by at most 4.2e-7 of the output's magnitude (tiny_vit,
-M33); the bound is aot.target.selftest.RTOL = 1e-5.
+M33); the bound is aot.deploy.selftest.RTOL = 1e-5.
 """
 import json
 import socket
@@ -19,8 +19,8 @@ import pytest
 import zoo
 from aot.cli import main
 from aot.compiler.pipeline import compile_model_file
-from aot.target.build import build_compiled
-from aot.target.selftest import case_inputs, make_selftest, tolerance
+from aot.deploy.build import build_compiled
+from aot.deploy.selftest import case_inputs, make_selftest, tolerance
 
 pytestmark = [pytest.mark.sim, pytest.mark.usefixtures("need_qemu")]
 
@@ -50,7 +50,7 @@ def test_selftest_passes(board, int8, builds, capsys):
     info = json.loads((out / "build.json").read_text())
     assert info["selftest"]["cases"] == 4 and info["input_sets"] == 4
     size = json.loads((out / "size.json").read_text())
-    from aot.target.selftest import read_bpte, selftest_blob
+    from aot.deploy.selftest import read_bpte, selftest_blob
     blob = selftest_blob(read_bpte(out / "model.bpte")[2])  # what model_selftest.c holds
     part = size["model_region"] if board == "mps3-an547" else size["flash"]
     assert part["selftest"] == len(blob) == size["planned"]["selftest"]
@@ -71,7 +71,7 @@ def test_selftest_passes(board, int8, builds, capsys):
     capsys.readouterr()
     assert main(["run", str(out), "--target", board, "--json"]) == 0
     run = json.loads(capsys.readouterr().out)
-    from aot.target.selftest import read_bpte
+    from aot.deploy.selftest import read_bpte
     _, _, st = read_bpte(out / "model.bpte")
     for r, want in zip(run["runs"], st.expected):
         got = np.asarray(r["outputs"][0], dtype=want[0].dtype)
@@ -101,7 +101,7 @@ def test_wrong_expected_byte_fails(tmp_path, capsys):
 
 def test_selftest_over_serial_socket(builds, capsys):
     """The same verdict read through pyserial from QEMU's UART on a TCP socket."""
-    from aot.target.qemu import start_on_tcp
+    from aot.deploy.qemu import start_on_tcp
     out = builds / "mps2-an505-fp32"
     if not out.exists():
         assert main(["build", str(zoo.path(MODEL)), "--board", "mps2-an505", "--selftest",
@@ -123,7 +123,7 @@ def test_selftest_over_serial_socket(builds, capsys):
 
 def _small_qemu_boards() -> list:
     """The QEMU-run boards beyond the two above (the small cores), from boards/."""
-    from aot.target.boards import known_boards, load_board
+    from aot.deploy.boards import known_boards, load_board
     out = []
     for name in known_boards():
         b = load_board(name)

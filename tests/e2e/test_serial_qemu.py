@@ -1,5 +1,5 @@
 """The serial loop against QEMU with UART0 on a TCP socket
-(aot.target.qemu.start_on_tcp: -serial tcp:...,server=on,wait=on), so the same
+(aot.deploy.qemu.start_on_tcp: -serial tcp:...,server=on,wait=on), so the same
 pyserial code that talks to a real board's port is exercised:
 
 * `aot monitor socket://...` decodes a real firmware's BOOT/MODEL/OUT/DONE lines;
@@ -15,8 +15,8 @@ import pytest
 
 import zoo
 from aot.cli import main
-from aot.target.qemu import start_on_tcp
-from aot.target.run import run_host
+from aot.deploy.qemu import start_on_tcp
+from aot.deploy.run import run_host
 
 pytestmark = [pytest.mark.sim, pytest.mark.usefixtures("need_qemu")]
 
@@ -149,7 +149,7 @@ def test_run_over_serial_embedded_firmware(builds, qemu_on_socket, capsys):
 def test_flash_a_real_pico2_build(tmp_path, capsys):
     """`aot build --board pico2` then `aot flash` into a folder that looks like the
     Pico 2's BOOTSEL drive: the drive gets the build's UF2, byte for byte."""
-    from aot.target.uf2 import parse_uf2
+    from aot.deploy.uf2 import parse_uf2
     build = tmp_path / "pico2"
     assert main(["build", str(zoo.path("small_cnn")), "--board", "pico2", "-o", str(build)]) == 0
     drive = tmp_path / "RP2350"

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from aot.errors import BuildError
-from aot.target.firmware import build_firmware
-from aot.target.qemu import run_firmware
+from aot.deploy.firmware import build_firmware
+from aot.deploy.qemu import run_firmware
 from aot.paths import ROOT
 
 SMALL_BOARDS = ("mps2-an385", "mps2-an386", "mps2-an500", "microbit")
@@ -64,7 +64,7 @@ def test_fp32_matches_host(fw, board):
 @pytest.mark.sim
 @pytest.mark.usefixtures("need_qemu")
 def test_too_big_for_microbit_fails_at_build_time(fw, tmp_path):
-    from aot.target.build import build_compiled
+    from aot.deploy.build import build_compiled
     c = fw.compile("mlp", False)  # 401 KB of fp32 weights: more than the 256 KiB flash
     with pytest.raises(BuildError, match="model does not fit microbit"):
         build_compiled(c, "microbit", tmp_path / "out")

@@ -121,7 +121,7 @@ def test_installed_package_find_package(tmp_path):
         _run(["cmake", "--install", ROOT / "build" / "host", "--prefix", prefix])
     assert (prefix / "share" / "mote" / "build" / "host" / "ports" / "linux" / "libmote.so").is_file()
     assert (prefix / "lib" / "cmake" / "Mote" / "MoteConfig.cmake").is_file()
-    assert (prefix / "share" / "mote" / "aot" / "target" / "generate.py").is_file()
+    assert (prefix / "share" / "mote" / "aot" / "deploy" / "generate.py").is_file()
     src = tmp_path / "src"
     shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("README.md"))
     build = tmp_path / "build"

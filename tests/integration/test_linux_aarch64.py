@@ -17,7 +17,7 @@ from aot.compiler.pipeline import compile_model_file, program_inputs
 from aot.errors import RunError
 from aot.host.runtime import Program
 from aot.paths import ROOT
-from aot.target.linux import LINUX_TARGETS, run_on_linux
+from aot.deploy.linux import LINUX_TARGETS, run_on_linux
 from aot.tools.compare import random_inputs
 
 pytestmark = pytest.mark.slow
@@ -29,7 +29,7 @@ def cross_build():
     for tool in (f"{TARGET.triple}-gcc", TARGET.qemu):
         if subprocess.run(["which", tool], capture_output=True).returncode != 0:
             pytest.fail(f"{tool} missing: scripts/bootstrap.sh installs {TARGET.apt}")
-    from aot.target.linux import build_linux
+    from aot.deploy.linux import build_linux
     exe = build_linux(TARGET)
     head = exe.read_bytes()[:20]
     assert head[:4] == b"\x7fELF" and int.from_bytes(head[18:20], "little") == 183  # EM_AARCH64
@@ -80,7 +80,7 @@ def test_zoo_delegated_to_xnnpack_on_linux_aarch64(model):
     """The XNNPACK backend cross-built against Debian's arm64 libXNNPACK (unpacked by
     scripts/bootstrap.sh into build/sysroot-aarch64) runs the delegated zoo, fp32 and int8,
     under qemu-aarch64, and mote-run reports the backend pool it used."""
-    from aot.target.linux import has_backend
+    from aot.deploy.linux import has_backend
     assert has_backend("linux-aarch64", "XnnpackBackend"), \
         "build/sysroot-aarch64 lacks arm64 XNNPACK: rerun scripts/bootstrap.sh"
     rep = _compare(model, "--delegate", "xnnpack")

@@ -121,7 +121,7 @@ def test_cache_key_follows_contents_only(tmp_path):
     assert mote_pio.cache_key(opts) == mote_pio.cache_key(opts)
     # Mote's compiler is: the key covers aot/**/*.py and boards/*.json.
     files = mote_pio.compiler_files()
-    assert ROOT / "aot" / "target" / "generate.py" in files
+    assert ROOT / "aot" / "deploy" / "generate.py" in files
     assert ROOT / "boards" / "mps2-an505.json" in files
 
 

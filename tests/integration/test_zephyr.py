@@ -274,7 +274,7 @@ def test_west_manifest_fragment_parses_with_west():
 
 
 def test_sample_yaml_console_harness_matches_the_selftest_verdict():
-    from aot.target.protocol import parse_line
+    from aot.deploy.protocol import parse_line
     meta = yaml.safe_load((SAMPLE / "sample.yaml").read_text())
     common = meta["common"]
     assert sorted(common["platform_allow"]) == sorted(BOARDS)
@@ -436,7 +436,7 @@ def test_standin_mps2_an521_links_and_passes_selftest_in_qemu(tmp_path, variant)
     Cortex-M33 memory map), and the sample.yaml regex must match its output.
     fp32: sample.yaml's second test (CONFIG_MOTE_INT8=n, as an EXTRA_CONF_FILE),
     with the runtime's log lines (MOTE_LOG) and the reboot abort compiled in."""
-    from aot.target.qemu import run_firmware
+    from aot.deploy.qemu import run_firmware
     extra = []
     if variant == "fp32":
         conf = tmp_path / "fp32.conf"

@@ -75,7 +75,7 @@ MODEL_H = """#define MOTE_MODEL_STATE_BYTES {state}
 
 def _model_h(d, crc_line="", state=4096, arena=4096, inputs=96, pte=300):
     """A hand-written mote_model.h and aot generate's model_pte.h for a `pte`-byte program."""
-    from aot.target.generate import pte_header_text
+    from aot.deploy.generate import pte_header_text
     (d / "mote_model.h").write_text(MODEL_H.format(state=state, arena=arena, inputs=inputs, crc=crc_line,
                                                    pte=pte))
     (d / "model_pte.h").write_text(pte_header_text("test", pte))
@@ -119,7 +119,7 @@ mote_inputs_count:
 def _host_app(d, pte_bytes, crc_value, host_build):
     """mote_app.c built for the host (tests/runtime/app_host_port.c) on the embedding
     API, with aot generate's model_pte.c of `pte_bytes` and one input embedded."""
-    from aot.target.generate import pte_source_text
+    from aot.deploy.generate import pte_source_text
     (d / "model_pte.c").write_text(pte_source_text("test", pte_bytes))
     x = np.linspace(-1, 1, 24, dtype=np.float32)
     (d / "inputs.bin").write_bytes(x.tobytes())

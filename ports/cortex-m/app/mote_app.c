@@ -44,7 +44,7 @@
  *                      failed=<failing case outputs> n=<cases> max_abs_err=<e>
  *
  * and main returns 1 when it failed. Numbers print as 4 significant digits
- * ("1.234e-7", "0", "nan", "inf"); aot.target.protocol reads these lines.
+ * ("1.234e-7", "0", "nan", "inf"); aot.deploy.protocol reads these lines.
  *
  * Tracing (aot build --trace profile|debug; needs MOTE_TRACE, mote/trace.h):
  * after each inference's OUT line (timed without the tracer) the same inputs

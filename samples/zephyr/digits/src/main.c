@@ -2,7 +2,7 @@
  * Mote digits sample for Zephyr: initialise the model the Mote module
  * compiled at build time (CONFIG_MOTE_MODEL), then run its embedded self-test
  * cases (CONFIG_MOTE_SELFTEST) or, without them, one inference on zeroed
- * inputs. Every line follows Mote's UART protocol (aot/target/protocol.py),
+ * inputs. Every line follows Mote's UART protocol (aot/deploy/protocol.py),
  * so `aot monitor` and `aot test --target serial:PORT` read this board too:
  *
  *   MOTE BOOT zephyr:<board>

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence, Union
 
-from aot.target.boards import Board, load_board
+from aot.deploy.boards import Board, load_board
 from aot.errors import MoteError, LabwiredError, LabwiredTimeout
 
 #: The labwired release this runner was written against (see its defects above).
@@ -134,7 +134,7 @@ def _elf_path(image: Path, work: Path, board: Board) -> Path:
     if data[:4] == b"\x7fELF":
         return image
     if image.suffix == ".uf2":
-        from aot.target.uf2 import parse_uf2
+        from aot.deploy.uf2 import parse_uf2
         family, base, payload = parse_uf2(data)
         if board.uf2_family_id is not None and family != board.uf2_family_id:
             raise LabwiredError(f"{image}: UF2 family 0x{family:08x}, {board.name} needs "

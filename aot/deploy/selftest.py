@@ -28,7 +28,7 @@ holds the program and the cases; the firmware gets the cases' inputs
 one blob (`selftest_blob` in model_selftest.c, layout in
 runtime/embed/mote_selftest.h, whose checker the firmware app and
 mote_model_selftest() share). The UART lines the firmware prints are read by
-aot.target.protocol.read_selftest; `run_host` makes the same report on the host.
+aot.deploy.protocol.read_selftest; `run_host` makes the same report on the host.
 """
 from __future__ import annotations
 
@@ -190,7 +190,7 @@ def compare(got, want, tol: float) -> dict:
 
 def run_host(pte: bytes, st: SelfTest, method: str = METHOD) -> dict:
     """Run every case of `st` on the host runtime; the report of
-    aot.target.protocol.read_selftest."""
+    aot.deploy.protocol.read_selftest."""
     from aot.host.runtime import Program
     from aot.errors import RuntimeCallError
     try:

@@ -4,7 +4,7 @@
     aot run build/<model>-<board> --target mps2-an505|mps3-an547
             [--inputs in.npz] [--outputs out.npz] [--json]
 
-    aot run build/<model>-<board> --target serial:PORT --inputs in.npz   (aot.target.serial_port)
+    aot run build/<model>-<board> --target serial:PORT --inputs in.npz   (aot.deploy.serial_port)
 
 A build directory's firmware embeds its input sets in flash (`aot build`).
 `--inputs` gives other inputs without the model file: the build directory
@@ -34,12 +34,12 @@ import numpy as np
 from aot import ir
 from aot.errors import MoteError, RunError
 from aot.host.inputs import conform_inputs
-from aot.target.protocol import QUIT_LINE, input_line, parse_uart  # noqa: F401 (parse_uart: re-exported)
+from aot.deploy.protocol import QUIT_LINE, input_line, parse_uart  # noqa: F401 (parse_uart: re-exported)
 
 SIM_TARGETS = ("mps2-an505", "mps3-an547")
 
 
-# --------------------------------------------------------------------------- firmware runs (protocol: aot.target.protocol)
+# --------------------------------------------------------------------------- firmware runs (protocol: aot.deploy.protocol)
 
 
 @dataclass
@@ -52,7 +52,7 @@ class RunResult:
     @property
     def stack_used(self):
         """Main stack high-water mark in bytes ("MOTE STACK used=N"), or None."""
-        from aot.target.protocol import parse_line
+        from aot.deploy.protocol import parse_line
         for line in self.uart.splitlines():
             ev = parse_line(line)
             if ev["event"] == "stack":
@@ -66,7 +66,7 @@ def run_build(out_dir, timeout: float = 300.0, progress=None) -> RunResult:
     progress: optional callable(done_count) invoked as OUT lines arrive.
     Raises MoteError when the firmware reports an error or does not finish.
     """
-    from aot.target.qemu import run_firmware_streaming
+    from aot.deploy.qemu import run_firmware_streaming
     out = Path(out_dir)
     info = read_build(out)
     code, text = run_firmware_streaming(out / "firmware.elf", build_board(info), timeout_s=timeout,
@@ -138,7 +138,7 @@ def read_build(build_dir) -> dict:
 
 def build_board(info: dict):
     """The Board a build was made for (by name, or the board file it was built from)."""
-    from aot.target.boards import load_board
+    from aot.deploy.boards import load_board
     path = info.get("board_file")
     if path and Path(path).exists():
         return load_board(path)
@@ -148,9 +148,9 @@ def build_board(info: dict):
 def relink_with_inputs(build_dir, input_sets) -> Path:
     """Re-link the firmware of `build_dir` with `input_sets` embedded (list of
     lists of arrays); returns the new ELF (build_dir/run/firmware.elf).
-    The same link as `aot build` (aot.target.firmware.link_image)."""
-    from aot.target.build import inputs_source
-    from aot.target.firmware import CC, link_image
+    The same link as `aot build` (aot.deploy.firmware.link_image)."""
+    from aot.deploy.build import inputs_source
+    from aot.deploy.firmware import CC, link_image
     build_dir = Path(build_dir).resolve()
     info = read_build(build_dir)
     link = info.get("link")
@@ -196,7 +196,7 @@ def run_simulator(build_dir, target: str, inputs=None, timeout: float = 120.0) -
 
     inputs: None (the embedded input sets) or a list of arrays (one inference).
     """
-    from aot.target.qemu import run_firmware_streaming
+    from aot.deploy.qemu import run_firmware_streaming
     build_dir = Path(build_dir).resolve()
     info = read_build(build_dir)
     board = build_board(info)
@@ -221,7 +221,7 @@ def run_simulator(build_dir, target: str, inputs=None, timeout: float = 120.0) -
                        f"inferences; UART:\n{text[-2000:]}")
     size = json.loads((build_dir / "size.json").read_text())
     if elf != build_dir / "firmware.elf":
-        from aot.target.size import size_report
+        from aot.deploy.size import size_report
         rep = size_report(elf, out_dir=elf.parent)
         flash, ram = int(rep["flash_used"]), int(rep["ram_used"])
     else:

@@ -31,9 +31,9 @@ Lines the host sends to ``--uart-inputs`` firmware (MOTE_APP_UART_INPUTS):
 `parse_line` turns one line into an event dict (JSON-ready except for
 "outputs", which are numpy arrays when the outputs' metadata is known);
 `parse_uart` reads a whole run's text; `input_line` writes one inference's
-input line. aot.target.run (QEMU) and aot.target.serial (a real port) both use
+input line. aot.deploy.run (QEMU) and aot.deploy.serial (a real port) both use
 these; `read_selftest` reads a --selftest firmware's lines into the report
-aot.target.selftest.run_host makes on the host.
+aot.deploy.selftest.run_host makes on the host.
 """
 from __future__ import annotations
 

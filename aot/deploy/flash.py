@@ -2,7 +2,7 @@
 
 Default route, no tool needed: the chip's bootrom shows a USB drive when the
 board is plugged in with BOOTSEL held. The drive holds ``INFO_UF2.TXT`` whose
-``Board-ID:`` line names the chip (aot.target.uf2.BOOTSEL_BOARD_IDS). The
+``Board-ID:`` line names the chip (aot.deploy.uf2.BOOTSEL_BOARD_IDS). The
 drive is looked for among the usual mount points (Linux /media/$USER/*,
 /run/media/$USER/*, /media/*, /mnt/*; macOS /Volumes/*; Windows drive
 letters) or given with ``--drive``. Before anything is written, the UF2's
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Optional
 
 from aot.errors import FlashError, Uf2Error
-from aot.target.uf2 import BOOTSEL_BOARD_IDS, FAMILY_CHIPS, UF2_BLOCK_SIZE, parse_uf2
+from aot.deploy.uf2 import BOOTSEL_BOARD_IDS, FAMILY_CHIPS, UF2_BLOCK_SIZE, parse_uf2
 
 INFO_FILE = "INFO_UF2.TXT"
 TOOLS = ("picotool", "pyocd")
@@ -105,8 +105,8 @@ def board_uf2(build_dir) -> tuple:
     """(board, firmware.uf2 path, its bytes, family ID) of a build folder, after
     checking the UF2 is well formed, of the board's family and the build's own
     firmware.bin. Raises FlashError naming what is wrong."""
-    from aot.target.boards import known_boards, load_board
-    from aot.target.run import build_board, read_build
+    from aot.deploy.boards import known_boards, load_board
+    from aot.deploy.run import build_board, read_build
     build_dir = Path(build_dir)
     if not (build_dir / "build.json").exists():
         raise FlashError(f"{build_dir} is not a build folder (no build.json): build one with "

@@ -4,10 +4,10 @@
 PORT is a device (/dev/ttyACM0, /dev/ttyUSB0, COM3, /dev/cu.usbmodem1102) or
 a pyserial URL (socket://127.0.0.1:4321 for QEMU's UART on a TCP socket,
 loop:// for a loopback). The same code talks to a real board and to QEMU
-(aot.target.qemu.start_on_tcp), so the simulator tests exercise it.
+(aot.deploy.qemu.start_on_tcp), so the simulator tests exercise it.
 
 The line protocol itself (what the lines mean, how inputs are framed) lives in
-aot.target.protocol.
+aot.deploy.protocol.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 from aot.errors import MoteError, RunError, SerialPortError
-from aot.target.protocol import input_line, parse_line
+from aot.deploy.protocol import input_line, parse_line
 
 #: pyserial's read timeout: how often a waiting reader looks at its deadline, s
 POLL_S = 0.1
@@ -86,7 +86,7 @@ def run_serial(build_dir, port: str, inputs: Optional[list] = None, timeout: flo
                note: Optional[Callable[[str], None]] = None) -> dict:
     """Run the firmware of `build_dir`, already on a board (or QEMU) behind
     `port`, and read its outputs back; the result dict is shaped like
-    aot.target.run.run_simulator's.
+    aot.deploy.run.run_simulator's.
 
     ``--uart-inputs`` firmware: `inputs` (one inference's arrays) is sent as one
     "I <hex>" line and the next OUT line read back; the run is not ended with "Q",
@@ -94,7 +94,7 @@ def run_serial(build_dir, port: str, inputs: Optional[list] = None, timeout: flo
     `inputs` must be None; its OUT lines are read until it has run every set
     (reset the board to make it run them).
     """
-    from aot.target.run import _check_inputs, build_board, read_build
+    from aot.deploy.run import _check_inputs, build_board, read_build
     build_dir = Path(build_dir).resolve()
     info = read_build(build_dir)
     board = build_board(info)

@@ -219,7 +219,7 @@ def trace_firmware(elf: Union[str, Path], board, timeout_s: float = 600.0,
                    refill: int = REFILL_CYCLES) -> Estimate:
     """Run `elf` on the board's QEMU machine with the translation/execution log
     and estimate the cycles of its inferences. Raises QemuError/QemuTimeout."""
-    from aot.target.qemu import QemuError, QemuTimeout, qemu_command
+    from aot.deploy.qemu import QemuError, QemuTimeout, qemu_command
     with tempfile.TemporaryDirectory(prefix="mote-trace-") as tmp:
         log = Path(tmp) / "trace.log"
         cmd = qemu_command(elf, board, serial="null") + ["-d", "in_asm,exec,nochain", "-D", str(log)]

@@ -21,7 +21,7 @@ Fields (addresses and sizes may be JSON integers or "0x..." strings):
                                      SysTick + wrap count, for cores without DWT CYCCNT)
     semihosting: bool                mote_port_exit() uses SYS_EXIT_EXTENDED
     simulator: null | {kind: "qemu", machine, systick_hz}
-    uf2_family_id: null | "0x..."    UF2 family written by aot.target.uf2
+    uf2_family_id: null | "0x..."    UF2 family written by aot.deploy.uf2
     clock_tree (optional) {name: integer}: the port's clock set-up numbers (PLL
                                      dividers, wait states), each a MOTE_BOARD_CLOCK_<NAME> macro
     uart.tx_pin / uart.rx_pin (optional): pins the port routes to the UART

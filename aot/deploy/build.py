@@ -44,14 +44,14 @@ from pathlib import Path
 from typing import Optional
 
 from aot.paths import CMSIS_DIR, KERNELS_DIR, PORTS_DIR, RUNTIME_DIR
-from aot.target.boards import load_board
+from aot.deploy.boards import load_board
 from aot.errors import BuildError, FirmwareError
-from aot.target.size import size_json
-from aot.target.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, dtype_defines,
+from aot.deploy.size import size_json
+from aot.deploy.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, dtype_defines,
                                  fit_check, input_sets_bytes, largest, model_header, runtime_sources,
                                  select_kernels, staged_folder, support_sources, target_memory,
                                  write_model_sources)
-from aot.target.stack import stack_budget
+from aot.deploy.stack import stack_budget
 
 APP_SOURCE = PORTS_DIR / "cortex-m" / "app" / "mote_app.c"
 
@@ -101,7 +101,7 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     from the UART instead. verify_checksum: the app checks the program's
     CRC-32 (MOTE_MODEL_CRC32) before loading it and stops with
     MOTE_ERR_CHECKSUM on a mismatch (MOTE_VERIFY_CHECKSUM). selftest: an
-    aot.target.selftest.SelfTest whose cases become the embedded input sets
+    aot.deploy.selftest.SelfTest whose cases become the embedded input sets
     and whose expected outputs the firmware checks at boot (MOTE_APP_SELFTEST;
     also written as model.bpte). trace: None, "profile" (the runtime's event
     tracer, MOTE_TRACE: each inference runs once more traced and prints PROF
@@ -179,7 +179,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
                 verify_checksum=False, selftest=None, trace=None, app=APP_SOURCE, app_defines=None) -> tuple:
     """Every build step, writing only inside `out`. Returns (size.json dict, build.json dict)."""
     from aot.compiler.pipeline import write_outputs
-    from aot.target.firmware import build_firmware
+    from aot.deploy.firmware import build_firmware
 
     gen = out / "gen"
     gen.mkdir(parents=True, exist_ok=True)
@@ -202,7 +202,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
         (gen / "model_inputs.S").write_text(inputs_source(gen / "inputs.bin", len(input_sets)))
         inputs_sources = [gen / "model_inputs.S"]
     else:
-        from aot.target.selftest import bpte_bytes, selftest_blob
+        from aot.deploy.selftest import bpte_bytes, selftest_blob
         selftest_bytes = len(selftest_blob(selftest))
         (out / "model.bpte").write_bytes(bpte_bytes(compiled.pte, selftest))
 
@@ -294,8 +294,8 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
 
 def _relink(art, board, stack: int) -> None:
     """Link art's objects again with a `stack`-byte main stack (the one link
-    function, aot.target.firmware.link_image), rewriting .elf, .map, .bin (.uf2)."""
-    from aot.target.firmware import link_image
+    function, aot.deploy.firmware.link_image), rewriting .elf, .map, .bin (.uf2)."""
+    from aot.deploy.firmware import link_image
     link_image(board, art.objects, art.elf.parent, art.elf.stem, stack, art.linker_script)
     art.stack_bytes = stack
 

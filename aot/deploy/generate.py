@@ -1,0 +1,628 @@
+"""`aot generate`: the compile step of `aot build` without the firmware link,
+for a user's own build (CMake, PlatformIO, Zephyr, anything that compiles C).
+
+``generate_compiled(compiled, board, out_dir)`` writes into ``out_dir``
+(whole or not at all: a staging folder replaces it at the end):
+
+  model_pte.c / model_pte.h   the program as ``const uint8_t mote_model_pte[]``
+                              (aligned to MOTE_PROGRAM_ALIGN, in section
+                              ``.mote_model`` unless MOTE_MODEL_PTE_SECTION names
+                              another), MOTE_MODEL_PTE_SIZE (bytes)
+  mote_model.h                exact sizes for the board's ABI (state, arena,
+                              scratch plan, inputs/outputs, CRC-32)
+  registry.c                  the static kernel registry: only the ops used
+  model_selftest.c,           with a self-test: the cases' expected outputs and
+  model_selftest_inputs.c     inputs (mote_model_selftest(), mote/model.h)
+  model.pte, ops.json         the program and its manifest (+ model.bpte)
+  port/                       the board's linker script and mote_board.h, for
+                              projects that use Mote's bare-metal port
+  mote_sources.json           what to compile: sources, include folders,
+                              defines, the kernel subset, the port (see
+                              :func:`sources_manifest`)
+
+Selective build: the kernel files are exactly the program's operators
+(``cmsis/`` versions for int8 ops on cores with DSP or MVE). The same helpers
+serve ``aot build`` (aot.deploy.build), which adds the app and links.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from aot import ir
+from aot.errors import BuildError
+from aot.paths import CMSIS_DIR, KERNELS_DIR, RUNTIME_DIR
+from aot.compiler.kernels import RUNTIME_OPS, kernel_files, optimized_kernel_files
+from aot.compiler.scratch import scratch_bytes, scratch_slots
+
+#: The embedding API (mote/model.h): storage and the three calls; the self-test runner.
+EMBED_DIR = RUNTIME_DIR / "embed"
+EMBED_SOURCES = [EMBED_DIR / "mote_model.c", EMBED_DIR / "mote_selftest.c"]
+EMBED_SELFTEST_SOURCE = EMBED_DIR / "mote_model_selftest.c"
+#: Stack reserved by port/firmware.ld for a user's bare-metal link, bytes.
+GENERATE_STACK_BYTES = 8 * 1024
+#: Program alignment in flash, bytes (MOTE_PROGRAM_ALIGN, mote/program.h).
+PTE_ALIGN = 16
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+def _kernel_source(op: str, board, portable: dict, optimized: dict):
+    """The one rule: cmsis/ first for ops it has on cores with DSP or MVE, else kernels/."""
+    src = optimized.get(op) if (board.dsp or board.mve) else None
+    return src or portable.get(op)
+
+
+def select_kernels(op_names: Sequence[str], board) -> list:
+    """Kernel source files for `op_names` on `board` (cmsis/ first for int8 ops
+    on cores with DSP or MVE). Raises BuildError naming every op with no kernel."""
+    portable = kernel_files(KERNELS_DIR)
+    optimized = optimized_kernel_files()
+    files, missing = [], []
+    for op in op_names:
+        if op in RUNTIME_OPS:
+            continue
+        src = _kernel_source(op, board, portable, optimized)
+        if src is None:
+            missing.append(op)
+        elif src not in files:
+            files.append(src)
+    if missing:
+        raise BuildError("no kernel for operator(s) " + ", ".join(missing)
+                         + f" in this build (kernels/ has {len(portable)} operators)")
+    return files
+
+
+def kernel_variant(op: str, board=None) -> str:
+    """Which kernel runs `op` ("aten::convolution.out") in a build for `board`
+    (None: the host library): "runtime" (et_view, run by the runtime itself),
+    "MVE" or "DSP" (cmsis/ on a core with Helium or the DSP extension),
+    "portable" (kernels/), or "none"."""
+    if op in RUNTIME_OPS:
+        return "runtime"
+    portable = kernel_files(KERNELS_DIR)
+    if board is None:
+        return "portable" if op in portable else "none"
+    src = _kernel_source(op, board, portable, optimized_kernel_files())
+    if src is None:
+        return "none"
+    if Path(src).resolve().parent != CMSIS_DIR.resolve():
+        return "portable"
+    return "MVE" if board.mve else "DSP"
+
+
+#: Arithmetic kernels whose integer paths are compiled only when a program uses them.
+_INT_ARITH_OPS = ("aten::add.", "aten::sub.", "aten::mul.", "aten::div.")
+
+
+def dtype_defines(manifest: dict) -> dict:
+    """Compile-time dtype selection from ops.json: MOTE_KERNELS_INT32/INT64 = 0
+    unless an arithmetic op of the program has int32/int64 tensors, so the
+    firmware carries only the dtype paths it uses (kernels/binary.c)."""
+    used = set()
+    for op in manifest.get("ops", []):
+        if op["name"].startswith(_INT_ARITH_OPS):
+            used.update(op.get("dtypes", []))
+    return {"MOTE_KERNELS_INT32": int("int32" in used), "MOTE_KERNELS_INT64": int("int64" in used)}
+
+
+def support_sources() -> list:
+    """Kernel support files (GEMM cores, helpers): every kernels/*.c that is not an op.
+    Unused ones cost nothing: the link drops unreferenced sections."""
+    return [p for p in sorted(KERNELS_DIR.glob("*.c"))
+            if not p.name.startswith("op_") and p.name != "registry_all.c"]
+
+
+def write_registry(op_names: Sequence[str], path: Path) -> None:
+    """Generate the static kernel registry for exactly `op_names`."""
+    ops = [op for op in op_names if op not in RUNTIME_OPS]
+    cmd = [sys.executable, str(KERNELS_DIR / "gen_registry.py"), "-o", str(path)]
+    for op in ops:
+        cmd += ["--op", op]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"registry generation failed: {proc.stderr.strip() or proc.stdout.strip()}")
+
+
+# --------------------------------------------------------------------------- target ABI
+
+
+def target_state_bytes(pte: bytes, board, work: Path) -> int:
+    """Exact runtime-state bytes of every method together on `board`'s ABI
+    (the embedding API initialises them all, one state each, back to back).
+
+    The host library counts the state's entries (values, tensors, list items,
+    instructions, kernel argument pointers) without depending on its own
+    pointer size; the per-entry sizes for the target come from an object
+    compiled for the board (runtime/src/abi_probe.c) and read back with
+    pyelftools. Same layout rule as runtime/src/method_init.c: each region rounded
+    up to 8 bytes.
+    """
+    from aot.host.runtime import Program
+    prog = Program(pte)
+    sizes = _target_abi_sizes(board, work)
+    total = 0
+    for index in range(prog.method_count):
+        counts = prog.state_counts(index)
+        for key in ("values", "tensors", "ints", "tptrs", "instrs", "kargs"):
+            total += (counts[key] * sizes[key] + 7) & ~7
+    return total
+
+
+def _target_abi_sizes(board, work: Path) -> dict:
+    from elftools.elf.elffile import ELFFile
+    obj = work / "abi_probe.o"
+    cmd = (["arm-none-eabi-gcc"] + board.arch_flags
+           + ["-std=c99", "-c", "-I", str(RUNTIME_DIR / "include"),
+              str(RUNTIME_DIR / "abi" / "abi_probe.c"), "-o", str(obj)])
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"ABI probe failed: {proc.stderr.strip()}")
+    with open(obj, "rb") as f:
+        ef = ELFFile(f)
+        sym = ef.get_section_by_name(".symtab").get_symbol_by_name("mote_abi_sizes")[0]
+        sec = ef.get_section(sym["st_shndx"])
+        data = sec.data()[sym["st_value"]:sym["st_value"] + sym["st_size"]]
+    vals = np.frombuffer(data, dtype="<u4")
+    keys = ("values", "tensors", "ints", "tptrs", "instrs", "kargs")
+    return dict(zip(keys, (int(v) for v in vals[:len(keys)])))
+
+
+
+
+def _cmsis_scratch(compiled, board) -> int:
+    """Largest scratch an optimized int8 kernel needs (0 when none is linked).
+
+    The sizes come from the C functions of kernels/int8_scratch.c (the same
+    formulas the cmsis/ kernels check ctx->scratch_size against), compiled
+    for the host into a small cached shared library and called through ctypes.
+    """
+    if not (board.dsp or board.mve):
+        return 0
+    planned = {i for i, _, _ in scratch_slots(compiled.spec)}
+    return max([scratch_bytes(compiled.spec, c) for i, c in enumerate(compiled.spec.instructions)
+                if i not in planned] or [0])
+
+
+
+
+def runtime_sources() -> list:
+    """The C runtime core's sources (runtime/src), every build's."""
+    return sorted((RUNTIME_DIR / "src").glob("*.c"))
+
+
+def board_kernel_files(board) -> list:
+    """Every kernel file a build for `board` can use, one per operator (cmsis/
+    first on cores with DSP or MVE): the kernel library of a build system that
+    fixes its sources before the model is compiled (cmake/mote.cmake); the
+    registry then links only the program's kernels."""
+    portable = kernel_files(KERNELS_DIR)
+    optimized = optimized_kernel_files() if (board.dsp or board.mve) else {}
+    return sorted({optimized.get(op) or src for op, src in portable.items()} |
+                  set(optimized.values()))
+
+
+# --------------------------------------------------------------------------- generated C
+
+
+def c_bytes(data: bytes, indent: str = "    ") -> str:
+    """`data` as the body of a C array initializer, 16 bytes per line."""
+    rows = []
+    for i in range(0, len(data), 16):
+        chunk = data[i:i + 16]
+        rows.append(indent + ("0x%02x, " * len(chunk) % tuple(chunk)).rstrip())
+    return "\n".join(rows) or indent + "0"
+
+
+def pte_header_text(name: str, size: int) -> str:
+    return f"""/* Generated by aot generate for model "{name}"; do not edit. */
+#ifndef MOTE_MODEL_PTE_H
+#define MOTE_MODEL_PTE_H
+#include <stdint.h>
+
+/** Alignment of mote_model_pte, bytes (MOTE_PROGRAM_ALIGN: tensor data is used in place). */
+#define MOTE_MODEL_PTE_ALIGN {PTE_ALIGN}
+/** Size of mote_model_pte, bytes (also MOTE_MODEL_PTE_BYTES in mote_model.h). */
+#define MOTE_MODEL_PTE_SIZE {size}u
+
+/** The .pte program (ExecuTorch ET12 wire format), in flash. */
+extern const uint8_t mote_model_pte[];
+
+#endif /* MOTE_MODEL_PTE_H */
+"""
+
+
+def pte_source_text(name: str, pte: bytes) -> str:
+    return f"""/* Generated by aot generate for model "{name}": {len(pte):,} B, CRC-32 in mote_model.h; do not edit. */
+#include <stdint.h>
+
+#include "model_pte.h"
+
+/* Its own section, so a linker script can place the program (Mote's put
+ * .mote_model* in flash, or in a board's separate model memory); a linker
+ * script that does not name it places it after .rodata. Define
+ * MOTE_MODEL_PTE_SECTION to use another section. */
+#ifndef MOTE_MODEL_PTE_SECTION
+#define MOTE_MODEL_PTE_SECTION ".mote_model"
+#endif
+
+__attribute__((aligned(MOTE_MODEL_PTE_ALIGN), section(MOTE_MODEL_PTE_SECTION)))
+const uint8_t mote_model_pte[{max(len(pte), 1)}] = {{
+{c_bytes(pte)}
+}};
+"""
+
+
+def blob_source_text(what: str, symbol: str, macro: str, section: str, data: bytes, align: int = 8) -> str:
+    """A generated C file holding one const byte array `symbol` (aligned to
+    `align` bytes) in `section` (overridable with the macro `macro`)."""
+    return f"""/* Generated by aot generate: {what}; do not edit. */
+#include <stdint.h>
+
+#ifndef {macro}
+#define {macro} "{section}"
+#endif
+
+extern const uint8_t {symbol}[];
+__attribute__((aligned({align}), section({macro})))
+const uint8_t {symbol}[{max(len(data), 1)}] = {{
+{c_bytes(data)}
+}};
+"""
+
+
+def input_sets_bytes(spec, input_sets) -> bytes:
+    """All input sets back to back, each input cast to the program's dtype and checked."""
+    blob = bytearray()
+    for k, arrays in enumerate(input_sets):
+        if len(arrays) != len(spec.inputs):
+            raise BuildError(f"input set {k}: {len(arrays)} arrays, the program takes {len(spec.inputs)}")
+        for i, (a, vi) in enumerate(zip(arrays, spec.inputs)):
+            t = spec.values[vi]
+            a = np.asarray(a)
+            if tuple(a.shape) != tuple(t.sizes):
+                raise BuildError(f"input set {k}, input {i}: shape {tuple(a.shape)} != "
+                                 f"program {tuple(t.sizes)}")
+            blob += np.ascontiguousarray(a.astype(ir.DTYPE_NUMPY[t.dtype])).tobytes()
+    return bytes(blob)
+
+
+# --------------------------------------------------------------------------- generate
+
+
+def check_output_folder(out: Path, marker: str, command: str) -> None:
+    """Refuse an output folder that is not one Mote may replace: `out` must not
+    exist, be an empty folder, or hold `marker` (the file every folder `command`
+    writes has: build.json, mote_sources.json). Raises BuildError naming it."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise BuildError(f"{out} exists and is a file, not a folder: choose another -o")
+    if any(out.iterdir()) and not (out / marker).is_file():
+        raise BuildError(f"{out} is not empty and is not a folder `aot {command}` wrote (no {marker}): "
+                         "its contents would be replaced; choose another -o (a new or empty folder)")
+
+
+@contextlib.contextmanager
+def staged_folder(out: Path, what: str):
+    """Yield a fresh staging folder beside `out` ("." + name + "." + what + "-pid");
+    when the block succeeds it replaces `out` (replace_folder), when it raises it
+    is removed and `out` stays exactly as it was (or absent). Call
+    check_output_folder first: whatever `out` holds is replaced."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = out.parent / f".{out.name}.{what}-{os.getpid()}"
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir()
+    try:
+        yield stage
+        replace_folder(stage, out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def fit_check(spec: "ir.ProgramSpec", board, state: int, scratch: int, stack: int) -> None:
+    """Fail before compiling when planned RAM alone exceeds the board's RAM."""
+    arena = int(sum(spec.arena_sizes))
+    need = arena + state + scratch + stack
+    if need <= board.ram.size:
+        return
+    raise BuildError(
+        f"model does not fit {board.name}: needs {need:,} B of RAM (arena {arena:,} + runtime state "
+        f"{state:,} + scratch {scratch:,}" + (f" + stack {stack:,}" if stack else "") + f"), the board has "
+        f"{board.ram.size:,} B: {need - board.ram.size:,} B short. Largest tensors: {largest(spec, False)}")
+
+
+def largest(spec: "ir.ProgramSpec", constants: bool, n: int = 5) -> str:
+    """The `n` largest planned (constants=False) or constant tensors, "name [shape] bytes B", ..."""
+    rows = [(v.nbytes, v.name or f"value {i}", tuple(v.sizes)) for i, v in enumerate(spec.values)
+            if isinstance(v, ir.TensorValue)
+            and ((v.constant is not None) if constants else (v.mem_id is not None))]
+    rows.sort(reverse=True)
+    return ", ".join(f"{name} {list(shape)} {b:,} B" for b, name, shape in rows[:n])
+
+
+def flash_check(spec: "ir.ProgramSpec", board, program_bytes: int) -> None:
+    """Fail when the program alone (the .pte and any self-test data, bytes)
+    exceeds the board memory that holds it (its model region, else flash),
+    naming the largest constants."""
+    region = board.model_region or board.flash
+    where = "model region" if board.model_region else "flash"
+    if program_bytes <= region.size:
+        return
+    raise BuildError(f"model does not fit {board.name}: the program needs {program_bytes:,} B of {where}, "
+                     f"the board has {region.size:,} B: {program_bytes - region.size:,} B short. "
+                     f"Largest constants: {largest(spec, constants=True)}")
+
+
+def replace_folder(new: Path, out: Path) -> None:
+    """Put the finished build `new` at `out`: two renames, so `out` holds either
+    the old build or the new one, never a mix."""
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    if out.exists():
+        out.rename(old)
+    new.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+
+
+@dataclass
+class Generated:
+    """What generate_compiled wrote: the folder and its mote_sources.json dict."""
+    out_dir: Path
+    sources: dict
+
+
+def target_memory(compiled, board, work: Path) -> tuple:
+    """(runtime state bytes for `board`'s ABI, separate scratch bytes) of `compiled`,
+    also recorded in compiled.manifest["memory"]."""
+    state = target_state_bytes(compiled.pte, board, work)
+    # kernel scratch planned in the arena (one slot per call) needs no separate buffer
+    scratch = int(compiled.manifest.get("memory", {}).get("scratch_bytes") or 0)
+    scratch = max(scratch, _cmsis_scratch(compiled, board))
+    compiled.manifest.setdefault("memory", {})
+    compiled.manifest["memory"].update({"runtime_state_bytes": state, "scratch_bytes": scratch})
+    return state, scratch
+
+
+def model_header(compiled, state: int, stack_reserved: Optional[int] = None, selftest_cases: int = 0) -> str:
+    """mote_model.h of `compiled` for a target (the one writer: aot.compiler.manifest)."""
+    from aot.compiler.manifest import model_header_text
+    spec = compiled.spec
+    return model_header_text(spec, compiled.name, compiled.manifest, firmware={
+        "state_bytes": state, "inputs_bytes": sum(spec.values[i].nbytes for i in spec.inputs),
+        "stack_reserved_bytes": stack_reserved, "scratch_slots": scratch_slots(spec),
+        "selftest_cases": selftest_cases, "methods": [m.name for m in compiled.methods] or [spec.method_name],
+        "default_method": compiled.method_name,
+        "ptd_bytes": len(compiled.ptd) if compiled.ptd is not None else None})
+
+
+def write_model_sources(compiled, board, gen: Path, state: int, selftest=None,
+                        stack_reserved: Optional[int] = None) -> list:
+    """model_pte.c/.h, registry.c, mote_model.h (and with a self-test
+    model_selftest.c, its expected outputs, and model_selftest_inputs.c, its
+    cases' inputs) into `gen`: the one writer of these files for aot build
+    and aot generate. Returns the C sources written."""
+    spec = compiled.spec
+    op_names = compiled.op_names
+    (gen / "model_pte.h").write_text(pte_header_text(compiled.name, len(compiled.pte)))
+    (gen / "model_pte.c").write_text(pte_source_text(compiled.name, compiled.pte))
+    write_registry(op_names, gen / "registry.c")
+    sources = [gen / "model_pte.c", gen / "registry.c"]
+    if compiled.ptd is not None:  # --external-weights: the .ptd in its own flash region
+        (gen / "model_ptd.c").write_text(blob_source_text(
+            f"the external weights of \"{compiled.name}\" (a .ptd, ExecuTorch's flat-tensor format; "
+            "mote/data_map.h), {len(compiled.ptd):,} B", "mote_model_ptd", "MOTE_MODEL_PTD_SECTION",
+            ".mote_model.ptd", compiled.ptd, align=16))
+        sources.append(gen / "model_ptd.c")
+    cases = 0
+    if selftest is not None:
+        from aot.deploy.selftest import selftest_blob
+        cases = selftest.count
+        (gen / "model_selftest.c").write_text(blob_source_text(
+            f"the expected outputs of {cases} self-test case(s) of \"{compiled.name}\": per case one float32 "
+            "tolerance per output padded to 8 bytes, then each output's bytes padded to 8 bytes "
+            "(runtime/embed/mote_selftest.h)", "mote_selftest_expected", "MOTE_MODEL_SELFTEST_SECTION",
+            ".mote_model.selftest",
+            selftest_blob(selftest)))
+        (gen / "model_selftest_inputs.c").write_text(blob_source_text(
+            f"the inputs of {cases} self-test case(s) of \"{compiled.name}\", MOTE_MODEL_INPUTS_BYTES per case",
+            "mote_selftest_inputs", "MOTE_MODEL_INPUTS_SECTION", ".mote_model.inputs",
+            input_sets_bytes(spec, selftest.inputs)))
+        sources += [gen / "model_selftest.c", gen / "model_selftest_inputs.c"]
+    (gen / "mote_model.h").write_text(model_header(compiled, state, stack_reserved, cases))
+    return sources
+
+
+def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
+                     selftest: bool, verify_checksum: bool, selftest_bytes: int = 0) -> dict:
+    """The mote_sources.json dict: every path absolute.
+
+    sources: every C file to compile (generated, runtime, embedding API,
+    kernel support, the selected kernels); kernel_sources: the subset worth
+    compiling for speed (-O2); include_dirs; defines ({name: value or None});
+    cflags: what the sources need beyond the user's flags; warning_flags:
+    what Mote compiles them with; arch_flags: this board's -mcpu/-mfpu/-mfloat-abi;
+    port: Mote's bare-metal port for the board (startup, vectors, UART, the
+    port hooks), its linker script and link flags, for a project without
+    startup code of its own."""
+    from aot.deploy.firmware import WARN_FLAGS, link_flags
+    port = port_manifest(board)
+    port_dir = out / "port"
+    psrc = [Path(p) for p in port["sources"]] + write_port_files(board, port_dir)
+    embed = EMBED_SOURCES + ([EMBED_SELFTEST_SOURCE] if selftest else [])
+    defines = {"NDEBUG": None}
+    defines.update(dtype_defines(compiled.manifest))
+    if verify_checksum:
+        defines["MOTE_VERIFY_CHECKSUM"] = None
+    fast = support_sources() + list(kernels)
+    return {
+        "board": board.name, "model": compiled.name, "int8": bool(compiled.int8),
+        "sources": [str(p) for p in generated + runtime_sources() + embed + fast],
+        "generated_sources": [str(p) for p in generated],
+        "kernel_sources": [str(p) for p in fast],
+        "include_dirs": [str(out), str(RUNTIME_DIR / "include"), str(EMBED_DIR), str(KERNELS_DIR)],
+        "defines": defines,
+        "cflags": ["-std=c99", "-ffunction-sections", "-fdata-sections"],
+        "warning_flags": list(WARN_FLAGS),
+        "arch_flags": list(board.arch_flags),
+        "port": dict(port, sources=[str(p) for p in psrc],
+                     include_dirs=[str(port_dir)] + port["include_dirs"],
+                     generated_sources=[str(out / p) for p in port["generated_sources"]],
+                     linker_script=str(port_dir / "firmware.ld"),
+                     ldflags=link_flags(board, port_dir / "firmware.ld")),
+        "memory": dict(compiled.manifest.get("memory", {})),
+        "inputs": compiled.manifest["inputs"], "outputs": compiled.manifest["outputs"],
+        "pte_bytes": len(compiled.pte),
+        "selftest_bytes": selftest_bytes,  # the self-test's inputs and expected outputs, flash
+        "pte_sha256": hashlib.sha256(compiled.pte).hexdigest(),
+    }
+
+
+def generate_compiled(compiled, board_name, out_dir, selftest=None,
+                      verify_checksum: bool = False) -> Generated:
+    """Write the sources of `compiled` (aot.compiler.pipeline.Compiled) for
+    `board_name` into `out_dir` (see the module docstring). selftest: an
+    aot.deploy.selftest.SelfTest to embed (model_selftest.c, model.bpte).
+    The folder is written in a staging folder beside it and replaces it
+    only when everything succeeded. Raises BuildError (no kernel for an op,
+    the model's RAM exceeds the board's)."""
+    from aot.compiler.pipeline import write_outputs
+    from aot.deploy.boards import load_board
+    from aot.deploy.selftest import selftest_blob
+    board = load_board(board_name)
+    out = Path(out_dir).resolve()
+    check_output_folder(out, "mote_sources.json", "generate")
+    with staged_folder(out, "generating") as stage:
+        op_names = compiled.op_names
+        kernels = select_kernels(op_names, board)
+        state, scratch = target_memory(compiled, board, stage)
+        # The stack is the application's (its own linker script or RTOS sizes it).
+        fit_check(compiled.spec, board, state, scratch, 0)
+        st_bytes = len(selftest_blob(selftest)) + len(input_sets_bytes(compiled.spec, selftest.inputs)) \
+            if selftest is not None else 0
+        flash_check(compiled.spec, board, len(compiled.pte) + st_bytes)
+        (stage / "abi_probe.o").unlink(missing_ok=True)
+        generated = write_model_sources(compiled, board, stage, state, selftest)
+        write_outputs(compiled, stage / "model.pte")
+        if selftest is not None:
+            from aot.deploy.selftest import bpte_bytes
+            (stage / "model.bpte").write_bytes(bpte_bytes(compiled.pte, selftest))
+        manifest = sources_manifest(compiled, board, stage, generated, kernels, selftest is not None,
+                                    verify_checksum, st_bytes)
+        # paths inside the staging folder become paths inside the final one
+        text = json.dumps(manifest, indent=2).replace(str(stage), str(out))
+        (stage / "mote_sources.json").write_text(text + "\n")
+    return Generated(out_dir=out, sources=json.loads((out / "mote_sources.json").read_text()))
+
+
+def planned_table(sources: dict, board) -> str:
+    """The size table `aot generate` prints: flash and RAM known before the
+    link (program, arena, runtime state, scratch) against the board budget."""
+    mem = sources["memory"]
+    arena = sum(mem.get("arena_bytes") or [0])
+    state = mem.get("runtime_state_bytes") or 0
+    scratch = mem.get("scratch_bytes") or 0
+    st = sources.get("selftest_bytes") or 0
+    rows = [("program (.pte)", sources["pte_bytes"], None)] + ([("self-test", st, None)] if st else []) + [
+        ("arena", None, arena), ("runtime state", None, state), ("scratch", None, scratch)]
+    lines = [f"{'part':<16}{'flash B':>12}{'RAM B':>12}"]
+    for name, fl, ram in rows:
+        lines.append(f"{name:<16}{'' if fl is None else f'{fl:,}':>12}{'' if ram is None else f'{ram:,}':>12}")
+    ram_total = arena + state + scratch
+    flash_total = sources["pte_bytes"] + st
+    region = board.model_region or board.flash
+    lines.append(f"{'model total':<16}{flash_total:>12,}{ram_total:>12,}"
+                 f"   (+ code, stack and your application's own memory)")
+    lines.append(f"{'board budget':<16}{region.size:>12,}{board.ram.size:>12,}   "
+                 f"({100 * flash_total / region.size:.1f}% {'model region' if board.model_region else 'flash'}, "
+                 f"{100 * ram_total / board.ram.size:.1f}% RAM)")
+    kern = [f"{Path(p).parent.name}/{Path(p).name}" for p in sources["kernel_sources"]
+            if Path(p).name.startswith("op_")]
+    lines.append(f"kernels: {len(kern)} ({', '.join(kern)})")
+    return "\n".join(lines)
+
+
+def write_port_files(board, port_dir: Path) -> list:
+    """The board's generated port files in `port_dir`: mote_board.h, the linker
+    script firmware.ld (GENERATE_STACK_BYTES of stack) and, for boards with a
+    boot stage, boot2_image.S. A file whose content is unchanged is not
+    rewritten (its mtime stays: build systems do not recompile the port).
+    Returns the generated sources (boot2_image.S) to compile."""
+    import tempfile
+    from aot.deploy.firmware import board_header, boot2_image, linker_script
+    port_dir.mkdir(parents=True, exist_ok=True)
+    files = {"mote_board.h": board_header(board), "firmware.ld": linker_script(board, GENERATE_STACK_BYTES)}
+    sources = []
+    if board.boot2_bytes:
+        with tempfile.TemporaryDirectory() as tmp:
+            files["boot2_image.S"] = boot2_image(board, Path(tmp)).read_text()
+        sources.append(port_dir / "boot2_image.S")
+    for name, text in files.items():
+        path = port_dir / name
+        if not path.is_file() or path.read_text() != text:
+            path.write_text(text)
+    return sources
+
+
+def port_manifest(board) -> dict:
+    """Mote's bare-metal port for `board` (startup, vectors, UART, port hooks) as a
+    build system needs it: sources, include folders, the files `aot generate`
+    writes under port/ (relative to its folder), link flags without the linker
+    script (port/firmware.ld) and the libraries."""
+    from aot.deploy.firmware import LINK_LIBS, link_flags, port_include_dirs, port_sources
+    return {"sources": [str(p) for p in port_sources(board)],
+            "include_dirs": [str(d) for d in port_include_dirs(board)],
+            "generated_sources": ["port/boot2_image.S"] if board.boot2_bytes else [],
+            "linker_script": "port/firmware.ld",
+            "ldflags": [f for f in link_flags(board, "") if not f.startswith("-T")],
+            "libs": list(LINK_LIBS), "stack_bytes": GENERATE_STACK_BYTES}
+
+
+def _main(argv=None) -> int:
+    """`python -m aot.deploy.generate --board-sources BOARD`: the model-independent
+    sources of a build for BOARD as JSON (runtime, embedding API, kernel support,
+    every kernel for the board), for build systems that fix their source list
+    before the model is compiled (cmake/mote.cmake)."""
+    import argparse
+    from aot.deploy.boards import load_board
+    p = argparse.ArgumentParser(prog="python -m aot.deploy.generate")
+    p.add_argument("--board-sources", metavar="BOARD", required=True)
+    p.add_argument("--port-dir", metavar="DIR", help="also write the board's port files there "
+                   "(mote_board.h, firmware.ld, boot2_image.S; unchanged files are not rewritten)")
+    args = p.parse_args(argv)
+    try:
+        board = load_board(args.board_sources)
+    except Exception as e:  # noqa: BLE001 - one line for the build system's log
+        print(str(e), file=sys.stderr)
+        return 1
+    if args.port_dir:
+        write_port_files(board, Path(args.port_dir))
+    print(json.dumps({
+        "board": board.name,
+        "runtime_sources": [str(p) for p in runtime_sources()],
+        "embed_sources": [str(p) for p in EMBED_SOURCES],
+        "embed_selftest_source": str(EMBED_SELFTEST_SOURCE),
+        "kernel_sources": [str(p) for p in support_sources() + board_kernel_files(board)],
+        "include_dirs": [str(RUNTIME_DIR / "include"), str(EMBED_DIR), str(KERNELS_DIR)],
+        "arch_flags": list(board.arch_flags),
+        "qemu_machine": board.simulator.machine if board.simulator is not None else None,
+        "port": port_manifest(board),
+    }, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())

@@ -1,0 +1,217 @@
+"""Running firmware in QEMU (qemu-system-arm) with exact instruction counts.
+
+Command line (QEMU 7.2, Debian 12):
+
+    qemu-system-arm -machine <board.simulator.machine> -nographic
+        -monitor none -serial stdio
+        -semihosting-config enable=on,target=native
+        -icount shift=0 -kernel firmware.elf
+
+* ``-nographic`` alone multiplexes the monitor and serial0 on stdio (Ctrl-A
+  escapes); ``-monitor none -serial stdio`` gives serial0 = UART0 of the
+  mps2/mps3 machines a raw stdio backend, so stdin bytes (any value, 0x01
+  included) reach UART0's receiver and UART0's transmitter writes to stdout.
+  QEMU only offers a byte when the CMSDK UART's one-byte receive buffer is
+  empty, so input written up front is not lost.
+* ``-semihosting-config enable=on,target=native``: BKPT 0xAB is a semihosting
+  call (without it the core locks up); SYS_EXIT_EXTENDED ends QEMU with the
+  firmware's status as the process exit code.
+* ``-icount shift=0``: one guest instruction = 1 ns of virtual time, so timers
+  measure instruction counts and runs are deterministic.
+* A firmware that never exits keeps QEMU running: every run has a timeout and
+  QemuTimeout is raised with the output seen so far.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Optional, Union
+
+from aot.deploy.boards import Board, load_board
+from aot.errors import MoteError, QemuError, QemuTimeout
+
+QEMU = "qemu-system-arm"
+
+
+def qemu_command(elf: Union[str, Path], board: Union[str, Board], serial: str = "stdio") -> list[str]:
+    """The QEMU command line; `serial` is UART0's backend (``-serial`` value)."""
+    board = load_board(board)
+    if board.simulator is None or board.simulator.kind != "qemu":
+        raise QemuError(f"board {board.name!r} has no QEMU machine (simulator is null)")
+    return [QEMU, "-machine", board.simulator.machine, "-nographic",
+            "-monitor", "none", "-serial", serial,
+            "-semihosting-config", "enable=on,target=native",
+            "-icount", "shift=0", "-kernel", str(elf)]
+
+
+def _text(data: Optional[bytes]) -> str:
+    if not data:
+        return ""
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+
+def run_firmware(elf: Union[str, Path], board: Union[str, Board], timeout_s: float = 10.0,
+                 stdin_bytes: Optional[bytes] = None) -> tuple[int, str]:
+    """Run `elf` on the board's QEMU machine; returns (exit status, UART0 text).
+
+    `stdin_bytes` are fed to UART0's receiver. UART text has "\\r\\n" turned into "\\n".
+    Raises QemuTimeout when the firmware has not exited after `timeout_s` seconds.
+    """
+    if shutil.which(QEMU) is None:
+        raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
+    cmd = qemu_command(elf, board)
+    try:
+        proc = subprocess.run(cmd, input=stdin_bytes if stdin_bytes is not None else b"",
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout_s)
+    except subprocess.TimeoutExpired as e:
+        out = _text(e.stdout)
+        raise QemuTimeout(f"firmware {elf} did not exit within {timeout_s} s on "
+                          f"{cmd[2]}; UART so far:\n{out}", out) from None
+    err = _text(proc.stderr)
+    if proc.returncode != 0 and not proc.stdout and err:
+        raise QemuError(f"QEMU failed ({proc.returncode}): {err.strip()}")
+    return proc.returncode, _text(proc.stdout)
+
+
+def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], timeout_s: float = 60.0,
+                           on_line=None, stdin_bytes: Optional[bytes] = None) -> tuple[int, str]:
+    """As run_firmware, but reads UART0 line by line while the firmware runs and
+    calls `on_line(line)` for each (for progress bars). Always under `timeout_s`
+    seconds of wall time; on timeout QEMU is killed and QemuTimeout raised.
+    """
+    import selectors
+    import time
+
+    if shutil.which(QEMU) is None:
+        raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
+    cmd = qemu_command(elf, board)
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    if stdin_bytes:
+        proc.stdin.write(stdin_bytes)
+    proc.stdin.close()
+    deadline = time.monotonic() + timeout_s
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    chunks, pending = [], b""
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise QemuTimeout(f"firmware {elf} did not exit within {timeout_s} s; UART so far:\n"
+                                  + _text(b"".join(chunks))[-2000:], _text(b"".join(chunks)))
+            if not sel.select(timeout=min(left, 0.5)):
+                continue
+            data = proc.stdout.read1(65536)
+            if not data:
+                break
+            chunks.append(data)
+            pending += data
+            *lines, pending = pending.split(b"\n")
+            if on_line is not None:
+                for ln in lines:
+                    on_line(_text(ln).rstrip("\r"))
+        code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        sel.close()
+    err = _text(proc.stderr.read())
+    proc.stderr.close()
+    proc.stdout.close()
+    out = _text(b"".join(chunks))
+    if code != 0 and not out and err:
+        raise QemuError(f"QEMU failed ({code}): {err.strip()}")
+    return code, out
+
+
+def start_firmware(elf: Union[str, Path], board: Union[str, Board]) -> subprocess.Popen:
+    """Start `elf` on the board's QEMU machine and return at once: UART0 is the
+    process's stdout (binary pipe; stdin closed, stderr piped). For callers that
+    read the UART while the firmware runs (renode/qemu_keywords, the Renode
+    keywords on QEMU); the caller reads stdout to its end or kills the process."""
+    if shutil.which(QEMU) is None:
+        raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
+    return subprocess.Popen(qemu_command(elf, board), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def start_on_tcp(elf: Union[str, Path], board: Union[str, Board], port: int,
+                 host: str = "127.0.0.1") -> subprocess.Popen:
+    """Start `elf` on the board's QEMU machine with UART0 on a TCP server socket
+    (``-serial tcp:HOST:PORT,server=on,wait=on``): QEMU waits for one client,
+    then boots, so a client such as ``aot monitor socket://HOST:PORT`` or
+    ``aot run DIR --target serial:socket://HOST:PORT`` sees every line, talking
+    to it with the same pyserial code as to a real board's serial port.
+    The caller ends the process (it runs until the firmware exits)."""
+    if shutil.which(QEMU) is None:
+        raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
+    import time
+    cmd = qemu_command(elf, board, serial=f"tcp:{host}:{port},server=on,wait=on")
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10.0
+    while not _listening(port):  # probing with a connection would be the one client QEMU takes
+        if proc.poll() is not None:
+            err = _text(proc.stderr.read()).strip()
+            raise QemuError(f"QEMU failed ({proc.returncode}) to serve UART0 on {host}:{port}: {err}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise QemuError(f"QEMU did not listen on {host}:{port} within 10 s")
+        time.sleep(0.05)
+    return proc
+
+
+def _listening(port: int) -> bool:
+    """Whether a TCP socket listens on `port` (Linux: /proc/net/tcp; elsewhere
+    assumed after a short wait)."""
+    import time
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not tables[0].exists():
+        time.sleep(0.5)
+        return True
+    for t in tables:
+        try:
+            rows = t.read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            f = row.split()
+            if len(f) > 3 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
+                return True
+    return False
+
+
+def _main(argv=None) -> int:
+    """`python -m aot.deploy.qemu ELF --board BOARD [--timeout S]`: run a firmware
+    ELF on the board's QEMU machine, print UART0 as it arrives, exit with the
+    firmware's status (124 on timeout). The run step of build systems that link
+    their own firmware (cmake/mote.cmake's run target, the PlatformIO platform)."""
+    import argparse
+    import sys
+    p = argparse.ArgumentParser(prog="python -m aot.deploy.qemu", description=_main.__doc__.splitlines()[0])
+    p.add_argument("elf")
+    p.add_argument("--board", required=True, help="a board of boards/ that names a QEMU machine")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds of wall time (default 60)")
+    args = p.parse_args(argv)
+    if not Path(args.elf).is_file():
+        print(f"mote qemu: {args.elf}: no such firmware file", file=sys.stderr)
+        return 2
+    try:
+        code, _ = run_firmware_streaming(args.elf, args.board, timeout_s=args.timeout,
+                                         on_line=lambda line: print(line, flush=True))
+    except QemuTimeout:
+        print(f"mote qemu: {args.elf} did not exit within {args.timeout:g} s", file=sys.stderr)
+        return 124
+    except (QemuError, Exception) as e:  # noqa: BLE001 - bad board name, QEMU missing: one line
+        print(f"mote qemu: {e}", file=sys.stderr)
+        return 2
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())
