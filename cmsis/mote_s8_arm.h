@@ -232,6 +232,47 @@ MOTE_S8_INLINE const int32_t *mote_s8_dsp_mac2x2(const int32_t *w, const int32_t
 }
 #undef MOTE_S8_DSP_GROUP
 
+/**
+ * Assembly text of the fast requantization of the DSP cores (conv2d_s8,
+ * linear_s8): accumulator register ACC holds t = 2 * acc, r0 = M (in (2^30, 2^31)),
+ * r1 = rz = 2^(e-1) + (out_zp << e), r2 = e (in [1, 22]); DST = the output before
+ * the activation clamp, within [-128, 127]; r3 is clobbered. SMMLAR(t, M, rz) =
+ * SRDHM(acc, M) + rz exactly; + (t >> 31) is -[SRDHM(acc, M) < 0] (M > 2^30);
+ * ASR e; SSAT 8 (cmsis/README.md, "conv2d_s8 — DSP").
+ */
+#define MOTE_S8_ASM_RQ(acc, dst)                                                           \
+    "  smmlar r3, " acc ", r0, r1\n"                                                       \
+    "  add r3, r3, " acc ", asr #31\n"                                                     \
+    "  asr r3, r3, r2\n"                                                                   \
+    "  ssat " dst ", #8, r3\n"
+
+/**
+ * Fast requantization valid for a channel: shift in [-22, -1], multiplier in
+ * (2^30, 2^31) (so SRDHM(acc, M) < 0 exactly when acc < 0) and
+ * |bias| + K * 128 * 128 < 2^30 (so 2 * acc fits int32).
+ */
+MOTE_S8_INLINE int mote_s8_fast_ok(int32_t bias, int32_t mult, int32_t shift, int32_t k)
+{
+    const int64_t bound = (bias < 0 ? -(int64_t)bias : (int64_t)bias) + (int64_t)k * 16384;
+    return shift <= -1 && shift >= -22 && mult > (1 << 30) && bound < ((int64_t)1 << 30);
+}
+
+/**
+ * mote_s8_fast_ok for an entry of a program's table: b2 = twice the corrected
+ * bias (even), M, e = -shift; lim2 = mote_s8_fast_lim2(K) > 0 (32-bit compares only).
+ */
+MOTE_S8_INLINE int mote_s8_fast_entry_ok(int32_t b2, int32_t mult, int32_t e, int32_t lim2)
+{
+    return (b2 & 1) == 0 && b2 < lim2 && b2 > -lim2 && mult > (1 << 30) &&
+           (uint32_t)e - 1u <= 21u;
+}
+
+/** 2 * (2^30 - K * 2^14): |2 * bias| below it is the fast bound; <= 0 if none is. */
+MOTE_S8_INLINE int32_t mote_s8_fast_lim2(int32_t k)
+{
+    return k >= 65536 ? 0 : (int32_t)(0x80000000u - (uint32_t)k * 32768u);
+}
+
 /** SXTB16 of a word rotated right by 8: bytes 1 and 3, sign-extended. */
 MOTE_S8_INLINE int32_t mote_s8_sxtb16_ror8(uint32_t v)
 {

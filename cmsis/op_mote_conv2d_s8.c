@@ -394,12 +394,6 @@ void mote_s8_dsp_conv_pairs_clamp(const conv_blk_t *b);
     "  smlad r10, r3, r5, r10\n"                                                           \
     "  smlad r11, r2, r6, r11\n"                                                           \
     "  smlad r11, r3, r7, r11\n"
-/* requantize accumulator ACC with M r0, rz r1, e r2 into DST */
-#define CONV_RQ(acc, dst)                                                                  \
-    "  smmlar r3, " acc ", r0, r1\n"                                                       \
-    "  add r3, r3, " acc ", asr #31\n"                                                     \
-    "  asr r3, r3, r2\n"                                                                   \
-    "  ssat " dst ", #8, r3\n"
 #define CONV_CORE(name, store)                                                             \
     "  .section .text." name ",\"ax\",%progbits\n"                                         \
     "  .syntax unified\n"                                                                  \
@@ -433,9 +427,9 @@ void mote_s8_dsp_conv_pairs_clamp(const conv_blk_t *b);
     "  bne .L" name "_loop\n"                                                              \
     "  ldm sp, {r4-r7}\n"                                                                  \
     "  ldm r4!, {r0-r2}\n"                                                                 \
-    CONV_RQ("r8", "r8") CONV_RQ("r9", "r9")                                                \
+    MOTE_S8_ASM_RQ("r8", "r8") MOTE_S8_ASM_RQ("r9", "r9")                                                \
     "  ldm r4!, {r0-r2}\n"                                                                 \
-    CONV_RQ("r10", "r10") CONV_RQ("r11", "r11")                                            \
+    MOTE_S8_ASM_RQ("r10", "r10") MOTE_S8_ASM_RQ("r11", "r11")                                            \
     store                                                                                  \
     "  cmp r4, r7\n"                                                                       \
     "  beq .L" name "_done\n"                                                              \
@@ -474,7 +468,6 @@ __asm__(CONV_CORE("mote_s8_dsp_conv_pairs_clamp", CONV_STORE_CLAMP) "  .text\n")
 #endif
 /* clang-format on */
 #undef CONV_GROUP
-#undef CONV_RQ
 #undef CONV_CORE
 #undef CONV_STORE_FULL
 #undef CONV_STORE_CLAMP
@@ -608,21 +601,10 @@ static int conv_pointwise_in_place(const mote_s8_conv_params_t *p, int32_t nrows
            nrows >= p->cout;
 }
 
-/**
- * Fast requantization valid for a channel: shift in [-22, -1], multiplier in
- * (2^30, 2^31) (so SRDHM(acc, M) < 0 exactly when acc < 0) and
- * |bias| + K * 128 * 128 < 2^30 (so 2 * acc fits int32).
- */
-static int conv_fast_ok(int32_t bias, int32_t mult, int32_t shift, int32_t k)
-{
-    const int64_t bound = (bias < 0 ? -(int64_t)bias : (int64_t)bias) + (int64_t)k * 16384;
-    return shift <= -1 && shift >= -22 && mult > (1 << 30) && bound < ((int64_t)1 << 30);
-}
-
 /** Channel `which` (0: a, 1: b) of the fast table pair t (layout: conv_blk_t). */
 static void conv_fast_entry(int32_t *t, int32_t which, const conv_q_t *q, int32_t out_zp)
 {
-    const int32_t e = -q->shift; /* in [1, 22] (conv_fast_ok) */
+    const int32_t e = -q->shift; /* in [1, 22] (mote_s8_fast_ok) */
     int32_t *m = t + 4 + 3 * which;
     t[2 * which] = (int32_t)(2u * (uint32_t)q->bias);
     t[2 * which + 1] = t[2 * which];
@@ -653,7 +635,7 @@ static void conv_table(const mote_s8_conv_params_t *p, int32_t k, conv_state_t *
         q[r].bias = (int32_t)((uint32_t)p->bias[r] - (uint32_t)p->in_zp * (uint32_t)sw);
         q[r].mult = p->mult[r];
         q[r].shift = p->shift[r];
-        if (!conv_fast_ok(q[r].bias, p->mult[r], p->shift[r], k)) {
+        if (!mote_s8_fast_ok(q[r].bias, p->mult[r], p->shift[r], k)) {
             st->fast = 0;
         }
     }
@@ -707,14 +689,12 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     if (p->wtable != NULL) {
         /* the program's table (aot/compiler/dsp_weights.py): the compiler found every
            channel fast; the checks below keep the core's arithmetic exact */
-        for (r = 0; r < p->cout; r += 2) {
-            const int32_t *t = p->wtable + (size_t)(r >> 1) * CONV_FAST_WORDS;
-            int32_t j;
-            for (j = 0; j < 2; j++) {
-                MOTE_CHECK((t[2 * j] & 1) == 0 &&
-                               conv_fast_ok(t[2 * j] / 2, t[4 + 3 * j], -t[6 + 3 * j], k),
-                           MOTE_ERR_KERNEL_ARGS);
-            }
+        const int32_t lim2 = mote_s8_fast_lim2(k);
+        const int32_t *t = p->wtable;
+        for (r = 0; r < p->cout; r += 2, t += CONV_FAST_WORDS) {
+            MOTE_CHECK(mote_s8_fast_entry_ok(t[0], t[4], t[6], lim2) &&
+                           mote_s8_fast_entry_ok(t[2], t[7], t[9], lim2),
+                       MOTE_ERR_KERNEL_ARGS);
         }
         st.fq = p->wtable;
     } else {

@@ -1,9 +1,12 @@
 /*
  * mote::linear_s8.out - Cortex-M version (DSP / MVE / plain, see mote_s8_arm.h).
  * No scratch: MVE dots each input row against four weight rows in place (zero
- * point folded into the bias as zp * sum w) and requantizes four outputs per vector; DSP widens
- * the input row (x - zp) once per 256 taps onto the stack and accumulates four
- * output features per pass with SXTB16 + SMLAD.
+ * point folded into the bias as zp * sum w) and requantizes four outputs per vector.
+ * DSP with the program's panel (weights by blocks of four rows, SXTB16 order, and
+ * the requantization table): the input row widened doubled onto the stack, an
+ * assembly core of LDM + 16 SMLAD per 8 taps and four rows, SMMLAR requantization.
+ * DSP without: the input row widened (x - zp) once per 256 taps onto the stack, four
+ * output features per pass with SXTB16 + SMLAD on the int8 weights.
  * Same bytes as kernels/op_mote_linear_s8.c.
  */
 #include "mote/kernel.h"
@@ -125,6 +128,187 @@ MOTE_S8_HOT static void linear_row(const mote_s8_conv_params_t *p, const int8_t 
 }
 #endif
 
+#if defined(MOTE_S8_DSP)
+/**
+ * The panel core (assembly below): every block of four weight rows of the panel
+ * against one input row widened doubled (x: per group of 4 taps the SXTB16 pairs
+ * [x(0,2) x(1,3)], K rounded up to 8 with zeros). Per 8 taps one LDM of 4 column
+ * words and four LDM of 4 weight words (rows 0-1 and 2-3 of each group), 16 SMLAD:
+ * 32 MACs in 21 instructions; 4 such steps a pass, the first pass entered by a
+ * computed branch. Accumulators start at 2 * the corrected bias (table), so the
+ * sum is 2 * acc; MOTE_S8_ASM_RQ requantizes, the four bytes are packed with BFI,
+ * clamped with SSUB8/SEL and stored with one STR.
+ */
+typedef struct lin_blk {
+    const int32_t *q;    /* 0: table of the first block (16 words a block) */
+    int8_t *out;         /* 4: output of the first row */
+    const int32_t *qend; /* 8: table past the last block */
+    const int32_t *x;    /* 12: widened input row */
+    uint32_t entry;      /* 16: (set by the core) */
+    const int32_t *xend; /* 20: x + round8(K) / 2 words */
+    uint32_t lo4, hi4;   /* 24, 28: act_min / act_max in every byte */
+    const int32_t *w;    /* 32: weight blocks */
+    int32_t skip84;      /* 36: 84 * 8-tap steps skipped in the first pass */
+} lin_blk_t;
+
+void mote_s8_dsp_linear_blocks(const lin_blk_t *b);
+
+/* clang-format off */
+#define LIN_STEP                                                                           \
+    "  ldmia.w lr!, {r4-r7}\n"                                                             \
+    "  ldmia.w r12!, {r0-r3}\n"                                                            \
+    "  smlad r8, r0, r4, r8\n"                                                             \
+    "  smlad r8, r1, r5, r8\n"                                                             \
+    "  smlad r9, r2, r4, r9\n"                                                             \
+    "  smlad r9, r3, r5, r9\n"                                                             \
+    "  ldmia.w r12!, {r0-r3}\n"                                                            \
+    "  smlad r10, r0, r4, r10\n"                                                           \
+    "  smlad r10, r1, r5, r10\n"                                                           \
+    "  smlad r11, r2, r4, r11\n"                                                           \
+    "  smlad r11, r3, r5, r11\n"                                                           \
+    "  ldmia.w r12!, {r0-r3}\n"                                                            \
+    "  smlad r8, r0, r6, r8\n"                                                             \
+    "  smlad r8, r1, r7, r8\n"                                                             \
+    "  smlad r9, r2, r6, r9\n"                                                             \
+    "  smlad r9, r3, r7, r9\n"                                                             \
+    "  ldmia.w r12!, {r0-r3}\n"                                                            \
+    "  smlad r10, r0, r6, r10\n"                                                           \
+    "  smlad r10, r1, r7, r10\n"                                                           \
+    "  smlad r11, r2, r6, r11\n"                                                           \
+    "  smlad r11, r3, r7, r11\n"
+__asm__("  .section .text.mote_s8_dsp_linear_blocks,\"ax\",%progbits\n"
+        "  .syntax unified\n"
+        "  .thumb\n"
+        "  .p2align 2\n"
+        "  .global mote_s8_dsp_linear_blocks\n"
+        "  .type mote_s8_dsp_linear_blocks, %function\n"
+        "  .thumb_func\n"
+        "mote_s8_dsp_linear_blocks:\n"
+        "  push {r4-r11, lr}\n"
+        "  sub sp, sp, #36\n"
+        "  ldm r0, {r1-r8}\n"
+        "  stm sp, {r1-r8}\n"
+        "  ldr r12, [r0, #32]\n"
+        "  ldr r2, [r0, #36]\n"
+        "  adr.w r3, .Lmote_s8_lin_loop\n"
+        "  add r2, r2, r3\n"
+        "  orr r2, r2, #1\n"
+        "  str r2, [sp, #16]\n"
+        "  ldr r4, [sp]\n"
+        "  ldm r4!, {r8-r11}\n"
+        "  str r4, [sp]\n"
+        "  ldr lr, [sp, #12]\n"
+        "  ldr pc, [sp, #16]\n"
+        "  .p2align 2\n"
+        ".Lmote_s8_lin_loop:\n"
+        LIN_STEP LIN_STEP LIN_STEP LIN_STEP
+        "  ldr r4, [sp, #20]\n"
+        "  cmp lr, r4\n"
+        "  bne .Lmote_s8_lin_loop\n"
+        "  ldm sp, {r4-r6}\n"
+        "  ldm r4!, {r0-r2}\n"
+        MOTE_S8_ASM_RQ("r8", "r8")
+        "  ldm r4!, {r0-r2}\n"
+        MOTE_S8_ASM_RQ("r9", "r9")
+        "  ldm r4!, {r0-r2}\n"
+        MOTE_S8_ASM_RQ("r10", "r10")
+        "  ldm r4!, {r0-r2}\n"
+        MOTE_S8_ASM_RQ("r11", "r11")
+        "  bfi r8, r9, #8, #8\n"
+        "  bfi r8, r10, #16, #8\n"
+        "  bfi r8, r11, #24, #8\n"
+        "  ldrd r0, r1, [sp, #24]\n"
+        "  ssub8 r3, r8, r0\n"
+        "  sel r8, r8, r0\n"
+        "  ssub8 r3, r8, r1\n"
+        "  sel r8, r1, r8\n"
+        "  str r8, [r5], #4\n"
+        "  cmp r4, r6\n"
+        "  beq .Lmote_s8_lin_done\n"
+        "  ldm r4!, {r8-r11}\n"
+        "  stm sp, {r4-r5}\n"
+        "  ldr lr, [sp, #12]\n"
+        "  ldr pc, [sp, #16]\n"
+        ".Lmote_s8_lin_done:\n"
+        "  add sp, sp, #36\n"
+        "  pop {r4-r11, pc}\n"
+        "  .size mote_s8_dsp_linear_blocks, . - mote_s8_dsp_linear_blocks\n"
+        "  .text\n");
+/* clang-format on */
+#undef LIN_STEP
+
+/**
+ * linear_s8 with the program's panel (weights and requantization table,
+ * mote_s8_linear_panel_numel; the table is checked first): per input row, the row
+ * widened doubled onto the stack, the full blocks of four features through the
+ * core, a last partial block into a 4-byte buffer.
+ */
+MOTE_S8_HOT static mote_err_t linear_panel(const mote_s8_conv_params_t *p)
+{
+    const int32_t k = p->cin;
+    const int32_t k8 = (k + 7) & ~7; /* <= MOTE_S8_LIN_PANEL_KMAX (parser) */
+    const int32_t nb = p->cout >> 2, tail = p->cout & 3;
+    int32_t xb[MOTE_S8_LIN_PANEL_KMAX / 2];
+    lin_blk_t blk;
+    int32_t m, r, i;
+    const int32_t lim2 = mote_s8_fast_lim2(k);
+    const int32_t *t = p->wtable;
+    for (r = 0; r < p->cout; r += 4, t += 16) { /* the table keeps the core exact */
+        int32_t j;
+        for (j = 0; j < 4; j++) {
+            MOTE_CHECK(mote_s8_fast_entry_ok(t[j], t[4 + 3 * j], t[6 + 3 * j], lim2),
+                       MOTE_ERR_KERNEL_ARGS);
+        }
+    }
+    blk.x = xb;
+    blk.xend = xb + k8 / 2;
+    blk.lo4 = ((uint32_t)p->act_min & 0xffu) * 0x01010101u;
+    blk.hi4 = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
+    blk.skip84 = 84 * ((4 - ((k8 >> 3) & 3)) & 3);
+    blk.entry = 0;
+    for (m = 0; m < p->n; m++) {
+        const int8_t *x = p->input + (size_t)m * k;
+        int8_t *o = p->output + (size_t)m * p->cout;
+        for (i = 0; i + 4 <= k; i += 4) {
+            const uint32_t v = mote_s8_ld32(x + i);
+            const int32_t e = __sxtb16((int32_t)v), od = mote_s8_sxtb16_ror8(v);
+            xb[i >> 1] = __sadd16(e, e);
+            xb[(i >> 1) + 1] = __sadd16(od, od);
+        }
+        if (i < k8) { /* K % 8 taps: the last 4 or 8 with zeros */
+            uint32_t v = 0, j;
+            for (j = 0; (int32_t)j < k - i; j++) {
+                v |= (uint32_t)(uint8_t)x[i + (int32_t)j] << (8u * j);
+            }
+            for (; i < k8; i += 4, v = 0) {
+                const int32_t e = __sxtb16((int32_t)v), od = mote_s8_sxtb16_ror8(v);
+                xb[i >> 1] = __sadd16(e, e);
+                xb[(i >> 1) + 1] = __sadd16(od, od);
+            }
+        }
+        blk.w = (const int32_t *)(const void *)p->wpanel;
+        blk.q = p->wtable;
+        blk.out = o;
+        if (nb > 0) {
+            blk.qend = p->wtable + (size_t)nb * 16;
+            mote_s8_dsp_linear_blocks(&blk);
+        }
+        if (tail > 0) {
+            int8_t last[4];
+            blk.w = (const int32_t *)(const void *)p->wpanel + (size_t)nb * 2 * k8;
+            blk.q = p->wtable + (size_t)nb * 16;
+            blk.qend = blk.q + 16;
+            blk.out = last;
+            mote_s8_dsp_linear_blocks(&blk);
+            for (i = 0; i < tail; i++) {
+                o[nb * 4 + i] = last[i];
+            }
+        }
+    }
+    return MOTE_OK;
+}
+#endif
+
 #if defined(MOTE_S8_MVE)
 /** Every output row, four output features per pass (zero point folded into the bias). */
 MOTE_S8_HOT static void linear_mve(const mote_s8_conv_params_t *p)
@@ -168,6 +352,9 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
 #if defined(MOTE_S8_MVE)
     linear_mve(&p);
 #elif defined(MOTE_S8_DSP)
+    if (p.wpanel != NULL) {
+        return linear_panel(&p);
+    }
     {
         int32_t m;
         for (m = 0; m < p.n; m++) {

@@ -108,7 +108,8 @@ typedef struct mote_s8_conv_params {
     const int8_t *input;   /* [N, H, W, Cin] (linear: [M, K] as N=M, H=W=1, Cin=K) */
     const int8_t *weight;  /* conv [Cout, KH, KW, Cin]; depthwise [1, KH, KW, Cout] */
     const int16_t *wpanel; /* conv: weights pre-widened for the DSP kernel, or NULL
-                              (mote_s8_conv_panel_numel; the 14-argument form) */
+                              (mote_s8_conv_panel_numel; the 14-argument form);
+                              linear_s8: its panel (mote_s8_linear_panel_numel) */
     const int32_t *wtable; /* conv: the DSP kernel's fast requantization table that
                               follows the panel, or NULL (mote_s8_conv_table_numel) */
     const int32_t *bias;   /* [Cout] */
@@ -149,6 +150,28 @@ static inline uint32_t mote_s8_conv_panel_numel(int32_t k, int32_t cout)
 static inline uint32_t mote_s8_conv_table_numel(int32_t cout)
 {
     return cout < 1 || cout > 0x3fffffff / 20 ? 0u : 20u * (((uint32_t)cout + 1u) >> 1);
+}
+
+/** Longest row (K rounded up to 8) of a linear_s8 panel: the DSP kernel widens the
+ *  input row onto its stack (2 bytes a tap). */
+#define MOTE_S8_LIN_PANEL_KMAX 256
+
+/**
+ * int16 elements of linear_s8's panel (argument 9 of the 11-argument form;
+ * aot/compiler/dsp_weights.py, linear_panel): weight rows in blocks of four (rows
+ * past N zero), per block and group of four taps the four rows' SXTB16 pairs
+ * [r(0,2) r(1,3)] in row order, K rounded up to 8 with zeros; then per block 16
+ * int32 words: 2bc of the four rows (bc = bias - in_zp * sum w), and M, rz, e of
+ * each row (the fast requantization of conv2d_s8's table; rows past N: 0, 2^30 + 1,
+ * 1, 1). round4(N) * (round8(K) + 8); 0 when round8(K) > MOTE_S8_LIN_PANEL_KMAX.
+ */
+static inline uint32_t mote_s8_linear_panel_numel(int32_t k, int32_t n)
+{
+    const int32_t k8 = (k + 7) & ~7;
+    if (k < 1 || n < 1 || k8 > MOTE_S8_LIN_PANEL_KMAX || n > 0x3fffffff / (k8 + 8)) {
+        return 0u;
+    }
+    return (((uint32_t)n + 3u) & ~3u) * (uint32_t)(k8 + 8);
 }
 
 /* ---------------------------------------------------------------- arguments
@@ -237,8 +260,9 @@ mote_err_t mote_linear_geometry(mote_value_t *const *args, uint32_t nargs, uint8
                                 mote_s8_conv_params_t *p, mote_tensor_t **in, mote_tensor_t **out);
 
 /**
- * Parse linear_s8 (per_byte = 1) or linear_s4 (per_byte = 2, p->weight then
- * holds packed int4 bytes), 10 args, into *p: N = M rows, H = W = KH = KW = 1, Cin = K.
+ * Parse linear_s8 (per_byte = 1; 10 args, or 11 with the DSP panel as argument 9,
+ * p->wpanel) or linear_s4 (per_byte = 2, p->weight then holds packed int4 bytes;
+ * 10 args) into *p: N = M rows, H = W = KH = KW = 1, Cin = K.
  */
 mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs, int32_t per_byte,
                                 mote_s8_conv_params_t *p);

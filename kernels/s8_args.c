@@ -329,12 +329,24 @@ mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs, int32
 {
     mote_tensor_t *in;
     mote_tensor_t *out;
-    MOTE_CHECK(args != NULL && nargs == 10u, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(args != NULL && (nargs == 10u || (per_byte == 1 && nargs == 11u)),
+               MOTE_ERR_KERNEL_ARGS);
     MOTE_TRY(mote_linear_geometry(args, nargs, MOTE_DTYPE_INT8, per_byte, p, &in, &out));
     MOTE_TRY(MOTE_S8_ZP_ARG(args[5], &p->in_zp));
     MOTE_TRY(MOTE_S8_ZP_ARG(args[6], &p->out_zp));
     MOTE_TRY(mote_s8_act_args(args[7], args[8], &p->act_min, &p->act_max));
     MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
+    if (nargs == 11u) {
+        mote_tensor_t *wp;
+        const uint32_t np = mote_s8_linear_panel_numel(p->cin, p->cout);
+        MOTE_TRY(mote_s8_tensor_arg(args[9], MOTE_DTYPE_INT16, 1, &wp));
+        MOTE_CHECK(np > 0u && (uint64_t)wp->sizes[0] == np && ((uintptr_t)wp->data & 3u) == 0u,
+                   MOTE_ERR_KERNEL_SHAPE);
+        p->wpanel = (const int16_t *)wp->data;
+        /* the table after round4(N) * round8(K) elements: a multiple of 32 */
+        p->wtable = (const int32_t *)(const void *)(p->wpanel + (size_t)((p->cout + 3) & ~3) *
+                                                                   (size_t)((p->cin + 7) & ~7));
+    }
     p->input = (const int8_t *)in->data;
     p->output = (int8_t *)out->data;
     return MOTE_OK;

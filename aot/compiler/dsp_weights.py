@@ -28,16 +28,23 @@ import numpy as np
 from aot import ir
 
 CONV = ("mote::conv2d_s8", "out")
+LINEAR = ("mote::linear_s8", "out")
 #: argument index of the pre-widened weights in the 14-argument conv2d_s8
 PANEL_ARG = 12
+#: argument index of the panel in the 11-argument linear_s8
+LINEAR_PANEL_ARG = 9
+#: longest row of a linear panel, K rounded up to 8 (MOTE_S8_LIN_PANEL_KMAX)
+LINEAR_KMAX = 256
 INT16 = ir.NUMPY_CODES[np.dtype(np.int16)]
 
 
 def has_panel(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
-    """True if conv2d_s8 ``call`` carries pre-widened weights (argument 12 an int16 tensor)."""
-    if (call.op, call.overload) != CONV or len(call.args) <= PANEL_ARG:
+    """True if conv2d_s8 ``call`` carries pre-widened weights (argument 12 an int16
+    tensor), or linear_s8 ``call`` its panel (argument 9)."""
+    at = {CONV: PANEL_ARG, LINEAR: LINEAR_PANEL_ARG}.get((call.op, call.overload))
+    if at is None or len(call.args) <= at + 1:
         return False
-    v = spec.values[call.args[PANEL_ARG]]
+    v = spec.values[call.args[at]]
     return isinstance(v, ir.TensorValue) and v.dtype == INT16
 
 
@@ -63,7 +70,7 @@ def fast_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
     """The DSP kernel's fast requantization table (int32 [10 * round2(Cout) / 2],
     layout: module docstring) of a conv2d_s8 call, or None when a channel does not
     admit it: shift in [-22, -1], multiplier in (2^30, 2^31) and
-    |bias - in_zp * sum w| + K * 2^14 < 2^30 (cmsis/op_mote_conv2d_s8.c, conv_fast_ok)."""
+    |bias - in_zp * sum w| + K * 2^14 < 2^30 (cmsis/mote_s8_arm.h, mote_s8_fast_ok)."""
     cout = weight.shape[0]
     w = weight.reshape(cout, -1).astype(np.int64)
     k = w.shape[1]
@@ -92,12 +99,67 @@ def call_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int) -
     return np.concatenate([p, t.astype("<i4").view("<i2").astype(np.int16)])
 
 
-def add_dsp_weights(spec: ir.ProgramSpec) -> int:
+def linear_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
+    """The int16 panel of a linear_s8 call (weight int8 [N, K]) for the DSP kernel,
+    or None when it has none (round8(K) > LINEAR_KMAX, or a row without the fast
+    requantization): rows in blocks of four (rows past N zero), per block and group
+    of four taps the rows' SXTB16 pairs [r0 r2 r1 r3] in row order, K zero-padded to
+    8; then per block 16 int32: 2bc of the four rows, and M rz e of each (rows past
+    N: 0 and 2^30 + 1, 1, 1). mote_s8_linear_panel_numel checks the size."""
+    n, k = weight.shape
+    k8 = (k + 7) & ~7
+    if k8 > LINEAR_KMAX:
+        return None
+    t = fast_table(weight.reshape(n, 1, 1, k), bias, mult, shift, in_zp, out_zp)
+    if t is None:
+        return None
+    n4 = (n + 3) & ~3
+    rows = np.zeros((n4, k8), np.int16)
+    rows[:n, :k] = weight
+    g = rows.reshape(n4 // 4, 4, k8 // 4, 4)[:, :, :, [0, 2, 1, 3]]   # block, row, group, tap
+    w16 = np.ascontiguousarray(g.transpose(0, 2, 1, 3)).reshape(-1)
+    # the conv table's pairs regrouped by four rows
+    pairs = t.astype(np.int64).reshape(-1, 10)
+    b2 = np.zeros(n4, np.int64)
+    mre = np.tile(np.array([(1 << 30) + 1, 1, 1], np.int64), (n4, 1))
+    for r in range(n):
+        q, j = divmod(r, 2)
+        b2[r] = pairs[q, 2 * j]
+        mre[r] = pairs[q, 4 + 3 * j:7 + 3 * j]
+    tab = np.concatenate([b2.reshape(-1, 4), mre.reshape(-1, 12)], axis=1).reshape(-1)
+    return np.concatenate([w16, _wrap32(tab).astype("<i4").view("<i2").astype(np.int16)])
+
+
+def _add_linear_panel(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
+    """Argument 9 of a linear_s8 (10 kernel arguments) with constant weights and
+    channel tensors that admits a panel; the bytes added (0 if none)."""
+    vals = [spec.values[call.args[i]] for i in (1, 2, 3, 4)]
+    if not all(isinstance(v, ir.TensorValue) and v.constant is not None for v in vals):
+        return 0
+    w = np.frombuffer(vals[0].constant, np.int8).reshape(vals[0].sizes)
+    b, m, sh = (np.frombuffer(v.constant, "<i4") for v in vals[1:])
+    p = linear_panel(w, b, m, sh, spec.values[call.args[5]], spec.values[call.args[6]])
+    if p is None:
+        return 0
+    p = p.astype("<i2")
+    spec.values.append(ir.TensorValue(sizes=[int(p.size)], dtype=INT16, dim_order=[0],
+                                      constant=p.tobytes(), name=f"{vals[0].name}_dsp"))
+    call.args.insert(LINEAR_PANEL_ARG, len(spec.values) - 1)
+    return p.nbytes
+
+
+def add_dsp_weights(spec: ir.ProgramSpec, linear: bool = True) -> int:
     """Give every 13-argument conv2d_s8 call of ``spec`` its pre-widened weights
-    (a new int16 constant as argument 12). Returns the constant bytes added,
-    also kept as spec.plan_info["dsp_weights_bytes"]."""
+    (a new int16 constant as argument 12), and, with ``linear``, every linear_s8
+    that admits one its panel (argument 9, linear_panel; 2 bytes of flash per
+    weight for about twice the speed). Returns the constant bytes added, also
+    kept as spec.plan_info["dsp_weights_bytes"]."""
     added = 0
     for call in spec.instructions:
+        if (call.op, call.overload) == LINEAR:
+            if linear and not has_panel(spec, call):
+                added += _add_linear_panel(spec, call)
+            continue
         if (call.op, call.overload) != CONV or has_panel(spec, call):
             continue
         wv = spec.values[call.args[1]]

@@ -6,7 +6,8 @@ import pytest
 
 from aot import ir
 from aot.compiler import int8ref as R
-from aot.compiler.dsp_weights import PANEL_ARG, call_panel, fast_table, has_panel, panel
+from aot.compiler.dsp_weights import (LINEAR_PANEL_ARG, PANEL_ARG, call_panel, fast_table, has_panel,
+                                      linear_panel, panel)
 from aot.compiler.pipeline import compile_model_file
 from aot.compiler.scratch import scratch_bytes
 from aot.compiler.share_values import share_values
@@ -26,6 +27,24 @@ def test_panel_layout_pairs_rows_and_orders_taps_for_sxtb16():
 
 def _smmlar(a, b, acc):
     return (acc * (1 << 32) + a * b + (1 << 31)) >> 32
+
+
+def test_linear_panel_layout_blocks_rows_by_four():
+    # 5 rows (a second block with three zero rows), K = 6 (padded to 8)
+    w = np.arange(1, 31, dtype=np.int8).reshape(5, 6)
+    ones = np.ones(5, np.int32)
+    p = linear_panel(w, 0 * ones, ones * ((1 << 30) + 5), -ones, 0, 0)
+    rows = np.zeros((8, 8), np.int16)
+    rows[:5, :6] = w
+    block0 = [v for g in (0, 4) for r in range(4) for v in rows[r, [g, g + 2, g + 1, g + 3]]]
+    block1 = [v for g in (0, 4) for r in range(4, 8) for v in rows[r, [g, g + 2, g + 1, g + 3]]]
+    assert p[:32].tolist() == block0 and p[32:64].tolist() == block1
+    t = p[64:].astype("<i2").view("<i4")     # two blocks of 16 words
+    assert t.size == 32
+    assert t[16 + 4:16 + 16].tolist() == [(1 << 30) + 5, 1, 1] + [(1 << 30) + 1, 1, 1] * 3
+    # K beyond one stack row (round8(K) > 256): no panel
+    assert linear_panel(np.zeros((4, 257), np.int8), ones[:4] * 0, ones[:4] * ((1 << 30) + 5),
+                        -ones[:4], 0, 0) is None
 
 
 def test_fast_table_requantizes_like_the_reference():
@@ -83,6 +102,19 @@ def test_every_conv_carries_its_panel_and_drops_the_widening_scratch(ds_cnn):
         added += pv.nbytes
         # the kernel's own scratch no longer holds widened rows (16 KiB cap, rows x 2 x Kpad)
         assert scratch_bytes(dsp, c) < scratch_bytes(plain, c0)
+    # the fully connected layer carries its panel (weights by blocks of four rows and
+    # the requantization table) as argument 9
+    fcs = [c for c in dsp.instructions if c.op == "mote::linear_s8"]
+    assert fcs and all(has_panel(dsp, c) for c in fcs)
+    for c in fcs:
+        w, pv = dsp.values[c.args[1]], dsp.values[c.args[LINEAR_PANEL_ARG]]
+        wt = np.frombuffer(w.constant, np.int8).reshape(w.sizes)
+        b, m, s = (np.frombuffer(dsp.values[c.args[i]].constant, "<i4") for i in (2, 3, 4))
+        ref = linear_panel(wt, b, m, s, dsp.values[c.args[5]], dsp.values[c.args[6]])
+        assert pv.constant == ref.astype("<i2").tobytes()
+        n, k = w.sizes
+        assert ref.size == (n + 3) // 4 * 4 * ((k + 7) // 8 * 8 + 8)
+        added += pv.nbytes
     assert dsp.plan_info["dsp_weights_bytes"] == added > 0
     assert ds_cnn[True].arena_bytes < ds_cnn[False].arena_bytes
 

@@ -110,11 +110,12 @@ def test_int8_cmsis_scratch_is_exact(fw, model):
 
 @pytest.mark.sim
 @pytest.mark.usefixtures("need_qemu")
-@pytest.mark.parametrize("model", ["ds_cnn", "resnet8", "mobilenet_v1_025"])
+@pytest.mark.parametrize("model", ["ds_cnn", "resnet8", "mobilenet_v1_025", "autoencoder"])
 def test_int8_dsp_weights_bytes_identical(fw, model, tmp_path):
-    """The DSP kernels reading pre-widened weights from the program
-    (aot.compiler.dsp_weights, `aot build`'s default on DSP boards) give the
-    same bytes as the host runtime, with less arena than widening at run time."""
+    """The DSP kernels reading pre-widened weights and requantization tables from the
+    program (aot.compiler.dsp_weights, `aot build`'s default on DSP boards; the
+    autoencoder: fully connected layers only) give the same bytes as the host
+    runtime, with less arena than widening at run time."""
     from aot.compiler.pipeline import compile_model_file
     from aot.deploy.build import build_compiled
     from aot.deploy.run import run_build

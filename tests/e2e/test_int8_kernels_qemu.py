@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from aot.compiler import int8ref as R
-from aot.compiler.dsp_weights import PANEL_ARG, call_panel
+from aot.compiler.dsp_weights import LINEAR_PANEL_ARG, PANEL_ARG, call_panel, linear_panel
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "tests/kernels/int8_harness"
@@ -80,8 +80,15 @@ def _conv(rng, name, n, h, w, cin, cout, k, stride, pad, dil, act=(-128, 127), p
 def _with_panel(c, suffix="_panel"):
     """conv case c with its pre-widened DSP weights and, when every channel admits
     it, the fast requantization table (the 14-argument form a program built for a
-    DSP board carries); same output, less scratch."""
+    DSP board carries); same output, less scratch. A linear_s8 case: its panel
+    (11 arguments), or c itself when it admits none."""
     args = list(c["args"])
+    if c["op"] == "linear_s8":
+        p = linear_panel(*args[1:7])
+        if p is None:
+            return dict(c, name=c["name"] + suffix)
+        args.insert(LINEAR_PANEL_ARG, p)
+        return dict(c, name=c["name"] + suffix, args=args)
     args.insert(PANEL_ARG, call_panel(args[1], args[2], args[3], args[4], args[8], args[9]))
     k = args[1].shape
     return dict(c, name=c["name"] + suffix, args=args,
@@ -181,7 +188,7 @@ def make_cases():
     # the same convolutions with pre-widened weights (programs for DSP boards)
     cases += [_with_panel(c) for c in cases
               if c["name"] in ("dscnn_pw", "conv3x3", "conv_odd", "conv_first", "pw_k8",
-                               "conv_edges")]
+                               "conv_edges", "fc256x64", "fc_odd")]
     a = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
     b = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
     p = R.add_params(0.02, 0.05, 0.06)
@@ -306,7 +313,8 @@ def make_network(name, panels=False):
     pool = rng.integers(-128, 128, 72 * 1024, dtype=np.int8)
     layers = NETWORKS[name](rng, pool)
     if panels:
-        layers = [(_with_panel(c, "") if c["op"] == "conv2d_s8" else c, n) for c, n in layers]
+        layers = [(_with_panel(c, "") if c["op"] in ("conv2d_s8", "linear_s8") else c, n)
+                  for c, n in layers]
     for c, _count in layers:
         c["shared_out"] = True
     return pool, layers
