@@ -8,6 +8,8 @@ A page asks for a table with a marker line of its own:
   where it runs);
 - ``<!-- mote:commands -->``: every ``aot`` sub-command's ``--help``, from the
   argparse parser the command line itself uses (aot.cli.build_parser);
+- ``<!-- mote:modules -->``: every module of the ``aot`` package with the first
+  line of its docstring, package by package from the command line down;
 - ``<!-- mote:c-api -->``: each public header of runtime/include/mote/, its
   opening comment and every declaration that has a ``/** ... */`` comment,
   verbatim.
@@ -114,6 +116,47 @@ def commands_markdown() -> str:
     return "\n".join(out)
 
 
+#: the order the module map shows aot's packages in (the layers, top down);
+#: a package not named here follows them, so a new one is never left out
+PACKAGE_ORDER = ["aot", "aot.tools", "aot.devtools", "aot.deploy", "aot.compiler", "aot.backends",
+                 "aot.host", "aot.pte"]
+
+
+def _first_doc_line(path: Path) -> str:
+    import ast
+    doc = ast.get_docstring(ast.parse(path.read_text(), str(path)))
+    if not doc:
+        return ""
+    text = re.sub(r":(?:mod|class|func|meth):", "", " ".join(doc.split("\n\n")[0].split()))
+    if len(text) > 160:                     # a long first paragraph: its first sentence
+        m = re.match(r"(.{40,}?[.:])\s", text)
+        text = m.group(1) if m else text
+    return text
+
+
+def modules_markdown() -> str:
+    aot_dir = ROOT / "aot"
+    packages = {}
+    for path in sorted(aot_dir.rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__" and len(parts) > 2:
+            continue                        # a package's own docstring heads its rows
+        pkg = ".".join(parts[:2]) if len(parts) > 2 else "aot"
+        packages.setdefault(pkg, []).append(path)
+    order = [p for p in PACKAGE_ORDER if p in packages] + sorted(set(packages) - set(PACKAGE_ORDER))
+    lines = ["| module | what it is |", "|---|---|"]
+    for pkg in order:
+        init = ROOT / pkg.replace(".", "/") / "__init__.py"
+        if pkg != "aot":
+            head = _first_doc_line(init) if init.exists() else ""
+            lines.append(f"| **`{pkg.replace('.', '/')}/`** | {_md_cell(head)} |")
+        for path in packages[pkg]:
+            rel = path.relative_to(ROOT).as_posix()
+            lines.append(f"| `{rel}` | {_md_cell(_first_doc_line(path))} |")
+    return "\n".join(lines)
+
+
 #: the public headers, in the order a reader needs them
 C_HEADERS = ["model.h", "port.h", "program.h", "method.h", "data_map.h", "types.h",
              "config.h", "trace.h", "backend.h", "kernel.h"]
@@ -153,6 +196,7 @@ GENERATORS = {
     "boards": boards_markdown,
     "commands": commands_markdown,
     "c-api": c_api_markdown,
+    "modules": modules_markdown,
 }
 
 
