@@ -279,7 +279,26 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_
     }
     if ((cin & 3) != 0) {
         int32_t *d = x + 2 * slot;
-        conv_im2col8(p, pix, col8);
+        const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+        if (p->dil_w == 1 && iy0 >= 0 && iy0 + (p->kh - 1) * p->dil_h < p->h && ix0 >= 0 &&
+            ix0 + p->kw <= p->w) {
+            /* interior pixel: each window row is KW*Cin contiguous input bytes */
+            const int32_t rowlen = p->kw * cin;
+            const size_t rstride = (size_t)p->dil_h * p->w * cin;
+            const int8_t *src = in + ((size_t)iy0 * p->w + ix0) * cin;
+            int8_t *c = col8;
+            for (ky = 0; ky < p->kh; ky++, src += rstride, c += rowlen) {
+                for (i = 0; i + 4 <= rowlen; i += 4) {
+                    const uint32_t v = mote_s8_ld32(src + i);
+                    memcpy(c + i, &v, 4);
+                }
+                for (; i < rowlen; i++) {
+                    c[i] = src[i];
+                }
+            }
+        } else {
+            conv_im2col8(p, pix, col8);
+        }
         for (i = k; i < kpad; i++) {
             col8[i] = 0;
         }
