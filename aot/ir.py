@@ -25,7 +25,7 @@ SCALAR_TYPE_NAMES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64",
 SCALAR_TYPE_SIZES = {0: 1, 1: 1, 2: 2, 3: 4, 4: 8, 5: 2, 6: 4, 7: 8, 11: 1,
                      12: 1, 13: 1, 14: 4, 15: 2, 27: 2, 28: 4, 29: 8}
 #: The codes Mote's runtime accepts (``mote_dtype_t`` in runtime/include/mote/types.h;
-#: tests/aot/test_dtypes.py proves the two agree) -> element size in bytes.
+#: tests/host/test_dtypes.py proves the two agree) -> element size in bytes.
 DTYPE_SIZES = {c: SCALAR_TYPE_SIZES[c] for c in (0, 1, 2, 3, 4, 5, 6, 7, 11)}
 #: ScalarType code -> numpy dtype, for the runtime's codes
 DTYPE_NUMPY = {c: np.dtype("bool" if SCALAR_TYPE_NAMES[c] == "bool" else SCALAR_TYPE_NAMES[c])

@@ -6,7 +6,7 @@ points and clamp bounds, its stride/padding/dilation lists); the runtime keeps
 one 16-byte mote_value_t per value, plus the int64 items of each list, in the
 method's state. Equal values that no instruction writes are interchangeable,
 so calls can share one: DS-CNN int8's runtime state on mps2-an505 went from
-5,192 to 3,800 bytes (tests/aot/test_dsp_weights.py checks the sharing). Tensors are never shared (their bytes differ or are
+5,192 to 3,800 bytes (tests/compiler/test_dsp_weights.py checks the sharing). Tensors are never shared (their bytes differ or are
 planned); a value a kernel writes (its trailing out arguments and their
 ExecuTorch return duplicates) keeps its own index.
 """

@@ -119,7 +119,7 @@ def test_garden_int8_every_op_within_a_quantum_of_pt2e(fw, name):
 
     from aot.compiler.passes.int8 import lower_int8
     from aot.compiler.quantize import quantize
-    from tests.aot.test_int8_lowering import per_op_quanta
+    from tests.compiler.test_int8_lowering import per_op_quanta
     c = fw.compile(name, True)
     sets = [tuple(c.example_inputs)] + [tuple(s) for s in (c.calibration_data or [])[:2]]
     with torch.no_grad(), _w.catch_warnings():

@@ -497,7 +497,7 @@ def test_bad_arguments_are_rejected(K, op):
 
 
 def test_family_has_cases():
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "aot"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compiler"))
     import op_cases_unary as U
     assert set(FAMILY) == set(U.FP32) | U.EXECUTORCH_ONLY
 
@@ -505,7 +505,7 @@ def test_family_has_cases():
 # ---------------------------------------------------------------- nn layers end to end
 
 def _layers():
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "aot"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compiler"))
     import op_cases_unary as U
     return U
 

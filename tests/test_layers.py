@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-AOT = Path(__file__).resolve().parents[2] / "aot"
+AOT = Path(__file__).resolve().parents[1] / "aot"
 
 #: lowest first; a module may import its own layer or any layer below it
 LAYERS = [

@@ -39,7 +39,7 @@ def _max_rel(a, b) -> float:
 def test_every_operator_with_a_kernel_has_a_case():
     cases = (set(op_cases.FP32) | set(op_cases.INT8) | set(op_cases.INT4X8) | set(op_cases.INT16)
              | op_cases.EXECUTORCH_ONLY)
-    assert supported_ops() - cases == set(), "a kernel without a case in tests/aot/op_cases*.py"
+    assert supported_ops() - cases == set(), "a kernel without a case in tests/compiler/op_cases*.py"
     assert cases - supported_ops() == set(), "a case for an operator without a kernel"
 
 

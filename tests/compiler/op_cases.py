@@ -121,7 +121,7 @@ INT8 = ("mote::add_s8.out", "mote::avg_pool2d_s8.out", "mote::conv2d_s8.out",
 INT8 = INT8 + ("mote::conv_transpose2d_s8.out", "mote::upsample_bilinear2d_s8.out",
                "mote::upsample_nearest2d_s8.out", "mote::bmm_s8.out")
 
-#: what an --int8 --int4-weights compile of a Linear emits (tests/aot/test_op_coverage.py)
+#: what an --int8 --int4-weights compile of a Linear emits (tests/compiler/test_op_coverage.py)
 INT4X8 = ("mote::linear_s4.out",)
 
 #: what an --int16-activations compile of a conv / depthwise / linear model emits

@@ -13,7 +13,7 @@ from aot.tools import inspect as ins
 from aot.pte import schema as fb
 from aot.pte.header import format_version
 from aot.pte.reader import PteFormatError, parse_pte, read_pte
-from test_format_specs import linear_relu_spec, scalars_spec, view_cat_permute_spec
+from tests.pte.test_format_specs import linear_relu_spec, scalars_spec, view_cat_permute_spec
 
 
 def _write(tmp_path, spec, name="model.pte"):

@@ -7,7 +7,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tests.aot.test_int8_lowering import _check, _inputs, _lower, _targets, per_op_quanta
+from tests.compiler.test_int8_lowering import _check, _inputs, _lower, _targets, per_op_quanta
 
 aten = torch.ops.aten
 

@@ -12,7 +12,7 @@ from aot.compiler import emit
 from aot.pte import header
 from aot.pte import schema as fb
 from aot.pte.reader import parse_pte
-from test_format_specs import (linear_relu_spec, relu_only_spec, scalars_spec,
+from tests.pte.test_format_specs import (linear_relu_spec, relu_only_spec, scalars_spec,
                                view_cat_permute_spec)
 
 ALL_SPECS = {
