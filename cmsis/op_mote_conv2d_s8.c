@@ -137,38 +137,75 @@ MOTE_S8_HOT static void conv_im2col8(const mote_s8_conv_params_t *p, int32_t pix
 #endif
 
 #if defined(MOTE_S8_MVE)
-/** What conv_rows reads besides p: the corrected bias and the im2col column. */
+/**
+ * Per-channel requantization vectors, computed once per call (scratch, cpad =
+ * round4(Cout) entries each; channels past Cout hold zeros): corrected bias
+ * bias - in_zp * sum w, multiplier, left shift max(s, 0), right shift min(s, 0) and
+ * the rounding mask (min(s, 0) >> 31: -1 where RDBPOT rounds) of mote_s8_mve_requant.
+ */
 typedef struct conv_state {
-    const int32_t *cbias;
-    int8_t *col;
+    const int32_t *cbias, *mult, *left, *nege, *rmask;
+    int8_t *col; /* two int8 columns of Kpad bytes */
 } conv_state_t;
 
-/** Output rows [oy0, oy1) (a band of mote_s8_rows_begin / next). */
+/** mote_s8_mve_requant with the call's precomputed vectors (bit-exact with it). */
+MOTE_S8_INLINE int32x4_t conv_mve_requant(int32x4_t acc, int32x4_t mult, int32x4_t left,
+                                          int32x4_t nege, int32x4_t rmask, int32_t ozp,
+                                          int32x4_t vmin, int32x4_t vmax)
+{
+    int32x4_t x = vqrdmulhq_s32(vshlq_s32(acc, left), mult);
+    x = vqaddq_s32(x, vandq_s32(vshrq_n_s32(x, 31), rmask));
+    x = vqaddq_n_s32(vrshlq_s32(x, nege), ozp);
+    return vminq_s32(vmaxq_s32(x, vmin), vmax);
+}
+
+/** Output rows [oy0, oy1) (a band of mote_s8_rows_begin / next): pixel pairs x channel quads. */
 MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
 {
     const conv_state_t *st = (const conv_state_t *)state;
     const int32_t k = p->kh * p->kw * p->cin;
+    const int32_t kpad = (k + 15) & ~15;
+    const int32_t cout = p->cout, ozp = p->out_zp;
     const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 &&
                        p->pad_h == 0 && p->pad_w == 0;
-    int32_t pix, pix0, pix1, c, s[4];
+    const int32x4_t vmin = vdupq_n_s32(p->act_min), vmax = vdupq_n_s32(p->act_max);
+    int32_t pix, pix0, pix1, c;
+    int32_t sa[4], sb[4];
     mote_s8_px_range(p, &pix0, &pix1);
-    for (pix = pix0; pix < pix1; pix++) {
-        const int8_t *x = p->input + (size_t)pix * p->cin;
-        int8_t *out = p->output + (size_t)(pix - pix0) * p->cout;
+    for (pix = pix0; pix < pix1; pix += 2) {
+        const int32_t pb = pix + 1 < pix1 ? pix + 1 : pix;
+        const int8_t *xa = p->input + (size_t)pix * p->cin;
+        const int8_t *xb = p->input + (size_t)pb * p->cin;
+        int8_t *oa = p->output + (size_t)(pix - pix0) * cout;
+        int8_t *ob = p->output + (size_t)(pb - pix0) * cout;
         const int8_t *w0 = p->weight;
         if (!direct) {
             conv_im2col8(p, pix, st->col);
-            x = st->col;
+            conv_im2col8(p, pb, st->col + kpad);
+            xa = st->col;
+            xb = st->col + kpad;
         }
-        for (c = 0; c + 4 <= p->cout; c += 4, w0 += 4 * (size_t)k) {
-            mote_s8_mve_dot4(x, w0, w0 + k, w0 + 2 * (size_t)k, w0 + 3 * (size_t)k, k, s);
-            mote_s8_mve_store4(p, s, st->cbias + c, c, out);
-        }
-        if (c < p->cout) {
-            const int8_t *w1 = c + 1 < p->cout ? w0 + k : w0;
-            const int8_t *w2 = c + 2 < p->cout ? w1 + k : w1;
-            mote_s8_mve_dot4(x, w0, w1, w2, w2, k, s);
-            mote_s8_mve_store4(p, s, st->cbias + c, c, out);
+        for (c = 0; c < cout; c += 4, w0 += 4 * (size_t)k) {
+            /* rows past Cout repeat the last one; their outputs are not stored */
+            const int8_t *w1 = c + 1 < cout ? w0 + k : w0;
+            const int8_t *w2 = c + 2 < cout ? w1 + k : w1;
+            const int8_t *w3 = c + 3 < cout ? w2 + k : w2;
+            const int32x4_t cb = vld1q_s32(st->cbias + c), mu = vld1q_s32(st->mult + c);
+            const int32x4_t lf = vld1q_s32(st->left + c), ng = vld1q_s32(st->nege + c);
+            const int32x4_t rm = vld1q_s32(st->rmask + c);
+            int32x4_t ra, rb;
+            mote_s8_mve_dot4(xa, w0, w1, w2, w3, k, sa);
+            mote_s8_mve_dot4(xb, w0, w1, w2, w3, k, sb);
+            ra = conv_mve_requant(vaddq_s32(vld1q_s32(sa), cb), mu, lf, ng, rm, ozp, vmin, vmax);
+            rb = conv_mve_requant(vaddq_s32(vld1q_s32(sb), cb), mu, lf, ng, rm, ozp, vmin, vmax);
+            if (c + 4 <= cout) {
+                vstrbq_s32(oa + c, ra);
+                vstrbq_s32(ob + c, rb);
+            } else {
+                const mve_pred16_t pr = vctp32q((uint32_t)(cout - c));
+                vstrbq_p_s32(oa + c, ra, pr);
+                vstrbq_p_s32(ob + c, rb, pr);
+            }
         }
     }
 }
@@ -179,22 +216,30 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     const int32_t k = p->kh * p->kw * p->cin;
     const int32_t cpad = (p->cout + 3) & ~3;
     const size_t own = mote_s8_conv_own_bytes(p);
-    int32_t *cbias = (int32_t *)mote_s8_scratch(ctx, own);
+    /* 20 bytes a channel of the scratch's 32 * round4(Cout), then the columns */
+    int32_t *t = (int32_t *)mote_s8_scratch(ctx, own);
     conv_state_t st;
     int32_t c;
-    if (cbias == NULL) {
+    if (t == NULL) {
         return MOTE_ERR_KERNEL_SCRATCH;
     }
-    for (c = 0; c < p->cout; c++) {
-        cbias[c] = (int32_t)((uint32_t)p->bias[c] -
-                             (uint32_t)p->in_zp *
-                                 (uint32_t)mote_s8_mve_sum(p->weight + (size_t)c * k, k));
+    for (c = 0; c < cpad; c++) {
+        const int32_t s = c < p->cout ? p->shift[c] : 0;
+        t[c] = c < p->cout ? (int32_t)((uint32_t)p->bias[c] -
+                                       (uint32_t)p->in_zp *
+                                           (uint32_t)mote_s8_mve_sum(p->weight + (size_t)c * k, k))
+                           : 0;
+        t[cpad + c] = c < p->cout ? p->mult[c] : 0;
+        t[2 * cpad + c] = s > 0 ? s : 0;
+        t[3 * cpad + c] = s < 0 ? s : 0;
+        t[4 * cpad + c] = s < 0 ? -1 : 0;
     }
-    for (; c < cpad; c++) {
-        cbias[c] = 0;
-    }
-    st.cbias = cbias;
-    st.col = (int8_t *)(cbias + cpad);
+    st.cbias = t;
+    st.mult = t + cpad;
+    st.left = t + 2 * cpad;
+    st.nege = t + 3 * cpad;
+    st.rmask = t + 4 * cpad;
+    st.col = (int8_t *)(t + 8 * cpad);
     MOTE_TRY(mote_s8_rows_begin(ctx, own, p, &it));
     do {
         conv_rows(&it.band, &st);
