@@ -1,5 +1,5 @@
 # The two commands of the README. Both set up everything they need first.
-.PHONY: demo test bootstrap clean platformio-example tinylm docs
+.PHONY: demo test test-fast bootstrap clean platformio-example tinylm docs
 
 bootstrap:
 	@./scripts/bootstrap.sh
@@ -9,6 +9,10 @@ demo: bootstrap
 
 test: bootstrap
 	./scripts/run_tests.sh
+
+# The developer's loop (tests/README.md): no simulator, no oracle, no slow tests.
+test-fast: bootstrap
+	./scripts/run_tests.sh -m "not sim and not oracle and not slow"
 
 # The tiny language model on a simulated Cortex-M33 (examples/tinylm): trains
 # (about 80 s on 2 cores) unless build/tinylm/tinylm.pt exists; exits non-zero

@@ -21,3 +21,12 @@ def need_qemu():
     """The simulator tests' toolchain (any test folder): missing it fails, never skips."""
     if not qemu_available():
         pytest.fail("qemu-system-arm and arm-none-eabi-gcc are required for the sim tests")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def host_library():
+    """build/host/ports/linux/libmote.so, rebuilt before any test when a C source of it
+    (runtime/, kernels/, backends/, ports/linux/, cmake/, CMakeLists.txt) is newer than
+    the last build (tests/shared_build.py: one worker builds under the folder's lock)."""
+    from shared_build import ensure_host_library
+    return ensure_host_library()

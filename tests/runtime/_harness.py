@@ -7,11 +7,9 @@ import subprocess
 from pathlib import Path
 
 from aot.host.runtime import error_codes
-from shared_build import build_lock
+from shared_build import ASAN, HOST, cmake_build  # noqa: F401  (H.cmake_build, H.HOST, H.ASAN)
 
 ROOT = Path(__file__).resolve().parents[2]
-HOST = ROOT / "build" / "host"
-ASAN = ROOT / "build" / "host-asan"
 #: programs that once escaped their memory (tests/runtime/repro, see its README)
 REPRO = ROOT / "tests" / "runtime" / "repro"
 #: where they came from: the team's shared folder beside a working clone (absent in CI)
@@ -19,19 +17,6 @@ SHARED_REPRO = ROOT.parent / "shared" / "repro"
 
 # mote_err_t values, short name -> code (parsed from runtime/include/mote/types.h)
 E = error_codes()
-
-
-def cmake_build(build_dir: Path, sanitize: bool = False) -> Path:
-    """Configures and builds the C tree into build_dir (incremental); returns build_dir.
-    sanitize: the documented `cmake -DMOTE_SANITIZE=ON` build (ASan + UBSan, no build
-    type: the kernels keep -O3, where GCC's -Werror=maybe-uninitialized once fired)."""
-    cfg = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DMOTE_BUILD_TESTS=ON"]
-    cfg += ["-DMOTE_SANITIZE=ON", "-DCMAKE_BUILD_TYPE="] if sanitize else ["-DCMAKE_BUILD_TYPE=Release"]
-    with build_lock(build_dir):
-        for cmd in (cfg, ["cmake", "--build", str(build_dir), "-j2"]):
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-            assert r.returncode == 0, f"{' '.join(cmd)} failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
-    return build_dir
 
 
 def export_pte(module, example_inputs, path: Path) -> Path:
