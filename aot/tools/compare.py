@@ -255,6 +255,5 @@ def compare_command(args) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(compare_command(__import__("aot.cli", fromlist=["build_parser"]).build_parser()
-                             .parse_args(["compare"] + sys.argv[1:])))
+if __name__ == "__main__":  # kept one release: the command is `aot compare`
+    sys.exit("mote: `python -m aot.tools.compare` is now `aot compare` (same arguments)")
