@@ -146,13 +146,14 @@ def size_summary(size: dict) -> dict:
     """Headline figures of a size.json (bytes), whatever its exact part list:
     code (runtime + kernels + port + libc/libgcc, + alignment padding), model (.pte,
     in flash or in the board's model_region), inputs (embedded input sets),
+    method_image (the runtime state in flash, aot.target.image),
     flash (flash_bytes + model_region_bytes), ram (ram_bytes), arena."""
     fl = dict(size.get("flash", {}))
     region = size.get("model_region") or {}
     model = fl.get("model", 0) + region.get("model", 0)
     inputs = fl.get("inputs", 0) + region.get("inputs", 0)
-    code = sum(v for k, v in fl.items() if k not in ("model", "inputs"))
-    return {"code": code, "model": model, "inputs": inputs,
+    code = sum(v for k, v in fl.items() if k not in ("model", "inputs", "method_image"))
+    return {"code": code, "model": model, "inputs": inputs, "method_image": fl.get("method_image", 0),
             "flash": int(size.get("flash_bytes", 0)) + int(size.get("model_region_bytes", 0)),
             "ram": int(size.get("ram_bytes", 0)), "arena": int(size.get("ram", {}).get("arena", 0)),
             "model_in_region": bool(region)}

@@ -217,7 +217,7 @@ function(mote_model_sources prefix)
     if(M_DSP_WEIGHTS)  # aot generate --dsp-weights: flash (default on DSP boards) or arena
         list(APPEND args --dsp-weights "${M_DSP_WEIGHTS}")
     endif()
-    set(generated "${out}/model_pte.c" "${out}/registry.c" "${out}/model_pte.h" "${out}/mote_model.h"
+    set(generated "${out}/model_pte.c" "${out}/registry.c" "${out}/model_image.c" "${out}/model_pte.h" "${out}/mote_model.h"
                   "${out}/mote_sources.json")
     _mote_get(embed ${id} embed_sources)
     if(M_SELFTEST)
@@ -246,7 +246,7 @@ function(mote_model_sources prefix)
         COMMENT "Mote: aot generate ${model_name} for ${M_BOARD}"
         VERBATIM)
 
-    set(sources "${out}/model_pte.c" "${out}/registry.c" ${embed})
+    set(sources "${out}/model_pte.c" "${out}/registry.c" "${out}/model_image.c" ${embed})
     if(M_SELFTEST)
         list(APPEND sources "${out}/model_selftest.c" "${out}/model_selftest_inputs.c")
     endif()

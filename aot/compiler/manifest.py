@@ -166,6 +166,8 @@ def model_header_text(spec: ir.ProgramSpec, name: str = "model", manifest: dict 
         items = ", ".join(f"{{{i}u, {off}u, {size}u}}" for i, off, size in slots) or "{0u, 0u, 0u}"
         L += ["", "/* Target-exact sizes from aot build / aot generate (bytes). */",
               f"#define MOTE_MODEL_STATE_BYTES {firmware['state_bytes']}u",
+              *([f"/* The runtime state is in flash: model_image.c (mote/method.h, mote_method_image_t). */",
+                 "#define MOTE_MODEL_IMAGE 1"] if firmware.get("method_image") else []),
               f"#define MOTE_MODEL_INPUTS_BYTES {firmware['inputs_bytes']}u"]
         if firmware.get("stack_reserved_bytes") is not None:  # known after aot build's link
             L.append(f"#define MOTE_MODEL_STACK_RESERVED_BYTES {firmware['stack_reserved_bytes']}u")

@@ -137,6 +137,9 @@ def write_registry(op_names: Sequence[str], path: Path) -> None:
 
 # --------------------------------------------------------------------------- target ABI
 
+#: The method images' source (aot.deploy.image), written by target_memory.
+IMAGE_SOURCE = "model_image.c"
+
 
 def target_state_bytes(pte: bytes, board, work: Path) -> int:
     """Exact runtime-state bytes of every method together on `board`'s ABI
@@ -387,12 +390,25 @@ class Generated:
 
 def target_memory(compiled, board, work: Path) -> tuple:
     """(runtime state bytes for `board`'s ABI, separate scratch bytes) of `compiled`,
-    also recorded in compiled.manifest["memory"]."""
+    also recorded in compiled.manifest["memory"].
+
+    When every method can have a method image (aot.deploy.image: its state
+    as const data in flash), the runtime state in RAM is 0 bytes and
+    "method_image_bytes" records the image's flash bytes on the board's ABI.
+    model_image.c is written into `work` either way (without an image it
+    declares nothing), so a build system can list the generated files."""
+    from aot.deploy.image import image_source, no_image_source
+    image = image_source(compiled, scratch_slots(compiled.spec))
     state = target_state_bytes(compiled.pte, board, work)
+    compiled.manifest.setdefault("memory", {})
+    compiled.manifest["memory"].pop("method_image_bytes", None)
+    (work / IMAGE_SOURCE).write_text(image if image is not None else no_image_source(compiled.name))
+    if image is not None:
+        compiled.manifest["memory"]["method_image_bytes"] = state
+        state = 0
     # kernel scratch planned in the arena (one slot per call) needs no separate buffer
     scratch = int(compiled.manifest.get("memory", {}).get("scratch_bytes") or 0)
     scratch = max(scratch, _cmsis_scratch(compiled, board))
-    compiled.manifest.setdefault("memory", {})
     compiled.manifest["memory"].update({"runtime_state_bytes": state, "scratch_bytes": scratch})
     return state, scratch
 
@@ -404,7 +420,8 @@ def model_header(compiled, state: int, stack_reserved: Optional[int] = None, sel
     return model_header_text(spec, compiled.name, compiled.manifest, firmware={
         "state_bytes": state, "inputs_bytes": sum(spec.values[i].nbytes for i in spec.inputs),
         "stack_reserved_bytes": stack_reserved, "scratch_slots": scratch_slots(spec),
-        "selftest_cases": selftest_cases, "methods": [m.name for m in compiled.methods] or [spec.method_name],
+        "selftest_cases": selftest_cases,
+        "method_image": "method_image_bytes" in compiled.manifest.get("memory", {}), "methods": [m.name for m in compiled.methods] or [spec.method_name],
         "default_method": compiled.method_name,
         "ptd_bytes": len(compiled.ptd) if compiled.ptd is not None else None})
 
@@ -420,7 +437,7 @@ def write_model_sources(compiled, board, gen: Path, state: int, selftest=None,
     (gen / "model_pte.h").write_text(pte_header_text(compiled.name, len(compiled.pte)))
     (gen / "model_pte.c").write_text(pte_source_text(compiled.name, compiled.pte))
     write_registry(op_names, gen / "registry.c")
-    sources = [gen / "model_pte.c", gen / "registry.c"]
+    sources = [gen / "model_pte.c", gen / "registry.c", gen / IMAGE_SOURCE]  # target_memory wrote the last
     if compiled.ptd is not None:  # --external-weights: the .ptd in its own flash region
         (gen / "model_ptd.c").write_text(blob_source_text(
             f"the external weights of \"{compiled.name}\" (a .ptd, ExecuTorch's flat-tensor format; "

@@ -201,6 +201,8 @@ def _flash_part(obj: str, out: Path) -> str:
         return "inputs"
     if base.startswith("model_selftest.c"):
         return "selftest"
+    if base.startswith("model_image.c"):
+        return "method_image"
     if base.startswith("model_pte.c"):
         return "model"
     if base.startswith("registry.c") or rel.startswith(("kernels/", "cmsis/")):
@@ -219,7 +221,8 @@ def size_json(art, compiled, board, state, scratch, stack, analysed, kernels,
     .ARM.*, .data of the ELF). On boards with a model_region the program and
     the input sets live there instead (model_region). A --selftest build has
     a "selftest" part: the expected outputs and tolerances (its cases' inputs
-    are the "inputs" part). ram: the app's static
+    are the "inputs" part); a build with method images (aot.target.image) a
+    "method_image" part: the runtime state as const data. ram: the app's static
     buffers (ELF symbol sizes) + the stack section + "port" (every other
     .data/.bss byte: port variables, alignment) = ram_bytes.
     """
@@ -228,6 +231,8 @@ def size_json(art, compiled, board, state, scratch, stack, analysed, kernels,
     out = art.elf.parent.resolve()
     names = ("runtime", "kernels", "port", "toolchain", "model", "inputs")
     parts = {k: 0 for k in names + (("selftest",) if selftest_blob_bytes else ())}
+    if any(Path(o).name.startswith("model_image.c") for o in rep.get("objects", {})):
+        parts["method_image"] = 0
     for obj, kinds in rep.get("objects", {}).items():
         parts[_flash_part(obj, out)] += int(kinds["text"] + kinds["rodata"] + kinds["data"])
     region = None

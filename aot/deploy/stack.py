@@ -149,18 +149,25 @@ class StackBudget:
 
 def stack_budget(art) -> StackBudget:
     """Main stack to reserve: the worst call chain from main, bounded through
-    the two kinds of indirect call in the build: the runtime's kernel dispatch
-    (may call any linked kernel) and a kernel helper's call of a per-element
+    the kinds of indirect call in the build: the runtime's dispatch in
+    execute (may call any linked kernel or delegate backend function), method
+    init's and destroy's calls through the backend registry (any backend
+    function: none without delegates) and a kernel helper's call of a per-element
     or per-row function pointer (may call any leaf function of its own
     object file: the pointers all name static loops of that file); plus the
     reset handler's frame and the exceptions of EXCEPTION_ROOTS, nested."""
     report = art.stack
-    kernels = [f for f in report.frames if f.startswith("mote_kernel_")]
     by_object = _functions_by_object(art.objects)
+    # a delegate backend's functions (backends/): what method init and destroy
+    # call through the backend registry (none on a build without delegates)
+    backend = set().union(*[fs for o, fs in by_object.items() if "/backends/" in o.replace("\\", "/")])
+    kernels = [f for f in report.frames if f.startswith("mote_kernel_")] + sorted(backend)
     frames = dict(report.frames)
     calls = {}
     for fn, callees in report.calls.items():
-        if INDIRECT_CALL in callees and not fn.startswith("mote_method_"):
+        if INDIRECT_CALL in callees and (fn == "mote_method_init" or fn.endswith(":delegates_destroy")):
+            callees = (set(callees) - {INDIRECT_CALL}) | backend
+        elif INDIRECT_CALL in callees and not fn.startswith("mote_method_"):
             own = next((fs for fs in by_object.values() if fn in fs), set())
             leaves = {f for f in own if f != fn and not report.calls.get(f)}
             callees = (set(callees) - {INDIRECT_CALL}) | leaves

@@ -67,11 +67,12 @@ class ScratchSlot(C.Structure):
 
 
 class Memory(C.Structure):
-    """mote_memory_t: state, arenas, scratch and its per-instruction slots, the backend pool."""
+    """mote_memory_t: state, arenas, scratch and its per-instruction slots, the backend pool,
+    the method image (a mote_method_image_t pointer, or None)."""
     _fields_ = [("state", Buffer), ("arenas", Buffer * MAX_ARENAS),
                 ("num_arenas", C.c_uint32), ("scratch", Buffer),
                 ("scratch_slots", C.POINTER(ScratchSlot)), ("num_scratch_slots", C.c_uint32),
-                ("backend", Buffer)]
+                ("backend", Buffer), ("image", C.c_void_p)]
 
 
 class Tensor(C.Structure):

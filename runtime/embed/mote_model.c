@@ -37,10 +37,18 @@
 #endif
 
 /* Exactly-sized static memory (bytes from mote_model.h). An empty arena
- * still gets one aligned block: C has no zero-length arrays. */
+ * still gets one aligned block: C has no zero-length arrays. With method
+ * images (MOTE_MODEL_IMAGE: model_image.c holds every method's runtime state
+ * in flash, pointing into these arenas by name) there is no state buffer. */
+#ifdef MOTE_MODEL_IMAGE
+extern const mote_method_image_t mote_model_images[MOTE_MODEL_NUM_METHODS];
+#else
 static uint8_t mote_embed_state[MOTE_EMBED_STATE_BYTES > 0 ? MOTE_EMBED_STATE_BYTES : 8]
     __attribute__((aligned(MOTE_STATE_ALIGN)));
-static uint8_t mote_embed_arena0[MOTE_MODEL_ARENA0_BYTES > 0 ? MOTE_MODEL_ARENA0_BYTES : MOTE_ARENA_ALIGN]
+#endif
+/* Not static: model_image.c names them. */
+extern uint8_t mote_embed_arena0[];
+uint8_t mote_embed_arena0[MOTE_MODEL_ARENA0_BYTES > 0 ? MOTE_MODEL_ARENA0_BYTES : MOTE_ARENA_ALIGN]
     __attribute__((aligned(MOTE_ARENA_ALIGN)));
 /* Memory id 2: the mutable buffers (model state kept across runs), when the
  * model has any. A program with more arenas was not made by Mote's planner. */
@@ -49,7 +57,8 @@ static uint8_t mote_embed_arena0[MOTE_MODEL_ARENA0_BYTES > 0 ? MOTE_MODEL_ARENA0
 #endif
 #if defined(MOTE_MODEL_NUM_ARENAS) && MOTE_MODEL_NUM_ARENAS > 1
 #define MOTE_EMBED_ARENAS 2u
-static uint8_t mote_embed_arena1[MOTE_MODEL_ARENA1_BYTES > 0 ? MOTE_MODEL_ARENA1_BYTES : MOTE_ARENA_ALIGN]
+extern uint8_t mote_embed_arena1[];
+uint8_t mote_embed_arena1[MOTE_MODEL_ARENA1_BYTES > 0 ? MOTE_MODEL_ARENA1_BYTES : MOTE_ARENA_ALIGN]
     __attribute__((aligned(MOTE_ARENA_ALIGN)));
 #else
 #define MOTE_EMBED_ARENAS 1u
@@ -87,11 +96,16 @@ static mote_err_t mote_embed_memory(uint32_t index, size_t *state_used, mote_mem
     /* mote_model.h describes the arenas this storage holds; a program with
      * more was not generated for this build. */
     MOTE_CHECK(req.num_arenas <= MOTE_EMBED_ARENAS, MOTE_ERR_UNSUPPORTED);
-    MOTE_CHECK(req.state_size <= sizeof(mote_embed_state) - *state_used, MOTE_ERR_MEMORY_TOO_SMALL);
     *mem = (mote_memory_t){0};
+#ifdef MOTE_MODEL_IMAGE
+    (void)state_used;
+    mem->image = &mote_model_images[index];
+#else
+    MOTE_CHECK(req.state_size <= sizeof(mote_embed_state) - *state_used, MOTE_ERR_MEMORY_TOO_SMALL);
     mem->state.ptr = mote_embed_state + *state_used;
     mem->state.size = req.state_size;
     *state_used += (req.state_size + (MOTE_STATE_ALIGN - 1u)) & ~(size_t)(MOTE_STATE_ALIGN - 1u);
+#endif
     mem->num_arenas = req.num_arenas;
     if (req.num_arenas > 0u) {
         mem->arenas[0].ptr = mote_embed_arena0;

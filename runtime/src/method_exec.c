@@ -26,7 +26,8 @@ static mote_err_t exec_one(mote_method_t *m, uint32_t *pc)
     case MOTE_INSTR_VIEW:
         if (v[ins->a].tag != MOTE_TAG_TENSOR || v[ins->b].tag != MOTE_TAG_TENSOR) {
             err = MOTE_ERR_BAD_VALUE_TYPE;
-        } else {
+        } else if (v[ins->b].u.t->data != v[ins->a].u.t->data) {
+            /* never true with a method image (init proved them equal), which is read-only */
             v[ins->b].u.t->data = v[ins->a].u.t->data;
         }
         (*pc)++;

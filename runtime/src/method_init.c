@@ -41,6 +41,86 @@ static mote_err_t method_layout(const method_counts_t *c, method_layout_t *l)
     return MOTE_OK;
 }
 
+/*
+ * Init's writes into the state: without an image they store the entry init
+ * computed; with one (mote/method.h) they compare it with the image's entry,
+ * field by field (padding is never compared), and write nothing.
+ */
+static mote_err_t tensor_put(const mote_method_t *m, mote_tensor_t *dst, const mote_tensor_t *t, bool by_view)
+{
+    if (m->image == NULL) {
+        *dst = *t;
+        return MOTE_OK;
+    }
+    /* an et_view output's storage is its input's: proven where the view is met */
+    MOTE_CHECK((by_view || dst->data == t->data) && dst->sizes == t->sizes && dst->dim_order == t->dim_order &&
+                   dst->numel == t->numel && dst->nbytes == t->nbytes && dst->dim == t->dim &&
+                   dst->dtype == t->dtype,
+               MOTE_ERR_BAD_IMAGE);
+    return MOTE_OK;
+}
+
+static mote_err_t value_put(const mote_method_t *m, mote_value_t *dst, const mote_value_t *v)
+{
+    bool same;
+
+    if (m->image == NULL) {
+        *dst = *v;
+        return MOTE_OK;
+    }
+    switch (v->tag) {
+    case MOTE_TAG_INT: same = dst->u.i == v->u.i; break;
+    case MOTE_TAG_BOOL: same = dst->u.b == v->u.b; break;
+    case MOTE_TAG_DOUBLE: { /* the same bits (no double arithmetic: no soft-float compare linked) */
+        union {
+            double d;
+            uint64_t u;
+        } a, b;
+        a.d = dst->u.d;
+        b.d = v->u.d;
+        same = a.u == b.u;
+        break;
+    }
+    case MOTE_TAG_TENSOR: same = dst->u.t == v->u.t; break;
+    case MOTE_TAG_STRING: same = dst->u.str.ptr == v->u.str.ptr && dst->u.str.len == v->u.str.len; break;
+    /* the list members share one layout: items pointer, then len */
+    case MOTE_TAG_INT_LIST: same = dst->u.ints.items == v->u.ints.items && dst->u.ints.len == v->u.ints.len; break;
+    case MOTE_TAG_DOUBLE_LIST:
+        same = dst->u.doubles.items == v->u.doubles.items && dst->u.doubles.len == v->u.doubles.len;
+        break;
+    case MOTE_TAG_BOOL_LIST: same = dst->u.bools.items == v->u.bools.items && dst->u.bools.len == v->u.bools.len; break;
+    case MOTE_TAG_TENSOR_LIST: case MOTE_TAG_OPT_TENSOR_LIST:
+        same = dst->u.tensors.items == v->u.tensors.items && dst->u.tensors.len == v->u.tensors.len;
+        break;
+    default: same = true; break; /* NULL */
+    }
+    MOTE_CHECK(same && dst->tag == v->tag, MOTE_ERR_BAD_IMAGE);
+    return MOTE_OK;
+}
+
+static mote_err_t instr_put(const mote_method_t *m, mote_instr_t *dst, const mote_instr_t *ins)
+{
+    if (m->image == NULL) {
+        *dst = *ins;
+        return MOTE_OK;
+    }
+    MOTE_CHECK(dst->kind == ins->kind && dst->a == ins->a && dst->b == ins->b && dst->fn == ins->fn &&
+                   dst->args == ins->args && dst->scratch == ins->scratch && dst->scratch_size == ins->scratch_size,
+               MOTE_ERR_BAD_IMAGE);
+    return MOTE_OK;
+}
+
+/* A pointer entry of the int-list, tensor-list or kernel-argument tables. */
+static mote_err_t ptr_put(const mote_method_t *m, void **dst, void *p)
+{
+    if (m->image == NULL) {
+        *dst = p;
+        return MOTE_OK;
+    }
+    MOTE_CHECK(*dst == p, MOTE_ERR_BAD_IMAGE);
+    return MOTE_OK;
+}
+
 /* The method's single chain's instruction vector (empty if no chain). */
 static mote_err_t method_instructions(const mote_fb_t *fb, const mote_fb_table_t *plan, mote_fb_vec_t *out)
 {
@@ -260,7 +340,8 @@ static mote_err_t tensor_initial(const mote_program_t *prog, const mote_fb_t *fb
 /* Shape and storage of one tensor value: constant, planned (a mutable buffer
  * when it also names data), or none (an et_view output). */
 static mote_err_t tensor_parse(const mote_program_t *prog, const mote_fb_t *fb, const mote_fb_table_t *t,
-                               const method_counts_t *c, const mote_memory_t *mem, mote_tensor_t *out)
+                               const method_counts_t *c, const mote_memory_t *mem, mote_tensor_t *out,
+                               bool *by_view)
 {
     mote_fb_table_t alloc;
     uint64_t buffer, id, lo, hi;
@@ -273,6 +354,7 @@ static mote_err_t tensor_parse(const mote_program_t *prog, const mote_fb_t *fb, 
     MOTE_TRY(mote_fb_scalar(fb, t, MOTE_F_TENSOR_BUFFER_IDX, 4u, 0u, &buffer));
     MOTE_TRY(mote_fb_table_field(fb, t, MOTE_F_TENSOR_ALLOC, &alloc, &planned));
     MOTE_TRY(tensor_external_key(fb, t, &key, &key_len));
+    *by_view = key == NULL && buffer == 0u && !planned;
     if (key != NULL) { /* a constant kept in the caller's .ptd; its data_buffer_idx is not used */
         MOTE_CHECK(!planned, MOTE_ERR_UNSUPPORTED);
         return tensor_external(prog, key, key_len, out);
@@ -334,11 +416,15 @@ static mote_err_t value_parse(mote_method_t *m, const mote_fb_t *fb, const mote_
         return MOTE_OK;
     case MOTE_TAG_STRING:
         return mote_fb_string_field(fb, u, 0, &v->u.str.ptr, &v->u.str.len);
-    case MOTE_TAG_TENSOR:
+    case MOTE_TAG_TENSOR: {
+        mote_tensor_t t;
+        bool by_view;
         MOTE_CHECK(*nt < c->tensors, MOTE_ERR_BAD_INDEX); /* program changed under us */
         v->u.t = &tensors[*nt];
         (*nt)++;
-        return tensor_parse(m->prog, fb, u, c, mem, v->u.t);
+        MOTE_TRY(tensor_parse(m->prog, fb, u, c, mem, &t, &by_view));
+        return tensor_put(m, v->u.t, &t, by_view);
+    }
     case MOTE_TAG_DOUBLE_LIST:
         MOTE_TRY(mote_fb_vec_field(fb, u, 0, 8u, &items));
         v->u.doubles.items = (const double *)(const void *)(fb->buf + items.pos);
@@ -366,9 +452,17 @@ static mote_err_t values_parse(mote_method_t *m, const mote_fb_t *fb, const mote
     uint8_t tag;
 
     for (i = 0; i < vals->len; i++) {
+        mote_value_t v;
         MOTE_TRY(mote_fb_vec_table(fb, vals, i, &t));
         MOTE_TRY(mote_fb_union_field(fb, &t, MOTE_F_EVALUE_VAL, MOTE_TAG_OPT_TENSOR_LIST, &tag, &u));
-        MOTE_TRY(value_parse(m, fb, &u, tag, c, mem, tensors, &nt, &m->values[i]));
+        MOTE_TRY(value_parse(m, fb, &u, tag, c, mem, tensors, &nt, &v));
+        if (m->image != NULL && (tag == MOTE_TAG_INT_LIST || tag == MOTE_TAG_TENSOR_LIST ||
+                                 tag == MOTE_TAG_OPT_TENSOR_LIST)) {
+            /* its items are compared by values_lists() */
+            MOTE_CHECK(m->values[i].tag == tag, MOTE_ERR_BAD_IMAGE);
+            continue;
+        }
+        MOTE_TRY(value_put(m, &m->values[i], &v));
     }
     return MOTE_OK;
 }
@@ -383,7 +477,11 @@ static mote_err_t int_list_resolve(const mote_method_t *m, const mote_fb_t *fb, 
         const uint64_t idx = mote_fb_u64_at(fb, items->pos + 8u * k);
         MOTE_CHECK(idx < m->num_values, MOTE_ERR_BAD_INDEX);
         MOTE_CHECK(m->values[idx].tag == MOTE_TAG_INT, MOTE_ERR_BAD_VALUE_TYPE);
-        ints[k] = m->values[idx].u.i;
+        if (m->image == NULL) {
+            ints[k] = m->values[idx].u.i;
+        } else {
+            MOTE_CHECK(ints[k] == m->values[idx].u.i, MOTE_ERR_BAD_IMAGE);
+        }
     }
     return MOTE_OK;
 }
@@ -396,16 +494,16 @@ static mote_err_t tensor_list_resolve(const mote_method_t *m, const mote_fb_t *f
 
     for (k = 0; k < items->len; k++) {
         const int32_t idx = (int32_t)mote_fb_u32_at(fb, items->pos + 4u * k);
-        tptrs[k] = NULL;
-        if (idx == -1 && optional) {
-            continue;
+        mote_tensor_t *t = NULL;
+        if (idx != -1 || !optional) {
+            MOTE_CHECK(idx >= 0 && (uint32_t)idx < m->num_values, MOTE_ERR_BAD_INDEX);
+            if (m->values[idx].tag == MOTE_TAG_TENSOR) {
+                t = m->values[idx].u.t;
+            } else {
+                MOTE_CHECK(optional && m->values[idx].tag == MOTE_TAG_NULL, MOTE_ERR_BAD_VALUE_TYPE);
+            }
         }
-        MOTE_CHECK(idx >= 0 && (uint32_t)idx < m->num_values, MOTE_ERR_BAD_INDEX);
-        if (m->values[idx].tag == MOTE_TAG_TENSOR) {
-            tptrs[k] = m->values[idx].u.t;
-        } else {
-            MOTE_CHECK(optional && m->values[idx].tag == MOTE_TAG_NULL, MOTE_ERR_BAD_VALUE_TYPE);
-        }
+        MOTE_TRY(ptr_put(m, (void **)&tptrs[k], t));
     }
     return MOTE_OK;
 }
@@ -421,9 +519,9 @@ static mote_err_t values_lists(mote_method_t *m, const mote_fb_t *fb, const mote
     uint8_t tag;
 
     for (i = 0; i < vals->len; i++) {
-        mote_value_t *v = &m->values[i];
-        const bool is_ints = v->tag == MOTE_TAG_INT_LIST;
-        if (!is_ints && v->tag != MOTE_TAG_TENSOR_LIST && v->tag != MOTE_TAG_OPT_TENSOR_LIST) {
+        mote_value_t v = m->values[i];
+        const bool is_ints = v.tag == MOTE_TAG_INT_LIST;
+        if (!is_ints && v.tag != MOTE_TAG_TENSOR_LIST && v.tag != MOTE_TAG_OPT_TENSOR_LIST) {
             continue;
         }
         MOTE_TRY(mote_fb_vec_table(fb, vals, i, &t));
@@ -432,16 +530,17 @@ static mote_err_t values_lists(mote_method_t *m, const mote_fb_t *fb, const mote
         if (is_ints) {
             MOTE_CHECK(items.len <= c->ints - ni, MOTE_ERR_BAD_INDEX);
             MOTE_TRY(int_list_resolve(m, fb, &items, ints + ni));
-            v->u.ints.items = ints + ni;
-            v->u.ints.len = items.len;
+            v.u.ints.items = ints + ni;
+            v.u.ints.len = items.len;
             ni += items.len;
         } else {
             MOTE_CHECK(items.len <= c->tptrs - ntp, MOTE_ERR_BAD_INDEX);
-            MOTE_TRY(tensor_list_resolve(m, fb, &items, v->tag == MOTE_TAG_OPT_TENSOR_LIST, tptrs + ntp));
-            v->u.tensors.items = tptrs + ntp;
-            v->u.tensors.len = items.len;
+            MOTE_TRY(tensor_list_resolve(m, fb, &items, v.tag == MOTE_TAG_OPT_TENSOR_LIST, tptrs + ntp));
+            v.u.tensors.items = tptrs + ntp;
+            v.u.tensors.len = items.len;
             ntp += items.len;
         }
+        MOTE_TRY(value_put(m, &m->values[i], &v));
     }
     return MOTE_OK;
 }
@@ -581,9 +680,49 @@ static mote_err_t instr_link(mote_method_t *m, uint32_t op_index, const char *na
     return MOTE_ERR_OP_NOT_FOUND;
 }
 
-/* One KernelCall: et_view or a registry kernel; args into value pointers. */
+/* Is value `idx` a tensor whose storage only an et_view gives (not planned, not constant)? */
+static mote_err_t value_by_view(const mote_method_t *m, const mote_fb_t *fb, uint32_t idx, bool *by_view)
+{
+    mote_fb_table_t plan, t, u, alloc;
+    mote_fb_vec_t vals;
+    uint64_t buffer;
+    const char *key;
+    uint32_t len;
+    uint8_t tag;
+    bool planned;
+
+    *by_view = false;
+    MOTE_TRY(mote_program_plan(m->prog, m->method_index, &plan));
+    MOTE_TRY(mote_fb_vec_field(fb, &plan, MOTE_F_PLAN_VALUES, 4u, &vals));
+    MOTE_CHECK(idx < vals.len, MOTE_ERR_BAD_INDEX);
+    MOTE_TRY(mote_fb_vec_table(fb, &vals, idx, &t));
+    MOTE_TRY(mote_fb_union_field(fb, &t, MOTE_F_EVALUE_VAL, MOTE_TAG_OPT_TENSOR_LIST, &tag, &u));
+    if (tag != MOTE_TAG_TENSOR) {
+        return MOTE_OK;
+    }
+    MOTE_TRY(mote_fb_scalar(fb, &u, MOTE_F_TENSOR_BUFFER_IDX, 4u, 0u, &buffer));
+    MOTE_TRY(mote_fb_table_field(fb, &u, MOTE_F_TENSOR_ALLOC, &alloc, &planned));
+    MOTE_TRY(tensor_external_key(fb, &u, &key, &len));
+    *by_view = key == NULL && buffer == 0u && !planned;
+    return MOTE_OK;
+}
+
+/* Is value `idx` the output of an et_view among instructions [0, upto)? */
+static bool view_output_before(const mote_method_t *m, uint32_t idx, uint32_t upto)
+{
+    uint32_t j;
+
+    for (j = 0; j < upto; j++) {
+        if (m->instrs[j].kind == MOTE_INSTR_VIEW && m->instrs[j].b == idx) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* One KernelCall (instruction `index`): et_view or a registry kernel; args into value pointers. */
 static mote_err_t instr_kernel(mote_method_t *m, const mote_fb_t *fb, const mote_fb_table_t *call,
-                               const mote_fb_vec_t *ops, mote_instr_t *ins, mote_value_t **kargs)
+                               const mote_fb_vec_t *ops, uint32_t index, mote_instr_t *ins, mote_value_t **kargs)
 {
     mote_fb_table_t op;
     mote_fb_vec_t args;
@@ -602,7 +741,7 @@ static mote_err_t instr_kernel(mote_method_t *m, const mote_fb_t *fb, const mote
     for (i = 0; i < args.len; i++) {
         const uint32_t idx = mote_fb_u32_at(fb, args.pos + 4u * i);
         MOTE_CHECK(idx < m->num_values, MOTE_ERR_BAD_INDEX);
-        kargs[i] = &m->values[idx];
+        MOTE_TRY(ptr_put(m, (void **)&kargs[i], &m->values[idx]));
     }
     ins->a = strip_returns(fb, &args);
     ins->args = (mote_value_t *const *)kargs;
@@ -610,11 +749,17 @@ static mote_err_t instr_kernel(mote_method_t *m, const mote_fb_t *fb, const mote
     if (op_name_eq("executorch_prim::et_view.default", name, overload)) {
         MOTE_CHECK(ins->a == 3u && kargs[0]->tag == MOTE_TAG_TENSOR && kargs[2]->tag == MOTE_TAG_TENSOR,
                    MOTE_ERR_BAD_INSTRUCTION);
-        MOTE_TRY(mote_method_verify_view(m, kargs[0]->u.t, kargs[2]->u.t));
         ins->kind = MOTE_INSTR_VIEW;
         ins->a = mote_fb_u32_at(fb, args.pos);
         ins->b = mote_fb_u32_at(fb, args.pos + 8u);
-        return MOTE_OK;
+        if (m->image != NULL) {
+            /* the input's storage must be fixed already: its own, or an
+             * earlier view's (so the image's view chains start at storage) */
+            bool by_view;
+            MOTE_TRY(value_by_view(m, fb, ins->a, &by_view));
+            MOTE_CHECK(!by_view || view_output_before(m, ins->a, index), MOTE_ERR_BAD_IMAGE);
+        }
+        return mote_method_verify_view(m, kargs[0]->u.t, kargs[2]->u.t);
     }
     return instr_link(m, (uint32_t)op_index, name, overload, ins, kargs);
 }
@@ -657,6 +802,7 @@ static mote_err_t instr_delegate(mote_method_t *m, const mote_fb_t *fb, const mo
     void *handle = NULL;
     mote_err_t err;
 
+    MOTE_CHECK(m->image == NULL, MOTE_ERR_UNSUPPORTED); /* its handle is made at init */
     MOTE_TRY(mote_fb_scalar(fb, call, MOTE_F_DELEGATE_CALL_INDEX, 4u, 0u, &index));
     MOTE_TRY(mote_fb_vec_field(fb, call, MOTE_F_DELEGATE_CALL_ARGS, 4u, &args));
     MOTE_CHECK(index <= UINT32_MAX, MOTE_ERR_BAD_INDEX);
@@ -711,6 +857,7 @@ static mote_err_t instr_control(mote_method_t *m, const mote_fb_t *fb, const mot
         MOTE_TRY(mote_fb_scalar(fb, u, 1, 4u, 0u, &b));
     }
     if (tag == MOTE_INSTR_MOVE) {
+        MOTE_CHECK(m->image == NULL, MOTE_ERR_UNSUPPORTED); /* it rewrites a value at run time */
         MOTE_CHECK(b < m->num_values, MOTE_ERR_BAD_INDEX);
         MOTE_TRY(mote_method_verify_move(m, (uint32_t)a, (uint32_t)b));
     } else if (tag == MOTE_INSTR_JUMP_FALSE) {
@@ -722,8 +869,28 @@ static mote_err_t instr_control(mote_method_t *m, const mote_fb_t *fb, const mot
     return MOTE_OK;
 }
 
+/* The planned scratch slot of kernel call `index` (at most one; none: NULL, 0). */
+static mote_err_t scratch_slot_of(const mote_memory_t *mem, uint32_t index, mote_instr_t *ins)
+{
+    uint32_t i;
+
+    for (i = 0; i < mem->num_scratch_slots; i++) {
+        const mote_scratch_slot_t *s = &mem->scratch_slots[i];
+        if (s->instruction != index) {
+            continue;
+        }
+        MOTE_CHECK(ins->kind == MOTE_INSTR_KERNEL, MOTE_ERR_BAD_SCRATCH_PLAN);
+        if (s->size != 0u) {
+            MOTE_CHECK(ins->scratch == NULL, MOTE_ERR_BAD_SCRATCH_PLAN); /* a second slot */
+            ins->scratch = (uint8_t *)mem->arenas[0].ptr + s->offset;
+            ins->scratch_size = s->size;
+        }
+    }
+    return MOTE_OK;
+}
+
 static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote_fb_table_t *plan,
-                               const method_counts_t *c, mote_value_t **kargs)
+                               const method_counts_t *c, const mote_memory_t *mem, mote_value_t **kargs)
 {
     mote_fb_vec_t v, ops, args;
     mote_fb_table_t t, u;
@@ -735,30 +902,29 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
     MOTE_TRY(mote_fb_vec_field(fb, plan, MOTE_F_PLAN_OPERATORS, 4u, &ops));
     MOTE_CHECK(v.len == m->num_instrs, MOTE_ERR_BAD_INDEX);
     for (i = 0; i < v.len; i++) {
-        mote_instr_t *ins = &m->instrs[i];
+        mote_instr_t ins = {0};
         m->failed_instr = (int32_t)i;
-        ins->kind = 0;
-        ins->a = 0;
-        ins->b = 0;
-        ins->fn = NULL;
-        ins->args = NULL;
-        ins->scratch = NULL;
-        ins->scratch_size = 0;
         MOTE_TRY(mote_fb_vec_table(fb, &v, i, &t));
         MOTE_TRY(mote_fb_union_field(fb, &t, MOTE_F_INSTR_ARGS, MOTE_INSTR_FREE, &tag, &u));
         if (tag == MOTE_INSTR_KERNEL) {
             MOTE_TRY(mote_fb_vec_field(fb, &u, 1, 4u, &args));
             MOTE_CHECK(args.len <= c->kargs - nk, MOTE_ERR_BAD_INDEX);
-            MOTE_TRY(instr_kernel(m, fb, &u, &ops, ins, kargs + nk));
+            MOTE_TRY(instr_kernel(m, fb, &u, &ops, i, &ins, kargs + nk));
             nk += args.len;
         } else if (tag == MOTE_INSTR_DELEGATE) {
             MOTE_TRY(mote_fb_vec_field(fb, &u, MOTE_F_DELEGATE_CALL_ARGS, 4u, &args));
             MOTE_CHECK(args.len <= c->kargs - nk, MOTE_ERR_BAD_INDEX);
-            MOTE_TRY(instr_delegate(m, fb, plan, &u, ins, kargs + nk));
+            /* stored before its checks: a failure destroys the handle */
+            m->instrs[i] = ins;
+            MOTE_TRY(instr_delegate(m, fb, plan, &u, &m->instrs[i], kargs + nk));
+            MOTE_TRY(scratch_slot_of(mem, i, &m->instrs[i]));
             nk += args.len;
+            continue;
         } else {
-            MOTE_TRY(instr_control(m, fb, &u, tag, v.len, ins));
+            MOTE_TRY(instr_control(m, fb, &u, tag, v.len, &ins));
         }
+        MOTE_TRY(scratch_slot_of(mem, i, &ins));
+        MOTE_TRY(instr_put(m, &m->instrs[i], &ins));
     }
     return MOTE_OK;
 }
@@ -767,8 +933,10 @@ static mote_err_t memory_check(const mote_memory_t *mem, const mote_method_requi
 {
     uint32_t i;
 
-    MOTE_CHECK(mem->state.ptr != NULL && mem->state.size >= req->state_size, MOTE_ERR_MEMORY_TOO_SMALL);
-    MOTE_CHECK(((uintptr_t)mem->state.ptr & (MOTE_STATE_ALIGN - 1u)) == 0u, MOTE_ERR_MEMORY_ALIGNMENT);
+    if (mem->image == NULL) { /* an image holds the state */
+        MOTE_CHECK(mem->state.ptr != NULL && mem->state.size >= req->state_size, MOTE_ERR_MEMORY_TOO_SMALL);
+        MOTE_CHECK(((uintptr_t)mem->state.ptr & (MOTE_STATE_ALIGN - 1u)) == 0u, MOTE_ERR_MEMORY_ALIGNMENT);
+    }
     MOTE_CHECK(mem->num_arenas <= MOTE_MAX_ARENAS, MOTE_ERR_INVALID_ARGUMENT);
     MOTE_CHECK(mem->num_arenas >= req->num_arenas, MOTE_ERR_MEMORY_TOO_SMALL);
     for (i = 0; i < req->num_arenas; i++) {
@@ -782,12 +950,11 @@ static mote_err_t memory_check(const mote_memory_t *mem, const mote_method_requi
     return MOTE_OK;
 }
 
-/* Gives each planned scratch slot to its kernel call after verifying it:
- * a kernel instruction, inside arenas[0], not given twice. */
-static mote_err_t scratch_slots_apply(mote_method_t *m, const mote_memory_t *mem)
+/* Every planned scratch slot names an instruction and lies inside arenas[0]
+ * (instrs_parse gives each to its kernel call: scratch_slot_of). */
+static mote_err_t scratch_slots_check(const mote_memory_t *mem, uint64_t num_instrs)
 {
     uint32_t i;
-    uint8_t *base;
     size_t asize;
 
     if (mem->num_scratch_slots == 0u) {
@@ -795,20 +962,44 @@ static mote_err_t scratch_slots_apply(mote_method_t *m, const mote_memory_t *mem
     }
     MOTE_CHECK(mem->scratch_slots != NULL && mem->num_arenas >= 1u && mem->arenas[0].ptr != NULL,
                MOTE_ERR_BAD_SCRATCH_PLAN);
-    base = (uint8_t *)mem->arenas[0].ptr;
     asize = mem->arenas[0].size;
     for (i = 0; i < mem->num_scratch_slots; i++) {
         const mote_scratch_slot_t *s = &mem->scratch_slots[i];
-        mote_instr_t *ins;
-        MOTE_CHECK(s->instruction < m->num_instrs, MOTE_ERR_BAD_SCRATCH_PLAN);
-        ins = &m->instrs[s->instruction];
-        MOTE_CHECK(ins->kind == MOTE_INSTR_KERNEL && ins->scratch == NULL, MOTE_ERR_BAD_SCRATCH_PLAN);
+        MOTE_CHECK(s->instruction < num_instrs, MOTE_ERR_BAD_SCRATCH_PLAN);
         MOTE_CHECK((size_t)s->offset <= asize && (size_t)s->size <= asize - (size_t)s->offset,
                    MOTE_ERR_BAD_SCRATCH_PLAN);
-        if (s->size != 0u) {
-            ins->scratch = base + s->offset;
-            ins->scratch_size = s->size;
+    }
+    return MOTE_OK;
+}
+
+/* The image's tables: as many entries as the method's state has (c), each
+ * table present when it has any. */
+static mote_err_t image_check(const mote_method_image_t *img, const method_counts_t *c)
+{
+    const uint64_t want[MOTE_STATE_REGIONS] = {c->values, c->tensors, c->ints, c->tptrs, c->instrs, c->kargs};
+    const void *const tables[MOTE_STATE_REGIONS] = {img->values, img->tensors, img->ints,
+                                                    img->tptrs, img->instrs, img->kargs};
+    uint32_t i;
+
+    for (i = 0; i < MOTE_STATE_REGIONS; i++) {
+        MOTE_CHECK(img->counts[i] == want[i] && (want[i] == 0u || tables[i] != NULL), MOTE_ERR_BAD_IMAGE);
+    }
+    return MOTE_OK;
+}
+
+/* With an image: every tensor whose storage only an et_view gives has the
+ * storage of one (init compared each view's output with its input) or none. */
+static mote_err_t image_views_check(const mote_method_t *m, const mote_fb_t *fb)
+{
+    uint32_t i;
+    bool by_view;
+
+    for (i = 0; i < m->num_values; i++) {
+        if (m->values[i].tag != MOTE_TAG_TENSOR || m->values[i].u.t->data == NULL) {
+            continue;
         }
+        MOTE_TRY(value_by_view(m, fb, i, &by_view));
+        MOTE_CHECK(!by_view || view_output_before(m, i, m->num_instrs), MOTE_ERR_BAD_IMAGE);
     }
     return MOTE_OK;
 }
@@ -863,6 +1054,11 @@ mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32
     mote_fb_table_t plan;
     mote_fb_vec_t vals;
     uint8_t *state;
+    const mote_method_image_t *img;
+    mote_tensor_t *tensors;
+    int64_t *ints;
+    mote_tensor_t **tptrs;
+    mote_value_t **kargs;
     mote_err_t err;
 
     MOTE_CHECK(m != NULL, MOTE_ERR_INVALID_ARGUMENT);
@@ -875,38 +1071,54 @@ mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32
     MOTE_TRY(method_layout(&c, &l));
     MOTE_TRY(mote_method_memory_requirements(prog, method_index, &req));
     MOTE_TRY(memory_check(mem, &req));
+    MOTE_TRY(scratch_slots_check(mem, c.instrs));
     fb = mote_program_fb(prog);
     MOTE_TRY(mote_program_plan(prog, method_index, &plan));
     MOTE_TRY(mote_fb_vec_field(&fb, &plan, MOTE_F_PLAN_VALUES, 4u, &vals));
-    state = (uint8_t *)mem->state.ptr;
+    img = mem->image;
     m->prog = prog;
-    m->values = (mote_value_t *)(void *)(state + l.values);
+    m->image = img;
+    m->method_index = method_index;
     m->num_values = vals.len;
-    m->instrs = (mote_instr_t *)(void *)(state + l.instrs);
     m->num_instrs = (uint32_t)c.instrs;
+    if (img != NULL) { /* read, compared, never written (casts only for the shared types) */
+        MOTE_TRY(image_check(img, &c));
+        m->values = (mote_value_t *)(uintptr_t)img->values;
+        m->instrs = (mote_instr_t *)(uintptr_t)img->instrs;
+        tensors = (mote_tensor_t *)(uintptr_t)img->tensors;
+        ints = (int64_t *)(uintptr_t)img->ints;
+        tptrs = (mote_tensor_t **)(uintptr_t)img->tptrs;
+        kargs = (mote_value_t **)(uintptr_t)img->kargs;
+    } else {
+        state = (uint8_t *)mem->state.ptr;
+        m->values = (mote_value_t *)(void *)(state + l.values);
+        m->instrs = (mote_instr_t *)(void *)(state + l.instrs);
+        tensors = (mote_tensor_t *)(void *)(state + l.tensors);
+        ints = (int64_t *)(void *)(state + l.ints);
+        tptrs = (mote_tensor_t **)(void *)(state + l.tptrs);
+        kargs = (mote_value_t **)(void *)(state + l.kargs);
+    }
     m->scratch = mem->scratch;
     m->pool.base = (uint8_t *)mem->backend.ptr;
     m->pool.size = mem->backend.ptr != NULL ? mem->backend.size : 0u;
     m->pool.used = 0;
     m->pool.peak = 0;
-    MOTE_TRY(values_parse(m, &fb, &vals, &c, mem, (mote_tensor_t *)(void *)(state + l.tensors)));
-    MOTE_TRY(values_lists(m, &fb, &vals, &c, (int64_t *)(void *)(state + l.ints),
-                          (mote_tensor_t **)(void *)(state + l.tptrs)));
+    MOTE_TRY(values_parse(m, &fb, &vals, &c, mem, tensors));
+    MOTE_TRY(values_lists(m, &fb, &vals, &c, ints, tptrs));
     MOTE_TRY(index_vector(&fb, &plan, MOTE_F_PLAN_INPUTS, m->num_values, &m->inputs, &m->num_inputs));
     MOTE_TRY(index_vector(&fb, &plan, MOTE_F_PLAN_OUTPUTS, m->num_values, &m->outputs, &m->num_outputs));
-    err = instrs_parse(m, &fb, &plan, &c, (mote_value_t **)(void *)(state + l.kargs));
-    if (err == MOTE_OK) {
-        err = scratch_slots_apply(m, mem);
-    }
+    err = instrs_parse(m, &fb, &plan, &c, mem, kargs);
     if (err == MOTE_OK) {
         m->failed_instr = -1;
         err = mote_method_verify_storage(m);
+    }
+    if (err == MOTE_OK && img != NULL) {
+        err = image_views_check(m, &fb);
     }
     if (err != MOTE_OK) { /* instructions up to the failing one hold backend handles */
         delegates_destroy(m, m->failed_instr >= 0 ? (uint32_t)m->failed_instr + 1u : m->num_instrs);
         return err;
     }
-    m->method_index = method_index;
     m->magic = MOTE_METHOD_MAGIC;
     return method_load_mutable(m);
 }

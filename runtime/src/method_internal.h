@@ -23,8 +23,9 @@
 MOTE_NODISCARD mote_err_t mote_method_verify_move(const mote_method_t *m, uint32_t from, uint32_t to);
 
 /*
- * et_view of `in` as `out`; on success `out` aliases `in`'s storage.
- * Errors: ALIAS_MISMATCH, BAD_ALLOCATION (in has no storage yet), ALIAS_NOT_WRITABLE.
+ * et_view of `in` as `out`; on success `out` aliases `in`'s storage (with a
+ * method image: already does). Errors: ALIAS_MISMATCH, BAD_ALLOCATION (in
+ * has no storage yet), ALIAS_NOT_WRITABLE, BAD_IMAGE.
  */
 MOTE_NODISCARD mote_err_t mote_method_verify_view(const mote_method_t *m, mote_tensor_t *in, mote_tensor_t *out);
 

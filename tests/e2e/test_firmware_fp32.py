@@ -107,7 +107,11 @@ def test_size_report_adds_up(fw, model, board):
     assert planned["arena"] == c.arena_bytes
     if c.arena_bytes:
         assert size["ram"]["arena"] == syms["mote_embed_arena0"][1] == c.arena_bytes
-    assert size["ram"]["runtime_state"] == syms["mote_embed_state"][1] == planned["runtime_state"]
+    # the runtime state is in flash (model_image.c): no state buffer in RAM
+    assert "mote_embed_state" not in syms and "mote_model_images" in syms
+    assert size["ram"]["runtime_state"] == planned["runtime_state"] == 0
+    assert size["flash"]["method_image"] == sum(v[1] for k, v in syms.items()
+                                                if k.startswith(("mote_image", "mote_model_images")))
     assert size["ram"]["stack"] == secs[".stack"] == planned["stack"]
     assert size["ram"]["scratch"] == planned["scratch"]
     assert 0 <= size["ram"]["port"] < 256

@@ -134,7 +134,11 @@ static void app_init(void)
     mote_port_puts("MOTE MODEL pte=");
     mote_port_put_u32((uint32_t)MOTE_MODEL_PTE_BYTES);
     mote_port_puts(" state=");
+#ifdef MOTE_MODEL_IMAGE /* the state is in flash (model_image.c): no state buffer */
+    mote_port_put_u32(0u);
+#else
     mote_port_put_u32((uint32_t)req.state_size);
+#endif
     mote_port_puts(" arena=");
     mote_port_put_u32(req.num_arenas > 0 ? (uint32_t)req.arena_size[0] : 0u);
     if (req.num_arenas > 1) { /* memory id 2: the mutable buffers */

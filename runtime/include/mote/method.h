@@ -62,6 +62,8 @@ extern "C" {
 #define MOTE_ARENA_ALIGN 16u
 /** Alignment the caller gives the state buffer, bytes. */
 #define MOTE_STATE_ALIGN 8u
+/** Number of regions in the state buffer (see mote_method_state_counts). */
+#define MOTE_STATE_REGIONS 6u
 
 /** A caller buffer: pointer and size in bytes. */
 typedef struct mote_buffer {
@@ -71,7 +73,8 @@ typedef struct mote_buffer {
 
 /** Exact memory a method needs (bytes). */
 typedef struct mote_method_requirements {
-    size_t state_size;                      /* runtime state (value table, tensors, lists, instructions) */
+    size_t state_size;                      /* runtime state (value table, tensors, lists, instructions);
+                                               with a method image (mote_memory_t.image) none is used */
     size_t state_align;                     /* MOTE_STATE_ALIGN */
     uint32_t num_arenas;                    /* planned arenas (memory ids 1..num_arenas) */
     size_t arena_size[MOTE_MAX_ARENAS];     /* arena_size[i] for memory id i+1 */
@@ -86,11 +89,39 @@ typedef struct mote_scratch_slot {
 } mote_scratch_slot_t;
 
 /**
+ * A method image: the runtime state of one method, as init would build it,
+ * made ahead of time (`aot generate` writes it as const data, model_image.c,
+ * for the embedding API's static arenas) so that it stays in flash and the
+ * method needs no state buffer at all. Each table holds exactly as many
+ * entries as mote_method_state_counts reports, in the state buffer's order:
+ * values, tensors (constants pointing into the program, planned ones into
+ * the caller's arenas), resolved int-list items, tensor-list pointers,
+ * instructions and kernel argument pointers. Init trusts none of it: it
+ * computes every entry from the program and the caller's memory exactly as
+ * without an image and compares (MOTE_ERR_BAD_IMAGE on any difference), so
+ * every constant's metadata is still verified at init. Init and execute
+ * never write an image (it may sit in read-only memory): a program with
+ * MoveCalls or DelegateCalls (which rewrite values or hold backend handles)
+ * cannot have one (MOTE_ERR_UNSUPPORTED); an et_view's output carries its
+ * input's storage in the image.
+ */
+typedef struct mote_method_image {
+    const struct mote_value *values;
+    const mote_tensor_t *tensors;
+    const int64_t *ints;
+    mote_tensor_t *const *tptrs;
+    const struct mote_instr *instrs;
+    struct mote_value *const *kargs;
+    uint32_t counts[MOTE_STATE_REGIONS]; /* entries of each table, in the order above */
+} mote_method_image_t;
+
+/**
  * Memory for a method: state, arenas (arenas[i] = memory id i+1), kernel
  * scratch (may be empty; given to kernel calls without a slot), the
- * planned per-call scratch slots (may be NULL/0) and the backend pool that
+ * planned per-call scratch slots (may be NULL/0), the backend pool that
  * delegates allocate from (mote/backend.h; may be empty for a program
- * without DelegateCalls; 16-byte aligned).
+ * without DelegateCalls; 16-byte aligned) and the method's image (may be
+ * NULL; with one the state buffer is not used and may be empty).
  */
 typedef struct mote_memory {
     mote_buffer_t state;
@@ -100,6 +131,7 @@ typedef struct mote_memory {
     const mote_scratch_slot_t *scratch_slots;
     uint32_t num_scratch_slots;
     mote_buffer_t backend;
+    const mote_method_image_t *image;
 } mote_memory_t;
 
 /**
@@ -148,6 +180,7 @@ typedef struct mote_method {
     struct mote_tracer *tracer;
     uint32_t method_index;  /* the program's execution plan */
     mote_pool_t pool;       /* mote_memory_t.backend: what delegates allocate from */
+    const mote_method_image_t *image; /* mote_memory_t.image: the state in read-only memory, or NULL */
     uint32_t magic;
 } mote_method_t;
 
@@ -169,7 +202,10 @@ MOTE_NODISCARD mote_err_t mote_method_memory_requirements(const mote_program_t *
  * (see above; mote_method_failed_instruction names the instruction),
  * OP_NOT_FOUND (see mote_method_failed_operator), NO_SUCH_BACKEND, a backend's
  * BACKEND_PAYLOAD / BACKEND_MEMORY / KERNEL_* (mote/backend.h),
- * BAD_SCRATCH_PLAN (a scratch slot names no kernel call or lies outside arenas[0]).
+ * BAD_SCRATCH_PLAN (a scratch slot names no kernel call, lies outside arenas[0]
+ * or is the second for its call), BAD_IMAGE (mem->image differs from what
+ * init computes), UNSUPPORTED (an image for a method with MoveCalls or
+ * DelegateCalls).
  */
 MOTE_NODISCARD mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32_t method_index,
                                            const mote_memory_t *mem);
@@ -187,8 +223,6 @@ MOTE_NODISCARD mote_err_t mote_method_execute(mote_method_t *m);
  * see the reset too. Errors: NOT_INITIALIZED, file errors.
  */
 MOTE_NODISCARD mote_err_t mote_method_reset_state(mote_method_t *m);
-/** Number of regions in the state buffer (see mote_method_state_counts). */
-#define MOTE_STATE_REGIONS 6u
 
 /**
  * Entry counts of the state buffer's regions, in layout order: values

@@ -58,6 +58,7 @@ typedef enum mote_err {
     MOTE_ERR_NO_SUCH_METHOD = -106,   /* method name/index not in the program */
     MOTE_ERR_NOT_INITIALIZED = -107,  /* object used before a successful load/init */
     MOTE_ERR_BAD_SCRATCH_PLAN = -108, /* scratch slot on a non-kernel instruction or outside arena 1 */
+    MOTE_ERR_BAD_IMAGE = -109,        /* a method image (mote/method.h) differs from the program's state */
 
     /* -2xx: the program file is malformed (loader/verifier) */
     MOTE_ERR_TRUNCATED = -200,        /* file shorter than a header, table or vector needs */

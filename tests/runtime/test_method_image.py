@@ -1,0 +1,157 @@
+"""Method images (mote/method.h, aot/deploy/image.py): the runtime state in flash.
+
+`aot generate` writes every method's state as const data (model_image.c);
+the embedding API hands it to mote_method_init, which computes every entry
+from the program and compares. Checked here on the host (the generated
+sources built with the Linux port, the image in the executable's read-only
+.rodata, so any write to it by init or execute would fault):
+  - RAM: no state buffer (MOTE_MODEL_STATE_BYTES 0, no mote_embed_state),
+    and the image's flash bytes are exactly the state's entry counts x the
+    board's entry sizes (ops.json method_image_bytes);
+  - the image inits and runs (small_cnn int8, with two et_views: their
+    outputs carry their inputs' storage in the image);
+  - one changed entry of any table (a tensor's shape or storage, an int, a
+    kernel argument, an instruction, a count) is MOTE_ERR_BAD_IMAGE.
+"""
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import zoo
+from aot.cli import main
+from aot.paths import PORTS_DIR
+from aot.deploy.image import REGIONS
+
+HOST_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wmissing-prototypes", "-Werror", "-O1"]
+APP = r"""
+#include <stdio.h>
+#include <string.h>
+#include "mote/model.h"
+#include "mote_model.h"
+static int8_t x[MOTE_MODEL_INPUT0_BYTES];
+int main(void)
+{
+    const void *y;
+    size_t n;
+    mote_err_t err = mote_model_init();
+    if (err == MOTE_OK) err = mote_model_set_input(0, x, sizeof x);
+    if (err == MOTE_OK) err = mote_model_run();
+    if (err == MOTE_OK) err = mote_model_get_output(0, &y, &n);
+    printf("%s\n", mote_err_name(err));
+    return err != MOTE_OK;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("image") / "small_cnn-an505"
+    assert main(["generate", str(zoo.path("small_cnn")), "--board", "mps2-an505", "--int8", "--int8-io",
+                 "-o", str(out)]) == 0
+    return out
+
+
+def _build_and_run(out: Path, image_text: str, tmp: Path) -> tuple:
+    """The generated sources with `image_text` as model_image.c, built for this host (no PIE:
+    the const tables with their pointers stay in read-only .rodata) and run:
+    (error name printed, executable)."""
+    src = json.loads((out / "mote_sources.json").read_text())
+    (tmp / "model_image.c").write_text(image_text)
+    (tmp / "app.c").write_text(APP)
+    sources = [str(tmp / "model_image.c") if Path(p).name == "model_image.c" else p for p in src["sources"]]
+    defines = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in src["defines"].items()]
+    exe = tmp / "app"
+    subprocess.run(["cc", "-fno-pie", "-no-pie"] + HOST_FLAGS + [f"-I{d}" for d in src["include_dirs"]] + defines + sources
+                   + [str(PORTS_DIR / "linux" / "port_linux.c"), str(tmp / "app.c"), "-lm", "-o", str(exe)],
+                   check=True, capture_output=True, text=True)
+    r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    return r.stdout.strip(), exe
+
+
+def _table(text: str, name: str) -> tuple:
+    """(start, end) character span of the rows of table `name` in model_image.c."""
+    m = re.search(rf"{name}\[\d+\] = \{{\n(.*?)\n\}};", text, re.S)
+    return m.start(1), m.end(1)
+
+
+def _edit_row(text: str, name: str, row: int, edit) -> str:
+    a, b = _table(text, name)
+    rows = text[a:b].split(",\n")
+    new = edit(rows[row])
+    assert new != rows[row]
+    rows[row] = new
+    return text[:a] + ",\n".join(rows) + text[b:]
+
+
+def test_no_state_in_ram_and_exact_image_bytes(generated):
+    from aot.host.runtime import Program
+    from aot.deploy.boards import load_board
+    from aot.deploy.generate import _target_abi_sizes
+    from aot.deploy.image import REGIONS, image_bytes
+    header = (generated / "mote_model.h").read_text()
+    assert "#define MOTE_MODEL_STATE_BYTES 0u" in header and "#define MOTE_MODEL_IMAGE 1" in header
+    mem = json.loads((generated / "ops.json").read_text())["memory"]
+    counts = Program((generated / "model.pte").read_bytes()).state_counts(0)
+    sizes = _target_abi_sizes(load_board("mps2-an505"), generated)
+    # Cortex-M33 ABI: 16-byte values, 24-byte tensors, 28-byte instructions, 4-byte pointers
+    assert [sizes[k] for k in REGIONS] == [16, 24, 8, 4, 28, 4]
+    assert mem["runtime_state_bytes"] == 0
+    assert mem["method_image_bytes"] == image_bytes(counts, sizes) == sum(
+        (counts[k] * sizes[k] + 7) // 8 * 8 for k in REGIONS)
+    text = (generated / "model_image.c").read_text()
+    assert f"mote_image0_values[{counts['values']}]" in text and f"mote_image0_kargs[{counts['kargs']}]" in text
+
+
+def test_image_inits_and_runs_from_read_only_memory(generated, tmp_path):
+    text = (generated / "model_image.c").read_text()
+    assert text.count("et_view") == 0 and "mote_embed_arena0 +" in text
+    out, exe = _build_and_run(generated, text, tmp_path)
+    assert out == "MOTE_OK"
+    syms = subprocess.run(["nm", str(exe)], capture_output=True, text=True, check=True).stdout
+    assert "mote_embed_state" not in syms
+    # the tables are read-only data of the executable
+    assert all(re.search(rf" r mote_image0_{k}\b", syms) for k in REGIONS)
+    assert re.search(r" R mote_model_images\b", syms)
+
+
+def _view_output_tensor(text: str) -> int:
+    """Tensor row of the first et_view's output (an instruction row {6u, in, out, ...})."""
+    a, b = _table(text, "mote_image0_instrs")
+    out = int(re.search(r"\{6u, \d+u, (\d+)u", text[a:b]).group(1))
+    a, b = _table(text, "mote_image0_values")
+    row = text[a:b].split(",\n")[out]
+    return int(re.search(r"mote_image0_tensors\[(\d+)\]", row).group(1))
+
+
+TAMPER = {
+    "tensor numel": lambda t: _edit_row(t, "mote_image0_tensors", 0, lambda r: re.sub(
+        r"(NULL|\]\)|u\)), (\d+)u, ", lambda m: f"{m.group(1)}, {int(m.group(2)) + 1}u, ", r, count=1)),
+    "planned storage": lambda t: _edit_row(
+        t, "mote_image0_tensors", next(i for i, r in enumerate(t[slice(*_table(t, "mote_image0_tensors"))]
+                                                              .split(",\n")) if "mote_embed_arena0 +" in r),
+        lambda r: re.sub(r"mote_embed_arena0 \+ (\d+)u", lambda m: f"mote_embed_arena0 + {int(m.group(1)) + 8}u", r,
+                         count=1)),
+    "view output storage": lambda t: _edit_row(t, "mote_image0_tensors", _view_output_tensor(t), lambda r: re.sub(
+        r"mote_embed_arena0 \+ (\d+)u", lambda m: f"mote_embed_arena0 + {int(m.group(1)) + 4}u", r, count=1)),
+    "int value": lambda t: _edit_row(t, "mote_image0_values", next(
+        i for i, r in enumerate(t[slice(*_table(t, "mote_image0_values"))].split(",\n")) if ".i = " in r
+        and ".tag = 2u" in r), lambda r: re.sub(r"\.i = (-?\d+)", lambda m: f".i = {int(m.group(1)) + 1}", r)),
+    "kernel argument": lambda t: _edit_row(t, "mote_image0_kargs", 0, lambda r: re.sub(
+        r"values\[(\d+)\]", lambda m: f"values[{int(m.group(1)) + 1}]", r)),
+    "instruction": lambda t: _edit_row(t, "mote_image0_instrs", 0, lambda r: re.sub(
+        r"^(\s*\{\d+u, )(\d+)u", lambda m: f"{m.group(1)}{int(m.group(2)) + 1}u", r)),
+    "count": lambda t: re.sub(r"(mote_image0_kargs, \{(?:\d+u, ){5})(\d+)u",
+                              lambda m: f"{m.group(1)}{int(m.group(2)) - 1}u", t),
+}
+
+
+@pytest.mark.parametrize("what", list(TAMPER))
+def test_any_changed_entry_is_bad_image(generated, tmp_path, what):
+    text = (generated / "model_image.c").read_text()
+    bad = TAMPER[what](text)
+    assert bad != text
+    out, _ = _build_and_run(generated, bad, tmp_path)
+    assert out == "MOTE_ERR_BAD_IMAGE", what
