@@ -221,7 +221,7 @@ def size_json(art, compiled, board, state, scratch, stack, analysed, kernels,
     .ARM.*, .data of the ELF). On boards with a model_region the program and
     the input sets live there instead (model_region). A --selftest build has
     a "selftest" part: the expected outputs and tolerances (its cases' inputs
-    are the "inputs" part); a build with method images (aot.target.image) a
+    are the "inputs" part); a build with method images (aot.deploy.image) a
     "method_image" part: the runtime state as const data. ram: the app's static
     buffers (ELF symbol sizes) + the stack section + "port" (every other
     .data/.bss byte: port variables, alignment) = ram_bytes.
