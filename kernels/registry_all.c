@@ -418,6 +418,8 @@ mote_err_t mote_kernel_mote_depthwise_conv2d_s16_out(mote_kernel_ctx_t *ctx, mot
     uint32_t nargs); /* op_mote_depthwise_conv2d_s16.c */
 mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_depthwise_conv2d_s8.c */
+mote_err_t mote_kernel_mote_depthwise_planar16_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_depthwise_planar16_s8.c */
 mote_err_t mote_kernel_mote_embedding_w4_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_embedding_w4.c */
 mote_err_t mote_kernel_mote_linear_s16_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -438,6 +440,8 @@ mote_err_t mote_kernel_mote_mul_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     uint32_t nargs); /* op_mote_mul_s8.c */
 mote_err_t mote_kernel_mote_pad_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_pad_s8.c */
+mote_err_t mote_kernel_mote_pointwise_s8_planar16_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_pointwise_s8_planar16.c */
 mote_err_t mote_kernel_mote_softmax_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_softmax_s8.c */
 mote_err_t mote_kernel_mote_upsample_bilinear2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -665,6 +669,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::conv_transpose2d_s8.out", mote_kernel_mote_conv_transpose2d_s8_out},
     {"mote::depthwise_conv2d_s16.out", mote_kernel_mote_depthwise_conv2d_s16_out},
     {"mote::depthwise_conv2d_s8.out", mote_kernel_mote_depthwise_conv2d_s8_out},
+    {"mote::depthwise_planar16_s8.out", mote_kernel_mote_depthwise_planar16_s8_out},
     {"mote::embedding_w4.out", mote_kernel_mote_embedding_w4_out},
     {"mote::linear_s16.out", mote_kernel_mote_linear_s16_out},
     {"mote::linear_s4.out", mote_kernel_mote_linear_s4_out},
@@ -675,6 +680,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::mean_s8.out", mote_kernel_mote_mean_s8_out},
     {"mote::mul_s8.out", mote_kernel_mote_mul_s8_out},
     {"mote::pad_s8.out", mote_kernel_mote_pad_s8_out},
+    {"mote::pointwise_s8_planar16.out", mote_kernel_mote_pointwise_s8_planar16_out},
     {"mote::softmax_s8.out", mote_kernel_mote_softmax_s8_out},
     {"mote::upsample_bilinear2d_s8.out", mote_kernel_mote_upsample_bilinear2d_s8_out},
     {"mote::upsample_nearest2d_s8.out", mote_kernel_mote_upsample_nearest2d_s8_out},
@@ -895,6 +901,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::conv_transpose2d_s8.out */
     1u, /* mote::depthwise_conv2d_s16.out */
     1u, /* mote::depthwise_conv2d_s8.out */
+    1u, /* mote::depthwise_planar16_s8.out */
     1u, /* mote::embedding_w4.out */
     1u, /* mote::linear_s16.out */
     1u, /* mote::linear_s4.out */
@@ -905,6 +912,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::mean_s8.out */
     1u, /* mote::mul_s8.out */
     1u, /* mote::pad_s8.out */
+    1u, /* mote::pointwise_s8_planar16.out */
     1u, /* mote::softmax_s8.out */
     1u, /* mote::upsample_bilinear2d_s8.out */
     1u, /* mote::upsample_nearest2d_s8.out */
@@ -916,7 +924,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 226u;
+const uint32_t mote_kernel_registry_len = 228u;
 
 #include "mote/backend.h"
 

@@ -513,4 +513,48 @@ static inline int16_t mote_s16_finish(const mote_s16_conv_params_t *q, int64_t a
     return (int16_t)(v < q->g.act_min ? q->g.act_min : (v > q->g.act_max ? q->g.act_max : v));
 }
 
+/* ------------------------------------------- planar int16 (pointwise -> depthwise) */
+
+/*
+ * mote::pointwise_s8_planar16 writes, and mote::depthwise_planar16_s8 reads, the
+ * planar layout a depthwise conv wants (aot/compiler/passes/layout.py chooses it):
+ * int16 [N, C, H + 2*ph, W + 2*pw], channel-major, value x - zp (the depthwise's
+ * input zero point subtracted), a border of (ph, pw) zeros around every plane.
+ * Parsers in kernels/s8_planar.c.
+ */
+typedef struct mote_s8_planar_params {
+    mote_s8_conv_params_t g; /* geometry (h, w: the interior; pad_h / pad_w: the border),
+                                bias / mult / shift, clamp, out_zp; in_zp unused (0) */
+    const int16_t *pin;      /* depthwise: planar input, or NULL */
+    int16_t *pout;           /* pointwise: planar output, or NULL */
+    int32_t hp, wp;          /* plane height and width with the border */
+} mote_s8_planar_params_t;
+
+/**
+ * Parse pointwise_s8_planar16 (10 args: input int8 [N, H, W, Cin], weight int8
+ * [Cout, 1, 1, Cin], bias (input zero point folded in) / multiplier / shift int32
+ * [Cout], int[2] border, output_zero_point, activation_min, activation_max,
+ * out int16 [N, Cout, H + 2*ph, W + 2*pw]).
+ */
+mote_err_t mote_s8_planar_pw_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_planar_params_t *q);
+
+/**
+ * Parse depthwise_planar16_s8 (12 args: input int16 [N, C, H + 2*ph, W + 2*pw],
+ * weight int8 [1, KH, KW, C], bias / multiplier / shift int32 [C], int[2] stride,
+ * padding (= the border), dilation, output_zero_point, activation_min,
+ * activation_max, out int8 [N, Ho, Wo, C]).
+ */
+mote_err_t mote_s8_planar_dw_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_planar_params_t *q);
+
+/** Write the zero border of every plane of a pointwise_s8_planar16 output. */
+void mote_s8_planar_border(const mote_s8_planar_params_t *q);
+
+/** Planar output element of pointwise channel c at interior pixel (b, y, x). */
+static inline int16_t *mote_s8_planar_at(const mote_s8_planar_params_t *q, int32_t b, int32_t c,
+                                         int32_t y, int32_t x)
+{
+    return q->pout + (((size_t)b * (size_t)q->g.cout + (size_t)c) * (size_t)q->hp +
+                      (size_t)(y + q->g.pad_h)) * (size_t)q->wp + (size_t)(x + q->g.pad_w);
+}
+
 #endif /* MOTE_KERNELS_REQUANT_H */

@@ -28,7 +28,8 @@ INT32_MAX = (1 << 31) - 1
 
 __all__ = [
     "quantize_multiplier", "srdhm", "rdbpot", "requantize",
-    "conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "bmm_s8", "add_s8", "mul_s8",
+    "conv2d_s8", "depthwise_conv2d_s8", "pointwise_s8_planar16", "depthwise_planar16_s8",
+    "planar16", "fold_input_zero_point", "linear_s8", "bmm_s8", "add_s8", "mul_s8",
     "avg_pool2d_s8", "max_pool2d_s8", "mean_s8", "pad_s8",
     "conv_transpose2d_s8", "upsample_nearest2d_s8", "upsample_bilinear2d_s8",
     "upsample_scale_q32", "UPSAMPLE_WEIGHT_BITS",
@@ -235,6 +236,80 @@ def depthwise_conv2d_s8(input, weight, bias, multiplier, shift, stride, padding,
     if dm > 1:
         xs = np.repeat(xs, dm, axis=3)
     acc = _conv_core(xs, _i64(w[0]), _pair(stride, "stride"), _pair(padding, "padding"),
+                     _pair(dilation, "dilation"), depthwise=True)
+    return _finish(acc, bias, multiplier, shift, output_zero_point, activation_min,
+                   activation_max)
+
+
+# ------------------------------------------------ planar int16 (the depthwise's layout)
+
+def planar16(x, zero_point: int, border) -> np.ndarray:
+    """The planar layout of an int8 NHWC activation for a depthwise conv:
+    int16 [N, C, H + 2*ph, W + 2*pw], value x - zero_point, a border of
+    (ph, pw) zeros around each channel's plane (what the pointwise producer
+    ``pointwise_s8_planar16`` writes and ``depthwise_planar16_s8`` reads)."""
+    x = _check_int8(x, "input", 4)
+    ph, pw = _pair(border, "border")
+    if ph < 0 or pw < 0:
+        raise ValueError(f"border {border} must be >= 0")
+    xs = (_i64(x) - int(zero_point)).transpose(0, 3, 1, 2)
+    return np.pad(xs, ((0, 0), (0, 0), (ph, ph), (pw, pw))).astype(np.int16)
+
+
+def fold_input_zero_point(weight, bias, input_zero_point: int) -> np.ndarray:
+    """bias - in_zp * sum(w) per output channel, wrapped to int32: the bias of
+    an op that multiplies raw int8 inputs (weight [Cout, ...]). Exact: the
+    int32 accumulator wraps like C int32, so the sum's order does not matter."""
+    w = _i64(_check_int8(weight, "weight"))
+    return _wrap32(_i64(bias) - int(input_zero_point) * w.reshape(w.shape[0], -1).sum(1)).astype(np.int32)
+
+
+def pointwise_s8_planar16(input, weight, bias, multiplier, shift, border,
+                          output_zero_point: int, activation_min: int,
+                          activation_max: int) -> np.ndarray:
+    """int8 1x1 convolution (stride 1, no padding) that writes its output in the
+    planar int16 layout of the depthwise conv reading it.
+
+    input int8 [N,H,W,Cin]; weight int8 [Cout,1,1,Cin]; bias int32 [Cout] with
+    the input zero point folded in (:func:`fold_input_zero_point`); multiplier,
+    shift int32 [Cout]; border int[2] (ph, pw). acc = bias[c] + sum x * w (raw
+    x); q = clamp(requantize(acc, M[c], s[c]) + out_zp, act_min, act_max) (the
+    int8 value conv2d_s8 gives); out int16 [N, Cout, H+2ph, W+2pw] =
+    q - out_zp inside, 0 on the border (= :func:`planar16` of conv2d_s8's output).
+    """
+    x = _check_int8(input, "input", 4)
+    w = _check_int8(weight, "weight", 4)
+    if w.shape[1:3] != (1, 1) or w.shape[3] != x.shape[3]:
+        raise ValueError(f"pointwise weight {w.shape} does not fit input {x.shape}")
+    q = conv2d_s8(x, w, bias, multiplier, shift, (1, 1), (0, 0), (1, 1), 0, output_zero_point,
+                  activation_min, activation_max)
+    return planar16(q, output_zero_point, border)
+
+
+def depthwise_planar16_s8(input, weight, bias, multiplier, shift, stride, padding, dilation,
+                          output_zero_point: int, activation_min: int,
+                          activation_max: int) -> np.ndarray:
+    """int8 depthwise convolution (depth multiplier 1) of a planar int16 input.
+
+    input int16 [N, C, H+2ph, W+2pw] (input zero point already subtracted, a
+    zero border of the padding (ph, pw)); weight int8 [1,KH,KW,C]; bias,
+    multiplier, shift int32 [C]; stride / padding / dilation int[2].
+    acc = bias[c] + sum x * w over every tap (the border adds 0); out int8
+    NHWC [N,Ho,Wo,C] = clamp(requantize(acc) + out_zp, act_min, act_max):
+    the bytes of depthwise_conv2d_s8 on the int8 tensor the planar one holds.
+    """
+    x = np.asarray(input)
+    if x.dtype != np.int16 or x.ndim != 4:
+        raise ValueError(f"input must be int16 4-D [N, C, H, W], got {x.dtype} {x.shape}")
+    w = _check_int8(weight, "weight", 4)
+    ph, pw = _pair(padding, "padding")
+    c = x.shape[1]
+    if w.shape[0] != 1 or w.shape[3] != c:
+        raise ValueError(f"depthwise weight {w.shape} does not fit input {x.shape}")
+    if x.shape[2] <= 2 * ph or x.shape[3] <= 2 * pw:
+        raise ValueError(f"planar input {x.shape} has no interior inside padding {(ph, pw)}")
+    xs = _i64(x).transpose(0, 2, 3, 1)
+    acc = _conv_core(xs, _i64(w[0]), _pair(stride, "stride"), (0, 0),
                      _pair(dilation, "dilation"), depthwise=True)
     return _finish(acc, bias, multiplier, shift, output_zero_point, activation_min,
                    activation_max)

@@ -19,10 +19,14 @@ _MATMUL = {"aten::mm", "aten::bmm", "aten::addmm", "aten::linear"}
 #: the same product operators as ATen call names in the int8 lowering (its fp32
 #: fallback sites): the --int8 summary lists those with their MACs, not twice
 FALLBACK_MAC_OPS = {"conv2d", "conv1d", "conv_transpose2d", "linear", "matmul", "bmm", "mm", "addmm"}
-_INT8 = {"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::bmm_s8"}
+_INT8 = {"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::bmm_s8",
+         "mote::depthwise_planar16_s8"}
+#: int8 pointwise writing the planar int16 layout (aot.compiler.passes.layout): its
+#: output [N, Cout, H+2ph, W+2pw] has a border, so MACs = input numel * Cout
+_INT8_PLANAR_OUT = {"mote::pointwise_s8_planar16"}
 #: int8 transposed convolution: counted per input pixel like aten::convolution's transposed form
 _INT8_TCONV = {"mote::conv_transpose2d_s8"}
-_INT8 = _INT8 | _INT8_TCONV
+_INT8 = _INT8 | _INT8_TCONV | _INT8_PLANAR_OUT
 #: int16-activation products (int8 weights in the int8 ops' layouts)
 _INT16 = {"mote::conv2d_s16", "mote::depthwise_conv2d_s16", "mote::linear_s16"}
 #: int4-weight products (weights packed two per byte): [M, K] x [N, K/2] -> [M, N]
@@ -46,6 +50,8 @@ def instruction_macs(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
         return n_out * _tensor(spec, call.args[0]).sizes[-1]
     if call.op == "mote::bmm_s8":     # a [B, M, K] -> out [B, M, N]: B*M*N*K
         return n_out * _tensor(spec, call.args[0]).sizes[-1]
+    if call.op in _INT8_PLANAR_OUT:
+        return prod(_tensor(spec, call.args[0]).sizes) * out.sizes[1]
     if call.op in _INT8_TCONV:
         # input [N, H, W, Cin], weight [Cout, KH, KW, Cin/g]: N*H*W*Cin * KH*KW*Cout/g
         x, w = _tensor(spec, call.args[0]), _tensor(spec, call.args[1])

@@ -28,6 +28,14 @@ SCHEMAS = {
                            "Tensor shift, int[2] stride, int[2] padding, int[2] dilation, "
                            "int depth_multiplier, int input_zero_point, int output_zero_point, "
                            "int activation_min, int activation_max",
+    # the planar int16 layout between a pointwise and the depthwise reading it
+    # (aot.compiler.passes.layout; int8ref.planar16)
+    "pointwise_s8_planar16": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, "
+                             "Tensor shift, int[2] border, int output_zero_point, "
+                             "int activation_min, int activation_max",
+    "depthwise_planar16_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, "
+                             "Tensor shift, int[2] stride, int[2] padding, int[2] dilation, "
+                             "int output_zero_point, int activation_min, int activation_max",
     "linear_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
                  "int input_zero_point, int output_zero_point, int activation_min, "
                  "int activation_max",
@@ -93,6 +101,13 @@ def _shape(name: str, args) -> tuple:
         x, w = args[0], args[1]
         return _conv_shape(x.shape[0], x.shape[1], x.shape[2], w.shape[3],
                            (w.shape[1], w.shape[2]), args[5], args[6], args[7])
+    if name == "pointwise_s8_planar16":
+        x, w, (ph, pw) = args[0], args[1], args[5]
+        return (x.shape[0], w.shape[0], x.shape[1] + 2 * ph, x.shape[2] + 2 * pw)
+    if name == "depthwise_planar16_s8":
+        x, w, (ph, pw) = args[0], args[1], args[6]
+        return _conv_shape(x.shape[0], x.shape[2] - 2 * ph, x.shape[3] - 2 * pw, w.shape[3],
+                           (w.shape[1], w.shape[2]), args[5], args[6], args[7])
     if name in ("linear_s8", "linear_s4"):
         return (args[0].shape[0], args[1].shape[0])
     if name == "bmm_s8":
@@ -134,7 +149,7 @@ def _make(name: str):
     from aot.compiler import int16ref
     s16 = name.endswith("_s16")
     ref = getattr(int16ref if s16 else int8ref, name)
-    out_dtype = torch.int16 if s16 else torch.int8
+    out_dtype = torch.int16 if s16 or name.endswith("planar16") else torch.int8
 
     def cpu(*args):
         out = ref(*[_np(a) for a in args])

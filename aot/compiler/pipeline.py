@@ -178,7 +178,8 @@ def outputs_tuple(out) -> tuple:
 def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = False,
                        out_pte=None, planner: str = "best", dsp_weights: bool = False,
                        int4_weights: Optional[int] = None, external_weights=None,
-                       int16_activations: bool = False, delegate: Optional[str] = None) -> Compiled:
+                       int16_activations: bool = False, delegate: Optional[str] = None,
+                       layout: str = "auto") -> Compiled:
     """Compile the model file at `path` (.py or .pt2).
 
     int8: PT2E int8 quantization with calibration from `calib` (an .npz path)
@@ -198,6 +199,9 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     delegate: a backend name (aot.compiler.partition.backend_names(), e.g.
     "xnnpack"): the subgraphs it takes become DelegateCalls (fp32, or int8
     with `int8`; not with int16_activations);
+    layout: int8 only: where a pointwise conv hands a depthwise conv its
+    input planar int16 ("auto": where it costs no arena; "planar": everywhere;
+    "nhwc": nowhere; aot.compiler.passes.layout);
     Compiled.delegation reports what was delegated and what fell back.
     out_pte: if given, writes the .pte there atomically plus its ops.json
     (see :func:`manifest_path`).
@@ -232,7 +236,7 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     compiled = _compile(name, eager, mf, int8, calib if calib else mf.calibration_data, int8_io,
                         planner, dsp_weights, external=external_weights is not None, base_ptd=base_ptd,
                         int4_linear=int8 and int4_weights is not None, int16=int16_activations,
-                        delegate=delegate)
+                        delegate=delegate, layout=layout)
     compiled.int4, compiled.fp32_eager = report, fp32
     compiled.seconds = time.time() - t0
     if out_pte is not None:
@@ -277,7 +281,7 @@ def _int4_model_file(mf, group_size: int) -> tuple:
 def compile_module(name: str, module: torch.nn.Module, example_inputs, int8: bool = False,
                    calibration=None, int8_io: bool = False, planner: str = "best",
                    dsp_weights: bool = False, int4_weights: Optional[int] = None,
-                   int16_activations: bool = False) -> Compiled:
+                   int16_activations: bool = False, layout: str = "auto") -> Compiled:
     """As compile_model_file for an in-memory eval-mode module."""
     from aot.compiler.model_file import ModelFile
     t0 = time.time()
@@ -289,7 +293,7 @@ def compile_module(name: str, module: torch.nn.Module, example_inputs, int8: boo
         mf, fp32, report = _int4_model_file(mf, int4_weights)
         module = mf.module
     c = _compile(name, module, mf, int8, calibration, int8_io, planner, dsp_weights,
-                 int4_linear=int8 and int4_weights is not None, int16=int16_activations)
+                 int4_linear=int8 and int4_weights is not None, int16=int16_activations, layout=layout)
     c.int4, c.fp32_eager = report, fp32
     c.seconds = time.time() - t0
     return c
@@ -306,7 +310,7 @@ def _ptd_of(external: list, base: Optional[bytes]) -> bytes:
 
 def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=False,
              external: bool = False, base_ptd: Optional[bytes] = None, int4_linear: bool = False,
-             int16: bool = False, delegate: Optional[str] = None) -> Compiled:
+             int16: bool = False, delegate: Optional[str] = None, layout: str = "auto") -> Compiled:
     from aot.compiler.accept import check_kernels_accept
     from aot.compiler.emit import build_program
     from aot.compiler.lower import core_program, lower_core
@@ -345,8 +349,11 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
         from aot.compiler.dsp_weights import add_dsp_weights
         core = core_program(ep)
         passes, delegation = _delegation(delegate)
+        from aot.compiler.passes.layout import layout_pass
+        later = (add_dsp_weights,) if dsp_weights else ()
         spec = lower_core(core, planner=planner, scratch_fn=scratch_bytes,
-                          spec_passes=passes + ((add_dsp_weights,) if dsp_weights else ()))
+                          spec_passes=passes + (layout_pass(layout, scratch_fn=scratch_bytes, planner=planner,
+                                                            then=later),) + later)
     else:
         info = None
         reference = eager

@@ -632,3 +632,75 @@ def test_s16_errors(libs):
     assert rc(ok[:5] + [10, 5]) == ERR_ARGS
     assert rc(ok, shape=(1, 3)) == ERR_SHAPE
     assert rc(ok[:-1]) == ERR_ARGS  # 7 arguments
+
+
+PLANAR_CASES = [
+    # n, h, w, cin, cout (pointwise) / depthwise: kh, kw, stride, pad, dil, act
+    (1, 25, 5, 64, 64, (3, 3), (1, 1), (1, 1), (1, 1), (-128, 127)),   # DS-CNN
+    (1, 6, 7, 8, 16, (3, 3), (2, 2), (1, 1), (1, 1), (-128, 127)),     # MobileNet stride 2
+    (1, 7, 6, 8, 5, (3, 3), (2, 2), (1, 1), (1, 1), (-20, 90)),        # odd sizes, channel tail
+    (2, 5, 4, 12, 6, (3, 3), (1, 1), (1, 1), (1, 1), (-60, 127)),      # two images
+    (1, 9, 8, 3, 7, (5, 3), (1, 2), (2, 1), (1, 2), (-128, 127)),      # plain paths (Cin 3, 5x3)
+    (1, 4, 4, 4, 4, (3, 3), (1, 1), (0, 0), (1, 1), (-128, 127)),      # no border
+]
+
+
+@pytest.mark.parametrize("case", PLANAR_CASES)
+def test_planar_pair_is_the_nhwc_pair(libs, case):
+    """pointwise_s8_planar16 -> depthwise_planar16_s8 give conv2d_s8 -> depthwise_conv2d_s8's
+    bytes (int8ref, host reference and the plain Cortex-M path), and the planar tensor is
+    int8ref.planar16 of conv2d_s8's output: zero point subtracted, zero border."""
+    ref, cm = libs
+    n, h, w, cin, cout, (kh, kw), stride, pad, dil, (amin, amax) = case
+    rng = np.random.default_rng(hash(case) & 0xffff)
+    x = rng.integers(-128, 128, (n, h, w, cin), dtype=np.int8)
+    pw = rng.integers(-128, 128, (cout, 1, 1, cin), dtype=np.int8)
+    pb = rng.integers(-3000, 3000, cout).astype(np.int32)
+    pm, ps = _qparams(rng, cout, cin)
+    izp, mzp, ozp = (int(v) for v in rng.integers(-128, 128, 3))
+    mid = R.conv2d_s8(x, pw, pb, pm, ps, [1, 1], [0, 0], [1, 1], izp, mzp, amin, amax)
+    dw = rng.integers(-128, 128, (1, kh, kw, cout), dtype=np.int8)
+    db = rng.integers(-3000, 3000, cout).astype(np.int32)
+    dm, ds = _qparams(rng, cout, kh * kw)
+    exp = R.depthwise_conv2d_s8(mid, dw, db, dm, ds, list(stride), list(pad), list(dil), 1, mzp, ozp,
+                                -128, 127)
+    fb = R.fold_input_zero_point(pw, pb, izp)
+    pargs = [x, pw, fb, pm, ps, list(pad), mzp, amin, amax]
+    planar = R.pointwise_s8_planar16(*pargs)
+    assert planar.dtype == np.int16 and planar.shape == (n, cout, h + 2 * pad[0], w + 2 * pad[1])
+    assert planar.tobytes() == R.planar16(mid, mzp, pad).tobytes()
+    dargs = [planar, dw, db, dm, ds, list(stride), list(pad), list(dil), ozp, -128, 127]
+    assert R.depthwise_planar16_s8(*dargs).tobytes() == exp.tobytes()
+    for lib in (ref, cm):
+        rc, out = run(lib, "mote_kernel_mote_pointwise_s8_planar16_out", pargs, planar.shape, np.int16)
+        assert rc == 0 and out.tobytes() == planar.tobytes()
+        rc, out = run(lib, "mote_kernel_mote_depthwise_planar16_s8_out", dargs, exp.shape)
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+
+
+def test_planar_errors(libs):
+    ref, cm = libs
+    x = np.zeros((1, 4, 4, 4), np.int8)
+    w = np.zeros((4, 1, 1, 4), np.int8)
+    z = np.zeros(4, np.int32)
+    m = np.full(4, 1 << 30, np.int32)
+    s = np.full(4, -3, np.int32)
+    for lib in (ref, cm):
+        # planar output one column short of the border
+        rc, _ = run(lib, "mote_kernel_mote_pointwise_s8_planar16_out", [x, w, z, m, s, [1, 1], 0, -128, 127],
+                    (1, 4, 6, 5), np.int16)
+        assert rc == ERR_SHAPE
+        # a 3x3 weight is not a pointwise
+        rc, _ = run(lib, "mote_kernel_mote_pointwise_s8_planar16_out",
+                    [x, np.zeros((4, 3, 3, 4), np.int8), z, m, s, [1, 1], 0, -128, 127], (1, 4, 6, 6), np.int16)
+        assert rc == ERR_SHAPE
+        # the depthwise takes int16 planar input only
+        rc, _ = run(lib, "mote_kernel_mote_depthwise_planar16_s8_out",
+                    [np.zeros((1, 4, 6, 6), np.int8), np.zeros((1, 3, 3, 4), np.int8), z, m, s, [1, 1], [1, 1],
+                     [1, 1], 0, -128, 127], (1, 4, 4, 4))
+        assert rc == ERR_DTYPE
+        # padding larger than the plane leaves no interior
+        rc, _ = run(lib, "mote_kernel_mote_depthwise_planar16_s8_out",
+                    [np.zeros((1, 4, 6, 6), np.int16), np.zeros((1, 3, 3, 4), np.int8), z, m, s, [1, 1], [3, 3],
+                     [1, 1], 0, -128, 127], (1, 4, 4, 4))
+        assert rc == ERR_SHAPE

@@ -1,0 +1,218 @@
+"""Layout choice per tensor (a ProgramSpec pass on the lowered int8 program,
+between lowering and memory planning).
+
+int8 activations are NHWC (docs/int8-ops.md). A depthwise convolution wants
+its input planar instead: channel-major, int16, the input zero point already
+subtracted and a zero border of its padding, so its Cortex-M inner loop is
+loads and SMLAD/SMLADX only (cmsis/op_mote_depthwise_planar16_s8.c). Where a
+pointwise (1x1, stride 1, unpadded) ``mote::conv2d_s8`` writes a tensor that
+only a depth-multiplier-1 ``mote::depthwise_conv2d_s8`` reads, the pair can
+become
+
+    mote::pointwise_s8_planar16   (int8 NHWC -> int16 [N, C, H+2ph, W+2pw])
+    mote::depthwise_planar16_s8   (that -> int8 NHWC, for the next pointwise)
+
+with the same output bytes (aot.compiler.int8ref is the contract: the
+pointwise's input zero point is folded into its bias here, ahead of time).
+The planar tensor is 2*(H+2ph)*(W+2pw)*C bytes, about 2.4x its int8 NHWC
+form, and the planar depthwise cannot run in place, so the choice is per
+tensor against a RAM budget:
+
+- ``"auto"`` (default): a pair takes the planar layout when the arena planned
+  with it is no larger than the arena of the all-NHWC program (the pairs are
+  tried one at a time, the most depthwise MACs first, each kept only if the
+  arena stays within that budget): speed where it costs no RAM;
+- ``"planar"``: every pair planar (fastest, the arena may grow);
+- ``"nhwc"``: none (the int8 layouts of docs/int8-ops.md only).
+
+The plan itself needs no special case: the planar tensor is an ordinary int16
+value of its true size, and neither new kernel declares an in-place marker.
+``spec.plan_info["layouts"]`` reports each candidate: the tensor, its bytes
+NHWC and planar, whether it was taken and the arena with and without it.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Callable, Optional
+
+import numpy as np
+
+from aot import ir
+from aot.compiler import int8ref
+
+MODES = ("auto", "planar", "nhwc")
+PW = ("mote::conv2d_s8", "out")
+DW = ("mote::depthwise_conv2d_s8", "out")
+PW_PLANAR = ("mote::pointwise_s8_planar16", "out")
+DW_PLANAR = ("mote::depthwise_planar16_s8", "out")
+INT16 = ir.NUMPY_CODES[np.dtype(np.int16)]
+INT32 = ir.NUMPY_CODES[np.dtype(np.int32)]
+INT8 = ir.NUMPY_CODES[np.dtype(np.int8)]
+#: schema argument count (without out) of conv2d_s8 / depthwise_conv2d_s8
+_PW_ARGS, _DW_ARGS = 12, 13
+
+
+def _ints(spec: ir.ProgramSpec, i: int) -> Optional[list]:
+    v = spec.values[i]
+    return [int(x) for x in v.items] if isinstance(v, ir.IntListValue) else None
+
+
+def _pair(items: Optional[list]) -> Optional[list]:
+    if items is None or len(items) not in (1, 2):
+        return None
+    return items * 2 if len(items) == 1 else items
+
+
+def candidates(spec: ir.ProgramSpec) -> list:
+    """(pointwise step, depthwise step) of every pair that may go planar: the
+    pointwise a 1x1 stride-1 unpadded conv2d_s8 (13 arguments: no DSP panel)
+    with constant weight and bias, its output read by nothing but the
+    depthwise's input (not a program output, no view of it), the depthwise of
+    depth multiplier 1 and input zero point the pointwise's output zero point."""
+    uses: dict = {}
+    for step, call in enumerate(spec.instructions):
+        for a in set(call.args):
+            uses.setdefault(a, []).append(step)
+    io = set(spec.inputs) | set(spec.outputs)
+    found = []
+    for step, call in enumerate(spec.instructions):
+        if not isinstance(call, ir.KernelCall) or (call.op, call.overload) != PW:
+            continue
+        if len(call.args) != _PW_ARGS + 2:
+            continue
+        x, w, b = (spec.values[call.args[i]] for i in range(3))
+        out = call.args[_PW_ARGS]
+        if w.constant is None or b.constant is None or len(w.sizes) != 4 or w.sizes[1:3] != [1, 1]:
+            continue
+        if _pair(_ints(spec, call.args[5])) != [1, 1] or _pair(_ints(spec, call.args[6])) != [0, 0]:
+            continue
+        readers = [s for s in uses.get(out, []) if s != step]
+        if out in io or len(readers) != 1:
+            continue
+        d = spec.instructions[readers[0]]
+        if not isinstance(d, ir.KernelCall) or (d.op, d.overload) != DW or len(d.args) != _DW_ARGS + 2:
+            continue
+        if d.args[0] != out or out in d.args[1:_DW_ARGS]:
+            continue
+        if spec.values[d.args[8]] != 1 or spec.values[d.args[9]] != spec.values[call.args[9]]:
+            continue
+        if _pair(_ints(spec, d.args[6])) is None:
+            continue
+        found.append((step, readers[0]))
+    return found
+
+
+def _const_of(spec: ir.ProgramSpec, i: int, dtype) -> np.ndarray:
+    v = spec.values[i]
+    return np.frombuffer(v.constant, dtype).reshape(v.sizes)
+
+
+def apply(spec: ir.ProgramSpec, pairs) -> None:
+    """Rewrite each (pointwise step, depthwise step) of ``pairs`` into the planar
+    pair, in place (new values appended: the folded bias and the border)."""
+    replaced = []
+    for ps, ds in pairs:
+        pc, dc = spec.instructions[ps], spec.instructions[ds]
+        a = pc.args
+        out = a[_PW_ARGS]
+        w = _const_of(spec, a[1], np.int8)
+        bias = _const_of(spec, a[2], np.int32)
+        folded = int8ref.fold_input_zero_point(w, bias, int(spec.values[a[8]])).astype("<i4")
+        bv = spec.values[a[2]]
+        replaced.append(a[2])
+        spec.values.append(ir.TensorValue(sizes=list(bv.sizes), dtype=INT32, dim_order=[0],
+                                          constant=folded.tobytes(), name=f"{bv.name}_folded"))
+        fb = len(spec.values) - 1
+        border = _pair(_ints(spec, dc.args[6]))
+        spec.values.append(ir.IntListValue(items=list(border)))
+        bd = len(spec.values) - 1
+        t = spec.values[out]
+        n, h, wd, _ = t.sizes
+        cout = int(w.shape[0])
+        t.sizes = [n, cout, h + 2 * border[0], wd + 2 * border[1]]
+        t.dtype = INT16
+        t.dim_order = [0, 1, 2, 3]
+        # pointwise: input, weight, folded bias, multiplier, shift, border, out zp, clamp
+        pc.op, pc.overload = PW_PLANAR
+        pc.args = [a[0], a[1], fb, a[3], a[4], bd, a[9], a[10], a[11], out, out]
+        pc.q = None  # the planar tensor is not the int8 value aot debug compares
+        d = dc.args
+        dc.op, dc.overload = DW_PLANAR
+        dc.args = [d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[10], d[11], d[12], d[13], d[13]]
+    _drop_unused_constants(spec, replaced)
+
+
+def _drop_unused_constants(spec: ir.ProgramSpec, idxs) -> None:
+    """Turn the constants of ``idxs`` (the biases replaced by their folded
+    copies) into None values when nothing reads them any more, directly or
+    through a tensor list: no flash for them. Indices stay."""
+    used = set()
+    for c in spec.instructions:
+        for a in c.args:
+            used.add(a)
+            v = spec.values[a]
+            if isinstance(v, ir.TensorListValue):
+                used.update(v.items)
+    for i in idxs:
+        if i not in used and i not in spec.inputs and i not in spec.outputs:
+            spec.values[i] = None
+
+
+def _macs(spec: ir.ProgramSpec, step: int) -> int:
+    from aot.compiler.macs import instruction_macs
+    return instruction_macs(spec, spec.instructions[step])
+
+
+def _arena(spec: ir.ProgramSpec, pairs, then, scratch_fn, planner: str) -> int:
+    from aot.compiler.lower import set_scratch
+    from aot.compiler.plan import plan_memory
+    s = copy.deepcopy(spec)
+    apply(s, pairs)
+    for p in then:
+        p(s)
+    if scratch_fn is not None:
+        set_scratch(s, scratch_fn)
+    plan_memory(s, planner=planner)
+    return int(s.arena_sizes[1])
+
+
+def layout_pass(mode: str = "auto", *, scratch_fn: Optional[Callable] = None, planner: str = "best",
+                then=()) -> Callable:
+    """The spec pass choosing the layouts (``mode``: :data:`MODES`). scratch_fn,
+    planner and ``then`` (the spec passes that run after this one) make the
+    trial plans of "auto" the plan the program gets."""
+    if mode not in MODES:
+        raise ValueError(f"unknown layout mode {mode!r}; choose from {MODES}")
+
+    def run(spec: ir.ProgramSpec) -> None:
+        cands = candidates(spec)
+        report = []
+        chosen = []
+        if cands and mode != "nhwc":
+            order = sorted(cands, key=lambda c: -_macs(spec, c[1]))
+            if mode == "planar":
+                chosen = list(order)
+            else:
+                budget = _arena(spec, [], then, scratch_fn, planner)
+                for c in order:
+                    arena = _arena(spec, chosen + [c], then, scratch_fn, planner)
+                    took = arena <= budget
+                    if took:
+                        chosen.append(c)
+                    report.append({"step": c[0], "arena_budget": budget, "arena_with": arena})
+        by_step = {r["step"]: r for r in report}
+        rows = []
+        for ps, ds in cands:
+            t = spec.values[spec.instructions[ps].args[_PW_ARGS]]
+            n, h, w, c = t.sizes
+            bh, bw = _pair(_ints(spec, spec.instructions[ds].args[6]))
+            row = {"tensor": t.name, "pointwise": spec.instructions[ps].node or spec.instructions[ps].source,
+                   "depthwise": spec.instructions[ds].node or spec.instructions[ds].source,
+                   "nhwc_bytes": n * h * w * c, "planar_bytes": 2 * n * c * (h + 2 * bh) * (w + 2 * bw),
+                   "planar": (ps, ds) in chosen}
+            row.update({k: v for k, v in by_step.get(ps, {}).items() if k != "step"})
+            rows.append(row)
+        apply(spec, sorted(chosen))
+        spec.plan_info["layouts"] = {"mode": mode, "pairs": rows}
+
+    return run

@@ -1,0 +1,149 @@
+"""aot/compiler/passes/layout.py: the planar int16 layout between a pointwise and
+a depthwise conv. The planar pair gives the NHWC pair's bytes (host runtime against
+the Python integer reference), the plan gives the planar tensor exactly
+2*(H+2p)*(W+2p)*C bytes, and "auto" takes a pair only where the arena does not grow."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import zoo
+from aot import ir
+from aot.compiler.passes.layout import DW_PLANAR, PW_PLANAR, candidates, layout_pass
+from aot.compiler.pipeline import compile_model_file, compile_module
+
+
+def _compile(path_or_module, layout, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if isinstance(path_or_module, nn.Module):
+            x = kw.pop("inputs")
+            return compile_module("m", path_or_module, x, int8=True, calibration=[x], layout=layout, **kw)
+        return compile_model_file(path_or_module, int8=True, layout=layout, **kw)
+
+
+def _ops(c):
+    return [(k.op, k.overload) for k in c.spec.instructions]
+
+
+def _planar_tensors(c):
+    """(value, depthwise call) of every planar tensor of c."""
+    out = []
+    for k in c.spec.instructions:
+        if (k.op, k.overload) == DW_PLANAR:
+            out.append((c.spec.values[k.args[0]], k))
+    return out
+
+
+def _same_as_int8ref(c, sets=3):
+    from aot.compiler.passes.int8 import int8_program
+    from aot.host.runtime import Program
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mod = int8_program(c.eager, c.example_inputs, c.calibration_data).module()
+    method = Program(c.pte).method()
+    g = torch.Generator().manual_seed(7)
+    nonzero = False
+    for _ in range(sets):
+        xs = [torch.randn(*t.shape, generator=g) for t in c.example_inputs]
+        with torch.no_grad():
+            ref = mod(*xs)
+        ref = [ref] if isinstance(ref, torch.Tensor) else list(ref)
+        out = method.run([x.numpy() for x in xs])
+        for a, r in zip(out, ref):
+            assert np.asarray(a).dtype == r.numpy().dtype
+            assert np.asarray(a).tobytes() == r.numpy().tobytes()
+            nonzero |= bool(np.any(r.numpy() != 0))
+    assert nonzero
+
+
+@pytest.fixture(scope="module")
+def dscnn():
+    return {m: _compile(zoo.path("ds_cnn"), m) for m in ("planar", "nhwc", "auto")}
+
+
+def test_ds_cnn_planar_pairs_bytes_and_plan(dscnn):
+    c = dscnn["planar"]
+    ops = _ops(c)
+    # three pointwise -> depthwise pairs (the first depthwise reads the stem conv's output)
+    assert ops.count(PW_PLANAR) == 3 and ops.count(DW_PLANAR) == 3
+    assert ops.count(("mote::depthwise_conv2d_s8", "out")) == 1
+    tensors = _planar_tensors(c)
+    assert len(tensors) == 3
+    for t, call in tensors:
+        assert t.dtype == ir.NUMPY_CODES[np.dtype(np.int16)] and t.sizes == [1, 64, 27, 7]
+        # exact: 2 * (H + 2p) * (W + 2p) * C, no slack, in arena 1
+        assert t.nbytes == 2 * 27 * 7 * 64 == 24192
+        assert t.mem_id == 1 and t.mem_offset + t.nbytes <= c.spec.arena_sizes[1]
+        assert c.spec.values[call.args[6]].items == [1, 1]   # padding == the border
+    rows = c.manifest["layouts"]["pairs"]
+    assert [(r["nhwc_bytes"], r["planar_bytes"], r["planar"]) for r in rows] == [(8000, 24192, True)] * 3
+    _same_as_int8ref(c)
+
+
+def test_ds_cnn_auto_keeps_the_arena(dscnn):
+    base = dscnn["nhwc"]
+    assert PW_PLANAR not in _ops(base) and "layouts" not in base.manifest or \
+        not any(r["planar"] for r in base.manifest["layouts"]["pairs"])
+    auto = dscnn["auto"]
+    assert auto.arena_bytes <= base.arena_bytes
+    rows = auto.manifest["layouts"]["pairs"]
+    assert len(rows) == 3
+    for r in rows:
+        assert r["arena_budget"] == base.arena_bytes
+        assert r["planar"] == (r["arena_with"] <= r["arena_budget"])
+    # every planar tensor here would be the peak: 8,000 B input + 24,192 B planar
+    assert not any(r["planar"] for r in rows)
+    assert dscnn["planar"].arena_bytes > base.arena_bytes
+
+
+def test_mobilenet_planar_bytes_identical():
+    c = _compile(zoo.path("mobilenet_v1_025"), "planar")
+    assert _ops(c).count(DW_PLANAR) == 12
+    for t, call in _planar_tensors(c):
+        _, ch, hp, wp = t.sizes
+        assert t.nbytes == 2 * ch * hp * wp
+    _same_as_int8ref(c, sets=2)
+
+
+class _Branchy(nn.Module):
+    """pw -> dw (a candidate), pw whose output also feeds an add (not one), dw of multiplier 2."""
+
+    def __init__(self):
+        super().__init__()
+        self.pw1 = nn.Conv2d(8, 16, 1)
+        self.dw1 = nn.Conv2d(16, 16, 3, padding=1, groups=16)
+        self.pw2 = nn.Conv2d(16, 16, 1)
+        self.dw2 = nn.Conv2d(16, 16, 3, stride=2, padding=1, groups=16)
+        self.pw3 = nn.Conv2d(16, 8, 1)
+        self.dw3 = nn.Conv2d(8, 16, 3, padding=1, groups=8)
+
+    def forward(self, x):
+        y = torch.relu(self.dw1(torch.relu(self.pw1(x))))
+        z = torch.relu(self.pw2(y))
+        z = torch.relu(self.dw2(z + y))      # pw2's output also read by the add
+        return self.dw3(self.pw3(z))         # depth multiplier 2
+
+
+def test_only_single_reader_multiplier_one_pairs():
+    torch.manual_seed(0)
+    m = _Branchy().eval()
+    x = torch.randn(1, 8, 10, 12)
+    c = _compile(m, "planar", inputs=(x,))
+    ops = _ops(c)
+    assert ops.count(PW_PLANAR) == 1 and ops.count(DW_PLANAR) == 1
+    assert ops.count(("mote::depthwise_conv2d_s8", "out")) == 2
+    _same_as_int8ref(c)
+
+
+def test_bad_mode_is_refused():
+    with pytest.raises(ValueError, match="unknown layout mode"):
+        layout_pass("fast")
+
+
+def test_candidates_of_nhwc_program(dscnn):
+    # the all-NHWC program still has its three candidates; the planar one none left
+    assert len(candidates(dscnn["nhwc"].spec)) == 3
+    assert candidates(dscnn["planar"].spec) == []
