@@ -18,6 +18,7 @@ size_t mote_scratch_mote_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
 size_t mote_scratch_mote_depthwise_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
                                              int32_t cout, int32_t kh, int32_t kw);
 size_t mote_scratch_mote_linear_s8(int32_t m, int32_t k, int32_t n);
+size_t mote_scratch_mote_pointwise_s8_planar16(int32_t cin, int32_t cout);
 size_t mote_scratch_rows_in_place(int32_t n, int32_t h, int32_t w, int32_t cin, int32_t ho,
                                   int32_t wo, int32_t cout, int32_t stride_h, int32_t pad_h,
                                   int32_t band);
@@ -48,6 +49,16 @@ size_t mote_scratch_mote_depthwise_conv2d_s8(int32_t n, int32_t h, int32_t w, in
         return 0;
     }
     return mote_s8_dw_scratch_bytes(cout, kh, kw);
+}
+
+/**
+ * pointwise_s8_planar16: see mote_s8_planar_pw_scratch_bytes() in requant.h (the
+ * DSP kernel's int16 column of two pixels and requantization table):
+ * 16 + 4 * round4(Cin) + 16 * Cout.
+ */
+size_t mote_scratch_mote_pointwise_s8_planar16(int32_t cin, int32_t cout)
+{
+    return mote_s8_planar_pw_scratch_bytes(cin, cout);
 }
 
 /** linear_s8: no scratch in any implementation. */

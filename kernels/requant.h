@@ -534,7 +534,8 @@ typedef struct mote_s8_planar_params {
  * Parse pointwise_s8_planar16 (10 args: input int8 [N, H, W, Cin], weight int8
  * [Cout, 1, 1, Cin], bias (input zero point folded in) / multiplier / shift int32
  * [Cout], int[2] border, output_zero_point, activation_min, activation_max,
- * out int16 [N, Cout, H + 2*ph, W + 2*pw]).
+ * out int16 [N, Cout, H + 2*ph, W + 2*pw]; or 11 with the weights pre-widened for
+ * the DSP kernel as argument 9, conv2d_s8's panel layout: g.wpanel).
  */
 mote_err_t mote_s8_planar_pw_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_planar_params_t *q);
 
@@ -545,6 +546,17 @@ mote_err_t mote_s8_planar_pw_parse(mote_value_t *const *args, uint32_t nargs, mo
  * activation_max, out int8 [N, Ho, Wo, C]).
  */
 mote_err_t mote_s8_planar_dw_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_planar_params_t *q);
+
+/**
+ * Scratch bytes of pointwise_s8_planar16 (any implementation; kernels/int8_scratch.c
+ * exports it): 16 (alignment) + 4 * round4(Cin), the int16 column of two input
+ * pixels the DSP kernel multiplies with pre-widened weights, + 16 * Cout, its
+ * per-channel requantization table.
+ */
+static inline size_t mote_s8_planar_pw_scratch_bytes(int32_t cin, int32_t cout)
+{
+    return cin < 1 || cout < 1 ? 0u : 16u + 4u * (((size_t)cin + 3u) & ~(size_t)3u) + 16u * (size_t)cout;
+}
 
 /** Write the zero border of every plane of a pointwise_s8_planar16 output. */
 void mote_s8_planar_border(const mote_s8_planar_params_t *q);

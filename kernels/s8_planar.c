@@ -12,10 +12,10 @@ mote_err_t mote_s8_planar_pw_parse(mote_value_t *const *args, uint32_t nargs, mo
     mote_tensor_t *wt;
     mote_tensor_t *out;
     int32_t bd[2];
-    MOTE_CHECK(args != NULL && nargs == 10u, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(args != NULL && (nargs == 10u || nargs == 11u), MOTE_ERR_KERNEL_ARGS);
     MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &in));
     MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 4, &wt));
-    MOTE_TRY(mote_s8_tensor_arg(args[9], MOTE_DTYPE_INT16, 4, &out));
+    MOTE_TRY(mote_s8_tensor_arg(args[nargs - 1], MOTE_DTYPE_INT16, 4, &out));
     MOTE_TRY(mote_s8_pair_arg(args[5], 0, 0x7fff, bd));
     MOTE_TRY(MOTE_S8_ZP_ARG(args[6], &p->out_zp));
     MOTE_TRY(mote_s8_act_args(args[7], args[8], &p->act_min, &p->act_max));
@@ -40,6 +40,14 @@ mote_err_t mote_s8_planar_pw_parse(mote_value_t *const *args, uint32_t nargs, mo
     p->in_zp = 0;
     p->weight = (const int8_t *)wt->data;
     p->wpanel = NULL;
+    if (nargs == 11u) {
+        mote_tensor_t *wp;
+        MOTE_TRY(mote_s8_tensor_arg(args[9], MOTE_DTYPE_INT16, 1, &wp));
+        MOTE_CHECK((uint64_t)wp->sizes[0] == mote_s8_conv_panel_numel(p->cin, p->cout) &&
+                       ((uintptr_t)wp->data & 3u) == 0u,
+                   MOTE_ERR_KERNEL_SHAPE);
+        p->wpanel = (const int16_t *)wp->data;
+    }
     p->input = (const int8_t *)in->data;
     p->output = NULL;
     p->oy0 = 0;

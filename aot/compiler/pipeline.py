@@ -353,7 +353,7 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
         later = (add_dsp_weights,) if dsp_weights else ()
         spec = lower_core(core, planner=planner, scratch_fn=scratch_bytes,
                           spec_passes=passes + (layout_pass(layout, scratch_fn=scratch_bytes, planner=planner,
-                                                            then=later),) + later)
+                                                            then=later, dsp_weights=dsp_weights),) + later)
     else:
         info = None
         reference = eager

@@ -52,6 +52,7 @@ def _scratch_library():
     for name, nargs in (("mote_scratch_mote_conv2d_s8", 8),
                         ("mote_scratch_mote_depthwise_conv2d_s8", 7),
                         ("mote_scratch_mote_linear_s8", 3),
+                        ("mote_scratch_mote_pointwise_s8_planar16", 2),
                         ("mote_scratch_rows_in_place", 10)):
         fn = getattr(lib, name)
         fn.restype = ctypes.c_size_t
@@ -74,6 +75,9 @@ def scratch_bytes(spec, call) -> int:
             return int(_scratch_library().mote_scratch_mote_conv2d_s8(
                 n, h, wd, cin, cout, kh, kw, int(has_panel(spec, call))))
         return int(_scratch_library().mote_scratch_mote_depthwise_conv2d_s8(n, h, wd, cin, cout, kh, kw))
+    if name == "mote::pointwise_s8_planar16.out":
+        return int(_scratch_library().mote_scratch_mote_pointwise_s8_planar16(
+            int(vals[call.args[0]].sizes[3]), int(vals[call.args[1]].sizes[0])))
     if name == "mote::linear_s8.out":
         x, w = vals[call.args[0]], vals[call.args[1]]
         m = 1

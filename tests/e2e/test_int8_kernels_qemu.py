@@ -27,7 +27,8 @@ TARGETS = {
     "m33-ref": ("mps2-an505", ["-mcpu=cortex-m33", "-mfloat-abi=hard"], 0x10000000, 0x400000, "ref"),
     "m55-ref": ("mps3-an547", ["-mcpu=cortex-m55", "-mfloat-abi=hard"], 0x10000000, 0x80000, "ref"),
 }
-OPTIMIZED = ("conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "linear_s4")
+OPTIMIZED = ("conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "linear_s4", "pointwise_s8_planar16",
+             "depthwise_planar16_s8")
 
 
 def conv_scratch_bytes(cin, kh, kw, cout, prewidened=False):
@@ -108,6 +109,37 @@ def _dw(rng, name, n, h, w, cin, dm, k, stride, pad, dil, act=(-128, 127), pool=
                 macs=out.size * k[0] * k[1], scratch=dw_scratch_bytes(cout, *k))
 
 
+def _pw_planar(rng, name, n, h, w, cin, cout, border, act=(-128, 127), pool=None, panel=True):
+    """Pointwise writing the planar int16 layout (aot/compiler/passes/layout.py); panel:
+    the 11-argument form with the weights pre-widened for the DSP kernel."""
+    from aot.compiler.dsp_weights import panel as dsp_panel
+    x = _i8(rng, (n, h, w, cin), pool, 0)
+    wt = _i8(rng, (cout, 1, 1, cin), pool, 7919)
+    b = rng.integers(-3000, 3000, cout).astype(np.int32)
+    m, s = _qp(rng, cout, cin)
+    izp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-128, 128))
+    args = [x, wt, R.fold_input_zero_point(wt, b, izp), m, s, list(border), ozp, *_act(act, ozp)]
+    out = R.pointwise_s8_planar16(*args)
+    if panel:
+        args.append(dsp_panel(wt).astype(np.int16))
+    return dict(name=name, op="pointwise_s8_planar16", args=args, out=out,
+                macs=n * h * w * cin * cout, scratch=16 + 4 * ((cin + 3) // 4 * 4) + 16 * cout)
+
+
+def _dw_planar(rng, name, n, h, w, c, k, stride, pad, dil, act=(-128, 127), pool=None):
+    """Depthwise reading the planar int16 layout: the input is int8ref.planar16 of an
+    int8 activation (zero point subtracted, zero border of the padding)."""
+    izp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-128, 128))
+    x = R.planar16(_i8(rng, (n, h, w, c), pool, 0), izp, pad)
+    wt = _i8(rng, (1, k[0], k[1], c), pool, 7919)
+    b = rng.integers(-3000, 3000, c).astype(np.int32)
+    m, s = _qp(rng, c, k[0] * k[1])
+    args = [x, wt, b, m, s, list(stride), list(pad), list(dil), ozp, *_act(act, ozp)]
+    out = R.depthwise_planar16_s8(*args)
+    return dict(name=name, op="depthwise_planar16_s8", args=args, out=out,
+                macs=out.size * k[0] * k[1], scratch=0)
+
+
 def _linear(rng, name, m, k, n, act=(-128, 127), pool=None):
     x = _i8(rng, (m, k), pool, 0)
     wt = _i8(rng, (n, k), pool, 7919)
@@ -170,6 +202,30 @@ def make_cases():
             [1, 1], 1, 9, -3, -128, 127]
     cases.append(dict(name="dw_edges", op="depthwise_conv2d_s8", args=args,
                       out=R.depthwise_conv2d_s8(*args), macs=0, scratch=dw_scratch_bytes(n)))
+    # the planar int16 pair: DS-CNN's shapes, MobileNet's stride 2, odd sizes with relu
+    # clamps and channel tails, windows of the plain path, requantization edges
+    cases += [_pw_planar(rng, "dscnn_pw_planar", 1, 25, 5, 64, 64, (1, 1)),
+              _pw_planar(rng, "pw_planar_nopanel", 1, 25, 5, 64, 64, (1, 1), "relu", panel=False),
+              _dw_planar(rng, "dscnn_dw_planar", 1, 25, 5, 64, (3, 3), (1, 1), (1, 1), (1, 1)),
+              _dw_planar(rng, "dw_planar_s1", 1, 24, 24, 32, (3, 3), (1, 1), (1, 1), (1, 1)),
+              _dw_planar(rng, "dw_planar_s2", 1, 24, 24, 32, (3, 3), (2, 2), (1, 1), (1, 1)),
+              _dw_planar(rng, "dw_planar_relu", 1, 6, 10, 8, (3, 3), (1, 1), (1, 1), (1, 1), "relu"),
+              _dw_planar(rng, "dw_planar_odd", 1, 7, 9, 5, (3, 3), (2, 2), (1, 1), (1, 1), (-20, 90)),
+              _dw_planar(rng, "dw_planar_odd_s1", 2, 5, 7, 3, (3, 3), (1, 1), (1, 1), (1, 1), (-60, 100)),
+              _dw_planar(rng, "dw_planar_5x5", 1, 9, 8, 6, (5, 5), (2, 1), (2, 2), (1, 1)),
+              _pw_planar(rng, "pw_planar_odd", 1, 5, 3, 12, 7, (1, 2), (-20, 90)),
+              _pw_planar(rng, "pw_planar_cin3", 1, 4, 5, 3, 4, (1, 1)),
+              _pw_planar(rng, "pw_planar_cin3_plain", 1, 4, 5, 3, 4, (1, 1), panel=False)]
+    xe = R.planar16(rng.integers(-128, 128, (1, 4, 5, n), dtype=np.int8), 9, (1, 1))
+    args = [xe, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1], [1, 1],
+            -3, -128, 127]
+    cases.append(dict(name="dw_planar_edges", op="depthwise_planar16_s8", args=args,
+                      out=R.depthwise_planar16_s8(*args), macs=0, scratch=0))
+    args = [x, wt, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], -3, -128, 127]
+    from aot.compiler.dsp_weights import panel as dsp_panel
+    cases.append(dict(name="pw_planar_edges", op="pointwise_s8_planar16",
+                      args=args + [dsp_panel(wt).astype(np.int16)],
+                      out=R.pointwise_s8_planar16(*args), macs=0, scratch=48 + 16 * n))
     # depthwise: a row too wide for the DSP strip (per-pixel windows), a 5x5 window
     # (generic tap loops), relu clamps, an unpadded stride-2 case
     cases += [_dw(rng, "dw_wide", 1, 4, 90, 12, 1, (3, 3), (1, 1), (1, 1), (1, 1), "relu"),
@@ -358,7 +414,8 @@ def write_vectors(path, cases, pool=None):
                 elif pool is not None and np.shares_memory(a, pool):
                     data = f"harness_pool + {a.__array_interface__['data'][0] - pool_addr}"
                 else:
-                    L.append(f"static const {ctype} {pre}_d[] = {_c_array(ctype, a)};")
+                    # word aligned: a pre-widened weight panel is read as words
+                    L.append(f"static const {ctype} {pre}_d[] __attribute__((aligned(4))) = {_c_array(ctype, a)};")
                 L.append(f"static const int32_t {pre}_s[] = {_c_array('int32_t', a.shape)};")
                 L.append(f"static mote_tensor_t {pre}_t = {{(void *)({data}), {pre}_s, NULL, "
                          f"{a.size}u, {a.nbytes}u, {a.ndim}, {code}}};")

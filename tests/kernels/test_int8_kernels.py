@@ -671,11 +671,27 @@ def test_planar_pair_is_the_nhwc_pair(libs, case):
     assert planar.tobytes() == R.planar16(mid, mzp, pad).tobytes()
     dargs = [planar, dw, db, dm, ds, list(stride), list(pad), list(dil), ozp, -128, 127]
     assert R.depthwise_planar16_s8(*dargs).tobytes() == exp.tobytes()
+    from aot.compiler.dsp_weights import panel
+    sc = planar_scratch(ref, cin, cout)
+    assert sc == 16 + 4 * ((cin + 3) // 4 * 4) + 16 * cout
+    with_panel = pargs[:9] + [panel(pw)]
     for lib in (ref, cm):
-        rc, out = run(lib, "mote_kernel_mote_pointwise_s8_planar16_out", pargs, planar.shape, np.int16)
-        assert rc == 0 and out.tobytes() == planar.tobytes()
+        for a in (pargs, with_panel):      # the 11-argument form carries the DSP panel
+            rc, out = run(lib, "mote_kernel_mote_pointwise_s8_planar16_out", a, planar.shape, np.int16,
+                          scratch=sc)
+            assert rc == 0 and out.tobytes() == planar.tobytes()
         rc, out = run(lib, "mote_kernel_mote_depthwise_planar16_s8_out", dargs, exp.shape)
         assert rc == 0 and out.tobytes() == exp.tobytes()
+    rc, _ = run(cm, "mote_kernel_mote_pointwise_s8_planar16_out", pargs, planar.shape, np.int16, scratch=sc - 1)
+    assert rc == ERR_SCRATCH
+    rc, _ = run(cm, "mote_kernel_mote_pointwise_s8_planar16_out", pargs[:9] + [panel(pw)[:-2]], planar.shape,
+                np.int16, scratch=sc)
+    assert rc == ERR_SHAPE
+
+
+def planar_scratch(lib, cin, cout):
+    lib.mote_scratch_mote_pointwise_s8_planar16.restype = ctypes.c_size_t
+    return lib.mote_scratch_mote_pointwise_s8_planar16(cin, cout)
 
 
 def test_planar_errors(libs):
@@ -688,11 +704,12 @@ def test_planar_errors(libs):
     for lib in (ref, cm):
         # planar output one column short of the border
         rc, _ = run(lib, "mote_kernel_mote_pointwise_s8_planar16_out", [x, w, z, m, s, [1, 1], 0, -128, 127],
-                    (1, 4, 6, 5), np.int16)
+                    (1, 4, 6, 5), np.int16, scratch=64)
         assert rc == ERR_SHAPE
         # a 3x3 weight is not a pointwise
         rc, _ = run(lib, "mote_kernel_mote_pointwise_s8_planar16_out",
-                    [x, np.zeros((4, 3, 3, 4), np.int8), z, m, s, [1, 1], 0, -128, 127], (1, 4, 6, 6), np.int16)
+                    [x, np.zeros((4, 3, 3, 4), np.int8), z, m, s, [1, 1], 0, -128, 127], (1, 4, 6, 6), np.int16,
+                    scratch=64)
         assert rc == ERR_SHAPE
         # the depthwise takes int16 planar input only
         rc, _ = run(lib, "mote_kernel_mote_depthwise_planar16_s8_out",

@@ -107,9 +107,13 @@ def _const_of(spec: ir.ProgramSpec, i: int, dtype) -> np.ndarray:
     return np.frombuffer(v.constant, dtype).reshape(v.sizes)
 
 
-def apply(spec: ir.ProgramSpec, pairs) -> None:
+def apply(spec: ir.ProgramSpec, pairs, panels: bool = False) -> int:
     """Rewrite each (pointwise step, depthwise step) of ``pairs`` into the planar
-    pair, in place (new values appended: the folded bias and the border)."""
+    pair, in place (new values appended: the folded bias and the border; with
+    ``panels`` the pointwise's weights pre-widened for the DSP kernel as argument
+    9, aot.compiler.dsp_weights.panel). Returns the panels' bytes."""
+    from aot.compiler.dsp_weights import panel
+    added = 0
     replaced = []
     for ps, ds in pairs:
         pc, dc = spec.instructions[ps], spec.instructions[ds]
@@ -135,11 +139,19 @@ def apply(spec: ir.ProgramSpec, pairs) -> None:
         # pointwise: input, weight, folded bias, multiplier, shift, border, out zp, clamp
         pc.op, pc.overload = PW_PLANAR
         pc.args = [a[0], a[1], fb, a[3], a[4], bd, a[9], a[10], a[11], out, out]
+        if panels:
+            wv = spec.values[a[1]]
+            pn = panel(w).astype("<i2")
+            spec.values.append(ir.TensorValue(sizes=[int(pn.size)], dtype=INT16, dim_order=[0],
+                                              constant=pn.tobytes(), name=f"{wv.name}_dsp"))
+            pc.args.insert(9, len(spec.values) - 1)
+            added += pn.nbytes
         pc.q = None  # the planar tensor is not the int8 value aot debug compares
         d = dc.args
         dc.op, dc.overload = DW_PLANAR
         dc.args = [d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[10], d[11], d[12], d[13], d[13]]
     _drop_unused_constants(spec, replaced)
+    return added
 
 
 def _drop_unused_constants(spec: ir.ProgramSpec, idxs) -> None:
@@ -163,11 +175,11 @@ def _macs(spec: ir.ProgramSpec, step: int) -> int:
     return instruction_macs(spec, spec.instructions[step])
 
 
-def _arena(spec: ir.ProgramSpec, pairs, then, scratch_fn, planner: str) -> int:
+def _arena(spec: ir.ProgramSpec, pairs, then, scratch_fn, planner: str, panels: bool) -> int:
     from aot.compiler.lower import set_scratch
     from aot.compiler.plan import plan_memory
     s = copy.deepcopy(spec)
-    apply(s, pairs)
+    apply(s, pairs, panels)
     for p in then:
         p(s)
     if scratch_fn is not None:
@@ -177,10 +189,12 @@ def _arena(spec: ir.ProgramSpec, pairs, then, scratch_fn, planner: str) -> int:
 
 
 def layout_pass(mode: str = "auto", *, scratch_fn: Optional[Callable] = None, planner: str = "best",
-                then=()) -> Callable:
+                then=(), dsp_weights: bool = False) -> Callable:
     """The spec pass choosing the layouts (``mode``: :data:`MODES`). scratch_fn,
     planner and ``then`` (the spec passes that run after this one) make the
-    trial plans of "auto" the plan the program gets."""
+    trial plans of "auto" the plan the program gets; dsp_weights: the planar
+    pointwise carries its weights pre-widened (as conv2d_s8 does with
+    aot.compiler.dsp_weights: flash instead of scratch and widening time)."""
     if mode not in MODES:
         raise ValueError(f"unknown layout mode {mode!r}; choose from {MODES}")
 
@@ -193,9 +207,9 @@ def layout_pass(mode: str = "auto", *, scratch_fn: Optional[Callable] = None, pl
             if mode == "planar":
                 chosen = list(order)
             else:
-                budget = _arena(spec, [], then, scratch_fn, planner)
+                budget = _arena(spec, [], then, scratch_fn, planner, dsp_weights)
                 for c in order:
-                    arena = _arena(spec, chosen + [c], then, scratch_fn, planner)
+                    arena = _arena(spec, chosen + [c], then, scratch_fn, planner, dsp_weights)
                     took = arena <= budget
                     if took:
                         chosen.append(c)
@@ -212,7 +226,7 @@ def layout_pass(mode: str = "auto", *, scratch_fn: Optional[Callable] = None, pl
                    "planar": (ps, ds) in chosen}
             row.update({k: v for k, v in by_step.get(ps, {}).items() if k != "step"})
             rows.append(row)
-        apply(spec, sorted(chosen))
-        spec.plan_info["layouts"] = {"mode": mode, "pairs": rows}
+        panel_bytes = apply(spec, sorted(chosen), dsp_weights)
+        spec.plan_info["layouts"] = {"mode": mode, "pairs": rows, "panel_bytes": panel_bytes}
 
     return run
