@@ -39,19 +39,21 @@ def _planar_tensors(c):
 
 def _same_as_int8ref(c, sets=3):
     from aot.compiler.passes.int8 import int8_program
+    from aot.compiler.pipeline import program_inputs
     from aot.host.runtime import Program
+    int8_io = any(qp is not None for qp in (c.int8_info.input_qparams or []))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mod = int8_program(c.eager, c.example_inputs, c.calibration_data).module()
+        mod = int8_program(c.eager, c.example_inputs, c.calibration_data, int8_io=int8_io).module()
     method = Program(c.pte).method()
     g = torch.Generator().manual_seed(7)
     nonzero = False
     for _ in range(sets):
-        xs = [torch.randn(*t.shape, generator=g) for t in c.example_inputs]
+        xs = program_inputs(c, [torch.randn(*t.shape, generator=g) for t in c.example_inputs])
         with torch.no_grad():
-            ref = mod(*xs)
+            ref = mod(*[torch.from_numpy(x) for x in xs])
         ref = [ref] if isinstance(ref, torch.Tensor) else list(ref)
-        out = method.run([x.numpy() for x in xs])
+        out = method.run(xs)
         for a, r in zip(out, ref):
             assert np.asarray(a).dtype == r.numpy().dtype
             assert np.asarray(a).tobytes() == r.numpy().tobytes()
@@ -83,20 +85,51 @@ def test_ds_cnn_planar_pairs_bytes_and_plan(dscnn):
     _same_as_int8ref(c)
 
 
-def test_ds_cnn_auto_keeps_the_arena(dscnn):
+def test_auto_takes_nothing_without_dsp_kernels(dscnn):
     base = dscnn["nhwc"]
-    assert PW_PLANAR not in _ops(base) and "layouts" not in base.manifest or \
-        not any(r["planar"] for r in base.manifest["layouts"]["pairs"])
+    assert PW_PLANAR not in _ops(base)
+    assert dscnn["planar"].arena_bytes > base.arena_bytes   # 8,000 B input + 24,192 B planar at the peak
     auto = dscnn["auto"]
-    assert auto.arena_bytes <= base.arena_bytes
+    assert _ops(auto) == _ops(base) and auto.arena_bytes == base.arena_bytes
     rows = auto.manifest["layouts"]["pairs"]
-    assert len(rows) == 3
+    assert len(rows) == 3 and not any(r["planar"] for r in rows)
+    assert all(r["why_not"].startswith("no DSP kernels") for r in rows)
+
+
+def test_auto_on_dsp_kernels_ds_cnn_rows_too_narrow():
+    c = _compile(zoo.path("ds_cnn"), "auto", dsp_weights=True)
+    rows = c.manifest["layouts"]["pairs"]
+    assert [r["why_not"] for r in rows] == ["output rows of 5 < 8"] * 3
+    assert PW_PLANAR not in _ops(c)
+
+
+@pytest.mark.parametrize("int8_io", [False, True])
+def test_auto_on_dsp_kernels_mobilenet_speed_and_ram(int8_io):
+    """fp32 I/O: the 110 KB float input is the peak, every pair wide enough goes
+    planar; int8 I/O: activations are the peak, and the pairs whose planar tensor
+    would raise it stay NHWC. Either way the arena is the all-NHWC program's."""
+    c = _compile(zoo.path("mobilenet_v1_025"), "auto", dsp_weights=True, int8_io=int8_io)
+    base = _compile(zoo.path("mobilenet_v1_025"), "nhwc", dsp_weights=True, int8_io=int8_io)
+    rows = c.manifest["layouts"]["pairs"]
+    assert len(rows) == 12
+    assert c.arena_bytes <= base.arena_bytes
+    widths = {}
+    for t, call in _planar_tensors(c):
+        widths[t.name] = c.spec.values[call.args[-1]].sizes[2]
     for r in rows:
-        assert r["arena_budget"] == base.arena_bytes
-        assert r["planar"] == (r["arena_with"] <= r["arena_budget"])
-    # every planar tensor here would be the peak: 8,000 B input + 24,192 B planar
-    assert not any(r["planar"] for r in rows)
-    assert dscnn["planar"].arena_bytes > base.arena_bytes
+        if r["planar"]:
+            assert "why_not" not in r and r["arena_with"] <= r["arena_budget"] == base.arena_bytes
+            assert widths[r["tensor"]] >= 8
+        else:
+            assert r["why_not"] == "the arena would grow" or r["why_not"].startswith("output rows of")
+    taken = sum(r["planar"] for r in rows)
+    assert taken == len(widths) and taken >= 1
+    assert c.spec.plan_info["layouts"]["panel_bytes"] > 0     # pre-widened pointwise weights
+    if int8_io:
+        assert any(r["why_not"] == "the arena would grow" for r in rows if not r["planar"])
+    else:
+        assert taken == 4          # dw outputs 24, 24, 12, 12 wide; the rest 6 or 3
+    _same_as_int8ref(c, sets=1)
 
 
 def test_mobilenet_planar_bytes_identical():

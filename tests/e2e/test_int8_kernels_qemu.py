@@ -130,7 +130,11 @@ def _dw_planar(rng, name, n, h, w, c, k, stride, pad, dil, act=(-128, 127), pool
     """Depthwise reading the planar int16 layout: the input is int8ref.planar16 of an
     int8 activation (zero point subtracted, zero border of the padding)."""
     izp, ozp = int(rng.integers(-128, 128)), int(rng.integers(-128, 128))
-    x = R.planar16(_i8(rng, (n, h, w, c), pool, 0), izp, pad)
+    if pool is None:
+        x = R.planar16(_i8(rng, (n, h, w, c)), izp, pad)
+    else:   # network cases: any int16 values, a view of the shared pool
+        shape = (n, c, h + 2 * pad[0], w + 2 * pad[1])
+        x = pool.view(np.int16)[:int(np.prod(shape))].reshape(shape)
     wt = _i8(rng, (1, k[0], k[1], c), pool, 7919)
     b = rng.integers(-3000, 3000, c).astype(np.int32)
     m, s = _qp(rng, c, k[0] * k[1])
@@ -326,6 +330,42 @@ def _mobilenet_layers(rng, pool):
     return [tuple(x) for x in L]
 
 
+def _mobilenet_planar_layers(rng, pool):
+    """MobileNetV1-0.25 as `--layout planar` compiles it: each pointwise that feeds a
+    depthwise writes the planar int16 layout and that depthwise reads it (the first
+    depthwise reads the stem conv's NHWC output; the last pointwise writes NHWC)."""
+    L = [(_conv(rng, "conv1_3x3s2_3to8", 1, 96, 96, 3, 8, (3, 3), (2, 2), (1, 1), (1, 1),
+                "relu", pool), 1)]
+    blocks = [(16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2), (128, 1), (128, 1),
+              (128, 1), (128, 1), (128, 1), (256, 2), (256, 1)]
+    hw, cin, seen = 48, 8, {}
+    for i, (cout, st) in enumerate(blocks):
+        ho = (hw - 1) // st + 1
+        nxt = blocks[i + 1][1] if i + 1 < len(blocks) else None
+        key = (hw, cin, cout, st, i == 0, nxt is None)
+        if key in seen:
+            for e in seen[key]:
+                e[1] += 1
+            hw, cin = ho, cout
+            continue
+        if i == 0:
+            dw = [_dw(rng, f"dw{cin}_{hw}s{st}", 1, hw, hw, cin, 1, (3, 3), (st, st), (1, 1), (1, 1), "relu",
+                      pool), 1]
+        else:
+            dw = [_dw_planar(rng, f"dwp{cin}_{hw}s{st}", 1, hw, hw, cin, (3, 3), (st, st), (1, 1), (1, 1),
+                             pool=pool), 1]
+        if nxt is None:
+            pw = [_conv(rng, f"pw{cin}to{cout}_{ho}", 1, ho, ho, cin, cout, (1, 1), (1, 1), (0, 0), (1, 1),
+                        "relu", pool), 1]
+        else:
+            pw = [_pw_planar(rng, f"pwp{cin}to{cout}_{ho}", 1, ho, ho, cin, cout, (1, 1), pool=pool), 1]
+        seen[key] = (dw, pw)
+        L += [dw, pw]
+        hw, cin = ho, cout
+    L.append((_linear(rng, "fc256to2", 1, 256, 2, pool=pool), 1))
+    return [tuple(x) for x in L]
+
+
 NETWORKS = {
     "ds_cnn": lambda rng, pool: [
         (_conv(rng, "conv1_10x4s2_1to64", 1, 49, 10, 1, 64, (10, 4), (2, 2), (5, 1), (1, 1),
@@ -337,6 +377,17 @@ NETWORKS = {
         (_linear(rng, "fc64to12", 1, 64, 12, pool=pool), 1),
     ],
     "mobilenet_v1_025": _mobilenet_layers,
+    "mobilenet_v1_025+planar": _mobilenet_planar_layers,
+    "ds_cnn+planar": lambda rng, pool: [
+        (_conv(rng, "conv1_10x4s2_1to64", 1, 49, 10, 1, 64, (10, 4), (2, 2), (5, 1), (1, 1),
+               "relu", pool), 1),
+        (_dw(rng, "dw64_25x5", 1, 25, 5, 64, 1, (3, 3), (1, 1), (1, 1), (1, 1), "relu", pool), 1),
+        (_pw_planar(rng, "pwp64to64_25x5", 1, 25, 5, 64, 64, (1, 1), pool=pool), 3),
+        (_dw_planar(rng, "dwp64_25x5", 1, 25, 5, 64, (3, 3), (1, 1), (1, 1), (1, 1), pool=pool), 3),
+        (_conv(rng, "pw64to64_25x5", 1, 25, 5, 64, 64, (1, 1), (1, 1), (0, 0), (1, 1), "relu",
+               pool), 1),
+        (_linear(rng, "fc64to12", 1, 64, 12, pool=pool), 1),
+    ],
     "resnet8": lambda rng, pool: [
         (_conv(rng, "stem_3x3_3to16", 1, 32, 32, 3, 16, (3, 3), (1, 1), (1, 1), (1, 1), "relu",
                pool), 1),
@@ -366,7 +417,7 @@ def make_network(name, panels=False):
     """(pool, [(case, count)]); panels: every conv with its pre-widened weights, as
     a program for a DSP board carries them (aot/compiler/dsp_weights.py)."""
     rng = np.random.default_rng(sum(map(ord, name)))
-    pool = rng.integers(-128, 128, 72 * 1024, dtype=np.int8)
+    pool = rng.integers(-128, 128, 80 * 1024, dtype=np.int8)   # the planar 48x48x16 input: 80,000 B
     layers = NETWORKS[name](rng, pool)
     if panels:
         layers = [(_with_panel(c, "") if c["op"] in ("conv2d_s8", "linear_s8") else c, n)

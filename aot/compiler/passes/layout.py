@@ -18,10 +18,16 @@ The planar tensor is 2*(H+2ph)*(W+2pw)*C bytes, about 2.4x its int8 NHWC
 form, and the planar depthwise cannot run in place, so the choice is per
 tensor against a RAM budget:
 
-- ``"auto"`` (default): a pair takes the planar layout when the arena planned
-  with it is no larger than the arena of the all-NHWC program (the pairs are
-  tried one at a time, the most depthwise MACs first, each kept only if the
-  arena stays within that budget): speed where it costs no RAM;
+- ``"auto"`` (default): a pair takes the planar layout where it is faster and
+  costs no RAM. Faster (:func:`planar_pays`, from the QEMU instruction counts of
+  tests/e2e/test_int8_kernels_qemu.py): on a board running the DSP kernels
+  (the compile carries DSP weights), a 3x3 depthwise of stride 1 or 2 whose
+  output rows are at least 8 wide (the assembly blocks do most of the row;
+  narrower maps gain less than the planar pointwise costs), full int8 range. No
+  RAM: the arena planned with it is no larger than the arena of the all-NHWC
+  program (the pairs are tried one at a time, the most depthwise MACs first,
+  each kept only if the arena stays within that budget). On the M55 the NHWC
+  pair is faster (its pointwise is), so auto keeps NHWC there;
 - ``"planar"``: every pair planar (fastest, the arena may grow);
 - ``"nhwc"``: none (the int8 layouts of docs/int8-ops.md only).
 
@@ -100,6 +106,30 @@ def candidates(spec: ir.ProgramSpec) -> list:
             continue
         found.append((step, readers[0]))
     return found
+
+
+#: narrowest depthwise output row that pays on the DSP kernels (see planar_pays)
+MIN_WIDTH = 8
+
+
+def planar_pays(spec: ir.ProgramSpec, pair, dsp: bool) -> Optional[str]:
+    """None if the planar pair is expected to run faster than the NHWC pair, else
+    why not (one phrase). Measured (M33, instructions per MAC): the planar
+    depthwise 2.0-2.4 against NHWC 4.0-4.8 for rows of 8+ outputs, the planar
+    pointwise 5-20 % above the NHWC one; the M55's NHWC pointwise is faster still."""
+    if not dsp:
+        return "no DSP kernels (the NHWC pair is as fast or faster)"
+    d = spec.instructions[pair[1]]
+    w = spec.values[d.args[1]]
+    out = spec.values[d.args[-1]]
+    stride, dil = _pair(_ints(spec, d.args[5])), _pair(_ints(spec, d.args[7]))
+    if w.sizes[1:3] != [3, 3] or dil != [1, 1] or stride not in ([1, 1], [2, 2]):
+        return "not a 3x3 window of stride 1 or 2"
+    if spec.values[d.args[11]] != -128 or spec.values[d.args[12]] != 127:
+        return "activation range narrower than int8"
+    if out.sizes[2] < MIN_WIDTH:
+        return f"output rows of {out.sizes[2]} < {MIN_WIDTH}"
+    return None
 
 
 def _const_of(spec: ir.ProgramSpec, i: int, dtype) -> np.ndarray:
@@ -207,13 +237,18 @@ def layout_pass(mode: str = "auto", *, scratch_fn: Optional[Callable] = None, pl
             if mode == "planar":
                 chosen = list(order)
             else:
-                budget = _arena(spec, [], then, scratch_fn, planner, dsp_weights)
+                fast = [c for c in order if planar_pays(spec, c, dsp_weights) is None]
                 for c in order:
+                    if c not in fast:
+                        report.append({"step": c[0], "why_not": planar_pays(spec, c, dsp_weights)})
+                budget = _arena(spec, [], then, scratch_fn, planner, dsp_weights) if fast else 0
+                for c in fast:
                     arena = _arena(spec, chosen + [c], then, scratch_fn, planner, dsp_weights)
-                    took = arena <= budget
-                    if took:
+                    if arena <= budget:
                         chosen.append(c)
                     report.append({"step": c[0], "arena_budget": budget, "arena_with": arena})
+                    if arena > budget:
+                        report[-1]["why_not"] = "the arena would grow"
         by_step = {r["step"]: r for r in report}
         rows = []
         for ps, ds in cands:
