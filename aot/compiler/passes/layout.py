@@ -23,7 +23,8 @@ tensor against a RAM budget:
   tests/e2e/test_int8_kernels_qemu.py): on a board running the DSP kernels
   (the compile carries DSP weights), a 3x3 depthwise of stride 1 or 2 whose
   output rows are at least 8 wide (the assembly blocks do most of the row;
-  narrower maps gain less than the planar pointwise costs), full int8 range. No
+  narrower maps gain less than the planar pointwise costs), full int8 range,
+  fed by a pointwise of K >= 64 (:data:`MIN_POINTWISE_K`). No
   RAM: the arena planned with it is no larger than the arena of the all-NHWC
   program (the pairs are tried one at a time, the most depthwise MACs first,
   each kept only if the arena stays within that budget). On the M55 the NHWC
@@ -110,13 +111,18 @@ def candidates(spec: ir.ProgramSpec) -> list:
 
 #: narrowest depthwise output row that pays on the DSP kernels (see planar_pays)
 MIN_WIDTH = 8
+#: smallest pointwise K (input channels) whose planar form is within ~15 % of the NHWC
+#: conv2d_s8 on the M33 (below it the planar pointwise loses more than the depthwise gains)
+MIN_POINTWISE_K = 64
 
 
 def planar_pays(spec: ir.ProgramSpec, pair, dsp: bool) -> Optional[str]:
     """None if the planar pair is expected to run faster than the NHWC pair, else
-    why not (one phrase). Measured (M33, instructions per MAC): the planar
-    depthwise 2.0-2.4 against NHWC 4.0-4.8 for rows of 8+ outputs, the planar
-    pointwise 5-20 % above the NHWC one; the M55's NHWC pointwise is faster still."""
+    why not (one phrase). Measured (M33, QEMU, instructions per MAC): the planar
+    depthwise 2.0-2.4 against NHWC 4.0-4.8 for rows of 8+ outputs; the planar
+    pointwise 1.16 against conv2d_s8's 0.84 at K = 64, 2.3 against 1.4 at K = 16
+    (MobileNet's wide maps have K <= 32: there the pointwise loses more than the
+    depthwise gains); the M55's NHWC pointwise is faster still."""
     if not dsp:
         return "no DSP kernels (the NHWC pair is as fast or faster)"
     d = spec.instructions[pair[1]]
@@ -129,6 +135,9 @@ def planar_pays(spec: ir.ProgramSpec, pair, dsp: bool) -> Optional[str]:
         return "activation range narrower than int8"
     if out.sizes[2] < MIN_WIDTH:
         return f"output rows of {out.sizes[2]} < {MIN_WIDTH}"
+    k = spec.values[spec.instructions[pair[0]].args[0]].sizes[3]
+    if k < MIN_POINTWISE_K:
+        return f"pointwise K = {k} < {MIN_POINTWISE_K}"
     return None
 
 
