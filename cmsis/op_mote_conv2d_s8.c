@@ -313,8 +313,9 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_
     const int32_t zpv = dbl ? 2 * p->in_zp : p->in_zp;
     const int32_t zp2 = (int32_t)(((uint32_t)zpv & 0xffffu) | ((uint32_t)zpv << 16));
     int32_t ky, kx, kk = 0, i;
-    if ((cin & 3) == 0 && p->kh == 1 && p->kw == 1 && p->pad_h == 0 && p->pad_w == 0) {
-        /* 1x1 without padding: the column is the input pixel itself */
+    const int32_t variant = mote_s8_conv_variant(cin, p->kh, p->kw, p->pad_h, p->pad_w);
+    if (variant == MOTE_S8_CONV_POINTWISE) {
+        /* the column is the input pixel itself */
         const int8_t *src = in + ((size_t)oy * p->stride_h * p->w + (size_t)ox * p->stride_w) * cin;
         int32_t *d = x + 2 * slot;
         for (i = 0; i < cin; i += 4, d += 4) {
@@ -322,7 +323,7 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_
         }
         return;
     }
-    if ((cin & 3) != 0) {
+    if (variant == MOTE_S8_CONV_STEM) {
         int32_t *d = x + 2 * slot;
         const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
         if (p->dil_w == 1 && iy0 >= 0 && iy0 + (p->kh - 1) * p->dil_h < p->h && ix0 >= 0 &&
@@ -578,9 +579,9 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     const int32_t *const wblk = st->wblk;
     int8_t *const col8 = st->col8;
     int8_t *const out = p->output;
-    /* a stride-1 unpadded 1x1 conv with Cin a multiple of 4: the column is the pixel */
-    const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 &&
-                       p->pad_h == 0 && p->pad_w == 0 && (p->cin & 3) == 0;
+    /* the pointwise variant at stride 1: the pixel pair is contiguous */
+    const int direct = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w) ==
+                           MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1;
     int32_t c0, pix, pix0, pix1;
     conv_blk_t blk;
     blk.x = x;

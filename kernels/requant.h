@@ -174,6 +174,30 @@ static inline uint32_t mote_s8_linear_panel_numel(int32_t k, int32_t n)
     return (((uint32_t)n + 3u) & ~3u) * (uint32_t)(k8 + 8);
 }
 
+/**
+ * Kernel variants of the optimized conv2d_s8 (cmsis/op_mote_conv2d_s8.c), chosen by
+ * shape; kernels/int8_scratch.c exports this rule (mote_variant_mote_conv2d_s8) so the
+ * compiler names the variant each call runs in ops.json, `aot inspect` and `aot profile`:
+ *   MOTE_S8_CONV_POINTWISE  1x1, unpadded, Cin a multiple of 4: the column is the
+ *                           input pixel itself (stride 1: two pixels widened in one pass)
+ *   MOTE_S8_CONV_STEM       Cin not a multiple of 4 (first layers: 1 or 3 channels): the
+ *                           int8 window gathered (interior pixels by words), then widened
+ *   MOTE_S8_CONV_WINDOW     any other window: widened tap by tap from the input
+ */
+#define MOTE_S8_CONV_POINTWISE 1
+#define MOTE_S8_CONV_STEM 2
+#define MOTE_S8_CONV_WINDOW 3
+
+/** The conv2d_s8 variant of a window kh x kw over Cin channels with padding (ph, pw). */
+static inline int32_t mote_s8_conv_variant(int32_t cin, int32_t kh, int32_t kw, int32_t ph,
+                                           int32_t pw)
+{
+    if ((cin & 3) != 0) {
+        return MOTE_S8_CONV_STEM;
+    }
+    return kh == 1 && kw == 1 && ph == 0 && pw == 0 ? MOTE_S8_CONV_POINTWISE : MOTE_S8_CONV_WINDOW;
+}
+
 /* ---------------------------------------------------------------- arguments
  * kernels/s8_args.c: one copy of each parser for every int8 kernel. */
 

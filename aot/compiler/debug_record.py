@@ -79,6 +79,7 @@ def call_inputs(spec: ir.ProgramSpec, call: ir.KernelCall) -> list:
 def debug_record(compiled) -> dict:
     """The record of an aot.compiler.pipeline.Compiled (see the module docstring)."""
     from aot.compiler.macs import instruction_macs
+    from aot.compiler.scratch import call_variant
     spec = compiled.spec
     rows = []
     for k, call in enumerate(spec.instructions):
@@ -91,6 +92,7 @@ def debug_record(compiled) -> dict:
             "output_shapes": [list(spec.values[i].sizes) for i in outs],
             "output_dtypes": [ir.dtype_name(spec.values[i].dtype) for i in outs],
             "macs": int(instruction_macs(spec, call)),
+            "variant": call_variant(spec, call) if isinstance(call, ir.KernelCall) else None,
             "q": None if call.q is None else {"node": call.q[0], "perm": list(call.q[1])},
         })
     return {"format": FORMAT, "version": VERSION, "model": compiled.name,

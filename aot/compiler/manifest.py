@@ -4,6 +4,8 @@
 
     {"ops": [{"name": "aten::addmm.out", "dtypes": ["float32"],
               "kernel": "mote_kernel_aten_addmm_out", "count": 1}, ...],
+     # int8 conv / linear entries also: "variants": {"pointwise+table": 4, ...},
+     # the optimized kernel's variant per call (aot.compiler.scratch.call_variant)
      "memory": {"arena_bytes": [..],            # one entry per memory id 1..n
                 "arena_lower_bound_bytes": ..,  # live-bytes lower bound
                 "constants_bytes": ..,          # constant segment bytes
@@ -29,6 +31,7 @@ from aot.pte import schema as fb
 from aot.compiler.emit import atomic_write, build_program
 from aot.compiler.kernels import kernel_symbol  # noqa: F401 (public here too)
 from aot.compiler.liveness import spec_lower_bound, spec_uses
+from aot.compiler.scratch import call_variant
 
 
 def _io(spec: ir.ProgramSpec, idxs: list) -> list:
@@ -70,6 +73,10 @@ def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None, program=None
                                       "kernel": kernels.get(name) or kernel_symbol(name), "count": 0})
             e["count"] += 1
             e["dtypes"].update(ir.dtype_name(sp.values[i].dtype) for i in used)
+            variant = call_variant(sp, call)
+            if variant is not None:
+                vs = e.setdefault("variants", {})
+                vs[variant] = vs.get(variant, 0) + 1
     pi = spec.plan_info or {}
     lb = pi.get("arena_lower_bound_bytes", pi.get("lower_bound"))
     if lb is None:

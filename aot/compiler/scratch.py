@@ -1,5 +1,7 @@
 """Kernel scratch sizes: how many bytes of working memory each optimized int8
-kernel call needs, planned by the compiler inside the arena.
+kernel call needs, planned by the compiler inside the arena; and the kernel
+variant each call runs (``call_variant``: shown in ops.json, ``aot inspect``
+and ``aot profile``).
 
 The sizes come from the C functions of kernels/int8_scratch.c (the same
 formulas the cmsis/ kernels check ctx->scratch_size against), compiled for the
@@ -57,6 +59,8 @@ def _scratch_library():
         fn = getattr(lib, name)
         fn.restype = ctypes.c_size_t
         fn.argtypes = [ctypes.c_int32] * nargs
+    lib.mote_variant_mote_conv2d_s8.restype = ctypes.c_int32
+    lib.mote_variant_mote_conv2d_s8.argtypes = [ctypes.c_int32] * 5
     _SCRATCH_LIB[digest] = lib
     return lib
 
@@ -86,6 +90,37 @@ def scratch_bytes(spec, call) -> int:
         return int(_scratch_library().mote_scratch_mote_linear_s8(m, int(x.sizes[-1]),
                                                                    int(w.sizes[0])))
     return 0
+
+
+#: labels of conv2d_s8's variants, by the MOTE_S8_CONV_* codes of kernels/requant.h
+#: (mote_s8_conv_variant there is the rule, the kernels' own dispatch)
+CONV_VARIANTS = {1: "pointwise", 2: "stem", 3: "window"}
+
+
+def call_variant(spec, call):
+    """The variant of the optimized (cmsis/) kernel that runs `call`, or None for
+    an op without variants. conv2d_s8: "pointwise" / "stem" / "window" by shape
+    (mote_variant_mote_conv2d_s8), "+table" when the program carries the DSP
+    kernel's requantization table (aot.compiler.dsp_weights); linear_s8: "panel"
+    with its DSP panel, else "rows"."""
+    from aot.compiler.dsp_weights import PANEL_ARG, has_panel
+    name = f"{call.op}.{call.overload}"
+    vals = spec.values
+    if name == "mote::linear_s8.out":
+        return "panel" if has_panel(spec, call) else "rows"
+    if name != "mote::conv2d_s8.out":
+        return None
+    x, w = vals[call.args[0]], vals[call.args[1]]
+    pad = vals[call.args[6]]
+    code = int(_scratch_library().mote_variant_mote_conv2d_s8(
+        int(x.sizes[3]), int(w.sizes[1]), int(w.sizes[2]), int(pad.items[0]), int(pad.items[-1])))
+    label = CONV_VARIANTS.get(code, f"variant {code}")
+    if has_panel(spec, call):
+        numel = int(vals[call.args[PANEL_ARG]].sizes[0])
+        k = int(w.sizes[1]) * int(w.sizes[2]) * int(w.sizes[3])
+        if numel > ((int(w.sizes[0]) + 1) & ~1) * ((k + 3) & ~3):
+            label += "+table"
+    return label
 
 
 def rows_ring_bytes(spec, call, band: int = 1) -> int:

@@ -8,7 +8,8 @@ program's debug record (aot.compiler.debug_record) into one table:
      "total_ticks": sum of the rows' ticks, "whole_ticks": the same inference
      measured without the tracer, "agreement": total_ticks / whole_ticks,
      "overhead": ticks of one tick read (subtracted from every row), "runs": int,
-     "ops": [{"instr", "op", "kernel": "portable"|"DSP"|"MVE"|"runtime",
+     "ops": [{"instr", "op", "kernel": "portable"|"DSP"|"MVE"|"runtime" (DSP / MVE
+              followed by the call's variant, e.g. "DSP pointwise+table"),
               "input_shapes", "output_shapes", "macs", "ticks", "share" (0..1),
               "macs_per_tick", "source": "file.py:LINE", "module", "start", "end"}]}
 
@@ -61,7 +62,10 @@ def profile_from_events(record: dict, runs: list, tick_unit: str, whole_ticks: i
             raise MoteError(f"traced instruction {k} is not in the debug record "
                             f"({len(instrs)} instructions): record and program do not match")
         r = instrs[k]
-        ops.append({"instr": k, "op": r["op"], "kernel": variant_of(r["op"]),
+        kernel = variant_of(r["op"])
+        if kernel in ("DSP", "MVE") and r.get("variant"):   # the optimized kernel's variant
+            kernel = f"{kernel} {r['variant']}"
+        ops.append({"instr": k, "op": r["op"], "kernel": kernel,
                     "input_shapes": r["input_shapes"], "output_shapes": r["output_shapes"],
                     "macs": r["macs"], "ticks": ticks, "share": ticks / total if total else 0.0,
                     "macs_per_tick": r["macs"] / ticks if ticks else 0.0,

@@ -179,6 +179,10 @@ def inspect_file(pte: PteFile, path: Optional[Path] = None) -> dict:
                 if manifest.get("pte_sha256") == digest:
                     info["manifest_memory"] = {k: v for k, v in manifest.get("memory", {}).items()
                                                if v is not None}
+                    variants = {o["name"]: o["variants"] for o in manifest.get("ops", [])
+                                if o.get("variants")}
+                    if variants:   # the optimized kernels' variant per call
+                        info["kernel_variants"] = variants
                     if manifest.get("delegation"):   # --delegate: what the backend took, what fell back
                         info["delegation"] = manifest["delegation"]
             except (OSError, ValueError, AttributeError):
@@ -248,6 +252,9 @@ def render_text(info: dict) -> str:
     if d:
         from aot.compiler.partition import report_lines
         L.extend(report_lines(d))
+    for op, vs in (info.get("kernel_variants") or {}).items():
+        L.append(f"kernel variants of {op} (ops.json): " +
+                 ", ".join(f"{v} x{n}" for v, n in sorted(vs.items())))
     mm = info.get("manifest_memory")
     if mm:
         L.append("ops.json memory: " + ", ".join(f"{k}={v}" for k, v in mm.items()))

@@ -152,3 +152,31 @@ def test_share_values_shrinks_ds_cnn_state(ds_cnn):
     assert len(ints) == len(set(ints))       # each constant int once
     lists = [tuple(v.items) for v in spec.values if isinstance(v, ir.IntListValue)]
     assert len(lists) == len(set(lists))
+
+
+def test_ops_json_names_the_kernel_variant_of_every_call(ds_cnn):
+    """ops.json counts the optimized kernels' variant per call (the C rule of
+    kernels/requant.h, mote_s8_conv_variant, through the host library): DS-CNN's
+    10x4 first conv over one channel is a stem, its 1x1 convs pointwise; with DSP
+    weights both carry the requantization table and the FC its panel."""
+    from aot.compiler.manifest import build_manifest
+    from aot.compiler.scratch import call_variant
+    got = {}
+    for d, c in ds_cnn.items():
+        ops = {o["name"]: o for o in build_manifest(c.spec)["ops"]}
+        got[d] = (ops["mote::conv2d_s8.out"]["variants"], ops["mote::linear_s8.out"]["variants"])
+        assert "variants" not in ops["mote::depthwise_conv2d_s8.out"]
+    assert got[False] == ({"stem": 1, "pointwise": 4}, {"rows": 1})
+    assert got[True] == ({"stem+table": 1, "pointwise+table": 4}, {"panel": 1})
+    # a padded 3x3 window over 16 channels is neither
+    spec = ds_cnn[False].spec
+    conv = next(k for k in spec.instructions if k.op == "mote::conv2d_s8")
+    w = spec.values[conv.args[1]]
+    x = spec.values[conv.args[0]]
+    saved = (list(w.sizes), list(x.sizes), list(spec.values[conv.args[6]].items))
+    try:
+        w.sizes, x.sizes = [w.sizes[0], 3, 3, 16], [x.sizes[0], x.sizes[1], x.sizes[2], 16]
+        spec.values[conv.args[6]].items = [1, 1]
+        assert call_variant(spec, conv) == "window"
+    finally:
+        w.sizes, x.sizes, spec.values[conv.args[6]].items = saved
