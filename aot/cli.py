@@ -79,9 +79,9 @@ def _cmd_export(args) -> int:
 
     from aot.compiler.pipeline import compile_model_file
 
-    from aot.compiler.weights4 import int4_option
+    from aot.compiler.quant.weights4 import int4_option
 
-    from aot.compiler.quantize import int16_option
+    from aot.compiler.quant.pt2e import int16_option
     if Path(args.output).is_dir():  # a folder: the program goes inside it, named after the model
         args.output = str(Path(args.output) / (Path(args.model).stem + ".pte"))
     ptd = None

@@ -26,7 +26,7 @@ def export(module: torch.nn.Module, example_inputs) -> torch.export.ExportedProg
 
 
 #: ops the decomposition keeps (by name, so torchao need not be imported):
-#: torchao's weight dequantization, which aot/compiler/passes/int4.py folds
+#: torchao's weight dequantization, which aot/compiler/quant/int4.py folds
 #: into Mote's int4 kernels instead of a float weight
 KEEP = ("torchao.dequantize_affine.default",)
 

@@ -122,50 +122,9 @@ class Compiled:
         return "\n".join(report_lines(self.delegation))
 
     def int8_report(self) -> str:
-        """Share of the MACs that run in int8 kernels, then the fp32 fallbacks
-        that do MACs, one line per op and model file:line (identical ones
-        counted, their MACs summed), then the planned fp32 islands (norms kept
-        fp32 between dequantize and quantize on purpose) per op."""
-        from aot.compiler.macs import FALLBACK_MAC_OPS, instruction_macs, int8_mac_share
-        scheme = "int16" if self.int16 else "int8"
-        quantized, total = int8_mac_share(self.spec, int16=self.int16)
-        share = 100.0 * quantized / total if total else 100.0
-        lines = [f"{scheme}: {share:.1f}% of {total:,} MACs run in "
-                 + ("int16-activation (int16 x int8) kernels" if self.int16 else "int8 kernels")]
-        dsp = (self.spec.plan_info or {}).get("dsp_weights_bytes")
-        if dsp:
-            lines.append(f"int8: conv weights pre-widened for the DSP kernels: {dsp:,} B of panels in flash "
-                         "(plus their tensor entries and alignment in the .pte), no "
-                         "widening scratch in RAM (--dsp-weights arena trades them back)")
-        groups: dict = {}      # (op, source) -> [count, MACs], first-seen order
-        for call in self.spec.instructions:
-            m = instruction_macs(self.spec, call)
-            if m and not call.op.startswith("mote::"):
-                g = groups.setdefault((f"{call.op}.{call.overload}", call.source or "unknown source"), [0, 0])
-                g[0] += 1
-                g[1] += m
-        for (op, src), (n, m) in groups.items():
-            lines.append(f"  fp32 fallback: {op}{f' x{n}' if n > 1 else ''} ({m:,} MACs) at {src}")
-        lines += _grouped("fp32 ops without MACs (dequantize, op, quantize)",
-                          [(op, src) for op, src in getattr(self.int8_info, "fallback_sites", None) or ()
-                           if op not in FALLBACK_MAC_OPS])
-        lines += _grouped("fp32 islands", getattr(self.int8_info, "fp32_islands", None) or ())
-        return "\n".join(lines)
-
-
-
-def _grouped(title: str, sites) -> list:
-    """One summary line "  <title>: op xN (file:line, ...); ..." for (op, source) pairs, else none."""
-    groups: dict = {}      # op -> [count, sources in order]
-    for op, src in sites:
-        g = groups.setdefault(op, [0, []])
-        g[0] += 1
-        if src and src not in g[1]:
-            g[1].append(src)
-    if not groups:
-        return []
-    return [f"  {title}: " + "; ".join(f"{op} x{n}" + (f" ({', '.join(srcs)})" if srcs else "")
-                                        for op, (n, srcs) in groups.items())]
+        """The --int8 / --int16-activations report (aot.compiler.quant.report.int8_report)."""
+        from aot.compiler.quant.report import int8_report
+        return int8_report(self.spec, self.int8_info, int16=self.int16)
 
 
 def outputs_tuple(out) -> tuple:
@@ -187,11 +146,11 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     dsp_weights: int8 convs carry their weights pre-widened for the Cortex-M
     DSP kernel (aot.compiler.dsp_weights: less RAM, more flash).
     int4_weights: a group size (32, 64, 128): Linear / Embedding weights in
-    symmetric int4 groups of that many (aot.compiler.weights4), fp32 activations;
+    symmetric int4 groups of that many (aot.compiler.quant.weights4), fp32 activations;
     with int8: Linear weights int4 per output channel with int8 activations
     (mote::linear_s4; the group size does not apply).
     int16_activations: quantize (implies int8) with int16 activations for conv /
-    linear (mote::*_s16; aot.compiler.quantize.MoteQuantizer), fp32 elsewhere.
+    linear (mote::*_s16; aot.compiler.quant.pt2e.MoteQuantizer), fp32 elsewhere.
     external_weights: True or a .ptd path: the constants go to a .ptd
     (ExecuTorch's flat-tensor format; Compiled.ptd) and the program names
     them by key; a path's existing tensors are kept (merged), and the file is
@@ -264,7 +223,7 @@ def _int4_model_file(mf, group_size: int) -> tuple:
     eager model, the Int4Report). The copy keeps what the methods share."""
     import copy
     import dataclasses
-    from aot.compiler.weights4 import apply_int4_weights
+    from aot.compiler.quant.weights4 import apply_int4_weights
     if mf.module is None:
         raise MoteError("--int4-weights needs a .py model file (a .pt2's weights are already fixed)")
     if mf.methods is not None:
@@ -327,18 +286,18 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
     if int8:
         if mf.module is None:
             raise MoteError("--int8 needs a .py model file (a .pt2 cannot be re-quantized)")
-        from aot.compiler.passes.int8 import int8_program
-        from aot.compiler.quantize import quantize
+        from aot.compiler.quant.lowering import int8_program
+        from aot.compiler.quant.pt2e import quantize
         from aot.compiler.scratch import scratch_bytes  # int8 kernels' scratch, planned in the arena
         # PT2E runs once: its converted module is both the reference the device
         # must match and the input of the int8 lowering (which copies it).
         if calibration is None:
             import warnings
-            from aot.compiler.quantize import Int8CalibrationWarning
+            from aot.compiler.quant.pt2e import Int8CalibrationWarning
             warnings.warn_explicit("int8: no calibration data (no --calib, no calibration_data() in the "
                                    "model file): quantization ranges come from the example inputs alone",
                                    Int8CalibrationWarning, filename=str(mf.path), lineno=1, module="mote.int8")
-        from aot.compiler.quantize import MoteQuantizer
+        from aot.compiler.quant.pt2e import MoteQuantizer
         # int4_linear (--int8 --int4-weights): Linear weights int4 per channel, mote::linear_s4
         # int16 (--int16-activations): conv / linear with int16 activations, mote::*_s16
         converted, _ = quantize(mf.module, example_inputs, calibration,

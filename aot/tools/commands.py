@@ -58,8 +58,8 @@ def dsp_weights(board, args) -> bool:
 def generate_command(args) -> int:
     """`aot generate`: the sources of a model for the user's own build (aot.deploy.generate)."""
     from aot.compiler.pipeline import compile_model_file
-    from aot.compiler.weights4 import int4_option
-    from aot.compiler.quantize import int16_option
+    from aot.compiler.quant.weights4 import int4_option
+    from aot.compiler.quant.pt2e import int16_option
     from aot.deploy.generate import generate_compiled, planned_table
     from aot.deploy.generate import check_output_folder
     board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
@@ -91,8 +91,8 @@ def _ptd_path(args):
 
 def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
-    from aot.compiler.weights4 import int4_option
-    from aot.compiler.quantize import int16_option
+    from aot.compiler.quant.weights4 import int4_option
+    from aot.compiler.quant.pt2e import int16_option
     from aot.deploy.generate import check_output_folder
     board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     if args.output_dir:

@@ -201,8 +201,8 @@ def _output_scale(compiled):
 
 def compare_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
-    from aot.compiler.weights4 import int4_option
-    from aot.compiler.quantize import int16_option
+    from aot.compiler.quant.weights4 import int4_option
+    from aot.compiler.quant.pt2e import int16_option
     from aot.deploy.boards import load_board
     from aot.tools.commands import dsp_weights
     board = None

@@ -64,8 +64,8 @@ def _json_ready(obj):
 
 def debug_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
-    from aot.compiler.weights4 import int4_option
-    from aot.compiler.quantize import int16_option
+    from aot.compiler.quant.weights4 import int4_option
+    from aot.compiler.quant.pt2e import int16_option
     from aot.devtools.debug import render_text
     board = None
     path = Path(args.model)

@@ -132,8 +132,8 @@ def _profile_model(args) -> dict:
         if board.simulator is None:
             raise RunError(f"board {board.name} has no simulator; build with --trace profile, flash it "
                            "and use --target serial:PORT")
-    from aot.compiler.weights4 import int4_option
-    from aot.compiler.quantize import int16_option
+    from aot.compiler.quant.weights4 import int4_option
+    from aot.compiler.quant.pt2e import int16_option
     from aot.tools.commands import dsp_weights
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
                                   int4_weights=int4_option(args), int16_activations=int16_option(args), dsp_weights=board is not None and dsp_weights(board, args))

@@ -1,12 +1,12 @@
 """Cases of the 4-bit weight operators: torchao-quantized layers (IntxWeightOnlyConfig,
 int4, group 32), which the compiler folds into mote::linear_w4 / mote::embedding_w4
-whatever the flags (aot/compiler/passes/int4.py)."""
+whatever the flags (aot/compiler/quant/int4.py)."""
 import torch
 from torch import nn
 
 
 def _int4(module: nn.Module) -> nn.Module:
-    from aot.compiler.weights4 import apply_int4_weights
+    from aot.compiler.quant.weights4 import apply_int4_weights
     torch.manual_seed(0)
     m = module.eval()
     apply_int4_weights(m, 32)

@@ -105,7 +105,7 @@ def test_seq16_lowers_conv1d_depthwise_and_3d_linear(seq16):
 def test_int16_is_closer_to_fp32_than_int8(ds16):
     """Over ds_cnn's calibration set: the int16x8 program's error against the
     fp32 model is well below the int8 one's (same weights quantization)."""
-    from aot.compiler.quantize import quantize
+    from aot.compiler.quant.pt2e import quantize
     int8_ref, _ = quantize(ds16.eager, ds16.example_inputs, ds16.calibration_data)
     samples = list(ds16.calibration_data)[:24]
     m = Program(ds16.pte).method()

@@ -1,4 +1,4 @@
-"""aot/compiler/passes/int8.py: PT2E graphs lowered to mote:: int8 ops agree with the PT2E
+"""aot/compiler/quant/lowering.py: PT2E graphs lowered to mote:: int8 ops agree with the PT2E
 reference within one quantum, on the whole zoo and on odd-shaped single ops."""
 import importlib
 import warnings
@@ -9,8 +9,8 @@ from torch import nn
 
 import zoo
 from aot.compiler import mote_ops  # noqa: F401
-from aot.compiler.passes.int8 import Int8FallbackWarning, int8_program, lower_int8
-from aot.compiler.quantize import quantize
+from aot.compiler.quant.lowering import Int8FallbackWarning, int8_program, lower_int8
+from aot.compiler.quant.pt2e import quantize
 
 QD = torch.ops.quantized_decomposed
 
@@ -464,7 +464,7 @@ def test_activation_lowers_to_a_lookup_table(name):
 
 
 def test_lut_table_is_quantize_of_f_of_dequantize():
-    from aot.compiler.passes.int8 import lut_table
+    from aot.compiler.quant.patterns.arith import lut_table
     t = lut_table(torch.ops.aten.sigmoid.default, (), {}, (0.05, 3), (1 / 256, -128))
     assert t.dtype == torch.int8 and t.shape == (256,)
     q = torch.arange(-128, 128)

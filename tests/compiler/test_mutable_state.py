@@ -116,7 +116,7 @@ def test_int8_window_state_is_int8_with_its_own_qparams(compiled):
     at its own qparams (a quarter of the fp32 bytes); buffers updated by in-place
     arithmetic (running statistics) stay fp32; the program's state after N steps is
     PT2E's reference state quantized at those qparams, value for value."""
-    from aot.compiler.quantize import int8_state_qparams
+    from aot.compiler.quant.pt2e import int8_state_qparams
     from aot.compiler.pipeline import program_inputs
     from aot.tools.compare import random_inputs
     k = compiled("streaming_kws", int8=True)

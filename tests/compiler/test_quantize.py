@@ -1,4 +1,4 @@
-"""aot/compiler/quantize.py: the PT2E quantizer follows the TFLite/CMSIS-NN int8 scheme,
+"""aot/compiler/quant/pt2e.py: the PT2E quantizer follows the TFLite/CMSIS-NN int8 scheme,
 calibration sources work, QAT prepares, and int8 stays close to fp32 on the zoo."""
 import importlib
 
@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import zoo
-from aot.compiler.quantize import MoteQuantizer, load_calibration, prepare_qat, quantize
+from aot.compiler.quant.pt2e import MoteQuantizer, load_calibration, prepare_qat, quantize
 
 QD = torch.ops.quantized_decomposed
 aten = torch.ops.aten
@@ -118,7 +118,7 @@ def test_prepare_qat_trains_and_converts():
         ref = conv(*ex)
     assert ref.shape == (1, 10)
     # the QAT-converted graph lowers to mote ops like a PTQ one
-    from aot.compiler.passes.int8 import lower_int8
+    from aot.compiler.quant.lowering import lower_int8
     low = lower_int8(conv, ex)
     assert any(str(n.target) == "mote.conv2d_s8.default" for n in low.graph.nodes)
     scale = low.meta["mote_int8"].output_qparams[0][0]

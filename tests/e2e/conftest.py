@@ -81,7 +81,7 @@ class FirmwareCache:
         eagerly: the Python integer reference (aot/compiler/int8ref.py)."""
         if name not in self.py_ref:
             import torch
-            from aot.compiler.passes.int8 import int8_program
+            from aot.compiler.quant.lowering import int8_program
             c = self.compile(name, True)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -2,7 +2,7 @@
 and outputs; quantize/dequantize inside the program) and run on four paths:
 
   * the Python integer reference: the lowered int8 graph run eagerly
-    (aot.compiler.passes.int8.int8_program(...).module(), whose mote:: ops execute
+    (aot.compiler.quant.lowering.int8_program(...).module(), whose mote:: ops execute
     aot/compiler/int8ref.py),
   * the host runtime (libmote.so, portable C kernels of kernels/),
   * mps2-an505 in QEMU (Cortex-M33: the DSP kernels of cmsis/),

@@ -117,8 +117,8 @@ def test_garden_int8_every_op_within_a_quantum_of_pt2e(fw, name):
     output of that layer (example input and two calibration inputs)."""
     import warnings as _w
 
-    from aot.compiler.passes.int8 import lower_int8
-    from aot.compiler.quantize import quantize
+    from aot.compiler.quant.lowering import lower_int8
+    from aot.compiler.quant.pt2e import quantize
     from tests.compiler.test_int8_lowering import per_op_quanta
     c = fw.compile(name, True)
     sets = [tuple(c.example_inputs)] + [tuple(s) for s in (c.calibration_data or [])[:2]]

@@ -156,7 +156,7 @@ def test_int8_with_a_parameter_in_elementwise_ops(tmp_path):
     """`x * self.gain`, `x + self.shift` crashed the int8 lowering with a raw RuntimeError."""
     f = tmp_path / "gain_model.py"
     f.write_text(GAIN)
-    from aot.compiler.passes.int8 import Int8FallbackWarning
+    from aot.compiler.quant.lowering import Int8FallbackWarning
     from aot.compiler.pipeline import compile_model_file
     from aot.host.runtime import Program
     with warnings.catch_warnings(record=True) as caught:

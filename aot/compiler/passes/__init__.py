@@ -9,11 +9,11 @@ from aot.compiler.passes.edge_program import EdgeProgram, from_exported, mutable
 
 
 def run_fp32_passes(prog: EdgeProgram) -> EdgeProgram:
-    """Fold torchao int4 weights into Mote's int4 ops (passes/int4.py), drop no-ops, rewrite ``1 - x`` / ``<<`` / ``>>`` calls (scalar_ops), fold
+    """Fold torchao int4 weights into Mote's int4 ops (quant/int4.py), drop no-ops, rewrite ``1 - x`` / ``<<`` / ``>>`` calls (scalar_ops), fold
     BN into convs, fold constants, turn views into et_view/view_copy. Returns
     ``prog`` (mutated)."""
     from aot.compiler.passes.const_fold import fold_constants
-    from aot.compiler.passes.int4 import fuse_int4_weights
+    from aot.compiler.quant.int4 import fuse_int4_weights
     from aot.compiler.passes.fold_batchnorm import fold_batchnorm
     from aot.compiler.passes.remove_noops import remove_noops
     from aot.compiler.passes.scalar_ops import rewrite_scalar_ops

@@ -4,7 +4,7 @@ torch.int4, granularity=PerGroup(G))``: q = clamp(round(w / s), -8, 7),
 s = max|w| of the group / 7.5, zero point 0, activations stay float32).
 
 The quantized module is the reference the program must match (its weights are
-what torchao's dequantization gives); aot/compiler/passes/int4.py then turns
+what torchao's dequantization gives); aot/compiler/quant/int4.py then turns
 each quantized weight into Mote's packed int4 kernels.
 """
 from __future__ import annotations
