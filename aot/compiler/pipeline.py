@@ -286,25 +286,10 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
     if int8:
         if mf.module is None:
             raise MoteError("--int8 needs a .py model file (a .pt2 cannot be re-quantized)")
-        from aot.compiler.quant.lowering import int8_program
-        from aot.compiler.quant.pt2e import quantize
+        from aot.compiler.quant.lowering import quantized_program
         from aot.compiler.scratch import scratch_bytes  # int8 kernels' scratch, planned in the arena
-        # PT2E runs once: its converted module is both the reference the device
-        # must match and the input of the int8 lowering (which copies it).
-        if calibration is None:
-            import warnings
-            from aot.compiler.quant.pt2e import Int8CalibrationWarning
-            warnings.warn_explicit("int8: no calibration data (no --calib, no calibration_data() in the "
-                                   "model file): quantization ranges come from the example inputs alone",
-                                   Int8CalibrationWarning, filename=str(mf.path), lineno=1, module="mote.int8")
-        from aot.compiler.quant.pt2e import MoteQuantizer
-        # int4_linear (--int8 --int4-weights): Linear weights int4 per channel, mote::linear_s4
-        # int16 (--int16-activations): conv / linear with int16 activations, mote::*_s16
-        converted, _ = quantize(mf.module, example_inputs, calibration,
-                                MoteQuantizer(int4_linear=int4_linear, int16_activations=int16))
-        ep = int8_program(mf.module, example_inputs, int8_io=int8_io, converted=converted)
-        info = ep.graph_module.meta.get("mote_int8")
-        reference = converted
+        ep, info, reference = quantized_program(mf.module, example_inputs, calibration, mf.path,
+                                                int8_io=int8_io, int4_linear=int4_linear, int16=int16)
         from aot.compiler.dsp_weights import add_dsp_weights
         core = core_program(ep)
         passes, delegation = _delegation(delegate)

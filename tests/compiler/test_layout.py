@@ -38,7 +38,7 @@ def _planar_tensors(c):
 
 
 def _same_as_int8ref(c, sets=3):
-    from aot.compiler.passes.int8 import int8_program
+    from aot.compiler.quant.lowering import int8_program
     from aot.compiler.pipeline import program_inputs
     from aot.host.runtime import Program
     int8_io = any(qp is not None for qp in (c.int8_info.input_qparams or []))

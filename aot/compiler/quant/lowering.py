@@ -34,7 +34,7 @@ from aot.compiler.source import fused_nodes, module_of, set_fused, source_locati
 from aot.compiler import mote_ops  # noqa: F401  (registers torch.ops.mote)
 import torch.ao.quantization.fx._decomposed  # noqa: F401,E402  (registers quantized_decomposed)
 
-__all__ = ["lower_int8", "int8_program", "Int8FallbackWarning", "Int8Info"]
+__all__ = ["lower_int8", "int8_program", "quantized_program", "Int8FallbackWarning", "Int8Info"]
 
 aten = torch.ops.aten
 _NO_WARN = {DQ_CH, qd.quantize_per_channel.default}
@@ -436,3 +436,25 @@ def int8_program(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor]
     ep = torch.export.export(lowered, inputs, strict=False)
     ep.graph_module.meta["mote_int8"] = info
     return ep
+
+
+def quantized_program(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor], calibration,
+                      model_path, int8_io: bool = False, int4_linear: bool = False,
+                      int16: bool = False) -> tuple:
+    """What ``--int8`` compiles: PT2E once with :class:`MoteQuantizer` for the
+    scheme (int4_linear: --int8 --int4-weights, Linear weights int4 per channel,
+    mote::linear_s4; int16: --int16-activations, conv / linear with int16
+    activations, mote::*_s16), then :func:`int8_program`. calibration: see
+    :func:`aot.compiler.quant.pt2e.quantize` (None: an Int8CalibrationWarning at
+    ``model_path``). Returns (ExportedProgram, :class:`Int8Info`, the converted
+    module): PT2E's module is both the reference the device must match and the
+    input of the lowering (which copies it)."""
+    from aot.compiler.quant.pt2e import Int8CalibrationWarning, MoteQuantizer, quantize
+    if calibration is None:
+        warnings.warn_explicit("int8: no calibration data (no --calib, no calibration_data() in the "
+                               "model file): quantization ranges come from the example inputs alone",
+                               Int8CalibrationWarning, filename=str(model_path), lineno=1, module="mote.int8")
+    converted, _ = quantize(module, example_inputs, calibration,
+                            MoteQuantizer(int4_linear=int4_linear, int16_activations=int16))
+    ep = int8_program(module, example_inputs, int8_io=int8_io, converted=converted)
+    return ep, ep.graph_module.meta.get("mote_int8"), converted
