@@ -177,3 +177,33 @@ def test_stack_reserve_covers_the_measured_high_water_mark(fw, model):
         assert used is not None and 0 < used <= reserve, (board, used, reserve)
         # the run's own deepest path (init or a kernel) is most of the analysed bound
         assert used >= 0.6 * analysed, (board, used, analysed)
+
+
+@pytest.mark.sim
+@pytest.mark.usefixtures("need_qemu")
+@pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025"])
+def test_int8_planar_layout_bytes_identical(fw, model, tmp_path):
+    """--layout planar (every pointwise -> depthwise pair through the planar int16
+    layout, aot/compiler/passes/layout.py) gives the NHWC program's bytes, which are
+    the Python integer reference's: on the host, the M33 (DSP kernels, pre-widened
+    pointwise weights), the M55 (MVE) and the M3 (plain C)."""
+    from aot.compiler.pipeline import compile_model_file
+    from aot.deploy.build import build_compiled
+    from aot.deploy.run import run_build
+    from aot.host.runtime import Program
+    planar = {n: 12 if model == "mobilenet_v1_025" else 3 for n in ("pw", "dw")}
+    sets = fw.inputs(model, True)
+    py = fw.int8_reference(model)
+    for board, dsp in (("mps2-an505", True), ("mps3-an547", False), ("mps2-an385", False)):
+        c = compile_model_file(f"zoo/{model}.py", int8=True, dsp_weights=dsp, layout="planar")
+        ops = [k.op for k in c.spec.instructions]
+        assert ops.count("mote::pointwise_s8_planar16") == planar["pw"]
+        assert ops.count("mote::depthwise_planar16_s8") == planar["dw"]
+        if board == "mps3-an547":    # host once: the same program bytes run everywhere
+            method = Program(c.pte).method()
+            host = [method.run([t.numpy() for t in s]) for s in sets]
+            assert fw.same_bits(host, py), f"{model}: planar program on the host differs from int8ref"
+        out = tmp_path / board
+        build_compiled(c, board, out, input_sets=[[t.numpy() for t in s] for s in sets])
+        dev = run_build(out, timeout=300).outputs
+        assert fw.same_bits(dev, py), f"{model} on {board}: planar firmware differs from int8ref"
