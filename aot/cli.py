@@ -72,6 +72,18 @@ def _add_dsp_weights_option(p: argparse.ArgumentParser) -> None:
                         "flash (default) stores each conv's weights pre-widened to int16 in the "
                         "program (2 more flash bytes per weight, no widening scratch in RAM); arena "
                         "widens them at run time into up to 16 KiB of scratch per conv")
+    _add_layout_option(p)
+
+
+def _add_layout_option(p: argparse.ArgumentParser) -> None:
+    from aot.compiler.layout import MODES
+    p.add_argument("--layout", choices=MODES, default="auto",
+                   help="with --int8: where a pointwise conv hands a depthwise conv its input planar "
+                        "(channel-major int16, zero point subtracted, zero border: the depthwise's "
+                        "fast layout, about 2.4x the bytes of the int8 tensor). auto (default): "
+                        "where it is faster on the board's kernels and the arena does not grow; "
+                        "planar: every such pair (speed over RAM); nhwc: none. ops.json \"layouts\" "
+                        "lists each pair and why")
 
 
 def _cmd_export(args) -> int:
@@ -95,7 +107,7 @@ def _cmd_export(args) -> int:
                             "or give --external-weights alone for one beside the program")
     result = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                 int8_io=args.int8_io, int4_weights=int4_option(args), int16_activations=int16_option(args), out_pte=args.output,
-                                external_weights=ptd, delegate=args.delegate)
+                                external_weights=ptd, delegate=args.delegate, layout=args.layout)
     print(result.summary())
     if ptd is not None:
         from aot.pte.flat_tensor import read_ptd
@@ -182,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "the .pte, same name) that the program names by key; an existing FILE.ptd gains "
                         "the tensors it lacks, so two programs (two heads over one backbone) share it")
     _add_delegate_option(p)
+    _add_layout_option(p)
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("inspect", help="show a .pte program's ops, values and memory plan")

@@ -1,7 +1,7 @@
 /*
  * mote::pointwise_s8_planar16.out - int8 1x1 convolution (stride 1, no padding)
  * whose output is the planar int16 layout of the depthwise conv that reads it
- * (kernels/requant.h, "planar int16"; aot/compiler/passes/layout.py).
+ * (kernels/requant.h, "planar int16"; aot/compiler/layout.py).
  * acc = bias[c] + sum x * w (raw int8 x: the input zero point is folded into the
  * bias ahead of time); q = clamp(requantize(acc) + out_zp, act_min, act_max);
  * out[b][c][y + ph][x + pw] = q - out_zp, the border 0.

@@ -541,7 +541,7 @@ static inline int16_t mote_s16_finish(const mote_s16_conv_params_t *q, int64_t a
 
 /*
  * mote::pointwise_s8_planar16 writes, and mote::depthwise_planar16_s8 reads, the
- * planar layout a depthwise conv wants (aot/compiler/passes/layout.py chooses it):
+ * planar layout a depthwise conv wants (aot/compiler/layout.py chooses it):
  * int16 [N, C, H + 2*ph, W + 2*pw], channel-major, value x - zp (the depthwise's
  * input zero point subtracted), a border of (ph, pw) zeros around every plane.
  * Parsers in kernels/s8_planar.c.

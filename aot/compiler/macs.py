@@ -21,7 +21,7 @@ _MATMUL = {"aten::mm", "aten::bmm", "aten::addmm", "aten::linear"}
 FALLBACK_MAC_OPS = {"conv2d", "conv1d", "conv_transpose2d", "linear", "matmul", "bmm", "mm", "addmm"}
 _INT8 = {"mote::conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::bmm_s8",
          "mote::depthwise_planar16_s8"}
-#: int8 pointwise writing the planar int16 layout (aot.compiler.passes.layout): its
+#: int8 pointwise writing the planar int16 layout (aot.compiler.layout): its
 #: output [N, Cout, H+2ph, W+2pw] has a border, so MACs = input numel * Cout
 _INT8_PLANAR_OUT = {"mote::pointwise_s8_planar16"}
 #: int8 transposed convolution: counted per input pixel like aten::convolution's transposed form

@@ -107,7 +107,7 @@ def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None, program=None
         "pte_crc32": zlib.crc32(res.data),
     }
     if (spec.plan_info or {}).get("layouts", {}).get("pairs"):
-        # aot.compiler.passes.layout: each pointwise -> depthwise tensor, planar int16 or NHWC
+        # aot.compiler.layout: each pointwise -> depthwise tensor, planar int16 or NHWC
         m["layouts"] = spec.plan_info["layouts"]
     if (spec.plan_info or {}).get("delegation"):
         m["delegation"] = spec.plan_info["delegation"]

@@ -29,7 +29,7 @@ SCHEMAS = {
                            "int depth_multiplier, int input_zero_point, int output_zero_point, "
                            "int activation_min, int activation_max",
     # the planar int16 layout between a pointwise and the depthwise reading it
-    # (aot.compiler.passes.layout; int8ref.planar16)
+    # (aot.compiler.layout; int8ref.planar16)
     "pointwise_s8_planar16": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, "
                              "Tensor shift, int[2] border, int output_zero_point, "
                              "int activation_min, int activation_max",

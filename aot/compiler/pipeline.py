@@ -160,7 +160,7 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     with `int8`; not with int16_activations);
     layout: int8 only: where a pointwise conv hands a depthwise conv its
     input planar int16 ("auto": where it costs no arena; "planar": everywhere;
-    "nhwc": nowhere; aot.compiler.passes.layout);
+    "nhwc": nowhere; aot.compiler.layout);
     Compiled.delegation reports what was delegated and what fell back.
     out_pte: if given, writes the .pte there atomically plus its ops.json
     (see :func:`manifest_path`).
@@ -293,7 +293,7 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
         from aot.compiler.dsp_weights import add_dsp_weights
         core = core_program(ep)
         passes, delegation = _delegation(delegate)
-        from aot.compiler.passes.layout import layout_pass
+        from aot.compiler.layout import layout_pass
         later = (add_dsp_weights,) if dsp_weights else ()
         spec = lower_core(core, planner=planner, scratch_fn=scratch_bytes,
                           spec_passes=passes + (layout_pass(layout, scratch_fn=scratch_bytes, planner=planner,

@@ -48,6 +48,11 @@ def _selftest(compiled, n, command: str):
     return make_selftest(compiled.pte, cases)
 
 
+def layout_option(args) -> str:
+    """--layout (aot.compiler.layout.MODES; "auto" where a command has none)."""
+    return getattr(args, "layout", "auto")
+
+
 def dsp_weights(board, args) -> bool:
     """Whether an int8 compile for `board` stores conv weights pre-widened
     (aot.compiler.dsp_weights): on boards running the DSP kernels, unless
@@ -67,7 +72,7 @@ def generate_command(args) -> int:
         check_output_folder(Path(args.output_dir).resolve(), "mote_sources.json", "generate")
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
                                   int4_weights=int4_option(args), int16_activations=int16_option(args),
-                                  dsp_weights=dsp_weights(board, args))
+                                  dsp_weights=dsp_weights(board, args), layout=layout_option(args))
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}-src")
     selftest = _selftest(compiled, args.selftest, "generate")
     gen = generate_compiled(compiled, board.name, out, selftest=selftest,
@@ -103,7 +108,7 @@ def build_command(args) -> int:
                          + ("--inputs" if args.inputs else "--uart-inputs"))
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                   int8_io=args.int8_io, int4_weights=int4_option(args), int16_activations=int16_option(args), dsp_weights=dsp_weights(board, args),
-                                  external_weights=_ptd_path(args))
+                                  external_weights=_ptd_path(args), layout=layout_option(args))
     if getattr(args, "method", None):   # the method the firmware app runs (every method is initialised)
         compiled = compiled.for_method(args.method)
     suffix = f"-{compiled.method_name}" if len(compiled.methods) > 1 else ""

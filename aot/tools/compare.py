@@ -204,7 +204,7 @@ def compare_command(args) -> int:
     from aot.compiler.quant.weights4 import int4_option
     from aot.compiler.quant.pt2e import int16_option
     from aot.deploy.boards import load_board
-    from aot.tools.commands import dsp_weights
+    from aot.tools.commands import dsp_weights, layout_option
     board = None
     from aot.deploy.linux import is_linux_target
     if args.target != "host" and not is_linux_target(args.target):  # a board, checked before the compile
@@ -216,7 +216,8 @@ def compare_command(args) -> int:
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
                                   int8_io=args.int8_io, int4_weights=int4_option(args),
                                   int16_activations=int16_option(args),
-                                  dsp_weights=board is not None and dsp_weights(board, args), delegate=args.delegate)
+                                  dsp_weights=board is not None and dsp_weights(board, args), delegate=args.delegate,
+                                  layout=layout_option(args))
     if args.method:
         compiled = compiled.for_method(args.method)
     report = compare(compiled, args.target, args.seed, args.output_dir, steps=args.steps)

@@ -82,10 +82,11 @@ def debug_command(args) -> int:
             sims = ", ".join(b for b in known_boards() if load_board(b).simulator is not None)
             raise RunError(f"board {board.name} has no simulator; aot debug runs on host or a simulated "
                            f"board ({sims})")
-    from aot.tools.commands import dsp_weights
+    from aot.tools.commands import dsp_weights, layout_option
     compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
                                   int4_weights=int4_option(args), int16_activations=int16_option(args),
-                                  dsp_weights=board is not None and dsp_weights(board, args))
+                                  dsp_weights=board is not None and dsp_weights(board, args),
+                                  layout=layout_option(args))
     rep = debug_compiled(compiled, args.target, args.seed, args.output_dir, args.tol, args.tol_quanta,
                          args.timeout, board)
     if args.json:

@@ -1,4 +1,4 @@
-"""aot/compiler/passes/layout.py: the planar int16 layout between a pointwise and
+"""aot/compiler/layout.py: the planar int16 layout between a pointwise and
 a depthwise conv. The planar pair gives the NHWC pair's bytes (host runtime against
 the Python integer reference), the plan gives the planar tensor exactly
 2*(H+2p)*(W+2p)*C bytes, and "auto" takes a pair only where the arena does not grow."""
@@ -11,7 +11,7 @@ from torch import nn
 
 import zoo
 from aot import ir
-from aot.compiler.passes.layout import DW_PLANAR, PW_PLANAR, candidates, layout_pass
+from aot.compiler.layout import DW_PLANAR, PW_PLANAR, candidates, layout_pass
 from aot.compiler.pipeline import compile_model_file, compile_module
 
 

@@ -184,7 +184,7 @@ def test_stack_reserve_covers_the_measured_high_water_mark(fw, model):
 @pytest.mark.parametrize("model", ["ds_cnn", "mobilenet_v1_025"])
 def test_int8_planar_layout_bytes_identical(fw, model, tmp_path):
     """--layout planar (every pointwise -> depthwise pair through the planar int16
-    layout, aot/compiler/passes/layout.py) gives the NHWC program's bytes, which are
+    layout, aot/compiler/layout.py) gives the NHWC program's bytes, which are
     the Python integer reference's: on the host, the M33 (DSP kernels, pre-widened
     pointwise weights), the M55 (MVE) and the M3 (plain C)."""
     from aot.compiler.pipeline import compile_model_file

@@ -110,7 +110,7 @@ def _dw(rng, name, n, h, w, cin, dm, k, stride, pad, dil, act=(-128, 127), pool=
 
 
 def _pw_planar(rng, name, n, h, w, cin, cout, border, act=(-128, 127), pool=None, panel=True):
-    """Pointwise writing the planar int16 layout (aot/compiler/passes/layout.py); panel:
+    """Pointwise writing the planar int16 layout (aot/compiler/layout.py); panel:
     the 11-argument form with the weights pre-widened for the DSP kernel."""
     from aot.compiler.dsp_weights import panel as dsp_panel
     x = _i8(rng, (n, h, w, cin), pool, 0)
