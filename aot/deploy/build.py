@@ -48,6 +48,7 @@ from aot.deploy.boards import load_board
 from aot.errors import BuildError, FirmwareError
 from aot.deploy.size import size_json
 from aot.deploy.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, dtype_defines,
+                                 runtime_feature_defines,
                                  fit_check, input_sets_bytes, largest, model_header, runtime_sources,
                                  select_kernels, staged_folder, support_sources, target_memory,
                                  write_model_sources)
@@ -210,6 +211,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
                + support_sources() + kernels)
     defines = {"MOTE_APP_BOARD_NAME": f'"{board.name}"', "NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
+    defines.update(runtime_feature_defines(compiled))
     defines.update(app_defines or {})
     if uart_inputs:
         defines["MOTE_APP_UART_INPUTS"] = None

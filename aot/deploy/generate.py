@@ -106,6 +106,20 @@ def kernel_variant(op: str, board=None) -> str:
 _INT_ARITH_OPS = ("aten::add.", "aten::sub.", "aten::mul.", "aten::div.")
 
 
+def runtime_feature_defines(compiled) -> dict:
+    """mote/config.h's MOTE_RUNTIME_* macros for a build of `compiled`: each
+    feature compiled in only when one of the program's methods uses it
+    (DelegateCalls, mutable buffers, external tensors in a .ptd)."""
+    specs = [m.spec for m in compiled.methods] or [compiled.spec]
+    uses = {
+        "MOTE_RUNTIME_DELEGATES": any(isinstance(c, ir.DelegateCall) for sp in specs for c in sp.instructions),
+        "MOTE_RUNTIME_MUTABLE": any(isinstance(v, ir.TensorValue) and v.is_mutable
+                                    for sp in specs for v in sp.values),
+        "MOTE_RUNTIME_EXTERNAL": compiled.ptd is not None,
+    }
+    return {k: int(v) for k, v in uses.items()}
+
+
 def dtype_defines(manifest: dict) -> dict:
     """Compile-time dtype selection from ops.json: MOTE_KERNELS_INT32/INT64 = 0
     unless an arithmetic op of the program has int32/int64 tensors, so the
@@ -482,6 +496,7 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
     embed = EMBED_SOURCES + ([EMBED_SELFTEST_SOURCE] if selftest else [])
     defines = {"NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
+    defines.update(runtime_feature_defines(compiled))
     if verify_checksum:
         defines["MOTE_VERIFY_CHECKSUM"] = None
     fast = support_sources() + list(kernels)

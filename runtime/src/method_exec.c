@@ -19,10 +19,12 @@ static mote_err_t exec_one(mote_method_t *m, uint32_t *pc)
         err = ins->fn(&ctx, ins->args, ins->a);
         (*pc)++;
         break;
+#if MOTE_RUNTIME_DELEGATES
     case MOTE_INSTR_DELEGATE:
         err = mote_backend_registry[ins->b]->execute(ins->scratch, ins->args, ins->a);
         (*pc)++;
         break;
+#endif
     case MOTE_INSTR_VIEW:
         if (v[ins->a].tag != MOTE_TAG_TENSOR || v[ins->b].tag != MOTE_TAG_TENSOR) {
             err = MOTE_ERR_BAD_VALUE_TYPE;

@@ -297,6 +297,7 @@ static mote_err_t tensor_external_key(const mote_fb_t *fb, const mote_fb_table_t
 /* The bytes of external tensor `out` (key `key`) in the program's .ptd: same
  * dtype, sizes and dim order when the entry has a layout, at least nbytes,
  * aligned to the element size. */
+#if MOTE_RUNTIME_EXTERNAL
 static mote_err_t tensor_external(const mote_program_t *prog, const char *key, uint32_t len, mote_tensor_t *out)
 {
     mote_data_entry_t e;
@@ -318,6 +319,16 @@ static mote_err_t tensor_external(const mote_program_t *prog, const char *key, u
     out->data = (void *)(uintptr_t)e.data;
     return MOTE_OK;
 }
+#else /* built without external tensors (mote/config.h) */
+static mote_err_t tensor_external(const mote_program_t *prog, const char *key, uint32_t len, mote_tensor_t *out)
+{
+    (void)prog;
+    (void)key;
+    (void)len;
+    (void)out;
+    return MOTE_ERR_EXTERNAL_MISSING;
+}
+#endif
 
 /* The initial value of the mutable buffer tensor `t` (data_buffer_idx `buffer`,
  * `nbytes` bytes): its ExtraTensorInfo's mutable_data_segments entry, offset
@@ -366,6 +377,7 @@ static mote_err_t tensor_parse(const mote_program_t *prog, const mote_fb_t *fb, 
         return MOTE_OK;
     }
     if (buffer != 0u) { /* a mutable buffer: planned, its initial value in the program */
+        MOTE_CHECK(MOTE_RUNTIME_MUTABLE, MOTE_ERR_UNSUPPORTED); /* built without (mote/config.h) */
         MOTE_TRY(tensor_initial(prog, fb, t, (uint32_t)buffer, out->nbytes, &p));
     }
     if (!planned) {
@@ -803,6 +815,7 @@ static mote_err_t instr_delegate(mote_method_t *m, const mote_fb_t *fb, const mo
     mote_err_t err;
 
     MOTE_CHECK(m->image == NULL, MOTE_ERR_UNSUPPORTED); /* its handle is made at init */
+    MOTE_CHECK(MOTE_RUNTIME_DELEGATES, MOTE_ERR_NO_SUCH_BACKEND); /* built without (mote/config.h) */
     MOTE_TRY(mote_fb_scalar(fb, call, MOTE_F_DELEGATE_CALL_INDEX, 4u, 0u, &index));
     MOTE_TRY(mote_fb_vec_field(fb, call, MOTE_F_DELEGATE_CALL_ARGS, 4u, &args));
     MOTE_CHECK(index <= UINT32_MAX, MOTE_ERR_BAD_INDEX);
@@ -833,6 +846,9 @@ static void delegates_destroy(mote_method_t *m, uint32_t n)
 {
     uint32_t i;
 
+    if (!MOTE_RUNTIME_DELEGATES) {
+        return; /* init refused every DelegateCall */
+    }
     for (i = 0; i < n && i < m->num_instrs; i++) {
         mote_instr_t *ins = &m->instrs[i];
         if (ins->kind == MOTE_INSTR_DELEGATE && ins->scratch != NULL) {
@@ -1009,6 +1025,10 @@ static mote_err_t image_views_check(const mote_method_t *m, const mote_fb_t *fb)
  * storage inside its arena, and neither is in the other). */
 static mote_err_t method_load_mutable(mote_method_t *m)
 {
+#if !MOTE_RUNTIME_MUTABLE
+    (void)m; /* init refused every mutable buffer */
+    return MOTE_OK;
+#else
     mote_fb_t fb = mote_program_fb(m->prog);
     mote_fb_table_t plan, t, u;
     mote_fb_vec_t vals;
@@ -1042,6 +1062,7 @@ static mote_err_t method_load_mutable(mote_method_t *m)
         }
     }
     return MOTE_OK;
+#endif
 }
 
 mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32_t method_index,

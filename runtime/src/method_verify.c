@@ -22,7 +22,11 @@
 
 static bool is_constant(const mote_method_t *m, const mote_tensor_t *t)
 {
+#if MOTE_RUNTIME_EXTERNAL
     return mote_program_contains(m->prog, t->data) || mote_data_map_contains(m->prog->data_map, t->data);
+#else
+    return mote_program_contains(m->prog, t->data); /* no external tensor has storage */
+#endif
 }
 
 mote_err_t mote_method_verify_move(const mote_method_t *m, uint32_t from, uint32_t to)

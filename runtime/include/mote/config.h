@@ -42,6 +42,27 @@
 #define MOTE_MAX_HEADER_BYTES 256u
 #endif
 
+/*
+ * Runtime features a build may leave out (1: compiled in, the default; 0:
+ * out, for flash). `aot build` / `aot generate` set each from the program,
+ * so a firmware carries only what its model uses:
+ *   MOTE_RUNTIME_DELEGATES  DelegateCalls (mote/backend.h). 0: a DelegateCall
+ *                           is MOTE_ERR_NO_SUCH_BACKEND, as with an empty registry.
+ *   MOTE_RUNTIME_MUTABLE    mutable buffers (planned tensors with an initial
+ *                           value in the program). 0: such a tensor is MOTE_ERR_UNSUPPORTED.
+ *   MOTE_RUNTIME_EXTERNAL   external tensors in an attached .ptd (mote/data_map.h).
+ *                           0: an external tensor is MOTE_ERR_EXTERNAL_MISSING.
+ */
+#ifndef MOTE_RUNTIME_DELEGATES
+#define MOTE_RUNTIME_DELEGATES 1
+#endif
+#ifndef MOTE_RUNTIME_MUTABLE
+#define MOTE_RUNTIME_MUTABLE 1
+#endif
+#ifndef MOTE_RUNTIME_EXTERNAL
+#define MOTE_RUNTIME_EXTERNAL 1
+#endif
+
 #if MOTE_MAX_DIM < 1 || MOTE_MAX_DIM > 32
 #error "MOTE_MAX_DIM must be 1..32 (dim_order is checked with a 32-bit mask)"
 #endif
