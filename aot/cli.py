@@ -66,6 +66,15 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
                         "accuracy at int8; other ops run in fp32")
 
 
+def _add_opt_option(p, generate: bool = False) -> None:
+    """--opt size|speed (aot.deploy.build.OPT_PROFILES); aot build also takes a GCC flag."""
+    extra = "" if generate else "; or a GCC flag (-Os, -O2, ...) for the runtime, port and app"
+    p.add_argument("--opt", default="speed", metavar="size|speed" if generate else "OPT",
+                   choices=("size", "speed") if generate else None,
+                   help="flash/speed trade (default speed: hot kernel loops at -O2 and kernel variants "
+                        "specialised for speed; size: everything -Os, general kernels)" + extra)
+
+
 def _add_dsp_weights_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dsp-weights", choices=("flash", "arena"), default="flash",
                    help="with --int8 on a board whose int8 kernels are the DSP ones (Cortex-M4/M7/M33): "
@@ -254,10 +263,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output-dir", help="output directory (default build/<model>-<board>)")
     p.add_argument("--inputs", metavar="IN.npz",
                    help="inputs to embed in the firmware (default: the model's example inputs)")
-    p.add_argument("--opt", default="-Os", help="optimisation flag for the runtime, port and app (default -Os)")
+    _add_opt_option(p)
     p.add_argument("--kernel-opt", default="auto",
-                   help="optimisation flag for the kernels (default auto: portable kernels -O2, "
-                        "Cortex-M int8 kernels -Os with their inner loops at -O2)")
+                   help="optimisation flag for the kernels (default auto: the --opt profile's; speed: "
+                        "portable kernels -O2, Cortex-M int8 kernels -Os with their inner loops at -O2)")
     _add_dsp_weights_option(p)
     p.add_argument("--uart-inputs", action="store_true",
                    help="firmware reads inputs from UART0 (lines 'I <hex>', 'Q' ends) instead of flash")
@@ -305,6 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-checksum", action="store_true",
                    help="mote_model_init() checks the program's CRC-32 first (MOTE_VERIFY_CHECKSUM)")
     p.add_argument("--json", action="store_true", help="print mote_sources.json instead of the summary")
+    _add_opt_option(p, generate=True)
     p.set_defaults(func=_cmd_generate)
 
     p = sub.add_parser("test", help="run a build's self-test (or a .bpte's cases) and print the table")

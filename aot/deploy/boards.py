@@ -28,6 +28,13 @@ Fields (addresses and sizes may be JSON integers or "0x..." strings):
     boot2 (optional) {size}: bytes at the start of flash before the vector table that
                                      the port's boot stage fills (RP2040: 256)
     irq_count                        external interrupt vectors in the table
+    xip (optional) {cache_bytes, code_in_sram}: code and constants run from
+                                     flash through an XIP cache of cache_bytes;
+                                     code_in_sram: `aot build` copies the kernels
+                                     to SRAM at boot by default (--code-in-sram)
+    power (optional) {active_mw, clock_hz, source}: typical active power at
+                                     clock_hz, for `aot run --estimate-cycles`'s
+                                     energy per inference, with its source
     model_region (optional) {origin, size}: read-only memory for sections named
                                      .mote_model* (large model constants) when flash
                                      is small; without it they stay in flash
@@ -117,6 +124,9 @@ class Board:
     model_region: Optional[Region] = None
     boot2_bytes: int = 0  # flash bytes before the vector table (RP2040 boot2 stage)
     clock_tree: dict = field(default_factory=dict, compare=False)  # port clock set-up numbers
+    xip_cache_bytes: int = 0  # code and constants run through an XIP cache of this size (0: no XIP)
+    code_in_sram: bool = False  # default of `aot build --code-in-sram`: kernels copied to SRAM at boot
+    power: Optional[dict] = field(default=None, compare=False)  # {active_mw, clock_hz, source}
 
     @property
     def arch_flags(self) -> list[str]:
@@ -270,7 +280,21 @@ def parse_board(path: Path) -> Board:
         model_region=regions["model_region"],
         boot2_bytes=boot2,
         clock_tree=clock_tree,
+        xip_cache_bytes=_int((d.get("xip") or {}).get("cache_bytes", 0), "xip.cache_bytes", path),
+        code_in_sram=bool((d.get("xip") or {}).get("code_in_sram", False)),
+        power=_power(d.get("power"), path),
     )
+
+
+def _power(d, path: Path) -> Optional[dict]:
+    """The board file's "power" entry: {active_mw (> 0), clock_hz, source (text)}, or None."""
+    if d is None:
+        return None
+    out = {"active_mw": float(d.get("active_mw", 0)), "clock_hz": _int(_need(d, "clock_hz", path), "power.clock_hz", path),
+           "source": str(_need(d, "source", path))}
+    if not out["active_mw"] > 0:
+        raise BoardError(f"{path.name}: power.active_mw must be > 0")
+    return out
 
 
 def load_board(name_or_path) -> Board:

@@ -48,7 +48,8 @@ from aot.deploy.boards import load_board
 from aot.errors import BuildError, FirmwareError
 from aot.deploy.size import size_json
 from aot.deploy.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, dtype_defines,
-                                 runtime_feature_defines,
+                                 runtime_feature_defines, KERNEL_OPT_AUTO, OPT_PROFILES, DEFAULT_OPT,
+                                 resolve_opt,
                                  fit_check, input_sets_bytes, largest, model_header, runtime_sources,
                                  select_kernels, staged_folder, support_sources, target_memory,
                                  write_model_sources)
@@ -90,7 +91,7 @@ def inputs_source(blob: Path, count: int) -> str:
 # --------------------------------------------------------------------------- build
 
 
-def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str = "-Os",
+def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str = "speed",
                    uart_inputs: bool = False, verbose: bool = False,
                    kernel_opt: str = "auto", verify_checksum: bool = False,
                    selftest=None, trace: Optional[str] = None, app=None,
@@ -108,7 +109,8 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     tracer, MOTE_TRACE: each inference runs once more traced and prints PROF
     lines) or "debug" (as profile, plus every instruction's output tensors as
     DBG lines; see ports/cortex-m/app/mote_app.c). kernel_opt: the kernels' optimisation flag,
-    or "auto" (see kernel_opt_groups). app: the application's C source instead
+    or "auto" (see kernel_opt_groups). opt: "speed", "size" (OPT_PROFILES) or
+    the runtime's GCC flag. app: the application's C source instead
     of ports/cortex-m/app/mote_app.c (it uses the embedding API, mote/model.h,
     and the port's mote_port.h; examples/tinylm/tinylm_app.c is one);
     app_defines: extra -D macros for the build (name -> value or None).
@@ -138,12 +140,41 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
                           bin=out / "firmware.bin", uf2=uf2 if uf2.exists() else None, size=size)
 
 
-#: kernel_opt "auto": the Cortex-M int8 kernels (cmsis/) build with the rest of
-#: the firmware (-Os) because they mark their inner loops MOTE_S8_HOT (-O2 per
-#: function, cmsis/mote_s8_arm.h); the portable kernels have no such marks and
-#: build at -O2. Measured on DS-CNN int8, mps2-an505: code 27,648 -> 24,304 B
-#: for +1.6 % estimated cycles against every kernel at -O2.
-KERNEL_OPT_AUTO = "auto"
+
+
+def opt_trade(board, kernel_sources, include_dirs, defines, art_objects, work: Path, opt: str) -> dict:
+    """What the other --opt profile would make of the kernels: their sources
+    (those the link kept code of) compiled again with its flags (not linked)
+    and compared object by object with this build's (flash bytes before
+    --gc-sections, firmware.object_bytes).
+    {"profile", "other", "kernels_bytes", "other_kernels_bytes", "files": {name: other - this}}."""
+    from aot.deploy.firmware import compile_sources, object_bytes
+    this = "size" if OPT_PROFILES.get(opt, {}).get("MOTE_OPT_SIZE") else "speed"
+    other = "speed" if this == "size" else "size"
+    _, kflag, odefs = resolve_opt(other)
+    defs = dict(defines, **odefs)
+    objs = compile_sources(board, kernel_sources, include_dirs, defs, work,
+                           **{"opt": "-Os", **kernel_opt_groups(kernel_sources, kflag)})
+    names = {Path(s).resolve(): Path(s).name for s in kernel_sources}
+    mine = {}
+    for o in art_objects:  # this build's objects of the same sources (obj/<rel path>.o)
+        for src, name in names.items():
+            if Path(o).name == src.name + ".o" and Path(o).parent.name == src.parent.name:
+                mine[name] = object_bytes(o)
+    theirs = {Path(o).name[:-2]: object_bytes(o) for o in objs}
+    files = {n: theirs[n] - mine[n] for n in sorted(mine) if n in theirs and theirs[n] != mine[n]}
+    return {"profile": this, "other": other, "kernels_bytes": sum(mine.values()),
+            "other_kernels_bytes": sum(theirs[n] for n in mine if n in theirs), "files": files}
+
+
+def opt_trade_line(trade: dict) -> str:
+    """One line: the kernels' flash at this --opt profile and at the other."""
+    d = trade["other_kernels_bytes"] - trade["kernels_bytes"]
+    worst = sorted(trade["files"].items(), key=lambda kv: kv[1])[:3] if d < 0 else \
+        sorted(trade["files"].items(), key=lambda kv: -kv[1])[:3]
+    detail = ", ".join(f"{n} {v:+,}" for n, v in worst)
+    return (f"--opt {trade['profile']}: kernels {trade['kernels_bytes']:,} B of objects; --opt {trade['other']} "
+            f"would make them {trade['other_kernels_bytes']:,} B ({d:+,} B{': ' + detail if detail else ''})")
 
 
 def kernel_opt_groups(kernel_sources, kernel_opt: str) -> dict:
@@ -212,6 +243,8 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     defines = {"MOTE_APP_BOARD_NAME": f'"{board.name}"', "NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
     defines.update(runtime_feature_defines(compiled))
+    opt_flag, kernel_flag, opt_defines = resolve_opt(opt, kernel_opt)
+    defines.update(opt_defines)
     defines.update(app_defines or {})
     if uart_inputs:
         defines["MOTE_APP_UART_INPUTS"] = None
@@ -244,8 +277,8 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     (gen / "mote_model.h").write_text(model_header(compiled, state, stack, cases))
     try:
         art = build_firmware(board, sources, include_dirs=includes, defines=defines, out_dir=out,
-                             stack_bytes=stack, opt=opt,
-                             **kernel_opt_groups(support_sources() + kernels, kernel_opt))
+                             stack_bytes=stack, opt=opt_flag,
+                             **kernel_opt_groups(support_sources() + kernels, kernel_flag))
     except FirmwareError as e:
         raise _link_error(e, spec, board, state, scratch, stack) from None
     budget = stack_budget(art)
@@ -261,6 +294,14 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
 
     size = size_json(art, compiled, board, state, scratch, stack, analysed, kernels, len(blob),
                      selftest_bytes)
+    import tempfile
+    linked = {Path(o).resolve() for o, k in art.size_report().get("objects", {}).items()
+              if k["text"] + k["rodata"] + k["data"] > 0}
+    used = [s for s in support_sources() + kernels
+            if any(o.name == Path(s).name + ".o" and o.parent.name == Path(s).parent.name for o in linked)]
+    with tempfile.TemporaryDirectory(prefix="mote-opt-") as tmp:
+        size["opt"] = opt_trade(board, used, [art.board_header.parent] + includes, defines, art.objects,
+                                Path(tmp), opt)
     compiled.manifest["memory"]["stack_bytes"] = stack
     # Written once, at the end, with the final figures.
     write_outputs(compiled, out / "model.pte")

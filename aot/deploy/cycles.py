@@ -37,7 +37,16 @@ cycle counts: loads 2 unless pipelined, stores 1, LDM/STM 1+N, branches
 FPv5 single-precision unit adds/multiplies in 1 cycle, fused MACs in 3,
 divides and square roots in 14. It is an estimate: data-side wait states
 (weights read from XIP flash through the RP2350's cache), bus contention
-and register-dependency stalls are not modelled.
+and register-dependency stalls are not modelled (MEMORY_ASSUMPTIONS, which
+`aot run --estimate-cycles` prints with the figure).
+
+Energy per inference (``energy``): the estimated cycles at the board's clock
+times its typical active power from the board file ("power": active_mw at
+clock_hz, with its source). For the Pico 2 no RP2350 datasheet figure was
+found; boards/pico2.json says so and uses a measured board figure (about
+80 mW at 150 MHz, idle: J. Geerling, "Raspberry Pi Pico 2 - RP2350 adds more
+PIO, RISC-V cores", https://jeffgeerling.com/blog/2024/raspberry-pi-pico-2-rp2350-adds-more-pio-risc-v-cores),
+a lower bound for a core busy with kernels.
 """
 from __future__ import annotations
 
@@ -51,6 +60,22 @@ from typing import Iterable, Optional, Union
 
 #: Pipeline refill after a taken branch from zero-wait-state memory, cycles.
 REFILL_CYCLES = 2
+#: What the estimate assumes of the memory system (printed with every estimate).
+MEMORY_ASSUMPTIONS = ("code and data in zero-wait-state memory: no flash/XIP wait states or cache misses "
+                      "(on a Pico 2, weights in QSPI flash behind a 16 KiB XIP cache cost more unless in "
+                      "SRAM), no bus contention, no register-dependency stalls")
+
+
+def energy(cycles: int, board) -> Optional[dict]:
+    """Estimated energy of `cycles` on `board` (its "power" entry: active_mw at
+    clock_hz): {"microjoules", "milliseconds", "active_mw", "clock_hz", "source"},
+    or None for a board without a power figure."""
+    p = getattr(board, "power", None)
+    if not p:
+        return None
+    seconds = cycles / p["clock_hz"]
+    return {"microjoules": seconds * p["active_mw"] * 1e3, "milliseconds": seconds * 1e3,
+            "active_mw": p["active_mw"], "clock_hz": p["clock_hz"], "source": p["source"]}
 #: Functions whose TBs mark the end of the measured region: the callers of
 #: mote_method_execute (the embedding API's run, the firmware app's loop).
 CALLERS = ("mote_model_run", "app_run_one", "main")

@@ -337,6 +337,54 @@ def _define_flags(defines) -> list[str]:
     return [d if d.startswith("-D") else f"-D{d}" for d in defines]
 
 
+def compile_sources(board: Board, sources: Sequence[Path], include_dirs: Sequence[Path], defines,
+                    obj_dir: Path, opt: str = "-Os", fast_sources: Sequence[Union[str, Path]] = (),
+                    fast_opt: str = "-O2", extra_cflags: Sequence[str] = (), jobs: int = 2) -> list:
+    """Compile `sources` for `board` into `obj_dir` (objects with .su/.ci
+    stack files beside them): `opt` for all, `fast_opt` for `fast_sources`
+    (hot code, the kernels, may be compiled for speed while the rest stays
+    small). include_dirs come before the port's. Returns the objects in
+    source order. Raises FirmwareError."""
+    for flag in (opt, fast_opt):
+        if flag not in ("-Os", "-O2", "-O3", "-O1", "-O0", "-Og"):
+            raise FirmwareError(f"unsupported optimization flag {flag!r}")
+    fast = {Path(f).resolve() for f in fast_sources}
+    obj_dir = Path(obj_dir).resolve()
+    obj_dir.mkdir(parents=True, exist_ok=True)
+    incs = list(include_dirs[:1]) + port_include_dirs(board) + list(include_dirs[1:])
+    cflags = (board.arch_flags + [opt, "-g", "-ffunction-sections", "-fdata-sections",
+                                  "-fno-common", "-fstack-usage", "-fcallgraph-info=su"]
+              + WARN_FLAGS + [f"-I{d}" for d in incs] + _define_flags(defines) + list(extra_cflags))
+    used: set[Path] = set()
+    jobs_list = []
+    for src in sources:
+        src = Path(src)
+        if not src.exists():
+            raise FirmwareError(f"source file not found: {src}")
+        obj = _object_path(src, obj_dir, used)
+        obj.parent.mkdir(parents=True, exist_ok=True)
+        flags = cflags
+        if src.resolve() in fast:
+            flags = [fast_opt if f == opt else f for f in cflags]
+        if src.suffix == ".S":
+            flags = board.arch_flags + ["-g"] + [f"-I{d}" for d in incs] + _define_flags(defines)
+        jobs_list.append(([CC] + flags + ["-c", str(src), "-o", str(obj)], obj, src))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futs = [pool.submit(_run, cmd, f"compiling {src}") for cmd, _, src in jobs_list]
+        for f in futs:
+            f.result()
+    return [obj for _, obj, _ in jobs_list]
+
+
+def object_bytes(obj: Union[str, Path]) -> int:
+    """Bytes an object file would place in flash before --gc-sections: its
+    allocated code and data sections (.text*, .rodata*, .data*)."""
+    from elftools.elf.elffile import ELFFile
+    with open(obj, "rb") as f:
+        return sum(sec["sh_size"] for sec in ELFFile(f).iter_sections()
+                   if sec["sh_flags"] & 2 and sec.name.startswith((".text", ".rodata", ".data")))
+
+
 def build_firmware(
     board: Union[str, Board],
     sources: Sequence[Union[str, Path]],
@@ -359,45 +407,19 @@ def build_firmware(
     for flag in (opt, fast_opt):
         if flag not in ("-Os", "-O2", "-O3", "-O1", "-O0", "-Og"):
             raise FirmwareError(f"unsupported optimization flag {flag!r}")
-    # Hot code (the kernels) may be compiled for speed while the rest stays
-    # small: `fast_sources` get `fast_opt` instead of `opt`.
-    fast = {Path(f).resolve() for f in fast_sources}
     out = Path(out_dir).resolve()
     gen = out / "gen"
-    obj_dir = out / "obj"
     gen.mkdir(parents=True, exist_ok=True)
-    obj_dir.mkdir(parents=True, exist_ok=True)
-
     header = gen / "mote_board.h"
     header.write_text(board_header(board))
     script = out / f"{name}.ld"
-
     all_sources = [Path(s) for s in sources] + port_sources(board)
     if board.boot2_bytes:
         all_sources.append(boot2_image(board, gen))
-    incs = [gen] + port_include_dirs(board) + [Path(d) for d in include_dirs]
-    cflags = (board.arch_flags + [opt, "-g", "-ffunction-sections", "-fdata-sections",
-                                  "-fno-common", "-fstack-usage", "-fcallgraph-info=su"]
-              + WARN_FLAGS + [f"-I{d}" for d in incs] + _define_flags(defines) + list(extra_cflags))
-
-    used: set[Path] = set()
-    jobs_list = []
-    for src in all_sources:
-        if not src.exists():
-            raise FirmwareError(f"source file not found: {src}")
-        obj = _object_path(src, obj_dir, used)
-        obj.parent.mkdir(parents=True, exist_ok=True)
-        flags = cflags
-        if src.resolve() in fast:
-            flags = [fast_opt if f == opt else f for f in cflags]
-        if src.suffix == ".S":
-            flags = board.arch_flags + ["-g"] + [f"-I{d}" for d in incs] + _define_flags(defines)
-        jobs_list.append(([CC] + flags + ["-c", str(src), "-o", str(obj)], obj, src))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futs = [pool.submit(_run, cmd, f"compiling {src}") for cmd, _, src in jobs_list]
-        for f in futs:
-            f.result()
-    objects = [obj for _, obj, _ in jobs_list] + [Path(o).resolve() for o in extra_objects]
+    objects = compile_sources(board, all_sources, [gen] + [Path(d) for d in include_dirs], defines,
+                              out / "obj", opt, fast_sources, fast_opt, extra_cflags, jobs)
+    objects += [Path(o).resolve() for o in extra_objects]
+    obj_dir = out / "obj"
 
     elf, binf, uf2, mapf = link_image(board, objects, out, name, stack_bytes, script)
     return FirmwareArtifacts(board=board, elf=elf, bin=binf, uf2=uf2, map=mapf, linker_script=script,

@@ -106,6 +106,40 @@ def kernel_variant(op: str, board=None) -> str:
 _INT_ARITH_OPS = ("aten::add.", "aten::sub.", "aten::mul.", "aten::div.")
 
 
+#: kernel_opt "auto": the Cortex-M int8 kernels (cmsis/) build with the rest of
+#: the firmware (-Os) because they mark their inner loops MOTE_S8_HOT (-O2 per
+#: function, cmsis/mote_s8_arm.h); the portable kernels have no such marks and
+#: build at -O2. Measured on DS-CNN int8, mps2-an505: code 27,648 -> 24,304 B
+#: for +1.6 % estimated cycles against every kernel at -O2.
+KERNEL_OPT_AUTO = "auto"
+
+
+#: `--opt size|speed`: the one place where a build's flash/speed trade is
+#: chosen (aot build and aot generate). Per profile: the flag of the runtime,
+#: port and app; the kernels' flag (kernel_opt_groups); MOTE_OPT_SIZE, the
+#: macro every source sees, with which a kernel that has a variant specialised
+#: for speed (more flash) builds its general one instead (`#if !MOTE_OPT_SIZE`).
+#: speed (the default): kernels as KERNEL_OPT_AUTO, specialised variants in;
+#: size: every source at -Os, specialised variants out. A plain GCC flag
+#: (-Os, -O2, ...) is the runtime's flag with the speed profile's kernels, as
+#: --opt always meant. `aot build` prints what the other profile's kernels
+#: would cost (opt_trade).
+OPT_PROFILES = {
+    "speed": {"opt": "-Os", "kernel_opt": KERNEL_OPT_AUTO, "MOTE_OPT_SIZE": 0},
+    "size": {"opt": "-Os", "kernel_opt": "-Os", "MOTE_OPT_SIZE": 1},
+}
+DEFAULT_OPT = "speed"
+
+
+def resolve_opt(opt: str, kernel_opt: str = KERNEL_OPT_AUTO) -> tuple:
+    """(runtime flag, kernels' flag or "auto", {"MOTE_OPT_SIZE": 0|1}) of --opt
+    and --kernel-opt (an explicit --kernel-opt wins over the profile's)."""
+    prof = OPT_PROFILES.get(opt, OPT_PROFILES["speed"])
+    flag = prof["opt"] if opt in OPT_PROFILES else opt
+    kflag = prof["kernel_opt"] if kernel_opt == KERNEL_OPT_AUTO else kernel_opt
+    return flag, kflag, {"MOTE_OPT_SIZE": prof["MOTE_OPT_SIZE"]}
+
+
 def runtime_feature_defines(compiled) -> dict:
     """mote/config.h's MOTE_RUNTIME_* macros for a build of `compiled`: each
     feature compiled in only when one of the program's methods uses it
@@ -478,7 +512,8 @@ def write_model_sources(compiled, board, gen: Path, state: int, selftest=None,
 
 
 def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
-                     selftest: bool, verify_checksum: bool, selftest_bytes: int = 0) -> dict:
+                     selftest: bool, verify_checksum: bool, selftest_bytes: int = 0,
+                     opt: str = DEFAULT_OPT) -> dict:
     """The mote_sources.json dict: every path absolute.
 
     sources: every C file to compile (generated, runtime, embedding API,
@@ -497,6 +532,7 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
     defines = {"NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
     defines.update(runtime_feature_defines(compiled))
+    defines.update(resolve_opt(opt)[2])
     if verify_checksum:
         defines["MOTE_VERIFY_CHECKSUM"] = None
     fast = support_sources() + list(kernels)
@@ -504,7 +540,8 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
         "board": board.name, "model": compiled.name, "int8": bool(compiled.int8),
         "sources": [str(p) for p in generated + runtime_sources() + embed + fast],
         "generated_sources": [str(p) for p in generated],
-        "kernel_sources": [str(p) for p in fast],
+        "kernel_sources": [str(p) for p in fast] if opt == "speed" else [],  # --opt size: none at -O2
+        "opt": opt,
         "include_dirs": [str(out), str(RUNTIME_DIR / "include"), str(EMBED_DIR), str(KERNELS_DIR)],
         "defines": defines,
         "cflags": ["-std=c99", "-ffunction-sections", "-fdata-sections"],
@@ -524,7 +561,7 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
 
 
 def generate_compiled(compiled, board_name, out_dir, selftest=None,
-                      verify_checksum: bool = False) -> Generated:
+                      verify_checksum: bool = False, opt: str = DEFAULT_OPT) -> Generated:
     """Write the sources of `compiled` (aot.compiler.pipeline.Compiled) for
     `board_name` into `out_dir` (see the module docstring). selftest: an
     aot.deploy.selftest.SelfTest to embed (model_selftest.c, model.bpte).
@@ -552,8 +589,10 @@ def generate_compiled(compiled, board_name, out_dir, selftest=None,
         if selftest is not None:
             from aot.deploy.selftest import bpte_bytes
             (stage / "model.bpte").write_bytes(bpte_bytes(compiled.pte, selftest))
+        if opt not in OPT_PROFILES:
+            raise BuildError(f"--opt {opt}: choose one of {', '.join(OPT_PROFILES)}")
         manifest = sources_manifest(compiled, board, stage, generated, kernels, selftest is not None,
-                                    verify_checksum, st_bytes)
+                                    verify_checksum, st_bytes, opt)
         # paths inside the staging folder become paths inside the final one
         text = json.dumps(manifest, indent=2).replace(str(stage), str(out))
         (stage / "mote_sources.json").write_text(text + "\n")

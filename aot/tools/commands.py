@@ -76,7 +76,7 @@ def generate_command(args) -> int:
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}-src")
     selftest = _selftest(compiled, args.selftest, "generate")
     gen = generate_compiled(compiled, board.name, out, selftest=selftest,
-                            verify_checksum=args.verify_checksum)
+                            verify_checksum=args.verify_checksum, opt=getattr(args, "opt", "speed"))
     if args.json:
         print(json.dumps(gen.sources))
         return 0
@@ -125,6 +125,9 @@ def build_command(args) -> int:
                          verify_checksum=getattr(args, "verify_checksum", False),
                          selftest=selftest, trace=getattr(args, "trace", None))
     print(size_table(art.size))
+    if art.size.get("opt"):
+        from aot.deploy.build import opt_trade_line
+        print(opt_trade_line(art.size["opt"]))
     if selftest is not None:
         print(f"self-test: {selftest.count} case(s), {art.size['planned']['selftest']:,} B of "
               "expected outputs and tolerances (part \"selftest\")")
@@ -138,7 +141,7 @@ def build_command(args) -> int:
 def _estimate_cycles(result: dict, board, timeout: float) -> None:
     """Trace the run of `result` again and add the Cortex-M33 cycle estimate per
     inference ("estimated_cycles", "cycles_per_instruction") to it and its runs."""
-    from aot.deploy.cycles import trace_firmware
+    from aot.deploy.cycles import MEMORY_ASSUMPTIONS, energy, trace_firmware
     if board.core != "cortex-m33":
         raise RunError(f"--estimate-cycles has a Cortex-M33 cost model; {board.name} is a {board.core}")
     est = trace_firmware(result["elf"], board, timeout_s=max(timeout, 60.0) * 10)
@@ -147,7 +150,9 @@ def _estimate_cycles(result: dict, board, timeout: float) -> None:
     result["estimated_cycles"] = est.cycles // est.runs
     result["cycles_per_instruction"] = round(est.cycles_per_instruction, 4)
     result["estimate"] = {"model": "cortex-m33", "traced_instructions": est.instructions // est.runs,
-                          "cycles_by_class": dict(est.by_class.most_common())}
+                          "cycles_by_class": dict(est.by_class.most_common()),
+                          "memory": MEMORY_ASSUMPTIONS,
+                          "pico2_energy": energy(result["estimated_cycles"], load_board("pico2"))}
 
 
 def run_command(args) -> int:
@@ -234,8 +239,12 @@ def run_command(args) -> int:
         pico2 = load_board("pico2").clock_hz
         est = result["estimated_cycles"]
         print(f"  estimated Cortex-M33 cycles: {est:,} per inference ({result['cycles_per_instruction']:.2f} "
-              f"cycles/instruction; {1000 * est / pico2:.2f} ms at {pico2 / 1e6:.0f} MHz on a Pico 2, "
-              "code and data in zero-wait-state memory)")
+              f"cycles/instruction; {1000 * est / pico2:.2f} ms at {pico2 / 1e6:.0f} MHz on a Pico 2)")
+        print(f"  memory assumed: {result['estimate']['memory']}")
+        e = result["estimate"].get("pico2_energy")
+        if e:
+            print(f"  estimated energy on a Pico 2: {e['microjoules']:.1f} uJ per inference ({e['milliseconds']:.3f} ms "
+                  f"x {e['active_mw']:g} mW at {e['clock_hz'] / 1e6:g} MHz; power figure: {e['source']})")
     if args.outputs:
         print(f"  wrote {args.outputs}")
     return 0

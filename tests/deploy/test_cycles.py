@@ -4,6 +4,7 @@ hand-written instructions, the trace parser on a hand-written QEMU log, and
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import pytest
@@ -106,5 +107,17 @@ def test_traced_run_matches_the_exact_instruction_count(tmp_path, capsys):
     assert exact < r["estimated_cycles"] < 3 * exact
     assert r["cycles_per_instruction"] == pytest.approx(r["estimated_cycles"] / traced, rel=1e-3)
     assert set(r["estimate"]["cycles_by_class"]) >= {"load", "multiply", "branch taken"}
+    # the memory the estimate assumes, and the Pico 2 energy: cycles / clock x active power
+    assert r["estimate"]["memory"].startswith("code and data in zero-wait-state memory")
+    e = r["estimate"]["pico2_energy"]
+    assert (e["active_mw"], e["clock_hz"]) == (80.0, 150_000_000) and "not an RP2350 datasheet figure" in e["source"]
+    assert e["microjoules"] == pytest.approx(r["estimated_cycles"] / 150e6 * 80e-3 * 1e6, rel=1e-9)
+    assert main(["run", str(out), "--target", "mps2-an505", "--estimate-cycles"]) == 0
+    text = capsys.readouterr().out
+    cyc = int(re.search(r"estimated Cortex-M33 cycles: ([\d,]+) per inference", text).group(1).replace(",", ""))
+    m = re.search(r"estimated energy on a Pico 2: ([\d.]+) uJ per inference \(([\d.]+) ms x 80 mW at 150 MHz", text)
+    assert m and "memory assumed: code and data in zero-wait-state memory" in text
+    assert float(m.group(1)) == pytest.approx(cyc / 150e6 * 0.080 * 1e6, abs=0.05)
+    assert float(m.group(2)) == pytest.approx(cyc / 150e6 * 1e3, abs=5e-4)
     assert main(["run", str(out), "--target", "host", "--estimate-cycles"]) == 1
     assert "--estimate-cycles traces a run on a simulated Cortex-M33 board" in capsys.readouterr().err
