@@ -17,8 +17,13 @@ flash column includes that copy. On mps2-an505 every int8 run is traced once mor
 costs) for an estimated cycle count per inference, printed beside the
 instruction count with the Pico 2 latency at 150 MHz and the published MLPerf
 Tiny v1.0 figures of X-CUBE-AI on an STM32U575 Cortex-M33 at 160 MHz (KWS
-29.0 ms, VWW 59.3 ms, IC 109.5 ms, AD 3.21 ms). A goals table says which of
-issue 15's targets each MLPerf Tiny model meets.
+29.0 ms, VWW 59.3 ms, IC 109.5 ms, AD 3.21 ms). One table (issue 32's goals)
+gives, per MLPerf Tiny model, the published MACs per cycle of X-CUBE-AI and
+Plumerai with their source, Mote's estimated MACs per cycle, its exact MACs
+per instruction on the M33 per layer type (depthwise, pointwise, stem, other
+conv, FC: a second build with the runtime's event tracer, `aot profile`'s
+per-layer counts) and whole model on the M33 and the M55, RAM against TFLM's
+arena and the KWS code, each against its goal.
 
 Printed side by side, from one run:
 * instructions per inference (fp32, int8), MACs (zoo.MODELS; the compiler's count,
@@ -54,11 +59,28 @@ REF_TFLM_INSTR = {
 REF_TFLM_ARENA = {"ds_cnn": 22_820, "resnet8": 54_996, "mobilenet_v1_025": 100_708, "autoencoder": 2_580}
 #: MLPerf Tiny v1.0, X-CUBE-AI on an STM32U575 (Cortex-M33, 160 MHz): latency, ms.
 REF_XCUBE_U575_MS = {"ds_cnn": 29.0, "mobilenet_v1_025": 59.3, "resnet8": 109.5, "autoencoder": 3.21}
-#: The four MLPerf Tiny models (KWS, VWW, IC, AD) and issue 15's goals.
+#: The four MLPerf Tiny models (KWS, VWW, IC, AD).
 MLPERF = {"ds_cnn": "KWS", "mobilenet_v1_025": "VWW", "resnet8": "IC", "autoencoder": "AD"}
-GOAL_RAM_VS_TFLM = 0.8
+#: Published MACs per cycle on an STM32U575 (Cortex-M33 at 160 MHz): the MLPerf Tiny
+#: results (MLCommons, https://mlcommons.org/benchmarks/inference-tiny/) of X-CUBE-AI
+#: (v1.3) and Plumerai (v1.1), latency converted to MACs per cycle as issue 32 gives them.
+REF_MACS_PER_CYCLE = {
+    "X-CUBE-AI (MLPerf Tiny v1.3)": {"ds_cnn": 0.57, "mobilenet_v1_025": 0.79, "resnet8": 0.71, "autoencoder": 0.51},
+    "Plumerai (MLPerf Tiny v1.1)": {"ds_cnn": 0.55, "mobilenet_v1_025": 0.79, "resnet8": 0.75, "autoencoder": 0.45},
+}
+REF_SOURCE = ("MLCommons MLPerf Tiny results (X-CUBE-AI v1.3, Plumerai v1.1; STM32U575, Cortex-M33 at 160 MHz), "
+              "https://mlcommons.org/benchmarks/inference-tiny/, in MACs per cycle as issue 32 gives them")
+#: Issue 32's goals. Estimated M33 MACs per cycle: at or above the best published figure.
+GOAL_MACS_PER_CYCLE = {n: max(r[n] for r in REF_MACS_PER_CYCLE.values()) for n in MLPERF}
+#: Exact M33 instructions (per layer type, whole model: KWS and IC), M55 whole model (KWS and IC).
+GOAL_MAC_PER_INSTR_LAYER = {"depthwise": 0.8, "pointwise": 1.2}
 GOAL_MAC_PER_INSTR = {"mps2-an505": 1.0, "mps3-an547": 2.0}
+GOAL_MAC_PER_INSTR_MODELS = ("ds_cnn", "resnet8")
+GOAL_RAM_VS_TFLM = 0.8
+GOAL_RAM_VS_TFLM_MODEL = {"autoencoder": 1.0}  # AD: at or below TFLM's arena
 GOAL_KWS_CODE_BYTES = 20 * 1024
+#: Layer types of the per-layer figures (layer_type).
+LAYER_TYPES = ("stem", "depthwise", "pointwise", "conv", "FC", "other")
 PICO2_HZ = 150_000_000
 REF_TFLM_CODE = 46_477
 #: ExecuTorch cortex_m (int8) flow: planned arena bytes, and its lower bound where known.
@@ -75,6 +97,60 @@ def model_macs(name: str) -> tuple:
     from aot.compiler.macs import int8_mac_share
     from aot.compiler.pipeline import compile_model_file
     return int8_mac_share(compile_model_file(zoo.path(name)).spec)[1], "compiler"
+
+
+def layer_type(row: dict, first_conv: bool) -> str:
+    """A profile row's layer type: "depthwise" (a depthwise convolution), "stem"
+    (the program's first convolution), "pointwise" (a 1x1 convolution),
+    "conv" (any other), "FC" (a fully connected layer), "other" (no MACs)."""
+    op = row["op"]
+    if not row.get("macs"):
+        return "other"
+    if "depthwise" in op:
+        return "depthwise"
+    if "conv" in op:
+        if first_conv:
+            return "stem"
+        out = 1
+        for d in row["output_shapes"][0]:
+            out *= d
+        cin = row["input_shapes"][0][-1]  # NHWC
+        return "pointwise" if out * cin == row["macs"] else "conv"
+    if "linear" in op or "addmm" in op or "matmul" in op:
+        return "FC"
+    return "other"
+
+
+def layer_figures(profile: dict) -> dict:
+    """{layer type: {"macs", "instructions", "layers"}} of a profile (aot.devtools.profile)."""
+    out = {}
+    seen_conv = False
+    for row in profile["ops"]:
+        is_conv = "conv" in row["op"] and "depthwise" not in row["op"] and bool(row.get("macs"))
+        t = layer_type(row, is_conv and not seen_conv)
+        seen_conv |= is_conv
+        f = out.setdefault(t, {"macs": 0, "instructions": 0, "layers": 0})
+        f["macs"] += int(row.get("macs") or 0)
+        f["instructions"] += int(row["ticks"])
+        f["layers"] += 1
+    return out
+
+
+def profile_layers(compiled, board: str, out_dir, inputs=None) -> dict:
+    """Per-layer-type MACs and exact instructions of one inference: the firmware
+    built with the runtime's event tracer (`aot build --trace profile`) run on
+    QEMU, its PROF lines turned into aot profile's table."""
+    from aot.compiler.debug_record import debug_record
+    from aot.deploy.boards import load_board
+    from aot.deploy.build import build_compiled
+    from aot.deploy.qemu import run_firmware_streaming
+    from aot.devtools.profile import profile_uart
+    b = load_board(board)
+    art = build_compiled(compiled, board, out_dir, trace="profile")
+    code, text = run_firmware_streaming(art.elf, b, timeout_s=QEMU_TIMEOUT_S)
+    if code != 0:
+        raise RuntimeError(f"traced firmware exited with {code}")
+    return layer_figures(profile_uart(text.splitlines(), debug_record(compiled), b, board, "instructions"))
 
 
 def run_one(name: str, int8: bool, boards) -> dict:
@@ -111,33 +187,65 @@ def run_one(name: str, int8: bool, boards) -> dict:
                 est = trace_firmware(art.elf, b, timeout_s=QEMU_TIMEOUT_S)
                 res[b]["estimated_cycles"] = est.cycles // max(est.runs, 1)
                 res[b]["cycles_per_instruction"] = round(est.cycles_per_instruction, 4)
+                if name in MLPERF:  # per layer type: a traced build (issue 32's per-layer goals)
+                    res[b]["layers"] = profile_layers(c, b, d.with_name(d.name + "-prof"))
         except Exception as e:  # noqa: BLE001
             res[b] = {"error": cm.short_error(e)}
     return res
 
 
+def _goal(value, goal, fmt=".2f", more_is_better=True) -> str:
+    """"0.45 (>= 0.57: no)" for a figure against its goal."""
+    if value is None:
+        return "-"
+    if goal is None:
+        return format(value, fmt)
+    ok = value >= goal if more_is_better else value <= goal
+    return f"{format(value, fmt)} ({'>=' if more_is_better else '<='} {format(goal, fmt)}: {'yes' if ok else 'no'})"
+
+
 def goal_rows(results: dict, boards) -> list:
-    """One row per MLPerf Tiny model: RAM vs 0.8x TFLM's arena, MACs/instruction
-    on each board, the KWS code size; "yes"/"no" with the figure."""
+    """Issue 32's table, one row per MLPerf Tiny model in the run: the published
+    MACs per cycle, Mote's estimated MACs per cycle on the M33 against the best
+    of them, exact MACs per instruction (whole model on the M33 and the M55,
+    and per layer type on the M33) against their goals, RAM against TFLM's
+    arena, the KWS code against 20 KiB."""
     rows = []
     for name, task in MLPERF.items():
         r = results.get(name)
         if r is None:
             continue
+        macs = r["macs"]
         q = r["int8"].get("mps2-an505", {})
+        v = r["int8"].get("mps3-an547", {})
+        est = q.get("estimated_cycles")
+        row = [f"{task} ({name})"]
+        row += [cm.fmt(ref.get(name), ".2f") for ref in REF_MACS_PER_CYCLE.values()]
+        row.append(_goal(macs / est if est else None, GOAL_MACS_PER_CYCLE[name]))
+        goal_whole = name in GOAL_MAC_PER_INSTR_MODELS
+        qi, vi = q.get("instructions"), v.get("instructions")
+        row.append(_goal(macs / qi if qi else None, GOAL_MAC_PER_INSTR["mps2-an505"] if goal_whole else None))
+        layers = q.get("layers") or {}
+        for t in ("depthwise", "pointwise", "stem", "conv", "FC"):
+            f = layers.get(t)
+            mpi = f["macs"] / f["instructions"] if f and f["instructions"] else None
+            goal = GOAL_MAC_PER_INSTR_LAYER.get(t) if goal_whole else None
+            row.append(_goal(mpi, goal))
+        row.append(_goal(macs / vi if vi else None, GOAL_MAC_PER_INSTR["mps3-an547"] if goal_whole else None)
+                   if "mps3-an547" in boards else "-")
         ram = (q.get("size") or {}).get("ram_bytes")
         ref = REF_TFLM_ARENA.get(name)
-        row = [f"{task} ({name})"]
-        row.append(f"{'yes' if ram <= GOAL_RAM_VS_TFLM * ref else 'no'} ({ram / ref:.2f}x)" if ram and ref else "-")
-        for b in ("mps2-an505", "mps3-an547"):
-            qi = r["int8"].get(b, {}).get("instructions") if b in boards else None
-            mpi = r["macs"] / qi if qi else None
-            row.append(f"{'yes' if mpi >= GOAL_MAC_PER_INSTR[b] else 'no'} ({mpi:.2f})" if mpi else "-")
+        row.append(_goal(ram / ref if ram and ref else None, GOAL_RAM_VS_TFLM_MODEL.get(name, GOAL_RAM_VS_TFLM),
+                         more_is_better=False))
         code = (q.get("summary") or {}).get("code")
-        row.append((f"{'yes' if code <= GOAL_KWS_CODE_BYTES else 'no'} ({code:,} B)" if code else "-")
-                   if name == "ds_cnn" else "")
+        row.append(_goal(code, GOAL_KWS_CODE_BYTES, ",", more_is_better=False) if name == "ds_cnn" and code else "")
         rows.append(row)
     return rows
+
+
+GOAL_HEADERS = (["model"] + [k.split(" (")[0] + " MAC/cyc" for k in REF_MACS_PER_CYCLE]
+                + ["Mote MAC/cyc (est. M33)", "M33 MAC/i", "dw MAC/i", "pw MAC/i", "stem MAC/i", "conv MAC/i",
+                   "FC MAC/i", "M55 MAC/i", "RAM / TFLM arena", "KWS code B"])
 
 
 def main(argv=None) -> int:
@@ -207,19 +315,28 @@ def main(argv=None) -> int:
         for n, k, e in errs:
             print(f"  {n} [{k}]: {e}")
     goals = goal_rows(results, boards)
+    print("\nissue 32 goals (int8, int8 I/O; M33 = mps2-an505, M55 = mps3-an547): estimated M33 MACs per "
+          "cycle at or above the best published figure; exact MACs per instruction: depthwise >= "
+          f"{GOAL_MAC_PER_INSTR_LAYER['depthwise']}, pointwise >= {GOAL_MAC_PER_INSTR_LAYER['pointwise']}, "
+          f"whole model >= {GOAL_MAC_PER_INSTR['mps2-an505']} (M33) and >= {GOAL_MAC_PER_INSTR['mps3-an547']} "
+          f"(M55) on KWS and IC; RAM <= {GOAL_RAM_VS_TFLM}x TFLM's arena (AD: <= 1.0x); KWS code <= "
+          f"{GOAL_KWS_CODE_BYTES:,} B. Published: {REF_SOURCE}.\n")
     if goals:
-        print(f"\nissue 15 goals (int8, int8 I/O): RAM <= {GOAL_RAM_VS_TFLM}x TFLM's arena (mps2-an505), "
-              f"MACs/instruction >= {GOAL_MAC_PER_INSTR['mps2-an505']} (M33) and "
-              f"{GOAL_MAC_PER_INSTR['mps3-an547']} (M55), KWS code <= {GOAL_KWS_CODE_BYTES:,} B\n")
-        print(cm.table(["model", "RAM vs TFLM", "M33 MAC/i", "M55 MAC/i", "KWS code"], goals))
+        print(cm.table(GOAL_HEADERS, goals))
+        print("  per layer type (aot profile's per-layer counts, a traced build): stem = the first convolution, "
+              "pointwise = 1x1, conv = other convolutions, FC = fully connected; MAC/cyc from aot.deploy.cycles "
+              "(code and data in zero-wait-state memory)")
+    else:
+        print("  (no MLPerf Tiny model in this run: --models ds_cnn mobilenet_v1_025 resnet8 autoencoder)")
     print(f"\n  * MACs counted by the compiler on the program (aot.compiler.macs). MAC/i = MACs per instruction. "
           f"TFLM/Mote = TFLM instructions / Mote int8 instructions (>1: Mote faster).\n"
           f"  TFLM interpreter + int8 kernels: {REF_TFLM_CODE:,} B of code (DS-CNN); "
           f"RAM = every static byte incl. the analysed stack.")
     cm.write_json(args.json, {"benchmark": "bench_mcu", "environment": env, "boards": list(boards),
                               "results": results,
-                              "goals": goals,
-                              "reference": {"tflm_instructions": REF_TFLM_INSTR, "tflm_arena": REF_TFLM_ARENA,
+                              "goals": {"headers": GOAL_HEADERS, "rows": goals},
+                              "reference": {"macs_per_cycle": REF_MACS_PER_CYCLE, "macs_per_cycle_source": REF_SOURCE,
+                                            "tflm_instructions": REF_TFLM_INSTR, "tflm_arena": REF_TFLM_ARENA,
                                             "xcube_ai_u575_ms": REF_XCUBE_U575_MS,
                                             "tflm_code_bytes": REF_TFLM_CODE,
                                             "et_cortex_m_arena": REF_ET_CM_ARENA,
