@@ -5,11 +5,11 @@
  * in place by rows through mote_s8_rows_begin / next when the plan puts out over input.
  *
  * An int8 GEMM, output pixels x output channels, K = KH*KW*Cin:
- * - MVE: zero point folded into a corrected bias (bias - zp * sum w, scratch);
- *   one int8 column (im2col: a vector copy per window row, or the input itself
- *   for a stride-1 unpadded 1x1)
- *   against four weight rows with VMLADAVA, then one vector requantization per
- *   four channels.
+ * - MVE: zero point folded into a corrected bias (bias - zp * sum w) and the
+ *   requantization vectors computed once per call (scratch); weight rows
+ *   interleaved by quads once per call; an assembly core takes two pixels (im2col
+ *   columns, or the input itself for a stride-1 unpadded 1x1) against every quad
+ *   with eight VMLADAVA sums, then one vector requantization per pixel and quad.
  * - DSP: weights pre-widened in the program (with the requantization table,
  *   aot/compiler/dsp_weights.py) or widened to int16 pairs (SXTB16) in blocks of
  *   up to 16 KiB, columns of two output pixels widened (zero point folded into the
@@ -138,73 +138,249 @@ MOTE_S8_HOT static void conv_im2col8(const mote_s8_conv_params_t *p, int32_t pix
 
 #if defined(MOTE_S8_MVE)
 /**
- * Per-channel requantization vectors, computed once per call (scratch, cpad =
- * round4(Cout) entries each; channels past Cout hold zeros): corrected bias
- * bias - in_zp * sum w, multiplier, left shift max(s, 0), right shift min(s, 0) and
- * the rounding mask (min(s, 0) >> 31: -1 where RDBPOT rounds) of mote_s8_mve_requant.
+ * Per-channel requantization vectors, computed once per call into the scratch, per
+ * quad of channels 20 words (CONV_MVE_QWORDS): corrected bias bias - in_zp * sum w,
+ * multiplier, left shift max(s, 0), right shift min(s, 0) and the rounding mask
+ * (min(s, 0) >> 31: -1 where RDBPOT rounds) of mote_s8_mve_requant, four lanes each;
+ * channels past Cout hold zeros.
  */
+#define CONV_MVE_QWORDS 20
+
 typedef struct conv_state {
-    const int32_t *cbias, *mult, *left, *nege, *rmask;
-    int8_t *col; /* two int8 columns of Kpad bytes */
+    const int32_t *q;  /* CONV_MVE_QWORDS per quad of channels */
+    int8_t *col;       /* two int8 columns of Kpad bytes (zeros past K) */
+    int8_t *wq;        /* interleaved weight quads (NULL: the program has a DSP panel,
+                          the scratch has no room: the C path) */
+    int32_t nquads;    /* quads of wq */
+    int32_t wc0;       /* first channel of the quads in wq, -1 before the first */
 } conv_state_t;
 
+/**
+ * The core (assembly below): every quad of channels of wq for one pixel pair.
+ * wq: per quad and 16 taps the four rows' 16 bytes (Kpad taps, zeros past K); the
+ * columns xa, xb: Kpad bytes. Per 16 taps two column loads, four weight loads and
+ * eight VMLADAVA into the eight even registers (128 MACs in 16 instructions with
+ * the loop); then the two pixels' sums go to two vectors (four STRD, two VLDRW on
+ * the frame) and are requantized together against one load of each of the quad's vectors
+ * (the operations of mote_s8_mve_requant), two narrowing VSTRB.32.
+ */
+typedef struct conv_mve_blk {
+    const int8_t *xa, *xb; /* 0, 4 */
+    const int8_t *w;       /* 8 */
+    const int32_t *q;      /* 12: the first quad's vectors */
+    int8_t *oa, *ob;       /* 16, 20 */
+    int32_t nquads;        /* 24 (> 0) */
+    int32_t nsteps;        /* 28: Kpad / 16 (> 0) */
+    int32_t ozp;           /* 32 */
+    int32_t amin, amax;    /* 36, 40 */
+} conv_mve_blk_t;
+
+void mote_s8_mve_conv_quads(const conv_mve_blk_t *b);
+
+/* clang-format off */
+#define CONV_MVE_W(acca, accb)                                                             \
+    "  vldrb.8 q2, [r5], #16\n"                                                            \
+    "  vmladava.s8 " acca ", q0, q2\n"                                                     \
+    "  vmladava.s8 " accb ", q1, q2\n"
+__asm__("  .section .text.mote_s8_mve_conv_quads,\"ax\",%progbits\n"
+        "  .syntax unified\n"
+        "  .thumb\n"
+        "  .p2align 2\n"
+        "  .global mote_s8_mve_conv_quads\n"
+        "  .type mote_s8_mve_conv_quads, %function\n"
+        "  .thumb_func\n"
+        "mote_s8_mve_conv_quads:\n"
+        "  push {r4-r11, lr}\n"
+        "  vpush {d8-d11}\n"
+        "  sub sp, sp, #72\n"
+        "  ldm r0, {r1-r9}\n"
+        "  stm sp, {r1-r9}\n"
+        "  ldr r9, [r0, #36]\n"
+        "  vdup.32 q4, r9\n"
+        "  ldr r9, [r0, #40]\n"
+        "  vdup.32 q5, r9\n"
+        "  ldr r5, [sp, #8]\n"
+        ".Lmote_s8_mve_quad:\n"
+        "  ldrd r1, r3, [sp]\n"
+        "  ldr r7, [sp, #28]\n"
+        "  movs r0, #0\n"
+        "  movs r2, #0\n"
+        "  movs r4, #0\n"
+        "  movs r6, #0\n"
+        "  mov r8, #0\n"
+        "  mov r10, #0\n"
+        "  mov r12, #0\n"
+        "  mov lr, #0\n"
+        ".Lmote_s8_mve_step:\n"
+        "  vldrb.8 q0, [r1], #16\n"
+        "  vldrb.8 q1, [r3], #16\n"
+        CONV_MVE_W("r0", "r8") CONV_MVE_W("r2", "r10") CONV_MVE_W("r4", "r12")
+        CONV_MVE_W("r6", "lr")
+        "  subs r7, r7, #1\n"
+        "  bne .Lmote_s8_mve_step\n"
+        "  strd r0, r2, [sp, #40]\n"
+        "  strd r4, r6, [sp, #48]\n"
+        "  strd r8, r10, [sp, #56]\n"
+        "  strd r12, lr, [sp, #64]\n"
+        "  vldrw.u32 q0, [sp, #40]\n"
+        "  vldrw.u32 q3, [sp, #56]\n"
+        "  ldr r9, [sp, #12]\n"
+        "  vldrw.u32 q1, [r9]\n"
+        "  vadd.i32 q0, q0, q1\n"
+        "  vadd.i32 q3, q3, q1\n"
+        "  vldrw.u32 q1, [r9, #32]\n"
+        "  vshl.s32 q0, q0, q1\n"
+        "  vshl.s32 q3, q3, q1\n"
+        "  vldrw.u32 q1, [r9, #16]\n"
+        "  vqrdmulh.s32 q0, q0, q1\n"
+        "  vqrdmulh.s32 q3, q3, q1\n"
+        "  vldrw.u32 q1, [r9, #64]\n"
+        "  vshr.s32 q2, q0, #31\n"
+        "  vand q2, q2, q1\n"
+        "  vqadd.s32 q0, q0, q2\n"
+        "  vshr.s32 q2, q3, #31\n"
+        "  vand q2, q2, q1\n"
+        "  vqadd.s32 q3, q3, q2\n"
+        "  vldrw.u32 q1, [r9, #48]\n"
+        "  vrshl.s32 q0, q0, q1\n"
+        "  vrshl.s32 q3, q3, q1\n"
+        "  ldr r0, [sp, #32]\n"
+        "  vqadd.s32 q0, q0, r0\n"
+        "  vqadd.s32 q3, q3, r0\n"
+        "  vmax.s32 q0, q0, q4\n"
+        "  vmax.s32 q3, q3, q4\n"
+        "  vmin.s32 q0, q0, q5\n"
+        "  vmin.s32 q3, q3, q5\n"
+        "  ldrd r0, r2, [sp, #16]\n"
+        "  vstrb.32 q0, [r0], #4\n"
+        "  vstrb.32 q3, [r2], #4\n"
+        "  strd r0, r2, [sp, #16]\n"
+        "  add r9, r9, #80\n"
+        "  str r9, [sp, #12]\n"
+        "  ldr r0, [sp, #24]\n"
+        "  subs r0, r0, #1\n"
+        "  str r0, [sp, #24]\n"
+        "  bne .Lmote_s8_mve_quad\n"
+        "  add sp, sp, #72\n"
+        "  vpop {d8-d11}\n"
+        "  pop {r4-r11, pc}\n"
+        "  .size mote_s8_mve_conv_quads, . - mote_s8_mve_conv_quads\n"
+        "  .text\n");
+/* clang-format on */
+#undef CONV_MVE_W
+
 /** mote_s8_mve_requant with the call's precomputed vectors (bit-exact with it). */
-MOTE_S8_INLINE int32x4_t conv_mve_requant(int32x4_t acc, int32x4_t mult, int32x4_t left,
-                                          int32x4_t nege, int32x4_t rmask, int32_t ozp,
+MOTE_S8_INLINE int32x4_t conv_mve_requant(int32x4_t acc, const int32_t *q, int32_t ozp,
                                           int32x4_t vmin, int32x4_t vmax)
 {
-    int32x4_t x = vqrdmulhq_s32(vshlq_s32(acc, left), mult);
-    x = vqaddq_s32(x, vandq_s32(vshrq_n_s32(x, 31), rmask));
-    x = vqaddq_n_s32(vrshlq_s32(x, nege), ozp);
+    int32x4_t x = vaddq_s32(acc, vld1q_s32(q));
+    x = vqrdmulhq_s32(vshlq_s32(x, vld1q_s32(q + 8)), vld1q_s32(q + 4));
+    x = vqaddq_s32(x, vandq_s32(vshrq_n_s32(x, 31), vld1q_s32(q + 16)));
+    x = vqaddq_n_s32(vrshlq_s32(x, vld1q_s32(q + 12)), ozp);
     return vminq_s32(vmaxq_s32(x, vmin), vmax);
+}
+
+/** Channels [c0, cout) of one pixel pair in C (quad by quad, the last one predicated). */
+MOTE_S8_HOT static void conv_mve_quads_c(const mote_s8_conv_params_t *p, const conv_state_t *st,
+                                         const int8_t *xa, const int8_t *xb, int8_t *oa,
+                                         int8_t *ob, int32_t c0)
+{
+    const int32_t k = p->kh * p->kw * p->cin;
+    const int32_t cout = p->cout, ozp = p->out_zp;
+    const int32x4_t vmin = vdupq_n_s32(p->act_min), vmax = vdupq_n_s32(p->act_max);
+    const int8_t *w0 = p->weight + (size_t)c0 * k;
+    int32_t c, sa[4], sb[4];
+    for (c = c0; c < cout; c += 4, w0 += 4 * (size_t)k) {
+        /* rows past Cout repeat the last one; their outputs are not stored */
+        const int8_t *w1 = c + 1 < cout ? w0 + k : w0;
+        const int8_t *w2 = c + 2 < cout ? w1 + k : w1;
+        const int8_t *w3 = c + 3 < cout ? w2 + k : w2;
+        const int32_t *q = st->q + (size_t)(c >> 2) * CONV_MVE_QWORDS;
+        int32x4_t ra, rb;
+        mote_s8_mve_dot4(xa, w0, w1, w2, w3, k, sa);
+        mote_s8_mve_dot4(xb, w0, w1, w2, w3, k, sb);
+        ra = conv_mve_requant(vld1q_s32(sa), q, ozp, vmin, vmax);
+        rb = conv_mve_requant(vld1q_s32(sb), q, ozp, vmin, vmax);
+        if (c + 4 <= cout) {
+            vstrbq_s32(oa + c, ra);
+            vstrbq_s32(ob + c, rb);
+        } else {
+            const mve_pred16_t pr = vctp32q((uint32_t)(cout - c));
+            vstrbq_p_s32(oa + c, ra, pr);
+            vstrbq_p_s32(ob + c, rb, pr);
+        }
+    }
+}
+
+/** Interleave the weight rows of quads [q0, q0 + n) into wq (CONV_MVE core order). */
+static void conv_mve_interleave(const mote_s8_conv_params_t *p, int32_t q0, int32_t n,
+                                int32_t kpad, int8_t *wq)
+{
+    const int32_t k = p->kh * p->kw * p->cin;
+    int32_t qi, r, t;
+    for (qi = 0; qi < n; qi++) {
+        for (r = 0; r < 4; r++) {
+            const int8_t *row = p->weight + (size_t)(4 * (q0 + qi) + r) * k;
+            int8_t *d = wq + (size_t)qi * 4 * kpad + 16 * r;
+            for (t = 0; t < kpad; t += 16, d += 64) {
+                const mve_pred16_t pr = vctp8q((uint32_t)(k - t > 0 ? k - t : 0));
+                vstrbq_s8(d, vldrbq_z_s8(row + t, pr));
+            }
+        }
+    }
 }
 
 /** Output rows [oy0, oy1) (a band of mote_s8_rows_begin / next): pixel pairs x channel quads. */
 MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
 {
-    const conv_state_t *st = (const conv_state_t *)state;
+    conv_state_t *st = (conv_state_t *)state;
     const int32_t k = p->kh * p->kw * p->cin;
     const int32_t kpad = (k + 15) & ~15;
-    const int32_t cout = p->cout, ozp = p->out_zp;
-    const int direct = p->kh == 1 && p->kw == 1 && p->stride_h == 1 && p->stride_w == 1 &&
-                       p->pad_h == 0 && p->pad_w == 0;
-    const int32x4_t vmin = vdupq_n_s32(p->act_min), vmax = vdupq_n_s32(p->act_max);
-    int32_t pix, pix0, pix1, c;
-    int32_t sa[4], sb[4];
+    const int32_t cout = p->cout, full = cout >> 2;
+    /* the input pixel itself as the column: a stride-1 unpadded 1x1 conv (the core
+       reads whole 16-byte steps: Cin a multiple of 16 there) */
+    const int direct = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w) ==
+                           MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1 &&
+                       (st->wq == NULL || (p->cin & 15) == 0);
+    int32_t pix, pix0, pix1, b0;
+    conv_mve_blk_t blk;
+    blk.nsteps = kpad >> 4;
+    blk.ozp = p->out_zp;
+    blk.amin = p->act_min;
+    blk.amax = p->act_max;
     mote_s8_px_range(p, &pix0, &pix1);
-    for (pix = pix0; pix < pix1; pix += 2) {
-        const int32_t pb = pix + 1 < pix1 ? pix + 1 : pix;
-        const int8_t *xa = p->input + (size_t)pix * p->cin;
-        const int8_t *xb = p->input + (size_t)pb * p->cin;
-        int8_t *oa = p->output + (size_t)(pix - pix0) * cout;
-        int8_t *ob = p->output + (size_t)(pb - pix0) * cout;
-        const int8_t *w0 = p->weight;
-        if (!direct) {
-            conv_im2col8(p, pix, st->col);
-            conv_im2col8(p, pb, st->col + kpad);
-            xa = st->col;
-            xb = st->col + kpad;
+    for (b0 = 0; b0 < (st->wq != NULL ? full : 1); b0 += st->wq != NULL ? st->nquads : 1) {
+        const int32_t nq = st->wq == NULL ? 0 : (full - b0 < st->nquads ? full - b0 : st->nquads);
+        if (st->wq != NULL && st->wc0 != b0) { /* one block: interleaved once for all bands */
+            conv_mve_interleave(p, b0, nq, kpad, st->wq);
+            st->wc0 = b0;
         }
-        for (c = 0; c < cout; c += 4, w0 += 4 * (size_t)k) {
-            /* rows past Cout repeat the last one; their outputs are not stored */
-            const int8_t *w1 = c + 1 < cout ? w0 + k : w0;
-            const int8_t *w2 = c + 2 < cout ? w1 + k : w1;
-            const int8_t *w3 = c + 3 < cout ? w2 + k : w2;
-            const int32x4_t cb = vld1q_s32(st->cbias + c), mu = vld1q_s32(st->mult + c);
-            const int32x4_t lf = vld1q_s32(st->left + c), ng = vld1q_s32(st->nege + c);
-            const int32x4_t rm = vld1q_s32(st->rmask + c);
-            int32x4_t ra, rb;
-            mote_s8_mve_dot4(xa, w0, w1, w2, w3, k, sa);
-            mote_s8_mve_dot4(xb, w0, w1, w2, w3, k, sb);
-            ra = conv_mve_requant(vaddq_s32(vld1q_s32(sa), cb), mu, lf, ng, rm, ozp, vmin, vmax);
-            rb = conv_mve_requant(vaddq_s32(vld1q_s32(sb), cb), mu, lf, ng, rm, ozp, vmin, vmax);
-            if (c + 4 <= cout) {
-                vstrbq_s32(oa + c, ra);
-                vstrbq_s32(ob + c, rb);
-            } else {
-                const mve_pred16_t pr = vctp32q((uint32_t)(cout - c));
-                vstrbq_p_s32(oa + c, ra, pr);
-                vstrbq_p_s32(ob + c, rb, pr);
+        for (pix = pix0; pix < pix1; pix += 2) {
+            const int32_t pb = pix + 1 < pix1 ? pix + 1 : pix;
+            const int8_t *xa = p->input + (size_t)pix * p->cin;
+            const int8_t *xb = p->input + (size_t)pb * p->cin;
+            int8_t *oa = p->output + (size_t)(pix - pix0) * cout;
+            int8_t *ob = p->output + (size_t)(pb - pix0) * cout;
+            if (!direct) {
+                conv_im2col8(p, pix, st->col);
+                conv_im2col8(p, pb, st->col + kpad);
+                xa = st->col;
+                xb = st->col + kpad;
+            }
+            if (nq > 0) {
+                blk.xa = xa;
+                blk.xb = xb;
+                blk.w = st->wq;
+                blk.q = st->q + (size_t)b0 * CONV_MVE_QWORDS;
+                blk.oa = oa + 4 * b0;
+                blk.ob = ob + 4 * b0;
+                blk.nquads = nq;
+                mote_s8_mve_conv_quads(&blk);
+            }
+            if (st->wq == NULL) {
+                conv_mve_quads_c(p, st, xa, xb, oa, ob, 0);
+            } else if (b0 + nq == full && (cout & 3) != 0) {
+                conv_mve_quads_c(p, st, xa, xb, oa, ob, 4 * full);
             }
         }
     }
@@ -214,9 +390,12 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
 {
     mote_s8_rows_t it;
     const int32_t k = p->kh * p->kw * p->cin;
+    const int32_t kpad = (k + 15) & ~15;
     const int32_t cpad = (p->cout + 3) & ~3;
     const size_t own = mote_s8_conv_own_bytes(p);
-    /* 20 bytes a channel of the scratch's 32 * round4(Cout), then the columns */
+    /* scratch: the vectors (20 of the 32 bytes a channel), two columns (2 Kpad of
+       the 5 Kpad), the interleaved weight quads in the widening region (2 Kpad
+       bytes a row x mote_s8_conv_dsp_rows: as many int8 rows as twice that) */
     int32_t *t = (int32_t *)mote_s8_scratch(ctx, own);
     conv_state_t st;
     int32_t c;
@@ -224,22 +403,27 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
         return MOTE_ERR_KERNEL_SCRATCH;
     }
     for (c = 0; c < cpad; c++) {
+        int32_t *q = t + (size_t)(c >> 2) * CONV_MVE_QWORDS + (c & 3);
         const int32_t s = c < p->cout ? p->shift[c] : 0;
-        t[c] = c < p->cout ? (int32_t)((uint32_t)p->bias[c] -
+        q[0] = c < p->cout ? (int32_t)((uint32_t)p->bias[c] -
                                        (uint32_t)p->in_zp *
                                            (uint32_t)mote_s8_mve_sum(p->weight + (size_t)c * k, k))
                            : 0;
-        t[cpad + c] = c < p->cout ? p->mult[c] : 0;
-        t[2 * cpad + c] = s > 0 ? s : 0;
-        t[3 * cpad + c] = s < 0 ? s : 0;
-        t[4 * cpad + c] = s < 0 ? -1 : 0;
+        q[4] = c < p->cout ? p->mult[c] : 0;
+        q[8] = s > 0 ? s : 0;
+        q[12] = s < 0 ? s : 0;
+        q[16] = s < 0 ? -1 : 0;
     }
-    st.cbias = t;
-    st.mult = t + cpad;
-    st.left = t + 2 * cpad;
-    st.nege = t + 3 * cpad;
-    st.rmask = t + 4 * cpad;
+    st.q = t;
     st.col = (int8_t *)(t + 8 * cpad);
+    memset(st.col, 0, 2 * (size_t)kpad); /* taps K..Kpad of both columns stay 0 */
+    st.wq = NULL;
+    st.nquads = 0;
+    st.wc0 = -1;
+    if (p->wpanel == NULL && p->cout >= 4) {
+        st.wq = st.col + 2 * kpad;
+        st.nquads = mote_s8_conv_dsp_rows(kpad, p->cout) >> 1; /* 2 * rows int8 rows */
+    }
     MOTE_TRY(mote_s8_rows_begin(ctx, own, p, &it));
     do {
         conv_rows(&it.band, &st);
