@@ -150,7 +150,7 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
     with int8: Linear weights int4 per output channel with int8 activations
     (mote::linear_s4; the group size does not apply).
     int16_activations: quantize (implies int8) with int16 activations for conv /
-    linear (mote::*_s16; aot.compiler.quant.pt2e.MoteQuantizer), fp32 elsewhere.
+    linear (mote::*_s16; aot.compiler.quant.annotate.MoteQuantizer), fp32 elsewhere.
     external_weights: True or a .ptd path: the constants go to a .ptd
     (ExecuTorch's flat-tensor format; Compiled.ptd) and the program names
     them by key; a path's existing tensors are kept (merged), and the file is

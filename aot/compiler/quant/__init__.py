@@ -1,9 +1,11 @@
 """Quantization: PT2E (torchao) annotation and calibration, and the lowerings
 of its result to Mote's integer ``mote::`` ops.
 
-- :mod:`.pt2e`: :class:`MoteQuantizer` (the int8 / int16-activation / int4 x int8
-  schemes), :func:`quantize` (export -> prepare -> calibrate -> convert),
+- :mod:`.pt2e`: :func:`quantize` (export -> prepare -> calibrate -> convert),
   :func:`prepare_qat`, calibration files;
+- :mod:`.annotate`: :class:`MoteQuantizer` (the int8 / int16-activation /
+  int4 x int8 schemes) as a table of annotation rules; :mod:`.state`: the
+  model's mutable buffers as quantization sees them;
 - :mod:`.opsets`: the ATen op kinds both sides key on;
 - :mod:`.lowering`: the driver that turns the converted graph into integer
   ops (:func:`lower_int8`, :func:`int8_program`, :class:`Int8Info`,

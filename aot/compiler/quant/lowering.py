@@ -90,7 +90,7 @@ class Lowering:
         self.sites: list = []      # (op, source, reason) of every fp32 fallback node
         self.islands: list = []    # planned fp32 islands: (kind, "file.py:line")
         self.fusing = None         # PT2E node names the group being emitted computes
-        from aot.compiler.quant.pt2e import int8_state_qparams, mutated_buffers
+        from aot.compiler.quant.state import int8_state_qparams, mutated_buffers
         self.mutable = mutated_buffers(gm)  # get_attr targets the model updates in place
         # buffers the model replaces by a quantized value: kept int8 ({target: (scale, zp)})
         self.int8_state = int8_state_qparams(gm)
@@ -449,7 +449,8 @@ def quantized_program(module: torch.nn.Module, example_inputs: Sequence[torch.Te
     ``model_path``). Returns (ExportedProgram, :class:`Int8Info`, the converted
     module): PT2E's module is both the reference the device must match and the
     input of the lowering (which copies it)."""
-    from aot.compiler.quant.pt2e import Int8CalibrationWarning, MoteQuantizer, quantize
+    from aot.compiler.quant.annotate import MoteQuantizer
+    from aot.compiler.quant.pt2e import Int8CalibrationWarning, quantize
     if calibration is None:
         warnings.warn_explicit("int8: no calibration data (no --calib, no calibration_data() in the "
                                "model file): quantization ranges come from the example inputs alone",

@@ -1,5 +1,5 @@
 """The ATen op kinds quantization names: one home for the sets both the PT2E
-annotation (:mod:`aot.compiler.quant.pt2e`) and the int8 / int16 lowering
+annotation (:mod:`aot.compiler.quant.annotate`) and the int8 / int16 lowering
 patterns (:mod:`aot.compiler.quant.patterns`) key on. Each set holds
 ``torch.ops.aten`` overloads (the targets of an exported graph's nodes);
 :data:`ISLAND_KEY` is the node meta key by which the annotation tells the
@@ -67,7 +67,7 @@ OWN_QPARAM_OPS = MEAN_OPS | LUT_OPS
 #: norms kept in fp32 on purpose (planned fp32 islands): own input and output
 #: observers, so only the norm runs in fp32 (input dequantized, output quantized
 #: at once); the int8 lowering reports them as islands, not as fallbacks.
-#: RMSNorm (x * rsqrt(mean(x^2) + eps) [* weight]) is matched as a chain (pt2e._rms_norm_chain).
+#: RMSNorm (x * rsqrt(mean(x^2) + eps) [* weight]) is matched as a chain (annotate._rms_norm_chain).
 FP32_ISLAND_OPS = frozenset({aten.layer_norm.default, aten.group_norm.default,
                              aten.native_layer_norm.default, aten.native_group_norm.default})
 #: meta key on the nodes of a planned fp32 island: (kind, is_last); the last
@@ -78,7 +78,7 @@ ISLAND_KEY = "mote_fp32_island"
 PRELU_OPS = frozenset({aten.prelu.default})
 #: masked_fill: with -inf feeding a softmax (a causal attention mask) the pair is
 #: an fp32 island: the scores are quantized before the mask, the probabilities
-#: after the softmax (pt2e.SOFTMAX_OUT_QSPEC), so masked positions get exactly 0 as in
+#: after the softmax (annotate.SOFTMAX_OUT_QSPEC), so masked positions get exactly 0 as in
 #: fp32 (an int8 -128 in their place would still weigh exp(-range) each). Any
 #: other constant fill: output shares its input's qparams (the value saturates).
 MASKED_FILL_OPS = frozenset({aten.masked_fill.Scalar})
@@ -86,7 +86,7 @@ MASKED_FILL_OPS = frozenset({aten.masked_fill.Scalar})
 #: shares its qparams; the lowering gathers int8 rows (aten::embedding on int8)
 EMBEDDING_OPS = frozenset({aten.embedding.default})
 CAT_OPS = frozenset({aten.cat.default, aten.concat.default})
-#: own input observer, fixed output qparams (pt2e.SOFTMAX_OUT_QSPEC)
+#: own input observer, fixed output qparams (annotate.SOFTMAX_OUT_QSPEC)
 SOFTMAX_OPS = frozenset({aten.softmax.int, aten._softmax.default})
 #: batched matrix products of two activations (mote::bmm_s8)
 MATMUL_OPS = frozenset({aten.matmul.default, aten.bmm.default})
