@@ -29,6 +29,16 @@
 #define MOTE_S8_INLINE static inline
 #endif
 
+/* --opt size (aot build / aot generate define MOTE_OPT_SIZE to 0 or 1): the DSP
+   kernels leave out their speed-only cores (conv2d_s8: the full-range store core,
+   the clamping one serves [-128, 127] too; linear_s8: the panel core, the rows path
+   ignores a panel). Same bytes either way. */
+#if defined(MOTE_OPT_SIZE) && MOTE_OPT_SIZE
+#define MOTE_S8_SIZE 1
+#else
+#define MOTE_S8_SIZE 0
+#endif
+
 #if !defined(MOTE_S8_FORCE_PLAIN) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #define MOTE_S8_MVE 1
 #include <arm_mve.h>

@@ -624,11 +624,8 @@ typedef struct conv_blk {
 
 void mote_s8_dsp_conv_pairs_full(const conv_blk_t *b);
 void mote_s8_dsp_conv_pairs_clamp(const conv_blk_t *b);
-#if defined(MOTE_S8_OPT_SIZE)
-#define MOTE_S8_SIZE 1 /* one core (the clamped store serves the full range too) */
+#if MOTE_S8_SIZE /* one core (the clamped store serves the full range too) */
 #define mote_s8_dsp_conv_pairs_full mote_s8_dsp_conv_pairs_clamp
-#else
-#define MOTE_S8_SIZE 0
 #endif
 
 /* clang-format off */
@@ -708,7 +705,7 @@ void mote_s8_dsp_conv_pairs_clamp(const conv_blk_t *b);
     "  strh r8, [r5], #2\n"                                                                \
     "  lsr r8, r8, #16\n"                                                                  \
     "  strh r8, [r6], #2\n"
-#if !defined(MOTE_S8_OPT_SIZE)
+#if !MOTE_S8_SIZE
 __asm__(CONV_CORE("mote_s8_dsp_conv_pairs_full", CONV_STORE_FULL)
         CONV_CORE("mote_s8_dsp_conv_pairs_clamp", CONV_STORE_CLAMP)
         "  .text\n");

@@ -128,7 +128,7 @@ MOTE_S8_HOT static void linear_row(const mote_s8_conv_params_t *p, const int8_t 
 }
 #endif
 
-#if defined(MOTE_S8_DSP)
+#if defined(MOTE_S8_DSP) && !MOTE_S8_SIZE
 /**
  * The panel core (assembly below): every block of four weight rows of the panel
  * against one input row widened doubled (x: per group of 4 taps the SXTB16 pairs
@@ -352,9 +352,11 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
 #if defined(MOTE_S8_MVE)
     linear_mve(&p);
 #elif defined(MOTE_S8_DSP)
+#if !MOTE_S8_SIZE
     if (p.wpanel != NULL) {
         return linear_panel(&p);
     }
+#endif
     {
         int32_t m;
         for (m = 0; m < p.n; m++) {
