@@ -339,7 +339,8 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     const int32_t cout = p->cout, full = cout >> 2;
     /* the input pixel itself as the column: a stride-1 unpadded 1x1 conv (the core
        reads whole 16-byte steps: Cin a multiple of 16 there) */
-    const int direct = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w) ==
+    const int direct = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w, p->dil_h,
+                                            p->dil_w) ==
                            MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1 &&
                        (st->wq == NULL || (p->cin & 15) == 0);
     int32_t pix, pix0, pix1, b0;
@@ -478,6 +479,37 @@ MOTE_S8_INLINE void conv_widen_word(int32_t *d, uint32_t v, int dbl)
     d[1] = o;
 }
 
+/** Unaligned 16-bit load. */
+MOTE_S8_INLINE uint32_t conv_ld16(const int8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+/**
+ * The STEM3X3C3 column of an interior pixel: the 3x3x3 window at src (rows rstride
+ * bytes apart, 9 bytes each) as 7 groups of 4 taps in K order, tap 27 zero, built
+ * from loads at constant offsets (never past the window's last byte), widened
+ * (doubled when dbl) into the pair-interleaved column d (4 words a group).
+ */
+MOTE_S8_INLINE void conv_stem3x3c3(const int8_t *src, size_t rstride, int32_t *d, int dbl)
+{
+    const int8_t *r1 = src + rstride, *r2 = r1 + rstride;
+    uint32_t g[7];
+    int32_t i;
+    g[0] = mote_s8_ld32(src);
+    g[1] = mote_s8_ld32(src + 4);
+    g[2] = (uint32_t)(uint8_t)src[8] | conv_ld16(r1) << 8 | (uint32_t)(uint8_t)r1[2] << 24;
+    g[3] = mote_s8_ld32(r1 + 3);
+    g[4] = conv_ld16(r1 + 7) | conv_ld16(r2) << 16;
+    g[5] = mote_s8_ld32(r2 + 2);
+    g[6] = conv_ld16(r2 + 6) | (uint32_t)(uint8_t)r2[8] << 16;
+    for (i = 0; i < 7; i++) {
+        conv_widen_word(d + 4 * i, g[i], dbl);
+    }
+}
+
 /**
  * im2col of pixel pix into slot (0 or 1) of the pair-interleaved int16 buffer x:
  * raw input values (the zero point is folded into the bias), padded taps hold
@@ -497,7 +529,8 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_
     const int32_t zpv = dbl ? 2 * p->in_zp : p->in_zp;
     const int32_t zp2 = (int32_t)(((uint32_t)zpv & 0xffffu) | ((uint32_t)zpv << 16));
     int32_t ky, kx, kk = 0, i;
-    const int32_t variant = mote_s8_conv_variant(cin, p->kh, p->kw, p->pad_h, p->pad_w);
+    const int32_t variant =
+        mote_s8_conv_variant(cin, p->kh, p->kw, p->pad_h, p->pad_w, p->dil_h, p->dil_w);
     if (variant == MOTE_S8_CONV_POINTWISE) {
         /* the column is the input pixel itself */
         const int8_t *src = in + ((size_t)oy * p->stride_h * p->w + (size_t)ox * p->stride_w) * cin;
@@ -507,7 +540,15 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_
         }
         return;
     }
-    if (variant == MOTE_S8_CONV_STEM) {
+    if (variant == MOTE_S8_CONV_STEM3X3C3) {
+        const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+        if (iy0 >= 0 && iy0 + 3 <= p->h && ix0 >= 0 && ix0 + 3 <= p->w) {
+            conv_stem3x3c3(in + ((size_t)iy0 * p->w + ix0) * 3, (size_t)p->w * 3, x + 2 * slot,
+                           dbl);
+            return;
+        }
+    }
+    if (variant == MOTE_S8_CONV_STEM || variant == MOTE_S8_CONV_STEM3X3C3) {
         int32_t *d = x + 2 * slot;
         const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
         if (p->dil_w == 1 && iy0 >= 0 && iy0 + (p->kh - 1) * p->dil_h < p->h && ix0 >= 0 &&
@@ -761,7 +802,8 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     int8_t *const col8 = st->col8;
     int8_t *const out = p->output;
     /* the pointwise variant at stride 1: the pixel pair is contiguous */
-    const int direct = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w) ==
+    const int direct = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w, p->dil_h,
+                                            p->dil_w) ==
                            MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1;
     int32_t c0, pix, pix0, pix1;
     conv_blk_t blk;

@@ -23,7 +23,7 @@ size_t mote_scratch_rows_in_place(int32_t n, int32_t h, int32_t w, int32_t cin, 
                                   int32_t wo, int32_t cout, int32_t stride_h, int32_t pad_h,
                                   int32_t band);
 int32_t mote_variant_mote_conv2d_s8(int32_t cin, int32_t kh, int32_t kw, int32_t pad_h,
-                                    int32_t pad_w);
+                                    int32_t pad_w, int32_t dil_h, int32_t dil_w);
 
 /**
  * conv2d_s8: see mote_s8_conv_scratch_bytes() in requant.h (im2col columns,
@@ -100,11 +100,12 @@ size_t mote_scratch_rows_in_place(int32_t n, int32_t h, int32_t w, int32_t cin, 
 
 /**
  * The optimized conv2d_s8's kernel variant for a window kh x kw over Cin channels
- * with padding (pad_h, pad_w): MOTE_S8_CONV_POINTWISE / _STEM / _WINDOW
- * (mote_s8_conv_variant in requant.h, the kernels' own dispatch).
+ * with padding (pad_h, pad_w) and dilation (dil_h, dil_w): MOTE_S8_CONV_POINTWISE /
+ * _STEM / _WINDOW / _STEM3X3C3 (mote_s8_conv_variant in requant.h, the kernels' own
+ * dispatch).
  */
 int32_t mote_variant_mote_conv2d_s8(int32_t cin, int32_t kh, int32_t kw, int32_t pad_h,
-                                    int32_t pad_w)
+                                    int32_t pad_w, int32_t dil_h, int32_t dil_w)
 {
-    return mote_s8_conv_variant(cin, kh, kw, pad_h, pad_w);
+    return mote_s8_conv_variant(cin, kh, kw, pad_h, pad_w, dil_h, dil_w);
 }

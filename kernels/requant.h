@@ -183,17 +183,23 @@ static inline uint32_t mote_s8_linear_panel_numel(int32_t k, int32_t n)
  *   MOTE_S8_CONV_STEM       Cin not a multiple of 4 (first layers: 1 or 3 channels): the
  *                           int8 window gathered (interior pixels by words), then widened
  *   MOTE_S8_CONV_WINDOW     any other window: widened tap by tap from the input
+ *   MOTE_S8_CONV_STEM3X3C3  the stem of a 3x3 undilated window over 3 channels (RGB
+ *                           first layers): an interior pixel's 27 taps are built
+ *                           into 7 words at constant offsets, widened unrolled
  */
 #define MOTE_S8_CONV_POINTWISE 1
 #define MOTE_S8_CONV_STEM 2
 #define MOTE_S8_CONV_WINDOW 3
+#define MOTE_S8_CONV_STEM3X3C3 4
 
-/** The conv2d_s8 variant of a window kh x kw over Cin channels with padding (ph, pw). */
+/** The conv2d_s8 variant of a window kh x kw over Cin channels with padding (ph, pw)
+ *  and dilation (dh, dw). */
 static inline int32_t mote_s8_conv_variant(int32_t cin, int32_t kh, int32_t kw, int32_t ph,
-                                           int32_t pw)
+                                           int32_t pw, int32_t dh, int32_t dw)
 {
     if ((cin & 3) != 0) {
-        return MOTE_S8_CONV_STEM;
+        return cin == 3 && kh == 3 && kw == 3 && dh == 1 && dw == 1 ? MOTE_S8_CONV_STEM3X3C3
+                                                                    : MOTE_S8_CONV_STEM;
     }
     return kh == 1 && kw == 1 && ph == 0 && pw == 0 ? MOTE_S8_CONV_POINTWISE : MOTE_S8_CONV_WINDOW;
 }

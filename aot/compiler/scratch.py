@@ -60,7 +60,7 @@ def _scratch_library():
         fn.restype = ctypes.c_size_t
         fn.argtypes = [ctypes.c_int32] * nargs
     lib.mote_variant_mote_conv2d_s8.restype = ctypes.c_int32
-    lib.mote_variant_mote_conv2d_s8.argtypes = [ctypes.c_int32] * 5
+    lib.mote_variant_mote_conv2d_s8.argtypes = [ctypes.c_int32] * 7
     _SCRATCH_LIB[digest] = lib
     return lib
 
@@ -94,12 +94,12 @@ def scratch_bytes(spec, call) -> int:
 
 #: labels of conv2d_s8's variants, by the MOTE_S8_CONV_* codes of kernels/requant.h
 #: (mote_s8_conv_variant there is the rule, the kernels' own dispatch)
-CONV_VARIANTS = {1: "pointwise", 2: "stem", 3: "window"}
+CONV_VARIANTS = {1: "pointwise", 2: "stem", 3: "window", 4: "stem3x3c3"}
 
 
 def call_variant(spec, call):
     """The variant of the optimized (cmsis/) kernel that runs `call`, or None for
-    an op without variants. conv2d_s8: "pointwise" / "stem" / "window" by shape
+    an op without variants. conv2d_s8: "pointwise" / "stem" / "stem3x3c3" / "window" by shape
     (mote_variant_mote_conv2d_s8), "+table" when the program carries the DSP
     kernel's requantization table (aot.compiler.dsp_weights); linear_s8: "panel"
     with its DSP panel, else "rows"."""
@@ -111,9 +111,10 @@ def call_variant(spec, call):
     if name != "mote::conv2d_s8.out":
         return None
     x, w = vals[call.args[0]], vals[call.args[1]]
-    pad = vals[call.args[6]]
+    pad, dil = vals[call.args[6]], vals[call.args[7]]
     code = int(_scratch_library().mote_variant_mote_conv2d_s8(
-        int(x.sizes[3]), int(w.sizes[1]), int(w.sizes[2]), int(pad.items[0]), int(pad.items[-1])))
+        int(x.sizes[3]), int(w.sizes[1]), int(w.sizes[2]), int(pad.items[0]), int(pad.items[-1]),
+        int(dil.items[0]), int(dil.items[-1])))
     label = CONV_VARIANTS.get(code, f"variant {code}")
     if has_panel(spec, call):
         numel = int(vals[call.args[PANEL_ARG]].sizes[0])

@@ -178,5 +178,8 @@ def test_ops_json_names_the_kernel_variant_of_every_call(ds_cnn):
         w.sizes, x.sizes = [w.sizes[0], 3, 3, 16], [x.sizes[0], x.sizes[1], x.sizes[2], 16]
         spec.values[conv.args[6]].items = [1, 1]
         assert call_variant(spec, conv) == "window"
+        # the same window over three channels (an RGB first layer) has its own stem
+        w.sizes, x.sizes = [w.sizes[0], 3, 3, 3], [x.sizes[0], x.sizes[1], x.sizes[2], 3]
+        assert call_variant(spec, conv) == "stem3x3c3"
     finally:
         w.sizes, x.sizes, spec.values[conv.args[6]].items = saved
