@@ -264,6 +264,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--inputs", metavar="IN.npz",
                    help="inputs to embed in the firmware (default: the model's example inputs)")
     _add_opt_option(p)
+    p.add_argument("--code-in-sram", action=argparse.BooleanOptionalAction, default=None,
+                   help="run the kernels' code from SRAM, copied from flash at boot (default: on for boards "
+                        "whose flash is behind an XIP cache, pico2; size.json's RAM part sram_copy is the cost)")
+    p.add_argument("--weights-in-sram", action="store_true",
+                   help="read the program and its weights from SRAM, copied from flash at boot (refused "
+                        "when they do not fit the board's RAM)")
     p.add_argument("--kernel-opt", default="auto",
                    help="optimisation flag for the kernels (default auto: the --opt profile's; speed: "
                         "portable kernels -O2, Cortex-M int8 kernels -Os with their inner loops at -O2)")

@@ -95,7 +95,8 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
                    uart_inputs: bool = False, verbose: bool = False,
                    kernel_opt: str = "auto", verify_checksum: bool = False,
                    selftest=None, trace: Optional[str] = None, app=None,
-                   app_defines: Optional[dict] = None) -> BuildArtifacts:
+                   app_defines: Optional[dict] = None, code_in_sram: Optional[bool] = None,
+                   weights_in_sram: bool = False) -> BuildArtifacts:
     """Build firmware for `board_name` from a compiled model (aot.compiler.pipeline.Compiled).
 
     input_sets: list of input tuples (numpy arrays) embedded in flash and run
@@ -114,6 +115,11 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     of ports/cortex-m/app/mote_app.c (it uses the embedding API, mote/model.h,
     and the port's mote_port.h; examples/tinylm/tinylm_app.c is one);
     app_defines: extra -D macros for the build (name -> value or None).
+    code_in_sram: the kernels' code runs from SRAM, copied from flash at boot
+    (None: the board's default, on for boards behind an XIP cache: pico2);
+    size.json's RAM part "sram_copy" is what it costs. weights_in_sram: the
+    program (its constants) is read from SRAM, copied at boot; a program that
+    does not fit beside everything else is refused naming the sizes.
     The build runs in a staging folder next to
     `out_dir` that replaces `out_dir` only when everything succeeded: a failed
     build leaves the previous build folder exactly as it was (or none).
@@ -133,8 +139,11 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     out = Path(out_dir).resolve()
     check_output_folder(out, "build.json", "build")
     with staged_folder(out, "building") as stage:
+        layout = {"code_in_sram": board.code_in_sram if code_in_sram is None else bool(code_in_sram),
+                  "weights_in_sram": bool(weights_in_sram)}
         size, info = _build_into(compiled, board, stage, input_sets, opt, uart_inputs, kernel_opt,
-                                 verify_checksum, selftest, trace, app or APP_SOURCE, app_defines or {})
+                                 verify_checksum, selftest, trace, app or APP_SOURCE, app_defines or {},
+                                 layout)
     uf2 = out / "firmware.uf2"
     return BuildArtifacts(out_dir=out, board=board.name, elf=out / "firmware.elf",
                           bin=out / "firmware.bin", uf2=uf2 if uf2.exists() else None, size=size)
@@ -208,7 +217,8 @@ def debug_pairs_source(compiled) -> str:
 
 
 def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel_opt,
-                verify_checksum=False, selftest=None, trace=None, app=APP_SOURCE, app_defines=None) -> tuple:
+                verify_checksum=False, selftest=None, trace=None, app=APP_SOURCE, app_defines=None,
+                layout=None) -> tuple:
     """Every build step, writing only inside `out`. Returns (size.json dict, build.json dict)."""
     from aot.compiler.pipeline import write_outputs
     from aot.deploy.firmware import build_firmware
@@ -268,6 +278,13 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     # files, so the analysis does not change with the reserve; the header's
     # stack figure is not read by the code, so the objects stay valid.
     stack = 16384
+    layout = dict(layout or {})
+    if layout.get("weights_in_sram"):
+        need = len(compiled.pte) + int(sum(spec.arena_sizes)) + state + scratch + 4096
+        if need > board.ram.size:
+            raise BuildError(f"--weights-in-sram: the program's {len(compiled.pte):,} B do not fit {board.name}'s "
+                             f"{board.ram.size:,} B of RAM beside the arena, state, scratch and stack "
+                             f"({need - board.ram.size:,} B short)")
     fit_check(spec, board, state, scratch, 4096)
     spare = board.ram.size - (int(sum(spec.arena_sizes)) + state + scratch)
     if spare < 2 * stack:
@@ -277,7 +294,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     (gen / "mote_model.h").write_text(model_header(compiled, state, stack, cases))
     try:
         art = build_firmware(board, sources, include_dirs=includes, defines=defines, out_dir=out,
-                             stack_bytes=stack, opt=opt_flag,
+                             stack_bytes=stack, opt=opt_flag, layout=layout,
                              **kernel_opt_groups(support_sources() + kernels, kernel_flag))
     except FirmwareError as e:
         raise _link_error(e, spec, board, state, scratch, stack) from None
@@ -287,7 +304,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
         stack = needed
         fit_check(spec, board, state, scratch, stack)
         try:
-            _relink(art, board, stack)
+            _relink(art, board, stack, layout)
         except FirmwareError as e:
             raise _link_error(e, spec, board, state, scratch, stack) from None
     analysed = budget.main_bytes
@@ -327,7 +344,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
         "firmware_sha256": hashlib.sha256(art.elf.read_bytes()).hexdigest(),
         # What `aot run DIR --inputs` needs to re-link other embedded inputs
         # (paths relative to the build folder).
-        "link": {"objects": [rel(o) for o in art.objects], "stack_bytes": stack,
+        "link": {"objects": [rel(o) for o in art.objects], "stack_bytes": stack, "layout": layout,
                  "inputs_object": next((rel(o) for o in art.objects
                                         if o.name.startswith("model_inputs.S")), None)},
     }
@@ -335,11 +352,11 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     return size, build_info
 
 
-def _relink(art, board, stack: int) -> None:
+def _relink(art, board, stack: int, layout=None) -> None:
     """Link art's objects again with a `stack`-byte main stack (the one link
     function, aot.deploy.firmware.link_image), rewriting .elf, .map, .bin (.uf2)."""
     from aot.deploy.firmware import link_image
-    link_image(board, art.objects, art.elf.parent, art.elf.stem, stack, art.linker_script)
+    link_image(board, art.objects, art.elf.parent, art.elf.stem, stack, art.linker_script, layout)
     art.stack_bytes = stack
 
 

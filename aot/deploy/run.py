@@ -175,7 +175,8 @@ def relink_with_inputs(build_dir, input_sets) -> Path:
          "assembling the inputs")
     objs = [inputs_obj if o == build_dir / link["inputs_object"] else o for o in objects]
     try:
-        elf, _, _, _ = link_image(board, objs, work, "firmware", int(link["stack_bytes"]))
+        elf, _, _, _ = link_image(board, objs, work, "firmware", int(link["stack_bytes"]),
+                                  layout=link.get("layout"))
     except MoteError as e:
         raise RunError(f"re-linking with the new inputs failed: {e}") from None
     run_info = dict(info, input_sets=len(input_sets))

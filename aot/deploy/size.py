@@ -118,9 +118,10 @@ def size_report(elf: Union[str, Path], map_path: Union[str, Path, None] = None,
         ef = ELFFile(f)
         secs = {s.name: s for s in ef.iter_sections()}
         stack = secs[".stack"]["sh_size"] if ".stack" in secs else 0
-        flash_used = sum(secs[n]["sh_size"] for n in (".text", ".ARM.extab", ".ARM.exidx", ".data")
+        flash_used = sum(secs[n]["sh_size"] for n in (".text", ".ARM.extab", ".ARM.exidx", ".data", ".mote_sram")
                          if n in secs)
-        ram_used = sum(secs[n]["sh_size"] for n in (".data", ".bss") if n in secs) + stack
+        ram_used = sum(secs[n]["sh_size"] for n in (".data", ".bss", ".mote_sram") if n in secs) + stack
+        report["sram_copy"] = secs[".mote_sram"]["sh_size"] if ".mote_sram" in secs else 0
         model_region_used = secs[".mote_model"]["sh_size"] if ".mote_model" in secs else 0
         symtab = ef.get_section_by_name(".symtab")
         if symtab is not None:
@@ -223,8 +224,10 @@ def size_json(art, compiled, board, state, scratch, stack, analysed, kernels,
     a "selftest" part: the expected outputs and tolerances (its cases' inputs
     are the "inputs" part); a build with method images (aot.deploy.image) a
     "method_image" part: the runtime state as const data. ram: the app's static
-    buffers (ELF symbol sizes) + the stack section + "port" (every other
-    .data/.bss byte: port variables, alignment) = ram_bytes.
+    buffers (ELF symbol sizes) + the stack section + "sram_copy" (with
+    --code-in-sram / --weights-in-sram: the kernels' code or the program
+    copied from flash to SRAM at boot; their flash bytes stay in their parts)
+    + "port" (every other .data/.bss byte: port variables, alignment) = ram_bytes.
     """
     from elftools.elf.elffile import ELFFile
     rep = art.size_report()
@@ -253,6 +256,8 @@ def size_json(art, compiled, board, state, scratch, stack, analysed, kernels,
                 sym_sizes[sym.name] = int(sym["st_size"])
     ram = {k: sum(sym_sizes.get(n, 0) for n in names) for k, names in _APP_RAM.items()}
     ram["stack"] = int(rep["sections"].get("stack", 0))
+    if rep.get("sram_copy"):  # --code-in-sram / --weights-in-sram: copied from flash at boot
+        ram["sram_copy"] = int(rep["sram_copy"])
     ram["port"] = int(rep["ram_used"]) - sum(ram.values())
     size = {
         "board": board.name,

@@ -123,7 +123,9 @@ def build_command(args) -> int:
                          kernel_opt=args.kernel_opt,
                          uart_inputs=getattr(args, "uart_inputs", False),
                          verify_checksum=getattr(args, "verify_checksum", False),
-                         selftest=selftest, trace=getattr(args, "trace", None))
+                         selftest=selftest, trace=getattr(args, "trace", None),
+                         code_in_sram=getattr(args, "code_in_sram", None),
+                         weights_in_sram=getattr(args, "weights_in_sram", False))
     print(size_table(art.size))
     if art.size.get("opt"):
         from aot.deploy.build import opt_trade_line

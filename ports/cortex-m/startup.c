@@ -5,6 +5,10 @@
  *   __data_load__           first byte of .data's image in flash (LMA)
  *   __data_start__/_end__   .data in RAM (VMA), word aligned
  *   __bss_start__/_end__    .bss in RAM, word aligned
+ *   __sram_load__           first byte in flash of what runs or is read from SRAM
+ *   __sram_start__/_end__   its place in SRAM (word aligned; empty unless `aot build`
+ *                           put the kernels' code (--code-in-sram) or the program
+ *                           (--weights-in-sram) there: aot/deploy/firmware.py)
  *   __stack_limit__         lowest address of the reserved main stack
  *   __stack_top             one past the highest (initial MSP)
  * The reset handler paints the stack below its own frame with MOTE_STACK_PAINT
@@ -32,6 +36,9 @@ extern uint32_t __data_load__[];
 extern uint32_t __data_start__[];
 extern uint32_t __data_end__[];
 extern uint32_t __bss_start__[];
+extern uint32_t __sram_load__[];
+extern uint32_t __sram_start__[];
+extern uint32_t __sram_end__[];
 extern uint32_t __bss_end__[];
 extern uint32_t __stack_limit__[];
 extern uint32_t __stack_top[];
@@ -67,6 +74,15 @@ void mote_port_reset_handler(void)
         while (dst < __data_end__) {
             *dst++ = *src++;
         }
+    }
+    {
+        /* code and constants that run from SRAM instead of XIP flash */
+        const volatile uint32_t *src = __sram_load__;
+        volatile uint32_t *dst = __sram_start__;
+        while (dst < __sram_end__) {
+            *dst++ = *src++;
+        }
+        __asm volatile("dsb\n\tisb" ::: "memory"); /* fetch the copied code afresh */
     }
     {
         volatile uint32_t *dst = __bss_start__;
