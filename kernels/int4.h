@@ -3,7 +3,7 @@
  *
  * A weight row of K int4 values is K/2 bytes: element 2i in the low nibble of
  * byte i, element 2i+1 in the high nibble, two's complement nibbles (the
- * packing of CMSIS-NN's s4 kernels; aot/compiler/int4ref.py packs it). Each
+ * packing of CMSIS-NN's s4 kernels; aot/compiler/quant/int4ref.py packs it). Each
  * group of `group` consecutive elements of a row has one float32 scale
  * (symmetric: w = q * scale), scales [rows, K / group].
  */

@@ -4,7 +4,7 @@
  * [N, H, W, Cin] (zero point 0), weight int8 [Cout, KH, KW, Cin] (symmetric per
  * output channel) -> int16 [N, Ho, Wo, Cout]. Padded taps add 0; the 64-bit
  * accumulator is requantized by mote_requantize_s64 (kernels/requant.h;
- * aot/compiler/int16ref.py is the same arithmetic).
+ * aot/compiler/quant/int16ref.py is the same arithmetic).
  *
  *   args (11): input, weight, bias int64 [Cout], multiplier int32 [Cout],
  *              shift int32 [Cout] (in [-31, 14]), stride int[2], padding int[2],

@@ -4,7 +4,7 @@
  * weight int8 [1, KH, KW, Cout] with Cout = Cin * depth_multiplier (output
  * channel c reads input channel c / depth_multiplier) -> int16 [N, Ho, Wo, Cout].
  * 64-bit accumulators, mote_requantize_s64 (kernels/requant.h;
- * aot/compiler/int16ref.py is the same arithmetic).
+ * aot/compiler/quant/int16ref.py is the same arithmetic).
  *
  *   args (12): input, weight, bias int64 [Cout], multiplier int32 [Cout],
  *              shift int32 [Cout] (in [-31, 14]), stride int[2], padding int[2],

@@ -1,7 +1,7 @@
 /*
  * mote::embedding_w4.out - embedding lookup in a 4-bit group-wise table:
  * out[..., d] = q[index, d] * scale[index, d / group] (nn.Embedding after
- * torchao's IntxWeightOnlyConfig int4; aot/compiler/int4ref.py).
+ * torchao's IntxWeightOnlyConfig int4; aot/compiler/quant/int4ref.py).
  *
  *   args (5): weight packed int4 uint8 [V, D/2] (kernels/int4.h), scales
  *             float32 [V, D/group], indices int32/int64 (any shape),

@@ -4,7 +4,7 @@
  * (zero point 0), weight int8 [N, K] (symmetric per output channel) -> int16 [M, N].
  * acc = bias[n] + sum_k input[m, k] * weight[n, k] in 64 bits, then
  * mote_requantize_s64 and the activation clamp (kernels/requant.h;
- * aot/compiler/int16ref.py is the same arithmetic).
+ * aot/compiler/quant/int16ref.py is the same arithmetic).
  *
  *   args (8): input, weight, bias int64 [N], multiplier int32 [N], shift int32 [N]
  *             (in [-31, 14]), activation_min, activation_max (int16), out.

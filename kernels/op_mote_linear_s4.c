@@ -4,7 +4,7 @@
  * (two per byte, element 2i in the low nibble: kernels/int4.h) -> int8 [M, N].
  * Per output: acc = bias[n] + sum_k (input[m, k] - input_zp) * q[n, k] (int32,
  * wrapping), then the int8 requantization of mote::linear_s8 (docs/int8-ops.md).
- * Plain C; aot/compiler/int8ref.py's linear_s4 is the same arithmetic.
+ * Plain C; aot/compiler/quant/int8ref.py's linear_s4 is the same arithmetic.
  *
  *   args (10): input int8 [M, K], weight uint8 [N, K/2], bias int32 [N],
  *              multiplier int32 [N], shift int32 [N], input_zero_point,

@@ -3,7 +3,7 @@
  * (weight-only quantization, torchao's IntxWeightOnlyConfig int4 semantics):
  * out[m, n] = sum over groups g of scale[n, g] * (sum over k in g of
  * input[m, k] * q[n, k]) + bias[n], groups and k in order (the arithmetic of
- * aot/compiler/int4ref.py: the weight is never expanded to fp32 in RAM).
+ * aot/compiler/quant/int4ref.py: the weight is never expanded to fp32 in RAM).
  *
  *   args (6): input float32 [M, K], weight packed int4 uint8 [N, K/2]
  *             (kernels/int4.h), scales float32 [N, K/group], bias float32 [N]

@@ -1,6 +1,6 @@
 /*
  * mote::softmax_s8.out - int8 softmax over the last dimension, TFLite / CMSIS-NN
- * integer semantics (docs/int8-ops.md; bit-identical to aot/compiler/int8ref.py softmax_s8):
+ * integer semantics (docs/int8-ops.md; bit-identical to aot/compiler/quant/int8ref.py softmax_s8):
  * output scale 1/256, zero point -128. Per row: diff = x - max (<= 0); entries
  * with diff < diff_min give -128; the others exp(requantize(diff, M, left_shift))
  * in fixed point (Q5.26 in, Q0.31 out), summed in Q12.19, normalised by a

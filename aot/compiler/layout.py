@@ -12,7 +12,7 @@ become
     mote::pointwise_s8_planar16   (int8 NHWC -> int16 [N, C, H+2ph, W+2pw])
     mote::depthwise_planar16_s8   (that -> int8 NHWC, for the next pointwise)
 
-with the same output bytes (aot.compiler.int8ref is the contract: the
+with the same output bytes (aot.compiler.quant.int8ref is the contract: the
 pointwise's input zero point is folded into its bias here, ahead of time).
 The planar tensor is 2*(H+2ph)*(W+2pw)*C bytes, about 2.4x its int8 NHWC
 form, and the planar depthwise cannot run in place, so the choice is per
@@ -45,7 +45,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from aot import ir
-from aot.compiler import int8ref
+from aot.compiler.quant import int8ref
 
 MODES = ("auto", "planar", "nhwc")
 PW = ("mote::conv2d_s8", "out")

@@ -4,18 +4,18 @@ Importing this module defines, for every op of ``docs/int8-ops.md``, a
 functional overload ``torch.ops.mote.<name>.default`` and an out-variant
 ``torch.ops.mote.<name>.out`` (same arguments, then keyword ``out``), with
 fake (meta) implementations for ``torch.export`` and CPU implementations that
-run :mod:`aot.compiler.int8ref` (the integer reference), so a lowered graph runs eagerly.
+run :mod:`aot.compiler.quant.int8ref` (the integer reference), so a lowered graph runs eagerly.
 
 Tensors: activations int8 (4-D NHWC), weights int8, bias / multiplier / shift
-int32. Shapes are documented in :mod:`aot.compiler.int8ref`. The ``*_s16`` ops
-take int16 activations and an int64 bias (:mod:`aot.compiler.int16ref`).
+int32. Shapes are documented in :mod:`aot.compiler.quant.int8ref`. The ``*_s16`` ops
+take int16 activations and an int64 bias (:mod:`aot.compiler.quant.int16ref`).
 """
 from __future__ import annotations
 
 import numpy as np
 import torch
 
-from aot.compiler import int8ref
+from aot.compiler.quant import int8ref
 
 NAMESPACE = "mote"
 
@@ -68,7 +68,7 @@ SCHEMAS = {
     "upsample_nearest2d_s8": "Tensor input, Tensor index_h, Tensor index_w",
     "upsample_bilinear2d_s8": "Tensor input, int[2] output_size, bool align_corners, "
                               "int[2] scale_q32",
-    # int16 activations (zero point 0), int8 weights, int64 bias: aot.compiler.int16ref
+    # int16 activations (zero point 0), int8 weights, int64 bias: aot.compiler.quant.int16ref
     "conv2d_s16": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
                   "int[2] stride, int[2] padding, int[2] dilation, int activation_min, "
                   "int activation_max",
@@ -146,7 +146,7 @@ def _shape(name: str, args) -> tuple:
 
 
 def _make(name: str):
-    from aot.compiler import int16ref
+    from aot.compiler.quant import int16ref
     s16 = name.endswith("_s16")
     ref = getattr(int16ref if s16 else int8ref, name)
     out_dtype = torch.int16 if s16 or name.endswith("planar16") else torch.int8
@@ -193,7 +193,7 @@ def _register():
 _LIB = _register()
 
 #: 4-bit weight operators (fp32 activations): op name -> argument schema
-#: without out (aot.compiler.int4ref gives their arithmetic and packing)
+#: without out (aot.compiler.quant.int4ref gives their arithmetic and packing)
 W4_SCHEMAS = {
     "linear_w4": "Tensor input, Tensor weight, Tensor scales, Tensor? bias, int group_size",
     "embedding_w4": "Tensor weight, Tensor scales, Tensor indices, int group_size",
@@ -207,7 +207,7 @@ def _w4_shape(name: str, args) -> tuple:
 
 
 def _register_w4():
-    from aot.compiler import int4ref
+    from aot.compiler.quant import int4ref
     ns = getattr(torch.ops, NAMESPACE)
     if hasattr(ns, "linear_w4"):
         try:

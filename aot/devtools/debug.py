@@ -8,7 +8,7 @@ Per instruction that writes a tensor, with the same inputs everywhere:
   firmware prints them as DBG lines);
 * ``program``: the Core ATen program that was lowered (Compiled.program) run
   node by node in PyTorch. fp32: the eager model's own ops. int8: Mote's
-  integer reference (the ``mote::`` ops are aot.compiler.int8ref), which the
+  integer reference (the ``mote::`` ops are aot.compiler.quant.int8ref), which the
   device must match bit for bit (``quanta_vs_int8ref`` 0);
 * int8 only, ``pt2e``: the PT2E converted model (convert_pt2e) node by node;
   an int8 op's value is the output of the quantize node it ends in

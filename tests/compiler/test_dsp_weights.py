@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from aot import ir
-from aot.compiler import int8ref as R
+from aot.compiler.quant import int8ref as R
 from aot.compiler.dsp_weights import (LINEAR_PANEL_ARG, PANEL_ARG, call_panel, fast_table, has_panel,
                                       linear_panel, panel)
 from aot.compiler.pipeline import compile_model_file

@@ -76,7 +76,7 @@ def test_ds_cnn_runs_every_mac_in_int16_kernels(ds16):
 @pytest.mark.parametrize("name", ["ds16", "seq16"])
 def test_host_is_exact_to_the_integer_reference_and_within_a_quantum_of_pt2e(name, request):
     c = request.getfixturevalue(name)
-    ref = c.program.module()  # the lowered graph: the s16 ops run aot/compiler/int16ref.py
+    ref = c.program.module()  # the lowered graph: the s16 ops run aot/compiler/quant/int16ref.py
     m = Program(c.pte).method()
     for seed in range(3):
         inputs = random_inputs(c.example_inputs, seed)

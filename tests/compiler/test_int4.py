@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from aot.compiler import int4ref
+from aot.compiler.quant import int4ref
 from aot.compiler.pipeline import compile_module, compile_model_file
 from aot.errors import MoteError
 from aot.host.runtime import Program
@@ -135,7 +135,7 @@ def test_linear_s4_is_exact_to_the_integer_reference_and_within_a_quantum_of_pt2
     from aot.compiler.pipeline import program_inputs
     from aot.tools.compare import random_inputs
     s4, _ = int4x8
-    ref = s4.program.module()  # the lowered graph: mote ops run aot/compiler/int8ref.py
+    ref = s4.program.module()  # the lowered graph: mote ops run aot/compiler/quant/int8ref.py
     m = Program(s4.pte).method()
     for seed in range(4):
         (x,) = random_inputs(s4.example_inputs, seed)

@@ -358,7 +358,7 @@ def _softmax_nodes(gm):
 
 
 def test_softmax_lowers_to_softmax_s8():
-    from aot.compiler import int8ref
+    from aot.compiler.quant import int8ref
     torch.manual_seed(0)
     m = Softmax().eval()
     calib = _inputs((2, 8))

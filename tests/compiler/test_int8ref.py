@@ -1,11 +1,11 @@
-"""aot/compiler/int8ref.py: hand-computed cases and float sanity for the int8 reference."""
+"""aot/compiler/quant/int8ref.py: hand-computed cases and float sanity for the int8 reference."""
 import math
 
 import numpy as np
 import pytest
 import torch
 
-from aot.compiler import int8ref as R
+from aot.compiler.quant import int8ref as R
 
 M_HALF = 1 << 30  # Q31 0.5
 

@@ -164,6 +164,6 @@ def test_int16_activation_operators_compile_and_run():
         c = compile_module("int16_ops", module, inputs, int8=True, int16_activations=True)
     assert set(op_cases.INT16) <= _ops(c)
     got = Program(c.pte).method().run([x.numpy() for x in inputs])[0]
-    with torch.no_grad():  # the lowered graph: the s16 ops run aot/compiler/int16ref.py
+    with torch.no_grad():  # the lowered graph: the s16 ops run aot/compiler/quant/int16ref.py
         want = c.program.module()(*inputs).numpy()
     assert np.array_equal(got, want)

@@ -78,7 +78,7 @@ class FirmwareCache:
 
     def int8_reference(self, name: str) -> list:
         """Per input set, the outputs (numpy) of the lowered int8 graph run
-        eagerly: the Python integer reference (aot/compiler/int8ref.py)."""
+        eagerly: the Python integer reference (aot/compiler/quant/int8ref.py)."""
         if name not in self.py_ref:
             import torch
             from aot.compiler.quant.lowering import int8_program

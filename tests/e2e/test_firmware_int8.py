@@ -3,7 +3,7 @@ and outputs; quantize/dequantize inside the program) and run on four paths:
 
   * the Python integer reference: the lowered int8 graph run eagerly
     (aot.compiler.quant.lowering.int8_program(...).module(), whose mote:: ops execute
-    aot/compiler/int8ref.py),
+    aot/compiler/quant/int8ref.py),
   * the host runtime (libmote.so, portable C kernels of kernels/),
   * mps2-an505 in QEMU (Cortex-M33: the DSP kernels of cmsis/),
   * mps3-an547 in QEMU (Cortex-M55: the MVE kernels of cmsis/).

@@ -1,7 +1,7 @@
 """int8 kernels on Cortex-M in QEMU: the DSP path (mps2-an505, Cortex-M33), the
 MVE path (mps3-an547, Cortex-M55) and the plain reference (kernels/) on the M33
 run embedded test vectors in a bare-metal harness (tests/kernels/int8_harness/);
-every output byte must equal aot/compiler/int8ref.py. Also measures instructions per call
+every output byte must equal aot/compiler/quant/int8ref.py. Also measures instructions per call
 (-icount shift=0, SysTick calibrated against a loop of known length) and prints
 MACs per instruction; the figures go to build/int8_kernels_qemu.json."""
 import json
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aot.compiler import int8ref as R
+from aot.compiler.quant import int8ref as R
 from aot.compiler.dsp_weights import LINEAR_PANEL_ARG, PANEL_ARG, call_panel, linear_panel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,7 +156,7 @@ def _linear(rng, name, m, k, n, act=(-128, 127), pool=None):
 
 def _linear_s4(rng, name, m, k, n, act=(-128, 127)):
     """int8 x int4 linear (weight packed two per byte, kernels/int4.h)."""
-    from aot.compiler.int4ref import pack_int4
+    from aot.compiler.quant.int4ref import pack_int4
     x = rng.integers(-128, 128, (m, k), dtype=np.int8)
     wt = pack_int4(rng.integers(-8, 8, (n, k), dtype=np.int8))
     b = rng.integers(-3000, 3000, n).astype(np.int32)

@@ -1,5 +1,5 @@
 """int8 kernels (kernels/op_mote_*.c and the plain path of cmsis/) against the
-Python integer reference aot/compiler/int8ref.py, byte for byte, through ctypes."""
+Python integer reference aot/compiler/quant/int8ref.py, byte for byte, through ctypes."""
 import ctypes
 import os
 import subprocess
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from aot import ir
-from aot.compiler import int8ref as R
+from aot.compiler.quant import int8ref as R
 from aot.host.abi import TAG, IntList as _Ints, KernelCtx as Ctx, Tensor, Value, error_codes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,7 +215,7 @@ def test_linear_s8(libs, m, k, n):
 @pytest.mark.parametrize("m,k,n", [(1, 2, 5), (2, 16, 7), (3, 64, 12), (1, 250, 10), (4, 8, 1), (2, 606, 9)])
 def test_linear_s4(libs, m, k, n):
     """int4 x int8: the reference kernel and the plain path of cmsis/ against int8ref."""
-    from aot.compiler.int4ref import pack_int4
+    from aot.compiler.quant.int4ref import pack_int4
     ref, cm = libs
     rng = np.random.default_rng(m * 1000 + k * 10 + n + 4)
     x = rng.integers(-128, 128, (m, k), dtype=np.int8)
@@ -539,7 +539,7 @@ def _s16_qparams(rng, cout, k):
 
 @pytest.mark.parametrize("case", CONV_CASES[:6] + [CONV_CASES[7]])
 def test_conv2d_s16(libs, case):
-    from aot.compiler import int16ref as R16
+    from aot.compiler.quant import int16ref as R16
     ref, _ = libs
     n, h, w, cin, cout, (kh, kw), stride, pad, dil, (amin, amax) = case
     rng = np.random.default_rng(hash(case) & 0xffff)
@@ -558,7 +558,7 @@ def test_conv2d_s16(libs, case):
 
 @pytest.mark.parametrize("case", DW_CASES)
 def test_depthwise_conv2d_s16(libs, case):
-    from aot.compiler import int16ref as R16
+    from aot.compiler.quant import int16ref as R16
     ref, _ = libs
     n, h, w, cin, dm, (kh, kw), stride, pad, dil, (amin, amax) = case
     rng = np.random.default_rng(hash(case) & 0xffff)
@@ -576,7 +576,7 @@ def test_depthwise_conv2d_s16(libs, case):
 
 @pytest.mark.parametrize("m,k,n", [(1, 3, 5), (2, 17, 7), (3, 64, 12), (1, 250, 10), (4, 1, 1), (1, 4096, 3)])
 def test_linear_s16(libs, m, k, n):
-    from aot.compiler import int16ref as R16
+    from aot.compiler.quant import int16ref as R16
     ref, _ = libs
     rng = np.random.default_rng(m * 1000 + k * 10 + n)
     x = rng.integers(-32768, 32768, (m, k), dtype=np.int16)
@@ -593,7 +593,7 @@ def test_linear_s16(libs, m, k, n):
 def test_requantize_s64_edges(libs):
     """Extreme accumulators, multipliers (0, near 2^31: the 0x7FFF cap) and
     shifts (-31, 14) through linear_s16 with K = 1, against the reference."""
-    from aot.compiler import int16ref as R16
+    from aot.compiler.quant import int16ref as R16
     ref, _ = libs
     accs = [0, 1, -1, 12345, -12345, (1 << 40) + 32767 * 127, -(1 << 40) - 32768 * 127]
     for mult in (0, 1, 1 << 15, (1 << 30) + 12345, 0x7FFF0000 - 1, 0x7FFF0000, (1 << 31) - 1):

@@ -1,12 +1,12 @@
 """mote::conv_transpose2d_s8, mote::upsample_nearest2d_s8 and
 mote::upsample_bilinear2d_s8 (kernels/op_mote_*.c) against the Python integer
-reference aot/compiler/int8ref.py, byte for byte, through ctypes (the harness of
+reference aot/compiler/quant/int8ref.py, byte for byte, through ctypes (the harness of
 test_int8_kernels.py); the integer reference against torch's float ops."""
 import numpy as np
 import pytest
 import torch
 
-from aot.compiler import int8ref as R
+from aot.compiler.quant import int8ref as R
 from tests.kernels.test_int8_kernels import ERR_ARGS, ERR_DTYPE, ERR_SHAPE, _qparams, libs, run  # noqa: F401
 
 F = torch.nn.functional

@@ -17,7 +17,10 @@ of its result to Mote's integer ``mote::`` ops.
   (their fold into ``mote::linear_w4`` / ``embedding_w4``);
 - :mod:`.report`: the MAC share and fallback report ``--int8`` prints.
 
-The integer references the ops compute are ``aot.compiler.int8ref``,
-``int16ref`` and ``int4ref``. Importing this package imports nothing
+- :mod:`.int8ref`, :mod:`.int16ref`, :mod:`.int4ref`: the integer reference of
+  every ``mote::`` op (numpy), which the host, DSP, MVE and plain kernels match
+  byte for byte, and the AOT arithmetic (multipliers, shifts, int4 packing).
+
+Importing this package imports nothing
 (``import aot`` never loads torch).
 """

@@ -6,7 +6,7 @@ Linear / Embedding weight as ``torchao::dequantize_affine(qdata int8 [N, K],
 [1, G], scale [N, K/G], zero_point [N, K/G], int8, -8, 7)`` feeding the fp32 op
 (aot.compiler.export keeps that op out of the Core ATen decomposition). Here
 each such weight with a zero zero point becomes packed int4 (two per byte,
-aot.compiler.int4ref) plus its float32 scales, and its consumer a
+aot.compiler.quant.int4ref) plus its float32 scales, and its consumer a
 ``mote::linear_w4`` (``addmm`` / ``mm`` of the permuted weight) or a
 ``mote::embedding_w4`` (``embedding``): :data:`PATTERNS`. A dequantized weight
 something else also reads stays as well and is folded to fp32 by const_fold.
@@ -16,7 +16,7 @@ from __future__ import annotations
 import torch
 
 from aot.compiler import mote_ops
-from aot.compiler.int4ref import pack_int4
+from aot.compiler.quant.int4ref import pack_int4
 from aot.compiler.passes.edge_program import EdgeProgram
 from aot.compiler.quant.patterns.base import Pattern
 

@@ -402,7 +402,7 @@ def lower_int8(gm, example_inputs: Sequence[torch.Tensor], int8_io: bool = False
     layout; their qparams are in ``result.meta["mote_int8"]``).
     Returns a GraphModule of aten / quantized_decomposed / mote ops whose
     constants (packed weights, int32 bias, multipliers, shifts) are buffers;
-    it runs eagerly (mote ops execute :mod:`aot.compiler.int8ref`) and exports with
+    it runs eagerly (mote ops execute :mod:`aot.compiler.quant.int8ref`) and exports with
     ``torch.export``. Emits :class:`Int8FallbackWarning` per op kept in fp32.
     """
     if isinstance(gm, torch.export.ExportedProgram):

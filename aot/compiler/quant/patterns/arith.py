@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch.fx import Node
 
-from aot.compiler import int8ref
+from aot.compiler.quant import int8ref
 from aot.compiler.quant.opsets import (ISLAND_KEY, LUT_OPS, MASKED_FILL_OPS, MATMUL_OPS, MEAN_OPS,
                                        PRELU_OPS, SOFTMAX_OPS)
 from aot.compiler.quant.patterns.base import (DQ, Q, Pattern, Site, int_inputs, matmul_factor,

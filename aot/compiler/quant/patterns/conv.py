@@ -16,8 +16,8 @@ from typing import Optional
 import torch
 from torch.fx import Node
 
-from aot.compiler import int8ref, int16ref
-from aot.compiler.int4ref import pack_int4
+from aot.compiler.quant import int8ref, int16ref
+from aot.compiler.quant.int4ref import pack_int4
 from aot.compiler.quant.opsets import CONV_OPS, CONV_TRANSPOSE_OPS, LINEAR_OPS
 from aot.compiler.quant.patterns.base import DQ_CH, INT16, Pattern, Site, int_inputs
 from aot.compiler.quant.values import NHWC, NLC, QRANGE, QVal, fround, pair, tag
@@ -268,7 +268,7 @@ def _s16_consts(lw, site: Site, x: QVal, wq, wsc, w_packed) -> tuple:
 def emit_s16(lw, site: Site) -> QVal:
     """conv2d / conv1d (dense, depthwise) / linear with int16 activations =>
     mote::conv2d_s16 / depthwise_conv2d_s16 / linear_s16: the int8 ops' layouts
-    and weight packing, int64 bias, no zero points (aot.compiler.int16ref)."""
+    and weight packing, int64 bias, no zero points (aot.compiler.quant.int16ref)."""
     core = site.core
     a = core.args
     x = lw.dq_src(a[0])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from aot.compiler import int8ref
+from aot.compiler.quant import int8ref
 from aot.compiler.quant.opsets import (CAT_OPS, EMBEDDING_OPS, IDENTITY_OPS, MOVE_OPS, PAD_OPS,
                                        PERMUTE_OPS, UPSAMPLE_BILINEAR, UPSAMPLE_NEAREST, VIEW_OPS)
 from aot.compiler.quant.patterns.base import (DQ, INT8_16, Pattern, Site, int_inputs, same_qparams,

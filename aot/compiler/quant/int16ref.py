@@ -8,7 +8,7 @@ weight_scale[c]``, 64-bit accumulators, and the requantization of
 :func:`requantize_s64`. This module defines the bytes the C kernels
 (``kernels/op_mote_*_s16.c``) must produce.
 
-Layouts as :mod:`aot.compiler.int8ref`: 4-D activations NHWC, conv weight
+Layouts as :mod:`aot.compiler.quant.int8ref`: 4-D activations NHWC, conv weight
 [Cout, KH, KW, Cin], depthwise weight [1, KH, KW, Cout], linear weight [N, K].
 Errors: ``ValueError`` for shapes or arguments outside the contract (the C
 kernels return MOTE_ERR_KERNEL_* for the same cases).
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from aot.compiler.int8ref import _conv_core, _i64, _pair
+from aot.compiler.quant.int8ref import _conv_core, _i64, _pair
 
 __all__ = ["requantize_s64", "conv2d_s16", "depthwise_conv2d_s16", "linear_s16",
            "BIAS_MAX", "TAPS_MAX", "SHIFT_RANGE"]

@@ -333,8 +333,8 @@ def linear_s4(input, weight, bias, multiplier, shift, input_zero_point: int,
               output_zero_point: int, activation_min: int,
               activation_max: int) -> np.ndarray:
     """int8 fully connected with int4 weights: weight packed uint8 [N, K/2]
-    (aot.compiler.int4ref) -> :func:`linear_s8` of the unpacked weights."""
-    from aot.compiler.int4ref import unpack_int4
+    (aot.compiler.quant.int4ref) -> :func:`linear_s8` of the unpacked weights."""
+    from aot.compiler.quant.int4ref import unpack_int4
     x = _check_int8(input, "input", 2)
     w = unpack_int4(np.asarray(weight, np.uint8), x.shape[1])
     return linear_s8(x, w, bias, multiplier, shift, input_zero_point, output_zero_point,
@@ -662,7 +662,7 @@ def lut_s8(input, table) -> np.ndarray:
     """Elementwise table lookup: out[i] = table[input[i] + 128], any shape.
     ``table`` is int8 [256], computed ahead of time for one activation function
     and one pair of input / output quantization parameters
-    (aot.compiler.passes.int8.lut_table)."""
+    (aot.compiler.quant.patterns.arith.lut_table)."""
     x = _check_int8(input, "input")
     t = _check_int8(table, "table", 1)
     if t.shape != (256,):
