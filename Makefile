@@ -5,7 +5,7 @@ bootstrap:
 	@./scripts/bootstrap.sh
 
 demo: bootstrap
-	.venv/bin/python -m aot.tools.demo
+	.venv/bin/python -m aot demo
 
 test: bootstrap
 	./scripts/run_tests.sh

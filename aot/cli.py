@@ -183,6 +183,23 @@ def _cmd_monitor(args) -> int:
     return monitor_command(args)
 
 
+def _cmd_board_sources(args) -> int:
+    import json
+    from aot.deploy.generate import board_sources
+    print(json.dumps(board_sources(args.board, args.port_dir), indent=2))
+    return 0
+
+
+def _cmd_qemu(args) -> int:
+    from aot.deploy.qemu import run_elf
+    return run_elf(args.elf, args.board, args.timeout)
+
+
+def _cmd_demo(args) -> int:
+    from aot.tools.demo import demo_command
+    return demo_command(args)
+
+
 def _add_delegate_option(p) -> None:
     from aot.compiler.partition import backend_names
     p.add_argument("--delegate", metavar="NAME", choices=backend_names(),
@@ -323,6 +340,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_opt_option(p, generate=True)
     p.set_defaults(func=_cmd_generate)
 
+    p = sub.add_parser("board-sources", help="a board's model-independent sources, include folders and "
+                                             "core flags as JSON, for build systems that list sources "
+                                             "before the model is compiled (CMake)")
+    p.add_argument("board", metavar="BOARD", help="board name (see boards/) or a board file (.json)")
+    p.add_argument("--port-dir", metavar="DIR", help="also write the board's port files there "
+                   "(mote_board.h, firmware.ld, boot2_image.S; unchanged files are not rewritten)")
+    p.set_defaults(func=_cmd_board_sources)
+
     p = sub.add_parser("test", help="run a build's self-test (or a .bpte's cases) and print the table")
     p.add_argument("program", help="a build directory made with --selftest, or a .bpte file")
     p.add_argument("--target", default="host",
@@ -347,6 +372,20 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--json", action="store_true", help="print one JSON object (operators, excluded, counts)")
     fmt.add_argument("--markdown", action="store_true", help="print docs/ops.md")
     p.set_defaults(func=_cmd_ops)
+
+    p = sub.add_parser("qemu", help="run a firmware ELF you linked yourself on a board's QEMU machine: "
+                                    "UART0 printed as it arrives, the firmware's exit status")
+    p.add_argument("elf", metavar="ELF")
+    p.add_argument("--board", required=True, help="a board of boards/ (or a board file) that names a QEMU machine")
+    p.add_argument("--timeout", type=_positive_seconds, default=60.0,
+                   help="seconds of wall time (> 0; default 60; exit status 124 when it runs out)")
+    p.set_defaults(func=_cmd_qemu)
+
+    from aot.tools.demo import add_demo_arguments
+    p = sub.add_parser("demo", help="`make demo`: the digits CNN trained, compiled fp32 and int8, built "
+                                    "for the Pico 2 and QEMU's Cortex-M33, run and checked")
+    add_demo_arguments(p)
+    p.set_defaults(func=_cmd_demo)
     return parser
 
 

@@ -146,3 +146,10 @@ class FlashError(MoteError):
     """Firmware cannot be flashed: no BOOTSEL drive, a drive or UF2 for another
     chip, no UF2 for this board, or the flashing tool is missing or failed.
     Nothing was written when it is raised before the copy."""
+
+
+def note_moved_entry_point(old: str, new: str) -> None:
+    """One line on stderr for an entry point kept one release after its move:
+    ``python -m <old>`` now runs as ``<new>`` (an ``aot`` subcommand)."""
+    import sys
+    print(f"mote: `python -m {old}` is now `{new}`; the old form goes in the next release", file=sys.stderr)

@@ -22,8 +22,8 @@
 # application provides mote_port_log, mote_port_ticks and mote_port_abort.
 #
 # The compiler flags are the user's (toolchain file, CMAKE_C_FLAGS): give the
-# board's -mcpu/-mfpu/-mfloat-abi there; `python -m aot.deploy.generate
-# --board-sources BOARD` prints them ("arch_flags").
+# board's -mcpu/-mfpu/-mfloat-abi there; `aot board-sources BOARD` prints
+# them ("arch_flags").
 #
 # Python: MOTE_PYTHON (cache) is the interpreter that runs aot; by default the
 # checkout's .venv (scripts/bootstrap.sh), else the first python3 on PATH that
@@ -51,7 +51,7 @@ function(_mote_find_python)
         if(EXISTS "${py}")
             # aot and what aot generate imports (torch, flatbuffers), not just aot's files
             execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}"
-                                    "${py}" -c "import torch, flatbuffers, aot.deploy.generate"
+                                    "${py}" -c "import torch, flatbuffers, aot.cli"
                             RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
             if(rc EQUAL 0)
                 set(MOTE_PYTHON "${py}" CACHE FILEPATH "Python interpreter with Mote's aot package" FORCE)
@@ -65,7 +65,7 @@ function(_mote_find_python)
 endfunction()
 
 # The model-independent sources for BOARD (runtime, embedding API, kernels,
-# port), read once per board from aot.deploy.generate into MOTE_<id>_* variables.
+# port), read once per board from `aot board-sources` into MOTE_<id>_* variables.
 function(_mote_board_sources board id)
     get_property(done GLOBAL PROPERTY "MOTE_BOARD_${id}_LOADED")
     if(done)
@@ -76,7 +76,7 @@ function(_mote_board_sources board id)
     # keep their mtime), re-written when the board file changes (re-configure).
     set(port_dir "${CMAKE_BINARY_DIR}/mote/port-${id}")
     execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}"
-                            "${MOTE_PYTHON}" -m aot.deploy.generate --board-sources "${board}"
+                            "${MOTE_PYTHON}" -m aot board-sources "${board}"
                             --port-dir "${port_dir}"
                     RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)
     if(NOT rc EQUAL 0)
@@ -241,7 +241,7 @@ function(mote_model_sources prefix)
     get_filename_component(model_name "${model}" NAME)
     add_custom_command(
         OUTPUT ${generated}
-        COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot.cli ${args}
+        COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot ${args}
         DEPENDS ${deps}
         COMMENT "Mote: aot generate ${model_name} for ${M_BOARD}"
         VERBATIM)
@@ -306,7 +306,7 @@ endfunction()
 
 # mote_add_qemu_run(<target> BOARD b [TIMEOUT s]): a `<target>-run` target that
 # runs the firmware in the board's QEMU machine and shows its UART
-# (python -m aot.deploy.qemu; exit status = the firmware's).
+# (`aot qemu`; exit status = the firmware's).
 function(mote_add_qemu_run target)
     cmake_parse_arguments(R "" "BOARD;TIMEOUT" "" ${ARGN})
     if(NOT R_TIMEOUT)
@@ -320,7 +320,7 @@ function(mote_add_qemu_run target)
                 "machine (boards/${R_BOARD}.json names no simulator): run it on the board (aot flash, aot monitor)")
     endif()
     add_custom_target(${target}-run
-        COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot.deploy.qemu
+        COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot qemu
                 "$<TARGET_FILE:${target}>" --board "${R_BOARD}" --timeout ${R_TIMEOUT}
         DEPENDS ${target} USES_TERMINAL VERBATIM
         COMMENT "Mote: running ${target} on ${R_BOARD} in QEMU")

@@ -1,8 +1,7 @@
-"""Moved to :mod:`aot.compiler.quant.pt2e` (``python -m aot.compiler.quant.pt2e``);
-this pointer stays for one release."""
+"""Moved to :mod:`aot.compiler.quant.pt2e`; only ``python -m aot.compiler.quantize``
+stays, for one release (the command is ``aot compare MODEL.py --int8``)."""
 if __name__ == "__main__":
-    import sys
-
     from aot.compiler.quant.pt2e import main
-    print("note: python -m aot.compiler.quantize is now python -m aot.compiler.quant.pt2e", file=sys.stderr)
+    from aot.errors import note_moved_entry_point
+    note_moved_entry_point("aot.compiler.quantize MODEL.py", "aot compare MODEL.py --int8")
     raise SystemExit(main())

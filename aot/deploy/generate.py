@@ -662,26 +662,18 @@ def port_manifest(board) -> dict:
             "libs": list(LINK_LIBS), "stack_bytes": GENERATE_STACK_BYTES}
 
 
-def _main(argv=None) -> int:
-    """`python -m aot.deploy.generate --board-sources BOARD`: the model-independent
-    sources of a build for BOARD as JSON (runtime, embedding API, kernel support,
-    every kernel for the board), for build systems that fix their source list
-    before the model is compiled (cmake/mote.cmake)."""
-    import argparse
+def board_sources(board_name: str, port_dir=None) -> dict:
+    """`aot board-sources BOARD [--port-dir DIR]`: the model-independent sources of a
+    build for BOARD (runtime, embedding API, kernel support, every kernel for the
+    board: absolute paths), its include folders and core flags, for build systems
+    that fix their source list before the model is compiled (cmake/mote.cmake).
+    port_dir: also write the board's port files there (unchanged files are not
+    rewritten). Raises BoardError for an unknown or malformed board."""
     from aot.deploy.boards import load_board
-    p = argparse.ArgumentParser(prog="python -m aot.deploy.generate")
-    p.add_argument("--board-sources", metavar="BOARD", required=True)
-    p.add_argument("--port-dir", metavar="DIR", help="also write the board's port files there "
-                   "(mote_board.h, firmware.ld, boot2_image.S; unchanged files are not rewritten)")
-    args = p.parse_args(argv)
-    try:
-        board = load_board(args.board_sources)
-    except Exception as e:  # noqa: BLE001 - one line for the build system's log
-        print(str(e), file=sys.stderr)
-        return 1
-    if args.port_dir:
-        write_port_files(board, Path(args.port_dir))
-    print(json.dumps({
+    board = load_board(board_name)
+    if port_dir:
+        write_port_files(board, Path(port_dir))
+    return {
         "board": board.name,
         "runtime_sources": [str(p) for p in runtime_sources()],
         "embed_sources": [str(p) for p in EMBED_SOURCES],
@@ -691,9 +683,28 @@ def _main(argv=None) -> int:
         "arch_flags": list(board.arch_flags),
         "qemu_machine": board.simulator.machine if board.simulator is not None else None,
         "port": port_manifest(board),
-    }, indent=2))
+    }
+
+
+def _main(argv=None) -> int:
+    """`python -m aot.deploy.generate --board-sources BOARD [--port-dir DIR]`: the old
+    form of `aot board-sources` (kept one release)."""
+    import argparse
+    p = argparse.ArgumentParser(prog="python -m aot.deploy.generate")
+    p.add_argument("--board-sources", metavar="BOARD", required=True)
+    p.add_argument("--port-dir", metavar="DIR", help="also write the board's port files there "
+                   "(mote_board.h, firmware.ld, boot2_image.S; unchanged files are not rewritten)")
+    args = p.parse_args(argv)
+    try:
+        sources = board_sources(args.board_sources, args.port_dir)
+    except Exception as e:  # noqa: BLE001 - one line for the build system's log
+        print(str(e), file=sys.stderr)
+        return 1
+    print(json.dumps(sources, indent=2))
     return 0
 
 
 if __name__ == "__main__":
+    from aot.errors import note_moved_entry_point
+    note_moved_entry_point("aot.deploy.generate --board-sources BOARD", "aot board-sources BOARD")
     sys.exit(_main())

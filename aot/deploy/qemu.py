@@ -186,32 +186,42 @@ def _listening(port: int) -> bool:
     return False
 
 
-def _main(argv=None) -> int:
-    """`python -m aot.deploy.qemu ELF --board BOARD [--timeout S]`: run a firmware
-    ELF on the board's QEMU machine, print UART0 as it arrives, exit with the
-    firmware's status (124 on timeout). The run step of build systems that link
-    their own firmware (cmake/mote.cmake's run target, the PlatformIO platform)."""
-    import argparse
+def run_elf(elf, board: str, timeout: float = 60.0, prog: str = "aot qemu") -> int:
+    """`aot qemu ELF --board BOARD [--timeout S]`: run a firmware ELF on the board's
+    QEMU machine, print UART0 as it arrives, return the firmware's exit status (124
+    on timeout, 2 when it cannot start: no such file, a board without a QEMU machine,
+    QEMU missing; the reason in one line on stderr, after `prog`). The run step of
+    build systems that link their own firmware (cmake/mote.cmake's run target, the
+    PlatformIO platform)."""
     import sys
-    p = argparse.ArgumentParser(prog="python -m aot.deploy.qemu", description=_main.__doc__.splitlines()[0])
-    p.add_argument("elf")
-    p.add_argument("--board", required=True, help="a board of boards/ that names a QEMU machine")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds of wall time (default 60)")
-    args = p.parse_args(argv)
-    if not Path(args.elf).is_file():
-        print(f"mote qemu: {args.elf}: no such firmware file", file=sys.stderr)
+    if not Path(elf).is_file():
+        print(f"{prog}: {elf}: no such firmware file", file=sys.stderr)
         return 2
     try:
-        code, _ = run_firmware_streaming(args.elf, args.board, timeout_s=args.timeout,
+        code, _ = run_firmware_streaming(elf, board, timeout_s=timeout,
                                          on_line=lambda line: print(line, flush=True))
     except QemuTimeout:
-        print(f"mote qemu: {args.elf} did not exit within {args.timeout:g} s", file=sys.stderr)
+        print(f"{prog}: {elf} did not exit within {timeout:g} s", file=sys.stderr)
         return 124
     except (QemuError, Exception) as e:  # noqa: BLE001 - bad board name, QEMU missing: one line
-        print(f"mote qemu: {e}", file=sys.stderr)
+        print(f"{prog}: {e}", file=sys.stderr)
         return 2
     return code
 
 
+def _main(argv=None) -> int:
+    """`python -m aot.deploy.qemu ELF --board BOARD [--timeout S]`: the old form of
+    `aot qemu` (kept one release)."""
+    import argparse
+    p = argparse.ArgumentParser(prog="python -m aot.deploy.qemu", description=run_elf.__doc__.splitlines()[0])
+    p.add_argument("elf")
+    p.add_argument("--board", required=True, help="a board of boards/ that names a QEMU machine")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds of wall time (default 60)")
+    args = p.parse_args(argv)
+    return run_elf(args.elf, args.board, args.timeout, prog="mote qemu")
+
+
 if __name__ == "__main__":
+    from aot.errors import note_moved_entry_point
+    note_moved_entry_point("aot.deploy.qemu ELF --board BOARD", "aot qemu ELF --board BOARD")
     raise SystemExit(_main())

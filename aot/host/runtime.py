@@ -469,7 +469,8 @@ def _read_inputs(paths) -> list:
 
 
 def main(argv=None) -> int:
-    """mote-run in Python: python -m aot.host.runtime program.pte [in.npy|in.npz ...] [-o out.npz]"""
+    """mote-run in Python: python -m aot.host.runtime program.pte [in.npy|in.npz ...] [-o out.npz];
+    the old form of `aot run` (kept one release)."""
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m aot.host.runtime",
@@ -495,5 +496,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from aot.errors import note_moved_entry_point
+    note_moved_entry_point("aot.host.runtime PROGRAM.pte IN.npz -o OUT.npz",
+                           "aot run PROGRAM.pte --inputs IN.npz --outputs OUT.npz")
     raise SystemExit(main())
 

@@ -1,7 +1,8 @@
-"""`python -m aot.target.generate`: moved to `python -m aot.deploy.generate` (kept for one release)."""
+"""`python -m aot.target.generate`: now `aot board-sources BOARD` (kept for one release)."""
 import sys
 
 if __name__ == "__main__":
     from aot.deploy.generate import _main
-    print("mote: `python -m aot.target.generate` is now `python -m aot.deploy.generate`", file=sys.stderr)
+    from aot.errors import note_moved_entry_point
+    note_moved_entry_point("aot.target.generate --board-sources BOARD", "aot board-sources BOARD")
     sys.exit(_main())

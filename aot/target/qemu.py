@@ -1,7 +1,8 @@
-"""`python -m aot.target.qemu`: moved to `python -m aot.deploy.qemu` (kept for one release)."""
+"""`python -m aot.target.qemu`: now `aot qemu ELF --board BOARD` (kept for one release)."""
 import sys
 
 if __name__ == "__main__":
     from aot.deploy.qemu import _main
-    print("mote: `python -m aot.target.qemu` is now `python -m aot.deploy.qemu`", file=sys.stderr)
+    from aot.errors import note_moved_entry_point
+    note_moved_entry_point("aot.target.qemu ELF --board BOARD", "aot qemu ELF --board BOARD")
     sys.exit(_main())

@@ -1,6 +1,6 @@
-"""`make demo`: handwritten digits on a simulated Cortex-M33, end to end.
+"""`aot demo` (`make demo`): handwritten digits on a simulated Cortex-M33, end to end.
 
-    .venv/bin/python -m aot.tools.demo [--images N]
+    aot demo [--images N]
 
 1. train (or load the cached) digits CNN of examples/digits on scikit-learn's
    8x8 digits;
@@ -470,12 +470,23 @@ def format_table(r: DemoResult) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m aot.tools.demo", description=__doc__.splitlines()[0])
+def add_demo_arguments(ap) -> None:
+    """The options of `aot demo` (argparse parser `ap`)."""
     ap.add_argument("--images", type=int, default=None,
                     help="run only the first N held-out images (default: all 450)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
-    args = ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    """`python -m aot.tools.demo`: the old form of `aot demo` (kept one release)."""
+    ap = argparse.ArgumentParser(prog="python -m aot.tools.demo", description=__doc__.splitlines()[0])
+    add_demo_arguments(ap)
+    return demo_command(ap.parse_args(argv))
+
+
+def demo_command(args) -> int:
+    """`aot demo [--images N] [--no-progress]` (see the module docstring); exit status 1
+    when a check fails."""
     quiet_libraries()
     import torch
     # The models here are tiny: a second intra-op thread only adds contention.
@@ -511,4 +522,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from aot.errors import note_moved_entry_point
+    note_moved_entry_point("aot.tools.demo", "aot demo")
     sys.exit(main())

@@ -302,7 +302,7 @@ def run_inspect(args: argparse.Namespace, draw=None) -> int:
 
 
 def main(argv=None) -> int:
-    """Stand-alone entry: ``python -m aot.tools.inspect model.pte [--json]``."""
+    """``python -m aot.tools.inspect model.pte [--json]``: the old form of ``aot inspect`` (kept one release)."""
     p = argparse.ArgumentParser(prog="aot inspect", description=__doc__.splitlines()[0])
     add_inspect_arguments(p)
     args = p.parse_args(argv)
@@ -312,4 +312,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from aot.errors import note_moved_entry_point
+    note_moved_entry_point("aot.tools.inspect", "aot inspect")
     sys.exit(main())

@@ -1,6 +1,6 @@
 # Toolchain file: Debian's arm-none-eabi-gcc for a Cortex-M33 with DSP and FPU
 # (Raspberry Pi Pico 2 / RP2350, QEMU mps2-an505). The flags are the ones
-# `python -m aot.deploy.generate --board-sources mps2-an505` reports as arch_flags.
+# `aot board-sources mps2-an505` reports as arch_flags.
 set(CMAKE_SYSTEM_NAME Generic)
 set(CMAKE_SYSTEM_PROCESSOR arm)
 set(CMAKE_C_COMPILER arm-none-eabi-gcc)

@@ -207,9 +207,6 @@ def cache_key(opts: MoteOptions, root: Path = MOTE_ROOT, extra: Sequence[str] = 
 # --------------------------------------------------------------------------- finding aot
 
 
-AOT_MAIN = "import sys; from aot.cli import main; sys.exit(main(sys.argv[1:]))"
-
-
 def _has_aot(python: str) -> bool:
     try:
         proc = subprocess.run([python, "-c", "import aot.cli, aot.paths; print(aot.paths.ROOT)"],
@@ -280,7 +277,8 @@ def find_python(explicit: Optional[str], pio_python: Optional[str],
 
 
 def aot_command(python: str) -> list[str]:
-    return [python, "-c", AOT_MAIN]
+    """The `aot` command run by `python` (`python -m aot`: no console script needed)."""
+    return [python, "-m", "aot"]
 
 
 # --------------------------------------------------------------------------- generated sources

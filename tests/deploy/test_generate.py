@@ -156,21 +156,34 @@ def test_board_sources_lists_every_kernel_once(capsys):
     assert got["port"]["linker_script"] == "port/firmware.ld"
 
 
-def test_old_module_names_still_run_with_a_pointer():
-    """`python -m aot.target.generate` (the package's name before aot.deploy) keeps
-    working for one release: the same JSON on stdout, one line naming the new module."""
+def test_board_sources_command_and_its_old_forms_agree(capsys):
+    """`aot board-sources BOARD` prints what `python -m aot.deploy.generate --board-sources`
+    and `python -m aot.target.generate --board-sources` (kept one release, with a one-line
+    pointer on stderr) print; an unknown board is one line."""
     import sys
-    env_cmd = lambda mod: subprocess.run([sys.executable, "-m", mod, "--board-sources", "pico2"],
-                                         capture_output=True, text=True, cwd=ROOT, timeout=120)
-    old, new = env_cmd("aot.target.generate"), env_cmd("aot.deploy.generate")
-    assert old.returncode == new.returncode == 0, old.stderr
-    assert json.loads(old.stdout) == json.loads(new.stdout)
-    assert old.stderr.strip().splitlines() == ["mote: `python -m aot.target.generate` is now "
-                                               "`python -m aot.deploy.generate`"]
+    assert main(["board-sources", "pico2"]) == 0
+    new = json.loads(capsys.readouterr().out)
+    assert new["board"] == "pico2" and new["kernel_sources"]
+    for mod in ("aot.deploy.generate", "aot.target.generate"):
+        r = subprocess.run([sys.executable, "-m", mod, "--board-sources", "pico2"],
+                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout) == new
+        assert r.stderr.strip().splitlines() == [f"mote: `python -m {mod} --board-sources BOARD` is now "
+                                                 "`aot board-sources BOARD`; the old form goes in the next release"]
+    assert main(["board-sources", "no-such-board"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("aot board-sources: error: ") and "no-such-board" in err[0]
+
+
+def test_qemu_command_refuses_a_missing_elf_in_one_line(capsys):
+    import sys
+    assert main(["qemu", "no-such.elf", "--board", "mps2-an505"]) == 2
+    assert capsys.readouterr().err.strip() == "aot qemu: no-such.elf: no such firmware file"
     q = subprocess.run([sys.executable, "-m", "aot.target.qemu", "no-such.elf", "--board", "mps2-an505"],
                        capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert q.returncode == 2 and "no-such.elf: no such firmware file" in q.stderr
-    assert "`python -m aot.deploy.qemu`" in q.stderr
+    assert q.returncode == 2 and "mote qemu: no-such.elf: no such firmware file" in q.stderr
+    assert "is now `aot qemu ELF --board BOARD`" in q.stderr
 
 
 def test_readme_embedding_example_compiles_and_runs(tmp_path):

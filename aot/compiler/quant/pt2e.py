@@ -10,8 +10,10 @@ the QAT entry point.
 decomposed by :func:`export_for_quantization` into matmul, scale, mask, softmax
 and matmul before annotation, so each piece is quantized.
 
-Command line: ``python -m aot.compiler.quant.pt2e MODEL.py [--calib FILE.npz]`` prints
-the fp32 vs PT2E-int8 agreement on the calibration set.
+``aot compare MODEL.py --int8`` reports the PT2E reference against fp32 and the
+program. :func:`main` is what ``python -m aot.compiler.quantize MODEL.py [--calib
+FILE.npz]`` runs for one more release: the fp32 vs PT2E-int8 agreement on the
+calibration set.
 """
 from __future__ import annotations
 
@@ -242,7 +244,7 @@ def _load_model_file(path: Union[str, Path]):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m aot.compiler.quant.pt2e", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m aot.compiler.quantize", description=__doc__.split("\n")[0])
     p.add_argument("model", help="model file with model(), example_inputs()")
     p.add_argument("--calib", help="calibration inputs (.npz); default calibration_data()")
     a = p.parse_args(argv)
@@ -259,7 +261,3 @@ def main(argv=None) -> int:
     print(f"calibrated on {info['calibration_samples']} samples; "
           f"max |int8 - fp32| / max|fp32| = {worst:.4f}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

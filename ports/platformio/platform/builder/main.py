@@ -5,7 +5,7 @@ toolchain-gccarmnoneeabi; offline, scripts/platformio_setup.py links the
 system's arm-none-eabi tools). The startup code, vectors, UART driver and
 linker script come from Mote's port (the library's extraScript adds them from
 mote_sources.json). The `upload` target runs the firmware on the board's QEMU
-machine through aot.deploy.qemu, prints UART0 and fails when the firmware's
+machine through `aot qemu`, prints UART0 and fails when the firmware's
 exit status (semihosting) is not 0.
 """
 import os
@@ -98,9 +98,9 @@ def run_in_qemu(target, source, env):  # pylint: disable=unused-argument
         sys.stderr.write("mote: error: %s\n" % exc)
         return 1
     elf = source[0].get_abspath()
-    # aot.deploy.qemu: the QEMU command line of Mote's boards, UART0 printed as
+    # aot qemu: the QEMU command line of Mote's boards, UART0 printed as
     # it arrives, the exit status of the firmware (124 on timeout).
-    cmd = [python, "-m", "aot.deploy.qemu", elf, "--board", mote_board, "--timeout", str(timeout)]
+    cmd = [python, "-m", "aot", "qemu", elf, "--board", mote_board, "--timeout", str(timeout)]
     sys.stdout.flush()
     code = subprocess.call(cmd)
     print("mote: firmware exited with status %d" % code)
