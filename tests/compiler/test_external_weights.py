@@ -131,6 +131,7 @@ def test_firmware_links_the_ptd_as_its_own_region(heads, tmp_path):
     assert (tmp_path / "fw" / "gen" / "model_ptd.c").is_file()
 
 
+@pytest.mark.slow  # several aot processes, each importing torch
 def test_aot_run_finds_or_is_told_the_ptd(heads, tmp_path):
     import subprocess
     import sys
@@ -155,6 +156,7 @@ def test_aot_run_finds_or_is_told_the_ptd(heads, tmp_path):
     assert r.returncode == 0 and (tmp_path / "new" / "w.ptd").is_file(), r.stderr
 
 
+@pytest.mark.slow  # several aot processes, each importing torch
 def test_export_external_weights_path_mistakes(heads, tmp_path):
     """--external-weights naming the program itself is refused (it used to overwrite the
     .ptd with the .pte and lose the weights); a folder gets NAME.ptd inside; a file that

@@ -158,6 +158,7 @@ def test_linear_s4_same_bytes_in_firmware(int4x8, tmp_path):
     assert [[a.tobytes() for a in h] for h in host] == [[np.asarray(b).tobytes() for b in f] for f in fw]
 
 
+@pytest.mark.slow  # several aot processes, each importing torch
 def test_options_that_need_another_are_one_line(tmp_path):
     """--group-size without --int4-weights and --int8-io without --int8 used to be ignored."""
     import subprocess

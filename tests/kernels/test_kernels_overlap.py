@@ -66,6 +66,7 @@ def test_permute_and_roll_into_an_overlapping_out_are_defined(K, shift):
     assert torch.count_nonzero(buf[:lo]) == 0 and torch.count_nonzero(buf[hi:]) == 0
 
 
+@pytest.mark.slow  # builds the kernels with ASan and UBSan, then runs this file again
 def test_overlap_under_asan():
     """This file's cases on the ASan/UBSan build of the kernels: a memcpy
     between overlapping tensors would be a memcpy-param-overlap report."""

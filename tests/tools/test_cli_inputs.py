@@ -90,6 +90,7 @@ def model_file(tmp_path_factory):
     return d / "sig.py"
 
 
+@pytest.mark.slow  # several aot processes, each importing torch
 def test_two_programs_in_one_folder_keep_their_manifests(model_file, tmp_path):
     for name in ("a", "b"):
         r = _aot("export", model_file, "-o", tmp_path / f"{name}.pte")
@@ -104,6 +105,7 @@ def test_two_programs_in_one_folder_keep_their_manifests(model_file, tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout)["manifest_memory"]["arena_bytes"]
 
 
+@pytest.mark.slow  # several aot processes, each importing torch
 def test_calib_with_wrong_layout_is_one_line(model_file, tmp_path):
     np.savez(tmp_path / "bad.npz", np.zeros((3, 5), np.float32))
     r = _aot("export", model_file, "--int8", "--calib", tmp_path / "bad.npz", "-o", tmp_path / "m.pte")
@@ -119,6 +121,7 @@ def test_calib_with_wrong_layout_is_one_line(model_file, tmp_path):
     assert "[S, *shape]" in " ".join(h.stdout.split())
 
 
+@pytest.mark.slow  # several aot processes, each importing torch
 def test_inputs_not_npz_is_one_line(model_file, tmp_path):
     assert _aot("export", model_file, "-o", tmp_path / "m.pte").returncode == 0
     (tmp_path / "in.txt").write_text("1 2 3")
@@ -194,6 +197,7 @@ def example_inputs():
 '''
 
 
+@pytest.mark.slow  # several aot processes, each importing torch
 def test_export_into_a_folder_and_inspect_a_folder(model_file, tmp_path):
     """`-o FOLDER` writes FOLDER/<model>.pte (not a traceback); `aot inspect` of a folder
     reads its model.pte, and a missing program is one `error:` line."""
@@ -210,6 +214,7 @@ def test_export_into_a_folder_and_inspect_a_folder(model_file, tmp_path):
     assert r.returncode == 1 and r.stderr.strip() == f"aot inspect: error: {tmp_path / 'model.pte'}: No such file or directory"
 
 
+@pytest.mark.slow  # several aot processes, each importing torch
 def test_every_unsupported_operator_is_named(tmp_path):
     f = tmp_path / "two.py"
     f.write_text(TWO_UNSUPPORTED)
