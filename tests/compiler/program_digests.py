@@ -78,7 +78,7 @@ def compile_case(path, kwargs: dict):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if path is None:
-            from aot.tools.demo import compile_digits
+            from examples.digits.demo import compile_digits
             return compile_digits(kwargs["int8"])
         from aot.compiler.pipeline import compile_model_file
         return compile_model_file(path, **kwargs)

@@ -1,4 +1,4 @@
-"""The `make demo` pipeline (aot/tools/demo.py) on the first 40 held-out digits.
+"""The `make demo` pipeline (examples/digits/demo.py) on the first 40 held-out digits.
 
 Runs the demo's own stage functions end to end: compile examples/digits/model.py
 (fp32 and int8), build firmware for pico2 and mps2-an505 with the images
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from aot.tools import demo
+from examples.digits import demo
 
 pytestmark = pytest.mark.sim
 
