@@ -12,7 +12,9 @@ PlatformIO (the `platformio` package of the .venv) all three locally:
                and bin/ of symlinks to the system arm-none-eabi-* tools, installed
                with a symlink:// spec
 * platform     ports/platformio/platform (Mote's QEMU boards), installed with a
-               symlink:// spec under the name "mote-qemu"
+               symlink:// spec under the name "mote-qemu"; its boards/*.json are
+               generated from Mote's boards/*.json first (mote_pio.write_platform_boards;
+               --boards does only that)
 
 Usage:  .venv/bin/python scripts/platformio_setup.py [--core-dir DIR] [--quiet]
 Then:   export PLATFORMIO_CORE_DIR=$PWD/build/platformio/core
@@ -197,9 +199,18 @@ def ensure_toolchain(env: dict) -> Path:
 # --------------------------------------------------------------------------- platform
 
 
+def write_boards() -> None:
+    """The local platform's board manifests, from Mote's boards/*.json (one home)."""
+    sys.path.insert(0, str(PLATFORM_DIR.parent))
+    import mote_pio
+    for path in mote_pio.write_platform_boards(ROOT):
+        log(f"wrote {path.relative_to(ROOT)}")
+
+
 def ensure_platform(env: dict) -> None:
     if not (PLATFORM_DIR / "platform.json").is_file():
         fail(f"no platform.json in {PLATFORM_DIR}")
+    write_boards()
     run_pio(["pkg", "install", "-g", "--skip-dependencies", "--platform", f"symlink://{PLATFORM_DIR}"], env)
     log(f"platform {PLATFORM_NAME} -> {PLATFORM_DIR}")
 
@@ -225,8 +236,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--core-dir", default=str(DEFAULT_CORE), help="PLATFORMIO_CORE_DIR (default: %(default)s)")
     ap.add_argument("--quiet", action="store_true", help="print only the last line")
+    ap.add_argument("--boards", action="store_true",
+                    help="only (re)write ports/platformio/platform/boards/*.json from boards/*.json")
     args = ap.parse_args(argv)
     QUIET = args.quiet
+    if args.boards:
+        write_boards()
+        return 0
     try:
         import platformio
     except ImportError:

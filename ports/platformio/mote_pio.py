@@ -9,6 +9,8 @@ and importable by plain pytest. Nothing here imports torch or SCons.
   from PlatformIO's ``build.mcu`` to ``boards/<name>.json``).
 * ``cache_key``: the content hash of everything ``aot generate`` reads.
 * ``find_python``: a Python that can run ``aot``, or how to install it.
+* ``platform_boards``: the board manifests of the local platform
+  (platform/boards/*.json), generated from Mote's boards/*.json.
 """
 from __future__ import annotations
 
@@ -332,3 +334,61 @@ def cppdefines(defines: dict) -> list:
 def libs_of(flags: Sequence[str]) -> list[str]:
     """["-lm", "-lc"] -> ["m", "c"] (SCons LIBS)."""
     return [f[2:] if f.startswith("-l") else f for f in flags]
+
+
+# --------------------------------------------------------------------------- the local platform's boards
+
+QEMU_VENDOR = "Arm (simulated by QEMU)"
+QEMU_URL = "https://www.qemu.org/docs/master/system/arm/mps2.html"
+
+
+def platform_board(board: dict) -> dict:
+    """The PlatformIO board manifest of a Mote board (the dict of boards/<name>.json;
+    it must name a QEMU machine): display name from its description and core,
+    ``build.mcu`` = the Mote board name (what :func:`mote_board_for` maps back),
+    core flags, clock (Hz), and flash / RAM sizes (bytes) as upload limits."""
+    title = board["description"].split(":", 1)[1].split(" FPGA image")[0].strip()
+    core = "Cortex-" + board["core"].split("-", 1)[1].upper()
+    build = {"cpu": board["mcpu"], "mcu": board["name"], "f_cpu": f"{board['clock_hz']}L",
+             "float_abi": board["mfloat_abi"]}
+    if board["mfloat_abi"] != "soft" and board.get("mfpu"):
+        build["fpu"] = board["mfpu"]
+    return {
+        "name": f"{title} ({core}, QEMU)",
+        "vendor": QEMU_VENDOR,
+        "url": QEMU_URL,
+        "frameworks": [],
+        "build": build,
+        "upload": {"protocol": "qemu", "protocols": ["qemu"], "qemu_machine": board["simulator"]["machine"],
+                   "maximum_size": int(board["flash"]["size"], 0),
+                   "maximum_ram_size": int(board["ram"]["size"], 0)},
+    }
+
+
+def platform_boards(root: Path = MOTE_ROOT) -> dict:
+    """{"<board>.json": manifest text} for every board of root/boards that QEMU simulates,
+    except those PlatformIO has in another platform (MCU_TO_BOARD: the micro:bit)."""
+    out = {}
+    for path in sorted((root / "boards").glob("*.json")):
+        board = json.loads(path.read_text())
+        if (board.get("simulator") or {}).get("kind") == "qemu" and board["name"] not in MCU_TO_BOARD.values():
+            out[path.name] = json.dumps(platform_board(board), indent=2) + "\n"
+    return out
+
+
+def write_platform_boards(root: Path = MOTE_ROOT) -> list:
+    """Write the local platform's board manifests (ports/platformio/platform/boards)
+    from boards/*.json, removing those of boards that are gone. Returns the paths written."""
+    folder = root / "ports" / "platformio" / "platform" / "boards"
+    folder.mkdir(parents=True, exist_ok=True)
+    wanted = platform_boards(root)
+    for stale in folder.glob("*.json"):
+        if stale.name not in wanted:
+            stale.unlink()
+    written = []
+    for name, text in wanted.items():
+        path = folder / name
+        if not path.is_file() or path.read_text() != text:
+            path.write_text(text)
+            written.append(path)
+    return written

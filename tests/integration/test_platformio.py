@@ -171,6 +171,35 @@ def test_platform_boards_match_mote_boards():
         assert pio["upload"]["protocol"] == "qemu"
 
 
+def test_platform_board_files_are_generated_from_mote_boards():
+    """ports/platformio/platform/boards/*.json are exactly what mote_pio.platform_boards
+    makes of boards/*.json (one home: the board file); regenerate with
+    `.venv/bin/python scripts/platformio_setup.py --boards`."""
+    committed = {p.name: p.read_text() for p in (PLATFORM / "boards").glob("*.json")}
+    assert committed == mote_pio.platform_boards(ROOT), \
+        "run .venv/bin/python scripts/platformio_setup.py --boards and commit the boards"
+
+
+def test_platform_board_follows_an_edited_board(tmp_path):
+    """A change to a board file reaches its PlatformIO board; a board that is gone
+    leaves, one of another platform (micro:bit) never enters."""
+    (tmp_path / "boards").mkdir()
+    for name in ("mps2-an505", "microbit"):
+        (tmp_path / "boards" / f"{name}.json").write_text((ROOT / "boards" / f"{name}.json").read_text())
+    board = json.loads((tmp_path / "boards" / "mps2-an505.json").read_text())
+    board["clock_hz"], board["flash"]["size"] = 25_000_000, "0x200000"
+    (tmp_path / "boards" / "mps2-an505.json").write_text(json.dumps(board))
+    stale = tmp_path / "ports" / "platformio" / "platform" / "boards" / "gone.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
+    written = mote_pio.write_platform_boards(tmp_path)
+    assert [p.name for p in written] == ["mps2-an505.json"] and not stale.exists()
+    pio = json.loads(written[0].read_text())
+    assert pio["build"]["f_cpu"] == "25000000L" and pio["upload"]["maximum_size"] == 0x200000
+    assert pio["name"] == "Arm MPS2+ AN505 (Cortex-M33, QEMU)"
+    assert mote_pio.write_platform_boards(tmp_path) == []  # unchanged files are not rewritten
+
+
 def test_manifests_parse_as_platformio_reads_them():
     from platformio.package.manifest.parser import ManifestParserFactory
     lib = ManifestParserFactory.new_from_file(str(ROOT / "library.json")).as_dict()
