@@ -72,51 +72,65 @@ def decompose_sdpa(gm: GraphModule) -> int:
     g = gm.graph
     done = 0
     for n in list(g.nodes):
-        if n.op != "call_function" or n.target != aten.scaled_dot_product_attention.default:
+        a = _sdpa_args(n)
+        if a is None:
             continue
-        names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")
-        a = dict(zip(names, n.args))
-        a.update({k: v for k, v in n.kwargs.items() if k in names})
-        qv, kv = n.args[0].meta.get("val"), n.args[1].meta.get("val")
-        mask = a.get("attn_mask")
-        causal = bool(a.get("is_causal", False))
-        if float(a.get("dropout_p", 0.0) or 0.0) != 0.0 or n.kwargs.get("enable_gqa", False) \
-                or qv is None or kv is None or (mask is not None and causal) \
-                or qv.shape[:-2] != kv.shape[:-2]:
-            continue
-        scale = a.get("scale")
-        scale = 1.0 / float(qv.shape[-1]) ** 0.5 if scale is None else float(scale)
         with g.inserting_before(n):
-            kt = g.call_function(aten.transpose.int, (a["key"], -2, -1))
-            s = g.call_function(aten.matmul.default, (a["query"], kt))
-            s = g.call_function(aten.mul.Tensor, (s, scale))
-            if causal:
-                lq, lk = int(qv.shape[-2]), int(kv.shape[-2])
-                name = f"_mote_causal_mask_{done}"
-                gm.register_buffer(name, torch.ones(lq, lk, dtype=torch.bool).tril().logical_not())
-                s = g.call_function(aten.masked_fill.Scalar, (s, g.get_attr(name), float("-inf")))
-            elif isinstance(mask, Node) and mask.meta.get("val") is not None \
-                    and mask.meta["val"].dtype == torch.bool:
-                keep_out = g.call_function(aten.logical_not.default, (mask,))
-                s = g.call_function(aten.masked_fill.Scalar, (s, keep_out, float("-inf")))
-            elif mask is not None:
-                s = g.call_function(aten.add.Tensor, (s, mask))
-            p = g.call_function(aten.softmax.int, (s, -1))
-            out = g.call_function(aten.matmul.default, (p, a["value"]))
-        mode = qv.fake_mode
-        for new in g.nodes:
-            if new.op == "call_function" and "val" not in new.meta:
-                _fake_val(gm, new, mode)
-        for new in (kt, s, p, out):
-            new.meta.update({k: v for k, v in n.meta.items() if k in
-                             ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node")})
-        n.replace_all_uses_with(out)
+            new = _sdpa_math(gm, a, f"_mote_causal_mask_{done}")
+        mode = a["query"].meta["val"].fake_mode
+        for node in g.nodes:
+            if node.op == "call_function" and "val" not in node.meta:
+                _fake_val(gm, node, mode)
+        for node in new:
+            node.meta.update({k: v for k, v in n.meta.items() if k in
+                              ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node")})
+        n.replace_all_uses_with(new[-1])
         g.erase_node(n)
         done += 1
     if done:
         g.lint()
         gm.recompile()
     return done
+
+
+def _sdpa_args(n: Node) -> Optional[dict]:
+    """The arguments of an SDPA node `n` by name (query, key, value, attn_mask,
+    dropout_p, is_causal, scale) when decompose_sdpa rewrites it, else None."""
+    if n.op != "call_function" or n.target != aten.scaled_dot_product_attention.default:
+        return None
+    names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale")
+    a = dict(zip(names, n.args))
+    a.update({k: v for k, v in n.kwargs.items() if k in names})
+    qv, kv = n.args[0].meta.get("val"), n.args[1].meta.get("val")
+    if float(a.get("dropout_p", 0.0) or 0.0) != 0.0 or n.kwargs.get("enable_gqa", False) \
+            or qv is None or kv is None or (a.get("attn_mask") is not None and a.get("is_causal", False)) \
+            or qv.shape[:-2] != kv.shape[:-2]:
+        return None
+    return a
+
+
+def _sdpa_math(gm: GraphModule, a: dict, mask_name: str) -> tuple:
+    """The nodes (k^T, scores (scaled, masked), probabilities, output) of SDPA
+    with arguments `a`, added at the graph's insertion point; a causal mask
+    becomes the bool buffer `mask_name`."""
+    g = gm.graph
+    qv, kv, mask = a["query"].meta["val"], a["key"].meta["val"], a.get("attn_mask")
+    scale = a.get("scale")
+    scale = 1.0 / float(qv.shape[-1]) ** 0.5 if scale is None else float(scale)
+    kt = g.call_function(aten.transpose.int, (a["key"], -2, -1))
+    s = g.call_function(aten.matmul.default, (a["query"], kt))
+    s = g.call_function(aten.mul.Tensor, (s, scale))
+    if bool(a.get("is_causal", False)):
+        lq, lk = int(qv.shape[-2]), int(kv.shape[-2])
+        gm.register_buffer(mask_name, torch.ones(lq, lk, dtype=torch.bool).tril().logical_not())
+        s = g.call_function(aten.masked_fill.Scalar, (s, g.get_attr(mask_name), float("-inf")))
+    elif isinstance(mask, Node) and mask.meta.get("val") is not None and mask.meta["val"].dtype == torch.bool:
+        keep_out = g.call_function(aten.logical_not.default, (mask,))
+        s = g.call_function(aten.masked_fill.Scalar, (s, keep_out, float("-inf")))
+    elif mask is not None:
+        s = g.call_function(aten.add.Tensor, (s, mask))
+    p = g.call_function(aten.softmax.int, (s, -1))
+    return kt, s, p, g.call_function(aten.matmul.default, (p, a["value"]))
 
 
 def _fake_val(gm: GraphModule, n: Node, mode) -> None:
