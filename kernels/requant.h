@@ -260,6 +260,17 @@ mote_err_t mote_s8_pool_out_shape(const mote_tensor_t *ti, const mote_tensor_t *
                                   const int32_t pd[2], const int32_t d[2],
                                   int32_t *ho, int32_t *wo);
 
+/** mean_s8's arguments, checked (kernels/op_mote_mean_s8.c and its cmsis/ version). */
+typedef struct mote_s8_mean_params {
+    const int8_t *input; /* [N, H, W, C] */
+    int8_t *output;      /* [N, 1, 1, C] */
+    int32_t n, hw, c;    /* hw = H * W */
+    int32_t in_zp, out_zp, mult, shift;
+} mote_s8_mean_params_t;
+
+/** Parse mean_s8 (6 args: input, input_zero_point, output_zero_point, multiplier, shift, out). */
+mote_err_t mote_s8_mean_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_mean_params_t *p);
+
 /** Shared tail: bias, multiplier, shift [Cout] int32 and their value checks. */
 mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_conv_params_t *p);
 

@@ -425,3 +425,27 @@ mote_err_t mote_s16_linear_parse(mote_value_t *const *args, uint32_t nargs, mote
     q->output = (int16_t *)out->data;
     return MOTE_OK;
 }
+
+mote_err_t mote_s8_mean_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_mean_params_t *p)
+{
+    mote_tensor_t *ti;
+    mote_tensor_t *to;
+    if (args == NULL || nargs != 6u) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT8, 4, &ti));
+    MOTE_TRY(mote_s8_tensor_arg(args[5], MOTE_DTYPE_INT8, 4, &to));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[1], &p->in_zp));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[2], &p->out_zp));
+    MOTE_TRY(mote_s8_int_arg(args[3], 0, INT32_MAX, &p->mult));
+    MOTE_TRY(mote_s8_int_arg(args[4], -31, 31, &p->shift));
+    p->n = ti->sizes[0];
+    p->hw = ti->sizes[1] * ti->sizes[2];
+    p->c = ti->sizes[3];
+    if (to->sizes[0] != p->n || to->sizes[1] != 1 || to->sizes[2] != 1 || to->sizes[3] != p->c) {
+        return MOTE_ERR_KERNEL_SHAPE;
+    }
+    p->input = (const int8_t *)ti->data;
+    p->output = (int8_t *)to->data;
+    return MOTE_OK;
+}

@@ -27,8 +27,8 @@ TARGETS = {
     "m33-ref": ("mps2-an505", ["-mcpu=cortex-m33", "-mfloat-abi=hard"], 0x10000000, 0x400000, "ref"),
     "m55-ref": ("mps3-an547", ["-mcpu=cortex-m55", "-mfloat-abi=hard"], 0x10000000, 0x80000, "ref"),
 }
-OPTIMIZED = ("conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "linear_s4", "pointwise_s8_planar16",
-             "depthwise_planar16_s8")
+OPTIMIZED = ("conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "linear_s4", "mean_s8",
+             "pointwise_s8_planar16", "depthwise_planar16_s8")
 
 
 def conv_scratch_bytes(cin, kh, kw, cout, prewidened=False):
@@ -259,6 +259,15 @@ def make_cases():
     args = [a, 4, -6, m, s]
     cases.append(dict(name="mean", op="mean_s8", args=args, out=R.mean_s8(*args), macs=0,
                       scratch=0))
+    # global average pools: DS-CNN's (25x5x64), and 288 pixels of extreme values (the
+    # DSP kernel's int16 pair sums move to int32 every 256 pixels)
+    for name, x, izp in (("mean_dscnn", rng.integers(-128, 128, (1, 25, 5, 64), dtype=np.int8), -128),
+                         ("mean_long", np.where(rng.random((1, 18, 16, 9)) < 0.5, -128, 127)
+                          .astype(np.int8), 127)):
+        m, s = R.quantize_multiplier(0.8 / (x.shape[1] * x.shape[2]))
+        args = [x, izp, 5, m, s]
+        cases.append(dict(name=name, op="mean_s8", args=args, out=R.mean_s8(*args), macs=0,
+                          scratch=0))
     args = [a, [3, 3], [2, 2], [1, 1], False, -5, -100, 120]
     cases.append(dict(name="avgpool", op="avg_pool2d_s8", args=args,
                       out=R.avg_pool2d_s8(*args), macs=0, scratch=0))
