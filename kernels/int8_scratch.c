@@ -16,7 +16,8 @@
 size_t mote_scratch_mote_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin, int32_t cout,
                                    int32_t kh, int32_t kw, int32_t prewidened);
 size_t mote_scratch_mote_depthwise_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
-                                             int32_t cout, int32_t kh, int32_t kw);
+                                             int32_t cout, int32_t kh, int32_t kw, int32_t pad_h,
+                                             int32_t pad_w);
 size_t mote_scratch_mote_linear_s8(int32_t m, int32_t k, int32_t n);
 size_t mote_scratch_mote_pointwise_s8_planar16(int32_t cin, int32_t cout);
 size_t mote_scratch_rows_in_place(int32_t n, int32_t h, int32_t w, int32_t cin, int32_t ho,
@@ -40,17 +41,18 @@ size_t mote_scratch_mote_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
 }
 
 /**
- * depthwise_conv2d_s8: see mote_s8_dw_scratch_bytes() in requant.h (MVE: corrected
- * bias, and for 3x3 windows a per-group table of weights and requantization
- * parameters): 16 + 4 * round4(Cout) + (KH = KW = 3 ? 176 * (Cout / 8) : 0).
+ * depthwise_conv2d_s8: see mote_s8_dw_scratch_bytes() in requant.h (the maximum of
+ * MVE's corrected bias and 3x3 group table and the DSP path's int16 input plane):
+ * 16 + max(4 * round4(Cout) + (3x3 ? 176 * (Cout / 8) : 0), 3x3 ? 2 * (H + 2 pad_h) * (W + 2 pad_w) : 0).
  */
 size_t mote_scratch_mote_depthwise_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
-                                             int32_t cout, int32_t kh, int32_t kw)
+                                             int32_t cout, int32_t kh, int32_t kw, int32_t pad_h,
+                                             int32_t pad_w)
 {
     if (n < 1 || h < 1 || w < 1 || cin < 1 || cout < 1 || kh < 1 || kw < 1) {
         return 0;
     }
-    return mote_s8_dw_scratch_bytes(cout, kh, kw);
+    return mote_s8_dw_scratch_bytes(cout, kh, kw, h, w, pad_h, pad_w);
 }
 
 /**

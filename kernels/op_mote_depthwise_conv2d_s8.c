@@ -57,7 +57,7 @@ mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx,
     mote_s8_rows_t it;
     mote_s8_conv_params_t p;
     MOTE_TRY(mote_s8_conv_parse(args, nargs, 1, &p));
-    MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_dw_scratch_bytes(p.cout, p.kh, p.kw), &p, &it));
+    MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_dw_own_bytes(&p), &p, &it));
     do {
         dw_rows(&it.band, NULL);
     } while (mote_s8_rows_next(&it));

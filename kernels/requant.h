@@ -365,18 +365,33 @@ static inline size_t mote_s8_conv_own_bytes(const mote_s8_conv_params_t *p)
 }
 
 /**
- * Scratch bytes of depthwise_conv2d_s8 (any implementation): 16 (alignment) +
- * 4 * round4(Cout) (zero-point-corrected bias) + for a 3x3 window 176 bytes per
- * full group of eight channels (MVE: the group's weights and de-interleaved
- * bias / multiplier / shift). kernels/int8_scratch.c exports it.
+ * Scratch bytes of depthwise_conv2d_s8 (any implementation; the maximum over the
+ * paths, after 16 bytes of alignment): MVE: 4 * round4(Cout) (zero-point-corrected
+ * bias) + for a 3x3 window 176 bytes per full group of eight channels (the group's
+ * weights and de-interleaved bias / multiplier / shift); DSP, 3x3 window: one
+ * channel's input plane widened to int16 with a zero border of the padding,
+ * 2 * (H + 2 pad_h) * (W + 2 pad_w) (cmsis/mote_s8_planar.h). 0 for invalid sizes.
+ * kernels/int8_scratch.c exports it.
  */
-static inline size_t mote_s8_dw_scratch_bytes(int32_t cout, int32_t kh, int32_t kw)
+static inline size_t mote_s8_dw_scratch_bytes(int32_t cout, int32_t kh, int32_t kw, int32_t h, int32_t w,
+                                              int32_t pad_h, int32_t pad_w)
 {
-    if (cout < 1 || kh < 1 || kw < 1) {
+    uint64_t mve, plane = 0u;
+    if (cout < 1 || kh < 1 || kw < 1 || h < 1 || w < 1 || pad_h < 0 || pad_w < 0) {
         return 0;
     }
-    return 16u + 4u * (((size_t)cout + 3u) & ~(size_t)3u) +
-           (kh == 3 && kw == 3 ? 176u * ((size_t)cout >> 3) : 0u);
+    mve = 4u * (((uint64_t)cout + 3u) & ~(uint64_t)3u) + (kh == 3 && kw == 3 ? 176u * ((uint64_t)cout >> 3) : 0u);
+    if (kh == 3 && kw == 3) {
+        plane = 2u * ((uint64_t)h + 2u * (uint64_t)pad_h) * ((uint64_t)w + 2u * (uint64_t)pad_w);
+    }
+    mve = 16u + (plane > mve ? plane : mve);
+    return mve > 0x7fffffffu ? 0u : (size_t)mve;
+}
+
+/** mote_s8_dw_scratch_bytes of a parsed depthwise_conv2d_s8 call. */
+static inline size_t mote_s8_dw_own_bytes(const mote_s8_conv_params_t *p)
+{
+    return mote_s8_dw_scratch_bytes(p->cout, p->kh, p->kw, p->h, p->w, p->pad_h, p->pad_w);
 }
 
 /* ------------------------------------------------------------ in place, by rows */

@@ -52,7 +52,7 @@ def _scratch_library():
         tmp.replace(lib_path)
     lib = ctypes.CDLL(str(lib_path))
     for name, nargs in (("mote_scratch_mote_conv2d_s8", 8),
-                        ("mote_scratch_mote_depthwise_conv2d_s8", 7),
+                        ("mote_scratch_mote_depthwise_conv2d_s8", 9),
                         ("mote_scratch_mote_linear_s8", 3),
                         ("mote_scratch_mote_pointwise_s8_planar16", 2),
                         ("mote_scratch_rows_in_place", 10)):
@@ -78,7 +78,9 @@ def scratch_bytes(spec, call) -> int:
             from aot.compiler.dsp_weights import has_panel
             return int(_scratch_library().mote_scratch_mote_conv2d_s8(
                 n, h, wd, cin, cout, kh, kw, int(has_panel(spec, call))))
-        return int(_scratch_library().mote_scratch_mote_depthwise_conv2d_s8(n, h, wd, cin, cout, kh, kw))
+        pad = vals[call.args[6]].items
+        ph, pw = (int(pad[0]), int(pad[-1]))
+        return int(_scratch_library().mote_scratch_mote_depthwise_conv2d_s8(n, h, wd, cin, cout, kh, kw, ph, pw))
     if name == "mote::pointwise_s8_planar16.out":
         return int(_scratch_library().mote_scratch_mote_pointwise_s8_planar16(
             int(vals[call.args[0]].sizes[3]), int(vals[call.args[1]].sizes[0])))

@@ -39,9 +39,12 @@ def conv_scratch_bytes(cin, kh, kw, cout, prewidened=False):
             + 32 * ((cout + 3) // 4 * 4))
 
 
-def dw_scratch_bytes(cout, kh=3, kw=3):
-    """mote_s8_dw_scratch_bytes() of kernels/requant.h."""
-    return 16 + 4 * ((cout + 3) // 4 * 4) + (176 * (cout // 8) if (kh, kw) == (3, 3) else 0)
+def dw_scratch_bytes(cout, kh=3, kw=3, h=1, w=1, pad=(0, 0)):
+    """mote_s8_dw_scratch_bytes() of kernels/requant.h: the larger of MVE's tables and
+    the DSP path's int16 input plane."""
+    mve = 4 * ((cout + 3) // 4 * 4) + (176 * (cout // 8) if (kh, kw) == (3, 3) else 0)
+    plane = 2 * (h + 2 * pad[0]) * (w + 2 * pad[1]) if (kh, kw) == (3, 3) else 0
+    return 16 + max(mve, plane)
 
 
 def _act(act, ozp):
@@ -106,7 +109,7 @@ def _dw(rng, name, n, h, w, cin, dm, k, stride, pad, dil, act=(-128, 127), pool=
     args = [x, wt, b, m, s, list(stride), list(pad), list(dil), dm, izp, ozp, *_act(act, ozp)]
     out = R.depthwise_conv2d_s8(*args)
     return dict(name=name, op="depthwise_conv2d_s8", args=args, out=out,
-                macs=out.size * k[0] * k[1], scratch=dw_scratch_bytes(cout, *k))
+                macs=out.size * k[0] * k[1], scratch=dw_scratch_bytes(cout, *k, h, w, pad))
 
 
 def _pw_planar(rng, name, n, h, w, cin, cout, border, act=(-128, 127), pool=None, panel=True):
@@ -205,14 +208,14 @@ def make_cases():
     args = [xd, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1],
             [1, 1], 1, 9, -3, -128, 127]
     cases.append(dict(name="dw_edges", op="depthwise_conv2d_s8", args=args,
-                      out=R.depthwise_conv2d_s8(*args), macs=0, scratch=dw_scratch_bytes(n)))
+                      out=R.depthwise_conv2d_s8(*args), macs=0, scratch=dw_scratch_bytes(n, 3, 3, 4, 5, (1, 1))))
     # the planar int16 pair: DS-CNN's shapes, MobileNet's stride 2, odd sizes with relu
     # clamps and channel tails, windows of the plain path, requantization edges
     cases += [_pw_planar(rng, "dscnn_pw_planar", 1, 25, 5, 64, 64, (1, 1)),
               _pw_planar(rng, "pw_planar_nopanel", 1, 10, 5, 64, 64, (1, 1), "relu", panel=False),
               _dw_planar(rng, "dscnn_dw_planar", 1, 25, 5, 64, (3, 3), (1, 1), (1, 1), (1, 1)),
-              _dw_planar(rng, "dw_planar_s1", 1, 16, 16, 32, (3, 3), (1, 1), (1, 1), (1, 1)),
-              _dw_planar(rng, "dw_planar_s2", 1, 16, 16, 32, (3, 3), (2, 2), (1, 1), (1, 1)),
+              _dw_planar(rng, "dw_planar_s1", 1, 12, 12, 16, (3, 3), (1, 1), (1, 1), (1, 1)),
+              _dw_planar(rng, "dw_planar_s2", 1, 12, 12, 16, (3, 3), (2, 2), (1, 1), (1, 1)),
               _dw_planar(rng, "dw_planar_relu", 1, 6, 10, 8, (3, 3), (1, 1), (1, 1), (1, 1), "relu"),
               _dw_planar(rng, "dw_planar_odd", 1, 7, 9, 5, (3, 3), (2, 2), (1, 1), (1, 1), (-20, 90)),
               _dw_planar(rng, "dw_planar_odd_s1", 2, 5, 7, 3, (3, 3), (1, 1), (1, 1), (1, 1), (-60, 100)),
@@ -230,6 +233,13 @@ def make_cases():
     cases.append(dict(name="pw_planar_edges", op="pointwise_s8_planar16",
                       args=args + [dsp_panel(wt).astype(np.int16)],
                       out=R.pointwise_s8_planar16(*args), macs=0, scratch=48 + 16 * n))
+    # depthwise through the DSP path's int16 plane (full int8 range): DS-CNN's 25x5 map
+    # (transposed plane), MobileNet-like stride 1 and 2, odd sizes
+    cases += [_dw(rng, "dscnn_dw_full", 1, 25, 5, 64, 1, (3, 3), (1, 1), (1, 1), (1, 1)),
+              _dw(rng, "dw_full_s1", 1, 12, 12, 16, 1, (3, 3), (1, 1), (1, 1), (1, 1)),
+              _dw(rng, "dw_full_s2", 1, 12, 12, 16, 1, (3, 3), (2, 2), (1, 1), (1, 1)),
+              _dw(rng, "dw_full_odd", 2, 7, 9, 5, 1, (3, 3), (2, 2), (1, 1), (1, 1)),
+              _dw(rng, "dw_full_nopad", 1, 9, 10, 12, 1, (3, 3), (1, 1), (0, 0), (1, 1))]
     # depthwise: a row too wide for the DSP strip (per-pixel windows), a 5x5 window
     # (generic tap loops), relu clamps, an unpadded stride-2 case
     cases += [_dw(rng, "dw_wide", 1, 4, 90, 12, 1, (3, 3), (1, 1), (1, 1), (1, 1), "relu"),

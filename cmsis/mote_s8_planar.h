@@ -1,0 +1,436 @@
+/*
+ * cmsis/mote_s8_planar.h - the DSP (Cortex-M4/M7/M33) depthwise 3x3 over one
+ * channel's int16 plane (the input zero point subtracted, a zero border), shared by
+ * mote::depthwise_planar16_s8 (whose input is that plane) and
+ * mote::depthwise_conv2d_s8 (which widens each channel's NHWC input into a plane in
+ * scratch first). Included by those two files only; static, so a firmware that
+ * links both carries two copies (about 1.5 KiB each).
+ *
+ * dwp_channel() tabulates one channel's constants (weights as doubled int16
+ * pairs held in registers, the fast requantization), or refuses the channel;
+ * dwp_plane3x3() runs the plane: rows of 1x4 output blocks in assembly for
+ * full-range channels, 2x2 / single-pixel C intrinsics for the rest.
+ */
+#ifndef MOTE_CMSIS_S8_PLANAR_H
+#define MOTE_CMSIS_S8_PLANAR_H
+#include "mote_s8_arm.h"
+#if defined(MOTE_S8_DSP)
+MOTE_S8_INLINE int32_t dwp_smmlar(int32_t a, int32_t m, int32_t add)
+{
+    int32_t r;
+    __asm__("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(m), "r"(add));
+    return r;
+}
+
+/** One channel's constants (doubled weights as int16 pairs, requantization). */
+typedef struct dwp_ch {
+    int32_t w01[3], w21[3]; /* per kernel row: (2 w0, 2 w1), (2 w2, 2 w1) as lo, hi */
+    int32_t b2, m, off, e;  /* 2 * bias, multiplier, 2^(e-1) + (zp << e), -shift */
+    int32_t lo, hi, full;   /* clamp; full: the range is all of int8 (SSAT alone) */
+} dwp_ch_t;
+
+MOTE_S8_INLINE int8_t dwp_rq(int32_t acc2, int32_t m, int32_t off, int32_t e, int32_t lo, int32_t hi,
+                             int32_t full)
+{
+    int32_t v = (dwp_smmlar(acc2, m, off) + (acc2 >> 31)) >> e;
+    v = __ssat(v, 8);
+    if (!full) {
+        v = v < lo ? lo : (v > hi ? hi : v);
+    }
+    return (int8_t)v;
+}
+
+/** Accumulate one input row (x01, x23[, x45]) of weight row (a, b) into the pair (s0, s1). */
+#define DWP_ROW_S1(s0, s1, x01, x23, a, b)                                                 \
+    do {                                                                                   \
+        s0 = __smlad((int32_t)(x01), (a), s0);                                             \
+        s0 = __smlabb((int32_t)(x23), (b), s0);                                            \
+        s1 = __smlatb((int32_t)(x01), (a), s1);                                            \
+        s1 = __smladx((int32_t)(x23), (b), s1);                                            \
+    } while (0)
+#define DWP_ROW_S2(s0, s1, x01, x23, x45, a, b)                                            \
+    do {                                                                                   \
+        s0 = __smlad((int32_t)(x01), (a), s0);                                             \
+        s0 = __smlabb((int32_t)(x23), (b), s0);                                            \
+        s1 = __smlad((int32_t)(x23), (a), s1);                                             \
+        s1 = __smlabb((int32_t)(x45), (b), s1);                                            \
+    } while (0)
+
+/** Store one requantized output (the channel's constants in scope). */
+#define DWP_OUT(dst, acc) (dst) = dwp_rq((acc), m, off, e, lo, hi, full)
+
+/**
+ * 3x3 stride 1, full 2x2 blocks of output rows [0, 2*rp) and columns [0, 2*cp):
+ * pl: the plane (border included), wp: its row length; out: output channel c of
+ * pixel (0, 0); orow / opx: output bytes between rows / pixels.
+ */
+__attribute__((noinline)) MOTE_S8_HOT static void dwp_s1_blocks(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32_t rp,
+                                      int32_t cp, int8_t *out, int32_t orow, int32_t opx)
+{
+    const int32_t a0 = k->w01[0], a1 = k->w01[1], a2 = k->w01[2];
+    const int32_t b0 = k->w21[0], b1 = k->w21[1], b2 = k->w21[2];
+    const int32_t bias = k->b2, m = k->m, off = k->off, e = k->e, lo = k->lo, hi = k->hi,
+                  full = k->full;
+    int32_t oy, ox;
+    for (oy = 0; oy < rp; oy++) {
+        const int16_t *r = pl + (size_t)(2 * oy) * wp;
+        int8_t *o = out + (size_t)(2 * oy) * orow;
+        for (ox = 0; ox < cp; ox++, r += 2, o += 2 * opx) {
+            const int16_t *x = r;
+            int32_t s00, s01, s10, s11;
+            uint32_t u, v;
+            u = mote_s8_ld32(x);
+            v = mote_s8_ld32(x + 2);
+            s00 = __smlabb((int32_t)v, b0, __smlad((int32_t)u, a0, bias));
+            s01 = __smladx((int32_t)v, b0, __smlatb((int32_t)u, a0, bias));
+            x += wp;
+            u = mote_s8_ld32(x);
+            v = mote_s8_ld32(x + 2);
+            DWP_ROW_S1(s00, s01, u, v, a1, b1);
+            s10 = __smlabb((int32_t)v, b0, __smlad((int32_t)u, a0, bias));
+            s11 = __smladx((int32_t)v, b0, __smlatb((int32_t)u, a0, bias));
+            x += wp;
+            u = mote_s8_ld32(x);
+            v = mote_s8_ld32(x + 2);
+            DWP_ROW_S1(s00, s01, u, v, a2, b2);
+            DWP_ROW_S1(s10, s11, u, v, a1, b1);
+            x += wp;
+            u = mote_s8_ld32(x);
+            v = mote_s8_ld32(x + 2);
+            DWP_ROW_S1(s10, s11, u, v, a2, b2);
+            DWP_OUT(o[0], s00);
+            DWP_OUT(o[opx], s01);
+            DWP_OUT(o[orow], s10);
+            DWP_OUT(o[orow + opx], s11);
+        }
+    }
+}
+
+/**
+ * 3x3 stride 2, full 2x2 blocks (as dwp_s1_blocks): per input row x0..x4,
+ * out(x) += SMLAD(x01, w01) + SMLABB(x23, w21), out(x+1) += SMLAD(x23, w01) +
+ * SMLABB(x45, w21); output row 1 reads input rows 2..4.
+ */
+__attribute__((noinline)) MOTE_S8_HOT static void dwp_s2_blocks(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32_t rp,
+                                      int32_t cp, int8_t *out, int32_t orow, int32_t opx)
+{
+    const int32_t a0 = k->w01[0], a1 = k->w01[1], a2 = k->w01[2];
+    const int32_t b0 = k->w21[0], b1 = k->w21[1], b2 = k->w21[2];
+    const int32_t bias = k->b2, m = k->m, off = k->off, e = k->e, lo = k->lo, hi = k->hi,
+                  full = k->full;
+    int32_t oy, ox;
+    for (oy = 0; oy < rp; oy++) {
+        const int16_t *r = pl + (size_t)(4 * oy) * wp;
+        int8_t *o = out + (size_t)(2 * oy) * orow;
+        for (ox = 0; ox < cp; ox++, r += 4, o += 2 * opx) {
+            const int16_t *x = r;
+            int32_t s00 = bias, s01 = bias, s10 = bias, s11 = bias;
+            uint32_t u, v, w;
+            u = mote_s8_ld32(x);
+            v = mote_s8_ld32(x + 2);
+            w = (uint16_t)x[4];
+            DWP_ROW_S2(s00, s01, u, v, w, a0, b0);
+            x += wp;
+            u = mote_s8_ld32(x);
+            v = mote_s8_ld32(x + 2);
+            w = (uint16_t)x[4];
+            DWP_ROW_S2(s00, s01, u, v, w, a1, b1);
+            x += wp;
+            u = mote_s8_ld32(x);
+            v = mote_s8_ld32(x + 2);
+            w = (uint16_t)x[4];
+            DWP_ROW_S2(s00, s01, u, v, w, a2, b2);
+            DWP_ROW_S2(s10, s11, u, v, w, a0, b0);
+            x += wp;
+            u = mote_s8_ld32(x);
+            v = mote_s8_ld32(x + 2);
+            w = (uint16_t)x[4];
+            DWP_ROW_S2(s10, s11, u, v, w, a1, b1);
+            x += wp;
+            u = mote_s8_ld32(x);
+            v = mote_s8_ld32(x + 2);
+            w = (uint16_t)x[4];
+            DWP_ROW_S2(s10, s11, u, v, w, a2, b2);
+            DWP_OUT(o[0], s00);
+            DWP_OUT(o[opx], s01);
+            DWP_OUT(o[orow], s10);
+            DWP_OUT(o[orow + opx], s11);
+        }
+    }
+}
+
+/*
+ * Full-range channels (activation range all of int8: SSAT is the clamp), 3x3,
+ * rows of 1x4 output blocks in assembly: fourteen registers hold the input
+ * pointer and row bytes, the output pointer and pixel bytes, the block count,
+ * four accumulators, one kernel row's two weight pairs and three input words;
+ * the channel's constants live in the function's frame (LDRD of a weight row
+ * pair per kernel row, LDRD + LDR of multiplier / offset / shift per block).
+ * Stride 1, per kernel row: three LDR (x0..x5), 8 multiplies
+ *   o0 += SMLAD(x01, w01) + SMLABB(x23, w21)    o1 += SMLATB(x01, w01) + SMLADX(x23, w21)
+ *   o2 += SMLAD(x23, w01) + SMLABB(x45, w21)    o3 += SMLATB(x23, w01) + SMLADX(x45, w21)
+ * Stride 2: five loads (x0..x8), o_k += SMLAD(x(2k, 2k+1), w01) + SMLABB(x(2k+2), w21).
+ * Requantization per output: ADD (offset + the accumulator's sign), SMMLAR, ASR, SSAT; STRB.
+ * 67 (stride 1) / 73 (stride 2) instructions per 36 MACs.
+ */
+typedef struct dwp_job {
+    int32_t bias2, w0a, w0b, w1a, w1b, w2a, w2b, m, off, e; /* copied to the frame */
+    int32_t rows, nb, prow, orow;   /* output rows, blocks per row, input / output bytes per row */
+    const int16_t *p;               /* input of output (0, 0) */
+    int8_t *o;                      /* output (0, 0) */
+    int32_t wpb, opx;               /* plane row bytes, output bytes between pixels */
+} dwp_job_t;
+
+#define DWP_ASM_ENTRY                                                                      \
+    "push {r4-r11, lr}\n\t"                                                                \
+    "sub sp, sp, #68\n\t"                                                                  \
+    "ldr r1, [r0, #64]\n\t"                                                                \
+    "ldr r3, [r0, #68]\n\t"                                                                \
+    "mov r12, sp\n\t"                                                                      \
+    "ldmia r0!, {r2, r4-r10}\n\t"                                                          \
+    "stmia r12!, {r2, r4-r10}\n\t"                                                         \
+    "ldmia r0!, {r2, r4-r10}\n\t"                                                          \
+    "stmia r12!, {r2, r4-r10}\n\t"                                                         \
+    "1:\n\t"                                                                               \
+    "ldr r0, [sp, #56]\n\t"                                                                \
+    "ldr r2, [sp, #60]\n\t"                                                                \
+    "ldr r4, [sp, #44]\n\t"                                                                \
+    "2:\n\t"
+/* r5..r8: accumulators; requantize, store four outputs, next block, next row */
+#define DWP_ASM_EXIT                                                                       \
+    "ldrd r9, r10, [sp, #28]\n\t"                                                          \
+    "ldr r11, [sp, #36]\n\t"                                                               \
+    "add r12, r10, r5, asr #31\n\t"                                                        \
+    "smmlar r5, r5, r9, r12\n\t"                                                           \
+    "add r12, r10, r6, asr #31\n\t"                                                        \
+    "smmlar r6, r6, r9, r12\n\t"                                                           \
+    "add r12, r10, r7, asr #31\n\t"                                                        \
+    "smmlar r7, r7, r9, r12\n\t"                                                           \
+    "add r12, r10, r8, asr #31\n\t"                                                        \
+    "smmlar r8, r8, r9, r12\n\t"                                                           \
+    "asr r5, r5, r11\n\t"                                                                  \
+    "asr r6, r6, r11\n\t"                                                                  \
+    "asr r7, r7, r11\n\t"                                                                  \
+    "asr r8, r8, r11\n\t"                                                                  \
+    "ssat r5, #8, r5\n\t"                                                                  \
+    "ssat r6, #8, r6\n\t"                                                                  \
+    "ssat r7, #8, r7\n\t"                                                                  \
+    "ssat r8, #8, r8\n\t"                                                                  \
+    "strb r5, [r2]\n\t"                                                                    \
+    "strb r6, [r2, r3]\n\t"                                                                \
+    "add r2, r2, r3, lsl #1\n\t"                                                           \
+    "strb r7, [r2]\n\t"                                                                    \
+    "strb r8, [r2, r3]\n\t"                                                                \
+    "add r2, r2, r3, lsl #1\n\t"                                                           \
+    "subs r4, r4, #1\n\t"                                                                  \
+    "bne 2b\n\t"                                                                           \
+    "ldrd r9, r10, [sp, #48]\n\t"                                                          \
+    "ldrd r11, r12, [sp, #56]\n\t"                                                         \
+    "add r11, r11, r9\n\t"                                                                 \
+    "add r12, r12, r10\n\t"                                                                \
+    "strd r11, r12, [sp, #56]\n\t"                                                         \
+    "ldr r9, [sp, #40]\n\t"                                                                \
+    "subs r9, r9, #1\n\t"                                                                  \
+    "str r9, [sp, #40]\n\t"                                                                \
+    "bne 1b\n\t"                                                                           \
+    "add sp, sp, #68\n\t"                                                                  \
+    "pop {r4-r11, pc}\n\t"
+
+/* stride 1, one kernel row (weights at frame offset WOFF) into r5..r8 */
+#define DWP_S1_ROW(WOFF)                                                                   \
+    "ldrd r9, r10, [sp, #" WOFF "]\n\t"                                                    \
+    "ldr r11, [r0]\n\t"                                                                    \
+    "ldr r12, [r0, #4]\n\t"                                                                \
+    "ldr lr, [r0, #8]\n\t"                                                                 \
+    "smlad r5, r11, r9, r5\n\t"                                                            \
+    "smlatb r6, r11, r9, r6\n\t"                                                           \
+    "smlad r7, r12, r9, r7\n\t"                                                            \
+    "smlatb r8, r12, r9, r8\n\t"                                                           \
+    "smlabb r5, r12, r10, r5\n\t"                                                          \
+    "smladx r6, r12, r10, r6\n\t"                                                          \
+    "smlabb r7, lr, r10, r7\n\t"                                                           \
+    "smladx r8, lr, r10, r8\n\t"
+
+__attribute__((naked, noinline)) static void dwp_s1_asm(const dwp_job_t *job __attribute__((unused)))
+{
+    __asm__ volatile(
+        DWP_ASM_ENTRY
+        "ldr r8, [sp, #0]\n\t" /* bias: the first multiply of each accumulator adds it */
+        "ldrd r9, r10, [sp, #4]\n\t"
+        "ldr r11, [r0]\n\t"
+        "ldr r12, [r0, #4]\n\t"
+        "ldr lr, [r0, #8]\n\t"
+        "smlad r5, r11, r9, r8\n\t"
+        "smlatb r6, r11, r9, r8\n\t"
+        "smlad r7, r12, r9, r8\n\t"
+        "smlatb r8, r12, r9, r8\n\t"
+        "smlabb r5, r12, r10, r5\n\t"
+        "smladx r6, r12, r10, r6\n\t"
+        "smlabb r7, lr, r10, r7\n\t"
+        "smladx r8, lr, r10, r8\n\t"
+        "add r0, r0, r1\n\t"
+        DWP_S1_ROW("12")
+        "add r0, r0, r1\n\t"
+        DWP_S1_ROW("20")
+        "sub r0, r0, r1, lsl #1\n\t"
+        "adds r0, r0, #8\n\t"
+        DWP_ASM_EXIT);
+}
+
+/* stride 2, one kernel row into r5..r8 (x0..x8; r11 / r12 reused for x67 / x8) */
+#define DWP_S2_ROW(WOFF)                                                                   \
+    "ldrd r9, r10, [sp, #" WOFF "]\n\t"                                                    \
+    "ldr r11, [r0]\n\t"                                                                    \
+    "ldr r12, [r0, #4]\n\t"                                                                \
+    "ldr lr, [r0, #8]\n\t"                                                                 \
+    "smlad r5, r11, r9, r5\n\t"                                                            \
+    "smlabb r5, r12, r10, r5\n\t"                                                          \
+    "smlad r6, r12, r9, r6\n\t"                                                            \
+    "smlabb r6, lr, r10, r6\n\t"                                                           \
+    "ldr r11, [r0, #12]\n\t"                                                               \
+    "ldrh r12, [r0, #16]\n\t"                                                              \
+    "smlad r7, lr, r9, r7\n\t"                                                             \
+    "smlabb r7, r11, r10, r7\n\t"                                                          \
+    "smlad r8, r11, r9, r8\n\t"                                                            \
+    "smlabb r8, r12, r10, r8\n\t"
+
+__attribute__((naked, noinline)) static void dwp_s2_asm(const dwp_job_t *job __attribute__((unused)))
+{
+    __asm__ volatile(
+        DWP_ASM_ENTRY
+        "ldr r8, [sp, #0]\n\t"
+        "ldrd r9, r10, [sp, #4]\n\t"
+        "ldr r11, [r0]\n\t"
+        "ldr r12, [r0, #4]\n\t"
+        "ldr lr, [r0, #8]\n\t"
+        "smlad r5, r11, r9, r8\n\t"
+        "smlabb r5, r12, r10, r5\n\t"
+        "smlad r6, r12, r9, r8\n\t"
+        "smlabb r6, lr, r10, r6\n\t"
+        "ldr r11, [r0, #12]\n\t"
+        "smlad r7, lr, r9, r8\n\t"
+        "smlabb r7, r11, r10, r7\n\t"
+        "ldrh r12, [r0, #16]\n\t"
+        "smlad r8, r11, r9, r8\n\t"
+        "smlabb r8, r12, r10, r8\n\t"
+        "add r0, r0, r1\n\t"
+        DWP_S2_ROW("12")
+        "add r0, r0, r1\n\t"
+        DWP_S2_ROW("20")
+        "sub r0, r0, r1, lsl #1\n\t"
+        "adds r0, r0, #16\n\t"
+        DWP_ASM_EXIT);
+}
+#undef DWP_ASM_ENTRY
+#undef DWP_ASM_EXIT
+#undef DWP_S1_ROW
+#undef DWP_S2_ROW
+
+/** One output pixel (oy, ox) of a 3x3 window, stride s (the edges of the block loops). */
+MOTE_S8_INLINE void dwp_px(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32_t s, int32_t oy,
+                           int32_t ox, int8_t *dst)
+{
+    const int16_t *x = pl + (size_t)(oy * s) * wp + ox * s;
+    int32_t acc = k->b2, j;
+    for (j = 0; j < 3; j++, x += wp) {
+        acc = __smlad((int32_t)mote_s8_ld32(x), k->w01[j], acc);
+        acc = __smlabb((int32_t)x[2], k->w21[j], acc);
+    }
+    *dst = dwp_rq(acc, k->m, k->off, k->e, k->lo, k->hi, k->full);
+}
+
+/** 3x3, stride 1 or 2: the whole plane of one channel (blocks, then the odd row / column). */
+static void dwp_plane3x3(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32_t stride, int32_t ho,
+                         int32_t wo, int8_t *out, int32_t orow, int32_t opx)
+{
+    int32_t oy, ox;
+    if (k->full && wo >= 4) { /* rows of 1x4 blocks in assembly, then the last wo % 4 columns */
+        const int32_t nb = wo >> 2;
+        dwp_job_t j;
+        j.bias2 = k->b2;
+        j.w0a = k->w01[0];
+        j.w0b = k->w21[0];
+        j.w1a = k->w01[1];
+        j.w1b = k->w21[1];
+        j.w2a = k->w01[2];
+        j.w2b = k->w21[2];
+        j.m = k->m;
+        j.off = k->off;
+        j.e = k->e;
+        j.rows = ho;
+        j.nb = nb;
+        j.prow = 2 * stride * wp;
+        j.orow = orow;
+        j.p = pl;
+        j.o = out;
+        j.wpb = 2 * wp;
+        j.opx = opx;
+        if (stride == 1) {
+            dwp_s1_asm(&j);
+        } else {
+            dwp_s2_asm(&j);
+        }
+        for (oy = 0; oy < ho; oy++) {
+            for (ox = 4 * nb; ox < wo; ox++) {
+                dwp_px(k, pl, wp, stride, oy, ox, out + (size_t)oy * orow + (size_t)ox * opx);
+            }
+        }
+        return;
+    }
+    if (stride == 1) {
+        dwp_s1_blocks(k, pl, wp, ho >> 1, wo >> 1, out, orow, opx);
+    } else {
+        dwp_s2_blocks(k, pl, wp, ho >> 1, wo >> 1, out, orow, opx);
+    }
+    if (wo & 1) {
+        for (oy = 0; oy < ho; oy++) {
+            dwp_px(k, pl, wp, stride, oy, wo - 1, out + (size_t)oy * orow + (size_t)(wo - 1) * opx);
+        }
+    }
+    if (ho & 1) {
+        for (ox = 0; ox < (wo & ~1); ox++) {
+            dwp_px(k, pl, wp, stride, ho - 1, ox, out + (size_t)(ho - 1) * orow + (size_t)ox * opx);
+        }
+    }
+}
+#undef DWP_OUT
+#undef DWP_ROW_S1
+#undef DWP_ROW_S2
+
+/** Pack int16 lo, hi into a word. */
+MOTE_S8_INLINE int32_t dwp_pack(int32_t lo, int32_t hi)
+{
+    return (int32_t)(((uint32_t)hi << 16) | ((uint32_t)lo & 0xffffu));
+}
+
+/**
+ * The channel's constants; 0 if it must take the plain path. transpose: the plane
+ * holds the input transposed (rows are input columns), so the window is too.
+ */
+static int dwp_channel(const mote_s8_conv_params_t *p, int32_t c, int transpose, dwp_ch_t *k)
+{
+    const int32_t sh = p->shift[c];
+    const int64_t b = p->bias[c];
+    int32_t r, e;
+    if (sh >= 0 || sh < -22 || (b < 0 ? -b : b) + 9 * ((int64_t)1 << 22) >= ((int64_t)1 << 30)) {
+        return 0;
+    }
+    e = -sh;
+    for (r = 0; r < 3; r++) {
+        /* kernel row r of the plane's orientation: taps (r, 0..2), or (0..2, r) transposed */
+        const int32_t st = transpose ? 3 * p->cout : p->cout;
+        const int8_t *w = p->weight + (size_t)(transpose ? r : 3 * r) * p->cout + c;
+        k->w01[r] = dwp_pack(2 * w[0], 2 * w[st]);
+        k->w21[r] = dwp_pack(2 * w[2 * st], 2 * w[st]);
+    }
+    k->b2 = (int32_t)(2 * b);
+    k->m = p->mult[c];
+    k->off = (int32_t)((1u << (e - 1)) + ((uint32_t)p->out_zp << e));
+    k->e = e;
+    k->lo = p->act_min;
+    k->hi = p->act_max;
+    k->full = p->act_min == -128 && p->act_max == 127;
+    return 1;
+}
+#endif /* MOTE_S8_DSP */
+#endif /* MOTE_CMSIS_S8_PLANAR_H */
