@@ -11,7 +11,7 @@ PlatformIO (the `platformio` package of the .venv) all three locally:
 * toolchain    build/platformio/packages/toolchain-gccarmnoneeabi: a package.json
                and bin/ of symlinks to the system arm-none-eabi-* tools, installed
                with a symlink:// spec
-* platform     ports/platformio/platform (Mote's QEMU boards), installed with a
+* platform     integrations/platformio/platform (Mote's QEMU boards), installed with a
                symlink:// spec under the name "mote-qemu"; its boards/*.json are
                generated from Mote's boards/*.json first (mote_pio.write_platform_boards;
                --boards does only that)
@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PIO_ROOT = ROOT / "build" / "platformio"
 DEFAULT_CORE = PIO_ROOT / "core"
-PLATFORM_DIR = ROOT / "ports" / "platformio" / "platform"
+PLATFORM_DIR = ROOT / "integrations" / "platformio" / "platform"
 PLATFORM_NAME = "mote-qemu"
 TOOLCHAIN_NAME = "toolchain-gccarmnoneeabi"
 GCC = "arm-none-eabi-gcc"
@@ -237,7 +237,7 @@ def main(argv=None) -> int:
     ap.add_argument("--core-dir", default=str(DEFAULT_CORE), help="PLATFORMIO_CORE_DIR (default: %(default)s)")
     ap.add_argument("--quiet", action="store_true", help="print only the last line")
     ap.add_argument("--boards", action="store_true",
-                    help="only (re)write ports/platformio/platform/boards/*.json from boards/*.json")
+                    help="only (re)write integrations/platformio/platform/boards/*.json from boards/*.json")
     args = ap.parse_args(argv)
     QUIET = args.quiet
     if args.boards:

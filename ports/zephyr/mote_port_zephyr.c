@@ -15,7 +15,7 @@
  *                    with CONFIG_MOTE_ABORT_REBOOT, otherwise k_panic() from
  *                    <zephyr/kernel.h> (Zephyr's fatal error handler).
  *
- * zephyr/CMakeLists.txt compiles this file into the module's library when
+ * integrations/zephyr/CMakeLists.txt compiles this file into the module's library when
  * CONFIG_MOTE=y; a Zephyr application never implements these hooks itself.
  */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-"""The PlatformIO integration (library.json, ports/platformio, examples/platformio).
+"""The PlatformIO integration (library.json, integrations/platformio, examples/platformio).
 
 Slow part (markers slow, sim): the offline set-up (scripts/platformio_setup.py,
 idempotent), then a copy of examples/platformio/qemu-an505 outside the
@@ -8,7 +8,7 @@ neither re-generates nor re-compiles; an edited model file re-generates and
 still passes; a firmware's non-zero exit status fails the upload.
 
 Fast part: the extraScript's option parsing, board mapping and cache key
-(ports/platformio/mote_pio.py), the local platform's boards against
+(integrations/platformio/mote_pio.py), the local platform's boards against
 boards/*.json, the manifests as PlatformIO parses them, and the set-up
 script's version arithmetic.
 """
@@ -27,7 +27,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "platformio" / "qemu-an505"
-PIO_DIR = ROOT / "ports" / "platformio"
+PIO_DIR = ROOT / "integrations" / "platformio"
 PLATFORM = PIO_DIR / "platform"
 SETUP = ROOT / "scripts" / "platformio_setup.py"
 PYTHON = sys.executable
@@ -172,7 +172,7 @@ def test_platform_boards_match_mote_boards():
 
 
 def test_platform_board_files_are_generated_from_mote_boards():
-    """ports/platformio/platform/boards/*.json are exactly what mote_pio.platform_boards
+    """integrations/platformio/platform/boards/*.json are exactly what mote_pio.platform_boards
     makes of boards/*.json (one home: the board file); regenerate with
     `.venv/bin/python scripts/platformio_setup.py --boards`."""
     committed = {p.name: p.read_text() for p in (PLATFORM / "boards").glob("*.json")}
@@ -189,7 +189,7 @@ def test_platform_board_follows_an_edited_board(tmp_path):
     board = json.loads((tmp_path / "boards" / "mps2-an505.json").read_text())
     board["clock_hz"], board["flash"]["size"] = 25_000_000, "0x200000"
     (tmp_path / "boards" / "mps2-an505.json").write_text(json.dumps(board))
-    stale = tmp_path / "ports" / "platformio" / "platform" / "boards" / "gone.json"
+    stale = tmp_path / "integrations" / "platformio" / "platform" / "boards" / "gone.json"
     stale.parent.mkdir(parents=True)
     stale.write_text("{}")
     written = mote_pio.write_platform_boards(tmp_path)
@@ -204,7 +204,7 @@ def test_manifests_parse_as_platformio_reads_them():
     from platformio.package.manifest.parser import ManifestParserFactory
     lib = ManifestParserFactory.new_from_file(str(ROOT / "library.json")).as_dict()
     assert lib["name"] == "Mote" and lib["frameworks"] == ["*"]
-    assert lib["build"]["extraScript"] == "ports/platformio/extra_script.py"
+    assert lib["build"]["extraScript"] == "integrations/platformio/extra_script.py"
     assert (ROOT / lib["build"]["extraScript"]).is_file()
     assert lib["build"]["srcFilter"] == ["-<*>"]  # the extraScript adds every source
     plat = ManifestParserFactory.new_from_file(str(PLATFORM / "platform.json")).as_dict()

@@ -3,11 +3,11 @@
 What runs:
   - zephyr/module.yml against the fields Zephyr's module documentation
     describes (a validator written from those facts, tested on bad files too);
-  - zephyr/Kconfig with kconfiglib, over explicit STUBS of the Zephyr symbols
+  - integrations/zephyr/Kconfig with kconfiglib, over explicit STUBS of the Zephyr symbols
     it refers to (tests/integration/zephyr_standin/Kconfig.stubs): types,
     defaults per board (MOTE_BOARD, the DSP/MVE symbols), refused assignments;
   - the west manifest fragment with west's own manifest parser;
-  - samples/zephyr/digits/sample.yaml (twister's console harness) and the port
+  - examples/zephyr/digits/sample.yaml (twister's console harness) and the port
     (ports/zephyr) compiled for the M33 against stand-in declarations;
   - slow: the module's CMake under the Zephyr stand-in
     (tests/integration/zephyr_standin: a fake Zephyr CMake package, not
@@ -30,7 +30,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 STANDIN = ROOT / "tests" / "integration" / "zephyr_standin"
-SAMPLE = ROOT / "samples" / "zephyr" / "digits"
+SAMPLE = ROOT / "examples" / "zephyr" / "digits"
 PYTHON = sys.executable
 BOARDS = ("rpi_pico2/rp2350a/m33", "mps2/an521/cpu0", "mps3/corstone300/an547")
 
@@ -107,8 +107,8 @@ def test_module_yml_has_only_documented_fields_and_its_paths_exist():
     meta = yaml.safe_load((ROOT / "zephyr" / "module.yml").read_text())
     assert module_yml_errors(meta, ROOT) == []
     assert meta["name"] == "mote"
-    assert meta["build"] == {"cmake": "zephyr", "kconfig": "zephyr/Kconfig"}
-    assert meta["samples"] == ["samples/zephyr"]
+    assert meta["build"] == {"cmake": "integrations/zephyr", "kconfig": "integrations/zephyr/Kconfig"}
+    assert meta["samples"] == ["examples/zephyr"]
 
 
 @pytest.mark.parametrize("meta, fragment", [
@@ -128,13 +128,13 @@ def test_module_yml_validator_rejects_what_the_documentation_does_not_allow(meta
 def test_standin_reads_the_module_like_zephyr():
     m = standin_kconfig.read_module(ROOT)
     assert m["name"] == "mote" and m["upper"] == "MOTE"
-    assert m["cmake_dir"] == ROOT / "zephyr" and m["kconfig"] == ROOT / "zephyr" / "Kconfig"
+    assert m["cmake_dir"] == ROOT / "integrations" / "zephyr" and m["kconfig"] == ROOT / "integrations" / "zephyr" / "Kconfig"
 
 
 # --------------------------------------------------------------------------- Kconfig
 
 def _configure_kconfig(tmp_path: Path, board: str, conf: str):
-    """Evaluate zephyr/Kconfig for `board` with prj.conf text `conf` through the
+    """Evaluate integrations/zephyr/Kconfig for `board` with prj.conf text `conf` through the
     stand-in's Kconfig step; returns (exit code, {CONFIG_name: value}, stderr)."""
     prj = tmp_path / "prj.conf"
     prj.write_text(conf)
@@ -152,12 +152,12 @@ def _configure_kconfig(tmp_path: Path, board: str, conf: str):
 
 
 def _kconfig():
-    """zephyr/Kconfig under the stubs alone (no board), as kconfiglib sees it."""
+    """integrations/zephyr/Kconfig under the stubs alone (no board), as kconfiglib sees it."""
     import os
     import kconfiglib
     os.environ["ZEPHYR_MOTE_MODULE_DIR"] = str(ROOT)
     top = Path(__file__).with_name("zephyr_standin") / "Kconfig.stubs"
-    text = f'source "{top}"\nsource "{ROOT / "zephyr" / "Kconfig"}"\n'
+    text = f'source "{top}"\nsource "{ROOT / "integrations" / "zephyr" / "Kconfig"}"\n'
     import tempfile
     with tempfile.NamedTemporaryFile("w", suffix=".Kconfig", delete=False) as f:
         f.write(text)
@@ -188,14 +188,14 @@ def test_kconfig_parses_with_kconfiglib_and_defines_the_options():
 
 
 def test_kconfig_refers_only_to_known_zephyr_symbols():
-    """Every non-MOTE symbol zephyr/Kconfig names is a stub (Kconfig.stubs) or a
+    """Every non-MOTE symbol integrations/zephyr/Kconfig names is a stub (Kconfig.stubs) or a
     board/SoC symbol of Zephyr's hardware model listed here (defined by Zephyr
     only for the board being built), so a typo cannot hide as 'undefined = n'."""
     kconf = _kconfig()
     board_syms = {"BOARD_RPI_PICO2", "BOARD_MPS2_AN521_CPU0", "BOARD_MPS2_AN521_CPU0_NS",
                   "BOARD_MPS2_AN521_CPU1", "BOARD_MPS3_CORSTONE300_AN547",
                   "BOARD_MPS3_CORSTONE300_AN547_NS", "SOC_SERIES_RP2350"}
-    text = "\n".join(ln.split("#")[0] for ln in (ROOT / "zephyr" / "Kconfig").read_text().splitlines())
+    text = "\n".join(ln.split("#")[0] for ln in (ROOT / "integrations" / "zephyr" / "Kconfig").read_text().splitlines())
     referenced = {w for w in re.findall(r"\b[A-Z][A-Z0-9_]{2,}\b", text) if w in kconf.syms}
     assert {"CPU_CORTEX_M", "ARMV8_M_DSP", "PRINTK", "REBOOT", "BOARD_RPI_PICO2"} <= referenced
     undefined = {w for w in referenced if not kconf.syms[w].nodes and not w.startswith("MOTE")}
@@ -326,7 +326,7 @@ def test_port_compiles_for_the_m33_and_calls_only_zephyr_api(tmp_path, abort, ca
 # --------------------------------------------------------------------------- the stand-in build (slow)
 
 def _standin_build(build: Path, board: str, *extra) -> dict:
-    """Configure samples/zephyr/digits with the stand-in for `board` and build it."""
+    """Configure examples/zephyr/digits with the stand-in for `board` and build it."""
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
     _run(["cmake", *gen, "-S", SAMPLE, "-B", build, f"-DBOARD={board}", f"-DZEPHYR_MODULES={ROOT}",
           f"-DPython3_EXECUTABLE={PYTHON}", f"-DZephyr_DIR={STANDIN / 'share' / 'zephyr-package' / 'cmake'}",

@@ -3,7 +3,7 @@
  * Mote's Zephyr port and sample call (printk, vprintk, k_cycle_get_32,
  * k_panic, sys_reboot), implemented over Mote's own bare-metal Cortex-M port
  * (ports/cortex-m: UART, cycle counter, semihosting exit). With it, a
- * stand-in build of samples/zephyr/digits (the module's libraries and the
+ * stand-in build of examples/zephyr/digits (the module's libraries and the
  * sample's main.c, unchanged) links against the mps2-an505 start-up code and
  * runs in QEMU, so the port's log path and the sample's lines are exercised.
  *

@@ -21,7 +21,7 @@ from SCons.Script import DefaultEnvironment  # pylint: disable=import-error
 
 Import("env", "pio_lib_builder")  # noqa: F821  pylint: disable=undefined-variable
 
-MOTE_PIO_DIR = os.path.join(pio_lib_builder.path, "ports", "platformio")  # noqa: F821
+MOTE_PIO_DIR = os.path.join(pio_lib_builder.path, "integrations", "platformio")  # noqa: F821
 if MOTE_PIO_DIR not in sys.path:
     sys.path.insert(0, MOTE_PIO_DIR)
 import mote_pio  # noqa: E402  pylint: disable=import-error,wrong-import-position

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-#: The Mote checkout this file belongs to (ports/platformio/mote_pio.py).
+#: The Mote checkout this file belongs to (integrations/platformio/mote_pio.py).
 MOTE_ROOT = Path(__file__).resolve().parents[2]
 
 #: PlatformIO ``build.mcu`` -> Mote board (boards/<name>.json). The boards of
-#: Mote's local platform (ports/platformio/platform/boards) use the Mote board
+#: Mote's local platform (integrations/platformio/platform/boards) use the Mote board
 #: name as their mcu, so any mcu that names a Mote board maps to itself; the
 #: table holds the boards of other platforms.
 MCU_TO_BOARD = {
@@ -377,9 +377,9 @@ def platform_boards(root: Path = MOTE_ROOT) -> dict:
 
 
 def write_platform_boards(root: Path = MOTE_ROOT) -> list:
-    """Write the local platform's board manifests (ports/platformio/platform/boards)
+    """Write the local platform's board manifests (integrations/platformio/platform/boards)
     from boards/*.json, removing those of boards that are gone. Returns the paths written."""
-    folder = root / "ports" / "platformio" / "platform" / "boards"
+    folder = root / "integrations" / "platformio" / "platform" / "boards"
     folder.mkdir(parents=True, exist_ok=True)
     wanted = platform_boards(root)
     for stale in folder.glob("*.json"):

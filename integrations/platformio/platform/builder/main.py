@@ -24,8 +24,8 @@ env = DefaultEnvironment()
 board = env.BoardConfig()
 platform = env.PioPlatform()
 
-# ports/platformio/mote_pio.py beside this platform (the platform is installed
-# as a symlink to ports/platformio/platform, so realpath finds the checkout).
+# integrations/platformio/mote_pio.py beside this platform (the platform is installed
+# as a symlink to integrations/platformio/platform, so realpath finds the checkout).
 MOTE_PIO_DIR = os.path.dirname(os.path.realpath(platform.get_dir()))
 if MOTE_PIO_DIR not in sys.path:
     sys.path.insert(0, MOTE_PIO_DIR)
