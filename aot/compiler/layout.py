@@ -18,18 +18,13 @@ The planar tensor is 2*(H+2ph)*(W+2pw)*C bytes, about 2.4x its int8 NHWC
 form, and the planar depthwise cannot run in place, so the choice is per
 tensor against a RAM budget:
 
-- ``"auto"`` (default): a pair takes the planar layout where it is faster and
-  costs no RAM. Faster (:func:`planar_pays`, from the QEMU instruction counts of
-  tests/e2e/test_int8_kernels_qemu.py): on a board running the DSP kernels
-  (the compile carries DSP weights), a 3x3 depthwise of stride 1 or 2 whose
-  output rows are at least 8 wide (the assembly blocks do most of the row;
-  narrower maps gain less than the planar pointwise costs), full int8 range,
-  fed by a pointwise of K >= 64 (:data:`MIN_POINTWISE_K`). No
-  RAM: the arena planned with it is no larger than the arena of the all-NHWC
-  program (the pairs are tried one at a time, the most depthwise MACs first,
-  each kept only if the arena stays within that budget). On the M55 the NHWC
-  pair is faster (its pointwise is), so auto keeps NHWC there;
-- ``"planar"``: every pair planar (fastest, the arena may grow);
+- ``"auto"`` (default): a pair takes the planar layout where it is faster
+  (:func:`planar_pays`: with today's kernels nowhere, the DSP depthwise widens its
+  own input planes in scratch) and the arena planned with it is no larger than
+  the arena of the all-NHWC program (the pairs are tried one at a time, the most
+  depthwise MACs first, each kept only if the arena stays within that budget);
+- ``"planar"``: every pair planar (the arena grows; for measurements and for
+  kernels to come);
 - ``"nhwc"``: none (the int8 layouts of docs/int8-ops.md only).
 
 The plan itself needs no special case: the planar tensor is an ordinary int16
@@ -109,36 +104,19 @@ def candidates(spec: ir.ProgramSpec) -> list:
     return found
 
 
-#: narrowest depthwise output row that pays on the DSP kernels (see planar_pays)
-MIN_WIDTH = 8
-#: smallest pointwise K (input channels) whose planar form is within ~15 % of the NHWC
-#: conv2d_s8 on the M33 (below it the planar pointwise loses more than the depthwise gains)
-MIN_POINTWISE_K = 64
-
-
 def planar_pays(spec: ir.ProgramSpec, pair, dsp: bool) -> Optional[str]:
     """None if the planar pair is expected to run faster than the NHWC pair, else
-    why not (one phrase). Measured (M33, QEMU, instructions per MAC): the planar
-    depthwise 2.0-2.4 against NHWC 4.0-4.8 for rows of 8+ outputs; the planar
-    pointwise 1.16 against conv2d_s8's 0.84 at K = 64, 2.3 against 1.4 at K = 16
-    (MobileNet's wide maps have K <= 32: there the pointwise loses more than the
-    depthwise gains); the M55's NHWC pointwise is faster still."""
+    why not (one phrase). With today's kernels it never is (QEMU instruction
+    counts, tests/e2e/test_int8_kernels_qemu.py): on the DSP cores the NHWC
+    depthwise widens each channel's input into an int16 plane in scratch itself
+    (about 4 instructions per input, no RAM beyond one plane) and then runs the
+    same SMLAD plane kernel, while the planar pointwise is slower than conv2d_s8's
+    (0.83 against 1.14 MACs per instruction at K = 64: +187,000 instructions on
+    MobileNet's 12x12x64 pair against 37,000 for the depthwise's widening); on the
+    M55 the NHWC MVE pointwise is faster still (2.08 against 1.64)."""
     if not dsp:
-        return "no DSP kernels (the NHWC pair is as fast or faster)"
-    d = spec.instructions[pair[1]]
-    w = spec.values[d.args[1]]
-    out = spec.values[d.args[-1]]
-    stride, dil = _pair(_ints(spec, d.args[5])), _pair(_ints(spec, d.args[7]))
-    if w.sizes[1:3] != [3, 3] or dil != [1, 1] or stride not in ([1, 1], [2, 2]):
-        return "not a 3x3 window of stride 1 or 2"
-    if spec.values[d.args[11]] != -128 or spec.values[d.args[12]] != 127:
-        return "activation range narrower than int8"
-    if out.sizes[2] < MIN_WIDTH:
-        return f"output rows of {out.sizes[2]} < {MIN_WIDTH}"
-    k = spec.values[spec.instructions[pair[0]].args[0]].sizes[3]
-    if k < MIN_POINTWISE_K:
-        return f"pointwise K = {k} < {MIN_POINTWISE_K}"
-    return None
+        return "no DSP kernels: the NHWC pair is faster (MVE pointwise)"
+    return "the NHWC pair is faster: the DSP depthwise widens its own planes, conv2d_s8's pointwise is faster"
 
 
 def _const_of(spec: ir.ProgramSpec, i: int, dtype) -> np.ndarray:
@@ -228,16 +206,18 @@ def _arena(spec: ir.ProgramSpec, pairs, then, scratch_fn, planner: str, panels: 
 
 
 def layout_pass(mode: str = "auto", *, scratch_fn: Optional[Callable] = None, planner: str = "best",
-                then=(), dsp_weights: bool = False) -> Callable:
+                then=(), dsp_weights: bool = False, pays: Optional[Callable] = None) -> Callable:
     """The spec pass choosing the layouts (``mode``: :data:`MODES`). scratch_fn,
     planner and ``then`` (the spec passes that run after this one) make the
     trial plans of "auto" the plan the program gets; dsp_weights: the planar
     pointwise carries its weights pre-widened (as conv2d_s8 does with
-    aot.compiler.dsp_weights: flash instead of scratch and widening time)."""
+    aot.compiler.dsp_weights: flash instead of scratch and widening time); pays:
+    the speed rule of "auto" (default :func:`planar_pays`; its signature)."""
     if mode not in MODES:
         raise ValueError(f"unknown layout mode {mode!r}; choose from {MODES}")
 
     def run(spec: ir.ProgramSpec) -> None:
+        rule = pays or planar_pays
         cands = candidates(spec)
         report = []
         chosen = []
@@ -246,10 +226,10 @@ def layout_pass(mode: str = "auto", *, scratch_fn: Optional[Callable] = None, pl
             if mode == "planar":
                 chosen = list(order)
             else:
-                fast = [c for c in order if planar_pays(spec, c, dsp_weights) is None]
+                fast = [c for c in order if rule(spec, c, dsp_weights) is None]
                 for c in order:
                     if c not in fast:
-                        report.append({"step": c[0], "why_not": planar_pays(spec, c, dsp_weights)})
+                        report.append({"step": c[0], "why_not": rule(spec, c, dsp_weights)})
                 budget = _arena(spec, [], then, scratch_fn, planner, dsp_weights) if fast else 0
                 for c in fast:
                     arena = _arena(spec, chosen + [c], then, scratch_fn, planner, dsp_weights)
