@@ -142,7 +142,9 @@ def _method_tables(prog, index: int, slots, prefix: str) -> tuple:
         elif tag == T["TENSOR"]:
             body = f".t = {namer.ptr(C.cast(u.t, C.c_void_p).value, 'mote_tensor_t *')}"
         elif tag == T["STRING"]:
-            body = (f".str = {{{namer.ptr(C.cast(u.str.ptr, C.c_void_p).value, 'const char *')}, "
+            # the field's own bytes: ctypes turns a c_char_p field into a copy of the string
+            raw = C.c_void_p.from_address(C.addressof(u.str) + abi.Str.ptr.offset).value
+            body = (f".str = {{{namer.ptr(raw, 'const char *')}, "
                     f"{u.str.len}u}}")
         elif tag == T["INT_LIST"]:
             body = f".ints = {{{namer.ptr(C.cast(u.ints.items, C.c_void_p).value, 'const int64_t *')}, {u.ints.len}u}}"
@@ -199,13 +201,14 @@ def _zero(region: str) -> str:
             "tptrs": "NULL", "instrs": "{0u, 0u, 0u, 0u, NULL, NULL, NULL}", "kargs": "NULL"}[region]
 
 
-def image_source(compiled, slots) -> Optional[str]:
+def image_source(compiled, slots, library=None) -> Optional[str]:
     """model_image.c for `compiled` (one image per method, in method order), or
     None when a method cannot have one (see the module docstring). slots: the
     scratch slots the embedding API gives method 0 (mote_model.h's
-    MOTE_MODEL_SCRATCH_SLOTS)."""
+    MOTE_MODEL_SCRATCH_SLOTS); library: the host library whose init is read
+    back (default: aot.host.runtime's)."""
     from aot.host.runtime import Program
-    prog = Program(compiled.pte, data_map=compiled.ptd)
+    prog = Program(compiled.pte, library=library, data_map=compiled.ptd)
     parts, decls, ptd = [], set(), False
     try:
         for k in range(prog.method_count):

@@ -155,3 +155,101 @@ def test_any_changed_entry_is_bad_image(generated, tmp_path, what):
     assert bad != text
     out, _ = _build_and_run(generated, bad, tmp_path)
     assert out == "MOTE_ERR_BAD_IMAGE", what
+
+
+SYNTH_APP = r"""
+#include <stdio.h>
+#include "mote/method.h"
+#include "model_pte.h"
+extern const mote_method_image_t mote_model_images[1];
+uint8_t mote_embed_arena0[128] __attribute__((aligned(16)));
+
+static mote_err_t f32(const mote_value_t *v, const mote_tensor_t **t)
+{
+    if (v->tag != MOTE_TAG_TENSOR || v->u.t->dtype != MOTE_DTYPE_FLOAT32) return MOTE_ERR_KERNEL_ARGS;
+    *t = v->u.t;
+    return MOTE_OK;
+}
+mote_err_t mote_kernel_aten_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs);
+mote_err_t mote_kernel_aten_relu_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+{
+    const mote_tensor_t *a, *o;
+    uint32_t i;
+    (void)ctx;
+    if (nargs != 2u || f32(args[0], &a) || f32(args[1], &o)) return MOTE_ERR_KERNEL_ARGS;
+    for (i = 0; i < o->numel; i++) ((float *)o->data)[i] = ((const float *)a->data)[i] > 0.0f ? ((const float *)a->data)[i] : 0.0f;
+    return MOTE_OK;
+}
+mote_err_t mote_kernel_aten_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs);
+mote_err_t mote_kernel_aten_add_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+{
+    (void)ctx; (void)args; (void)nargs;
+    return MOTE_ERR_KERNEL_ARGS; /* jumped over */
+}
+const mote_kernel_entry_t mote_kernel_registry[] = {{"aten::add.out", mote_kernel_aten_add_out},
+                                                   {"aten::relu.out", mote_kernel_aten_relu_out}};
+const uint8_t mote_kernel_registry_outputs[] = {1u, 1u};
+const uint32_t mote_kernel_registry_len = 2u;
+const mote_backend_t *const mote_backend_registry[1] = {NULL};
+const uint32_t mote_backend_registry_len = 0u;
+
+int main(void)
+{
+    static mote_program_t prog;
+    static mote_method_t m;
+    mote_memory_t mem = {0};
+    const mote_tensor_t *y;
+    static const float x[6] = {-3, -2, -1, 0, 1, 2};
+    mote_err_t e = mote_program_load(&prog, mote_model_pte, MOTE_MODEL_PTE_SIZE);
+    mem.arenas[0].ptr = mote_embed_arena0;
+    mem.arenas[0].size = sizeof mote_embed_arena0;
+    mem.num_arenas = 1;
+    mem.image = &mote_model_images[0];
+    if (e == MOTE_OK) e = mote_method_init(&m, &prog, 0, &mem);
+    if (e == MOTE_OK) e = mote_method_set_input(&m, 0, x, sizeof x);
+    if (e == MOTE_OK) e = mote_method_execute(&m);
+    if (e == MOTE_OK) e = mote_method_get_output(&m, 0, &y);
+    printf("%s", mote_err_name(e));
+    if (e == MOTE_OK) for (int i = 0; i < 6; i++) printf(" %g", (double)((const float *)y->data)[i]);
+    printf("\n");
+    return e != MOTE_OK;
+}
+"""
+
+
+def test_every_value_kind_view_and_jump_in_an_image(tmp_path, testk_lib):
+    """The hand-built program of tests/runtime/_synth.py (et_view, a jump, a free, every value
+    kind: ints, bools, a double, a string, int/double/bool lists, tensor and optional tensor
+    lists), without its MoveCall: an image that inits and runs from read-only memory; with the
+    MoveCall no image (init would rewrite a value)."""
+    import copy
+    from types import SimpleNamespace
+    import _synth as S
+    from aot.deploy.generate import pte_header_text, pte_source_text
+    from aot.deploy.image import image_source
+    from aot.paths import RUNTIME_DIR
+
+    def fake(spec):
+        return SimpleNamespace(pte=S.build(spec), ptd=None, name="synth",
+                               spec=SimpleNamespace(arena_sizes=spec["buffer_sizes"][1:]))
+    spec = copy.deepcopy(S.default_spec())
+    assert image_source(fake(spec), [], library=testk_lib) is None  # the MoveCall
+    spec["instrs"] = spec["instrs"][:5]
+    c = fake(spec)
+    text = image_source(c, [], library=testk_lib)
+    for kind in (".str = {(const char *)(mote_model_pte + ", ".d = 0x1.0000000000000p-1", ".doubles = {",
+                 ".bools = {", ".ints = {", ".tensors = {", ".b = false"):
+        assert kind in text, kind
+    (tmp_path / "model_image.c").write_text(text)
+    (tmp_path / "model_pte.h").write_text(pte_header_text("synth", len(c.pte)))
+    (tmp_path / "model_pte.c").write_text(pte_source_text("synth", c.pte))
+    (tmp_path / "app.c").write_text(SYNTH_APP)
+    exe = tmp_path / "app"
+    srcs = [str(p) for p in sorted((RUNTIME_DIR / "src").glob("*.c"))]
+    subprocess.run(["cc", "-fno-pie", "-no-pie", "-std=c99", "-O1", f"-I{RUNTIME_DIR / 'include'}",
+                    f"-I{tmp_path}", str(tmp_path / "app.c"), str(tmp_path / "model_image.c"),
+                    str(tmp_path / "model_pte.c"), *srcs, "-o", str(exe)], check=True, capture_output=True, text=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout.split()
+    assert out == ["MOTE_OK", "0", "0", "0", "0", "1", "2"]  # relu over the view of x, the add jumped over
+    syms = subprocess.run(["nm", str(exe)], capture_output=True, text=True, check=True).stdout
+    assert all(re.search(rf" r mote_image0_{k}\b", syms) for k in REGIONS)
