@@ -96,7 +96,7 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
                    kernel_opt: str = "auto", verify_checksum: bool = False,
                    selftest=None, trace: Optional[str] = None, app=None,
                    app_defines: Optional[dict] = None, code_in_sram: Optional[bool] = None,
-                   weights_in_sram: bool = False) -> BuildArtifacts:
+                   weights_in_sram: bool = False, report_opt_trade: bool = False) -> BuildArtifacts:
     """Build firmware for `board_name` from a compiled model (aot.compiler.pipeline.Compiled).
 
     input_sets: list of input tuples (numpy arrays) embedded in flash and run
@@ -120,6 +120,9 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     size.json's RAM part "sram_copy" is what it costs. weights_in_sram: the
     program (its constants) is read from SRAM, copied at boot; a program that
     does not fit beside everything else is refused naming the sizes.
+    report_opt_trade: also compile the linked kernels with the other --opt
+    profile and record the trade in size.json "opt" (opt_trade; `aot build`
+    prints it).
     The build runs in a staging folder next to
     `out_dir` that replaces `out_dir` only when everything succeeded: a failed
     build leaves the previous build folder exactly as it was (or none).
@@ -140,7 +143,7 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     check_output_folder(out, "build.json", "build")
     with staged_folder(out, "building") as stage:
         layout = {"code_in_sram": board.code_in_sram if code_in_sram is None else bool(code_in_sram),
-                  "weights_in_sram": bool(weights_in_sram)}
+                  "weights_in_sram": bool(weights_in_sram), "report_opt_trade": bool(report_opt_trade)}
         size, info = _build_into(compiled, board, stage, input_sets, opt, uart_inputs, kernel_opt,
                                  verify_checksum, selftest, trace, app or APP_SOURCE, app_defines or {},
                                  layout)
@@ -279,6 +282,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     # stack figure is not read by the code, so the objects stay valid.
     stack = 16384
     layout = dict(layout or {})
+    trade = layout.pop("report_opt_trade", False)
     if layout.get("weights_in_sram"):
         need = len(compiled.pte) + int(sum(spec.arena_sizes)) + state + scratch + 4096
         if need > board.ram.size:
@@ -311,14 +315,8 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
 
     size = size_json(art, compiled, board, state, scratch, stack, analysed, kernels, len(blob),
                      selftest_bytes)
-    import tempfile
-    linked = {Path(o).resolve() for o, k in art.size_report().get("objects", {}).items()
-              if k["text"] + k["rodata"] + k["data"] > 0}
-    used = [s for s in support_sources() + kernels
-            if any(o.name == Path(s).name + ".o" and o.parent.name == Path(s).parent.name for o in linked)]
-    with tempfile.TemporaryDirectory(prefix="mote-opt-") as tmp:
-        size["opt"] = opt_trade(board, used, [art.board_header.parent] + includes, defines, art.objects,
-                                Path(tmp), opt)
+    if trade:
+        size["opt"] = _opt_trade_of(art, board, kernels, includes, defines, opt)
     compiled.manifest["memory"]["stack_bytes"] = stack
     # Written once, at the end, with the final figures.
     write_outputs(compiled, out / "model.pte")
@@ -351,6 +349,17 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     (out / "build.json").write_text(json.dumps(build_info, indent=2) + "\n")
     return size, build_info
 
+
+
+def _opt_trade_of(art, board, kernels, includes, defines, opt) -> dict:
+    """opt_trade for the kernel and support sources the link kept code of."""
+    import tempfile
+    linked = {Path(o).resolve() for o, k in art.size_report().get("objects", {}).items()
+              if k["text"] + k["rodata"] + k["data"] > 0}
+    used = [s for s in support_sources() + kernels
+            if any(o.name == Path(s).name + ".o" and o.parent.name == Path(s).parent.name for o in linked)]
+    with tempfile.TemporaryDirectory(prefix="mote-opt-") as tmp:
+        return opt_trade(board, used, [art.board_header.parent] + includes, defines, art.objects, Path(tmp), opt)
 
 def _relink(art, board, stack: int, layout=None) -> None:
     """Link art's objects again with a `stack`-byte main stack (the one link

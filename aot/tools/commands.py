@@ -125,7 +125,7 @@ def build_command(args) -> int:
                          verify_checksum=getattr(args, "verify_checksum", False),
                          selftest=selftest, trace=getattr(args, "trace", None),
                          code_in_sram=getattr(args, "code_in_sram", None),
-                         weights_in_sram=getattr(args, "weights_in_sram", False))
+                         weights_in_sram=getattr(args, "weights_in_sram", False), report_opt_trade=True)
     print(size_table(art.size))
     if art.size.get("opt"):
         from aot.deploy.build import opt_trade_line
