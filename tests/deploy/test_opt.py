@@ -55,3 +55,18 @@ def test_runtime_features_follow_the_program():
     ext = _compiled(zoo.path("mlp"), external_weights=True)
     assert runtime_feature_defines(ext) == {"MOTE_RUNTIME_DELEGATES": 0, "MOTE_RUNTIME_MUTABLE": 0,
                                             "MOTE_RUNTIME_EXTERNAL": 1}
+
+
+def test_build_prints_the_trade_of_the_other_profile(tmp_path, capsys):
+    out = tmp_path / "b"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["build", str(zoo.path("mlp")), "--board", "mps2-an505", "--int8", "--opt", "size",
+                     "-o", str(out)]) == 0
+    trade = json.loads((out / "size.json").read_text())["opt"]
+    assert (trade["profile"], trade["other"]) == ("size", "speed")
+    # -O2 kernels and the speed-only cores take more flash than -Os and the general ones
+    assert trade["other_kernels_bytes"] > trade["kernels_bytes"] > 0
+    assert sum(trade["files"].values()) == trade["other_kernels_bytes"] - trade["kernels_bytes"]
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("--opt size:"))
+    assert f"kernels {trade['kernels_bytes']:,} B" in line and f"{trade['other_kernels_bytes']:,} B" in line
