@@ -84,7 +84,8 @@ static void dwp_plain_plane(const mote_s8_planar_params_t *q, int32_t b, int32_t
  * nine (LDR weight, VLDRH.S32 / gather, VMLA), VQRDMULH, the -1 of negative
  * lanes (VSHR, VQADD), VRSHL, VQADD of the zero point, VQSHL #24 / VSHR #24 (the
  * int8 clamp), one VSTRB.32 scatter a pixel apart: 38 instructions (stride 1) /
- * 41 (stride 2, three offset vectors) per 36 MACs. wt: the nine weights, then
+ * 41 (stride 2, three offset vectors) per 36 MACs. The row pointers are low
+ * registers ("l": VLDRH.S32 takes r0-r7 as base). wt: the nine weights, then
  * the multiplier, the shift and the output bytes between pixels, as int32.
  */
 __attribute__((noinline)) static void dwm_row3x3(const int16_t *x, int32_t wpb, int32_t stride, const int32_t *wt,
@@ -112,7 +113,7 @@ __attribute__((noinline)) static void dwm_row3x3(const int16_t *x, int32_t wpb, 
             DWM_TAP("[%[x2], #2]", "28") DWM_TAP("[%[x2], #4]", "32") DWM_TAP("[%[x2]], #8", "24")
             DWM_TAIL
             "letp lr, 1b\n\t"
-            : [x] "+&r"(x), [x1] "+&r"(x1), [x2] "+&r"(x2), [out] "+&r"(out), [w] "=&r"(w)
+            : [x] "+&l"(x), [x1] "+&l"(x1), [x2] "+&l"(x2), [out] "+&r"(out), [w] "=&r"(w)
             : [wt] "r"(wt), [bias] "r"(bias), [zp] "r"(zp), [ostep] "r"(ostep), [n] "r"(n)
             : "q0", "q1", "q2", "q3", "q4", "lr", "cc", "memory");
     } else {
@@ -144,7 +145,7 @@ __attribute__((noinline)) static void dwm_row3x3(const int16_t *x, int32_t wpb, 
             "adds %[x2], %[x2], #16\n\t"
             DWM_TAIL
             "letp lr, 1b\n\t"
-            : [x] "+&r"(x), [x1] "+&r"(x1), [x2] "+&r"(x2), [out] "+&r"(out), [w] "=&r"(w)
+            : [x] "+&l"(x), [x1] "+&l"(x1), [x2] "+&l"(x2), [out] "+&r"(out), [w] "=&r"(w)
             : [wt] "r"(wt), [bias] "r"(bias), [zp] "r"(zp), [ostep] "r"(ostep), [n] "r"(n)
             : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "cc", "memory");
     }
