@@ -121,6 +121,17 @@ INT8 = ("mote::add_s8.out", "mote::avg_pool2d_s8.out", "mote::conv2d_s8.out",
 INT8 = INT8 + ("mote::conv_transpose2d_s8.out", "mote::upsample_bilinear2d_s8.out",
                "mote::upsample_nearest2d_s8.out", "mote::bmm_s8.out")
 
+#: what an --int8 --layout planar compile of a pointwise -> depthwise pair emits
+#: (aot.compiler.layout names them; tests/compiler/test_op_coverage.py runs them)
+def _planar_ops() -> tuple:
+    from aot.compiler.layout import DW_PLANAR, PW_PLANAR
+    return tuple(f"{op}.{overload}" for op, overload in (PW_PLANAR, DW_PLANAR))
+
+
+INT8_PLANAR = _planar_ops()
+INT8_PLANAR_MODEL = (lambda: nn.Sequential(nn.Conv2d(3, 8, 1), nn.ReLU(), nn.Conv2d(8, 8, 3, padding=1, groups=8),
+                                           nn.ReLU(), nn.Conv2d(8, 4, 1)).eval(), (_r(1, 3, 8, 8),))
+
 #: what an --int8 --int4-weights compile of a Linear emits (tests/compiler/test_op_coverage.py)
 INT4X8 = ("mote::linear_s4.out",)
 

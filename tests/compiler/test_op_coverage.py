@@ -37,7 +37,7 @@ def _max_rel(a, b) -> float:
 
 
 def test_every_operator_with_a_kernel_has_a_case():
-    cases = (set(op_cases.FP32) | set(op_cases.INT8) | set(op_cases.INT4X8) | set(op_cases.INT16)
+    cases = (set(op_cases.FP32) | set(op_cases.INT8) | set(op_cases.INT8_PLANAR) | set(op_cases.INT4X8) | set(op_cases.INT16)
              | op_cases.EXECUTORCH_ONLY)
     assert supported_ops() - cases == set(), "a kernel without a case in tests/compiler/op_cases*.py"
     assert cases - supported_ops() == set(), "a case for an operator without a kernel"
@@ -77,6 +77,22 @@ def test_int8_operators_compile_and_run():
     with torch.no_grad():
         want = c.reference(*inputs).numpy()
     assert np.max(np.abs(got - want)) <= 1.0 / 256 + 1e-7  # softmax output quantum
+
+
+def test_int8_planar_operators_compile_and_run_as_their_nhwc_pair():
+    """--layout planar turns a pointwise -> depthwise pair into the planar int16 ops;
+    the program's output bytes are the NHWC program's."""
+    make, inputs = op_cases.INT8_PLANAR_MODEL
+    module = make()
+    out = {}
+    for layout in ("planar", "nhwc"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            c = compile_module(f"planar_{layout}", module, inputs, int8=True, calibration=[inputs], layout=layout)
+        assert (set(op_cases.INT8_PLANAR) <= _ops(c)) == (layout == "planar")
+        out[layout] = Program(c.pte).method().run([x.numpy() for x in inputs])[0]
+    assert np.any(out["nhwc"] != 0)
+    assert out["planar"].tobytes() == out["nhwc"].tobytes()
 
 
 def _write_model(tmp_path, body: str, inputs: str) -> Path:
