@@ -230,6 +230,7 @@ def test_backend_errors_are_specific_codes(mixed):
         Program(other).method()
 
 
+@pytest.mark.slow  # aot processes, each importing torch
 def test_aot_compare_delegate_json_reports_parity_and_share():
     import json
     r = subprocess.run([sys.executable, "-m", "aot", "compare", "zoo/ds_cnn.py", "--target", "host",
@@ -243,6 +244,7 @@ def test_aot_compare_delegate_json_reports_parity_and_share():
     assert rep["backend_pool_bytes"] > 0
 
 
+@pytest.mark.slow  # aot processes, each importing torch
 def test_aot_compare_delegate_on_a_board_is_one_line(mixed):
     r = subprocess.run([sys.executable, "-m", "aot", "compare", str(mixed), "--target", "mps2-an505",
                         "--delegate", "xnnpack"], capture_output=True, text=True, cwd=ROOT)
@@ -271,6 +273,7 @@ def test_share_of_a_model_nothing_is_delegated_from_is_zero(tmp_path):
     assert not any(isinstance(k, ir.DelegateCall) for k in c.spec.instructions)
 
 
+@pytest.mark.slow  # aot processes, each importing torch
 def test_aot_export_delegate_prints_share_and_fallbacks(mixed, tmp_path):
     r = subprocess.run([sys.executable, "-m", "aot", "export", str(mixed), "--delegate", "xnnpack",
                         "-o", str(tmp_path / "m.pte")], capture_output=True, text=True, cwd=ROOT)
@@ -475,6 +478,7 @@ def test_int8_model_mixing_delegated_and_mote_ops(mixed8):
     assert _quanta(got, c.reference(*x).detach().numpy(), c.int8_info.output_qparams[0][0]) <= 1.0
 
 
+@pytest.mark.slow  # aot processes, each importing torch
 def test_aot_compare_int8_delegate_json():
     import json
     r = subprocess.run([sys.executable, "-m", "aot", "compare", "zoo/ds_cnn.py", "--target", "host", "--int8",

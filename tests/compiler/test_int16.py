@@ -118,6 +118,7 @@ def test_int16_is_closer_to_fp32_than_int8(ds16):
     assert e16 < e8 / 2, (e16, e8)
 
 
+@pytest.mark.slow  # aot processes, each importing torch
 def test_refusals_are_one_line(tmp_path):
     p = tmp_path / "m.py"
     p.write_text(SEQ16)

@@ -52,6 +52,7 @@ def _in(addr, region) -> bool:
     return region.origin <= addr < region.origin + region.size
 
 
+@pytest.mark.slow  # firmware builds
 def test_pico2_runs_its_kernels_from_sram_by_default(tmp_path):
     board = load_board("pico2")
     assert board.code_in_sram and board.xip_cache_bytes == 16384

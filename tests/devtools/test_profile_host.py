@@ -94,6 +94,7 @@ def test_export_writes_the_debug_record(tmp_path):
     assert conv["output_shapes"] == [[1, 25, 5, 64]]
 
 
+@pytest.mark.slow  # aot processes, each importing torch
 def test_profile_of_an_untraced_build_is_one_line(tmp_path, capsys):
     out = tmp_path / "b"
     assert main(["build", str(zoo.path("small_cnn")), "--board", "mps2-an505", "-o", str(out)]) == 0

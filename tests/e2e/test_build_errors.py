@@ -98,6 +98,7 @@ def test_fake_op_without_kernel_fails_naming_it(tmp_path):
     assert not (tmp_path / "out" / "firmware.elf").exists()
 
 
+@pytest.mark.slow  # firmware builds
 def test_kernel_dir_without_op_fails_naming_it(tmp_path, monkeypatch):
     kdir = tmp_path / "kernels"
     shutil.copytree(B.KERNELS_DIR, kdir)
@@ -119,6 +120,7 @@ def test_kernel_dir_without_op_fails_naming_it(tmp_path, monkeypatch):
     assert art.elf.exists()
 
 
+@pytest.mark.slow  # firmware builds
 def test_pico2_uf2_parses_back_and_fits(tmp_path):
     from aot.deploy.uf2 import RP2350_ARM_S_FAMILY_ID, parse_uf2
     with warnings.catch_warnings():
@@ -140,6 +142,7 @@ def test_pico2_uf2_parses_back_and_fits(tmp_path):
     assert len(binary) >= len(c.pte)
 
 
+@pytest.mark.slow  # firmware builds
 def test_selective_build_compiles_only_used_dtypes(tmp_path):
     """An fp32 program with add/mul links no integer arithmetic path: the
     int32/int64 row functions of kernels/binary.c exist in the host library

@@ -139,6 +139,7 @@ def test_timeout_must_be_positive(model_file, tmp_path, value):
     assert "--timeout" in r.stderr
 
 
+@pytest.mark.slow  # aot processes, each importing torch
 def test_float64_inputs_are_cast_with_a_note_on_the_host(model_file, tmp_path):
     assert _aot("export", model_file, "-o", tmp_path / "m.pte").returncode == 0
     x = np.random.default_rng(0).standard_normal((2, 8))  # float64, as np.random gives
@@ -225,12 +226,14 @@ def test_every_unsupported_operator_is_named(tmp_path):
     assert not (tmp_path / "two.pte").exists()
 
 
+@pytest.mark.slow  # aot processes, each importing torch
 def test_int8_without_calibration_data_says_so(model_file, tmp_path):
     r = _aot("export", model_file, "--int8", "-o", tmp_path / "q.pte")
     assert r.returncode == 0, r.stderr
     assert "no calibration data" in r.stderr and f"{model_file}:1" in r.stderr
 
 
+@pytest.mark.slow  # aot processes, each importing torch
 def test_an_operator_with_side_effects_is_named_with_its_line(tmp_path):
     """torch.linalg.inv exports with an effect token (its error check); the export
     error names that operator and the model line, not the graph's input kind."""
