@@ -11,6 +11,12 @@ import functools
 import json
 import sys
 
+from aot.compiler.recipe import (DEFAULT_CASES, add_delegate_option as _add_delegate_option,
+                                 add_dsp_weights_option as _add_dsp_weights_option,
+                                 add_layout_option as _add_layout_option,
+                                 add_model_options as _add_model_options, add_opt_option as _add_opt_option,
+                                 add_recipe_arguments, add_selftest_option, count_type as _count)
+
 
 
 @functools.lru_cache(maxsize=None)
@@ -29,80 +35,11 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
-def _count(what: str):
-    """An argparse type: an integer >= 1 of `what` ("cases", "steps")."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {what}") from None
-        if value < 1:
-            raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-        return value
-    return parse
-
-
-_case_count = _count("cases")
-
-
-def _add_model_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="model file: a .py defining model()/example_inputs() or a .pt2")
-    p.add_argument("--int8", action="store_true", help="quantize to int8 (torchao PT2E) first")
-    p.add_argument("--calib", metavar="FILE.npz",
-                   help="calibration inputs for --int8: one array per model input, in order "
-                        "(np.savez(f, x0, x1, ...)) or named like forward()'s parameters; each "
-                        "array is one sample shaped like the example input, or [S, *shape] for "
-                        "S samples (default: the model file's calibration_data())")
-    p.add_argument("--int8-io", action="store_true",
-                   help="with --int8: keep the program's inputs and outputs int8")
-    p.add_argument("--int4-weights", action="store_true",
-                   help="symmetric int4 group-wise weights for Linear and Embedding layers (torchao "
-                        "IntxWeightOnlyConfig; packed two per byte), fp32 activations")
-    p.add_argument("--group-size", type=int, choices=(32, 64, 128),
-                   help="with --int4-weights: weights per scale (default 32)")
-    p.add_argument("--int16-activations", action="store_true",
-                   help="quantize (implies --int8) with int16 activations and int8 weights for conv and "
-                        "linear layers (the int16x8 scheme of CMSIS-NN's s16 kernels), for models that lose "
-                        "accuracy at int8; other ops run in fp32")
-
-
-def _add_opt_option(p, generate: bool = False) -> None:
-    """--opt size|speed (aot.deploy.build.OPT_PROFILES); aot build also takes a GCC flag."""
-    extra = "" if generate else "; or a GCC flag (-Os, -O2, ...) for the runtime, port and app"
-    p.add_argument("--opt", default="speed", metavar="size|speed" if generate else "OPT",
-                   choices=("size", "speed") if generate else None,
-                   help="flash/speed trade (default speed: hot kernel loops at -O2 and kernel variants "
-                        "specialised for speed; size: everything -Os, general kernels)" + extra)
-
-
-def _add_dsp_weights_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--dsp-weights", choices=("flash", "arena"), default="flash",
-                   help="with --int8 on a board whose int8 kernels are the DSP ones (Cortex-M4/M7/M33): "
-                        "flash (default) stores each conv's weights pre-widened to int16 in the "
-                        "program (2 more flash bytes per weight, no widening scratch in RAM); arena "
-                        "widens them at run time into up to 16 KiB of scratch per conv")
-    _add_layout_option(p)
-
-
-def _add_layout_option(p: argparse.ArgumentParser) -> None:
-    from aot.compiler.layout import MODES
-    p.add_argument("--layout", choices=MODES, default="auto",
-                   help="with --int8: where a pointwise conv hands a depthwise conv its input planar "
-                        "(channel-major int16, zero point subtracted, zero border: the depthwise's "
-                        "fast layout, about 2.4x the bytes of the int8 tensor). auto (default): "
-                        "where it is faster on the board's kernels and the arena does not grow; "
-                        "planar: every such pair (speed over RAM); nhwc: none. ops.json \"layouts\" "
-                        "lists each pair and why")
-
-
 def _cmd_export(args) -> int:
     from pathlib import Path
 
     from aot.compiler.pipeline import compile_model_file
-
-    from aot.compiler.quant.weights4 import int4_option
-
-    from aot.compiler.quant.pt2e import int16_option
+    from aot.compiler.recipe import Recipe
     if Path(args.output).is_dir():  # a folder: the program goes inside it, named after the model
         args.output = str(Path(args.output) / (Path(args.model).stem + ".pte"))
     ptd = None
@@ -114,9 +51,8 @@ def _cmd_export(args) -> int:
             from aot.errors import MoteError
             raise MoteError(f"--external-weights {ptd} is the program's own path (-o): name a .ptd file, "
                             "or give --external-weights alone for one beside the program")
-    result = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                int8_io=args.int8_io, int4_weights=int4_option(args), int16_activations=int16_option(args), out_pte=args.output,
-                                external_weights=ptd, delegate=args.delegate, layout=args.layout)
+    recipe = Recipe.from_args(args, external_weights=ptd)
+    result = compile_model_file(args.model, recipe, out_pte=args.output)
     print(result.summary())
     if ptd is not None:
         from aot.pte.flat_tensor import read_ptd
@@ -200,14 +136,6 @@ def _cmd_demo(args) -> int:
     return demo_command(args)
 
 
-def _add_delegate_option(p) -> None:
-    from aot.compiler.partition import backend_names
-    p.add_argument("--delegate", metavar="NAME", choices=backend_names(),
-                   help=f"hand the subgraphs a backend takes to it (ExecuTorch's delegation; one of: "
-                        f"{', '.join(backend_names())}; fp32 or --int8, one method; runs on Linux hosts); the rest "
-                        "runs on Mote's kernels")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="aot", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -273,7 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--external-weights", action="store_true",
                    help="keep the constants in a .ptd (ExecuTorch's flat-tensor format) linked as its own "
                         "flash region (model_ptd.c) and attached to the program at init")
-    p.add_argument("--board", required=True, help="board name (see boards/)")
+    p.add_argument("--board", required=True, help="what to build for: a board name (see boards/) or a board "
+                   "file (.json); run the build with aot run --target")
     p.add_argument("--method", metavar="NAME",
                    help="the method the firmware app runs, of a model file with methods() (default: the "
                         "first; every method is initialised and callable through the embedding API)")
@@ -296,12 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-checksum", action="store_true",
                    help="firmware checks the program's CRC-32 (MOTE_MODEL_CRC32 in mote_model.h) at boot "
                         "and stops with MOTE_ERR_CHECKSUM if a byte of it changed in flash")
-    from aot.tools.selftest import DEFAULT_CASES
-    p.add_argument("--selftest", nargs="?", type=_case_count, const=DEFAULT_CASES, metavar="N",
-                   help=f"embed N self-test cases (default {DEFAULT_CASES}: the example inputs, then "
-                        "the calibration inputs) with their expected outputs from the host runtime; "
-                        "the firmware checks them at boot and prints MOTE SELFTEST PASS|FAIL; also "
-                        "writes model.bpte (run them with `aot test`)")
+    add_selftest_option(p, f"embed N self-test cases (default {DEFAULT_CASES}: the example inputs, then "
+                           "the calibration inputs) with their expected outputs from the host runtime; "
+                           "the firmware checks them at boot and prints MOTE SELFTEST PASS|FAIL; also "
+                           "writes model.bpte (run them with `aot test`)")
     p.add_argument("--trace", choices=("profile", "debug"),
                    help="compile the runtime's event tracer in (mote/trace.h): after each inference "
                         "the firmware runs it once more traced and prints per-instruction ticks "
@@ -326,18 +253,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("generate", help="compile a model to C sources for your own build "
                                         "(CMake, PlatformIO, Zephyr): the build step without the link")
-    _add_model_options(p)
+    add_recipe_arguments(p)
     p.add_argument("--board", required=True, help="board name (see boards/): its ABI sizes the "
                    "runtime state and its features (DSP, MVE) pick the kernels")
     p.add_argument("-o", "--output-dir", help="output folder (default build/<model>-<board>-src)")
-    _add_dsp_weights_option(p)
-    p.add_argument("--selftest", nargs="?", type=_case_count, const=DEFAULT_CASES, metavar="N",
-                   help=f"embed N self-test cases (default {DEFAULT_CASES}) for mote_model_selftest(), "
-                        "which prints MOTE SELFTEST PASS|FAIL; also writes model.bpte")
-    p.add_argument("--verify-checksum", action="store_true",
-                   help="mote_model_init() checks the program's CRC-32 first (MOTE_VERIFY_CHECKSUM)")
     p.add_argument("--json", action="store_true", help="print mote_sources.json instead of the summary")
-    _add_opt_option(p, generate=True)
+    p.add_argument("--dry-run", action="store_true",
+                   help="check the options and the board, then print the files it would write (with "
+                        "--json: the recipe, generated_sources, generated_headers and depends) without "
+                        "compiling: what a build system asks at configure time")
     p.set_defaults(func=_cmd_generate)
 
     p = sub.add_parser("board-sources", help="a board's model-independent sources, include folders and "

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from aot import ir
+from aot.compiler.recipe import Recipe, delegate_refusal
 from aot.errors import MoteError
 
 
@@ -64,6 +65,8 @@ class Compiled:
     #: --external-weights: the NamedTensors the program refers to, and the .ptd bytes that hold them
     external: list = field(default_factory=list)
     ptd: Optional[bytes] = None
+    #: the options it was compiled with (aot.compiler.recipe.Recipe)
+    recipe: Recipe = field(default_factory=Recipe)
 
     def for_method(self, name: str) -> "Compiled":
         """This program with method `name` selected (what aot run/compare
@@ -134,51 +137,40 @@ def outputs_tuple(out) -> tuple:
     return tuple(out)
 
 
-def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = False,
-                       out_pte=None, planner: str = "best", dsp_weights: bool = False,
-                       int4_weights: Optional[int] = None, external_weights=None,
-                       int16_activations: bool = False, delegate: Optional[str] = None,
-                       layout: str = "auto") -> Compiled:
-    """Compile the model file at `path` (.py or .pt2).
+def recipe_of(recipe=None, **options) -> Recipe:
+    """`recipe` (a Recipe, or None: the default one) with `options` (Recipe field names,
+    e.g. ``int8=True``) applied: the keyword arguments the compile functions accept."""
+    if recipe is None:
+        return Recipe(**options)
+    return recipe.replace(**options) if options else recipe
 
-    int8: PT2E int8 quantization with calibration from `calib` (an .npz path)
-    or the file's calibration_data(); int8_io: int8 program inputs/outputs;
-    dsp_weights: int8 convs carry their weights pre-widened for the Cortex-M
-    DSP kernel (aot.compiler.dsp_weights: less RAM, more flash).
-    int4_weights: a group size (32, 64, 128): Linear / Embedding weights in
-    symmetric int4 groups of that many (aot.compiler.quant.weights4), fp32 activations;
-    with int8: Linear weights int4 per output channel with int8 activations
-    (mote::linear_s4; the group size does not apply).
-    int16_activations: quantize (implies int8) with int16 activations for conv /
-    linear (mote::*_s16; aot.compiler.quant.annotate.MoteQuantizer), fp32 elsewhere.
-    external_weights: True or a .ptd path: the constants go to a .ptd
-    (ExecuTorch's flat-tensor format; Compiled.ptd) and the program names
-    them by key; a path's existing tensors are kept (merged), and the file is
-    written with out_pte.
-    delegate: a backend name (aot.compiler.partition.backend_names(), e.g.
-    "xnnpack"): the subgraphs it takes become DelegateCalls (fp32, or int8
-    with `int8`; not with int16_activations);
-    layout: int8 only: where a pointwise conv hands a depthwise conv its
-    input planar int16 ("auto": where it costs no arena; "planar": everywhere;
-    "nhwc": nowhere; aot.compiler.layout);
-    Compiled.delegation reports what was delegated and what fell back.
+
+def compile_model_file(path, recipe: Optional[Recipe] = None, *, out_pte=None, **options) -> Compiled:
+    """Compile the model file at `path` (.py or .pt2) as `recipe` says
+    (aot.compiler.recipe.Recipe: quantization, int4 weights, pre-widened DSP weights,
+    external weights, delegate, planner). `options`: Recipe fields given as keywords
+    (``compile_model_file(path, int8=True)``), on top of `recipe`.
+
+    With external weights the constants go to a .ptd (Compiled.ptd) and the program
+    names them by key; a .ptd path's existing tensors are kept (merged), and the file
+    is written with out_pte. With a delegate, Compiled.delegation reports what was
+    delegated and what fell back.
     out_pte: if given, writes the .pte there atomically plus its ops.json
     (see :func:`manifest_path`).
-    Raises aot.errors.MoteError subclasses (bad model file, unsupported op
+    Raises aot.errors.MoteError subclasses (bad options, bad model file, unsupported op
     with its source line, planning failure); nothing is written on error.
     """
     from aot.compiler.model_file import load_model_file
-    int8 = _check_int16(int8, int16_activations, int8_io, int4_weights)
-    if calib and not int8:
-        raise MoteError("--calib is the int8 calibration data: it needs --int8")
+    recipe = recipe_of(recipe, **options)
+    calib, external_weights = recipe.calib, recipe.external_weights
     if calib and not Path(calib).is_file():
         raise MoteError(f"--calib {calib}: no such file")
     t0 = time.time()
     mf = load_model_file(path)
     name = Path(path).stem if Path(path).stem != "model" else Path(path).resolve().parent.name
     fp32, report = None, None
-    if int4_weights is not None and not int8:  # weight-only int4; with --int8: int4 x int8 linears
-        mf, fp32, report = _int4_model_file(mf, int4_weights)
+    if recipe.weight_only_int4:  # weight-only int4; with --int8: int4 x int8 linears
+        mf, fp32, report = _int4_model_file(mf, recipe.int4_weights)
     if mf.module is not None:
         eager = mf.module
     else:
@@ -192,30 +184,13 @@ def compile_model_file(path, int8: bool = False, calib=None, int8_io: bool = Fal
             read_ptd(base_ptd)
         except FlatbufferError as e:
             raise MoteError(f"--external-weights {external_weights}: {e}") from None
-    compiled = _compile(name, eager, mf, int8, calib if calib else mf.calibration_data, int8_io,
-                        planner, dsp_weights, external=external_weights is not None, base_ptd=base_ptd,
-                        int4_linear=int8 and int4_weights is not None, int16=int16_activations,
-                        delegate=delegate, layout=layout)
-    compiled.int4, compiled.fp32_eager = report, fp32
+    compiled = _compile(name, eager, mf, recipe, calib if calib else mf.calibration_data, base_ptd=base_ptd)
+    compiled.int4, compiled.fp32_eager, compiled.recipe = report, fp32, recipe
     compiled.seconds = time.time() - t0
     if out_pte is not None:
         write_outputs(compiled, Path(out_pte),
                       Path(external_weights) if isinstance(external_weights, (str, Path)) else None)
     return compiled
-
-
-def _check_int16(int8: bool, int16: bool, int8_io: bool, int4_weights) -> bool:
-    """int8 as the compile runs it: --int16-activations implies quantization;
-    refuses the options it does not combine with (one line each)."""
-    if not int16:
-        if int8_io and not int8:
-            raise MoteError("--int8-io keeps an int8 program's inputs and outputs int8: add --int8")
-        return int8
-    if int8_io:
-        raise MoteError("--int16-activations keeps fp32 program inputs and outputs: drop --int8-io")
-    if int4_weights is not None:
-        raise MoteError("--int16-activations takes int8 weights: drop --int4-weights")
-    return True
 
 
 def _int4_model_file(mf, group_size: int) -> tuple:
@@ -237,23 +212,21 @@ def _int4_model_file(mf, group_size: int) -> tuple:
     return dataclasses.replace(mf, module=module), mf.module, report
 
 
-def compile_module(name: str, module: torch.nn.Module, example_inputs, int8: bool = False,
-                   calibration=None, int8_io: bool = False, planner: str = "best",
-                   dsp_weights: bool = False, int4_weights: Optional[int] = None,
-                   int16_activations: bool = False, layout: str = "auto") -> Compiled:
-    """As compile_model_file for an in-memory eval-mode module."""
+def compile_module(name: str, module: torch.nn.Module, example_inputs, recipe: Optional[Recipe] = None, *,
+                   calibration=None, **options) -> Compiled:
+    """As compile_model_file for an in-memory eval-mode module (calibration: a list
+    of input tuples for a quantizing recipe)."""
     from aot.compiler.model_file import ModelFile
     t0 = time.time()
-    int8 = _check_int16(int8, int16_activations, int8_io, int4_weights)
+    recipe = recipe_of(recipe, **options)
     mf = ModelFile(path=Path(name), example_inputs=tuple(example_inputs), module=module,
                    calibration_data=calibration)
     fp32, report = None, None
-    if int4_weights is not None and not int8:
-        mf, fp32, report = _int4_model_file(mf, int4_weights)
+    if recipe.weight_only_int4:
+        mf, fp32, report = _int4_model_file(mf, recipe.int4_weights)
         module = mf.module
-    c = _compile(name, module, mf, int8, calibration, int8_io, planner, dsp_weights,
-                 int4_linear=int8 and int4_weights is not None, int16=int16_activations, layout=layout)
-    c.int4, c.fp32_eager = report, fp32
+    c = _compile(name, module, mf, recipe, calibration)
+    c.int4, c.fp32_eager, c.recipe = report, fp32, recipe
     c.seconds = time.time() - t0
     return c
 
@@ -267,37 +240,37 @@ def _ptd_of(external: list, base: Optional[bytes]) -> bytes:
     return write_ptd(list(tensors.values()))
 
 
-def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=False,
-             external: bool = False, base_ptd: Optional[bytes] = None, int4_linear: bool = False,
-             int16: bool = False, delegate: Optional[str] = None, layout: str = "auto") -> Compiled:
+def _compile(name, eager, mf, recipe: Recipe, calibration, base_ptd: Optional[bytes] = None) -> Compiled:
+    """The compile of model file `mf` (eager: the module it runs) as `recipe` says;
+    calibration: the int8 calibration inputs (None: the example inputs alone);
+    base_ptd: the bytes of the .ptd the external weights are merged into."""
     from aot.compiler.accept import check_kernels_accept
     from aot.compiler.emit import build_program
     from aot.compiler.lower import core_program, lower_core
     from aot.compiler.manifest import build_manifest
     example_inputs = tuple(mf.example_inputs)
-    if delegate is not None and (int16 or (mf.methods is not None and len(mf.methods) > 1)):
-        raise MoteError(f"--delegate {delegate}: fp32 and int8 programs of one method only for now "
-                        "(drop --int16-activations; a methods() file is not delegated yet)")
-    if delegate is not None and external:
-        raise MoteError(f"--delegate {delegate} keeps the delegated weights inside its payloads: "
-                        "--external-weights does not apply (drop one of the two)")
+    int8, int8_io, planner, delegate = recipe.quantized, recipe.int8_io, recipe.planner, recipe.delegate
+    external = recipe.external_weights is not None
+    if delegate is not None and mf.methods is not None and len(mf.methods) > 1:
+        raise MoteError(delegate_refusal(delegate))
     if mf.methods is not None and len(mf.methods) > 1:
-        return _compile_methods(name, mf, int8, planner, external, base_ptd)
+        return _compile_methods(name, mf, recipe, base_ptd)
     if int8:
         if mf.module is None:
             raise MoteError("--int8 needs a .py model file (a .pt2 cannot be re-quantized)")
         from aot.compiler.quant.lowering import quantized_program
         from aot.compiler.scratch import scratch_bytes  # int8 kernels' scratch, planned in the arena
         ep, info, reference = quantized_program(mf.module, example_inputs, calibration, mf.path,
-                                                int8_io=int8_io, int4_linear=int4_linear, int16=int16)
+                                                int8_io=int8_io, int4_linear=recipe.int4_linear,
+                                                int16=recipe.int16_activations)
         from aot.compiler.dsp_weights import add_dsp_weights
         core = core_program(ep)
         passes, delegation = _delegation(delegate)
         from aot.compiler.layout import layout_pass
-        later = (add_dsp_weights,) if dsp_weights else ()
+        later = (add_dsp_weights,) if recipe.dsp_weights else ()
         spec = lower_core(core, planner=planner, scratch_fn=scratch_bytes,
-                          spec_passes=passes + (layout_pass(layout, scratch_fn=scratch_bytes, planner=planner,
-                                                            then=later, dsp_weights=dsp_weights),) + later)
+                          spec_passes=passes + (layout_pass(recipe.layout, scratch_fn=scratch_bytes, planner=planner,
+                                                            then=later, dsp_weights=recipe.dsp_weights),) + later)
     else:
         info = None
         reference = eager
@@ -318,7 +291,7 @@ def _compile(name, eager, mf, int8, calibration, int8_io, planner, dsp_weights=F
     manifest = build_manifest(spec, program=program)
     return Compiled(name=name, spec=spec, pte=program.data, example_inputs=example_inputs,
                     external=program.external, ptd=ptd,
-                    eager=eager, reference=reference, int8=int8, int16=int16, int8_info=info,
+                    eager=eager, reference=reference, int8=int8, int16=recipe.int16_activations, int8_info=info,
                     calibration_data=mf.calibration_data, manifest=manifest, program=core,
                     methods=[MethodProgram(spec.method_name, spec, example_inputs, eager)],
                     method_name=spec.method_name)
@@ -334,7 +307,7 @@ def _delegation(delegate: Optional[str]) -> tuple:
     return (delegate_pass(delegate, delegation),), delegation
 
 
-def _compile_methods(name, mf, int8, planner, external: bool = False, base_ptd=None) -> Compiled:
+def _compile_methods(name, mf, recipe: Recipe, base_ptd=None) -> Compiled:
     """A program of several methods (a model file's methods()): each exported
     and lowered on its own, a buffer several of them update named once and
     placed once in the shared mutable-buffer arena, constants stored once."""
@@ -344,7 +317,8 @@ def _compile_methods(name, mf, int8, planner, external: bool = False, base_ptd=N
     from aot.compiler.manifest import build_manifest
     from aot.compiler.passes import mutable_buffer_keys
     from aot.compiler.plan import share_mutable
-    if int8:
+    planner, external = recipe.planner, recipe.external_weights is not None
+    if recipe.quantized:
         raise MoteError(f"{mf.path.name}: --int8 for a program of several methods (methods()) is not "
                         "supported yet; export each method's model on its own")
     names, methods, cores = {}, [], []

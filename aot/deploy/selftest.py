@@ -39,12 +39,11 @@ from typing import Optional
 import numpy as np
 
 from aot import ir
+from aot.compiler.recipe import DEFAULT_CASES  # noqa: F401 (`aot build --selftest` without a number)
 from aot.errors import MoteError, RunError
 
 #: float outputs: allowed |got - expected| per element, relative to max|expected| of the output
 RTOL = 1e-5
-#: `aot build --selftest` without a number
-DEFAULT_CASES = 4
 #: the method a Mote bundle's test suite names
 METHOD = "forward"
 

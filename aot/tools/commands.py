@@ -48,35 +48,21 @@ def _selftest(compiled, n, command: str):
     return make_selftest(compiled.pte, cases)
 
 
-def layout_option(args) -> str:
-    """--layout (aot.compiler.layout.MODES; "auto" where a command has none)."""
-    return getattr(args, "layout", "auto")
-
-
-def dsp_weights(board, args) -> bool:
-    """Whether an int8 compile for `board` stores conv weights pre-widened
-    (aot.compiler.dsp_weights): on boards running the DSP kernels, unless
-    --dsp-weights arena."""
-    return bool(args.int8) and board.dsp_kernels and getattr(args, "dsp_weights", "flash") == "flash"
-
-
 def generate_command(args) -> int:
     """`aot generate`: the sources of a model for the user's own build (aot.deploy.generate)."""
     from aot.compiler.pipeline import compile_model_file
-    from aot.compiler.quant.weights4 import int4_option
-    from aot.compiler.quant.pt2e import int16_option
+    from aot.compiler.recipe import Recipe
     from aot.deploy.generate import generate_compiled, planned_table
     from aot.deploy.generate import check_output_folder
     board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     if args.output_dir:
         check_output_folder(Path(args.output_dir).resolve(), "mote_sources.json", "generate")
-    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
-                                  int4_weights=int4_option(args), int16_activations=int16_option(args),
-                                  dsp_weights=dsp_weights(board, args), layout=layout_option(args))
+    recipe = Recipe.from_args(args, board)
+    compiled = compile_model_file(args.model, recipe)
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}-src")
-    selftest = _selftest(compiled, args.selftest, "generate")
+    selftest = _selftest(compiled, recipe.selftest, "generate")
     gen = generate_compiled(compiled, board.name, out, selftest=selftest,
-                            verify_checksum=args.verify_checksum, opt=getattr(args, "opt", "speed"))
+                            verify_checksum=recipe.verify_checksum, opt=recipe.opt)
     if args.json:
         print(json.dumps(gen.sources))
         return 0
@@ -89,15 +75,9 @@ def generate_command(args) -> int:
     return 0
 
 
-def _ptd_path(args):
-    """True when `aot build --external-weights` asks for a .ptd (linked as model_ptd.c), else None."""
-    return True if getattr(args, "external_weights", False) else None
-
-
 def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
-    from aot.compiler.quant.weights4 import int4_option
-    from aot.compiler.quant.pt2e import int16_option
+    from aot.compiler.recipe import Recipe
     from aot.deploy.generate import check_output_folder
     board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     if args.output_dir:
@@ -106,26 +86,25 @@ def build_command(args) -> int:
         from aot.errors import BuildError
         raise BuildError("--selftest embeds its own cases as the inputs; it cannot be combined with "
                          + ("--inputs" if args.inputs else "--uart-inputs"))
-    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                  int8_io=args.int8_io, int4_weights=int4_option(args), int16_activations=int16_option(args), dsp_weights=dsp_weights(board, args),
-                                  external_weights=_ptd_path(args), layout=layout_option(args))
-    if getattr(args, "method", None):   # the method the firmware app runs (every method is initialised)
-        compiled = compiled.for_method(args.method)
+    recipe = Recipe.from_args(args, board)
+    compiled = compile_model_file(args.model, recipe)
+    if recipe.method:   # the method the firmware app runs (every method is initialised)
+        compiled = compiled.for_method(recipe.method)
     suffix = f"-{compiled.method_name}" if len(compiled.methods) > 1 else ""
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{args.board}{suffix}")
-    selftest = _selftest(compiled, getattr(args, "selftest", None), "build")
+    selftest = _selftest(compiled, recipe.selftest, "build")
     input_sets = None
     if args.inputs:
         from aot.host.inputs import conform_inputs, load_npz_inputs
         input_sets = [load_npz_inputs(args.inputs)]
     print(f"aot build: {compiled.summary()}")
-    art = build_compiled(compiled, args.board, out, input_sets=input_sets, opt=args.opt,
-                         kernel_opt=args.kernel_opt,
+    art = build_compiled(compiled, args.board, out, input_sets=input_sets, opt=recipe.opt,
+                         kernel_opt=recipe.kernel_opt,
                          uart_inputs=getattr(args, "uart_inputs", False),
-                         verify_checksum=getattr(args, "verify_checksum", False),
+                         verify_checksum=recipe.verify_checksum,
                          selftest=selftest, trace=getattr(args, "trace", None),
-                         code_in_sram=getattr(args, "code_in_sram", None),
-                         weights_in_sram=getattr(args, "weights_in_sram", False), report_opt_trade=True)
+                         code_in_sram=recipe.code_in_sram, weights_in_sram=recipe.weights_in_sram,
+                         report_opt_trade=True)
     print(size_table(art.size))
     if art.size.get("opt"):
         from aot.deploy.build import opt_trade_line

@@ -201,10 +201,8 @@ def _output_scale(compiled):
 
 def compare_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
-    from aot.compiler.quant.weights4 import int4_option
-    from aot.compiler.quant.pt2e import int16_option
+    from aot.compiler.recipe import Recipe
     from aot.deploy.boards import load_board
-    from aot.tools.commands import dsp_weights, layout_option
     board = None
     from aot.deploy.linux import is_linux_target
     if args.target != "host" and not is_linux_target(args.target):  # a board, checked before the compile
@@ -213,11 +211,7 @@ def compare_command(args) -> int:
         if board.simulator is None:
             raise RunError(f"board {board.name} has no simulator to compare on")
     # the program aot build would ship for that board (pre-widened DSP weights by default)
-    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib,
-                                  int8_io=args.int8_io, int4_weights=int4_option(args),
-                                  int16_activations=int16_option(args),
-                                  dsp_weights=board is not None and dsp_weights(board, args), delegate=args.delegate,
-                                  layout=layout_option(args))
+    compiled = compile_model_file(args.model, Recipe.from_args(args, board))
     if args.method:
         compiled = compiled.for_method(args.method)
     report = compare(compiled, args.target, args.seed, args.output_dir, steps=args.steps)

@@ -64,8 +64,7 @@ def _json_ready(obj):
 
 def debug_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
-    from aot.compiler.quant.weights4 import int4_option
-    from aot.compiler.quant.pt2e import int16_option
+    from aot.compiler.recipe import Recipe
     from aot.devtools.debug import render_text
     board = None
     path = Path(args.model)
@@ -82,11 +81,7 @@ def debug_command(args) -> int:
             sims = ", ".join(b for b in known_boards() if load_board(b).simulator is not None)
             raise RunError(f"board {board.name} has no simulator; aot debug runs on host or a simulated "
                            f"board ({sims})")
-    from aot.tools.commands import dsp_weights, layout_option
-    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
-                                  int4_weights=int4_option(args), int16_activations=int16_option(args),
-                                  dsp_weights=board is not None and dsp_weights(board, args),
-                                  layout=layout_option(args))
+    compiled = compile_model_file(args.model, Recipe.from_args(args, board))
     rep = debug_compiled(compiled, args.target, args.seed, args.output_dir, args.tol, args.tol_quanta,
                          args.timeout, board)
     if args.json:

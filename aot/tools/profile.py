@@ -132,12 +132,8 @@ def _profile_model(args) -> dict:
         if board.simulator is None:
             raise RunError(f"board {board.name} has no simulator; build with --trace profile, flash it "
                            "and use --target serial:PORT")
-    from aot.compiler.quant.weights4 import int4_option
-    from aot.compiler.quant.pt2e import int16_option
-    from aot.tools.commands import dsp_weights, layout_option
-    compiled = compile_model_file(args.model, int8=args.int8, calib=args.calib, int8_io=args.int8_io,
-                                  int4_weights=int4_option(args), int16_activations=int16_option(args), dsp_weights=board is not None and dsp_weights(board, args),
-                                  layout=layout_option(args))
+    from aot.compiler.recipe import Recipe
+    compiled = compile_model_file(args.model, Recipe.from_args(args, board))
     inputs = program_inputs(compiled, compiled.example_inputs)
     if board is None:
         return profile_host(compiled.pte, debug_record(compiled), inputs, repeats=args.repeats)

@@ -34,7 +34,7 @@ from aot.compiler.quant.state import int8_state_qparams, mutated_buffers, state_
 from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e, prepare_qat_pt2e
 from torchao.quantization.pt2e.quantizer import Quantizer
 
-__all__ = ["MoteQuantizer", "quantize", "int16_option", "prepare_qat", "load_calibration",
+__all__ = ["MoteQuantizer", "quantize", "prepare_qat", "load_calibration",
            "export_for_quantization", "decompose_sdpa", "FiniteMinMaxObserver", "ANNOTATION_KEY",
            "int8_state_qparams", "mutated_buffers", "state_constants"]
 
@@ -44,11 +44,6 @@ class Int8CalibrationWarning(UserWarning):
 
 
 aten = torch.ops.aten
-
-
-def int16_option(args) -> bool:
-    """True if an ``aot`` command asks for --int16-activations."""
-    return bool(getattr(args, "int16_activations", False))
 
 
 def export_for_quantization(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor]

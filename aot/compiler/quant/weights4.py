@@ -73,15 +73,3 @@ def apply_int4_weights(modules, group_size: int) -> Int4Report:
         raise MoteError(f"--int4-weights: no Linear or Embedding layer with rows a multiple of {group_size}"
                         + (": " + ", ".join(f"{n} ({why})" for n, why in report.skipped) if report.skipped else ""))
     return report
-
-
-def int4_option(args) -> int | None:
-    """The group size an ``aot`` command's --int4-weights / --group-size ask for
-    (default 32), or None. Raises MoteError for --group-size alone."""
-    size = getattr(args, "group_size", None)
-    if not getattr(args, "int4_weights", False):
-        if size is not None:
-            from aot.errors import MoteError
-            raise MoteError("--group-size sets the int4 weights' group: add --int4-weights (or drop --group-size)")
-        return None
-    return 32 if size is None else size
