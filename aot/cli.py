@@ -21,9 +21,9 @@ from aot.compiler.recipe import (DEFAULT_CASES, add_delegate_option as _add_dele
 
 @functools.lru_cache(maxsize=None)
 def _sim_boards() -> str:
-    """The boards of boards/ that name a simulator, for --target help texts (read once)."""
-    from aot.deploy.boards import known_boards, load_board
-    return ", ".join(b for b in known_boards() if load_board(b).simulator is not None)
+    """The boards of boards/ that name a simulator, for --target help texts."""
+    from aot.deploy.target import simulated_boards
+    return ", ".join(simulated_boards())
 
 def _positive_seconds(text: str) -> float:
     try:

@@ -91,13 +91,14 @@ def inputs_source(blob: Path, count: int) -> str:
 # --------------------------------------------------------------------------- build
 
 
-def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str = "speed",
+def build_compiled(compiled, board, out_dir, input_sets=None, opt: str = "speed",
                    uart_inputs: bool = False, verbose: bool = False,
                    kernel_opt: str = "auto", verify_checksum: bool = False,
                    selftest=None, trace: Optional[str] = None, app=None,
                    app_defines: Optional[dict] = None, code_in_sram: Optional[bool] = None,
                    weights_in_sram: bool = False, report_opt_trade: bool = False) -> BuildArtifacts:
-    """Build firmware for `board_name` from a compiled model (aot.compiler.pipeline.Compiled).
+    """Build firmware for `board` (a Board, e.g. aot.deploy.target.build_target(name).board, or a
+    board name / board file) from a compiled model (aot.compiler.pipeline.Compiled).
 
     input_sets: list of input tuples (numpy arrays) embedded in flash and run
     in order (default: the model's example inputs). uart_inputs: read inputs
@@ -128,7 +129,7 @@ def build_compiled(compiled, board_name: str, out_dir, input_sets=None, opt: str
     build leaves the previous build folder exactly as it was (or none).
     Raises BuildError (missing kernel, does not fit).
     """
-    board = load_board(board_name)
+    board = load_board(board)  # a Board is taken as it is
     if trace not in TRACE_MODES:
         raise BuildError(f"--trace {trace}: choose one of {', '.join(m for m in TRACE_MODES if m)}")
     if selftest is not None:

@@ -560,10 +560,10 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
     }
 
 
-def generate_compiled(compiled, board_name, out_dir, selftest=None,
+def generate_compiled(compiled, board, out_dir, selftest=None,
                       verify_checksum: bool = False, opt: str = DEFAULT_OPT) -> Generated:
     """Write the sources of `compiled` (aot.compiler.pipeline.Compiled) for
-    `board_name` into `out_dir` (see the module docstring). selftest: an
+    `board` (a Board, or a board name / board file) into `out_dir` (see the module docstring). selftest: an
     aot.deploy.selftest.SelfTest to embed (model_selftest.c, model.bpte).
     The folder is written in a staging folder beside it and replaces it
     only when everything succeeded. Raises BuildError (no kernel for an op,
@@ -571,7 +571,7 @@ def generate_compiled(compiled, board_name, out_dir, selftest=None,
     from aot.compiler.pipeline import write_outputs
     from aot.deploy.boards import load_board
     from aot.deploy.selftest import selftest_blob
-    board = load_board(board_name)
+    board = load_board(board)  # a Board is taken as it is
     out = Path(out_dir).resolve()
     check_output_folder(out, "mote_sources.json", "generate")
     with staged_folder(out, "generating") as stage:

@@ -11,7 +11,7 @@ import numpy as np
 
 from aot.errors import RunError
 from aot.host.inputs import conform_inputs, load_npz_inputs
-from aot.deploy.boards import load_board
+from aot.deploy.target import HOST, SERIAL, build_target, run_target
 from aot.deploy.build import build_compiled
 from aot.deploy.run import SIM_TARGETS, _check_inputs, read_build, run_host, run_simulator
 from aot.deploy.size import size_table
@@ -54,14 +54,15 @@ def generate_command(args) -> int:
     from aot.compiler.recipe import Recipe
     from aot.deploy.generate import generate_compiled, planned_table
     from aot.deploy.generate import check_output_folder
-    board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
+    target = build_target(args.board)  # an unknown board or a bad -o fails before the (slower) compile
+    board = target.board
     if args.output_dir:
         check_output_folder(Path(args.output_dir).resolve(), "mote_sources.json", "generate")
-    recipe = Recipe.from_args(args, board)
+    recipe = Recipe.from_args(args, target)
     compiled = compile_model_file(args.model, recipe)
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}-src")
     selftest = _selftest(compiled, recipe.selftest, "generate")
-    gen = generate_compiled(compiled, board.name, out, selftest=selftest,
+    gen = generate_compiled(compiled, board, out, selftest=selftest,
                             verify_checksum=recipe.verify_checksum, opt=recipe.opt)
     if args.json:
         print(json.dumps(gen.sources))
@@ -79,14 +80,14 @@ def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.recipe import Recipe
     from aot.deploy.generate import check_output_folder
-    board = load_board(args.board)  # an unknown board or a bad -o fails before the (slower) compile
+    target = build_target(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     if args.output_dir:
         check_output_folder(Path(args.output_dir).resolve(), "build.json", "build")
     if getattr(args, "selftest", None) and (args.inputs or getattr(args, "uart_inputs", False)):
         from aot.errors import BuildError
         raise BuildError("--selftest embeds its own cases as the inputs; it cannot be combined with "
                          + ("--inputs" if args.inputs else "--uart-inputs"))
-    recipe = Recipe.from_args(args, board)
+    recipe = Recipe.from_args(args, target)
     compiled = compile_model_file(args.model, recipe)
     if recipe.method:   # the method the firmware app runs (every method is initialised)
         compiled = compiled.for_method(recipe.method)
@@ -98,7 +99,7 @@ def build_command(args) -> int:
         from aot.host.inputs import conform_inputs, load_npz_inputs
         input_sets = [load_npz_inputs(args.inputs)]
     print(f"aot build: {compiled.summary()}")
-    art = build_compiled(compiled, args.board, out, input_sets=input_sets, opt=recipe.opt,
+    art = build_compiled(compiled, target.board, out, input_sets=input_sets, opt=recipe.opt,
                          kernel_opt=recipe.kernel_opt,
                          uart_inputs=getattr(args, "uart_inputs", False),
                          verify_checksum=recipe.verify_checksum,
@@ -142,20 +143,18 @@ def run_command(args) -> int:
     if getattr(args, "estimate_cycles", False) and (args.target == "host" or args.target.startswith("serial:")):
         raise RunError("--estimate-cycles traces a run on a simulated Cortex-M33 board "
                        f"(--target mps2-an505), not {args.target}")
-    if args.target.startswith("serial:"):
+    target = run_target(args.target)
+    if target.kind == SERIAL:
         from aot.deploy.serial_port import run_serial
-        port = args.target[len("serial:"):]
-        if not port:
-            raise RunError("--target serial:PORT needs a port (serial:/dev/ttyACM0, serial:COM3, "
-                           "serial:socket://127.0.0.1:4321)")
+        port = target.port
         if not program.is_dir():
             raise RunError(f"--target {args.target} runs a build directory whose firmware is on the "
                            f"board (`aot build ... --uart-inputs -o DIR`, `aot flash DIR`), not {program}")
         result = run_serial(program, port, inputs, timeout=args.timeout, note=_note)
-    elif args.target != "host" and getattr(args, "method", None):
+    elif target.kind != HOST and getattr(args, "method", None):
         raise RunError("--method picks the method of a .pte on the host; a firmware build runs the "
                        "method it was built for (aot build --method NAME)")
-    elif args.target == "host":
+    elif target.kind == HOST:
         pte = program / "model.pte" if program.is_dir() else program
         if not pte.exists():
             raise RunError(f"{pte} not found")
@@ -182,10 +181,9 @@ def run_command(args) -> int:
                 f"and {ptd.name} lacks some of them" if ptd else "and none was found beside it")
                 + ": pass --ptd FILE.ptd (the file aot export --external-weights wrote)") from None
     else:
-        board = load_board(args.target)  # a board name or a board file (.json)
-        if board.simulator is None:
-            raise RunError(f"board {board.name} has no simulator to run on; "
-                           f"simulated boards: {', '.join(SIM_TARGETS)} or a board file naming one")
+        board = target.require_simulator(
+            f"board {target.board.name} has no simulator to run on; "
+            f"simulated boards: {', '.join(SIM_TARGETS)} or a board file naming one").board
         if not program.is_dir():
             raise RunError(f"--target {args.target} runs a build directory (`aot build ... "
                            f"--board {args.target} -o DIR`), not {program}")
@@ -217,7 +215,7 @@ def run_command(args) -> int:
     if "flash_bytes" in result:
         print(f"  flash {result['flash_bytes']:,} B, RAM {result['ram_bytes']:,} B")
     if "estimated_cycles" in result:
-        pico2 = load_board("pico2").clock_hz
+        pico2 = build_target("pico2").board.clock_hz
         est = result["estimated_cycles"]
         print(f"  estimated Cortex-M33 cycles: {est:,} per inference ({result['cycles_per_instruction']:.2f} "
               f"cycles/instruction; {1000 * est / pico2:.2f} ms at {pico2 / 1e6:.0f} MHz on a Pico 2)")

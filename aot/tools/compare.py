@@ -202,16 +202,12 @@ def _output_scale(compiled):
 def compare_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.recipe import Recipe
-    from aot.deploy.boards import load_board
-    board = None
-    from aot.deploy.linux import is_linux_target
-    if args.target != "host" and not is_linux_target(args.target):  # a board, checked before the compile
-        from aot.errors import RunError
-        board = load_board(args.target)
-        if board.simulator is None:
-            raise RunError(f"board {board.name} has no simulator to compare on")
+    from aot.deploy.target import run_target
+    target = run_target(args.target, serial=False, linux=True)  # a board is checked before the compile
+    if target.board is not None:
+        target.require_simulator(f"board {target.board.name} has no simulator to compare on")
     # the program aot build would ship for that board (pre-widened DSP weights by default)
-    compiled = compile_model_file(args.model, Recipe.from_args(args, board))
+    compiled = compile_model_file(args.model, Recipe.from_args(args, target))
     if args.method:
         compiled = compiled.for_method(args.method)
     report = compare(compiled, args.target, args.seed, args.output_dir, steps=args.steps)

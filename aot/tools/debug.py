@@ -31,14 +31,14 @@ def debug_compiled(compiled, target: str, seed: int = 0, out_dir=None, tol=None,
     if target == "host":
         captured = dbg.captured_host(compiled.pte, record, prog_in)
     else:
-        from aot.deploy.boards import load_board
         from aot.deploy.build import build_compiled
         from aot.deploy.qemu import run_firmware_streaming
-        board = board or load_board(target)
+        from aot.deploy.target import run_target
+        board = board or run_target(target, serial=False).board
         out = Path(out_dir or Path("build") / f"{compiled.name}-{board.name}"
                    f"{'-int8' if compiled.int8 else ''}-debug")
         print(f"aot debug: building a --trace debug firmware in {out}...", file=sys.stderr)
-        build_compiled(compiled, board.name, out, input_sets=[prog_in], trace="debug")
+        build_compiled(compiled, board, out, input_sets=[prog_in], trace="debug")
         code, text = run_firmware_streaming(out / "firmware.elf", board, timeout_s=timeout)
         if code != 0:
             raise RunError(f"firmware exited with status {code}; last lines: {text.splitlines()[-3:]}")
@@ -66,7 +66,6 @@ def debug_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.recipe import Recipe
     from aot.devtools.debug import render_text
-    board = None
     path = Path(args.model)
     if path.is_dir() or path.suffix == ".pte":
         raise RunError(f"aot debug compares against the model, so it takes the model file (.py/.pt2), not "
@@ -74,16 +73,14 @@ def debug_command(args) -> int:
     if args.target.startswith("serial:"):
         raise RunError("aot debug runs on host or a simulated board: it needs every op's outputs, which "
                        "a board's UART would take minutes to send (use aot profile for a real board)")
-    if args.target != "host":
-        from aot.deploy.boards import known_boards, load_board
-        board = load_board(args.target)  # checked before the (slower) compile
-        if board.simulator is None:
-            sims = ", ".join(b for b in known_boards() if load_board(b).simulator is not None)
-            raise RunError(f"board {board.name} has no simulator; aot debug runs on host or a simulated "
-                           f"board ({sims})")
-    compiled = compile_model_file(args.model, Recipe.from_args(args, board))
+    from aot.deploy.target import run_target, simulated_boards
+    target = run_target(args.target, serial=False)  # a board is checked before the (slower) compile
+    if target.board is not None:
+        target.require_simulator(f"board {target.board.name} has no simulator; aot debug runs on host or a "
+                                 f"simulated board ({', '.join(simulated_boards())})")
+    compiled = compile_model_file(args.model, Recipe.from_args(args, target))
     rep = debug_compiled(compiled, args.target, args.seed, args.output_dir, args.tol, args.tol_quanta,
-                         args.timeout, board)
+                         args.timeout, target.board)
     if args.json:
         print(json.dumps(_json_ready(rep)))
     else:

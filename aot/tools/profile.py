@@ -122,18 +122,17 @@ def _profile_model(args) -> dict:
     from aot.compiler.pipeline import compile_model_file, program_inputs
     from aot.devtools.profile import profile_host
     from aot.compiler.debug_record import debug_record
-    from aot.deploy.boards import load_board
-    board = None
-    if args.target != "host":
-        if args.target.startswith("serial:"):
-            raise RunError("--target serial:PORT profiles a build folder whose traced firmware is on "
-                           "the board (`aot build ... --trace profile -o DIR`, `aot flash DIR`)")
-        board = load_board(args.target)  # checked before the (slower) compile
-        if board.simulator is None:
-            raise RunError(f"board {board.name} has no simulator; build with --trace profile, flash it "
-                           "and use --target serial:PORT")
     from aot.compiler.recipe import Recipe
-    compiled = compile_model_file(args.model, Recipe.from_args(args, board))
+    from aot.deploy.target import run_target
+    if args.target.startswith("serial:"):
+        raise RunError("--target serial:PORT profiles a build folder whose traced firmware is on "
+                       "the board (`aot build ... --trace profile -o DIR`, `aot flash DIR`)")
+    target = run_target(args.target, serial=False)  # a board is checked before the (slower) compile
+    board = target.board
+    if board is not None:
+        target.require_simulator(f"board {board.name} has no simulator; build with --trace profile, flash it "
+                                 "and use --target serial:PORT")
+    compiled = compile_model_file(args.model, Recipe.from_args(args, target))
     inputs = program_inputs(compiled, compiled.example_inputs)
     if board is None:
         return profile_host(compiled.pte, debug_record(compiled), inputs, repeats=args.repeats)
@@ -141,7 +140,7 @@ def _profile_model(args) -> dict:
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}"
                f"{'-int8' if compiled.int8 else ''}-profile")
     _note(f"building traced firmware in {out}...")
-    build_compiled(compiled, board.name, out, input_sets=[inputs], trace="profile")
+    build_compiled(compiled, board, out, input_sets=[inputs], trace="profile")
     return _profile_build(out, board.name, args)
 
 

@@ -50,13 +50,13 @@ def run_selftest(program, target: str = "host", timeout: float = 120.0) -> dict:
 
 
 def _run_simulator(path: Path, info: dict, target: str, timeout: float) -> dict:
-    from aot.deploy.boards import load_board
     from aot.deploy.qemu import run_firmware_streaming
     from aot.deploy.run import build_board
-    board = load_board(target)
-    if board.simulator is None:
-        raise RunError(f"board {board.name} has no simulator; run the self-test on the board with "
-                       f"--target serial:PORT")
+    from aot.deploy.target import run_target
+    board = run_target(target, serial=False).board
+    if board is None or board.simulator is None:
+        raise RunError(f"board {board.name if board else target} has no simulator; run the self-test on the "
+                       f"board with --target serial:PORT")
     built = build_board(info)
     if board.name != built.name:
         raise RunError(f"{path} was built for {built.name}, not {board.name}")

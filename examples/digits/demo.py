@@ -93,11 +93,12 @@ def compile_digits(int8: bool):
     compiles it (aot.compiler.pipeline.Compiled; both demo boards are Cortex-M33s
     with DSP, so int8 convs carry pre-widened weights)."""
     from aot.compiler.pipeline import compile_model_file
-    from aot.deploy.boards import load_board
+    from aot.compiler.recipe import Recipe
+    from aot.deploy.target import build_target
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return compile_model_file(MODEL_FILE, int8=int8,
-                                  dsp_weights=int8 and load_board(SIM_BOARD).dsp_kernels)
+        return compile_model_file(MODEL_FILE, Recipe.from_options(["--int8"] if int8 else [],
+                                                                  build_target(SIM_BOARD)))
 
 
 def input_sets(x: np.ndarray) -> list:
