@@ -4,7 +4,12 @@
 #   add_executable(app main.c)
 #   mote_add_model(app MODEL model.py BOARD pico2 [INT8] [INT8_IO] [CALIB calib.npz]
 #                  [SELFTEST <n>] [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [PORT]
-#                  [DEPENDS <files>...] [OUTPUT_DIR <dir>])
+#                  [DEPENDS <files>...] [OUTPUT_DIR <dir>] [OPTIONS <aot generate options>...])
+#
+# OPTIONS: any other `aot generate` option, spelled as on the command line
+# (OPTIONS --int4-weights --group-size 64 --external-weights, --int16-activations);
+# the keywords are shorthands for the same options. aot checks them all at
+# configure time (`aot generate --dry-run`), which also names the files to compile.
 #
 # At build time a custom command runs `aot generate` (aot.deploy.generate) into
 # OUTPUT_DIR (default <binary dir>/mote/<target>). It re-runs when the model
@@ -172,7 +177,7 @@ endfunction()
 
 # mote_model_sources(<prefix> MODEL f BOARD b [INT8] [INT8_IO] [CALIB f] [SELFTEST n]
 #                    [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [NO_DEFAULT_FLAGS]
-#                    [DEPENDS f...] [OUTPUT_DIR d])
+#                    [DEPENDS f...] [OUTPUT_DIR d] [OPTIONS opt...])
 # The build step and what it gives, without attaching them to a target (the
 # Zephyr module uses this): sets <prefix>_SOURCES (generated + embedding API),
 # <prefix>_INCLUDE_DIRS, <prefix>_DEFINITIONS, <prefix>_LIBRARY (mote_<board>),
@@ -182,7 +187,7 @@ endfunction()
 # (-Werror, -O2 without a build type) and no libm of its own, for a build
 # system that sets them (the first call for a board decides).
 function(mote_model_sources prefix)
-    cmake_parse_arguments(M "INT8;INT8_IO;VERIFY_CHECKSUM;NO_DEFAULT_FLAGS" "MODEL;BOARD;CALIB;SELFTEST;OUTPUT_DIR;DSP_WEIGHTS" "DEPENDS" ${ARGN})
+    cmake_parse_arguments(M "INT8;INT8_IO;VERIFY_CHECKSUM;NO_DEFAULT_FLAGS" "MODEL;BOARD;CALIB;SELFTEST;OUTPUT_DIR;DSP_WEIGHTS" "DEPENDS;OPTIONS" ${ARGN})
     if(NOT M_MODEL OR NOT M_BOARD)
         message(FATAL_ERROR "mote_model_sources(${prefix}): MODEL and BOARD are required")
     endif()
@@ -198,31 +203,60 @@ function(mote_model_sources prefix)
     endif()
     get_filename_component(out "${M_OUTPUT_DIR}" ABSOLUTE)
 
-    set(args generate "${model}" --board "${M_BOARD}" -o "${out}")
+    # The keywords are aot generate options; OPTIONS are more of them, as the command line
+    # spells them (--int4-weights, --int16-activations, --external-weights, ...). aot
+    # parses them all into one Recipe: checked here, at configure time (a bad combination
+    # is one line), which also says which files the generate writes.
+    set(options "")
     set(deps "${model}" "${MOTE_ROOT}/boards/${M_BOARD}.json")
     if(M_INT8)
-        list(APPEND args --int8)
+        list(APPEND options --int8)
     endif()
     if(M_INT8_IO)
-        list(APPEND args --int8-io)
+        list(APPEND options --int8-io)
     endif()
     if(M_CALIB)
         get_filename_component(calib "${M_CALIB}" ABSOLUTE)
-        list(APPEND args --calib "${calib}")
-        list(APPEND deps "${calib}")
+        list(APPEND options --calib "${calib}")
     endif()
     if(M_VERIFY_CHECKSUM)
-        list(APPEND args --verify-checksum)
+        list(APPEND options --verify-checksum)
     endif()
     if(M_DSP_WEIGHTS)  # aot generate --dsp-weights: flash (default on DSP boards) or arena
-        list(APPEND args --dsp-weights "${M_DSP_WEIGHTS}")
+        list(APPEND options --dsp-weights "${M_DSP_WEIGHTS}")
     endif()
-    set(generated "${out}/model_pte.c" "${out}/registry.c" "${out}/model_image.c" "${out}/model_pte.h" "${out}/mote_model.h"
-                  "${out}/mote_sources.json")
-    _mote_get(embed ${id} embed_sources)
     if(M_SELFTEST)
-        list(APPEND args --selftest ${M_SELFTEST})
-        list(APPEND generated "${out}/model_selftest.c" "${out}/model_selftest_inputs.c")
+        list(APPEND options --selftest ${M_SELFTEST})
+    endif()
+    list(APPEND options ${M_OPTIONS})
+    set(args generate "${model}" --board "${M_BOARD}" ${options})
+    # relative paths in OPTIONS (--calib) are relative to this source folder, as MODEL is
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot
+                            ${args} --dry-run --json
+                    WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE plan ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+        string(STRIP "${err}" err)
+        message(FATAL_ERROR "Mote: ${err}")
+    endif()
+    _mote_json_list(gen_sources "${plan}" generated_sources)
+    _mote_json_list(gen_headers "${plan}" generated_headers)
+    _mote_json_list(plan_deps "${plan}" depends)
+    list(APPEND deps ${plan_deps})
+    string(JSON selftest GET "${plan}" recipe selftest)
+    string(JSON verify GET "${plan}" recipe verify_checksum)
+    list(APPEND args -o "${out}")
+    set(sources "")
+    foreach(f IN LISTS gen_sources)
+        list(APPEND sources "${out}/${f}")
+    endforeach()
+    set(headers "")
+    foreach(f IN LISTS gen_headers)
+        list(APPEND headers "${out}/${f}")
+    endforeach()
+    set(generated ${sources} ${headers} "${out}/mote_sources.json")
+    _mote_get(embed ${id} embed_sources)
+    if(NOT selftest STREQUAL "null")
         _mote_get(st ${id} embed_selftest_source)
         list(APPEND embed "${st}")
     endif()
@@ -242,20 +276,18 @@ function(mote_model_sources prefix)
     add_custom_command(
         OUTPUT ${generated}
         COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot ${args}
+        WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
         DEPENDS ${deps}
         COMMENT "Mote: aot generate ${model_name} for ${M_BOARD}"
         VERBATIM)
 
-    set(sources "${out}/model_pte.c" "${out}/registry.c" "${out}/model_image.c" ${embed})
-    if(M_SELFTEST)
-        list(APPEND sources "${out}/model_selftest.c" "${out}/model_selftest_inputs.c")
-    endif()
+    list(APPEND sources ${embed})
     set(defs "")
-    if(M_VERIFY_CHECKSUM)
+    if(verify)
         list(APPEND defs MOTE_VERIFY_CHECKSUM)
     endif()
     _mote_get(incs ${id} include_dirs)
-    set(${prefix}_SOURCES ${sources} "${out}/model_pte.h" "${out}/mote_model.h" PARENT_SCOPE)
+    set(${prefix}_SOURCES ${sources} ${headers} PARENT_SCOPE)
     set(${prefix}_INCLUDE_DIRS "${out}" ${incs} PARENT_SCOPE)
     set(${prefix}_DEFINITIONS ${defs} PARENT_SCOPE)
     set(${prefix}_LIBRARY mote_${id} PARENT_SCOPE)
@@ -267,7 +299,8 @@ function(mote_model_sources prefix)
 endfunction()
 
 # mote_add_model(<target> MODEL f BOARD b [INT8] [INT8_IO] [CALIB f] [SELFTEST n]
-#                [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [PORT] [DEPENDS f...] [OUTPUT_DIR d])
+#                [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [PORT] [DEPENDS f...] [OUTPUT_DIR d]
+#                [OPTIONS opt...])
 function(mote_add_model target)
     if(NOT TARGET ${target})
         message(FATAL_ERROR "mote_add_model: ${target} is not a target (add_executable/add_library it first)")

@@ -474,6 +474,19 @@ def model_header(compiled, state: int, stack_reserved: Optional[int] = None, sel
         "ptd_bytes": len(compiled.ptd) if compiled.ptd is not None else None})
 
 
+#: the headers aot generate writes for every model (beside generated_sources' C files)
+GENERATED_HEADERS = ("model_pte.h", "mote_model.h")
+
+
+def generated_sources(external_weights: bool, selftest: bool) -> list:
+    """The names of the C files write_model_sources writes, in its order: the program, the
+    registry and the method image, with external weights the .ptd, with a self-test its
+    expected outputs and inputs. What a build system compiles (CMake learns it at configure
+    time from ``aot generate --dry-run --json``)."""
+    return (["model_pte.c", "registry.c", IMAGE_SOURCE] + (["model_ptd.c"] if external_weights else [])
+            + (["model_selftest.c", "model_selftest_inputs.c"] if selftest else []))
+
+
 def write_model_sources(compiled, board, gen: Path, state: int, selftest=None,
                         stack_reserved: Optional[int] = None) -> list:
     """model_pte.c/.h, registry.c, mote_model.h (and with a self-test
@@ -485,13 +498,11 @@ def write_model_sources(compiled, board, gen: Path, state: int, selftest=None,
     (gen / "model_pte.h").write_text(pte_header_text(compiled.name, len(compiled.pte)))
     (gen / "model_pte.c").write_text(pte_source_text(compiled.name, compiled.pte))
     write_registry(op_names, gen / "registry.c")
-    sources = [gen / "model_pte.c", gen / "registry.c", gen / IMAGE_SOURCE]  # target_memory wrote the last
     if compiled.ptd is not None:  # --external-weights: the .ptd in its own flash region
         (gen / "model_ptd.c").write_text(blob_source_text(
             f"the external weights of \"{compiled.name}\" (a .ptd, ExecuTorch's flat-tensor format; "
             "mote/data_map.h), {len(compiled.ptd):,} B", "mote_model_ptd", "MOTE_MODEL_PTD_SECTION",
             ".mote_model.ptd", compiled.ptd, align=16))
-        sources.append(gen / "model_ptd.c")
     cases = 0
     if selftest is not None:
         from aot.deploy.selftest import selftest_blob
@@ -506,9 +517,9 @@ def write_model_sources(compiled, board, gen: Path, state: int, selftest=None,
             f"the inputs of {cases} self-test case(s) of \"{compiled.name}\", MOTE_MODEL_INPUTS_BYTES per case",
             "mote_selftest_inputs", "MOTE_MODEL_INPUTS_SECTION", ".mote_model.inputs",
             input_sets_bytes(spec, selftest.inputs)))
-        sources += [gen / "model_selftest.c", gen / "model_selftest_inputs.c"]
     (gen / "mote_model.h").write_text(model_header(compiled, state, stack_reserved, cases))
-    return sources
+    # target_memory wrote the method image (IMAGE_SOURCE) before
+    return [gen / name for name in generated_sources(compiled.ptd is not None, selftest is not None)]
 
 
 def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,

@@ -105,17 +105,18 @@ def case_inputs(compiled, n: int = DEFAULT_CASES) -> list:
     return out
 
 
-def make_selftest(pte: bytes, inputs: list) -> SelfTest:
-    """The cases `inputs` with their expected outputs from the host runtime."""
+def make_selftest(pte: bytes, inputs: list, ptd: Optional[bytes] = None) -> SelfTest:
+    """The cases `inputs` with their expected outputs from the host runtime (ptd: the .ptd
+    bytes of a program with external weights)."""
     from aot.host.runtime import Program
-    method = Program(bytes(pte)).method()
+    method = Program(bytes(pte), data_map=ptd).method()
     expected = [[np.array(o, copy=True) for o in method.run(arrays)] for arrays in inputs]
     return SelfTest(inputs=[list(a) for a in inputs], expected=expected)
 
 
 def selftest_for(compiled, n: int = DEFAULT_CASES) -> SelfTest:
     """`aot build --selftest n`: the cases of `compiled` and their expected outputs."""
-    return make_selftest(compiled.pte, case_inputs(compiled, n))
+    return make_selftest(compiled.pte, case_inputs(compiled, n), compiled.ptd)
 
 
 # --------------------------------------------------------------------------- files

@@ -45,7 +45,7 @@ def _selftest(compiled, n, command: str):
     if len(cases) < n:
         print(f"aot {command}: note: --selftest {n}: the model has {len(cases)} input "
               f"set(s) (example + calibration inputs); embedding {len(cases)}", file=sys.stderr)
-    return make_selftest(compiled.pte, cases)
+    return make_selftest(compiled.pte, cases, compiled.ptd)
 
 
 def generate_command(args) -> int:
@@ -59,6 +59,8 @@ def generate_command(args) -> int:
     if args.output_dir:
         check_output_folder(Path(args.output_dir).resolve(), "mote_sources.json", "generate")
     recipe = Recipe.from_args(args, target)
+    if getattr(args, "dry_run", False):
+        return _generate_dry_run(args, recipe, board)
     compiled = compile_model_file(args.model, recipe)
     out = Path(args.output_dir or Path("build") / f"{compiled.name}-{board.name}-src")
     selftest = _selftest(compiled, recipe.selftest, "generate")
@@ -73,6 +75,25 @@ def generate_command(args) -> int:
         print(f"self-test: {selftest.count} case(s) in model_selftest.c (mote_model_selftest())")
     print(f"  {out}/mote_sources.json: {len(gen.sources['sources'])} C files to compile, "
           f"include folders {', '.join(gen.sources['include_dirs'])}")
+    return 0
+
+
+def _generate_dry_run(args, recipe, board) -> int:
+    """`aot generate --dry-run`: the checked recipe and the files the generate would write."""
+    import dataclasses
+    from aot.deploy.generate import GENERATED_HEADERS, generated_sources
+    if recipe.calib and not Path(recipe.calib).is_file():
+        from aot.errors import MoteError
+        raise MoteError(f"--calib {recipe.calib}: no such file")
+    info = {"board": board.name, "recipe": dataclasses.asdict(recipe),
+            "generated_sources": generated_sources(recipe.external_weights is not None, bool(recipe.selftest)),
+            "generated_headers": list(GENERATED_HEADERS),
+            "depends": [str(Path(recipe.calib).resolve())] if recipe.calib else []}
+    if args.json:
+        print(json.dumps(info))
+    else:
+        print(f"aot generate: options checked for {board.name}; would write "
+              + ", ".join(info["generated_sources"] + info["generated_headers"]) + ", mote_sources.json")
     return 0
 
 

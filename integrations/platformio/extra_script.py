@@ -67,15 +67,17 @@ def _generate(opts, mote_dir):
     except mote_pio.MoteSetupError as exc:
         _fail(str(exc))
     cmd = mote_pio.aot_command(python) + opts.generate_args(gen_dir)
-    _say("aot generate %s (board %s%s%s; hash %s; aot from %s)" % (
+    _say("aot generate %s (board %s%s%s%s; hash %s; aot from %s)" % (
         opts.model, opts.board, ", int8" if opts.int8 else "",
-        ", self-test %d case(s)" % opts.selftest if opts.selftest else "", key[:16], where))
+        ", self-test %d case(s)" % opts.selftest if opts.selftest else "",
+        ", " + " ".join(opts.options) if opts.options else "", key[:16], where))
     if os.path.isfile(key_file):
         os.remove(key_file)  # a failed generate leaves no valid key behind
     os.makedirs(mote_dir, exist_ok=True)
     t0 = time.monotonic()
+    # relative paths in custom_mote_options (--calib) are relative to the project, as the model's
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True)
+                          universal_newlines=True, cwd=env.subst("$PROJECT_DIR"))  # noqa: F821
     if proc.returncode != 0:
         sys.stderr.write(proc.stdout)
         _fail("aot generate failed (exit %d): %s" % (proc.returncode, " ".join(cmd[3:])))

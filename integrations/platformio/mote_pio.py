@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -39,7 +40,7 @@ MCU_TO_BOARD = {
 }
 
 #: Option names read from platformio.ini (each as custom_mote_<name>).
-OPTIONS = ("model", "int8", "board", "calib", "selftest", "port", "python")
+OPTIONS = ("model", "int8", "board", "calib", "selftest", "port", "python", "options")
 
 TRUE_WORDS = ("1", "yes", "true", "on", "y")
 FALSE_WORDS = ("0", "no", "false", "off", "n", "")
@@ -120,9 +121,12 @@ class MoteOptions:
     selftest: int = 0          # number of cases; 0 = no self-test
     port: Optional[bool] = None  # None: automatic (Mote's local platform)
     python: Optional[str] = None
+    #: custom_mote_options: any other `aot generate` options, as the command line spells them
+    options: list = field(default_factory=list)
 
     def generate_args(self, out_dir: Path) -> list[str]:
-        """The arguments of `aot generate` for these options."""
+        """The arguments of `aot generate` for these options (custom_mote_options after the
+        specific ones; aot parses them all into one Recipe and checks them)."""
         args = ["generate", str(self.model), "--board", self.board]
         if self.int8:
             args.append("--int8")
@@ -130,6 +134,7 @@ class MoteOptions:
             args += ["--calib", str(self.calib)]
         if self.selftest:
             args += ["--selftest", str(self.selftest)]
+        args += list(self.options)
         args += ["-o", str(out_dir)]
         return args
 
@@ -162,9 +167,13 @@ def read_options(get: Callable[[str], Optional[str]], project_dir, mcu: Optional
     port_raw = get("port")
     port = None if port_raw is None or not str(port_raw).strip() else parse_bool(port_raw, "port")
     python = (get("python") or "").strip() or None
+    try:
+        options = shlex.split(get("options") or "")
+    except ValueError as e:
+        raise MoteOptionError(f"custom_mote_options = {get('options')}: {e}") from None
     return MoteOptions(model=model, board=board, int8=parse_bool(get("int8"), "int8"),
                        calib=calib, selftest=parse_selftest(get("selftest")), port=port,
-                       python=python)
+                       python=python, options=options)
 
 
 # --------------------------------------------------------------------------- cache key

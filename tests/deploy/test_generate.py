@@ -128,6 +128,25 @@ def test_embedding_api_on_the_host_passes_its_selftest(generated, tmp_path):
     assert any(re.fullmatch(r"app: class \d \(score -?\d+/1000\)", ln) for ln in lines), lines
 
 
+def test_dry_run_names_the_files_and_external_weights_pass_their_selftest(tmp_path, capsys):
+    """--dry-run (what CMake asks at configure time) names exactly the C files the generate
+    writes; with --external-weights the .ptd is model_ptd.c, attached by mote_model_init(), and
+    the self-test's expected outputs come from the program with its .ptd."""
+    args = ["generate", str(zoo.path("small_cnn")), "--board", "mps2-an505", "--int8", "--external-weights",
+            "--selftest", "2"]
+    assert main(args + ["--dry-run", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["recipe"]["external_weights"] is True and plan["recipe"]["selftest"] == 2
+    out = tmp_path / "gen"
+    assert main(args + ["-o", str(out)]) == 0
+    src = json.loads((out / "mote_sources.json").read_text())
+    assert [Path(p).name for p in src["generated_sources"]] == plan["generated_sources"]
+    assert "model_ptd.c" in plan["generated_sources"] and (out / "model.ptd").is_file()
+    assert all((out / h).is_file() for h in plan["generated_headers"])
+    r = _host_program(out, tmp_path / "app")
+    assert r.returncode == 0 and "mote: MOTE SELFTEST PASS n=2 max_abs_err=0" in r.stderr, r.stderr
+
+
 def test_embedding_api_reports_a_wrong_expected_value(tmp_path):
     """One expected float changed by 1.0: mote_model_selftest() prints FAIL naming it and fails."""
     from aot.deploy.generate import generate_compiled

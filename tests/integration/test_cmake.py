@@ -6,6 +6,7 @@ file changed -> `aot generate` runs again and the new firmware passes its
 self-test. Also the installed package (`cmake --install`, find_package(Mote))."""
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -164,3 +165,41 @@ def test_port_without_asm_is_one_configure_error(tmp_path):
                            f"-DMOTE_PYTHON={PYTHON}", f"-DMOTE_DIR={ROOT}"], capture_output=True, text=True)
     assert proc.returncode != 0
     assert "enable ASM in your project, project(<name> C ASM)" in " ".join(proc.stderr.split())
+
+
+def _example_with(tmp_path, line: str) -> Path:
+    """A copy of examples/cmake whose mote_add_model() call is `line`."""
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("README.md"))
+    cml = src / "CMakeLists.txt"
+    old = "mote_add_model(app MODEL model.py BOARD ${MOTE_BOARD} INT8 SELFTEST 4 PORT)"
+    assert old in cml.read_text()
+    cml.write_text(cml.read_text().replace(old, line))
+    return src
+
+
+def test_options_reach_the_generated_program(tmp_path):
+    """OPTIONS hands aot generate what only the command line had: int16 activations and
+    external weights (a .ptd linked as model_ptd.c), and --selftest among them."""
+    src = _example_with(tmp_path, "mote_add_model(app MODEL model.py BOARD ${MOTE_BOARD} PORT "
+                                  "OPTIONS --int16-activations --external-weights --selftest 2)")
+    build = tmp_path / "build"
+    _configure(src, build, f"-DMOTE_DIR={ROOT}")
+    _build(build)
+    gen = build / "mote" / "app"
+    ops = {op["name"]: op["dtypes"] for op in json.loads((gen / "ops.json").read_text())["ops"]}
+    assert {"mote::conv2d_s16", "mote::linear_s16"} <= {n.split(".")[0] for n in ops}, ops
+    assert (gen / "model.ptd").read_bytes()[4:8] == b"FT01"
+    assert list(build.rglob("model_ptd.c.obj")), "model_ptd.c was not compiled"
+    code, out = _qemu(build)
+    assert code == 0 and "MOTE SELFTEST PASS n=2" in out, out
+
+
+def test_a_bad_option_is_one_configure_error(tmp_path):
+    src = _example_with(tmp_path, "mote_add_model(app MODEL model.py BOARD ${MOTE_BOARD} PORT OPTIONS --int8-io)")
+    proc = subprocess.run(["cmake", "-S", src, "-B", tmp_path / "b",
+                           f"-DCMAKE_TOOLCHAIN_FILE={src / 'arm-none-eabi-m33.cmake'}",
+                           f"-DMOTE_PYTHON={PYTHON}", f"-DMOTE_DIR={ROOT}"], capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert ("Mote: aot generate: error: --int8-io keeps an int8 program's inputs and outputs int8: add --int8"
+            in " ".join(proc.stderr.split()))

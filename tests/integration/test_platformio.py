@@ -90,6 +90,26 @@ def test_read_options(tmp_path):
         mote_pio.read_options({"model": "m.py", "selftest": "lots"}.get, tmp_path, "mps2-an505")
 
 
+def test_custom_mote_options_go_to_aot_generate_as_they_are(tmp_path):
+    """custom_mote_options: any aot generate option, split as a shell would, after the specific
+    ones; aot generate's own parser (the Recipe's) reads them all, so they are in the cache key."""
+    (tmp_path / "m.py").write_text("x = 1\n")
+    ini = {"model": "m.py", "int8": "yes", "options": "--int4-weights --group-size 64  --external-weights"}
+    o = mote_pio.read_options(ini.get, tmp_path, "mps2-an505")
+    assert o.options == ["--int4-weights", "--group-size", "64", "--external-weights"]
+    args = o.generate_args(Path("/o"))
+    assert args == ["generate", str(o.model), "--board", "mps2-an505", "--int8", "--int4-weights",
+                    "--group-size", "64", "--external-weights", "-o", "/o"]
+    from aot.compiler.recipe import Recipe
+    from aot.deploy.target import build_target
+    r = Recipe.from_options(args[4:-2], build_target("mps2-an505"))
+    assert (r.int8, r.int4_weights, r.external_weights, r.int4_linear) == (True, 64, True, True)
+    plain = mote_pio.read_options({"model": "m.py", "int8": "yes"}.get, tmp_path, "mps2-an505")
+    assert mote_pio.cache_key(o) != mote_pio.cache_key(plain)
+    with pytest.raises(mote_pio.MoteOptionError, match="custom_mote_options = --calib 'x: No closing quotation"):
+        mote_pio.read_options({"model": "m.py", "options": "--calib 'x"}.get, tmp_path, "mps2-an505")
+
+
 def test_cache_key_follows_contents_only(tmp_path):
     model = tmp_path / "m.py"
     model.write_text("WIDTH = 8\n")
@@ -412,6 +432,26 @@ def test_upload_fails_with_the_firmware_exit_status(project, pio_env):
     assert "mote: firmware exited with status 3" in log, log[-3000:]
     assert "mote: generated sources up to date" in log
     assert _compiled(log) == ["src/main.o"], _compiled(log)
+
+
+@pytest.mark.slow
+@pytest.mark.sim
+def test_custom_mote_options_reach_the_generated_program(pio_env, tmp_path):
+    """custom_mote_options hands aot generate what only the command line had: int16
+    activations and external weights (model_ptd.c, attached by mote_model_init())."""
+    proj = tmp_path / "app"
+    shutil.copytree(EXAMPLE, proj, ignore=shutil.ignore_patterns(".pio", "README.md"))
+    ini = (proj / "platformio.ini").read_text()
+    ini = re.sub(r"^lib_deps = .*$", f"lib_deps = symlink://{ROOT}", ini, flags=re.M)
+    (proj / "platformio.ini").write_text(ini + "custom_mote_options = --int16-activations --external-weights\n")
+    code, log = _upload(proj, pio_env)
+    assert code == 0, log[-6000:]
+    assert re.search(r"^mote: aot generate \S+model\.py \(board mps2-an505, int8, self-test 4 case\(s\), "
+                     r"--int16-activations --external-weights; hash ", log, re.M), log[-6000:]
+    ops = {op["name"].split(".")[0] for op in json.loads((_gen(proj) / "ops.json").read_text())["ops"]}
+    assert {"mote::conv2d_s16", "mote::linear_s16"} <= ops, ops
+    assert "mote/obj/gen/model_ptd.o" in _compiled(log), _compiled(log)
+    assert PASS_RE.search(log), log[-4000:]
 
 
 @pytest.mark.slow

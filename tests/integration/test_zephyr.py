@@ -176,7 +176,8 @@ def test_kconfig_parses_with_kconfiglib_and_defines_the_options():
             "MOTE_VERIFY_CHECKSUM": kconfiglib.BOOL, "MOTE_BOARD": kconfiglib.STRING,
             "MOTE_RP2350_DSP": kconfiglib.BOOL, "MOTE_S8_FORCE_PLAIN": kconfiglib.BOOL,
             "MOTE_KERNELS_O2": kconfiglib.BOOL, "MOTE_MODEL_SECTION": kconfiglib.STRING,
-            "MOTE_ABORT_PANIC": kconfiglib.BOOL, "MOTE_ABORT_REBOOT": kconfiglib.BOOL}
+            "MOTE_ABORT_PANIC": kconfiglib.BOOL, "MOTE_ABORT_REBOOT": kconfiglib.BOOL,
+            "MOTE_AOT_OPTIONS": kconfiglib.STRING}
     got = {s.name: s.type for s in kconf.unique_defined_syms if s.name.startswith("MOTE")}
     assert got == want
     # every MOTE_* option has help text and is inside `if MOTE`
@@ -411,6 +412,37 @@ def test_standin_build_rpi_pico2_m33_dsp(tmp_path):
     # a second build with nothing changed neither re-generates nor re-compiles
     again = _run(["cmake", "--build", tmp_path / "b", "-j2"]).stdout
     assert "aot generate" not in again and "Building C" not in again, again
+
+
+@pytest.mark.slow
+def test_aot_options_reach_the_generated_program(tmp_path):
+    """CONFIG_MOTE_AOT_OPTIONS hands aot generate what only the command line had: int16
+    activations and external weights (model_ptd.c, compiled into the module's library in
+    a section of its own)."""
+    conf = tmp_path / "options.conf"
+    conf.write_text('CONFIG_MOTE_AOT_OPTIONS="--int16-activations --external-weights"\n')
+    b = _standin_build(tmp_path / "b", "rpi_pico2/rp2350a/m33", f"-DEXTRA_CONF_FILE={conf}")
+    ops = {op["name"].split(".")[0] for op in json.loads((b["model"] / "ops.json").read_text())["ops"]}
+    assert {"mote::conv2d_s16", "mote::linear_s16"} <= ops, ops
+    ptd = b["model"] / "model_ptd.c"
+    assert str(ptd) in b["sources"]["sources"] and (b["model"] / "model.ptd").read_bytes()[4:8] == b"FT01"
+    cmd = b["commands"][str(ptd)]
+    assert '-DMOTE_MODEL_PTD_SECTION=\\".rodata.mote_model.ptd\\"' in cmd["command"], cmd["command"]
+    sections = _run(["arm-none-eabi-readelf", "-SW", _object(cmd)]).stdout
+    assert ".rodata.mote_model.ptd" in sections, sections
+
+
+def test_a_bad_aot_option_is_one_configure_error(tmp_path):
+    conf = tmp_path / "options.conf"
+    conf.write_text('CONFIG_MOTE_AOT_OPTIONS="--int8-io --int16-activations"\n')
+    gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+    proc = subprocess.run(["cmake", *gen, "-S", SAMPLE, "-B", tmp_path / "b", "-DBOARD=rpi_pico2/rp2350a/m33",
+                           f"-DZEPHYR_MODULES={ROOT}", f"-DPython3_EXECUTABLE={PYTHON}",
+                           f"-DZephyr_DIR={STANDIN / 'share' / 'zephyr-package' / 'cmake'}",
+                           f"-DEXTRA_CONF_FILE={conf}"], capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert ("Mote: aot generate: error: --int16-activations keeps fp32 program inputs and outputs: drop "
+            "--int8-io" in " ".join(proc.stderr.split())), proc.stderr
 
 
 @pytest.mark.slow
