@@ -9,7 +9,7 @@ strings to ``aot generate``, whose parser is built from the same definitions
 the compiler (``aot.compiler.pipeline.compile_model_file``) takes the Recipe: nothing
 below the command line sees an argparse namespace.
 
-This module imports neither torch nor numpy, so a build system can check options (and
+This module does not import torch, so a build system can check options (and
 learn which files ``aot generate`` writes) at configure time.
 """
 from __future__ import annotations
