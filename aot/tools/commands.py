@@ -155,7 +155,7 @@ def _estimate_cycles(result: dict, board, timeout: float) -> None:
     result["estimate"] = {"model": "cortex-m33", "traced_instructions": est.instructions // est.runs,
                           "cycles_by_class": dict(est.by_class.most_common()),
                           "memory": MEMORY_ASSUMPTIONS,
-                          "pico2_energy": energy(result["estimated_cycles"], load_board("pico2"))}
+                          "pico2_energy": energy(result["estimated_cycles"], build_target("pico2").board)}
 
 
 def run_command(args) -> int:
