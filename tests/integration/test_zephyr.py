@@ -432,6 +432,7 @@ def test_aot_options_reach_the_generated_program(tmp_path):
     assert ".rodata.mote_model.ptd" in sections, sections
 
 
+@pytest.mark.slow
 def test_a_bad_aot_option_is_one_configure_error(tmp_path):
     conf = tmp_path / "options.conf"
     conf.write_text('CONFIG_MOTE_AOT_OPTIONS="--int8-io --int16-activations"\n')
