@@ -175,8 +175,12 @@ def test_stack_reserve_covers_the_measured_high_water_mark(fw, model):
         reserve = b.art.size["ram"]["stack"]
         analysed = b.art.size["stack_worst_case_bytes"]
         assert used is not None and 0 < used <= reserve, (board, used, reserve)
-        # the run's own deepest path (init or a kernel) is most of the analysed bound
-        assert used >= 0.6 * analysed, (board, used, analysed)
+        # the run's own deepest path (init or a kernel) is a large part of the analysed
+        # bound. The bound counts every path a linked kernel has: the DSP depthwise
+        # picks its int16-plane path or its strip path (a 1 KiB strip on the stack) by
+        # shape at run time, and DS-CNN's shapes all take the plane path, so its run
+        # stays near 0.45 of the bound (1,032 of 2,312 B on mps2-an505).
+        assert used >= 0.4 * analysed, (board, used, analysed)
 
 
 @pytest.mark.sim
