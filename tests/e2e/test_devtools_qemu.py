@@ -37,7 +37,8 @@ def test_profile_rows_sum_to_the_untraced_count(ds_profile):
     assert len(p["ops"]) == 13
     # exact instruction counts: the rows account for the whole inference within 1 %
     assert abs(p["total_ticks"] - p["whole_ticks"]) <= 0.01 * p["whole_ticks"]
-    assert p["whole_ticks"] > 3_000_000
+    # a whole DS-CNN inference (2.66 M MACs) at under 2 MACs per M33 instruction
+    assert p["whole_ticks"] > 1_330_000
     convs = [o for o in p["ops"] if o["op"] == "mote::conv2d_s8.out"]
     assert len(convs) == 5 and {o["kernel"] for o in convs} == {"DSP"}
     assert all(o["source"] == "ds_cnn.py:31" for o in convs)
