@@ -83,10 +83,17 @@ class _Namer:
         self.prefix = prefix
         self.used_ptd = False
 
-    def ptr(self, addr: Optional[int], ctype: str) -> str:
-        """`addr` as a C address constant of type `ctype` (NULL for 0)."""
+    def ptr(self, addr: Optional[int], ctype: str, table: Optional[str] = None) -> str:
+        """`addr` as a C address constant of type `ctype` (NULL for 0). `table`: the
+        region a list's items live in; an empty list at its end points one past the
+        region's last entry, which must be named from that region: on the host the
+        next region may start there, on the target the regions are separate arrays."""
         if not addr:
             return "NULL"
+        if table is not None:
+            base, esize = self.tables[table]
+            if addr == base + esize * self.count[table]:
+                return f"({ctype})&{self.prefix}_{table}[{self.count[table]}]"
         for region, (base, esize) in self.tables.items():
             if base <= addr < base + esize * self.count[region] and (addr - base) % esize == 0:
                 return f"({ctype})&{self.prefix}_{region}[{(addr - base) // esize}]"
@@ -147,7 +154,7 @@ def _method_tables(prog, index: int, slots, prefix: str) -> tuple:
             body = (f".str = {{{namer.ptr(raw, 'const char *')}, "
                     f"{u.str.len}u}}")
         elif tag == T["INT_LIST"]:
-            body = f".ints = {{{namer.ptr(C.cast(u.ints.items, C.c_void_p).value, 'const int64_t *')}, {u.ints.len}u}}"
+            body = f".ints = {{{namer.ptr(C.cast(u.ints.items, C.c_void_p).value, 'const int64_t *', 'ints')}, {u.ints.len}u}}"
         elif tag == T["DOUBLE_LIST"]:
             body = (f".doubles = {{{namer.ptr(C.cast(u.doubles.items, C.c_void_p).value, 'const double *')}, "
                     f"{u.doubles.len}u}}")
@@ -155,7 +162,7 @@ def _method_tables(prog, index: int, slots, prefix: str) -> tuple:
             body = (f".bools = {{{namer.ptr(C.cast(u.bools.items, C.c_void_p).value, 'const uint8_t *')}, "
                     f"{u.bools.len}u}}")
         elif tag in (T["TENSOR_LIST"], T["OPT_TENSOR_LIST"]):
-            body = (f".tensors = {{{namer.ptr(C.cast(u.tensors.items, C.c_void_p).value, 'mote_tensor_t *const *')}, "
+            body = (f".tensors = {{{namer.ptr(C.cast(u.tensors.items, C.c_void_p).value, 'mote_tensor_t *const *', 'tptrs')}, "
                     f"{u.tensors.len}u}}")
         else:
             body = ".i = 0"
