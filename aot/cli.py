@@ -1,4 +1,4 @@
-"""The `aot` command line: export, inspect, run, compare, build, generate, test, profile, debug, flash, monitor, ops.
+"""The `aot` command line: one subcommand per user action (the parser lists them).
 
 Every sub-command prints human-readable text by default; `--json` (where
 offered) prints exactly one JSON object on stdout instead. Exit codes: 0 ok,
@@ -310,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "for the Pico 2 and QEMU's Cortex-M33, run and checked")
     add_demo_arguments(p)
     p.set_defaults(func=_cmd_demo)
+    parser.description = "The `aot` command line: " + ", ".join(sub.choices) + "."  # from the parser: never stale
     return parser
 
 
