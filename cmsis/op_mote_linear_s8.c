@@ -128,6 +128,198 @@ MOTE_S8_HOT static void linear_row(const mote_s8_conv_params_t *p, const int8_t 
 }
 #endif
 
+#if defined(MOTE_S8_DSP)
+/**
+ * The table core (assembly below): blocks of four weight rows read in place (int8,
+ * row-major [N, K]) against one input row, the program's requantization table
+ * (mote_s8_linear_table_numel) instead of bias, multiplier, shift and zero point.
+ * Per 4 taps one LDR of the input (widened once for the four rows: SXTB16 and
+ * SXTB16 ROR 8) and one LDR of each row, the loads in two runs, two SXTB16 and
+ * two SMLAD per row: 16 MACs in 20 instructions, 25 cycles; 4 such steps a pass,
+ * then the remaining groups one at a time; a K % 4 tail as one more step on the
+ * input's last word (taps already counted zeroed) and each row's last word.
+ * Accumulators start at bc (the table's 2bc halved) and are doubled for
+ * MOTE_S8_ASM_RQ; the four bytes are packed with BFI, clamped with SSUB8/SEL and
+ * stored with one STR.
+ */
+typedef struct lin_tab {
+    const int32_t *q;    /* 0: table of the next block (16 words a block) */
+    int8_t *out;         /* 4: output of the next block's first row */
+    const int32_t *qend; /* 8: table past the last block */
+    const int8_t *x;     /* 12: input row */
+    const int8_t *w;     /* 16: the next block's first weight row */
+    int32_t k;           /* 20: K (row stride of the weights, bytes) */
+    int32_t groups;      /* 24: K / 4 (> 0) */
+    uint32_t xtail;      /* 28: x[K-4 .. K-1], the taps before K - K % 4 zeroed */
+    int32_t back;        /* 32: 4 - K % 4 if K % 4 != 0, else 0 */
+    uint32_t lo4, hi4;   /* 36, 40: act_min / act_max in every byte */
+} lin_tab_t;
+
+void mote_s8_dsp_linear_table(lin_tab_t *b);
+
+/* clang-format off */
+/* one group of 4 taps x 4 rows: r1 = input word (or loaded here), lr = row 0,
+   r2 = row 2, r3 = K; rows 1 and 3 first (register offsets), then 0 and 2 (post-increment) */
+#define LIN_TSTEP_W                                                                        \
+    "  ldr.w r4, [lr, r3]\n"                                                               \
+    "  ldr.w r5, [r2, r3]\n"                                                               \
+    "  sxtb16 r0, r1\n"                                                                    \
+    "  sxtb16 r1, r1, ror #8\n"                                                            \
+    "  sxtb16 r6, r4\n"                                                                    \
+    "  smlad r9, r6, r0, r9\n"                                                             \
+    "  sxtb16 r4, r4, ror #8\n"                                                            \
+    "  smlad r9, r4, r1, r9\n"                                                             \
+    "  sxtb16 r6, r5\n"                                                                    \
+    "  smlad r11, r6, r0, r11\n"                                                           \
+    "  sxtb16 r5, r5, ror #8\n"                                                            \
+    "  smlad r11, r5, r1, r11\n"                                                           \
+    "  ldr.w r4, [lr], #4\n"                                                               \
+    "  ldr.w r5, [r2], #4\n"                                                               \
+    "  sxtb16 r6, r4\n"                                                                    \
+    "  smlad r8, r6, r0, r8\n"                                                             \
+    "  sxtb16 r4, r4, ror #8\n"                                                            \
+    "  smlad r8, r4, r1, r8\n"                                                             \
+    "  sxtb16 r6, r5\n"                                                                    \
+    "  smlad r10, r6, r0, r10\n"                                                           \
+    "  sxtb16 r5, r5, ror #8\n"                                                            \
+    "  smlad r10, r5, r1, r10\n"
+#define LIN_TSTEP "  ldr.w r1, [r12], #4\n" LIN_TSTEP_W
+__asm__("  .section .text.mote_s8_dsp_linear_table,\"ax\",%progbits\n"
+        "  .syntax unified\n"
+        "  .thumb\n"
+        "  .p2align 2\n"
+        "  .global mote_s8_dsp_linear_table\n"
+        "  .type mote_s8_dsp_linear_table, %function\n"
+        "  .thumb_func\n"
+        "mote_s8_dsp_linear_table:\n"
+        "  push {r4-r11, lr}\n"
+        "  sub sp, sp, #4\n"
+        "  str r0, [sp]\n"
+        ".Lmote_s8_lt_block:\n"
+        "  ldr r0, [sp]\n"
+        "  ldr r4, [r0]\n"
+        "  ldm r4!, {r8-r11}\n"
+        "  ldr lr, [r0, #16]\n"
+        "  ldr r3, [r0, #20]\n"
+        "  ldr r12, [r0, #12]\n"
+        "  ldr r7, [r0, #24]\n"
+        "  str r4, [r0]\n"
+        "  asr r8, r8, #1\n"
+        "  asr r9, r9, #1\n"
+        "  asr r10, r10, #1\n"
+        "  asr r11, r11, #1\n"
+        "  add r2, lr, r3, lsl #1\n"
+        "  subs r7, r7, #4\n"
+        "  blt .Lmote_s8_lt_rest\n"
+        ".Lmote_s8_lt_loop:\n"
+        LIN_TSTEP LIN_TSTEP LIN_TSTEP LIN_TSTEP
+        "  subs r7, r7, #4\n"
+        "  bge .Lmote_s8_lt_loop\n"
+        ".Lmote_s8_lt_rest:\n"
+        "  adds r7, r7, #4\n"
+        "  beq .Lmote_s8_lt_tail\n"
+        ".Lmote_s8_lt_one:\n"
+        LIN_TSTEP
+        "  subs r7, r7, #1\n"
+        "  bne .Lmote_s8_lt_one\n"
+        ".Lmote_s8_lt_tail:\n"
+        "  ldr r0, [sp]\n"
+        "  ldr r1, [r0, #32]\n"
+        "  cbz r1, .Lmote_s8_lt_rq\n"
+        "  sub lr, lr, r1\n"
+        "  sub r2, r2, r1\n"
+        "  ldr r1, [r0, #28]\n"
+        LIN_TSTEP_W
+        ".Lmote_s8_lt_rq:\n"
+        "  ldr r5, [sp]\n"
+        "  ldr r4, [r5]\n"
+        "  ldm r4!, {r0-r2}\n"
+        "  add r8, r8, r8\n"
+        MOTE_S8_ASM_RQ("r8", "r8")
+        "  ldm r4!, {r0-r2}\n"
+        "  add r9, r9, r9\n"
+        MOTE_S8_ASM_RQ("r9", "r9")
+        "  ldm r4!, {r0-r2}\n"
+        "  add r10, r10, r10\n"
+        MOTE_S8_ASM_RQ("r10", "r10")
+        "  ldm r4!, {r0-r2}\n"
+        "  add r11, r11, r11\n"
+        MOTE_S8_ASM_RQ("r11", "r11")
+        "  bfi r8, r9, #8, #8\n"
+        "  bfi r8, r10, #16, #8\n"
+        "  bfi r8, r11, #24, #8\n"
+        "  ldr r0, [r5, #36]\n"
+        "  ldr r1, [r5, #40]\n"
+        "  ldr r6, [r5, #4]\n"
+        "  ldr r7, [r5, #16]\n"
+        "  ldr r3, [r5, #20]\n"
+        "  ldr r2, [r5, #8]\n"
+        "  ssub8 r12, r8, r0\n"
+        "  sel r8, r8, r0\n"
+        "  ssub8 r12, r8, r1\n"
+        "  sel r8, r1, r8\n"
+        "  str r8, [r6], #4\n"
+        "  add r7, r7, r3, lsl #2\n"
+        "  str r4, [r5]\n"
+        "  str r6, [r5, #4]\n"
+        "  str r7, [r5, #16]\n"
+        "  cmp r4, r2\n"
+        "  bne .Lmote_s8_lt_block\n"
+        "  add sp, sp, #4\n"
+        "  pop {r4-r11, pc}\n"
+        "  .size mote_s8_dsp_linear_table, . - mote_s8_dsp_linear_table\n"
+        "  .text\n");
+/* clang-format on */
+#undef LIN_TSTEP
+#undef LIN_TSTEP_W
+
+/**
+ * linear_s8 with the program's table alone (mote_s8_linear_table_numel; checked
+ * first): per input row, the full blocks of four features through the core, then
+ * (N % 4 != 0) the last four features again as one block ending at feature N.
+ */
+MOTE_S8_HOT static mote_err_t linear_table(const mote_s8_conv_params_t *p)
+{
+    const int32_t k = p->cin, n = p->cout;
+    const int32_t nb = (n + 3) >> 2, t = k & 3;
+    const int32_t lim2 = mote_s8_fast_lim2(k);
+    const int32_t *q = p->wtable;
+    lin_tab_t blk;
+    int32_t b, m;
+    for (b = 0; b < nb; b++, q += 16) { /* the table keeps the core exact */
+        int32_t j;
+        for (j = 0; j < 4; j++) {
+            MOTE_CHECK(mote_s8_fast_entry_ok(q[j], q[4 + 3 * j], q[6 + 3 * j], lim2),
+                       MOTE_ERR_KERNEL_ARGS);
+        }
+    }
+    blk.k = k;
+    blk.groups = k >> 2;
+    blk.back = t != 0 ? 4 - t : 0;
+    blk.lo4 = ((uint32_t)p->act_min & 0xffu) * 0x01010101u;
+    blk.hi4 = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
+    for (m = 0; m < p->n; m++) {
+        const int8_t *x = p->input + (size_t)m * k;
+        int8_t *o = p->output + (size_t)m * n;
+        blk.x = x;
+        blk.xtail = t != 0 ? mote_s8_ld32(x + k - 4) & (0xffffffffu << (8u * (uint32_t)(4 - t))) : 0u;
+        blk.q = p->wtable;
+        blk.out = o;
+        blk.w = p->weight;
+        blk.qend = p->wtable + (size_t)(n >> 2) * 16;
+        mote_s8_dsp_linear_table(&blk); /* N >= 4: at least one block */
+        if ((n & 3) != 0) { /* the last block: features N - 4 .. N - 1 */
+            blk.q = p->wtable + (size_t)(nb - 1) * 16;
+            blk.qend = blk.q + 16;
+            blk.out = o + n - 4;
+            blk.w = p->weight + (size_t)(n - 4) * k;
+            mote_s8_dsp_linear_table(&blk);
+        }
+    }
+    return MOTE_OK;
+}
+#endif
+
 #if defined(MOTE_S8_DSP) && !MOTE_S8_SIZE
 /**
  * The panel core (assembly below): every block of four weight rows of the panel
@@ -357,6 +549,9 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
         return linear_panel(&p);
     }
 #endif
+    if (p.wtable != NULL && p.wpanel == NULL) {
+        return linear_table(&p);
+    }
     {
         int32_t m;
         for (m = 0; m < p.n; m++) {

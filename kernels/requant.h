@@ -111,7 +111,9 @@ typedef struct mote_s8_conv_params {
                               (mote_s8_conv_panel_numel; the 14-argument form);
                               linear_s8: its panel (mote_s8_linear_panel_numel) */
     const int32_t *wtable; /* conv: the DSP kernel's fast requantization table that
-                              follows the panel, or NULL (mote_s8_conv_table_numel) */
+                              follows the panel, or NULL (mote_s8_conv_table_numel);
+                              linear_s8: the panel's table, or the table alone
+                              (mote_s8_linear_table_numel), or NULL */
     const int32_t *bias;   /* [Cout] */
     const int32_t *mult;   /* [Cout] */
     const int32_t *shift;  /* [Cout] */
@@ -172,6 +174,23 @@ static inline uint32_t mote_s8_linear_panel_numel(int32_t k, int32_t n)
         return 0u;
     }
     return (((uint32_t)n + 3u) & ~3u) * (uint32_t)(k8 + 8);
+}
+
+/**
+ * int32 words of linear_s8's requantization table (argument 9 of the 11-argument
+ * form as an int32 tensor; aot/compiler/dsp_weights.py, linear_table): the DSP
+ * kernel reads the int8 weights in place, four rows at a time, and this table
+ * instead of bias, multiplier and shift. Per block of four rows 16 words, the
+ * panel table's layout (2bc of the four rows, then M, rz, e of each); the blocks
+ * start at rows 0, 4, 8, ... and the last one at row N - 4 (it overlaps the one
+ * before when N % 4 != 0): 16 * ceil(N / 4). 0 when N < 4 or K < 4 (no table form).
+ */
+static inline uint32_t mote_s8_linear_table_numel(int32_t k, int32_t n)
+{
+    if (k < 4 || n < 4 || n > 0x3fffffff / 4) {
+        return 0u;
+    }
+    return 16u * (((uint32_t)n + 3u) >> 2);
 }
 
 /**
@@ -301,8 +320,8 @@ mote_err_t mote_linear_geometry(mote_value_t *const *args, uint32_t nargs, uint8
                                 mote_s8_conv_params_t *p, mote_tensor_t **in, mote_tensor_t **out);
 
 /**
- * Parse linear_s8 (per_byte = 1; 10 args, or 11 with the DSP panel as argument 9,
- * p->wpanel) or linear_s4 (per_byte = 2, p->weight then holds packed int4 bytes;
+ * Parse linear_s8 (per_byte = 1; 10 args, or 11 with the DSP panel as an int16
+ * argument 9, p->wpanel, or the table alone as an int32 one, p->wtable) or linear_s4 (per_byte = 2, p->weight then holds packed int4 bytes;
  * 10 args) into *p: N = M rows, H = W = KH = KW = 1, Cin = K.
  */
 mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs, int32_t per_byte,

@@ -322,7 +322,9 @@ mote_err_t mote_linear_geometry(mote_value_t *const *args, uint32_t nargs, uint8
 
 /**
  * Parse linear_s8 (per_byte = 1) or linear_s4 (per_byte = 2: p->weight holds
- * the packed int4 bytes) into *p; both take 10 args.
+ * the packed int4 bytes) into *p; both take 10 args, linear_s8 11 with its DSP
+ * panel as an int16 argument 9 (p->wpanel, p->wtable after it) or its
+ * requantization table alone as an int32 argument 9 (p->wtable, p->wpanel NULL).
  */
 mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs, int32_t per_byte,
                                 mote_s8_conv_params_t *p)
@@ -336,7 +338,15 @@ mote_err_t mote_s8_linear_parse(mote_value_t *const *args, uint32_t nargs, int32
     MOTE_TRY(MOTE_S8_ZP_ARG(args[6], &p->out_zp));
     MOTE_TRY(mote_s8_act_args(args[7], args[8], &p->act_min, &p->act_max));
     MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
-    if (nargs == 11u) {
+    if (nargs == 11u && args[9] != NULL && args[9]->tag == MOTE_TAG_TENSOR && args[9]->u.t != NULL &&
+        args[9]->u.t->dtype == MOTE_DTYPE_INT32) {
+        /* the requantization table alone (the weights read in place) */
+        mote_tensor_t *wt;
+        const uint32_t nt = mote_s8_linear_table_numel(p->cin, p->cout);
+        MOTE_TRY(mote_s8_tensor_arg(args[9], MOTE_DTYPE_INT32, 1, &wt));
+        MOTE_CHECK(nt > 0u && (uint64_t)wt->sizes[0] == nt, MOTE_ERR_KERNEL_SHAPE);
+        p->wtable = (const int32_t *)wt->data;
+    } else if (nargs == 11u) {
         mote_tensor_t *wp;
         const uint32_t np = mote_s8_linear_panel_numel(p->cin, p->cout);
         MOTE_TRY(mote_s8_tensor_arg(args[9], MOTE_DTYPE_INT16, 1, &wp));

@@ -20,6 +20,12 @@ weights at every call: per pair of rows 10 int32 words (20 int16 elements),
 ``2bc_a 2bc_a 2bc_b 2bc_b M_a rz_a e_a M_b rz_b e_b`` with bc = bias - in_zp * sum w
 (int32, wrapping), e = -shift and rz = 2^(e-1) + (out_zp << e)
 (``mote_s8_conv_table_numel``; the kernel checks e, M and the bound again).
+
+linear_s8 takes argument 9 in one of two forms (``add_dsp_weights``'s ``linear``):
+its int16 panel (weights by blocks of four rows, pre-widened, and the table; round8(K)
+<= 256: the fastest form, 2 more flash bytes per weight) or its int32 table alone
+(``linear_table``: the kernel reads the int8 weights in place, 16 bytes per four
+output features; any K, the form --opt size keeps).
 """
 from __future__ import annotations
 
@@ -36,6 +42,7 @@ LINEAR_PANEL_ARG = 9
 #: longest row of a linear panel, K rounded up to 8 (MOTE_S8_LIN_PANEL_KMAX)
 LINEAR_KMAX = 256
 INT16 = ir.NUMPY_CODES[np.dtype(np.int16)]
+INT32 = ir.NUMPY_CODES[np.dtype(np.int32)]
 
 
 def has_panel(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
@@ -46,6 +53,15 @@ def has_panel(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
         return False
     v = spec.values[call.args[at]]
     return isinstance(v, ir.TensorValue) and v.dtype == INT16
+
+
+def has_table(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
+    """True if linear_s8 ``call`` carries its requantization table alone (argument 9
+    an int32 tensor, linear_table): the DSP kernel reads the int8 weights in place."""
+    if (call.op, call.overload) != LINEAR or len(call.args) <= LINEAR_PANEL_ARG + 1:
+        return False
+    v = spec.values[call.args[LINEAR_PANEL_ARG]]
+    return isinstance(v, ir.TensorValue) and v.dtype == INT32
 
 
 def panel(weight: np.ndarray) -> np.ndarray:
@@ -130,35 +146,87 @@ def linear_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int)
     return np.concatenate([w16, _wrap32(tab).astype("<i4").view("<i2").astype(np.int16)])
 
 
-def _add_linear_panel(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
+def linear_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
+    """The int32 requantization table of a linear_s8 call (weight int8 [N, K]) for
+    the DSP kernel that reads the int8 weights in place, four rows at a time (no
+    copy of the weights: 16 words per block of four rows), or None when it has
+    none (N < 4, K < 4, or a row without the fast requantization). Blocks start at
+    rows 0, 4, 8, ... and the last at N - 4 (overlapping the one before when
+    N % 4 != 0); each is linear_panel's block table: 2bc of the four rows, then
+    M, rz, e of each. mote_s8_linear_table_numel checks the size."""
+    n, k = weight.shape
+    if n < 4 or k < 4:
+        return None
+    t = fast_table(weight.reshape(n, 1, 1, k), bias, mult, shift, in_zp, out_zp)
+    if t is None:
+        return None
+    pairs = t.astype(np.int64).reshape(-1, 10)
+    blocks = []
+    for r0 in [min(r, n - 4) for r in range(0, n, 4)]:
+        b2, mre = [], []
+        for r in range(r0, r0 + 4):
+            q, j = divmod(r, 2)
+            b2.append(pairs[q, 2 * j])
+            mre += pairs[q, 4 + 3 * j:7 + 3 * j].tolist()
+        blocks += b2 + mre
+    return _wrap32(np.array(blocks, np.int64)).astype(np.int32)
+
+
+#: --opt speed: a linear layer's int16 panel where round8(K) fits it, else its table;
+#: size: the table alone (the flash-lean form: 16 bytes per four output features)
+LINEAR_MODES = ("panel", "table", "none")
+
+
+def linear_constant(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int,
+                    mode: str = "panel"):
+    """Argument 9 of a linear_s8 call for the DSP kernel: its int16 panel
+    (linear_panel) when ``mode`` is "panel" and it has one, else its int32 table
+    (linear_table) when it has one, else None."""
+    if mode == "panel":
+        p = linear_panel(weight, bias, mult, shift, in_zp, out_zp)
+        if p is not None:
+            return p.astype(np.int16)
+    if mode in ("panel", "table"):
+        return linear_table(weight, bias, mult, shift, in_zp, out_zp)
+    return None
+
+
+def _add_linear_panel(spec: ir.ProgramSpec, call: ir.KernelCall, mode: str = "panel") -> int:
     """Argument 9 of a linear_s8 (10 kernel arguments) with constant weights and
-    channel tensors that admits a panel; the bytes added (0 if none)."""
+    channel tensors that admits a panel or table (linear_constant); the bytes
+    added (0 if none)."""
     vals = [spec.values[call.args[i]] for i in (1, 2, 3, 4)]
     if not all(isinstance(v, ir.TensorValue) and v.constant is not None for v in vals):
         return 0
     w = np.frombuffer(vals[0].constant, np.int8).reshape(vals[0].sizes)
     b, m, sh = (np.frombuffer(v.constant, "<i4") for v in vals[1:])
-    p = linear_panel(w, b, m, sh, spec.values[call.args[5]], spec.values[call.args[6]])
+    p = linear_constant(w, b, m, sh, spec.values[call.args[5]], spec.values[call.args[6]], mode)
     if p is None:
         return 0
-    p = p.astype("<i2")
-    spec.values.append(ir.TensorValue(sizes=[int(p.size)], dtype=INT16, dim_order=[0],
-                                      constant=p.tobytes(), name=f"{vals[0].name}_dsp"))
+    p = p.astype("<i2" if p.dtype == np.int16 else "<i4")
+    spec.values.append(ir.TensorValue(sizes=[int(p.size)], dtype=ir.NUMPY_CODES[np.dtype(p.dtype.type)],
+                                      dim_order=[0], constant=p.tobytes(),
+                                      name=f"{vals[0].name}_{'dsp' if p.dtype == np.int16 else 'rq'}"))
     call.args.insert(LINEAR_PANEL_ARG, len(spec.values) - 1)
     return p.nbytes
 
 
-def add_dsp_weights(spec: ir.ProgramSpec, linear: bool = True) -> int:
+def add_dsp_weights(spec: ir.ProgramSpec, linear="panel") -> int:
     """Give every 13-argument conv2d_s8 call of ``spec`` its pre-widened weights
-    (a new int16 constant as argument 12), and, with ``linear``, every linear_s8
-    that admits one its panel (argument 9, linear_panel; 2 bytes of flash per
-    weight for about twice the speed). Returns the constant bytes added, also
-    kept as spec.plan_info["dsp_weights_bytes"]."""
+    (a new int16 constant as argument 12), and every linear_s8 its argument 9 by
+    ``linear`` (LINEAR_MODES; True is "panel", False "none"): "panel" the int16
+    panel where it fits (linear_panel; 2 bytes of flash per weight, the fastest
+    form), else the int32 table (linear_table; 16 bytes per four features, the
+    weights read in place); "table" the table alone (--opt size); "none" neither.
+    Returns the constant bytes added, also kept as spec.plan_info["dsp_weights_bytes"]."""
+    mode = {True: "panel", False: "none"}.get(linear, linear)
+    if mode not in LINEAR_MODES:
+        raise ValueError(f"linear: one of {LINEAR_MODES}, got {linear!r}")
     added = 0
     for call in spec.instructions:
         if (call.op, call.overload) == LINEAR:
-            if linear and not has_panel(spec, call):
-                added += _add_linear_panel(spec, call)
+            if not has_panel(spec, call) and not has_table(spec, call):
+                added += _add_linear_panel(spec, call, mode)
             continue
         if (call.op, call.overload) != CONV or has_panel(spec, call):
             continue

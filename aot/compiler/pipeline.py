@@ -267,7 +267,9 @@ def _compile(name, eager, mf, recipe: Recipe, calibration, base_ptd: Optional[by
         core = core_program(ep)
         passes, delegation = _delegation(delegate)
         from aot.compiler.layout import layout_pass
-        later = (add_dsp_weights,) if recipe.dsp_weights else ()
+        # --opt size keeps each linear layer's table alone (weights read in place), not its int16 panel
+        linear = "table" if recipe.opt == "size" else "panel"
+        later = ((lambda sp: add_dsp_weights(sp, linear=linear)),) if recipe.dsp_weights else ()
         spec = lower_core(core, planner=planner, scratch_fn=scratch_bytes,
                           spec_passes=passes + (layout_pass(recipe.layout, scratch_fn=scratch_bytes, planner=planner,
                                                             then=later, dsp_weights=recipe.dsp_weights),) + later)

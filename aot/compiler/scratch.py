@@ -104,12 +104,13 @@ def call_variant(spec, call):
     an op without variants. conv2d_s8: "pointwise" / "stem" / "stem3x3c3" / "window" by shape
     (mote_variant_mote_conv2d_s8), "+table" when the program carries the DSP
     kernel's requantization table (aot.compiler.dsp_weights); linear_s8: "panel"
-    with its DSP panel, else "rows"."""
-    from aot.compiler.dsp_weights import PANEL_ARG, has_panel
+    with its DSP panel, "rows+table" with its table alone (the int8 weights read in
+    place, four rows at a time), else "rows"."""
+    from aot.compiler.dsp_weights import PANEL_ARG, has_panel, has_table
     name = f"{call.op}.{call.overload}"
     vals = spec.values
     if name == "mote::linear_s8.out":
-        return "panel" if has_panel(spec, call) else "rows"
+        return "panel" if has_panel(spec, call) else "rows+table" if has_table(spec, call) else "rows"
     if name != "mote::conv2d_s8.out":
         return None
     x, w = vals[call.args[0]], vals[call.args[1]]

@@ -6,8 +6,8 @@ import pytest
 
 from aot import ir
 from aot.compiler.quant import int8ref as R
-from aot.compiler.dsp_weights import (LINEAR_PANEL_ARG, PANEL_ARG, call_panel, fast_table, has_panel,
-                                      linear_panel, panel)
+from aot.compiler.dsp_weights import (LINEAR_PANEL_ARG, PANEL_ARG, add_dsp_weights, call_panel, fast_table,
+                                      has_panel, has_table, linear_panel, linear_table, panel)
 from aot.compiler.pipeline import compile_model_file
 from aot.compiler.scratch import scratch_bytes
 from aot.compiler.share_values import share_values
@@ -45,6 +45,79 @@ def test_linear_panel_layout_blocks_rows_by_four():
     # K beyond one stack row (round8(K) > 256): no panel
     assert linear_panel(np.zeros((4, 257), np.int8), ones[:4] * 0, ones[:4] * ((1 << 30) + 5),
                         -ones[:4], 0, 0) is None
+
+
+def test_linear_table_blocks_rows_by_four_the_last_ending_at_n():
+    """The table alone (weights read in place): linear_panel's block table, the
+    last block at rows N-4..N-1 (overlapping the one before when N % 4 != 0)."""
+    rng = np.random.default_rng(11)
+    for n, k in ((7, 10), (8, 4), (4, 641), (9, 5)):
+        w = rng.integers(-128, 128, (n, k), dtype=np.int8)
+        ms = [R.quantize_multiplier(float(v)) for v in rng.uniform(1e-4, 0.4, n)]
+        mult = np.array([m for m, _ in ms], np.int32)
+        shift = np.array([s for _, s in ms], np.int32)
+        bias = rng.integers(-40000, 40000, n).astype(np.int32)
+        t = linear_table(w, bias, mult, shift, -7, 3)
+        assert t.dtype == np.int32 and t.size == 16 * ((n + 3) // 4)
+        ft = fast_table(w.reshape(n, 1, 1, k), bias, mult, shift, -7, 3).reshape(-1, 10)
+        starts = [min(r, n - 4) for r in range(0, n, 4)]
+        for b, r0 in enumerate(starts):
+            blk = t[16 * b:16 * b + 16]
+            for j in range(4):
+                pair, i = divmod(r0 + j, 2)
+                assert blk[j] == 2 * (int(bias[r0 + j]) + 7 * int(w[r0 + j].astype(np.int64).sum()))
+                assert blk[j] == ft[pair, 2 * i]
+                assert blk[4 + 3 * j:7 + 3 * j].tolist() == [mult[r0 + j], ft[pair, 5 + 3 * i], -shift[r0 + j]]
+        # where K fits a panel, the panel's table is the same for every full block
+        p = linear_panel(w, bias, mult, shift, -7, 3)
+        if p is not None and n % 4 == 0:
+            assert p[(n + 3) // 4 * 4 * ((k + 7) // 8 * 8):].astype("<i2").view("<i4").tolist() == t.tolist()
+    ones = np.ones(3, np.int32)
+    # fewer than four rows or taps, or a row outside the fast requantization: no table
+    assert linear_table(np.ones((3, 8), np.int8), 0 * ones, ones << 30, -ones, 0, 0) is None
+    assert linear_table(np.ones((4, 3), np.int8), np.zeros(4, np.int32), np.full(4, 1 << 30, np.int32) + 1,
+                        np.full(4, -1, np.int32), 0, 0) is None
+    assert linear_table(np.ones((4, 8), np.int8), np.zeros(4, np.int32), np.full(4, (1 << 30) + 1, np.int32),
+                        np.array([-1, -1, 0, -1], np.int32), 0, 0) is None
+
+
+def test_autoencoder_linear_forms_by_opt():
+    """--opt speed: the 640-tap first layer (beyond a panel's 256) takes its table
+    alone, every other layer its int16 panel; --opt size: every layer its table
+    (16 bytes per four features instead of 2 per weight); same host bytes."""
+    from aot.compiler.scratch import call_variant
+    from aot.host.runtime import Program
+    got = {opt: compile_model_file("zoo/autoencoder.py", int8=True, int8_io=True, dsp_weights=True, opt=opt)
+           for opt in ("speed", "size")}
+    plain = compile_model_file("zoo/autoencoder.py", int8=True, int8_io=True)
+    fcs = {opt: [c for c in g.spec.instructions if c.op == "mote::linear_s8"] for opt, g in got.items()}
+    sp = got["speed"].spec
+    assert [call_variant(sp, c) for c in fcs["speed"]] == ["rows+table"] + ["panel"] * 9
+    assert [call_variant(got["size"].spec, c) for c in fcs["size"]] == ["rows+table"] * 10
+    for opt, g in got.items():
+        added = 0
+        for c in fcs[opt]:
+            w = g.spec.values[c.args[1]]
+            n, k = w.sizes
+            v = g.spec.values[c.args[LINEAR_PANEL_ARG]]
+            if has_table(g.spec, c):
+                wt = np.frombuffer(w.constant, np.int8).reshape(n, k)
+                b, m, s = (np.frombuffer(g.spec.values[c.args[i]].constant, "<i4") for i in (2, 3, 4))
+                assert v.constant == linear_table(wt, b, m, s, g.spec.values[c.args[5]],
+                                                  g.spec.values[c.args[6]]).astype("<i4").tobytes()
+                assert v.nbytes == 64 * ((n + 3) // 4)
+            added += v.nbytes
+        assert g.spec.plan_info["dsp_weights_bytes"] == added
+    assert got["size"].spec.plan_info["dsp_weights_bytes"] < 30_000 < 380_000 < got["speed"].spec.plan_info[
+        "dsp_weights_bytes"]
+    x = [np.random.default_rng(4).integers(-128, 128, (1, 640), dtype=np.int8)]
+    outs = [Program(c.pte).method().run(x)[0].tobytes() for c in (plain, got["speed"], got["size"])]
+    assert len(set(outs)) == 1 and any(outs[0])
+    # "none" leaves the linear layers alone; an unknown mode is refused
+    spec = compile_model_file("zoo/autoencoder.py", int8=True, int8_io=True).spec
+    assert add_dsp_weights(spec, linear=False) == 0
+    with pytest.raises(ValueError):
+        add_dsp_weights(spec, linear="fast")
 
 
 def test_fast_table_requantizes_like_the_reference():

@@ -99,6 +99,17 @@ def _with_panel(c, suffix="_panel"):
                 scratch=conv_scratch_bytes(k[3], k[1], k[2], k[0], prewidened=True))
 
 
+def _with_table(c, suffix="_table"):
+    """linear_s8 case c with its requantization table alone (an int32 argument 9:
+    the DSP kernel reads the int8 weights in place, aot.compiler.dsp_weights.linear_table)."""
+    from aot.compiler.dsp_weights import linear_table
+    args = list(c["args"])
+    t = linear_table(*args[1:7])
+    assert t is not None, c["name"]
+    args.insert(LINEAR_PANEL_ARG, t)
+    return dict(c, name=c["name"] + suffix, args=args)
+
+
 def _dw(rng, name, n, h, w, cin, dm, k, stride, pad, dil, act=(-128, 127), pool=None):
     cout = cin * dm
     x = _i8(rng, (n, h, w, cin), pool, 0)
@@ -259,6 +270,14 @@ def make_cases():
     cases += [_with_panel(c) for c in cases
               if c["name"] in ("dscnn_pw", "conv3x3", "conv_odd", "conv_first", "pw_k8",
                                "conv_edges", "fc256x64", "fc_odd")]
+    # linear layers reading their int8 weights in place with the table (K % 4 = 0..3,
+    # N % 4 = 0..3 with N >= 4, batch > 1, clamps narrower than int8): the AD
+    # autoencoder's 640-tap first layer (32 of its 128 features), a one-group K, K = 5 (the tail alone after one group)
+    cases += [_with_table(c) for c in cases if c["name"] in ("fc256x64", "fc_odd", "fc_long")]
+    cases += [_with_table(_linear(rng, "fc640x32", 1, 640, 32)),
+              _with_table(_linear(rng, "fc_k4", 2, 4, 5, (-30, 40))),
+              _with_table(_linear(rng, "fc_k5", 3, 5, 4, "relu")),
+              _with_table(_linear(rng, "fc_k130", 2, 130, 9, (-100, 20)))]
     a = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
     b = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
     p = R.add_params(0.02, 0.05, 0.06)
@@ -469,6 +488,7 @@ def write_vectors(path, cases, pool=None):
         pool_addr = pool.__array_interface__["data"][0]
     for op in sorted({c["op"] for c in cases}):
         L.append(f"mote_err_t mote_kernel_mote_{op}_out(mote_kernel_ctx_t *, mote_value_t *const *, uint32_t);")
+    written = {}  # id(array) -> its data symbol: a case that repeats another's inputs shares them
     for i, c in enumerate(cases):
         vals = []
         for j, a in enumerate(list(c["args"]) + [c["out"]]):
@@ -483,9 +503,12 @@ def write_vectors(path, cases, pool=None):
                     L.append(f"static {ctype} {pre}_d[{a.size}];")
                 elif pool is not None and np.shares_memory(a, pool):
                     data = f"harness_pool + {a.__array_interface__['data'][0] - pool_addr}"
+                elif id(a) in written:
+                    data = written[id(a)]
                 else:
                     # word aligned: a pre-widened weight panel is read as words
                     L.append(f"static const {ctype} {pre}_d[] __attribute__((aligned(4))) = {_c_array(ctype, a)};")
+                    written[id(a)] = data
                 L.append(f"static const int32_t {pre}_s[] = {_c_array('int32_t', a.shape)};")
                 L.append(f"static mote_tensor_t {pre}_t = {{(void *)({data}), {pre}_s, NULL, "
                          f"{a.size}u, {a.nbytes}u, {a.ndim}, {code}}};")

@@ -212,6 +212,39 @@ def test_linear_s8(libs, m, k, n):
         assert out.tobytes() == exp.tobytes()
 
 
+def test_linear_s8_table_form(libs):
+    """The 11-argument linear_s8 with its requantization table alone (an int32
+    argument 9, aot.compiler.dsp_weights.linear_table): the host kernels accept it
+    and give the reference's bytes; a table of the wrong size or dtype, or one for
+    N < 4, is refused."""
+    from aot.compiler.dsp_weights import linear_table
+    ref, cm = libs
+    for m, k, n in ((1, 640, 128), (2, 17, 7), (3, 6, 4)):
+        rng = np.random.default_rng(k + n)
+        x = rng.integers(-128, 128, (m, k), dtype=np.int8)
+        wt = rng.integers(-128, 128, (n, k), dtype=np.int8)
+        bias = rng.integers(-5000, 5000, n).astype(np.int32)
+        mm, s = _qparams(rng, n, k)
+        args = [x, wt, bias, mm, s, int(rng.integers(-128, 128)), 5, -20, 90]
+        exp = R.linear_s8(*args)
+        t = linear_table(*args[1:7])
+        assert t is not None and t.size == 16 * ((n + 3) // 4)
+        for lib in (ref, cm):
+            rc, out = run(lib, "mote_kernel_mote_linear_s8_out", args[:9] + [t] + args[9:], exp.shape)
+            assert rc == 0 and out.tobytes() == exp.tobytes()
+            assert run(lib, "mote_kernel_mote_linear_s8_out", args[:9] + [t[:-1]] + args[9:],
+                       exp.shape)[0] == ERR_SHAPE
+            assert run(lib, "mote_kernel_mote_linear_s8_out", args[:9] + [t.astype(np.int64)] + args[9:],
+                       exp.shape)[0] == ERR_DTYPE
+    x = np.zeros((1, 8), np.int8)
+    args = [x, np.ones((3, 8), np.int8), np.zeros(3, np.int32), np.full(3, 1 << 30, np.int32),
+            np.full(3, -1, np.int32), 0, 0, -128, 127]
+    assert linear_table(*args[1:7]) is None
+    for lib in (ref, cm):
+        assert run(lib, "mote_kernel_mote_linear_s8_out", args + [np.zeros(16, np.int32)],
+                   (1, 3))[0] == ERR_SHAPE
+
+
 @pytest.mark.parametrize("m,k,n", [(1, 2, 5), (2, 16, 7), (3, 64, 12), (1, 250, 10), (4, 8, 1), (2, 606, 9)])
 def test_linear_s4(libs, m, k, n):
     """int4 x int8: the reference kernel and the plain path of cmsis/ against int8ref."""
