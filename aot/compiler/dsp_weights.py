@@ -191,6 +191,35 @@ def linear_constant(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: i
     return None
 
 
+#: instructions per MAC of the DSP linear_s8 cores' inner loops (cmsis/op_mote_linear_s8.c):
+#: the panel core 21 per 32 MACs, the table core (int8 weights in place) 23 per 16
+PANEL_INSTR_PER_MAC = 21 / 32
+TABLE_INSTR_PER_MAC = 23 / 16
+
+
+def _linear_trade(w: np.ndarray, b, m, sh, in_zp: int, out_zp: int, trade: dict) -> None:
+    """Add one linear_s8 layer to ``trade`` (spec.plan_info["linear_trade"]): the
+    flash of its int16 panel and of its table alone, and its MACs, when it admits both."""
+    p = linear_panel(w, b, m, sh, in_zp, out_zp)
+    t = linear_table(w, b, m, sh, in_zp, out_zp)
+    if p is not None and t is not None:
+        trade["layers"] += 1
+        trade["panel_bytes"] += 2 * int(p.size)
+        trade["table_bytes"] += 4 * int(t.size)
+        trade["macs"] += int(w.size)
+
+
+def linear_trade_line(trade: dict) -> str:
+    """One line for `aot build`: what the linear layers that admit both forms cost
+    in program flash as int16 panels (--opt speed) and as tables alone (--opt
+    size), and the inner loops' instructions per inference the panels save."""
+    d = trade["panel_bytes"] - trade["table_bytes"]
+    saved = round(trade["macs"] * (TABLE_INSTR_PER_MAC - PANEL_INSTR_PER_MAC))
+    return (f"--opt {trade['opt']}: {trade['layers']} linear layer(s) as {'int16 panels' if trade['opt'] == 'speed' else 'tables'}; "
+            f"int16 panels take {trade['panel_bytes']:,} B of program flash, tables alone {trade['table_bytes']:,} B "
+            f"({d:+,} B for about {saved:,} fewer instructions per inference, inner loops)")
+
+
 def _add_linear_panel(spec: ir.ProgramSpec, call: ir.KernelCall, mode: str = "panel") -> int:
     """Argument 9 of a linear_s8 (10 kernel arguments) with constant weights and
     channel tensors that admits a panel or table (linear_constant); the bytes
@@ -200,7 +229,13 @@ def _add_linear_panel(spec: ir.ProgramSpec, call: ir.KernelCall, mode: str = "pa
         return 0
     w = np.frombuffer(vals[0].constant, np.int8).reshape(vals[0].sizes)
     b, m, sh = (np.frombuffer(v.constant, "<i4") for v in vals[1:])
-    p = linear_constant(w, b, m, sh, spec.values[call.args[5]], spec.values[call.args[6]], mode)
+    zps = (spec.values[call.args[5]], spec.values[call.args[6]])
+    if mode != "none":
+        trade = spec.plan_info.setdefault("linear_trade", {"opt": "speed" if mode == "panel" else "size",
+                                                            "layers": 0, "panel_bytes": 0, "table_bytes": 0,
+                                                            "macs": 0})
+        _linear_trade(w, b, m, sh, *zps, trade)
+    p = linear_constant(w, b, m, sh, *zps, mode)
     if p is None:
         return 0
     p = p.astype("<i2" if p.dtype == np.int16 else "<i4")

@@ -131,6 +131,11 @@ def build_command(args) -> int:
     if art.size.get("opt"):
         from aot.deploy.build import opt_trade_line
         print(opt_trade_line(art.size["opt"]))
+    spec = getattr(compiled, "spec", None)
+    linear = spec.plan_info.get("linear_trade") if spec is not None else None
+    if linear and linear["layers"]:
+        from aot.compiler.dsp_weights import linear_trade_line
+        print(linear_trade_line(linear))
     if selftest is not None:
         print(f"self-test: {selftest.count} case(s), {art.size['planned']['selftest']:,} B of "
               "expected outputs and tolerances (part \"selftest\")")

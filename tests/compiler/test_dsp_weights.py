@@ -7,7 +7,7 @@ import pytest
 from aot import ir
 from aot.compiler.quant import int8ref as R
 from aot.compiler.dsp_weights import (LINEAR_PANEL_ARG, PANEL_ARG, add_dsp_weights, call_panel, fast_table,
-                                      has_panel, has_table, linear_panel, linear_table, panel)
+                                      has_panel, has_table, linear_panel, linear_table, linear_trade_line, panel)
 from aot.compiler.pipeline import compile_model_file
 from aot.compiler.scratch import scratch_bytes
 from aot.compiler.share_values import share_values
@@ -110,6 +110,18 @@ def test_autoencoder_linear_forms_by_opt():
         assert g.spec.plan_info["dsp_weights_bytes"] == added
     assert got["size"].spec.plan_info["dsp_weights_bytes"] < 30_000 < 380_000 < got["speed"].spec.plan_info[
         "dsp_weights_bytes"]
+    # the trade `aot build` prints: the nine layers that admit both forms, their panels'
+    # and tables' bytes (the first layer, 640 taps, admits no panel), the same either way
+    panels = [c for c in fcs["speed"] if has_panel(sp, c)]
+    trade = sp.plan_info["linear_trade"]
+    assert trade == dict(got["size"].spec.plan_info["linear_trade"], opt="speed")
+    assert trade["layers"] == len(panels) == 9
+    assert trade["panel_bytes"] == sum(sp.values[c.args[LINEAR_PANEL_ARG]].nbytes for c in panels)
+    assert trade["table_bytes"] == sum(64 * ((sp.values[c.args[1]].sizes[0] + 3) // 4) for c in panels)
+    assert trade["macs"] == sum(sp.values[c.args[1]].sizes[0] * sp.values[c.args[1]].sizes[1] for c in panels)
+    line = linear_trade_line(trade)
+    assert f"{trade['panel_bytes']:,} B" in line and f"{trade['table_bytes']:,} B" in line
+    assert f"{round(trade['macs'] * (23 / 16 - 21 / 32)):,} fewer instructions" in line
     x = [np.random.default_rng(4).integers(-128, 128, (1, 640), dtype=np.int8)]
     outs = [Program(c.pte).method().run(x)[0].tobytes() for c in (plain, got["speed"], got["size"])]
     assert len(set(outs)) == 1 and any(outs[0])
