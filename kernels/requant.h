@@ -260,6 +260,73 @@ mote_err_t mote_s8_binary_args(mote_value_t *const *args, uint32_t nargs,
                                mote_tensor_t **tb, mote_tensor_t **to);
 
 /**
+ * add_s8's arguments, parsed and checked (15 args: a, b, a_zp, a_M, a_shift, b_zp,
+ * b_M, b_shift, left_shift, out_zp, out_M, out_shift, act_min, act_max, out), and
+ * its folded form when the arguments admit it (fast != 0). The folded form gives
+ * the bytes of the reference for every input (docs/int8-ops.md, add_s8): per input
+ * i (0: a, 1: b), with L = left_shift + max(shift_i, 0) <= 21, e = max(-shift_i, 0):
+ *   x = q * pmul[i] + padd[i]            = 2 (q - zp_i) << L, |x| < 2^30
+ *   t = SMMLAR(x, M_i, r[i])             = SRDHM((q - zp_i) << L, M_i) + r[i]
+ *   y_i = (t + (e > 0 ? x >> 31 : 0)) >> e   r[i] = e > 0 ? 2^(e-1) : 0
+ * (= requantize((q - zp_i) << left_shift, M_i, shift_i): RDBPOT's sign term is the
+ * sign of x, as SRDHM(x, M) < 0 only if x < 0 and is 0 when they differ), then with
+ * e_o = -out_shift in [1, 22]:
+ *   x = 2 (y_0 + y_1) (|y_i| < 2^29), t = SMMLAR(x, out_M, r_o) + (x >> 31),
+ *   out = clamp(t >> e_o, act_min, act_max), r_o = 2^(e_o-1) + out_zp * 2^e_o.
+ * SMMLAR(x, M, r) = (r * 2^32 + x * M + 2^31) >> 32 (one Cortex-M DSP instruction).
+ */
+typedef struct mote_s8_add_params {
+    const int8_t *a, *b;
+    int8_t *out;
+    uint32_t numel;
+    int32_t zp[2], mult[2], shift[2], left_shift; /* the reference's arguments */
+    int32_t out_zp, out_mult, out_shift, act_min, act_max;
+    int32_t fast;                                 /* the folded form applies */
+    int32_t pmul[2], padd[2], r[2], e[2];         /* folded, per input */
+    int32_t r_o, e_o;                             /* folded, output */
+} mote_s8_add_params_t;
+
+/** Parse add_s8's 15 arguments (kernels/s8_args.c); fills the folded form too. */
+mote_err_t mote_s8_add_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_add_params_t *p);
+
+/** SMMLAR in C: (r * 2^32 + x * m + 2^31) >> 32 (|result| < 2^31 where it is used). */
+static inline int32_t mote_s8_smmlar_c(int32_t x, int32_t m, int32_t r)
+{
+    return (int32_t)(((int64_t)x * m + (int64_t)r * 4294967296LL + 2147483648LL) >> 32);
+}
+
+/** One element of add_s8, the reference's arithmetic (any arguments). */
+static inline int8_t mote_s8_add_ref(const mote_s8_add_params_t *p, int32_t qa, int32_t qb)
+{
+    const int32_t xa = (int32_t)((uint32_t)(qa - p->zp[0]) << p->left_shift);
+    const int32_t xb = (int32_t)((uint32_t)(qb - p->zp[1]) << p->left_shift);
+    const int32_t ra = mote_requantize(xa, p->mult[0], p->shift[0]);
+    const int32_t rb = mote_requantize(xb, p->mult[1], p->shift[1]);
+    const int32_t sum = (int32_t)((uint32_t)ra + (uint32_t)rb);
+    return mote_s8_out(mote_requantize(sum, p->out_mult, p->out_shift), p->out_zp, p->act_min,
+                       p->act_max);
+}
+
+/** Input i of one element in the folded form (p->fast), plain C. */
+static inline int32_t mote_s8_add_in_c(const mote_s8_add_params_t *p, int i, int32_t q)
+{
+    const int32_t x = q * p->pmul[i] + p->padd[i];
+    int32_t t = mote_s8_smmlar_c(x, p->mult[i], p->r[i]);
+    if (p->e[i] > 0) {
+        t += x >> 31;
+    }
+    return t >> p->e[i];
+}
+
+/** One element of add_s8 in the folded form (p->fast), plain C. */
+static inline int8_t mote_s8_add_fast_c(const mote_s8_add_params_t *p, int32_t qa, int32_t qb)
+{
+    const int32_t x = 2 * (mote_s8_add_in_c(p, 0, qa) + mote_s8_add_in_c(p, 1, qb));
+    const int32_t v = (mote_s8_smmlar_c(x, p->out_mult, p->r_o) + (x >> 31)) >> p->e_o;
+    return mote_clamp_s8(v, p->act_min, p->act_max);
+}
+
+/**
  * The leading arguments of avg_pool2d_s8 / max_pool2d_s8 (`nargs_expected`
  * args): input args[0] and out (the last) int8 NHWC, kernel_size args[1],
  * stride args[2] (an empty list means stride = kernel_size, PyTorch's

@@ -131,6 +131,48 @@ mote_err_t mote_s8_binary_args(mote_value_t *const *args, uint32_t nargs,
     return MOTE_OK;
 }
 
+/** add_s8: parse, check, and derive the folded form (kernels/requant.h). */
+mote_err_t mote_s8_add_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_add_params_t *p)
+{
+    mote_tensor_t *ta;
+    mote_tensor_t *tb;
+    mote_tensor_t *to;
+    int i;
+    MOTE_TRY(mote_s8_binary_args(args, nargs, 15u, &ta, &tb, &to));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[2], &p->zp[0]));
+    MOTE_TRY(mote_s8_int_arg(args[3], 0, INT32_MAX, &p->mult[0]));
+    MOTE_TRY(mote_s8_int_arg(args[4], -31, 31, &p->shift[0]));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[5], &p->zp[1]));
+    MOTE_TRY(mote_s8_int_arg(args[6], 0, INT32_MAX, &p->mult[1]));
+    MOTE_TRY(mote_s8_int_arg(args[7], -31, 31, &p->shift[1]));
+    MOTE_TRY(mote_s8_int_arg(args[8], 0, 31, &p->left_shift));
+    MOTE_TRY(MOTE_S8_ZP_ARG(args[9], &p->out_zp));
+    MOTE_TRY(mote_s8_int_arg(args[10], 0, INT32_MAX, &p->out_mult));
+    MOTE_TRY(mote_s8_int_arg(args[11], -31, 31, &p->out_shift));
+    MOTE_TRY(mote_s8_act_args(args[12], args[13], &p->act_min, &p->act_max));
+    p->a = (const int8_t *)ta->data;
+    p->b = (const int8_t *)tb->data;
+    p->out = (int8_t *)to->data;
+    p->numel = ta->numel;
+    /* the folded form: |(q - zp) << L| <= 255 * 2^21 < 2^29, so 2x fits, every
+       |y_i| < 2^29 and |2 (y_0 + y_1)| < 2^31; e_o <= 22 keeps |r_o| < 2^30 */
+    p->fast = p->out_shift <= -1 && p->out_shift >= -22;
+    for (i = 0; i < 2; i++) {
+        const int32_t l = p->left_shift + (p->shift[i] > 0 ? p->shift[i] : 0);
+        p->fast = p->fast && l <= 21;
+        if (l > 21) {
+            break;
+        }
+        p->pmul[i] = (int32_t)1 << (l + 1);
+        p->padd[i] = -p->zp[i] * p->pmul[i];
+        p->e[i] = p->shift[i] < 0 ? -p->shift[i] : 0;
+        p->r[i] = p->e[i] > 0 ? (int32_t)(1u << (p->e[i] - 1)) : 0;
+    }
+    p->e_o = -p->out_shift;
+    p->r_o = p->fast ? (int32_t)(1 << (p->e_o - 1)) + p->out_zp * (int32_t)(1 << p->e_o) : 0;
+    return MOTE_OK;
+}
+
 /**
  * The leading arguments of avg_pool2d_s8 / max_pool2d_s8 (`nargs_expected`
  * args): input args[0] and out (the last) int8 NHWC, kernel_size args[1],

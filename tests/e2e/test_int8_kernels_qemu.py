@@ -27,7 +27,7 @@ TARGETS = {
     "m33-ref": ("mps2-an505", ["-mcpu=cortex-m33", "-mfloat-abi=hard"], 0x10000000, 0x400000, "ref"),
     "m55-ref": ("mps3-an547", ["-mcpu=cortex-m55", "-mfloat-abi=hard"], 0x10000000, 0x80000, "ref"),
 }
-OPTIMIZED = ("conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "linear_s4", "mean_s8",
+OPTIMIZED = ("conv2d_s8", "depthwise_conv2d_s8", "linear_s8", "linear_s4", "mean_s8", "add_s8",
              "pointwise_s8_planar16", "depthwise_planar16_s8")
 
 
@@ -284,6 +284,7 @@ def make_cases():
     args = [a, b, 3, p["a_multiplier"], p["a_shift"], -7, p["b_multiplier"], p["b_shift"],
             p["left_shift"], -2, p["output_multiplier"], p["output_shift"], -128, 127]
     cases.append(dict(name="add", op="add_s8", args=args, out=R.add_s8(*args), macs=0, scratch=0))
+    cases += _add_cases(rng)
     m, s = R.quantize_multiplier(0.9 / 15)
     args = [a, 4, -6, m, s]
     cases.append(dict(name="mean", op="mean_s8", args=args, out=R.mean_s8(*args), macs=0,
@@ -310,6 +311,38 @@ def make_cases():
         cases.append(dict(name=name, op="softmax_s8", args=args, out=R.softmax_s8(*args),
                           macs=0, scratch=0))
     return cases + _resize_cases()
+
+
+def _add_cases(rng):
+    """add_s8 through each DSP core (kernels: a power input first / after the swap,
+    two general inputs, two power inputs), the C tail (lengths not a multiple of 4),
+    saturation at both ends, relu, and arguments no core takes (input shift 0 with a
+    multiplier other than 2^30, output shift 0: the reference's arithmetic)."""
+    m30, mmax = 1 << 30, (1 << 31) - 1
+    cases = []
+    for name, shape, (sa, sb, so), zps, act in (
+            ("add_resnet", (1, 4, 4, 32), (0.05, 0.03, 0.06), (-128, 3, -128), "relu"),
+            ("add_swap_odd", (1, 3, 5, 7), (0.01, 0.04, 0.03), (127, -128, 5), (-128, 127)),
+            ("add_same_scale", (2, 37), (0.02, 0.02, 0.05), (-7, 9, -1), (-100, 100)),
+            ("add_saturate", (1, 4, 4, 9), (0.5, 0.3, 0.004), (0, -3, 2), (-128, 127))):
+        a = rng.integers(-128, 128, shape, dtype=np.int8)
+        b = rng.integers(-128, 128, shape, dtype=np.int8)
+        p = R.add_params(sa, sb, so)
+        args = [a, b, zps[0], p["a_multiplier"], p["a_shift"], zps[1], p["b_multiplier"],
+                p["b_shift"], p["left_shift"], zps[2], p["output_multiplier"],
+                p["output_shift"], *_act(act, zps[2])]
+        cases.append(dict(name=name, op="add_s8", args=args, out=R.add_s8(*args), macs=0,
+                          scratch=0))
+    a = rng.integers(-128, 128, (1, 6, 7, 5), dtype=np.int8)
+    b = rng.integers(-128, 128, (1, 6, 7, 5), dtype=np.int8)
+    for name, (ma, sha), (mb, shb), (mo, sho) in (
+            ("add_gen_gen", (mmax, -3), (1518500250, -1), (1431655765, -19)),
+            ("add_shift0", (mmax, 0), (m30, -1), (mmax, -20)),
+            ("add_out_shift0", (m30, 0), (mmax, -1), (m30, 0))):
+        args = [a, b, -3, ma, sha, 11, mb, shb, 20, -9, mo, sho, -128, 127]
+        cases.append(dict(name=name, op="add_s8", args=args, out=R.add_s8(*args), macs=0,
+                          scratch=0))
+    return cases
 
 
 def _resize_cases():

@@ -317,6 +317,51 @@ def test_add_mul_s8(libs, shape):
         assert rc == 0 and out.tobytes() == exp.tobytes()
 
 
+def _add_param_sets():
+    """add_s8 arguments: the compiler's (add_params: left shift 20, input shifts <= 0)
+    over scale ratios up to 2^10, zero points at both ends, relu and narrow clamps;
+    and edges outside the folded form (kernels/requant.h) or at its limits: left
+    shift 21 / 22, positive input shifts, output shift 0 / positive / -22 / -23,
+    multipliers 0 and 2^31 - 1, input shift -31."""
+    rng = np.random.default_rng(32)
+    sets = []
+    for i in range(10):
+        sa, sb, so = (float(2.0 ** rng.uniform(-10, 0)) for _ in range(3))
+        p = R.add_params(sa, sb, so)
+        zpa, zpb, zpo = (int(v) for v in rng.integers(-128, 128, 3))
+        zpa, zpb = ((-128, 127), (127, -128), (0, 0))[i % 3] if i < 3 else (zpa, zpb)
+        act = ((-128, 127), (zpo, 127), (-100, 50))[i % 3]
+        sets.append([3 if i == 9 else zpa, zpb, p["a_multiplier"], p["a_shift"], p["b_multiplier"],
+                     p["b_shift"], p["left_shift"], zpo, p["output_multiplier"], p["output_shift"],
+                     *act])
+    m30, mmax = 1 << 30, (1 << 31) - 1
+    for ls, (ma, sa), (mb, sb), (mo, so) in (
+            (21, (m30, 0), (mmax, -1), (mmax, -20)), (22, (m30, 0), (mmax, -1), (mmax, -21)),
+            (20, (m30, 1), (mmax, -2), (mmax, -20)), (20, (m30, 0), (mmax, -1), (m30, 0)),
+            (20, (m30, 0), (mmax, -1), (m30, 3)), (20, (0, 0), (mmax, -1), (mmax, -22)),
+            (20, (mmax, -31), (m30, 0), (mmax, -20)),
+            (20, (mmax, -3), (m30, -1), (mmax, -23)), (0, (mmax, 0), (m30, 0), (mmax, -1)),
+            (20, (m30, -1), (1518500250, -1), (1431655765, -19))):
+        sets.append([-128, 127, ma, sa, mb, sb, ls, -5, mo, so, -128, 127])
+    return sets
+
+
+@pytest.mark.parametrize("params", _add_param_sets())
+def test_add_s8_every_pair(libs, params):
+    """Every (a, b) byte pair (65,536, odd lengths via a tail of 7) against the
+    reference, on the portable kernel and cmsis/'s plain path."""
+    a = np.repeat(np.arange(-128, 128, dtype=np.int8), 256)
+    b = np.tile(np.arange(-128, 128, dtype=np.int8), 256)
+    a, b = np.concatenate([a, a[:7]]), np.concatenate([b, b[-7:]])
+    zpa, zpb, ma, sa, mb, sb, ls, zpo, mo, so, lo, hi = params
+    args = [a, b, zpa, ma, sa, zpb, mb, sb, ls, zpo, mo, so, lo, hi]
+    exp = R.add_s8(*args)
+    assert len(set(exp.tolist())) > 2  # not a constant output
+    for lib in libs:
+        rc, out = run(lib, "mote_kernel_mote_add_s8_out", args, exp.shape)
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+
+
 POOL_CASES = [
     ((1, 7, 5, 3), (3, 3), (2, 2), (1, 1), True),
     ((1, 7, 5, 3), (3, 3), (2, 2), (1, 1), False),
