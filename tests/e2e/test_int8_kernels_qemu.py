@@ -278,6 +278,8 @@ def make_cases():
               _with_table(_linear(rng, "fc_k4", 2, 4, 5, (-30, 40))),
               _with_table(_linear(rng, "fc_k5", 3, 5, 4, "relu")),
               _with_table(_linear(rng, "fc_k130", 2, 130, 9, (-100, 20)))]
+    # fewer than four features (VWW's 256 -> 2; N = 3 with a tail of 3 taps, batch 2)
+    cases += [_linear(rng, "fc256to2", 1, 256, 2), _linear(rng, "fc_n3", 2, 35, 3, (-50, 50))]
     a = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
     b = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
     p = R.add_params(0.02, 0.05, 0.06)
