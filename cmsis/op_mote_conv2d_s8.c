@@ -578,7 +578,48 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_
         }
         return;
     }
-    for (ky = 0; ky < p->kh; ky++) {
+    if (p->dil_w == 1) {
+        /* the window variant, undilated in W: each window row is one run of
+           (kx1 - kx0) * Cin input bytes widened a word at a time, its clipped
+           ends and the rows outside the input the zero point */
+        const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+        const int32_t kx0 = ix0 < 0 ? (-ix0 < p->kw ? -ix0 : p->kw) : 0;
+        const int32_t kx1 = ix0 + p->kw > p->w ? (p->w - ix0 > kx0 ? p->w - ix0 : kx0) : p->kw;
+        const int32_t lead = kx0 * cin, run = (kx1 - kx0) * cin, rowlen = p->kw * cin;
+        int32_t *d = x + 2 * slot;
+        for (ky = 0; ky < p->kh; ky++) {
+            const int32_t iy = iy0 + ky * p->dil_h;
+            int32_t *e = d + rowlen;
+            const int8_t *row;
+            if (iy < 0 || iy >= p->h) {
+                for (; d < e; d += 4) {
+                    d[0] = zp2;
+                    d[1] = zp2;
+                }
+                continue;
+            }
+            row = in + ((size_t)iy * p->w + (size_t)(ix0 + kx0)) * cin;
+            for (i = 0; i < lead; i += 4, d += 4) {
+                d[0] = zp2;
+                d[1] = zp2;
+            }
+            for (i = 0; i + 8 <= run; i += 8, d += 8) {
+                const uint32_t v0 = mote_s8_ld32(row + i), v1 = mote_s8_ld32(row + i + 4);
+                conv_widen_word(d, v0, dbl);
+                conv_widen_word(d + 4, v1, dbl);
+            }
+            if (i < run) {
+                conv_widen_word(d, mote_s8_ld32(row + i), dbl);
+                d += 4;
+            }
+            for (; d < e; d += 4) {
+                d[0] = zp2;
+                d[1] = zp2;
+            }
+        }
+        kk = k;
+    }
+    for (ky = 0; ky < p->kh && kk < k; ky++) {
         const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dil_h;
         for (kx = 0; kx < p->kw; kx++, kk += cin) {
             const int32_t ix = ox * p->stride_w - p->pad_w + kx * p->dil_w;

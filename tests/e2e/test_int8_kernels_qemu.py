@@ -259,6 +259,10 @@ def make_cases():
               # linear: K beyond one DSP chunk of 256 taps (and K % 4 != 0), 1x1 conv K=8
               _linear(rng, "fc_long", 2, 603, 6, "relu"),
               _conv(rng, "pw_k8", 1, 6, 5, 8, 6, (1, 1), (2, 1), (0, 0), (1, 1), "relu"),
+              # window variant: Cin 12 (a word past the 8-byte steps), padding beyond the
+              # kernel's reach in W, dilation in H; dilation in W (the tap-by-tap path)
+              _conv(rng, "win_c12", 1, 7, 9, 12, 6, (3, 5), (2, 1), (2, 3), (2, 1), (-20, 60)),
+              _conv(rng, "win_dilw", 1, 6, 8, 4, 5, (2, 3), (1, 2), (1, 2), (1, 2)),
               # int4 weights: tinylm's shapes (64 -> 192, 64 -> 256 -> 64), a long odd-chunk row,
               # K % 8 and K % 32 tails, one feature, relu
               _linear_s4(rng, "s4_64x192", 1, 64, 192),
@@ -269,7 +273,7 @@ def make_cases():
     # the same convolutions with pre-widened weights (programs for DSP boards)
     cases += [_with_panel(c) for c in cases
               if c["name"] in ("dscnn_pw", "conv3x3", "conv_odd", "conv_first", "pw_k8",
-                               "conv_edges", "fc256x64", "fc_odd")]
+                               "win_c12", "win_dilw", "conv_edges", "fc256x64", "fc_odd")]
     # linear layers reading their int8 weights in place with the table (K % 4 = 0..3,
     # N % 4 = 0..3 with N >= 4, batch > 1, clamps narrower than int8): the AD
     # autoencoder's 640-tap first layer (32 of its 128 features), a one-group K, K = 5 (the tail alone after one group)
