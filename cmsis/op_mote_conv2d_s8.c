@@ -50,10 +50,13 @@ static const int8_t *conv_tap(const mote_s8_conv_params_t *p, int32_t pix, int32
 /* conv_fill8 / conv_copy8 of the vector paths: the one piece of the int8 im2col
    below that differs between MVE and DSP. */
 #if defined(MOTE_S8_MVE)
-/** n bytes of src to d: tail-predicated 16-byte vector copies. */
+/** n bytes of src to d: 16-byte vector copies, the tail predicated. */
 MOTE_S8_INLINE void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
 {
-    for (; n > 0; n -= 16, d += 16, src += 16) {
+    for (; n >= 16; n -= 16, d += 16, src += 16) {
+        vst1q_s8(d, vld1q_s8(src));
+    }
+    if (n > 0) {
         const mve_pred16_t pr = vctp8q((uint32_t)n);
         vstrbq_p_s8(d, vldrbq_z_s8(src, pr), pr);
     }
@@ -102,41 +105,75 @@ MOTE_S8_INLINE void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
  */
 MOTE_S8_HOT static void conv_im2col8(const mote_s8_conv_params_t *p, int32_t pix, int8_t *col)
 {
-    const int32_t cin = p->cin;
+    /* locals, not p->: the int8 stores may alias *p */
+    const int32_t cin = p->cin, h = p->h, w = p->w, kh = p->kh, kw = p->kw;
+    const int32_t dil_h = p->dil_h, dil_w = p->dil_w, zp = p->in_zp;
     const int32_t ox = pix % p->wo;
     const int32_t oy = (pix / p->wo) % p->ho;
-    const int8_t *in = p->input + (size_t)(pix / (p->wo * p->ho)) * p->h * p->w * cin;
-    const int32_t x0 = ox * p->stride_w - p->pad_w;
-    const int32_t rowlen = p->kw * cin;
-    int32_t ky, kx0 = 0, kx1 = p->kw, kx;
-    while (kx0 < kx1 && x0 + kx0 * p->dil_w < 0) {
-        kx0++;
+    const int8_t *in = p->input + (size_t)(pix / (p->wo * p->ho)) * h * w * cin;
+    const int32_t x0 = ox * p->stride_w - p->pad_w, iy0 = oy * p->stride_h - p->pad_h;
+    const int32_t rowlen = kw * cin;
+    int32_t ky, kx0 = 0, kx1 = kw, kx, iy;
+    if (dil_w == 1) { /* the taps inside the input: kx in [kx0, kx1) */
+        kx0 = x0 < 0 ? (-x0 < kx1 ? -x0 : kx1) : 0;
+        kx1 = x0 + kx1 > w ? (w - x0 > kx0 ? w - x0 : kx0) : kx1;
+    } else {
+        while (kx0 < kx1 && x0 + kx0 * dil_w < 0) {
+            kx0++;
+        }
+        while (kx1 > kx0 && x0 + (kx1 - 1) * dil_w >= w) {
+            kx1--;
+        }
     }
-    while (kx1 > kx0 && x0 + (kx1 - 1) * p->dil_w >= p->w) {
-        kx1--;
-    }
-    for (ky = 0; ky < p->kh; ky++, col += rowlen) {
-        const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dil_h;
+    for (ky = 0, iy = iy0; ky < kh; ky++, iy += dil_h, col += rowlen) {
         const int8_t *row;
-        if (iy < 0 || iy >= p->h) {
-            conv_fill8(col, p->in_zp, rowlen);
+        if (iy < 0 || iy >= h) {
+            conv_fill8(col, zp, rowlen);
             continue;
         }
-        row = in + (size_t)iy * p->w * cin;
-        conv_fill8(col, p->in_zp, kx0 * cin);
-        if (p->dil_w == 1) {
-            conv_copy8(col + kx0 * cin, row + (size_t)(x0 + kx0) * cin, (kx1 - kx0) * cin);
+        row = in + (size_t)iy * w * cin;
+        if (kx0 > 0) {
+            conv_fill8(col, zp, kx0 * cin);
+        }
+        if (dil_w == 1) {
+            if (kx1 > kx0) {
+                conv_copy8(col + kx0 * cin, row + (size_t)(x0 + kx0) * cin, (kx1 - kx0) * cin);
+            }
         } else {
             for (kx = kx0; kx < kx1; kx++) {
-                conv_copy8(col + kx * cin, row + (size_t)(x0 + kx * p->dil_w) * cin, cin);
+                conv_copy8(col + kx * cin, row + (size_t)(x0 + kx * dil_w) * cin, cin);
             }
         }
-        conv_fill8(col + kx1 * cin, p->in_zp, (p->kw - kx1) * cin);
+        if (kx1 < kw) {
+            conv_fill8(col + kx1 * cin, zp, (kw - kx1) * cin);
+        }
     }
 }
 #endif
 
 #if defined(MOTE_S8_MVE)
+/**
+ * conv_im2col8 with the interior pixels (window inside the input, undilated in W)
+ * first: KH copies of KW*Cin contiguous bytes, no clipping or fill.
+ */
+MOTE_S8_INLINE void conv_col8(const mote_s8_conv_params_t *p, int32_t pix, int8_t *col)
+{
+    const int32_t wo = p->wo, ho = p->ho, h = p->h, w = p->w, cin = p->cin, kh = p->kh;
+    const int32_t q = pix / wo, ox = pix - q * wo, b = q / ho, oy = q - b * ho;
+    const int32_t x0 = ox * p->stride_w - p->pad_w, y0 = oy * p->stride_h - p->pad_h;
+    const int32_t rowlen = p->kw * cin;
+    if (p->dil_w == 1 && x0 >= 0 && x0 + p->kw <= w && y0 >= 0 && y0 + (kh - 1) * p->dil_h < h) {
+        const int8_t *src = p->input + (((size_t)b * h + y0) * w + x0) * cin;
+        const size_t rs = (size_t)p->dil_h * w * cin;
+        int32_t ky;
+        for (ky = 0; ky < kh; ky++, col += rowlen, src += rs) {
+            conv_copy8(col, src, rowlen);
+        }
+        return;
+    }
+    conv_im2col8(p, pix, col);
+}
+
 /**
  * Per-channel requantization vectors, computed once per call into the scratch, per
  * quad of channels 20 words (CONV_MVE_QWORDS): corrected bias bias - in_zp * sum w,
@@ -363,8 +400,8 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
             int8_t *oa = p->output + (size_t)(pix - pix0) * cout;
             int8_t *ob = p->output + (size_t)(pb - pix0) * cout;
             if (!direct) {
-                conv_im2col8(p, pix, st->col);
-                conv_im2col8(p, pb, st->col + kpad);
+                conv_col8(p, pix, st->col);
+                conv_col8(p, pb, st->col + kpad);
                 xa = st->col;
                 xb = st->col + kpad;
             }
