@@ -1,12 +1,15 @@
 /*
  * mote::linear_s8.out - Cortex-M version (DSP / MVE / plain, see mote_s8_arm.h).
- * No scratch: MVE dots each input row against four weight rows in place (zero
- * point folded into the bias as zp * sum w) and requantizes four outputs per vector.
+ * No scratch: MVE dots each input row against four weight rows in place, the rows'
+ * weight sums from the same loads (zero point folded into the bias as zp * sum w),
+ * and requantizes four outputs per vector.
  * DSP with the program's panel (weights by blocks of four rows, SXTB16 order, and
  * the requantization table): the input row widened doubled onto the stack, an
  * assembly core of LDM + 16 SMLAD per 8 taps and four rows, SMMLAR requantization.
- * DSP without: the input row widened (x - zp) once per 256 taps onto the stack, four
- * output features per pass with SXTB16 + SMLAD on the int8 weights.
+ * DSP with the program's table alone: the int8 weights read in place, four rows a
+ * block, the input widened in the loop, SXTB16 + SMLAD (assembly core).
+ * DSP with neither: the input row widened (x - zp) once per 256 taps onto the stack,
+ * four output features per pass with SXTB16 + SMLAD on the int8 weights.
  * Same bytes as kernels/op_mote_linear_s8.c.
  */
 #include "mote/kernel.h"
@@ -578,18 +581,24 @@ MOTE_S8_HOT static void linear_mve(const mote_s8_conv_params_t *p)
             if (k16 > 0) {
                 mote_s8_mve_linear_dot4s(p->input, w0, k, k16, s);
             } else {
-                for (j = 0; j < 8; j++) {
-                    s[j] = 0;
-                }
+                vst1q_s32(s, vdupq_n_s32(0));
+                vst1q_s32(s + 4, vdupq_n_s32(0));
             }
-            if (kt < k) {
+            if (kt < k) { /* the last k % 16 taps, predicated */
                 const mve_pred16_t pr = vctp8q((uint32_t)(k - kt));
                 const int8x16_t xv = vldrbq_z_s8(p->input + kt, pr);
-                for (j = 0; j < 4; j++) {
-                    const int8x16_t wv = vldrbq_z_s8(w0 + (size_t)j * k + kt, pr);
-                    s[j] = vmladavaq_s8(s[j], xv, wv);
-                    s[4 + j] = vaddvaq_s8(s[4 + j], wv);
-                }
+                const int8x16_t v0 = vldrbq_z_s8(w0 + kt, pr);
+                const int8x16_t v1 = vldrbq_z_s8(w0 + k + kt, pr);
+                const int8x16_t v2 = vldrbq_z_s8(w0 + 2 * k + kt, pr);
+                const int8x16_t v3 = vldrbq_z_s8(w0 + 3 * k + kt, pr);
+                s[0] = vmladavaq_s8(s[0], xv, v0);
+                s[1] = vmladavaq_s8(s[1], xv, v1);
+                s[2] = vmladavaq_s8(s[2], xv, v2);
+                s[3] = vmladavaq_s8(s[3], xv, v3);
+                s[4] = vaddvaq_s8(s[4], v0);
+                s[5] = vaddvaq_s8(s[5], v1);
+                s[6] = vaddvaq_s8(s[6], v2);
+                s[7] = vaddvaq_s8(s[7], v3);
             }
         } else { /* fewer than four features in all */
             const int8_t *w1 = p->cout > 1 ? w0 + k : w0;
