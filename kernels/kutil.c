@@ -268,6 +268,10 @@ void mote_k_strided_copy(void *out, const void *src, size_t esz, uint32_t rank,
             for (i = 0; i < inner; i++) {
                 memmove(po + i * 4, row + (ptrdiff_t)i * sin * 4, 4);
             }
+        } else if (esz == 1) { /* int8 / uint8 / bool: no call per byte */
+            for (i = 0; i < inner; i++) {
+                po[i] = row[(ptrdiff_t)i * sin];
+            }
         } else {
             for (i = 0; i < inner; i++) {
                 memmove(po + i * esz, row + (ptrdiff_t)i * sin * (ptrdiff_t)esz, esz);

@@ -272,6 +272,27 @@ def test_permute_view_clone(K):
                   torch.empty(2, 7, 3, 5)) == ERR["ARGS"]
 
 
+PERMUTE_SHAPES = [(2, 3, 5, 7), (1, 3, 8, 12), (3, 4, 4, 5), (1, 2, 6, 1), (4, 9), (9, 4), (7, 13),
+                  (3, 1, 4), (5,), (), (2, 3, 4, 5, 3), (1, 3, 9, 11), (1, 11, 9, 3), (4, 0, 3)]
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.bool, torch.int16, torch.float16,
+                                   torch.float32, torch.int64, torch.float64])
+def test_permute_every_order(K, dtype):
+    """Every permutation of ranks 0-5 (the NCHW <-> NHWC of an RGB image, transposes with
+    2/3/4/other rows and columns, trailing blocks that stay together, size-1 and empty
+    dims) for every element size: bytes equal torch's."""
+    import itertools
+    torch.manual_seed(5)
+    for shape in PERMUTE_SHAPES:
+        x = torch.randint(-128 if dtype.is_signed else 0, 128, shape).to(dtype)
+        for perm in itertools.permutations(range(len(shape))):
+            ref = x.permute(perm).contiguous()
+            out = torch.zeros_like(ref)
+            assert K.call("aten::permute_copy.out", x, list(perm), out) == 0
+            assert torch.equal(out, ref), (shape, perm)
+
+
 def test_expand_squeeze_unsqueeze(K):
     x = torch.randn(3, 1, 5)
     check(K, "aten::expand_copy.out", x.expand(2, 3, 4, 5).contiguous(), x, [2, 3, 4, 5], False)
