@@ -133,6 +133,50 @@ MOTE_S8_HOT static void linear_row(const mote_s8_conv_params_t *p, const int8_t 
 
 #if defined(MOTE_S8_DSP)
 /**
+ * Every row of nb blocks of a linear table (16 words a block: 2bc of four rows,
+ * then M, rz, e of each) admits the cores' fast requantization, as
+ * mote_s8_fast_entry_ok() of each row: 2bc even (the OR of all of them has bit 0
+ * clear), |2bc| < lim2 (2bc + lim2 - 1 < 2 lim2 - 1 unsigned: 0 < lim2 < 2^31),
+ * M - (2^30 + 1) < 2^30 - 1 and e - 1 < 22 unsigned; each failed compare adds its
+ * carry to a count (13 instructions a row, no branch).
+ */
+#define LIN_CHK_ROW(j, mo, eo)                                                             \
+    "ldr %[b], [%[q], #" #j "]\n\t"                                                        \
+    "ldr %[m], [%[q], #" #mo "]\n\t"                                                       \
+    "ldr %[e], [%[q], #" #eo "]\n\t"                                                       \
+    "orr %[par], %[par], %[b]\n\t"                                                         \
+    "add %[b], %[b], %[off]\n\t"                                                           \
+    "cmp %[b], %[span1]\n\t"                                                               \
+    "adc %[cnt], %[cnt], #0\n\t"                                                           \
+    "add %[m], %[m], %[mneg]\n\t"                                                          \
+    "cmp %[m], %[mspan]\n\t"                                                               \
+    "adc %[cnt], %[cnt], #0\n\t"                                                           \
+    "sub %[e], %[e], #1\n\t"                                                               \
+    "cmp %[e], #22\n\t"                                                                    \
+    "adc %[cnt], %[cnt], #0\n\t"
+MOTE_S8_HOT static int linear_table_ok(const int32_t *q, int32_t nb, int32_t k)
+{
+    const int32_t lim2 = mote_s8_fast_lim2(k);
+    const uint32_t off = (uint32_t)lim2 - 1u, span1 = 2u * (uint32_t)lim2 - 1u;
+    const uint32_t mneg = 0u - 0x40000001u, mspan = 0x3fffffffu;
+    uint32_t cnt = 0, par = 0, b, m, e;
+    int32_t i;
+    if (lim2 <= 0) {
+        return 0;
+    }
+    for (i = 0; i < nb; i++, q += 16) {
+        __asm__(LIN_CHK_ROW(0, 16, 24) LIN_CHK_ROW(4, 28, 36) LIN_CHK_ROW(8, 40, 48)
+                    LIN_CHK_ROW(12, 52, 60)
+                : [cnt] "+r"(cnt), [par] "+r"(par), [b] "=&r"(b), [m] "=&r"(m), [e] "=&r"(e)
+                : [q] "r"(q), [off] "r"(off), [span1] "r"(span1), [mneg] "r"(mneg),
+                  [mspan] "r"(mspan), "m"(*(const int32_t(*)[16])q)
+                : "cc");
+    }
+    return cnt == 0u && (par & 1u) == 0u;
+}
+#undef LIN_CHK_ROW
+
+/**
  * The table core (assembly below): blocks of four weight rows read in place (int8,
  * row-major [N, K]) against one input row, the program's requantization table
  * (mote_s8_linear_table_numel) instead of bias, multiplier, shift and zero point.
@@ -285,17 +329,9 @@ MOTE_S8_HOT static mote_err_t linear_table(const mote_s8_conv_params_t *p)
 {
     const int32_t k = p->cin, n = p->cout;
     const int32_t nb = (n + 3) >> 2, t = k & 3;
-    const int32_t lim2 = mote_s8_fast_lim2(k);
-    const int32_t *q = p->wtable;
     lin_tab_t blk;
-    int32_t b, m;
-    for (b = 0; b < nb; b++, q += 16) { /* the table keeps the core exact */
-        int32_t j;
-        for (j = 0; j < 4; j++) {
-            MOTE_CHECK(mote_s8_fast_entry_ok(q[j], q[4 + 3 * j], q[6 + 3 * j], lim2),
-                       MOTE_ERR_KERNEL_ARGS);
-        }
-    }
+    int32_t m;
+    MOTE_CHECK(linear_table_ok(p->wtable, nb, k), MOTE_ERR_KERNEL_ARGS); /* keeps the core exact */
     blk.k = k;
     blk.groups = k >> 2;
     blk.back = t != 0 ? 4 - t : 0;
@@ -445,16 +481,8 @@ MOTE_S8_HOT static mote_err_t linear_panel(const mote_s8_conv_params_t *p)
     const int32_t nb = p->cout >> 2, tail = p->cout & 3;
     int32_t xb[MOTE_S8_LIN_PANEL_KMAX / 2];
     lin_blk_t blk;
-    int32_t m, r, i;
-    const int32_t lim2 = mote_s8_fast_lim2(k);
-    const int32_t *t = p->wtable;
-    for (r = 0; r < p->cout; r += 4, t += 16) { /* the table keeps the core exact */
-        int32_t j;
-        for (j = 0; j < 4; j++) {
-            MOTE_CHECK(mote_s8_fast_entry_ok(t[j], t[4 + 3 * j], t[6 + 3 * j], lim2),
-                       MOTE_ERR_KERNEL_ARGS);
-        }
-    }
+    int32_t m, i;
+    MOTE_CHECK(linear_table_ok(p->wtable, (p->cout + 3) >> 2, k), MOTE_ERR_KERNEL_ARGS); /* keeps the core exact */
     blk.x = xb;
     blk.xend = xb + k8 / 2;
     blk.lo4 = ((uint32_t)p->act_min & 0xffu) * 0x01010101u;

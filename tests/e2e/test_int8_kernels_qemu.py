@@ -282,6 +282,21 @@ def make_cases():
               _with_table(_linear(rng, "fc_k4", 2, 4, 5, (-30, 40))),
               _with_table(_linear(rng, "fc_k5", 3, 5, 4, "relu")),
               _with_table(_linear(rng, "fc_k130", 2, 130, 9, (-100, 20)))]
+    # tables outside the cores' fast requantization: the DSP kernel refuses them (the
+    # reference and MVE kernels ignore argument 9); just inside: accepted (the bytes
+    # then follow the edited table, not the reference)
+    base = _with_table(_linear(rng, "fc_badtab", 1, 20, 8))
+    lim2 = (1 << 31) - 20 * 32768
+    for tag, (word, value, ok) in {
+            "b2odd": (0, 1001, False), "b2hi": (1, lim2, False), "b2lo": (2, -lim2, False),
+            "m2p30": (4, 1 << 30, False), "mneg": (7, -1, False), "e0": (6, 0, False),
+            "e23": (9, 23, False), "b2in": (3, lim2 - 2, True), "e22": (12, 22, True),
+            "mmax": (13, (1 << 31) - 1, True)}.items():
+        t = base["args"][LINEAR_PANEL_ARG].copy()
+        t[16 + word] = value        # the second block (rows 4..7)
+        args = list(base["args"])
+        args[LINEAR_PANEL_ARG] = t
+        cases.append(dict(base, name=f"fc_tab_{tag}", args=args, dsp_rc=None if ok else "KERNEL_ARGS"))
     # fewer than four features (VWW's 256 -> 2; N = 3 with a tail of 3 taps, batch 2)
     cases += [_linear(rng, "fc256to2", 1, 256, 2), _linear(rng, "fc_n3", 2, 35, 3, (-50, 50))]
     a = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
@@ -649,8 +664,12 @@ def test_bytes_match_reference(results, cases, target):
     assert ipt and ipt > 0
     expected_path = {"m33-dsp": "dsp", "m55-mve": "mve"}.get(target, "plain-ref")
     assert f"path {expected_path}" in text
+    from aot.host.abi import error_codes
     for c in cases:
         rc, _ticks, got = res[c["name"]]
+        if "dsp_rc" in c and target == "m33-dsp":   # an edited table: refused, or accepted
+            assert rc == (error_codes()[c["dsp_rc"]] if c["dsp_rc"] else 0), (target, c["name"], rc)
+            continue
         assert rc == 0, (target, c["name"])
         assert got == c["out"].tobytes(), (target, c["name"])
 
