@@ -1,6 +1,7 @@
 /*
  * mote::mul_s8.out - int8 elementwise multiply of two same-shape tensors:
- * out = clamp(requantize((a - a_zp) * (b - b_zp), M, s) + o_zp, act_min, act_max).
+ * out = clamp(requantize((a - a_zp) * (b - b_zp), M, s) + o_zp, act_min, act_max);
+ * the requantization in the folded form of kernels/requant.h where it applies.
  *
  *   dtypes: int8 (a, b, out).
  */
@@ -35,6 +36,17 @@ mote_err_t mote_kernel_mote_mul_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     a = (const int8_t *)ta->data;
     b = (const int8_t *)tb->data;
     o = (int8_t *)to->data;
+    {
+        /* |(a - a_zp) (b - b_zp)| <= 255 * 255: the folded requantization (requant.h) */
+        const mote_s8_fastrq_t q = mote_s8_fastrq_init(om, osh, ozp, 65025);
+        if (q.ok) {
+            for (i = 0; i < ta->numel; i++) {
+                const int32_t prod = ((int32_t)a[i] - azp) * ((int32_t)b[i] - bzp);
+                o[i] = mote_clamp_s8(mote_s8_fastrq_c(&q, prod), amin, amax);
+            }
+            return MOTE_OK;
+        }
+    }
     for (i = 0; i < ta->numel; i++) {
         const int32_t prod = ((int32_t)a[i] - azp) * ((int32_t)b[i] - bzp);
         o[i] = mote_s8_out(mote_requantize(prod, om, osh), ozp, amin, amax);

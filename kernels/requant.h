@@ -295,6 +295,41 @@ static inline int32_t mote_s8_smmlar_c(int32_t x, int32_t m, int32_t r)
     return (int32_t)(((int64_t)x * m + (int64_t)r * 4294967296LL + 2147483648LL) >> 32);
 }
 
+/**
+ * requantize + zero point in the folded form (mul_s8): for |acc| <= acc_max,
+ * x = acc * 2^(left+1), t = SMMLAR(x, M, r) (+ (x >> 31) if e > 0), t >> e equals
+ * requantize(acc, M, shift) + zp (left = max(shift, 0), e = max(-shift, 0),
+ * r = (e > 0 ? 2^(e-1) : 0) + zp * 2^e). Valid (ok) when |acc| * 2^(left+1) < 2^31
+ * and e <= 22; then every intermediate fits int32.
+ */
+typedef struct mote_s8_fastrq {
+    int32_t ok, mul, mult, r, e;
+} mote_s8_fastrq_t;
+
+static inline mote_s8_fastrq_t mote_s8_fastrq_init(int32_t mult, int32_t shift, int32_t zp,
+                                                  int64_t acc_max)
+{
+    mote_s8_fastrq_t q;
+    const int32_t left = shift > 0 ? shift : 0;
+    q.e = shift < 0 ? -shift : 0;
+    q.ok = q.e <= 22 && left <= 29 && (acc_max << (left + 1)) < ((int64_t)1 << 31);
+    q.mul = q.ok ? (int32_t)1 << (left + 1) : 0;
+    q.mult = mult;
+    q.r = q.ok ? (q.e > 0 ? (int32_t)1 << (q.e - 1) : 0) + zp * ((int32_t)1 << q.e) : 0;
+    return q;
+}
+
+/** requantize(acc, M, shift) + zp for a valid mote_s8_fastrq_t (plain C). */
+static inline int32_t mote_s8_fastrq_c(const mote_s8_fastrq_t *q, int32_t acc)
+{
+    const int32_t x = acc * q->mul;
+    int32_t t = mote_s8_smmlar_c(x, q->mult, q->r);
+    if (q->e > 0) {
+        t += x >> 31;
+    }
+    return t >> q->e;
+}
+
 /** One element of add_s8, the reference's arithmetic (any arguments). */
 static inline int8_t mote_s8_add_ref(const mote_s8_add_params_t *p, int32_t qa, int32_t qb)
 {

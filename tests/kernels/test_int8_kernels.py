@@ -362,6 +362,24 @@ def test_add_s8_every_pair(libs, params):
         assert rc == 0 and out.tobytes() == exp.tobytes()
 
 
+@pytest.mark.parametrize("mult,shift,zps,act", [
+    (1518500250, -9, (3, -7, -2), (-128, 127)), ((1 << 31) - 1, -15, (-128, 127, 5), (5, 127)),
+    (1 << 30, 0, (0, 0, 0), (-100, 50)), (1431655765, -22, (127, -128, -128), (-128, 127)),
+    (1 << 30, 14, (9, -9, 1), (-128, 127)), (1 << 30, 15, (9, -9, 1), (-128, 127)),
+    (1 << 30, -23, (-128, -128, 7), (-128, 127)), (0, -3, (1, 2, 3), (-128, 127)),
+    ((1 << 31) - 1, -8, (-128, -128, 0), (-128, 127))])
+def test_mul_s8_every_pair(libs, mult, shift, zps, act):
+    """Every (a, b) byte pair: the folded requantization (requant.h) and, past its
+    limits (left shift 15, e 23), the reference's arithmetic."""
+    ref, _ = libs
+    a = np.repeat(np.arange(-128, 128, dtype=np.int8), 256)
+    b = np.tile(np.arange(-128, 128, dtype=np.int8), 256)
+    args = [a, b, zps[0], zps[1], zps[2], mult, shift, *act]
+    exp = R.mul_s8(*args)
+    rc, out = run(ref, "mote_kernel_mote_mul_s8_out", args, exp.shape)
+    assert rc == 0 and out.tobytes() == exp.tobytes()
+
+
 POOL_CASES = [
     ((1, 7, 5, 3), (3, 3), (2, 2), (1, 1), True),
     ((1, 7, 5, 3), (3, 3), (2, 2), (1, 1), False),
