@@ -22,17 +22,20 @@ mote_err_t mote_kernel_mote_add_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
 mote_err_t mote_kernel_mote_add_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                        uint32_t nargs)
 {
-    mote_s8_add_params_t p;
+    mote_s8_add_params_t parsed;
     uint32_t i;
     (void)ctx;
-    MOTE_TRY(mote_s8_add_parse(args, nargs, &p));
-    if (p.fast) {
-        for (i = 0; i < p.numel; i++) {
-            p.out[i] = mote_s8_add_fast_c(&p, p.a[i], p.b[i]);
-        }
-    } else {
-        for (i = 0; i < p.numel; i++) {
-            p.out[i] = mote_s8_add_ref(&p, p.a[i], p.b[i]);
+    MOTE_TRY(mote_s8_add_parse(args, nargs, &parsed));
+    {
+        const mote_s8_add_params_t p = parsed; /* not aliased by the byte stores */
+        if (p.fast) {
+            for (i = 0; i < p.numel; i++) {
+                p.out[i] = mote_s8_add_fast_c(&p, p.a[i], p.b[i]);
+            }
+        } else {
+            for (i = 0; i < p.numel; i++) {
+                p.out[i] = mote_s8_add_ref(&p, p.a[i], p.b[i]);
+            }
         }
     }
     return MOTE_OK;

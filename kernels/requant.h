@@ -292,7 +292,7 @@ mote_err_t mote_s8_add_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_
 /** SMMLAR in C: (r * 2^32 + x * m + 2^31) >> 32 (|result| < 2^31 where it is used). */
 static inline int32_t mote_s8_smmlar_c(int32_t x, int32_t m, int32_t r)
 {
-    return (int32_t)(((int64_t)x * m + (int64_t)r * 4294967296LL + 2147483648LL) >> 32);
+    return (int32_t)(((int64_t)x * m + 2147483648LL) >> 32) + r; /* r adds to the high word */
 }
 
 /**
