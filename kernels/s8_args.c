@@ -7,6 +7,9 @@
  * lists.
  */
 #include "requant.h"
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <arm_mve.h>
+#endif
 
 /** Tensor argument with a given dtype and rank, contiguous; else an error code. */
 mote_err_t mote_s8_tensor_arg(mote_value_t *v, uint8_t dtype, uint8_t dim, mote_tensor_t **out)
@@ -229,9 +232,22 @@ mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_co
     p->bias = (const int32_t *)b->data;
     p->mult = (const int32_t *)m->data;
     p->shift = (const int32_t *)s->data;
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+    {   /* MVE (Cortex-M55): four channels a step, shift + 31 <= 62 unsigned, mult >= 0 */
+        uint32x4_t sh = vdupq_n_u32(0);
+        int32x4_t mu = vdupq_n_s32(0);
+        for (c = 0; c < cout; c += 4) {
+            const mve_pred16_t pr = vctp32q((uint32_t)(cout - c));
+            sh = vmaxq_u32(sh, vreinterpretq_u32_s32(vaddq_n_s32(vldrwq_z_s32(p->shift + c, pr), 31)));
+            mu = vminq_s32(mu, vldrwq_z_s32(p->mult + c, pr));
+        }
+        MOTE_CHECK(vmaxvq_u32(0u, sh) <= 62u && vminvq_s32(0, mu) >= 0, MOTE_ERR_KERNEL_ARGS);
+    }
+#else
     for (c = 0; c < cout; c++) {
         MOTE_CHECK(mote_shift_ok(p->shift[c]) && p->mult[c] >= 0, MOTE_ERR_KERNEL_ARGS);
     }
+#endif
     return MOTE_OK;
 }
 

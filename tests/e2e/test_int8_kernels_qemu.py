@@ -297,6 +297,14 @@ def make_cases():
         args = list(base["args"])
         args[LINEAR_PANEL_ARG] = t
         cases.append(dict(base, name=f"fc_tab_{tag}", args=args, dsp_rc=None if ok else "KERNEL_ARGS"))
+    # a shift outside [-31, 31] or a negative multiplier in any lane (the MVE check
+    # takes four channels a step, the last ones predicated): refused everywhere
+    base = _linear(rng, "fc_chan", 1, 8, 10)
+    for tag, (ch, word, value) in {"sh32": (6, 4, 32), "shm32": (0, 4, -32), "mneg": (9, 3, -5)}.items():
+        args = list(base["args"])
+        args[word] = args[word].copy()
+        args[word][ch] = value
+        cases.append(dict(base, name=f"fc_chan_{tag}", args=args, rc_all="KERNEL_ARGS"))
     # fewer than four features (VWW's 256 -> 2; N = 3 with a tail of 3 taps, batch 2)
     cases += [_linear(rng, "fc256to2", 1, 256, 2), _linear(rng, "fc_n3", 2, 35, 3, (-50, 50))]
     a = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
@@ -667,6 +675,9 @@ def test_bytes_match_reference(results, cases, target):
     from aot.host.abi import error_codes
     for c in cases:
         rc, _ticks, got = res[c["name"]]
+        if "rc_all" in c:   # refused by every kernel
+            assert rc == error_codes()[c["rc_all"]], (target, c["name"], rc)
+            continue
         if "dsp_rc" in c and target == "m33-dsp":   # an edited table: refused, or accepted
             assert rc == (error_codes()[c["dsp_rc"]] if c["dsp_rc"] else 0), (target, c["name"], rc)
             continue
