@@ -30,7 +30,7 @@ mote_err_t mote_kernel_mote_lut_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     const int8_t *x;
     const int8_t *t;
     int8_t *y;
-    uint32_t i;
+    uint32_t i, n;
 
     (void)ctx;
     MOTE_CHECK(args != NULL && nargs == 3u, MOTE_ERR_KERNEL_ARGS);
@@ -39,10 +39,18 @@ mote_err_t mote_kernel_mote_lut_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     MOTE_TRY(mote_s8_any_tensor_arg(args[2], MOTE_DTYPE_INT8, &out));
     MOTE_CHECK(table->numel == 256u && mote_s8_same_shape(in, out), MOTE_ERR_KERNEL_SHAPE);
     x = (const int8_t *)in->data;
-    t = (const int8_t *)table->data;
+    t = (const int8_t *)table->data + 128; /* indexed by the int8 value itself */
     y = (int8_t *)out->data;
-    for (i = 0; i < in->numel; i++) {
-        y[i] = t[(uint8_t)((int32_t)x[i] + 128)];
+    n = in->numel; /* a local: the byte stores may alias the tensor headers */
+    for (i = 0; i + 4u <= n; i += 4u) { /* four loads before four stores (in place) */
+        const int32_t a0 = x[i], a1 = x[i + 1u], a2 = x[i + 2u], a3 = x[i + 3u];
+        y[i] = t[a0];
+        y[i + 1u] = t[a1];
+        y[i + 2u] = t[a2];
+        y[i + 3u] = t[a3];
+    }
+    for (; i < n; i++) {
+        y[i] = t[(int32_t)x[i]];
     }
     return MOTE_OK;
 }

@@ -558,6 +558,9 @@ def test_lut_s8(libs):
             x[:2] = (-128, 127)    # both ends of the table
         rc, out = run(ref, sym, [x, table], x.shape)
         assert rc == 0 and out.tobytes() == R.lut_s8(x, table).tobytes()
+    x = np.concatenate([np.arange(-128, 128), [5, -128, 127]]).astype(np.int8)  # every value, a tail of 3
+    rc, out = run(ref, sym, [x, table], x.shape)
+    assert rc == 0 and out.tobytes() == table[x.astype(np.int32) + 128].tobytes()
     x = rng.integers(-128, 128, (3, 4), dtype=np.int8)
     assert run(ref, sym, [x, table[:255]], x.shape)[0] == ERR_SHAPE
     assert run(ref, sym, [x, table], (3, 5))[0] == ERR_SHAPE
