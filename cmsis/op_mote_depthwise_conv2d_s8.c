@@ -347,6 +347,239 @@ MOTE_S8_HOT static void dw_rows(const mote_s8_conv_params_t *p, void *state)
     }
 }
 
+/** Bytes per line of the MVE "planes" path's int8 plane (fixed: the assembly's
+    immediate offsets, at most 127): stride 1 along the line, and stride 2 (its
+    even positions, then the odd ones at DW_PL2 / 2); lines of up to that many
+    bytes (the padding included) qualify. */
+#define DW_PL 60
+#define DW_PL2 50
+
+/** One output line of one channel for dw_mve_line_s1 / _s2 (offsets fixed below). */
+typedef struct dw_line {
+    const int8_t *x;  /* plane: first tap of the line's first output */
+    int8_t *o;        /* output of the line's first pixel (channel c) */
+    int32_t n;        /* outputs on the line */
+    int32_t w[9];     /* w[3 kb + ka]: tap ka along the line, kb across */
+    int32_t m, sh;    /* multiplier, shift (< 0) */
+    int32_t cb, zp, lo, hi; /* corrected bias, output zero point, clamp */
+    int32_t step;     /* output bytes between four pixels */
+    int32_t pad_;
+    uint32_t off[4];  /* output bytes of lanes 0..3 */
+} dw_line_t;
+
+typedef char dw_line_ok[(offsetof(dw_line_t, w) == 12 && offsetof(dw_line_t, m) == 48 &&
+                         offsetof(dw_line_t, step) == 72 && offsetof(dw_line_t, off) == 80)
+                            ? 1
+                            : -1];
+
+/*
+ * Four outputs per iteration (a tail-predicated DLSTP/LETP loop): VMOV of the
+ * corrected bias, nine VLDRB.S32 + VMLA.I32 by the tap's weight (r3..r11), then
+ * VQRDMULH / sign fix / VRSHL by the scalar multiplier (r12) and shift (r0),
+ * + zero point, clamp, scatter VSTRB.32 (lane offsets q6, advanced by q7).
+ * 29 instructions per 36 MACs. K0, K1, K2: plane offsets of taps ka = 0, 1, 2.
+ */
+#define DW_LINE_ASM(K1, K2, L1, L2)                                                                 \
+    "push {r4-r11, lr}\n\t"                                                                \
+    "vpush {d8-d15}\n\t"                                                                   \
+    "ldr r1, [r0, #56]\n\t"                                                                \
+    "vdup.32 q2, r1\n\t"                                                                   \
+    "ldr r1, [r0, #60]\n\t"                                                                \
+    "vdup.32 q3, r1\n\t"                                                                   \
+    "ldr r1, [r0, #64]\n\t"                                                                \
+    "vdup.32 q4, r1\n\t"                                                                   \
+    "ldr r1, [r0, #68]\n\t"                                                                \
+    "vdup.32 q5, r1\n\t"                                                                   \
+    "ldr r1, [r0, #72]\n\t"                                                                \
+    "vdup.32 q7, r1\n\t"                                                                   \
+    "add r1, r0, #80\n\t"                                                                  \
+    "vldrw.u32 q6, [r1]\n\t"                                                               \
+    "ldr lr, [r0, #8]\n\t"                                                                 \
+    "add r1, r0, #12\n\t"                                                                  \
+    "ldm r1, {r3-r11}\n\t"                                                                 \
+    "ldr r12, [r0, #48]\n\t"                                                               \
+    "ldrd r1, r2, [r0]\n\t"                                                                \
+    "ldr r0, [r0, #52]\n\t"                                                                \
+    "dlstp.32 lr, lr\n\t"                                                                  \
+    "1:\n\t"                                                                               \
+    "vmov q0, q2\n\t"                                                                      \
+    "vldrb.s32 q1, [r1, #" K1 "]\n\t"                                                      \
+    "vmla.s32 q0, q1, r4\n\t"                                                              \
+    "vldrb.s32 q1, [r1, #" K2 "]\n\t"                                                      \
+    "vmla.s32 q0, q1, r5\n\t"                                                              \
+    "vldrb.s32 q1, [r1, #" L1 "]\n\t"                                                          \
+    "vmla.s32 q0, q1, r6\n\t"                                                              \
+    "vldrb.s32 q1, [r1, #" L1 "+" K1 "]\n\t"                                                   \
+    "vmla.s32 q0, q1, r7\n\t"                                                              \
+    "vldrb.s32 q1, [r1, #" L1 "+" K2 "]\n\t"                                                   \
+    "vmla.s32 q0, q1, r8\n\t"                                                              \
+    "vldrb.s32 q1, [r1, #" L2 "]\n\t"                                                         \
+    "vmla.s32 q0, q1, r9\n\t"                                                              \
+    "vldrb.s32 q1, [r1, #" L2 "+" K1 "]\n\t"                                                  \
+    "vmla.s32 q0, q1, r10\n\t"                                                             \
+    "vldrb.s32 q1, [r1, #" L2 "+" K2 "]\n\t"                                                  \
+    "vmla.s32 q0, q1, r11\n\t"                                                             \
+    "vldrb.s32 q1, [r1], #4\n\t"                                                           \
+    "vmla.s32 q0, q1, r3\n\t"                                                              \
+    "vqrdmulh.s32 q0, q0, r12\n\t"                                                         \
+    "vshr.s32 q1, q0, #31\n\t"                                                             \
+    "vqadd.s32 q0, q0, q1\n\t"                                                             \
+    "vrshl.s32 q0, r0\n\t"                                                                 \
+    "vqadd.s32 q0, q0, q3\n\t"                                                             \
+    "vmax.s32 q0, q0, q4\n\t"                                                              \
+    "vmin.s32 q0, q0, q5\n\t"                                                              \
+    "vstrb.32 q0, [r2, q6]\n\t"                                                            \
+    "vadd.i32 q6, q6, q7\n\t"                                                              \
+    "letp lr, 1b\n\t"                                                                      \
+    "vpop {d8-d15}\n\t"                                                                    \
+    "pop {r4-r11, pc}\n\t"
+
+/* stride 1 along the line: taps at +0, +1, +2 */
+__attribute__((naked, noinline)) static void dw_mve_line_s1(const dw_line_t *job __attribute__((unused)))
+{
+    __asm__ volatile(DW_LINE_ASM("1", "2", "60", "120"));
+}
+
+/* stride 2: lines of DW_PL2 bytes, even positions first, odd ones from byte 25: +0, +25, +1 */
+__attribute__((naked, noinline)) static void dw_mve_line_s2(const dw_line_t *job __attribute__((unused)))
+{
+    __asm__ volatile(DW_LINE_ASM("25", "1", "50", "100"));
+}
+#undef DW_LINE_ASM
+
+/**
+ * 3x3 windows of dilation 1, stride 1 or 2 ("planes"): channel by channel, four
+ * output pixels of one channel in the int32 lanes of a vector. The channel's NHWC
+ * input is gathered once (VLDRB.S32 gather, four pixels per instruction) into an
+ * int8 plane in scratch (lines of DW_PL bytes; for stride 2 along the line, even
+ * positions first, then odd ones, so every tap is a contiguous load) whose
+ * padding holds the input zero point: every pixel takes raw inputs against the
+ * corrected bias bias - in_zp * sum(w), no border case. The lines run along H
+ * when that needs fewer vectors (DS-CNN's 25x5 map: 35 against 50). Each output
+ * line: dw_mve_line_s1 / _s2 (channels with a shift >= 0: the same plane in C
+ * intrinsics with mote_s8_mve_requant). In place (the output at the input's first
+ * byte, one image): a channel's outputs overwrite only that channel's inputs, all
+ * in its plane before. Returns 0 (nothing written) when the call does not qualify
+ * or the scratch is too small.
+ */
+MOTE_S8_HOT static int dw_mve_planes(const mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
+{
+    const int32_t cout = p->cout;
+    const int along_h = (int64_t)((p->ho + 3) >> 2) * p->wo < (int64_t)p->ho * ((p->wo + 3) >> 2);
+    const int32_t na = along_h ? p->h : p->w, nb = along_h ? p->w : p->h;
+    const int32_t nao = along_h ? p->ho : p->wo, nbo = along_h ? p->wo : p->ho;
+    const int32_t sa = along_h ? p->stride_h : p->stride_w, sb = along_h ? p->stride_w : p->stride_h;
+    const int32_t pa = along_h ? p->pad_h : p->pad_w, pb = along_h ? p->pad_w : p->pad_h;
+    const int32_t la = na + 2 * pa, lb = nb + 2 * pb; /* plane: lb lines of la bytes */
+    /* NHWC bytes per step along a / b, input and output */
+    const int32_t ia = along_h ? p->w * cout : cout, ib = along_h ? cout : p->w * cout;
+    const int32_t oa = along_h ? p->wo * cout : cout, ob = along_h ? cout : p->wo * cout;
+    const uint8_t *ibp = (const uint8_t *)p->input, *obp = (const uint8_t *)p->output;
+    const size_t in_bytes = (size_t)p->n * p->h * p->w * p->cin;
+    const size_t out_bytes = (size_t)p->n * p->ho * p->wo * cout;
+    const int32_t pl = sa == 1 ? DW_PL : DW_PL2; /* plane bytes per line */
+    const size_t plane_bytes = (size_t)lb * (size_t)pl + 16u;
+    const uint32x4_t lane = vidupq_n_u32(0, 1);
+    const uint32x4_t offi = vmulq_n_u32(lane, (uint32_t)(sa * ia));
+    const int32_t step4 = 4 * sa * ia;
+    int8_t *plane;
+    dw_line_t job;
+    int32_t widx[9], fa0[2], fcnt[2], foff[2];
+    int32_t b, c, j;
+    if (p->kh != 3 || p->kw != 3 || p->dil_h != 1 || p->dil_w != 1 || p->stride_h > 2 ||
+        p->stride_w > 2 || la > (sa == 1 ? DW_PL : DW_PL2) ||
+        (ibp == obp ? p->n != 1 : (obp < ibp + in_bytes && ibp < obp + out_bytes))) {
+        return 0;
+    }
+    plane = (int8_t *)mote_s8_scratch(ctx, 16u + plane_bytes);
+    if (plane == NULL) {
+        return 0;
+    }
+    memset(plane, (int)(uint8_t)p->in_zp, plane_bytes); /* the padding stays zp */
+    job.zp = p->out_zp;
+    job.lo = p->act_min;
+    job.hi = p->act_max;
+    job.step = 4 * oa;
+    for (j = 0; j < 4; j++) {
+        job.off[j] = (uint32_t)(j * oa);
+    }
+    for (j = 0; j < 9; j++) { /* w[3 kb + ka]: tap ka along the line, kb across */
+        const int32_t ka = j % 3, kb = j / 3;
+        widx[j] = (along_h ? 3 * ka + kb : 3 * kb + ka) * cout;
+    }
+    /* the input line's elements by parity of their plane position (stride 2: even
+       positions at q / 2, odd ones from pl / 2): first element, count, plane offset */
+    for (j = 0; j < sa; j++) {
+        const int32_t a0 = sa == 1 ? 0 : ((pa + j) & 1);
+        fa0[j] = a0 * ia;
+        fcnt[j] = (na - a0 + sa - 1) / sa;
+        foff[j] = sa == 1 ? pa : (j ? pl / 2 : 0) + (pa + a0) / 2;
+    }
+    for (b = 0; b < p->n; b++) {
+        const int8_t *in = p->input + (size_t)b * p->h * p->w * cout;
+        int8_t *out = p->output + (size_t)b * p->ho * p->wo * cout;
+        for (c = 0; c < cout; c++) {
+            const int8_t *wc = p->weight + c;
+            int32_t sum = 0, bo;
+            for (j = 0; j < 9; j++) {
+                job.w[j] = wc[widx[j]];
+                sum += job.w[j];
+            }
+            job.cb = (int32_t)((uint32_t)p->bias[c] - (uint32_t)p->in_zp * (uint32_t)sum);
+            job.m = p->mult[c];
+            job.sh = p->shift[c];
+            for (j = 0; j < nb; j++) { /* the channel's input lines */
+                const int8_t *src0 = in + (size_t)j * ib + c;
+                int8_t *dst = plane + (size_t)(j + pb) * pl;
+                int32_t par;
+                for (par = 0; par < sa; par++) {
+                    const int8_t *src = src0 + fa0[par];
+                    int8_t *d = dst + foff[par];
+                    int32_t k = fcnt[par];
+                    for (; k >= 4; k -= 4, src += step4, d += 4) {
+                        vstrbq_s32(d, vldrbq_gather_offset_s32(src, offi));
+                    }
+                    if (k > 0) {
+                        const mve_pred16_t pr = vctp32q((uint32_t)k);
+                        vstrbq_p_s32(d, vldrbq_gather_offset_z_s32(src, offi, pr), pr);
+                    }
+                }
+            }
+            for (bo = 0; bo < nbo; bo++) {
+                job.x = plane + (size_t)(bo * sb) * pl;
+                job.o = out + (size_t)bo * ob + c;
+                job.n = nao;
+                if (job.sh < 0) {
+                    if (sa == 1) {
+                        dw_mve_line_s1(&job);
+                    } else {
+                        dw_mve_line_s2(&job);
+                    }
+                } else { /* the general requantization, C intrinsics */
+                    const int32_t k1 = sa == 1 ? 1 : pl / 2, k2 = sa == 1 ? 2 : 1;
+                    const uint32x4_t offo = vld1q_u32(job.off);
+                    int32_t ao;
+                    for (ao = 0; ao < nao; ao += 4) {
+                        const mve_pred16_t pr = vctp32q((uint32_t)(nao - ao));
+                        const int8_t *x = job.x + ao;
+                        int32x4_t acc = vdupq_n_s32(job.cb);
+                        int32_t kb;
+                        for (kb = 0; kb < 3; kb++, x += pl) {
+                            acc = vmlaq_n_s32(acc, vldrbq_s32(x), job.w[3 * kb]);
+                            acc = vmlaq_n_s32(acc, vldrbq_s32(x + k1), job.w[3 * kb + 1]);
+                            acc = vmlaq_n_s32(acc, vldrbq_s32(x + k2), job.w[3 * kb + 2]);
+                        }
+                        acc = mote_s8_mve_requant(acc, vdupq_n_s32(job.m), vdupq_n_s32(job.sh),
+                                                  job.zp, job.lo, job.hi);
+                        vstrbq_scatter_offset_p_s32(job.o + (size_t)ao * oa, offo, acc, pr);
+                    }
+                }
+            }
+        }
+    }
+    return 1;
+}
+
 static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
     mote_s8_rows_t it;
@@ -360,6 +593,9 @@ static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
     int neg = 1, k3;
     if (cbias == NULL) {
         return MOTE_ERR_KERNEL_SCRATCH;
+    }
+    if (dw_mve_planes(ctx, p)) {
+        return MOTE_OK;
     }
     for (c = 0; c < p->cout; c++) {
         int32_t sw = 0;
