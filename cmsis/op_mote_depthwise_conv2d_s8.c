@@ -363,12 +363,14 @@ typedef struct dw_line {
     int32_t m, sh;    /* multiplier, shift (< 0) */
     int32_t cb, zp, lo, hi; /* corrected bias, output zero point, clamp */
     int32_t step;     /* output bytes between four pixels */
-    int32_t pad_;
+    int32_t lines;    /* output lines (> 0); x / o advance by xstep / ostep per line */
     uint32_t off[4];  /* output bytes of lanes 0..3 */
+    int32_t xstep, ostep;
 } dw_line_t;
 
 typedef char dw_line_ok[(offsetof(dw_line_t, w) == 12 && offsetof(dw_line_t, m) == 48 &&
-                         offsetof(dw_line_t, step) == 72 && offsetof(dw_line_t, off) == 80)
+                         offsetof(dw_line_t, step) == 72 && offsetof(dw_line_t, off) == 80 &&
+                         offsetof(dw_line_t, xstep) == 96)
                             ? 1
                             : -1];
 
@@ -379,9 +381,10 @@ typedef char dw_line_ok[(offsetof(dw_line_t, w) == 12 && offsetof(dw_line_t, m) 
  * + zero point, clamp, scatter VSTRB.32 (lane offsets q6, advanced by q7).
  * 29 instructions per 36 MACs. K0, K1, K2: plane offsets of taps ka = 0, 1, 2.
  */
-#define DW_LINE_ASM(K1, K2, L1, L2)                                                                 \
+#define DW_LINE_ASM(K1, K2, L1, L2)                                                         \
     "push {r4-r11, lr}\n\t"                                                                \
     "vpush {d8-d15}\n\t"                                                                   \
+    "str r0, [sp, #-8]!\n\t"                                                               \
     "ldr r1, [r0, #56]\n\t"                                                                \
     "vdup.32 q2, r1\n\t"                                                                   \
     "ldr r1, [r0, #60]\n\t"                                                                \
@@ -392,14 +395,15 @@ typedef char dw_line_ok[(offsetof(dw_line_t, w) == 12 && offsetof(dw_line_t, m) 
     "vdup.32 q5, r1\n\t"                                                                   \
     "ldr r1, [r0, #72]\n\t"                                                                \
     "vdup.32 q7, r1\n\t"                                                                   \
-    "add r1, r0, #80\n\t"                                                                  \
-    "vldrw.u32 q6, [r1]\n\t"                                                               \
-    "ldr lr, [r0, #8]\n\t"                                                                 \
     "add r1, r0, #12\n\t"                                                                  \
     "ldm r1, {r3-r11}\n\t"                                                                 \
     "ldr r12, [r0, #48]\n\t"                                                               \
-    "ldrd r1, r2, [r0]\n\t"                                                                \
-    "ldr r0, [r0, #52]\n\t"                                                                \
+    "2:\n\t"                                                                               \
+    "ldr lr, [sp]\n\t"                                                                     \
+    "vldrw.u32 q6, [lr, #80]\n\t"                                                          \
+    "ldrd r1, r2, [lr]\n\t"                                                                \
+    "ldr r0, [lr, #52]\n\t"                                                                \
+    "ldr lr, [lr, #8]\n\t"                                                                 \
     "dlstp.32 lr, lr\n\t"                                                                  \
     "1:\n\t"                                                                               \
     "vmov q0, q2\n\t"                                                                      \
@@ -431,6 +435,18 @@ typedef char dw_line_ok[(offsetof(dw_line_t, w) == 12 && offsetof(dw_line_t, m) 
     "vstrb.32 q0, [r2, q6]\n\t"                                                            \
     "vadd.i32 q6, q6, q7\n\t"                                                              \
     "letp lr, 1b\n\t"                                                                      \
+    "ldr lr, [sp]\n\t"                                                                     \
+    "ldrd r1, r2, [lr]\n\t"                                                                \
+    "ldr r0, [lr, #96]\n\t"                                                                \
+    "add r1, r1, r0\n\t"                                                                   \
+    "ldr r0, [lr, #100]\n\t"                                                               \
+    "add r2, r2, r0\n\t"                                                                   \
+    "strd r1, r2, [lr]\n\t"                                                                \
+    "ldr r0, [lr, #76]\n\t"                                                                \
+    "subs r0, r0, #1\n\t"                                                                  \
+    "str r0, [lr, #76]\n\t"                                                                \
+    "bne 2b\n\t"                                                                           \
+    "add sp, sp, #8\n\t"                                                                   \
     "vpop {d8-d15}\n\t"                                                                    \
     "pop {r4-r11, pc}\n\t"
 
@@ -446,6 +462,36 @@ __attribute__((naked, noinline)) static void dw_mve_line_s2(const dw_line_t *job
     __asm__ volatile(DW_LINE_ASM("25", "1", "50", "100"));
 }
 #undef DW_LINE_ASM
+
+/**
+ * Gather lines: for each of `lines` > 0 lines, k > 0 int8 values src[0], src[step4 / 4],
+ * ... (four at a time, lane offsets g[0..3]) to d[0..k), then src += g[4], d += g[5];
+ * a tail-predicated DLSTP/LETP loop per line.
+ */
+MOTE_S8_INLINE void dw_mve_gather(const int8_t *src, int8_t *d, int32_t lines, int32_t k,
+                                  int32_t step4, const uint32_t *g)
+{
+    const int8_t *s;
+    int8_t *t;
+    __asm__ volatile("vldrw.u32 q1, [%[g]]\n\t"
+                     "2:\n\t"
+                     "mov %[s], %[src]\n\t"
+                     "mov %[t], %[d]\n\t"
+                     "dlstp.32 lr, %[k]\n\t"
+                     "1:\n\t"
+                     "vldrb.s32 q0, [%[s], q1]\n\t"
+                     "vstrb.32 q0, [%[t]], #4\n\t"
+                     "add %[s], %[s], %[st]\n\t"
+                     "letp lr, 1b\n\t"
+                     "ldrd %[s], %[t], [%[g], #16]\n\t"
+                     "add %[src], %[src], %[s]\n\t"
+                     "add %[d], %[d], %[t]\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 2b\n\t"
+                     : [src] "+r"(src), [d] "+r"(d), [n] "+r"(lines), [s] "=&r"(s), [t] "=&l"(t)
+                     : [k] "r"(k), [st] "r"(step4), [g] "r"(g)
+                     : "q0", "q1", "lr", "cc", "memory");
+}
 
 /**
  * 3x3 windows of dilation 1, stride 1 or 2 ("planes"): channel by channel, four
@@ -479,12 +525,11 @@ MOTE_S8_HOT static int dw_mve_planes(const mote_kernel_ctx_t *ctx, const mote_s8
     const size_t out_bytes = (size_t)p->n * p->ho * p->wo * cout;
     const int32_t pl = sa == 1 ? DW_PL : DW_PL2; /* plane bytes per line */
     const size_t plane_bytes = (size_t)lb * (size_t)pl + 16u;
-    const uint32x4_t lane = vidupq_n_u32(0, 1);
-    const uint32x4_t offi = vmulq_n_u32(lane, (uint32_t)(sa * ia));
     const int32_t step4 = 4 * sa * ia;
     int8_t *plane;
     dw_line_t job;
     int32_t widx[9], fa0[2], fcnt[2], foff[2];
+    uint32_t offi[6]; /* gather lane offsets, then input / plane bytes per line */
     int32_t b, c, j;
     if (p->kh != 3 || p->kw != 3 || p->dil_h != 1 || p->dil_w != 1 || p->stride_h > 2 ||
         p->stride_w > 2 || la > (sa == 1 ? DW_PL : DW_PL2) ||
@@ -500,9 +545,14 @@ MOTE_S8_HOT static int dw_mve_planes(const mote_kernel_ctx_t *ctx, const mote_s8
     job.lo = p->act_min;
     job.hi = p->act_max;
     job.step = 4 * oa;
+    job.xstep = sb * pl;
+    job.ostep = ob;
     for (j = 0; j < 4; j++) {
         job.off[j] = (uint32_t)(j * oa);
+        offi[j] = (uint32_t)(j * sa * ia);
     }
+    offi[4] = (uint32_t)ib;
+    offi[5] = (uint32_t)pl;
     for (j = 0; j < 9; j++) { /* w[3 kb + ka]: tap ka along the line, kb across */
         const int32_t ka = j % 3, kb = j / 3;
         widx[j] = (along_h ? 3 * ka + kb : 3 * kb + ka) * cout;
@@ -528,51 +578,42 @@ MOTE_S8_HOT static int dw_mve_planes(const mote_kernel_ctx_t *ctx, const mote_s8
             job.cb = (int32_t)((uint32_t)p->bias[c] - (uint32_t)p->in_zp * (uint32_t)sum);
             job.m = p->mult[c];
             job.sh = p->shift[c];
-            for (j = 0; j < nb; j++) { /* the channel's input lines */
-                const int8_t *src0 = in + (size_t)j * ib + c;
-                int8_t *dst = plane + (size_t)(j + pb) * pl;
-                int32_t par;
-                for (par = 0; par < sa; par++) {
-                    const int8_t *src = src0 + fa0[par];
-                    int8_t *d = dst + foff[par];
-                    int32_t k = fcnt[par];
-                    for (; k >= 4; k -= 4, src += step4, d += 4) {
-                        vstrbq_s32(d, vldrbq_gather_offset_s32(src, offi));
-                    }
-                    if (k > 0) {
-                        const mve_pred16_t pr = vctp32q((uint32_t)k);
-                        vstrbq_p_s32(d, vldrbq_gather_offset_z_s32(src, offi, pr), pr);
-                    }
+            for (j = 0; j < sa; j++) { /* the channel's input lines, by parity */
+                if (fcnt[j] > 0) {
+                    dw_mve_gather(in + c + fa0[j], plane + (size_t)pb * pl + foff[j], nb, fcnt[j],
+                                  step4, offi);
                 }
             }
-            for (bo = 0; bo < nbo; bo++) {
-                job.x = plane + (size_t)(bo * sb) * pl;
-                job.o = out + (size_t)bo * ob + c;
-                job.n = nao;
-                if (job.sh < 0) {
-                    if (sa == 1) {
-                        dw_mve_line_s1(&job);
-                    } else {
-                        dw_mve_line_s2(&job);
+            job.x = plane;
+            job.o = out + c;
+            job.n = nao;
+            job.lines = nbo;
+            if (job.sh < 0) {
+                if (sa == 1) {
+                    dw_mve_line_s1(&job);
+                } else {
+                    dw_mve_line_s2(&job);
+                }
+                continue;
+            }
+            for (bo = 0; bo < nbo; bo++) { /* shift >= 0: the general requantization */
+                const int32_t k1 = sa == 1 ? 1 : pl / 2, k2 = sa == 1 ? 2 : 1;
+                const uint32x4_t offo = vld1q_u32(job.off);
+                int8_t *o = out + (size_t)bo * ob + c;
+                int32_t ao;
+                for (ao = 0; ao < nao; ao += 4) {
+                    const mve_pred16_t pr = vctp32q((uint32_t)(nao - ao));
+                    const int8_t *x = plane + (size_t)(bo * sb) * pl + ao;
+                    int32x4_t acc = vdupq_n_s32(job.cb);
+                    int32_t kb;
+                    for (kb = 0; kb < 3; kb++, x += pl) {
+                        acc = vmlaq_n_s32(acc, vldrbq_s32(x), job.w[3 * kb]);
+                        acc = vmlaq_n_s32(acc, vldrbq_s32(x + k1), job.w[3 * kb + 1]);
+                        acc = vmlaq_n_s32(acc, vldrbq_s32(x + k2), job.w[3 * kb + 2]);
                     }
-                } else { /* the general requantization, C intrinsics */
-                    const int32_t k1 = sa == 1 ? 1 : pl / 2, k2 = sa == 1 ? 2 : 1;
-                    const uint32x4_t offo = vld1q_u32(job.off);
-                    int32_t ao;
-                    for (ao = 0; ao < nao; ao += 4) {
-                        const mve_pred16_t pr = vctp32q((uint32_t)(nao - ao));
-                        const int8_t *x = job.x + ao;
-                        int32x4_t acc = vdupq_n_s32(job.cb);
-                        int32_t kb;
-                        for (kb = 0; kb < 3; kb++, x += pl) {
-                            acc = vmlaq_n_s32(acc, vldrbq_s32(x), job.w[3 * kb]);
-                            acc = vmlaq_n_s32(acc, vldrbq_s32(x + k1), job.w[3 * kb + 1]);
-                            acc = vmlaq_n_s32(acc, vldrbq_s32(x + k2), job.w[3 * kb + 2]);
-                        }
-                        acc = mote_s8_mve_requant(acc, vdupq_n_s32(job.m), vdupq_n_s32(job.sh),
-                                                  job.zp, job.lo, job.hi);
-                        vstrbq_scatter_offset_p_s32(job.o + (size_t)ao * oa, offo, acc, pr);
-                    }
+                    acc = mote_s8_mve_requant(acc, vdupq_n_s32(job.m), vdupq_n_s32(job.sh), job.zp,
+                                              job.lo, job.hi);
+                    vstrbq_scatter_offset_p_s32(o + (size_t)ao * oa, offo, acc, pr);
                 }
             }
         }
