@@ -298,12 +298,72 @@ __attribute__((noinline)) static void dw_mve_px3x3(const int8_t *tbl, const int8
         : [xs] "r"(xs), [ys] "r"(ys), [zp] "r"(ozp), [lo] "r"(amin), [hi] "r"(amax)
         : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "cc", "memory");
 }
+
+/*
+ * dw_mve_px3x3 for a border pixel: tap k reads tp[k] + 8 * group (tp[k]: the tap's
+ * input pixel, or the zero-point row for a tap outside the input, which adds
+ * (zp - zp) * w = 0 to the corrected bias); one LDR and one ADD per tap more.
+ */
+#define DW_MVE_TAPP(poff, woff)                                                            \
+    "ldr %[t], [%[pp], #" poff "]\n\t"                                                    \
+    "add %[t], %[t], %[o]\n\t"                                                            \
+    "vldrb.s16 q2, [%[t]]\n\t"                                                            \
+    "vldrb.s16 q3, [%[g], #" woff "]\n\t"                                                 \
+    "vmullb.s16 q4, q2, q3\n\t"                                                           \
+    "vadd.i32 q0, q0, q4\n\t"                                                             \
+    "vmullt.s16 q4, q2, q3\n\t"                                                           \
+    "vadd.i32 q1, q1, q4\n\t"
+
+__attribute__((noinline)) static void dw_mve_px3x3p(const int8_t *tbl, const int8_t *const *tp,
+                                                    int32_t groups, int32_t ozp, int32_t amin,
+                                                    int32_t amax, int8_t *out)
+{
+    const int8_t *t;
+    int32_t o = 0;
+    __asm__ volatile(
+        "vdup.16 q5, %[lo]\n\t"
+        "vdup.16 q6, %[hi]\n\t"
+        "1:\n\t"
+        "vldrw.32 q0, [%[g], #80]\n\t"
+        "vldrw.32 q1, [%[g], #96]\n\t"
+        DW_MVE_TAPP("0", "0") DW_MVE_TAPP("4", "8") DW_MVE_TAPP("8", "16")
+        DW_MVE_TAPP("12", "24") DW_MVE_TAPP("16", "32") DW_MVE_TAPP("20", "40")
+        DW_MVE_TAPP("24", "48") DW_MVE_TAPP("28", "56") DW_MVE_TAPP("32", "64")
+        "vldrw.32 q2, [%[g], #112]\n\t"
+        "vldrw.32 q3, [%[g], #128]\n\t"
+        "vqrdmulh.s32 q0, q0, q2\n\t"
+        "vqrdmulh.s32 q1, q1, q3\n\t"
+        "vshr.s32 q2, q0, #31\n\t"
+        "vshr.s32 q3, q1, #31\n\t"
+        "vqadd.s32 q0, q0, q2\n\t"
+        "vqadd.s32 q1, q1, q3\n\t"
+        "vldrw.32 q2, [%[g], #144]\n\t"
+        "vldrw.32 q3, [%[g], #160]\n\t"
+        "vrshl.s32 q0, q0, q2\n\t"
+        "vrshl.s32 q1, q1, q3\n\t"
+        "vqmovnb.s32 q4, q0\n\t"
+        "vqmovnt.s32 q4, q1\n\t"
+        "vqadd.s16 q4, q4, %[zp]\n\t"
+        "vmax.s16 q4, q4, q5\n\t"
+        "vmin.s16 q4, q4, q6\n\t"
+        "vstrb.16 q4, [%[out]], #8\n\t"
+        "add %[o], %[o], #8\n\t"
+        "add %[g], %[g], #" "176" "\n\t"
+        "subs %[n], %[n], #1\n\t"
+        "bne 1b\n\t"
+        : [o] "+&r"(o), [g] "+&l"(tbl), [out] "+&l"(out), [n] "+&r"(groups), [t] "=&l"(t)
+        : [pp] "r"(tp), [zp] "r"(ozp), [lo] "r"(amin), [hi] "r"(amax)
+        : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "cc", "memory");
+}
+#undef DW_MVE_TAPP
 #undef DW_MVE_TAP3
 
-/** What dw_rows reads besides p: the corrected bias and the 3x3 group table. */
+/** What dw_rows reads besides p: the corrected bias, the 3x3 group table and the
+    zero-point row (8 bytes per group) the border taps outside the input read. */
 typedef struct dw_state {
     const int32_t *cbias;
     const int8_t *tbl;
+    const int8_t *zrow;
     int k3, neg;
 } dw_state_t;
 
@@ -338,6 +398,27 @@ MOTE_S8_HOT static void dw_rows(const mote_s8_conv_params_t *p, void *state)
                     }
                     dw_mve_pixel(p, in, &win, st->cbias, 1, st->neg, st->k3 ? 8 * groups : 0,
                                  out);
+                } else if (st->k3) {
+                    /* border: the 3x3 kernel over tap pointers, taps outside at the
+                       zero-point row; channel tails as below */
+                    const int8_t *tp[9];
+                    const int32_t y0 = oy * p->stride_h - p->pad_h;
+                    const int32_t x0 = ox * p->stride_w - p->pad_w;
+                    int32_t ky, kx;
+                    for (ky = 0; ky < 3; ky++) {
+                        const int32_t iy = y0 + ky * p->dil_h;
+                        for (kx = 0; kx < 3; kx++) {
+                            const int32_t ix = x0 + kx * p->dil_w;
+                            tp[3 * ky + kx] = (iy >= 0 && iy < p->h && ix >= 0 && ix < p->w)
+                                                  ? in + ((size_t)iy * p->w + (size_t)ix) * p->cout
+                                                  : st->zrow;
+                        }
+                    }
+                    dw_mve_px3x3p(st->tbl, tp, groups, p->out_zp, p->act_min, p->act_max, out);
+                    if ((p->cout & 7) != 0) {
+                        dw_clip(p, oy, ox, &win);
+                        dw_mve_pixel(p, in, &win, p->bias, 0, st->neg, 8 * groups, out);
+                    }
                 } else {
                     dw_clip(p, oy, ox, &win);
                     dw_mve_pixel(p, in, &win, p->bias, 0, st->neg, 0, out);
@@ -351,8 +432,9 @@ MOTE_S8_HOT static void dw_rows(const mote_s8_conv_params_t *p, void *state)
     immediate offsets, at most 127): stride 1 along the line, and stride 2 (its
     even positions, then the odd ones at DW_PL2 / 2); lines of up to that many
     bytes (the padding included) qualify. */
-#define DW_PL 60
-#define DW_PL2 50
+#define DW_PL MOTE_S8_DW_LINE
+#define DW_PL2 MOTE_S8_DW_LINE2
+typedef char dw_pl_ok[(DW_PL == 60 && DW_PL2 == 50) ? 1 : -1]; /* the immediates below */
 
 /** One output line of one channel for dw_mve_line_s1 / _s2 (offsets fixed below). */
 typedef struct dw_line {
@@ -511,7 +593,7 @@ MOTE_S8_INLINE void dw_mve_gather(const int8_t *src, int8_t *d, int32_t lines, i
 MOTE_S8_HOT static int dw_mve_planes(const mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
     const int32_t cout = p->cout;
-    const int along_h = (int64_t)((p->ho + 3) >> 2) * p->wo < (int64_t)p->ho * ((p->wo + 3) >> 2);
+    const int along_h = mote_s8_dw_along_h(p->ho, p->wo);
     const int32_t na = along_h ? p->h : p->w, nb = along_h ? p->w : p->h;
     const int32_t nao = along_h ? p->ho : p->wo, nbo = along_h ? p->wo : p->ho;
     const int32_t sa = along_h ? p->stride_h : p->stride_w, sb = along_h ? p->stride_w : p->stride_h;
@@ -531,8 +613,10 @@ MOTE_S8_HOT static int dw_mve_planes(const mote_kernel_ctx_t *ctx, const mote_s8
     int32_t widx[9], fa0[2], fcnt[2], foff[2];
     uint32_t offi[6]; /* gather lane offsets, then input / plane bytes per line */
     int32_t b, c, j;
-    if (p->kh != 3 || p->kw != 3 || p->dil_h != 1 || p->dil_w != 1 || p->stride_h > 2 ||
-        p->stride_w > 2 || la > (sa == 1 ? DW_PL : DW_PL2) ||
+    if (!(mote_s8_dw_variant(p->kh, p->kw, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->h, p->w,
+                             p->pad_h, p->pad_w, p->act_min, p->act_max) &
+          MOTE_S8_DW_MVE_PLANES) ||
+        la > (sa == 1 ? DW_PL : DW_PL2) ||
         (ibp == obp ? p->n != 1 : (obp < ibp + in_bytes && ibp < obp + out_bytes))) {
         return 0;
     }
@@ -668,6 +752,10 @@ static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
     }
     st.cbias = cbias;
     st.tbl = tbl;
+    st.zrow = tbl + (size_t)groups * DW_MVE_GROUP;
+    if (k3) {
+        memset(tbl + (size_t)groups * DW_MVE_GROUP, (int)(uint8_t)p->in_zp, (size_t)groups * 8u);
+    }
     st.k3 = k3;
     st.neg = neg;
     MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_dw_own_bytes(p), p, &it));
@@ -1037,11 +1125,10 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     int32_t b, c, y, x;
     /* stride 2 widens four inputs per output: only rows of 16+ outputs gain (MobileNet's
        48 -> 24 map: 0.23 against 0.22 MACs per instruction; 24 -> 12: 0.20 against 0.21) */
-    if (p->kh != 3 || p->kw != 3 || p->dil_h != 1 || p->dil_w != 1 || p->stride_h != p->stride_w ||
-        (p->stride_h != 1 && (p->stride_h != 2 || (transpose ? p->ho : p->wo) < 16)) ||
-        p->act_min != -128 || p->act_max != 127 ||
-        (ib == ob ? p->n != 1 : (ob < ib + in_bytes && ib < ob + out_bytes)) ||
-        (transpose ? p->ho : p->wo) < 8) { /* blocks of 4 along rows of 8+ outputs, or no gain */
+    if (!(mote_s8_dw_variant(p->kh, p->kw, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->h, p->w,
+                             p->pad_h, p->pad_w, p->act_min, p->act_max) &
+          MOTE_S8_DW_DSP_PLANES) ||
+        (ib == ob ? p->n != 1 : (ob < ib + in_bytes && ib < ob + out_bytes))) {
         return 0;
     }
     plane = (int16_t *)mote_s8_scratch(ctx, mote_s8_dw_own_bytes(p));

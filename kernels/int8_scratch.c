@@ -25,6 +25,10 @@ size_t mote_scratch_rows_in_place(int32_t n, int32_t h, int32_t w, int32_t cin, 
                                   int32_t band);
 int32_t mote_variant_mote_conv2d_s8(int32_t cin, int32_t kh, int32_t kw, int32_t pad_h,
                                     int32_t pad_w, int32_t dil_h, int32_t dil_w);
+int32_t mote_variant_mote_depthwise_conv2d_s8(int32_t kh, int32_t kw, int32_t stride_h,
+                                              int32_t stride_w, int32_t dil_h, int32_t dil_w,
+                                              int32_t h, int32_t w, int32_t pad_h, int32_t pad_w,
+                                              int32_t act_min, int32_t act_max);
 
 /**
  * conv2d_s8: see mote_s8_conv_scratch_bytes() in requant.h (im2col columns,
@@ -43,7 +47,9 @@ size_t mote_scratch_mote_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
 /**
  * depthwise_conv2d_s8: see mote_s8_dw_scratch_bytes() in requant.h (the maximum of
  * MVE's corrected bias and 3x3 group table and the DSP path's int16 input plane):
- * 16 + max(4 * round4(Cout) + (3x3 ? 176 * (Cout / 8) : 0), 3x3 ? 2 * (H + 2 pad_h) * (W + 2 pad_w) : 0).
+ * 16 + max(4 * round4(Cout) + (3x3 ? 184 * (Cout / 8) : 0),
+ *          3x3 and (H + 2 pad_h - 2) * (W + 2 pad_w - 2) >= 100 ? 60 * max(H + 2 pad_h, W + 2 pad_w) + 16 : 0,
+ *          3x3 ? 2 * (H + 2 pad_h) * (W + 2 pad_w) : 0).
  */
 size_t mote_scratch_mote_depthwise_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin,
                                              int32_t cout, int32_t kh, int32_t kw, int32_t pad_h,
@@ -110,4 +116,18 @@ int32_t mote_variant_mote_conv2d_s8(int32_t cin, int32_t kh, int32_t kw, int32_t
                                     int32_t pad_w, int32_t dil_h, int32_t dil_w)
 {
     return mote_s8_conv_variant(cin, kh, kw, pad_h, pad_w, dil_h, dil_w);
+}
+
+/**
+ * depthwise_conv2d_s8 (depth multiplier 1): the per-channel plane paths a call of this
+ * shape takes, MOTE_S8_DW_MVE_PLANES | MOTE_S8_DW_DSP_PLANES (mote_s8_dw_variant() in
+ * requant.h); 0: channels-last (NHWC) on both.
+ */
+int32_t mote_variant_mote_depthwise_conv2d_s8(int32_t kh, int32_t kw, int32_t stride_h,
+                                              int32_t stride_w, int32_t dil_h, int32_t dil_w,
+                                              int32_t h, int32_t w, int32_t pad_h, int32_t pad_w,
+                                              int32_t act_min, int32_t act_max)
+{
+    return mote_s8_dw_variant(kh, kw, stride_h, stride_w, dil_h, dil_w, h, w, pad_h, pad_w, act_min,
+                              act_max);
 }

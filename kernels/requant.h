@@ -485,14 +485,72 @@ static inline size_t mote_s8_conv_own_bytes(const mote_s8_conv_params_t *p)
     return mote_s8_conv_scratch_bytes(p->cin, p->kh, p->kw, p->cout, p->wpanel != NULL);
 }
 
+/* ------------------------------------------------------------ depthwise variants
+ * depthwise_conv2d_s8's per-channel plane paths, by shape (mote_s8_dw_variant; the
+ * kernels' own dispatch, and the label ops.json, `aot inspect` and `aot profile` show):
+ *   MOTE_S8_DW_MVE_PLANES  MVE: channel by channel over an int8 plane with the input
+ *                          zero point as padding, four output pixels per vector, lines
+ *                          of MOTE_S8_DW_LINE bytes (MOTE_S8_DW_LINE2 for stride 2 along
+ *                          the line): 3x3, dilation 1, stride 1 or 2, at least 100
+ *                          outputs per channel (400 for stride 2; smaller maps run
+ *                          faster with the channels in the lanes, NHWC)
+ *   MOTE_S8_DW_DSP_PLANES  DSP: channel by channel over an int16 plane (x - zp, zero
+ *                          border), the rows of 1x4 blocks in assembly
+ *                          (cmsis/mote_s8_planar.h): 3x3, dilation 1, stride 1 (or 2
+ *                          with 16+ outputs along the blocks), full int8 activation
+ *                          range, 8+ outputs along the blocks
+ * Either path also falls back (to NHWC) when a channel's requantization does not admit
+ * it (DSP) or the output overlaps the input other than in place.
+ */
+#define MOTE_S8_DW_MVE_PLANES 1
+#define MOTE_S8_DW_DSP_PLANES 2
+#define MOTE_S8_DW_LINE 60
+#define MOTE_S8_DW_LINE2 50
+
+/** MVE planes: lanes along H (lines are input columns) when that needs fewer vectors. */
+static inline int mote_s8_dw_along_h(int32_t ho, int32_t wo)
+{
+    return (int64_t)((ho + 3) >> 2) * wo < (int64_t)ho * ((wo + 3) >> 2);
+}
+
+/** The MOTE_S8_DW_* paths a depthwise call of this shape takes (0: NHWC only). */
+static inline int32_t mote_s8_dw_variant(int32_t kh, int32_t kw, int32_t sh, int32_t sw, int32_t dh,
+                                         int32_t dw, int32_t h, int32_t w, int32_t ph, int32_t pw,
+                                         int32_t amin, int32_t amax)
+{
+    int32_t ho, wo, v = 0;
+    int along, tr;
+    if (kh != 3 || kw != 3 || dh != 1 || dw != 1 || sh < 1 || sw < 1 || h < 1 || w < 1 || ph < 0 ||
+        pw < 0 || h + 2 * ph < 3 || w + 2 * pw < 3) {
+        return 0;
+    }
+    ho = (h + 2 * ph - 3) / sh + 1;
+    wo = (w + 2 * pw - 3) / sw + 1;
+    along = mote_s8_dw_along_h(ho, wo);
+    if (sh <= 2 && sw <= 2 &&
+        (along ? h + 2 * ph : w + 2 * pw) <= ((along ? sh : sw) == 1 ? MOTE_S8_DW_LINE : MOTE_S8_DW_LINE2) &&
+        (int64_t)ho * wo >= (sh == 1 && sw == 1 ? 100 : 400)) {
+        v |= MOTE_S8_DW_MVE_PLANES;
+    }
+    tr = wo < 8 && ho > wo; /* the int16 plane transposed: blocks along H */
+    if (sh == sw && (sh == 1 || (sh == 2 && (tr ? ho : wo) >= 16)) && amin == -128 && amax == 127 &&
+        (tr ? ho : wo) >= 8) {
+        v |= MOTE_S8_DW_DSP_PLANES;
+    }
+    return v;
+}
+
 /**
  * Scratch bytes of depthwise_conv2d_s8 (any implementation; the maximum over the
  * paths, after 16 bytes of alignment): MVE: 4 * round4(Cout) (zero-point-corrected
- * bias) + for a 3x3 window 176 bytes per full group of eight channels (the group's
- * weights and de-interleaved bias / multiplier / shift); DSP, 3x3 window: one
- * channel's input plane widened to int16 with a zero border of the padding,
- * 2 * (H + 2 pad_h) * (W + 2 pad_w) (cmsis/mote_s8_planar.h). 0 for invalid sizes.
- * kernels/int8_scratch.c exports it.
+ * bias) + for a 3x3 window 184 bytes per full group of eight channels (the group's
+ * weights and de-interleaved bias / multiplier / shift, 176, and its 8 bytes of the
+ * input zero point that border taps outside the input read), or for the planes
+ * (3x3, (H + 2 pad_h - 2) * (W + 2 pad_w - 2) >= 100: mote_s8_dw_variant's least
+ * outputs) MOTE_S8_DW_LINE * max(H + 2 pad_h, W + 2 pad_w) + 16 (lines of the int8
+ * plane, 16 bytes the last vector may read); DSP, 3x3 window: one channel's input plane
+ * widened to int16 with a zero border of the padding, 2 * (H + 2 pad_h) * (W + 2 pad_w)
+ * (cmsis/mote_s8_planar.h). 0 for invalid sizes. kernels/int8_scratch.c exports it.
  */
 static inline size_t mote_s8_dw_scratch_bytes(int32_t cout, int32_t kh, int32_t kw, int32_t h, int32_t w,
                                               int32_t pad_h, int32_t pad_w)
@@ -501,9 +559,14 @@ static inline size_t mote_s8_dw_scratch_bytes(int32_t cout, int32_t kh, int32_t 
     if (cout < 1 || kh < 1 || kw < 1 || h < 1 || w < 1 || pad_h < 0 || pad_w < 0) {
         return 0;
     }
-    mve = 4u * (((uint64_t)cout + 3u) & ~(uint64_t)3u) + (kh == 3 && kw == 3 ? 176u * ((uint64_t)cout >> 3) : 0u);
+    mve = 4u * (((uint64_t)cout + 3u) & ~(uint64_t)3u) + (kh == 3 && kw == 3 ? 184u * ((uint64_t)cout >> 3) : 0u);
     if (kh == 3 && kw == 3) {
-        plane = 2u * ((uint64_t)h + 2u * (uint64_t)pad_h) * ((uint64_t)w + 2u * (uint64_t)pad_w);
+        const uint64_t hp = (uint64_t)h + 2u * (uint64_t)pad_h, wp = (uint64_t)w + 2u * (uint64_t)pad_w;
+        const uint64_t lines = MOTE_S8_DW_LINE * (hp > wp ? hp : wp) + 16u;
+        plane = 2u * hp * wp;
+        if ((hp - 2u) * (wp - 2u) >= 100u) { /* the planes' outputs per channel, stride 1 */
+            mve = lines > mve ? lines : mve;
+        }
     }
     mve = 16u + (plane > mve ? plane : mve);
     return mve > 0x7fffffffu ? 0u : (size_t)mve;

@@ -61,6 +61,8 @@ def _scratch_library():
         fn.argtypes = [ctypes.c_int32] * nargs
     lib.mote_variant_mote_conv2d_s8.restype = ctypes.c_int32
     lib.mote_variant_mote_conv2d_s8.argtypes = [ctypes.c_int32] * 7
+    lib.mote_variant_mote_depthwise_conv2d_s8.restype = ctypes.c_int32
+    lib.mote_variant_mote_depthwise_conv2d_s8.argtypes = [ctypes.c_int32] * 12
     _SCRATCH_LIB[digest] = lib
     return lib
 
@@ -97,6 +99,10 @@ def scratch_bytes(spec, call) -> int:
 #: labels of conv2d_s8's variants, by the MOTE_S8_CONV_* codes of kernels/requant.h
 #: (mote_s8_conv_variant there is the rule, the kernels' own dispatch)
 CONV_VARIANTS = {1: "pointwise", 2: "stem", 3: "window", 4: "stem3x3c3"}
+#: labels of depthwise_conv2d_s8's per-channel plane paths, by the MOTE_S8_DW_* mask of
+#: kernels/requant.h (mote_s8_dw_variant): both cores, or the one named in parentheses
+#: (`aot profile` shows it on that core's rows only, see aot.devtools.profile)
+DW_VARIANTS = {1: "planes(MVE)", 2: "planes(DSP)", 3: "planes"}
 
 
 def call_variant(spec, call):
@@ -105,12 +111,25 @@ def call_variant(spec, call):
     (mote_variant_mote_conv2d_s8), "+table" when the program carries the DSP
     kernel's requantization table (aot.compiler.dsp_weights); linear_s8: "panel"
     with its DSP panel, "rows+table" with its table alone (the int8 weights read in
-    place, four rows at a time), else "rows"."""
+    place, four rows at a time), else "rows"; depthwise_conv2d_s8 (depth multiplier 1):
+    "planes" when the DSP and MVE kernels run it channel by channel over a plane (by
+    shape and activation range, mote_s8_dw_variant), "planes(MVE)" / "planes(DSP)" when
+    only that core's kernel does, else None (channels-last on both)."""
     from aot.compiler.dsp_weights import PANEL_ARG, has_panel, has_table
     name = f"{call.op}.{call.overload}"
     vals = spec.values
     if name == "mote::linear_s8.out":
         return "panel" if has_panel(spec, call) else "rows+table" if has_table(spec, call) else "rows"
+    if name == "mote::depthwise_conv2d_s8.out":
+        x, w = vals[call.args[0]], vals[call.args[1]]
+        if len(x.sizes) != 4 or len(w.sizes) != 4 or int(vals[call.args[8]]) != 1:
+            return None
+        st, pad, dil = (vals[call.args[i]].items for i in (5, 6, 7))
+        code = int(_scratch_library().mote_variant_mote_depthwise_conv2d_s8(
+            int(w.sizes[1]), int(w.sizes[2]), int(st[0]), int(st[-1]), int(dil[0]), int(dil[-1]),
+            int(x.sizes[1]), int(x.sizes[2]), int(pad[0]), int(pad[-1]),
+            int(vals[call.args[11]]), int(vals[call.args[12]])))
+        return DW_VARIANTS.get(code)
     if name != "mote::conv2d_s8.out":
         return None
     x, w = vals[call.args[0]], vals[call.args[1]]

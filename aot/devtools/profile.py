@@ -42,7 +42,9 @@ def profile_from_events(record: dict, runs: list, tick_unit: str, whole_ticks: i
     runs: per run, {"events": [(instr, start, end)], "overhead": ticks}; rows
     take the least ticks over the runs (one row per executed instruction of
     the first run, in execution order). variant_of: op name -> kernel variant.
-    whole_ticks: the untraced inference's count."""
+    whole_ticks: the untraced inference's count. A record's variant naming one
+    core ("planes(MVE)", aot.compiler.scratch.call_variant) labels only that core's
+    rows ("MVE planes"); the other core's rows show the bare kernel ("DSP")."""
     instrs = record["instructions"]
     first = runs[0]["events"]
     if not first:
@@ -63,8 +65,12 @@ def profile_from_events(record: dict, runs: list, tick_unit: str, whole_ticks: i
                             f"({len(instrs)} instructions): record and program do not match")
         r = instrs[k]
         kernel = variant_of(r["op"])
-        if kernel in ("DSP", "MVE") and r.get("variant"):   # the optimized kernel's variant
-            kernel = f"{kernel} {r['variant']}"
+        variant = r.get("variant") or ""
+        if variant.endswith(")"):   # a variant of one core's kernel only: "planes(MVE)"
+            label, core = variant[:-1].split("(", 1)
+            variant = label if core == kernel else ""
+        if kernel in ("DSP", "MVE") and variant:   # the optimized kernel's variant
+            kernel = f"{kernel} {variant}"
         ops.append({"instr": k, "op": r["op"], "kernel": kernel,
                     "input_shapes": r["input_shapes"], "output_shapes": r["output_shapes"],
                     "macs": r["macs"], "ticks": ticks, "share": ticks / total if total else 0.0,

@@ -250,7 +250,8 @@ def test_ops_json_names_the_kernel_variant_of_every_call(ds_cnn):
     for d, c in ds_cnn.items():
         ops = {o["name"]: o for o in build_manifest(c.spec)["ops"]}
         got[d] = (ops["mote::conv2d_s8.out"]["variants"], ops["mote::linear_s8.out"]["variants"])
-        assert "variants" not in ops["mote::depthwise_conv2d_s8.out"]
+        # 25x5 maps, full int8 range: both cores run the depthwise over per-channel planes
+        assert ops["mote::depthwise_conv2d_s8.out"]["variants"] == {"planes": 4}
     assert got[False] == ({"stem": 1, "pointwise": 4}, {"rows": 1})
     assert got[True] == ({"stem+table": 1, "pointwise+table": 4}, {"panel": 1})
     # a padded 3x3 window over 16 channels is neither
@@ -268,3 +269,26 @@ def test_ops_json_names_the_kernel_variant_of_every_call(ds_cnn):
         assert call_variant(spec, conv) == "stem3x3c3"
     finally:
         w.sizes, x.sizes, spec.values[conv.args[6]].items = saved
+
+
+def test_depthwise_variant_follows_the_rule_of_requant_h(ds_cnn):
+    """The depthwise label is mote_s8_dw_variant's (kernels/requant.h), the kernels'
+    own dispatch: a clamp other than the full int8 range leaves the DSP's int16 planes
+    (its assembly saturates to int8 only) but not the MVE's; a 6x6 map (36 outputs per
+    channel) and a 5x5 window run channels-last on both."""
+    from aot.compiler.scratch import call_variant
+    spec = ds_cnn[False].spec
+    dw = next(k for k in spec.instructions if k.op == "mote::depthwise_conv2d_s8")
+    x, w = spec.values[dw.args[0]], spec.values[dw.args[1]]
+    saved = (list(x.sizes), list(w.sizes), spec.values[dw.args[11]])
+    try:
+        assert call_variant(spec, dw) == "planes"
+        spec.values[dw.args[11]] = saved[2] + 1
+        assert call_variant(spec, dw) == "planes(MVE)"
+        spec.values[dw.args[11]] = saved[2]
+        x.sizes = [1, 6, 6, x.sizes[3]]
+        assert call_variant(spec, dw) is None
+        x.sizes, w.sizes = list(saved[0]), [1, 5, 5, w.sizes[3]]
+        assert call_variant(spec, dw) is None
+    finally:
+        x.sizes, w.sizes, spec.values[dw.args[11]] = saved

@@ -124,3 +124,18 @@ def test_an_output_folder_that_does_not_exist_fails_first(capsys, tmp_path):
                  "--png", str(tmp_path / "no" / "p.png")]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "does not exist" in err[0]
+
+
+def test_a_variant_of_one_core_labels_only_that_cores_rows():
+    """call_variant's "planes(MVE)" (the MVE depthwise runs per-channel planes, the
+    DSP one channels-last): "MVE planes" on an MVE board, "DSP" on a DSP board;
+    "planes" (both cores) labels both."""
+    from aot.devtools.profile import profile_from_events
+    rec = {"model": "m", "int8": True, "instructions": [
+        {"op": "mote::depthwise_conv2d_s8.out", "variant": v, "input_shapes": [], "output_shapes": [],
+         "macs": 9, "source": "", "module": ""} for v in ("planes(MVE)", "planes", None)]}
+    runs = [{"events": [(0, 0, 10), (1, 10, 20), (2, 20, 30)], "overhead": 0}]
+    for core in ("MVE", "DSP"):
+        p = profile_from_events(rec, runs, "instructions", 30, lambda op: core, "board")
+        mve = f"{core} planes" if core == "MVE" else core
+        assert [o["kernel"] for o in p["ops"]] == [mve, f"{core} planes", core]

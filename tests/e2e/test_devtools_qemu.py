@@ -43,6 +43,9 @@ def test_profile_rows_sum_to_the_untraced_count(ds_profile):
     # the variant that ran, per layer: the first conv (Cin 1) is the stem, the others pointwise
     assert len(convs) == 5 and [o["kernel"] for o in convs] == ["DSP stem+table"] + ["DSP pointwise+table"] * 4
     assert all(o["source"] == "ds_cnn.py:31" for o in convs)
+    # its 25x5 depthwise maps run channel by channel over per-channel planes
+    dws = [o["kernel"] for o in p["ops"] if o["op"] == "mote::depthwise_conv2d_s8.out"]
+    assert dws == ["DSP planes"] * 4
     assert convs[1]["macs"] == 512_000 and convs[1]["macs_per_tick"] == pytest.approx(512_000 / convs[1]["ticks"])
     assert abs(sum(o["share"] for o in p["ops"]) - 1.0) < 1e-9
     assert (out / "model.debug.json").exists() and json.loads((out / "build.json").read_text())["trace"] == "profile"

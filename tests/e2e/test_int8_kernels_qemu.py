@@ -40,11 +40,13 @@ def conv_scratch_bytes(cin, kh, kw, cout, prewidened=False):
 
 
 def dw_scratch_bytes(cout, kh=3, kw=3, h=1, w=1, pad=(0, 0)):
-    """mote_s8_dw_scratch_bytes() of kernels/requant.h: the larger of MVE's tables and
-    the DSP path's int16 input plane."""
-    mve = 4 * ((cout + 3) // 4 * 4) + (176 * (cout // 8) if (kh, kw) == (3, 3) else 0)
+    """mote_s8_dw_scratch_bytes() of kernels/requant.h: the largest of MVE's tables, its
+    planes' int8 lines and the DSP path's int16 input plane."""
+    mve = 4 * ((cout + 3) // 4 * 4) + (184 * (cout // 8) if (kh, kw) == (3, 3) else 0)
+    hp, wp = h + 2 * pad[0], w + 2 * pad[1]
+    lines = 60 * max(hp, wp) + 16 if (kh, kw) == (3, 3) and (hp - 2) * (wp - 2) >= 100 else 0
     plane = 2 * (h + 2 * pad[0]) * (w + 2 * pad[1]) if (kh, kw) == (3, 3) else 0
-    return 16 + max(mve, plane)
+    return 16 + max(mve, lines, plane)
 
 
 def _act(act, ozp):
@@ -251,6 +253,24 @@ def make_cases():
               _dw(rng, "dw_full_s2", 1, 12, 12, 16, 1, (3, 3), (2, 2), (1, 1), (1, 1)),
               _dw(rng, "dw_full_odd", 2, 7, 9, 5, 1, (3, 3), (2, 2), (1, 1), (1, 1)),
               _dw(rng, "dw_full_nopad", 1, 9, 10, 12, 1, (3, 3), (1, 1), (0, 0), (1, 1))]
+    # depthwise through the MVE planes (mote_s8_dw_variant: 100+ outputs per channel,
+    # 400+ with a stride 2): stride 2 along and across the lines, unpadded odd sizes,
+    # mixed strides, a batch of two, clamps; and the NHWC path's border pixels with a
+    # channel tail (a 6x6 -> 3x3 map)
+    cases += [_dw(rng, "dw_planes_s2", 1, 40, 41, 1, 1, (3, 3), (2, 2), (1, 1), (1, 1), (-20, 90)),
+              _dw(rng, "dw_planes_s2_nopad", 1, 45, 41, 1, 1, (3, 3), (2, 2), (0, 0), (1, 1), "relu"),
+              _dw(rng, "dw_planes_s12", 1, 30, 28, 1, 1, (3, 3), (1, 2), (1, 1), (1, 1)),
+              _dw(rng, "dw_planes_batch", 2, 11, 10, 3, 1, (3, 3), (1, 1), (1, 1), (1, 1), "relu"),
+              _dw(rng, "dw_nhwc_border", 1, 6, 6, 20, 1, (3, 3), (2, 2), (1, 1), (1, 1), "relu")]
+    xp = rng.integers(-128, 128, (1, 10, 10, n), dtype=np.int8)
+    args = [xp, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1],
+            [1, 1], 1, 9, -3, -128, 127]
+    cases.append(dict(name="dw_planes_edges", op="depthwise_conv2d_s8", args=args,
+                      out=R.depthwise_conv2d_s8(*args), macs=0,
+                      scratch=dw_scratch_bytes(n, 3, 3, 10, 10, (1, 1))))
+    for c in cases:  # one output buffer for the depthwise cases (the M55's 512 KiB)
+        if c["op"] == "depthwise_conv2d_s8" and c["out"].size >= 1000:
+            c["shared_out"] = True
     # depthwise: a row too wide for the DSP strip (per-pixel windows), a 5x5 window
     # (generic tap loops), relu clamps, an unpadded stride-2 case
     cases += [_dw(rng, "dw_wide", 1, 4, 90, 12, 1, (3, 3), (1, 1), (1, 1), (1, 1), "relu"),

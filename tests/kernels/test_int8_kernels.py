@@ -474,9 +474,11 @@ def test_errors(libs):
     assert conv_scratch(ref, 1, 5, 5, 3, 5, 3, 3, prewidened=1) == 16 + 5 * 32 + 32 * 8
     assert conv_scratch(ref, 1, 5, 5, 0, 5, 3, 3) == 0
     ref.mote_scratch_mote_depthwise_conv2d_s8.restype = ctypes.c_size_t
-    # the larger of MVE's tables and the DSP path's int16 plane 2 * (H + 2 ph) * (W + 2 pw)
+    # the largest of MVE's tables, its planes' int8 lines 60 * max(H + 2 ph, W + 2 pw) + 16
+    # (from 100 outputs per channel) and the DSP path's int16 plane 2 * (H + 2 ph) * (W + 2 pw)
     assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 5, 5, 3, 6, 3, 3, 1, 1) == 16 + 2 * 7 * 7
-    assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 5, 5, 64, 64, 3, 3, 1, 1) == 16 + 4 * 64 + 176 * 8
+    assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 24, 24, 32, 32, 3, 3, 1, 1) == 16 + 60 * 26 + 16
+    assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 5, 5, 64, 64, 3, 3, 1, 1) == 16 + 4 * 64 + 184 * 8
     assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 48, 48, 8, 8, 3, 3, 1, 1) == 16 + 2 * 50 * 50
     assert ref.mote_scratch_mote_depthwise_conv2d_s8(1, 5, 5, 12, 12, 5, 5, 2, 2) == 16 + 4 * 12
     ref.mote_scratch_mote_linear_s8.restype = ctypes.c_size_t
