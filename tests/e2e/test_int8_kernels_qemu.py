@@ -268,9 +268,6 @@ def make_cases():
     cases.append(dict(name="dw_planes_edges", op="depthwise_conv2d_s8", args=args,
                       out=R.depthwise_conv2d_s8(*args), macs=0,
                       scratch=dw_scratch_bytes(n, 3, 3, 10, 10, (1, 1))))
-    for c in cases:  # one output buffer for the depthwise cases (the M55's 512 KiB)
-        if c["op"] == "depthwise_conv2d_s8" and c["out"].size >= 1000:
-            c["shared_out"] = True
     # depthwise: a row too wide for the DSP strip (per-pixel windows), a 5x5 window
     # (generic tap loops), relu clamps, an unpadded stride-2 case
     cases += [_dw(rng, "dw_wide", 1, 4, 90, 12, 1, (3, 3), (1, 1), (1, 1), (1, 1), "relu"),
@@ -359,7 +356,11 @@ def make_cases():
         args = [x, *R.softmax_params(scale)]
         cases.append(dict(name=name, op="softmax_s8", args=args, out=R.softmax_s8(*args),
                           macs=0, scratch=0))
-    return cases + _resize_cases()
+    cases += _resize_cases()
+    for c in cases:  # one output buffer for the larger outputs (the M55's 512 KiB)
+        if c["out"].nbytes >= 1000:
+            c["shared_out"] = True
+    return cases
 
 
 def _add_cases(rng):
