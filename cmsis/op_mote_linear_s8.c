@@ -591,6 +591,33 @@ __asm__("  .section .text.mote_s8_mve_linear_dot4s,\"ax\",%progbits\n"
 /* clang-format on */
 
 /**
+ * linear_s8 with the program's table (mote_s8_linear_table_numel): the corrected
+ * bias bias - zp * sum w of each block's four rows from it (2bc halved), so the dot
+ * products alone (mote_s8_mve_dot4: per 16 taps five loads and four VMLADAVA);
+ * blocks of four rows, the last one at rows N - 4..N - 1 (its outputs written again
+ * where it overlaps the block before), requantized in vectors.
+ */
+MOTE_S8_HOT static void linear_mve_table(const mote_s8_conv_params_t *p)
+{
+    const int32_t k = p->cin;
+    const int32_t *q = p->wtable;
+    int32_t m, n;
+    for (n = 0; n < p->cout; n += 4, q += 16) {
+        const int32_t n0 = n + 4 <= p->cout ? n : p->cout - 4;
+        const int8_t *w0 = p->weight + (size_t)n0 * k;
+        const int32x4_t bc = vshrq_n_s32(vld1q_s32(q), 1);
+        const int32x4_t mv = vld1q_s32(p->mult + n0), sv = vld1q_s32(p->shift + n0);
+        int32_t s[4];
+        for (m = 0; m < p->n; m++) {
+            mote_s8_mve_dot4(p->input + (size_t)m * k, w0, w0 + k, w0 + 2 * k, w0 + 3 * k, k, s);
+            vstrbq_s32(p->output + (size_t)m * p->cout + n0,
+                       mote_s8_mve_requant(vaddq_s32(vld1q_s32(s), bc), mv, sv, p->out_zp, p->act_min,
+                                           p->act_max));
+        }
+    }
+}
+
+/**
  * Every output row, four output features per pass: the first input row's dot
  * products give the weight sums too (the zero point folded into the bias as
  * zp * sum w; the core for the chunks of 16 taps, a predicated tail), the other
@@ -683,7 +710,11 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
         return e;
     }
 #if defined(MOTE_S8_MVE)
-    linear_mve(&p);
+    if (p.wtable != NULL && p.wpanel == NULL) {
+        linear_mve_table(&p);
+    } else {
+        linear_mve(&p);
+    }
 #elif defined(MOTE_S8_DSP)
 #if !MOTE_S8_SIZE
     if (p.wpanel != NULL) {

@@ -220,7 +220,7 @@ def linear_trade_line(trade: dict) -> str:
             f"({d:+,} B for about {saved:,} fewer instructions per inference, inner loops)")
 
 
-def _add_linear_panel(spec: ir.ProgramSpec, call: ir.KernelCall, mode: str = "panel") -> int:
+def _add_linear_panel(spec: ir.ProgramSpec, call: ir.KernelCall, mode: str = "panel", trade: bool = True) -> int:
     """Argument 9 of a linear_s8 (10 kernel arguments) with constant weights and
     channel tensors that admits a panel or table (linear_constant); the bytes
     added (0 if none)."""
@@ -230,11 +230,11 @@ def _add_linear_panel(spec: ir.ProgramSpec, call: ir.KernelCall, mode: str = "pa
     w = np.frombuffer(vals[0].constant, np.int8).reshape(vals[0].sizes)
     b, m, sh = (np.frombuffer(v.constant, "<i4") for v in vals[1:])
     zps = (spec.values[call.args[5]], spec.values[call.args[6]])
-    if mode != "none":
-        trade = spec.plan_info.setdefault("linear_trade", {"opt": "speed" if mode == "panel" else "size",
-                                                            "layers": 0, "panel_bytes": 0, "table_bytes": 0,
-                                                            "macs": 0})
-        _linear_trade(w, b, m, sh, *zps, trade)
+    if mode != "none" and trade:   # DSP boards: the panel / table trade --opt chooses
+        book = spec.plan_info.setdefault("linear_trade", {"opt": "speed" if mode == "panel" else "size",
+                                                           "layers": 0, "panel_bytes": 0, "table_bytes": 0,
+                                                           "macs": 0})
+        _linear_trade(w, b, m, sh, *zps, book)
     p = linear_constant(w, b, m, sh, *zps, mode)
     if p is None:
         return 0
@@ -246,13 +246,14 @@ def _add_linear_panel(spec: ir.ProgramSpec, call: ir.KernelCall, mode: str = "pa
     return p.nbytes
 
 
-def add_dsp_weights(spec: ir.ProgramSpec, linear="panel") -> int:
+def add_dsp_weights(spec: ir.ProgramSpec, linear="panel", conv: bool = True) -> int:
     """Give every 13-argument conv2d_s8 call of ``spec`` its pre-widened weights
     (a new int16 constant as argument 12), and every linear_s8 its argument 9 by
     ``linear`` (LINEAR_MODES; True is "panel", False "none"): "panel" the int16
     panel where it fits (linear_panel; 2 bytes of flash per weight, the fastest
     form), else the int32 table (linear_table; 16 bytes per four features, the
-    weights read in place); "table" the table alone (--opt size); "none" neither.
+    weights read in place); "table" the table alone (--opt size; and MVE boards,
+    with ``conv`` False: the MVE convs take no panel); "none" neither.
     Returns the constant bytes added, also kept as spec.plan_info["dsp_weights_bytes"]."""
     mode = {True: "panel", False: "none"}.get(linear, linear)
     if mode not in LINEAR_MODES:
@@ -261,9 +262,9 @@ def add_dsp_weights(spec: ir.ProgramSpec, linear="panel") -> int:
     for call in spec.instructions:
         if (call.op, call.overload) == LINEAR:
             if not has_panel(spec, call) and not has_table(spec, call):
-                added += _add_linear_panel(spec, call, mode)
+                added += _add_linear_panel(spec, call, mode, trade=conv)
             continue
-        if (call.op, call.overload) != CONV or has_panel(spec, call):
+        if not conv or (call.op, call.overload) != CONV or has_panel(spec, call):
             continue
         wv = spec.values[call.args[1]]
         if wv.constant is None:

@@ -46,7 +46,10 @@ class Recipe:
     dsp_weights: int8 convs carry their weights pre-widened to int16 for the
     Cortex-M DSP kernels (more flash, no widening scratch), resolved for a target by
     :meth:`from_args` (``--dsp-weights flash|arena`` on a board whose int8 kernels are
-    the DSP ones). external_weights: None, True (a .ptd beside the program) or a
+    the DSP ones). linear_tables: int8 linear layers carry their requantization
+    table (linear_s8's argument 9, the input zero point folded into the bias offline)
+    for the MVE kernels, resolved by :meth:`from_args` on a board whose int8 kernels
+    are the MVE ones (unless ``--dsp-weights arena``). external_weights: None, True (a .ptd beside the program) or a
     .ptd path (its tensors are kept and the new ones added): the constants go to a
     .ptd the program names by key. delegate: a backend name (``--delegate``).
     planner: the memory planner ("best", "greedy"). layout: int8 only: where a pointwise
@@ -67,6 +70,7 @@ class Recipe:
     int4_weights: Optional[int] = None
     int16_activations: bool = False
     dsp_weights: bool = False
+    linear_tables: bool = False
     external_weights: Union[None, bool, str] = None
     delegate: Optional[str] = None
     planner: str = "best"
@@ -149,6 +153,10 @@ class Recipe:
             int4_weights=int4, int16_activations=bool(get("int16_activations", False)),
             # the program aot build ships for that board: pre-widened DSP weights unless --dsp-weights arena
             dsp_weights=bool(get("int8", False)) and target is not None and bool(target.dsp_kernels)
+            and get("dsp_weights", "flash") == "flash",
+            # MVE boards (Cortex-M55): the linear layers' tables alone (16 bytes per four features)
+            linear_tables=bool(get("int8", False)) and target is not None
+            and bool(getattr(getattr(target, "board", target), "mve", False))
             and get("dsp_weights", "flash") == "flash",
             external_weights=None if external in (None, False) else True if external in (True, "") else external,
             delegate=get("delegate"), layout=get("layout", "auto"), selftest=get("selftest"), method=get("method"),

@@ -132,6 +132,23 @@ def test_autoencoder_linear_forms_by_opt():
         add_dsp_weights(spec, linear="fast")
 
 
+def test_mve_programs_carry_linear_tables_only(ds_cnn):
+    """linear_tables (MVE boards): the linear layer gets its table alone, the convs
+    no panel; the host bytes stay those of the plain program."""
+    from aot.host.runtime import Program
+    mve = compile_model_file("zoo/ds_cnn.py", int8=True, int8_io=True, linear_tables=True)
+    sp = mve.spec
+    assert not any(has_panel(sp, c) for c in sp.instructions)
+    fcs = [c for c in sp.instructions if c.op == "mote::linear_s8"]
+    assert fcs and all(has_table(sp, c) for c in fcs)
+    assert sp.plan_info["dsp_weights_bytes"] == sum(64 * ((sp.values[c.args[1]].sizes[0] + 3) // 4) for c in fcs)
+    assert "linear_trade" not in sp.plan_info     # no panel to trade on MVE boards
+    x = [np.random.default_rng(3).integers(-128, 128, (1, 1, 49, 10), dtype=np.int8)]
+    a = Program(ds_cnn[False].pte).method().run(x)
+    b = Program(mve.pte).method().run(x)
+    assert np.any(a[0] != 0) and a[0].tobytes() == b[0].tobytes()
+
+
 def test_fast_table_requantizes_like_the_reference():
     """The kernel's 4-instruction form on the table's words (SMMLAR, + sign, ASR, SSAT)
     equals requantize + zero point + clamp of the reference, per channel."""

@@ -71,6 +71,13 @@ def test_dsp_weights_resolve_against_the_board():
     assert Recipe.from_options("--int8", plain).dsp_weights is False
     assert Recipe.from_options("--int8").dsp_weights is False            # no board: no DSP kernels
     assert Recipe.from_options("", dsp).dsp_weights is False              # fp32 has no int8 convs
+    # MVE boards: the linear layers' tables alone (no conv panels)
+    mve = load_board("mps3-an547")
+    r = Recipe.from_options("--int8", mve)
+    assert (r.dsp_weights, r.linear_tables) == (False, True)
+    assert Recipe.from_options("--int8 --dsp-weights arena", mve).linear_tables is False
+    assert not any(Recipe.from_options(o, b).linear_tables
+                   for o, b in (("--int8", dsp), ("--int8", plain), ("", mve), ("--int8", None)))
 
 
 @pytest.mark.parametrize("options", [
