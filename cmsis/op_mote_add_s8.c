@@ -27,25 +27,21 @@ mote_err_t mote_kernel_mote_add_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
                                        uint32_t nargs);
 
 #if defined(MOTE_S8_DSP) || defined(MOTE_S8_MVE)
-/** Input i is a power input: y = (q - zp) * 2^(L-1-e) exactly (SRDHM by 2^30 halves
- *  an even number; RDBPOT by e <= L - 1 divides exactly). */
-static int add_is_pow(const mote_s8_add_params_t *p, int i)
-{
-    return p->mult[i] == (1 << 30) && p->shift[i] <= 0 && p->e[i] + 2 <= p->left_shift + 1;
-}
-
 /**
- * Which core runs the folded form: the input that goes first (a power input does)
- * and whether each is a power input; 0 if neither core fits (an input with shift 0
- * and a multiplier other than 2^30: the plain folded form runs it).
+ * The core for the folded form (mote_s8_add_variant): the input that goes first (a
+ * power input does; addition commutes) and whether each is a power input; 0 for
+ * MOTE_S8_ADD_FOLDED (the plain folded form runs it).
  */
 static int add_kinds(const mote_s8_add_params_t *p, int *first, int *powa, int *powb)
 {
-    const int pa = add_is_pow(p, 0), pb = add_is_pow(p, 1);
+    const int32_t v = mote_s8_add_variant(p->mult[0], p->shift[0], p->mult[1], p->shift[1],
+                                          p->left_shift, p->out_shift);
+    const int pa = mote_s8_add_is_pow(p->mult[0], p->shift[0], p->left_shift);
+    const int pb = mote_s8_add_is_pow(p->mult[1], p->shift[1], p->left_shift);
     *first = pa || !pb ? 0 : 1;
-    *powa = *first == 0 ? pa : pb;
-    *powb = *first == 0 ? pb : pa;
-    return (*powa || p->e[*first] > 0) && (*powb || p->e[1 - *first] > 0);
+    *powa = v == MOTE_S8_ADD_POW_POW || v == MOTE_S8_ADD_POW_GEN;
+    *powb = v == MOTE_S8_ADD_POW_POW;
+    return v >= MOTE_S8_ADD_POW_GEN;
 }
 
 #endif

@@ -29,6 +29,8 @@ int32_t mote_variant_mote_depthwise_conv2d_s8(int32_t kh, int32_t kw, int32_t st
                                               int32_t stride_w, int32_t dil_h, int32_t dil_w,
                                               int32_t h, int32_t w, int32_t pad_h, int32_t pad_w,
                                               int32_t act_min, int32_t act_max);
+int32_t mote_variant_mote_add_s8(int32_t a_mult, int32_t a_shift, int32_t b_mult, int32_t b_shift,
+                                 int32_t left_shift, int32_t out_shift);
 
 /**
  * conv2d_s8: see mote_s8_conv_scratch_bytes() in requant.h (im2col columns,
@@ -130,4 +132,15 @@ int32_t mote_variant_mote_depthwise_conv2d_s8(int32_t kh, int32_t kw, int32_t st
 {
     return mote_s8_dw_variant(kh, kw, stride_h, stride_w, dil_h, dil_w, h, w, pad_h, pad_w, act_min,
                               act_max);
+}
+
+/**
+ * The optimized add_s8's variant for its multipliers and shifts: MOTE_S8_ADD_REFERENCE /
+ * _FOLDED / _POW_GEN / _GEN_GEN / _POW_POW (mote_s8_add_variant in requant.h, the
+ * kernels' own dispatch).
+ */
+int32_t mote_variant_mote_add_s8(int32_t a_mult, int32_t a_shift, int32_t b_mult, int32_t b_shift,
+                                 int32_t left_shift, int32_t out_shift)
+{
+    return mote_s8_add_variant(a_mult, a_shift, b_mult, b_shift, left_shift, out_shift);
 }

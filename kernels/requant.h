@@ -286,6 +286,55 @@ typedef struct mote_s8_add_params {
     int32_t r_o, e_o;                             /* folded, output */
 } mote_s8_add_params_t;
 
+/**
+ * add_s8's variants (the optimized kernels' dispatch; kernels/int8_scratch.c exports
+ * the rule as mote_variant_mote_add_s8 so the compiler names what runs):
+ *   MOTE_S8_ADD_REFERENCE  arguments outside the folded form: the reference's arithmetic
+ *   MOTE_S8_ADD_FOLDED     the folded form in C (an input with shift 0 and a multiplier
+ *                          other than 2^30)
+ *   MOTE_S8_ADD_POW_GEN    one "power" input (multiplier 2^30, e < L: exactly
+ *                          (q - zp) * 2^(L-1-e), one multiply-add) and one general input
+ *   MOTE_S8_ADD_GEN_GEN    two general inputs (shift < 0)
+ *   MOTE_S8_ADD_POW_POW    two power inputs (equal input scales)
+ * The compiler's arguments (int8ref.add_params) give power+general, or power+power
+ * for equal input scales.
+ */
+#define MOTE_S8_ADD_REFERENCE 0
+#define MOTE_S8_ADD_FOLDED 1
+#define MOTE_S8_ADD_POW_GEN 2
+#define MOTE_S8_ADD_GEN_GEN 3
+#define MOTE_S8_ADD_POW_POW 4
+
+/** The folded form applies: L = left_shift + max(shift, 0) <= 21 for both inputs,
+ *  output shift in [-22, -1]. */
+static inline int mote_s8_add_fast_ok(int32_t left_shift, int32_t a_shift, int32_t b_shift,
+                                      int32_t out_shift)
+{
+    return out_shift <= -1 && out_shift >= -22 && left_shift + (a_shift > 0 ? a_shift : 0) <= 21 &&
+           left_shift + (b_shift > 0 ? b_shift : 0) <= 21;
+}
+
+/** An input is a power input: multiplier 2^30, shift <= 0 and e + 1 <= left_shift. */
+static inline int mote_s8_add_is_pow(int32_t mult, int32_t shift, int32_t left_shift)
+{
+    return mult == (1 << 30) && shift <= 0 && 1 - shift <= left_shift;
+}
+
+/** The variant for add_s8's arguments (MOTE_S8_ADD_*). */
+static inline int32_t mote_s8_add_variant(int32_t a_mult, int32_t a_shift, int32_t b_mult,
+                                          int32_t b_shift, int32_t left_shift, int32_t out_shift)
+{
+    const int pa = mote_s8_add_is_pow(a_mult, a_shift, left_shift);
+    const int pb = mote_s8_add_is_pow(b_mult, b_shift, left_shift);
+    if (!mote_s8_add_fast_ok(left_shift, a_shift, b_shift, out_shift)) {
+        return MOTE_S8_ADD_REFERENCE;
+    }
+    if ((!pa && a_shift >= 0) || (!pb && b_shift >= 0)) {
+        return MOTE_S8_ADD_FOLDED;
+    }
+    return pa && pb ? MOTE_S8_ADD_POW_POW : (pa || pb ? MOTE_S8_ADD_POW_GEN : MOTE_S8_ADD_GEN_GEN);
+}
+
 /** Parse add_s8's 15 arguments (kernels/s8_args.c); fills the folded form too. */
 mote_err_t mote_s8_add_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_add_params_t *p);
 

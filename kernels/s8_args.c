@@ -159,13 +159,9 @@ mote_err_t mote_s8_add_parse(mote_value_t *const *args, uint32_t nargs, mote_s8_
     p->numel = ta->numel;
     /* the folded form: |(q - zp) << L| <= 255 * 2^21 < 2^29, so 2x fits, every
        |y_i| < 2^29 and |2 (y_0 + y_1)| < 2^31; e_o <= 22 keeps |r_o| < 2^30 */
-    p->fast = p->out_shift <= -1 && p->out_shift >= -22;
-    for (i = 0; i < 2; i++) {
+    p->fast = mote_s8_add_fast_ok(p->left_shift, p->shift[0], p->shift[1], p->out_shift);
+    for (i = 0; i < 2 && p->fast; i++) {
         const int32_t l = p->left_shift + (p->shift[i] > 0 ? p->shift[i] : 0);
-        p->fast = p->fast && l <= 21;
-        if (l > 21) {
-            break;
-        }
         p->pmul[i] = (int32_t)1 << (l + 1);
         p->padd[i] = -p->zp[i] * p->pmul[i];
         p->e[i] = p->shift[i] < 0 ? -p->shift[i] : 0;

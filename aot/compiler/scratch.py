@@ -63,6 +63,8 @@ def _scratch_library():
     lib.mote_variant_mote_conv2d_s8.argtypes = [ctypes.c_int32] * 7
     lib.mote_variant_mote_depthwise_conv2d_s8.restype = ctypes.c_int32
     lib.mote_variant_mote_depthwise_conv2d_s8.argtypes = [ctypes.c_int32] * 12
+    lib.mote_variant_mote_add_s8.restype = ctypes.c_int32
+    lib.mote_variant_mote_add_s8.argtypes = [ctypes.c_int32] * 6
     _SCRATCH_LIB[digest] = lib
     return lib
 
@@ -103,6 +105,9 @@ CONV_VARIANTS = {1: "pointwise", 2: "stem", 3: "window", 4: "stem3x3c3"}
 #: kernels/requant.h (mote_s8_dw_variant): both cores, or the one named in parentheses
 #: (`aot profile` shows it on that core's rows only, see aot.devtools.profile)
 DW_VARIANTS = {1: "planes(MVE)", 2: "planes(DSP)", 3: "planes"}
+#: labels of add_s8's variants, by the MOTE_S8_ADD_* codes of kernels/requant.h
+ADD_VARIANTS = {0: "reference", 1: "folded", 2: "power+general", 3: "general+general",
+                4: "power+power"}
 
 
 def call_variant(spec, call):
@@ -114,7 +119,9 @@ def call_variant(spec, call):
     place, four rows at a time), else "rows"; depthwise_conv2d_s8 (depth multiplier 1):
     "planes" when the DSP and MVE kernels run it channel by channel over a plane (by
     shape and activation range, mote_s8_dw_variant), "planes(MVE)" / "planes(DSP)" when
-    only that core's kernel does, else None (channels-last on both)."""
+    only that core's kernel does, else None (channels-last on both); add_s8: which
+    core its multipliers and shifts select (mote_variant_mote_add_s8: "power+general"
+    for the compiler's arguments, "power+power" for equal input scales)."""
     from aot.compiler.dsp_weights import PANEL_ARG, has_panel, has_table
     name = f"{call.op}.{call.overload}"
     vals = spec.values
@@ -130,6 +137,11 @@ def call_variant(spec, call):
             int(x.sizes[1]), int(x.sizes[2]), int(pad[0]), int(pad[-1]),
             int(vals[call.args[11]]), int(vals[call.args[12]])))
         return DW_VARIANTS.get(code)
+    if name == "mote::add_s8.out":
+        ints = [int(vals[a]) for a in (call.args[3], call.args[4], call.args[6],
+                                             call.args[7], call.args[8], call.args[11])]
+        code = int(_scratch_library().mote_variant_mote_add_s8(*ints))
+        return ADD_VARIANTS.get(code, f"variant {code}")
     if name != "mote::conv2d_s8.out":
         return None
     x, w = vals[call.args[0]], vals[call.args[1]]

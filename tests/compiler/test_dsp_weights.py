@@ -309,3 +309,35 @@ def test_depthwise_variant_follows_the_rule_of_requant_h(ds_cnn):
         assert call_variant(spec, dw) is None
     finally:
         x.sizes, w.sizes, spec.values[dw.args[11]] = saved
+
+
+def test_add_s8_variant_rule():
+    """add_s8's core follows from its multipliers and shifts (mote_s8_add_variant of
+    kernels/requant.h, the kernels' own dispatch, through the host library): the
+    compiler's arguments (int8ref.add_params) select power+general, equal input
+    scales power+power; two negative input shifts general+general; an input with
+    shift 0 and a multiplier other than 2^30 the folded form in C; left shift 22 or
+    an output shift of 0 or -23 the reference's arithmetic."""
+    from aot.compiler.quant import int8ref as R
+    from aot.compiler.scratch import ADD_VARIANTS, _scratch_library
+    lib = _scratch_library()
+
+    def variant(am, ash, bm, bsh, ls, osh):
+        return ADD_VARIANTS[int(lib.mote_variant_mote_add_s8(am, ash, bm, bsh, ls, osh))]
+
+    for (sa, sb, so), want in (((0.02, 0.05, 0.06), "power+general"),
+                               ((0.5, 0.01, 0.03), "power+general"),
+                               ((0.04, 0.04, 0.05), "power+power")):
+        p = R.add_params(sa, sb, so)
+        assert variant(p["a_multiplier"], p["a_shift"], p["b_multiplier"], p["b_shift"],
+                       p["left_shift"], p["output_shift"]) == want
+    m30, mmax = 1 << 30, (1 << 31) - 1
+    assert variant(mmax, -3, 1518500250, -1, 20, -19) == "general+general"
+    assert variant(mmax, -3, m30, -1, 20, -19) == "power+general"   # 2^30 with e < L: a power
+    assert variant(mmax, 0, m30, -1, 20, -19) == "folded"
+    assert variant(m30, 0, mmax, -1, 22, -19) == "reference"
+    assert variant(m30, 0, mmax, -1, 20, 0) == "reference"
+    assert variant(m30, 0, mmax, -1, 20, -23) == "reference"
+    assert variant(m30, -19, mmax, -1, 20, -22) == "power+general"   # e + 1 <= left shift
+    assert variant(m30, -20, mmax, -1, 20, -22) == "general+general"
+    assert variant(m30, -19, m30, -19, 20, -22) == "power+power"
