@@ -127,7 +127,9 @@ static int add_kinds(const mote_s8_add_params_t *p, int *first, int *powa, int *
             "  .size " name ", . - " name "\n"                                             \
             "  .text\n")
 ADD_CORE("mote_s8_dsp_add_pow_gen", ADD_A_POW, ADD_B_GEN_DBL);
+#if !MOTE_S8_SIZE /* --opt size: two general inputs take the folded form in C */
 ADD_CORE("mote_s8_dsp_add_gen_gen", ADD_A_GEN, ADD_B_GEN_SUM);
+#endif
 ADD_CORE("mote_s8_dsp_add_pow_pow", ADD_A_POW, ADD_B_POW);
 /* clang-format on */
 
@@ -154,13 +156,13 @@ static void add_put(const mote_s8_add_params_t *p, int i, int pow, int32_t add, 
 
 /** Every full block of four through a DSP core; returns 0 if no core fits the
  *  arguments (an input with shift 0 and a multiplier other than 2^30). */
-MOTE_S8_HOT static int add_blocks(const mote_s8_add_params_t *p, uint32_t nb)
+static int add_blocks(const mote_s8_add_params_t *p, uint32_t nb)
 {
     int32_t k[19];
     int first, powa, powb;
     const int8_t *x;
     const int8_t *y;
-    if (!add_kinds(p, &first, &powa, &powb)) {
+    if (!add_kinds(p, &first, &powa, &powb) || (MOTE_S8_SIZE && !powa)) {
         return 0;
     }
     x = first == 0 ? p->a : p->b;
@@ -184,7 +186,9 @@ MOTE_S8_HOT static int add_blocks(const mote_s8_add_params_t *p, uint32_t nb)
     } else if (powa) {
         mote_s8_dsp_add_pow_gen(k);
     } else {
+#if !MOTE_S8_SIZE
         mote_s8_dsp_add_gen_gen(k);
+#endif
     }
     return 1;
 }
