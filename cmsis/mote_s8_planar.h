@@ -9,7 +9,8 @@
  * dwp_channel() tabulates one channel's constants (weights as doubled int16
  * pairs held in registers, the fast requantization), or refuses the channel;
  * dwp_plane3x3() runs the plane: rows of 1x4 output blocks in assembly for
- * full-range channels, 2x2 / single-pixel C intrinsics for the rest.
+ * full-range channels (a row's last wo % 4 outputs: one block over its last four
+ * columns), 2x2 / single-pixel C intrinsics for the rest.
  */
 #ifndef MOTE_CMSIS_S8_PLANAR_H
 #define MOTE_CMSIS_S8_PLANAR_H
@@ -370,9 +371,15 @@ static void dwp_plane3x3(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32
         } else {
             dwp_s2_asm(&j);
         }
-        for (oy = 0; oy < ho; oy++) {
-            for (ox = 4 * nb; ox < wo; ox++) {
-                dwp_px(k, pl, wp, stride, oy, ox, out + (size_t)oy * orow + (size_t)ox * opx);
+        if (wo & 3) { /* the last wo % 4 columns: one more block over columns wo-4..wo-1
+                         (its first outputs again, the same bytes) */
+            j.nb = 1;
+            j.p = pl + (size_t)(wo - 4) * stride;
+            j.o = out + (size_t)(wo - 4) * opx;
+            if (stride == 1) {
+                dwp_s1_asm(&j);
+            } else {
+                dwp_s2_asm(&j);
             }
         }
         return;

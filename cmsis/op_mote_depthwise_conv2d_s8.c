@@ -1101,20 +1101,59 @@ MOTE_S8_INLINE void dw_widen_row(const int8_t *src, int32_t ss, int32_t n, int16
 }
 
 /**
- * 3x3 windows of stride 1 (or 2 with rows of 16+ outputs; dilation 1), full int8 range, every channel taking
- * the fast requantization (dwp_channel): channel by channel, the channel's NHWC
- * input widened once into an int16 plane in scratch (x - in_zp, a zero border of
- * the padding; transposed when the output rows are narrower than 8 and the columns
- * longer, so the 1x4 blocks run along the long side, e.g. DS-CNN's 25x5 maps), then
- * the plane kernel of cmsis/mote_s8_planar.h (SMLAD only, weights in registers).
- * In place (the output at the input's first byte, one image) needs no row ring: a
- * channel's outputs overwrite only that channel's inputs (offsets are c modulo
- * Cout), all read into the plane before. Returns 0 (nothing written) when the call
- * does not qualify.
+ * Four channels' rows at once: n int8 values of channels c..c+3 (the word at src, src
+ * + ss, src + 2 ss, ...) minus the zero point into the int16 rows d, d + ps, d + 2 ps,
+ * d + 3 ps (one per channel), two per step: two LDR, four SXTB16, four PKHBT/PKHTB,
+ * four SSUB16 and four STR for eight values.
+ */
+MOTE_S8_INLINE void dw_widen_row4(const int8_t *src, int32_t ss, int32_t n, int16_t *d, int32_t ps,
+                                  int32_t zp)
+{
+    const int32_t zp2 = (int32_t)(((uint32_t)zp & 0xffffu) | ((uint32_t)zp << 16));
+    int32_t j;
+    for (; n >= 2; n -= 2, src += 2 * ss, d += 2) {
+        const uint32_t a = mote_s8_ld32(src), b = mote_s8_ld32(src + ss);
+        const int32_t ae = __sxtb16((int32_t)a), be = __sxtb16((int32_t)b);
+        const int32_t ao = mote_s8_sxtb16_ror8(a), bo = mote_s8_sxtb16_ror8(b);
+        int32_t v0, v1, v2, v3;
+        __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(v0) : "r"(ae), "r"(be));
+        __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(v1) : "r"(ao), "r"(bo));
+        __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(v2) : "r"(be), "r"(ae));
+        __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(v3) : "r"(bo), "r"(ao));
+        v0 = __ssub16(v0, zp2);
+        v1 = __ssub16(v1, zp2);
+        v2 = __ssub16(v2, zp2);
+        v3 = __ssub16(v3, zp2);
+        memcpy(d, &v0, 4);
+        memcpy(d + ps, &v1, 4);
+        memcpy(d + 2 * ps, &v2, 4);
+        memcpy(d + 3 * ps, &v3, 4);
+    }
+    if (n > 0) {
+        for (j = 0; j < 4; j++) {
+            d[j * ps] = (int16_t)(src[j] - zp);
+        }
+    }
+}
+
+/**
+ * 3x3 windows of stride 1 (or 2 with rows of 16+ outputs; dilation 1), full int8 range
+ * (mote_s8_dw_variant's MOTE_S8_DW_DSP_PLANES), every channel taking the fast
+ * requantization (dwp_channel): the channel's NHWC input widened once into an int16
+ * plane in scratch (x - in_zp, a zero border of the padding; transposed when the
+ * output rows are narrower than 8 and the columns longer, so the 1x4 blocks run along
+ * the long side, e.g. DS-CNN's 25x5 maps), then the plane kernel of
+ * cmsis/mote_s8_planar.h (SMLAD only, weights in registers). Four channels at a time
+ * (dw_widen_row4: one load per four values) when the scratch holds four planes and
+ * Cout is a multiple of 4 (DS-CNN: 1,512 of its 1,744 bytes), else one. In place (the
+ * output at the input's first byte, one image) needs no row ring: a channel's outputs
+ * overwrite only that channel's inputs (offsets are c modulo Cout), all read into its
+ * plane before. Returns 0 (nothing written) when the call does not qualify.
  */
 MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
     const int32_t hp = p->h + 2 * p->pad_h, wpl = p->w + 2 * p->pad_w, cout = p->cout;
+    const int32_t ps = hp * wpl; /* int16 values per plane */
     const int transpose = p->wo < 8 && p->ho > p->wo;
     const uint8_t *ib = (const uint8_t *)p->input, *ob = (const uint8_t *)p->output;
     const size_t in_bytes = (size_t)p->n * p->h * p->w * p->cin;
@@ -1122,7 +1161,7 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     const int32_t zp = p->in_zp;
     int16_t *plane;
     dwp_ch_t k;
-    int32_t b, c, y, x;
+    int32_t b, c, j, y, x, np = 4;
     /* stride 2 widens four inputs per output: only rows of 16+ outputs gain (MobileNet's
        48 -> 24 map: 0.23 against 0.22 MACs per instruction; 24 -> 12: 0.20 against 0.21) */
     if (!(mote_s8_dw_variant(p->kh, p->kw, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->h, p->w,
@@ -1131,33 +1170,54 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
         (ib == ob ? p->n != 1 : (ob < ib + in_bytes && ib < ob + out_bytes))) {
         return 0;
     }
-    plane = (int16_t *)mote_s8_scratch(ctx, mote_s8_dw_own_bytes(p));
+    plane = (cout & 3) == 0 ? (int16_t *)mote_s8_scratch(ctx, 16u + 8u * (size_t)ps) : NULL;
     if (plane == NULL) {
-        return 0;
-    }
-    for (c = 0; c < cout; c++) {
-        if (!dwp_channel(p, c, transpose, &k)) {
+        np = 1;
+        plane = (int16_t *)mote_s8_scratch(ctx, mote_s8_dw_own_bytes(p));
+        if (plane == NULL) {
             return 0;
         }
     }
-    memset(plane, 0, (size_t)hp * (size_t)wpl * sizeof(int16_t)); /* the border stays zero */
+    for (c = 0; c < cout; c++) { /* dwp_channel's conditions, before anything is written */
+        const int32_t sh = p->shift[c];
+        const int64_t bc = p->bias[c];
+        if (sh >= 0 || sh < -22 || (bc < 0 ? -bc : bc) + 9 * ((int64_t)1 << 22) >= ((int64_t)1 << 30)) {
+            return 0;
+        }
+    }
+    memset(plane, 0, (size_t)np * (size_t)ps * sizeof(int16_t)); /* the borders stay zero */
     for (b = 0; b < p->n; b++) {
-        for (c = 0; c < cout; c++) {
+        for (c = 0; c < cout; c += np) {
             const int8_t *src = p->input + (size_t)b * p->h * p->w * cout + c;
             int8_t *out = p->output + (size_t)b * p->ho * p->wo * cout + c;
-            (void)dwp_channel(p, c, transpose, &k);
             if (transpose) { /* plane row x + pad_w holds input column x */
                 for (x = 0; x < p->w; x++) {
-                    dw_widen_row(src + (size_t)x * cout, p->w * cout, p->h,
-                                 plane + (size_t)(x + p->pad_w) * hp + p->pad_h, zp);
+                    int16_t *d = plane + (size_t)(x + p->pad_w) * hp + p->pad_h;
+                    if (np == 4) {
+                        dw_widen_row4(src + (size_t)x * cout, p->w * cout, p->h, d, ps, zp);
+                    } else {
+                        dw_widen_row(src + (size_t)x * cout, p->w * cout, p->h, d, zp);
+                    }
                 }
-                dwp_plane3x3(&k, plane, hp, p->stride_h, p->wo, p->ho, out, cout, p->wo * cout);
             } else {
                 for (y = 0; y < p->h; y++) {
-                    dw_widen_row(src + (size_t)y * p->w * cout, cout, p->w,
-                                 plane + (size_t)(y + p->pad_h) * wpl + p->pad_w, zp);
+                    int16_t *d = plane + (size_t)(y + p->pad_h) * wpl + p->pad_w;
+                    if (np == 4) {
+                        dw_widen_row4(src + (size_t)y * p->w * cout, cout, p->w, d, ps, zp);
+                    } else {
+                        dw_widen_row(src + (size_t)y * p->w * cout, cout, p->w, d, zp);
+                    }
                 }
-                dwp_plane3x3(&k, plane, wpl, p->stride_h, p->ho, p->wo, out, p->wo * cout, cout);
+            }
+            for (j = 0; j < np; j++) {
+                (void)dwp_channel(p, c + j, transpose, &k);
+                if (transpose) {
+                    dwp_plane3x3(&k, plane + (size_t)j * ps, hp, p->stride_h, p->wo, p->ho, out + j,
+                                 cout, p->wo * cout);
+                } else {
+                    dwp_plane3x3(&k, plane + (size_t)j * ps, wpl, p->stride_h, p->ho, p->wo, out + j,
+                                 p->wo * cout, cout);
+                }
             }
         }
     }
