@@ -20,6 +20,17 @@ MOTE_KERNEL("mote::linear_s8.out")
 mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                           uint32_t nargs);
 
+/* Which argument-9 paths are compiled in (a build may leave out those its program
+   does not run: ops.json "variants"): MOTE_S8_LINEAR_PANEL (the DSP panel core; off
+   under --opt size) and MOTE_S8_LINEAR_TABLE (the DSP and MVE table paths). A call
+   whose path is left out runs the general one (rows / MVE rows): same bytes. */
+#ifndef MOTE_S8_LINEAR_PANEL
+#define MOTE_S8_LINEAR_PANEL (!MOTE_S8_SIZE)
+#endif
+#ifndef MOTE_S8_LINEAR_TABLE
+#define MOTE_S8_LINEAR_TABLE 1
+#endif
+
 #if defined(MOTE_S8_DSP)
 /** Taps of the input row widened per pass (on the stack: LIN_CHUNK * 2 bytes). */
 #define LIN_CHUNK 256
@@ -131,7 +142,7 @@ MOTE_S8_HOT static void linear_row(const mote_s8_conv_params_t *p, const int8_t 
 }
 #endif
 
-#if defined(MOTE_S8_DSP)
+#if defined(MOTE_S8_DSP) && (MOTE_S8_LINEAR_PANEL || MOTE_S8_LINEAR_TABLE)
 /**
  * Every row of nb blocks of a linear table (16 words a block: 2bc of four rows,
  * then M, rz, e of each) admits the cores' fast requantization, as
@@ -175,7 +186,9 @@ MOTE_S8_HOT static int linear_table_ok(const int32_t *q, int32_t nb, int32_t k)
     return cnt == 0u && (par & 1u) == 0u;
 }
 #undef LIN_CHK_ROW
+#endif
 
+#if defined(MOTE_S8_DSP) && MOTE_S8_LINEAR_TABLE
 /**
  * The table core (assembly below): blocks of four weight rows read in place (int8,
  * row-major [N, K]) against one input row, the program's requantization table
@@ -359,7 +372,7 @@ MOTE_S8_HOT static mote_err_t linear_table(const mote_s8_conv_params_t *p)
 }
 #endif
 
-#if defined(MOTE_S8_DSP) && !MOTE_S8_SIZE
+#if defined(MOTE_S8_DSP) && MOTE_S8_LINEAR_PANEL
 /**
  * The panel core (assembly below): every block of four weight rows of the panel
  * against one input row widened doubled (x: per group of 4 taps the SXTB16 pairs
@@ -590,6 +603,7 @@ __asm__("  .section .text.mote_s8_mve_linear_dot4s,\"ax\",%progbits\n"
         "  .text\n");
 /* clang-format on */
 
+#if MOTE_S8_LINEAR_TABLE
 /**
  * linear_s8 with the program's table (mote_s8_linear_table_numel): the corrected
  * bias bias - zp * sum w of each block's four rows from it (2bc halved), so the dot
@@ -616,6 +630,8 @@ MOTE_S8_HOT static void linear_mve_table(const mote_s8_conv_params_t *p)
         }
     }
 }
+
+#endif
 
 /**
  * Every output row, four output features per pass: the first input row's dot
@@ -710,20 +726,24 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
         return e;
     }
 #if defined(MOTE_S8_MVE)
+#if MOTE_S8_LINEAR_TABLE
     if (p.wtable != NULL && p.wpanel == NULL) {
         linear_mve_table(&p);
-    } else {
-        linear_mve(&p);
+        return MOTE_OK;
     }
+#endif
+    linear_mve(&p);
 #elif defined(MOTE_S8_DSP)
-#if !MOTE_S8_SIZE
+#if MOTE_S8_LINEAR_PANEL
     if (p.wpanel != NULL) {
         return linear_panel(&p);
     }
 #endif
+#if MOTE_S8_LINEAR_TABLE
     if (p.wtable != NULL && p.wpanel == NULL) {
         return linear_table(&p);
     }
+#endif
     {
         int32_t m;
         for (m = 0; m < p.n; m++) {

@@ -215,7 +215,8 @@ def linear_trade_line(trade: dict) -> str:
     size), and the inner loops' instructions per inference the panels save."""
     d = trade["panel_bytes"] - trade["table_bytes"]
     saved = round(trade["macs"] * (TABLE_INSTR_PER_MAC - PANEL_INSTR_PER_MAC))
-    return (f"--opt {trade['opt']}: {trade['layers']} linear layer(s) as {'int16 panels' if trade['opt'] == 'speed' else 'tables'}; "
+    form = "int16 panels" if trade["opt"] == "speed" else "tables"
+    return (f"--opt {trade['opt']}: {trade['layers']} linear layer(s) as {form}; "
             f"int16 panels take {trade['panel_bytes']:,} B of program flash, tables alone {trade['table_bytes']:,} B "
             f"({d:+,} B for about {saved:,} fewer instructions per inference, inner loops)")
 

@@ -47,7 +47,7 @@ from aot.paths import CMSIS_DIR, KERNELS_DIR, PORTS_DIR, RUNTIME_DIR
 from aot.deploy.boards import load_board
 from aot.errors import BuildError, FirmwareError
 from aot.deploy.size import size_json
-from aot.deploy.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, dtype_defines,
+from aot.deploy.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, dtype_defines, kernel_variant_defines,
                                  runtime_feature_defines, KERNEL_OPT_AUTO, OPT_PROFILES, DEFAULT_OPT,
                                  resolve_opt,
                                  fit_check, input_sets_bytes, largest, model_header, runtime_sources,
@@ -256,6 +256,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
                + support_sources() + kernels)
     defines = {"MOTE_APP_BOARD_NAME": f'"{board.name}"', "NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
+    defines.update(kernel_variant_defines(compiled.manifest))
     defines.update(runtime_feature_defines(compiled))
     opt_flag, kernel_flag, opt_defines = resolve_opt(opt, kernel_opt)
     defines.update(opt_defines)

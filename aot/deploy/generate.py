@@ -154,6 +154,21 @@ def runtime_feature_defines(compiled) -> dict:
     return {k: int(v) for k, v in uses.items()}
 
 
+#: linear_s8's argument-9 paths (cmsis/op_mote_linear_s8.c) by the ops.json variant that runs them
+LINEAR_VARIANT_DEFINES = {"panel": "MOTE_S8_LINEAR_PANEL", "rows+table": "MOTE_S8_LINEAR_TABLE"}
+
+
+def kernel_variant_defines(manifest: dict) -> dict:
+    """Leave out the linear_s8 paths no call of the program runs (ops.json
+    "variants"): {macro: 0} for each; a call whose path is left out would run the
+    general one (same bytes). Nothing when the program has no linear_s8."""
+    for op in manifest.get("ops", []):
+        if op["name"] == "mote::linear_s8.out":
+            used = op.get("variants") or {}
+            return {m: 0 for v, m in LINEAR_VARIANT_DEFINES.items() if v not in used}
+    return {}
+
+
 def dtype_defines(manifest: dict) -> dict:
     """Compile-time dtype selection from ops.json: MOTE_KERNELS_INT32/INT64 = 0
     unless an arithmetic op of the program has int32/int64 tensors, so the
@@ -542,6 +557,7 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
     embed = EMBED_SOURCES + ([EMBED_SELFTEST_SOURCE] if selftest else [])
     defines = {"NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
+    defines.update(kernel_variant_defines(compiled.manifest))
     defines.update(runtime_feature_defines(compiled))
     defines.update(resolve_opt(opt)[2])
     if verify_checksum:
