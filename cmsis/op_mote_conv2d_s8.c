@@ -12,13 +12,15 @@
  *   with eight VMLADAVA sums, then one vector requantization per pixel and quad.
  * - DSP: weights pre-widened in the program (with the requantization table,
  *   aot/compiler/dsp_weights.py) or widened to int16 pairs (SXTB16) in blocks of
- *   up to 16 KiB, columns of two output pixels widened (zero point folded into the
- *   bias; Cin not a multiple of 4: an int8 column gathered first); K rounded up
- *   to 4. Fast requantization (every channel): an assembly core per pixel pair,
- *   2x2 register blocks, LDM + LDM + 8 SMLAD per 4 taps, doubled column so the
- *   sum is 2 * acc, SMMLAR requantization (4 instructions an output), SSUB8/SEL
- *   clamps for ReLU-like ranges. Otherwise a 2x2 inline-assembly block and a
- *   64-bit SMULL requantization.
+ *   up to 16 KiB, columns of output pixels widened (zero point folded into the
+ *   bias; Cin not a multiple of 4: an int8 column gathered first; the window
+ *   variant: each window row one run of KW*Cin bytes); K rounded up to 4. Fast
+ *   requantization (every channel): an assembly core per pixel triple, 3x2
+ *   register blocks (per 4 taps two LDRD of weights, then per pixel an LDRD of
+ *   its column and 4 SMLAD: loads in runs for the cycle model), doubled weights so
+ *   the sum is 2 * acc, SMMLAR requantization (4 instructions an output), SSUB8/SEL
+ *   clamps for ReLU-like ranges. Otherwise pixel pairs, a 2x2 inline-assembly
+ *   block and a 64-bit SMULL requantization.
  * - plain: int16 im2col of two pixels and a 2x2 C loop.
  */
 #include "mote/kernel.h"
@@ -432,7 +434,7 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     const int32_t cpad = (p->cout + 3) & ~3;
     const size_t own = mote_s8_conv_own_bytes(p);
     /* scratch: the vectors (20 of the 32 bytes a channel), two columns (2 Kpad of
-       the 5 Kpad), the interleaved weight quads in the widening region (2 Kpad
+       the 7 Kpad), the interleaved weight quads in the widening region (2 Kpad
        bytes a row x mote_s8_conv_dsp_rows: as many int8 rows as twice that) */
     int32_t *t = (int32_t *)mote_s8_scratch(ctx, own);
     conv_state_t st;
@@ -470,6 +472,8 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
 }
 
 #elif defined(MOTE_S8_DSP)
+#define CONV_GW3 6 /* fast path: column words per group of 4 taps (three pixels) */
+
 /** Four int8 values k..k+3 of a row as one word, zeros past k_end. */
 MOTE_S8_INLINE uint32_t conv_word(const int8_t *row, int32_t k, int32_t kend)
 {
@@ -484,26 +488,6 @@ MOTE_S8_INLINE uint32_t conv_word(const int8_t *row, int32_t k, int32_t kend)
     return v;
 }
 
-/** Widen weight rows [c0, c0 + rows) into pair-interleaved SXTB16 order. */
-static void conv_widen(const mote_s8_conv_params_t *p, int32_t c0, int32_t rows, int32_t k,
-                       int32_t kpad, int32_t *dst)
-{
-    int32_t r, g;
-    for (r = 0; r < rows; r += 2) {
-        const int8_t *wa = p->weight + (size_t)(c0 + r) * k;
-        const int8_t *wb = r + 1 < rows ? wa + k : wa;
-        for (g = 0; g < kpad; g += 4) {
-            const uint32_t va = conv_word(wa, g, k);
-            const uint32_t vb = conv_word(wb, g, k);
-            dst[0] = __sxtb16((int32_t)va);
-            dst[1] = mote_s8_sxtb16_ror8(va);
-            dst[2] = __sxtb16((int32_t)vb);
-            dst[3] = mote_s8_sxtb16_ror8(vb);
-            dst += 4;
-        }
-    }
-}
-
 /** SXTB16 pairs of word v into d[0], d[1]; doubled (SADD16) when dbl. */
 MOTE_S8_INLINE void conv_widen_word(int32_t *d, uint32_t v, int dbl)
 {
@@ -514,6 +498,25 @@ MOTE_S8_INLINE void conv_widen_word(int32_t *d, uint32_t v, int dbl)
     }
     d[0] = e;
     d[1] = o;
+}
+
+/** Widen weight rows [c0, c0 + rows) into pair-interleaved SXTB16 order, doubled
+ *  when dbl (the fast path: its sums are 2 * acc). */
+static void conv_widen(const mote_s8_conv_params_t *p, int32_t c0, int32_t rows, int32_t k,
+                       int32_t kpad, int32_t *dst, int dbl)
+{
+    int32_t r, g;
+    for (r = 0; r < rows; r += 2) {
+        const int8_t *wa = p->weight + (size_t)(c0 + r) * k;
+        const int8_t *wb = r + 1 < rows ? wa + k : wa;
+        for (g = 0; g < kpad; g += 4) {
+            const uint32_t va = conv_word(wa, g, k);
+            const uint32_t vb = conv_word(wb, g, k);
+            conv_widen_word(dst, va, dbl);
+            conv_widen_word(dst + 2, vb, dbl);
+            dst += 4;
+        }
+    }
 }
 
 /** Unaligned 16-bit load. */
@@ -528,9 +531,9 @@ MOTE_S8_INLINE uint32_t conv_ld16(const int8_t *p)
  * The STEM3X3C3 column of an interior pixel: the 3x3x3 window at src (rows rstride
  * bytes apart, 9 bytes each) as 7 groups of 4 taps in K order, tap 27 zero, built
  * from loads at constant offsets (never past the window's last byte), widened
- * (doubled when dbl) into the pair-interleaved column d (4 words a group).
+ * into the interleaved column d (gw words a group).
  */
-MOTE_S8_INLINE void conv_stem3x3c3(const int8_t *src, size_t rstride, int32_t *d, int dbl)
+MOTE_S8_INLINE void conv_stem3x3c3(const int8_t *src, size_t rstride, int32_t *d, int32_t gw)
 {
     const int8_t *r1 = src + rstride, *r2 = r1 + rstride;
     uint32_t g[7];
@@ -543,27 +546,28 @@ MOTE_S8_INLINE void conv_stem3x3c3(const int8_t *src, size_t rstride, int32_t *d
     g[5] = mote_s8_ld32(r2 + 2);
     g[6] = conv_ld16(r2 + 6) | (uint32_t)(uint8_t)r2[8] << 16;
     for (i = 0; i < 7; i++) {
-        conv_widen_word(d + 4 * i, g[i], dbl);
+        conv_widen_word(d + gw * i, g[i], 0);
     }
 }
 
 /**
- * im2col of pixel pix into slot (0 or 1) of the pair-interleaved int16 buffer x:
+ * im2col of pixel pix into slot (0..2) of the interleaved int16 buffer x:
  * raw input values (the zero point is folded into the bias), padded taps hold
  * in_zp so they add (zp - zp) * w = 0, taps K..Kpad hold 0 (their weights are 0);
- * every value doubled when dbl (the fast path accumulates 2 * acc directly).
+ * gw words a group of 4 taps: 4 for the general path's pixel pair, CONV_GW3 for
+ * the fast path's triple (its weights are doubled instead: the sum is 2 * acc).
  * Cin a multiple of 4: widened straight from the input, a tap at a time; else
  * the int8 column is gathered into col8 (Kpad bytes) and widened four taps at a time.
  */
-MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_t pix,
-                                          int32_t slot, int32_t k, int32_t kpad, int32_t *x,
-                                          int8_t *col8, int dbl)
+MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *restrict p, int32_t pix,
+                                          int32_t slot, int32_t k, int32_t kpad,
+                                          int32_t *restrict x, int8_t *restrict col8, int32_t gw)
 {
     const int32_t cin = p->cin;
     const int32_t ox = pix % p->wo;
     const int32_t oy = (pix / p->wo) % p->ho;
     const int8_t *in = p->input + (size_t)(pix / (p->wo * p->ho)) * p->h * p->w * cin;
-    const int32_t zpv = dbl ? 2 * p->in_zp : p->in_zp;
+    const int32_t zpv = p->in_zp;
     const int32_t zp2 = (int32_t)(((uint32_t)zpv & 0xffffu) | ((uint32_t)zpv << 16));
     int32_t ky, kx, kk = 0, i;
     const int32_t variant =
@@ -572,8 +576,8 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_
         /* the column is the input pixel itself */
         const int8_t *src = in + ((size_t)oy * p->stride_h * p->w + (size_t)ox * p->stride_w) * cin;
         int32_t *d = x + 2 * slot;
-        for (i = 0; i < cin; i += 4, d += 4) {
-            conv_widen_word(d, mote_s8_ld32(src + i), dbl);
+        for (i = 0; i < cin; i += 4, d += gw) {
+            conv_widen_word(d, mote_s8_ld32(src + i), 0);
         }
         return;
     }
@@ -581,7 +585,7 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_
         const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
         if (iy0 >= 0 && iy0 + 3 <= p->h && ix0 >= 0 && ix0 + 3 <= p->w) {
             conv_stem3x3c3(in + ((size_t)iy0 * p->w + ix0) * 3, (size_t)p->w * 3, x + 2 * slot,
-                           dbl);
+                           gw);
             return;
         }
     }
@@ -610,8 +614,8 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_
         for (i = k; i < kpad; i++) {
             col8[i] = 0;
         }
-        for (i = 0; i < kpad; i += 4, d += 4) {
-            conv_widen_word(d, mote_s8_ld32(col8 + i), dbl);
+        for (i = 0; i < kpad; i += 4, d += gw) {
+            conv_widen_word(d, mote_s8_ld32(col8 + i), 0);
         }
         return;
     }
@@ -626,30 +630,30 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_
         int32_t *d = x + 2 * slot;
         for (ky = 0; ky < p->kh; ky++) {
             const int32_t iy = iy0 + ky * p->dil_h;
-            int32_t *e = d + rowlen;
+            int32_t *e = d + (rowlen >> 2) * gw;
             const int8_t *row;
             if (iy < 0 || iy >= p->h) {
-                for (; d < e; d += 4) {
+                for (; d < e; d += gw) {
                     d[0] = zp2;
                     d[1] = zp2;
                 }
                 continue;
             }
             row = in + ((size_t)iy * p->w + (size_t)(ix0 + kx0)) * cin;
-            for (i = 0; i < lead; i += 4, d += 4) {
+            for (i = 0; i < lead; i += 4, d += gw) {
                 d[0] = zp2;
                 d[1] = zp2;
             }
-            for (i = 0; i + 8 <= run; i += 8, d += 8) {
+            for (i = 0; i + 8 <= run; i += 8, d += 2 * gw) {
                 const uint32_t v0 = mote_s8_ld32(row + i), v1 = mote_s8_ld32(row + i + 4);
-                conv_widen_word(d, v0, dbl);
-                conv_widen_word(d + 4, v1, dbl);
+                conv_widen_word(d, v0, 0);
+                conv_widen_word(d + gw, v1, 0);
             }
             if (i < run) {
-                conv_widen_word(d, mote_s8_ld32(row + i), dbl);
-                d += 4;
+                conv_widen_word(d, mote_s8_ld32(row + i), 0);
+                d += gw;
             }
-            for (; d < e; d += 4) {
+            for (; d < e; d += gw) {
                 d[0] = zp2;
                 d[1] = zp2;
             }
@@ -663,35 +667,62 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *p, int32_
             const int8_t *src = iy >= 0 && iy < p->h && ix >= 0 && ix < p->w
                                     ? in + ((size_t)iy * p->w + ix) * cin
                                     : NULL;
-            int32_t *d = x + kk + 2 * slot; /* group kk/4 starts at word 4*(kk/4) = kk */
+            int32_t *d = x + (kk >> 2) * gw + 2 * slot; /* group kk/4 */
             if (src == NULL) {
-                for (i = 0; i < cin; i += 4, d += 4) {
+                for (i = 0; i < cin; i += 4, d += gw) {
                     d[0] = zp2;
                     d[1] = zp2;
                 }
             } else {
-                for (i = 0; i < cin; i += 4, d += 4) {
-                    conv_widen_word(d, mote_s8_ld32(src + i), dbl);
+                for (i = 0; i < cin; i += 4, d += gw) {
+                    conv_widen_word(d, mote_s8_ld32(src + i), 0);
                 }
             }
         }
     }
     for (i = k; i < kpad; i += 4) { /* k is a multiple of 4 here */
-        x[i + 2 * slot] = 0;
-        x[i + 2 * slot + 1] = 0;
+        x[(i >> 2) * gw + 2 * slot] = 0;
+        x[(i >> 2) * gw + 2 * slot + 1] = 0;
     }
 }
 
 MOTE_S8_HOT static void conv_im2col_pair(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
                                          int32_t k, int32_t kpad, int32_t *x, int8_t *col8)
 {
-    conv_im2col_pair_body(p, pix, slot, k, kpad, x, col8, 0);
+    conv_im2col_pair_body(p, pix, slot, k, kpad, x, col8, 4);
 }
 
 MOTE_S8_HOT static void conv_im2col_pair2(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
                                           int32_t k, int32_t kpad, int32_t *x, int8_t *col8)
 {
-    conv_im2col_pair_body(p, pix, slot, k, kpad, x, col8, 1);
+    conv_im2col_pair_body(p, pix, slot, k, kpad, x, col8, CONV_GW3);
+}
+
+/**
+ * The fast path's column of a window-variant pixel whose window lies inside the
+ * input (Cin a multiple of 4, undilated in W, so K = KH*KW*Cin needs no zero tail):
+ * KH runs of rowlen = KW*Cin input bytes at src, rstride bytes apart, widened into
+ * slot d of the column triple (CONV_GW3 words a group of 4 taps), raw values.
+ */
+MOTE_S8_INLINE void conv_window_runs(const int8_t *src, size_t rstride, int32_t kh,
+                                     int32_t rowlen, int32_t *restrict d)
+{
+    int32_t ky, i;
+    for (ky = 0; ky < kh; ky++, src += rstride) {
+        for (i = 0; i + 8 <= rowlen; i += 8, d += 2 * CONV_GW3) {
+            const uint32_t v0 = mote_s8_ld32(src + i), v1 = mote_s8_ld32(src + i + 4);
+            d[0] = __sxtb16((int32_t)v0);
+            d[1] = mote_s8_sxtb16_ror8(v0);
+            d[CONV_GW3] = __sxtb16((int32_t)v1);
+            d[CONV_GW3 + 1] = mote_s8_sxtb16_ror8(v1);
+        }
+        if (i < rowlen) {
+            const uint32_t v0 = mote_s8_ld32(src + i);
+            d[0] = __sxtb16((int32_t)v0);
+            d[1] = mote_s8_sxtb16_ror8(v0);
+            d += CONV_GW3;
+        }
+    }
 }
 
 /** Per-channel requantization parameters of the general path (scratch table). */
@@ -711,54 +742,65 @@ MOTE_S8_INLINE int8_t conv_finish(int32_t sum, const conv_q_t *q, int32_t zp, in
 
 /**
  * The fast core (assembly below): every full channel pair of a weight block for
- * one pixel pair, 2x2 register blocks (channels a, b x pixels p, q). Operands:
+ * one pixel triple, 3x2 register blocks (channels a, b x pixels p, q, r). Operands:
  *   w  weight pairs, per group of 4 taps [a(0,2) a(1,3) b(0,2) b(1,3)] (int16 pairs)
- *   x  the column pair, per group [p(0,2) p(1,3) q(0,2) q(1,3)], values doubled
+ *   x  the column triple, per group [p(0,2) p(1,3) q(0,2) q(1,3) r(0,2) r(1,3)]
+ *      (CONV_GW3 words), raw values; the weights doubled instead
  *   q  per pair 10 words: 2ba 2ba 2bb 2bb (accumulator start: twice the corrected
  *      bias), then M rz e of a, then of b (CONV_FAST_WORDS)
- * Per group one LDM of 4 weight words, one LDM of 4 column words, 8 SMLAD
- * (16 MACs in 10 instructions), 8 groups per pass, the first pass entered at the
- * group that leaves a multiple of 8 (a computed branch: no remainder loop).
+ * Per group the four weight words (CONV3_W), three LDRD of a pixel's two column
+ * words each followed by its four SMLAD (24 MACs in 16 instructions, 23 cycles of
+ * aot/deploy/cycles.py's model: each weight word feeds three pixels, each column
+ * word two channels), 8 groups per pass, the first pass entered at the group that
+ * leaves a multiple of 8 (a computed branch: no remainder loop).
  * The sum t = 2 * acc (|t| < 2^31: the caller checked |bias| + K * 2^14 < 2^30)
  * requantizes in 4 instructions: SMMLAR(t, M, rz) = SRDHM(acc, M) + rz exactly,
  * + (t >> 31) (= -[SRDHM(acc, M) < 0] since M > 2^30), ASR e, SSAT 8, where
  * rz = 2^(e-1) + (out_zp << e): RDBPOT(x, e) + zp = (x - [x<0] + rz) >> e.
- * full: the activation range is [-128, 127] (SSAT clamps, four STRB); clamp:
- * the four bytes packed and clamped to [lo, hi] with SSUB8/SEL, two STRH.
+ * full: the activation range is [-128, 127] (SSAT clamps, six STRB); clamp:
+ * the six bytes packed into two words, clamped to [lo, hi] with SSUB8/SEL, three STRH.
  */
 typedef struct conv_blk {
     const int32_t *q;    /* 0: table of the first pair */
     int8_t *oa;          /* 4: pixel p's output at the block's first channel */
     int8_t *ob;          /* 8: pixel q's */
-    const int32_t *qend; /* 12: table past the last pair */
-    const int32_t *x;    /* 16: column pair */
-    uint32_t entry;      /* 20: (set by the core) */
-    const int32_t *xend; /* 24: x + Kpad4 words */
-    uint32_t lo4, hi4;   /* 28, 32: act_min / act_max in every byte */
-    const int32_t *w;    /* 36: weight pairs */
-    int32_t skip40;      /* 40: 40 * groups skipped in the first pass */
+    int8_t *oc;          /* 12: pixel r's */
+    const int32_t *qend; /* 16: table past the last pair */
+    const int32_t *x;    /* 20: column triple */
+    uint32_t entry;      /* 24: (set by the core) */
+    const int32_t *xend; /* 28: past the column triple's last group */
+    uint32_t lo4, hi4;   /* 32, 36: act_min / act_max in every byte */
+    const int32_t *w;    /* 40: weight pairs */
+    int32_t skip;        /* 44: code bytes of the groups skipped in the first pass */
 } conv_blk_t;
 
 #define CONV_FAST_WORDS 10 /* table words per channel pair */
 
-void mote_s8_dsp_conv_pairs_full(const conv_blk_t *b);
-void mote_s8_dsp_conv_pairs_clamp(const conv_blk_t *b);
+void mote_s8_dsp_conv3_full(const conv_blk_t *b);
+void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
 #if MOTE_S8_SIZE /* one core (the clamped store serves the full range too) */
-#define mote_s8_dsp_conv_pairs_full mote_s8_dsp_conv_pairs_clamp
+#define mote_s8_dsp_conv3_full mote_s8_dsp_conv3_clamp
 #endif
 
 /* clang-format off */
-#define CONV_GROUP                                                                         \
-    "  ldmia.w r12!, {r0-r3}\n"                                                            \
-    "  ldmia.w lr!, {r4-r7}\n"                                                             \
-    "  smlad r8, r0, r4, r8\n"                                                             \
-    "  smlad r8, r1, r5, r8\n"                                                             \
-    "  smlad r9, r0, r6, r9\n"                                                             \
-    "  smlad r9, r1, r7, r9\n"                                                             \
-    "  smlad r10, r2, r4, r10\n"                                                           \
-    "  smlad r10, r3, r5, r10\n"                                                           \
-    "  smlad r11, r2, r6, r11\n"                                                           \
-    "  smlad r11, r3, r7, r11\n"
+/* the group's weight words: one LDM (fewer instructions) */
+#define CONV3_W "  ldrd r0, r1, [r12], #8\n  ldrd r2, r3, [r12], #8\n"
+#define CONV3_GROUP_BYTES 68
+#define CONV3_PIX(acca, accb)                                                              \
+    "  ldrd r4, r5, [lr], #8\n"                                                            \
+    "  smlad " acca ", r0, r4, " acca "\n"                                                 \
+    "  smlad " acca ", r1, r5, " acca "\n"                                                 \
+    "  smlad " accb ", r2, r4, " accb "\n"                                                 \
+    "  smlad " accb ", r3, r5, " accb "\n"
+#define CONV3_GROUP CONV3_W CONV3_PIX("r6", "r9") CONV3_PIX("r7", "r10") CONV3_PIX("r8", "r11")
+/* next pair: accumulators from its 2ba 2ba 2bb 2bb, then into the loop */
+#define CONV3_NEXT                                                                         \
+    "  ldm r4!, {r6, r7, r9, r10}\n"                                                       \
+    "  str r4, [sp]\n"                                                                     \
+    "  mov r8, r6\n"                                                                       \
+    "  mov r11, r9\n"                                                                      \
+    "  ldr lr, [sp, #20]\n"                                                                \
+    "  ldr pc, [sp, #24]\n"
 #define CONV_CORE(name, store)                                                             \
     "  .section .text." name ",\"ax\",%progbits\n"                                         \
     "  .syntax unified\n"                                                                  \
@@ -769,73 +811,100 @@ void mote_s8_dsp_conv_pairs_clamp(const conv_blk_t *b);
     "  .thumb_func\n"                                                                      \
     name ":\n"                                                                             \
     "  push {r4-r11, lr}\n"                                                                \
-    "  sub sp, sp, #36\n"                                                                  \
-    "  ldm r0, {r1-r9}\n"                                                                  \
-    "  stm sp, {r1-r9}\n"                                                                  \
-    "  ldr r12, [r0, #36]\n"                                                               \
-    "  ldr r2, [r0, #40]\n"                                                                \
+    "  sub sp, sp, #40\n"                                                                  \
+    "  ldm r0, {r1-r10}\n"                                                                 \
+    "  stm sp, {r1-r10}\n"                                                                 \
+    "  ldr r12, [r0, #40]\n"                                                               \
+    "  ldr r2, [r0, #44]\n"                                                                \
     "  adr.w r3, .L" name "_loop\n"                                                        \
     "  add r2, r2, r3\n"                                                                   \
     "  orr r2, r2, #1\n"                                                                   \
-    "  str r2, [sp, #20]\n"                                                                \
+    "  str r2, [sp, #24]\n"                                                                \
     "  ldr r4, [sp]\n"                                                                     \
-    "  ldm r4!, {r8-r11}\n"                                                                \
-    "  str r4, [sp]\n"                                                                     \
-    "  ldr lr, [sp, #16]\n"                                                                \
-    "  ldr pc, [sp, #20]\n"                                                                \
+    CONV3_NEXT                                                                             \
     "  .p2align 2\n"                                                                       \
     ".L" name "_loop:\n"                                                                   \
-    CONV_GROUP CONV_GROUP CONV_GROUP CONV_GROUP                                            \
-    CONV_GROUP CONV_GROUP CONV_GROUP CONV_GROUP                                            \
-    "  ldr r4, [sp, #24]\n"                                                                \
+    CONV3_GROUP CONV3_GROUP CONV3_GROUP CONV3_GROUP                                        \
+    CONV3_GROUP CONV3_GROUP CONV3_GROUP CONV3_GROUP                                        \
+    "  ldr r4, [sp, #28]\n"                                                                \
     "  cmp lr, r4\n"                                                                       \
     "  bne .L" name "_loop\n"                                                              \
-    "  ldm sp, {r4-r7}\n"                                                                  \
+    "  ldr r4, [sp]\n"                                                                     \
     "  ldm r4!, {r0-r2}\n"                                                                 \
-    MOTE_S8_ASM_RQ("r8", "r8") MOTE_S8_ASM_RQ("r9", "r9")                                                \
+    MOTE_S8_ASM_RQ("r6", "r6") MOTE_S8_ASM_RQ("r7", "r7") MOTE_S8_ASM_RQ("r8", "r8")       \
     "  ldm r4!, {r0-r2}\n"                                                                 \
-    MOTE_S8_ASM_RQ("r10", "r10") MOTE_S8_ASM_RQ("r11", "r11")                                            \
+    MOTE_S8_ASM_RQ("r9", "r9") MOTE_S8_ASM_RQ("r10", "r10") MOTE_S8_ASM_RQ("r11", "r11")   \
     store                                                                                  \
-    "  cmp r4, r7\n"                                                                       \
+    "  ldr r5, [sp, #16]\n"                                                                \
+    "  cmp r4, r5\n"                                                                       \
     "  beq .L" name "_done\n"                                                              \
-    "  ldm r4!, {r8-r11}\n"                                                                \
-    "  stm sp, {r4-r6}\n"                                                                  \
-    "  ldr lr, [sp, #16]\n"                                                                \
-    "  ldr pc, [sp, #20]\n"                                                                \
+    CONV3_NEXT                                                                             \
     ".L" name "_done:\n"                                                                   \
-    "  add sp, sp, #36\n"                                                                  \
+    "  add sp, sp, #40\n"                                                                  \
     "  pop {r4-r11, pc}\n"                                                                 \
     "  .size " name ", . - " name "\n"
-/* bytes: p.a p.b at oa, q.a q.b at ob */
+/* bytes: p.a p.b at oa, q.a q.b at ob, r.a r.b at oc */
 #define CONV_STORE_FULL                                                                    \
-    "  strb r8, [r5], #1\n"                                                                \
-    "  strb r10, [r5], #1\n"                                                               \
-    "  strb r9, [r6], #1\n"                                                                \
-    "  strb r11, [r6], #1\n"
+    "  add r3, sp, #4\n"                                                                   \
+    "  ldm r3, {r0-r2}\n"                                                                  \
+    "  strb r6, [r0], #1\n"                                                                \
+    "  strb r9, [r0], #1\n"                                                                \
+    "  strb r7, [r1], #1\n"                                                                \
+    "  strb r10, [r1], #1\n"                                                               \
+    "  strb r8, [r2], #1\n"                                                                \
+    "  strb r11, [r2], #1\n"                                                               \
+    "  stm r3, {r0-r2}\n"
 #define CONV_STORE_CLAMP                                                                   \
-    "  bfi r8, r10, #8, #8\n"                                                              \
-    "  bfi r8, r9, #16, #8\n"                                                              \
-    "  bfi r8, r11, #24, #8\n"                                                             \
-    "  ldrd r0, r1, [sp, #28]\n"                                                           \
+    "  bfi r6, r9, #8, #8\n"                                                               \
+    "  bfi r6, r7, #16, #8\n"                                                              \
+    "  bfi r6, r10, #24, #8\n"                                                             \
+    "  bfi r8, r11, #8, #8\n"                                                              \
+    "  ldrd r0, r1, [sp, #32]\n"                                                           \
+    "  ssub8 r3, r6, r0\n"                                                                 \
+    "  sel r6, r6, r0\n"                                                                   \
+    "  ssub8 r3, r6, r1\n"                                                                 \
+    "  sel r6, r1, r6\n"                                                                   \
     "  ssub8 r3, r8, r0\n"                                                                 \
     "  sel r8, r8, r0\n"                                                                   \
     "  ssub8 r3, r8, r1\n"                                                                 \
     "  sel r8, r1, r8\n"                                                                   \
-    "  strh r8, [r5], #2\n"                                                                \
-    "  lsr r8, r8, #16\n"                                                                  \
-    "  strh r8, [r6], #2\n"
+    "  add r3, sp, #4\n"                                                                   \
+    "  ldm r3, {r0-r2}\n"                                                                  \
+    "  strh r6, [r0], #2\n"                                                                \
+    "  lsr r6, r6, #16\n"                                                                  \
+    "  strh r6, [r1], #2\n"                                                                \
+    "  strh r8, [r2], #2\n"                                                                \
+    "  stm r3, {r0-r2}\n"
 #if !MOTE_S8_SIZE
-__asm__(CONV_CORE("mote_s8_dsp_conv_pairs_full", CONV_STORE_FULL)
-        CONV_CORE("mote_s8_dsp_conv_pairs_clamp", CONV_STORE_CLAMP)
+__asm__(CONV_CORE("mote_s8_dsp_conv3_full", CONV_STORE_FULL)
+        CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_STORE_CLAMP)
         "  .text\n");
 #else
-__asm__(CONV_CORE("mote_s8_dsp_conv_pairs_clamp", CONV_STORE_CLAMP) "  .text\n");
+__asm__(CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_STORE_CLAMP) "  .text\n");
 #endif
 /* clang-format on */
-#undef CONV_GROUP
+#undef CONV3_W
+#undef CONV3_PIX
+#undef CONV3_GROUP
+#undef CONV3_NEXT
 #undef CONV_CORE
 #undef CONV_STORE_FULL
 #undef CONV_STORE_CLAMP
+
+/** The last odd channel of a block (its pair row w duplicates it) for the pixel
+ *  triple x: s[j] = pixel j's sum over ng groups (doubled like the weights). */
+MOTE_S8_INLINE void conv_mac3x1(const int32_t *w, const int32_t *x, int32_t ng, int32_t s[3])
+{
+    int32_t a = 0, b = 0, c = 0;
+    for (; ng > 0; ng--, w += 4, x += CONV_GW3) {
+        a = __smlad(w[0], x[0], __smlad(w[1], x[1], a));
+        b = __smlad(w[0], x[2], __smlad(w[1], x[3], b));
+        c = __smlad(w[0], x[4], __smlad(w[1], x[5], c));
+    }
+    s[0] = a;
+    s[1] = b;
+    s[2] = c;
+}
 
 /** The same with the general requantization (any shift, any accumulator). */
 MOTE_S8_HOT static void conv_pairs(const int32_t *w, const int32_t *x, int32_t kpad, int32_t pairs,
@@ -879,68 +948,100 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     const int32_t *const wblk = st->wblk;
     int8_t *const col8 = st->col8;
     int8_t *const out = p->output;
-    /* the pointwise variant at stride 1: the pixel pair is contiguous */
+    /* the pointwise variant at stride 1: the column is the pixels themselves */
     const int direct = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w, p->dil_h,
                                             p->dil_w) ==
                            MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1;
+    /* the window variant undilated in W: interior windows as KH runs of KW*Cin bytes */
+    const int win = p->dil_w == 1 && mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w,
+                                                          p->dil_h, p->dil_w) == MOTE_S8_CONV_WINDOW;
+    const int32_t wo = p->wo, ho = p->ho, h = p->h, w = p->w, cin = p->cin, kh = p->kh;
+    const int32_t sw = p->stride_w, sh = p->stride_h, pw = p->pad_w, ph = p->pad_h;
+    const int32_t xmax = w - p->kw, ymax = h - 1 - (kh - 1) * p->dil_h, rowlen = p->kw * cin;
+    const size_t rstride = (size_t)p->dil_h * w * cin;
     int32_t c0, pix, pix0, pix1;
     conv_blk_t blk;
     blk.x = x;
-    blk.xend = x + kp;
+    blk.xend = x + (kp >> 2) * CONV_GW3;
     blk.lo4 = ((uint32_t)p->act_min & 0xffu) * 0x01010101u;
     blk.hi4 = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
     blk.w = wblk;
-    blk.skip40 = 40 * ((8 - ((kp >> 2) & 7)) & 7);
+    blk.skip = CONV3_GROUP_BYTES * ((8 - ((kp >> 2) & 7)) & 7);
     blk.entry = 0;
     mote_s8_px_range(p, &pix0, &pix1);
     for (c0 = 0; c0 < cout; c0 += nrows) {
         const int32_t rows = cout - c0 < nrows ? cout - c0 : nrows;
         if (st->wc0 != c0) { /* one block: widened once for all bands */
-            conv_widen(p, c0, rows, k, kp, st->wbuf);
+            conv_widen(p, c0, rows, k, kp, st->wbuf, fast);
             st->wc0 = c0;
         }
         blk.q = st->fq + (size_t)(c0 >> 1) * CONV_FAST_WORDS;
         blk.qend = blk.q + (size_t)(rows >> 1) * CONV_FAST_WORDS;
+        if (fast) {
+            for (pix = pix0; pix < pix1; pix += 3) { /* pixel triples (the last repeats) */
+                const int32_t pb = pix + 1 < pix1 ? pix + 1 : pix;
+                const int32_t pc = pix + 2 < pix1 ? pix + 2 : pb;
+                int8_t *oa = out + (size_t)(pix - pix0) * cout + c0;
+                int8_t *ob = out + (size_t)(pb - pix0) * cout + c0;
+                int8_t *oc = out + (size_t)(pc - pix0) * cout + c0;
+                if (direct) { /* the three pixels widened in one pass */
+                    const int8_t *sa = p->input + (size_t)pix * p->cin;
+                    const int8_t *sb = p->input + (size_t)pb * p->cin;
+                    const int8_t *sc = p->input + (size_t)pc * p->cin;
+                    int32_t i;
+                    int32_t *d = x;
+                    for (i = 0; i < p->cin; i += 4, d += CONV_GW3) {
+                        conv_widen_word(d, mote_s8_ld32(sa + i), 0);
+                        conv_widen_word(d + 2, mote_s8_ld32(sb + i), 0);
+                        conv_widen_word(d + 4, mote_s8_ld32(sc + i), 0);
+                    }
+                } else {
+                    const int32_t px[3] = {pix, pb, pc};
+                    int32_t j;
+                    for (j = 0; j < 3; j++) {
+                        if (win) { /* interior pixels: the window's rows as runs */
+                            const int32_t qq = px[j] / wo, ox = px[j] - qq * wo, b = qq / ho;
+                            const int32_t x0 = ox * sw - pw, y0 = (qq - b * ho) * sh - ph;
+                            if (x0 >= 0 && x0 <= xmax && y0 >= 0 && y0 <= ymax) {
+                                conv_window_runs(p->input + (((size_t)b * h + y0) * w + x0) * cin,
+                                                 rstride, kh, rowlen, x + 2 * j);
+                                continue;
+                            }
+                        }
+                        conv_im2col_pair2(p, px[j], j, k, kp, x, col8);
+                    }
+                }
+                blk.oa = oa;
+                blk.ob = ob;
+                blk.oc = oc;
+                if (rows >= 2 && full && !MOTE_S8_SIZE) {
+                    mote_s8_dsp_conv3_full(&blk);
+                } else if (rows >= 2) {
+                    mote_s8_dsp_conv3_clamp(&blk);
+                }
+                if (rows & 1) { /* last odd channel: its table pair duplicates it */
+                    const int32_t last = rows - 1;
+                    const int32_t b2 = blk.qend[0];
+                    const int32_t c = c0 + last;
+                    const int32_t m = p->mult[c], sh = p->shift[c], zp = p->out_zp;
+                    const int32_t lo = p->act_min, hi = p->act_max;
+                    int32_t s[3];
+                    conv_mac3x1(wblk + (size_t)(last >> 1) * kp, x, kp >> 2, s);
+                    /* (2 * sum + 2 * bias) / 2: exact (|2 acc| < 2^31) */
+                    oa[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[0] + (uint32_t)b2) >> 1,
+                                                  m, sh, zp, lo, hi);
+                    ob[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[1] + (uint32_t)b2) >> 1,
+                                                  m, sh, zp, lo, hi);
+                    oc[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[2] + (uint32_t)b2) >> 1,
+                                                  m, sh, zp, lo, hi);
+                }
+            }
+            continue;
+        }
         for (pix = pix0; pix < pix1; pix += 2) {
             const int32_t pb = pix + 1 < pix1 ? pix + 1 : pix;
             int8_t *oa = out + (size_t)(pix - pix0) * cout + c0;
             int8_t *ob = out + (size_t)(pb - pix0) * cout + c0;
-            if (fast) {
-                if (direct) { /* both pixels widened in one pass */
-                    const int8_t *sa = p->input + (size_t)pix * p->cin;
-                    const int8_t *sb = p->input + (size_t)pb * p->cin;
-                    int32_t i;
-                    for (i = 0; i < p->cin; i += 4) {
-                        conv_widen_word(x + i, mote_s8_ld32(sa + i), 1);
-                        conv_widen_word(x + i + 2, mote_s8_ld32(sb + i), 1);
-                    }
-                } else {
-                    conv_im2col_pair2(p, pix, 0, k, kp, x, col8);
-                    conv_im2col_pair2(p, pb, 1, k, kp, x, col8);
-                }
-                blk.oa = oa;
-                blk.ob = ob;
-                if (rows >= 2 && full && !MOTE_S8_SIZE) {
-                    mote_s8_dsp_conv_pairs_full(&blk);
-                } else if (rows >= 2) {
-                    mote_s8_dsp_conv_pairs_clamp(&blk);
-                }
-                if (rows & 1) { /* last odd channel: its table pair duplicates it */
-                    const int32_t last = rows - 1;
-                    const int32_t *fq = blk.qend;
-                    const int32_t c = c0 + last;
-                    int32_t s[4];
-                    mote_s8_dsp_mac2x2(wblk + (size_t)(last >> 1) * kp, x, kp >> 2, s);
-                    /* (2 * sum + 2 * bias) / 2: exact (|2 acc| < 2^31) */
-                    oa[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[0] + (uint32_t)fq[0]) >> 1,
-                                                  p->mult[c], p->shift[c], p->out_zp, p->act_min,
-                                                  p->act_max);
-                    ob[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[1] + (uint32_t)fq[0]) >> 1,
-                                                  p->mult[c], p->shift[c], p->out_zp, p->act_min,
-                                                  p->act_max);
-                }
-                continue;
-            }
             conv_im2col_pair(p, pix, 0, k, kp, x, col8);
             conv_im2col_pair(p, pb, 1, k, kp, x, col8);
             conv_pairs(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
@@ -1033,7 +1134,9 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
         return MOTE_ERR_KERNEL_SCRATCH;
     }
     st.x = x;
-    st.wbuf = x + kpad; /* the column pair takes 2 * kpad int16 = kpad words */
+    /* the column triple of the fast path takes 3 * kpad int16 = 1.5 kpad words (the
+       general path's pair kpad words of it) */
+    st.wbuf = x + kpad + (kpad >> 1);
     if (p->wpanel != NULL) { /* every row pre-widened in the program: one block, no copy */
         st.nrows = (p->cout + 1) & ~1;
         st.wblk = (const int32_t *)(const void *)p->wpanel;
@@ -1051,7 +1154,10 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     st.col8 = (int8_t *)(void *)(q + 2 * ((p->cout + 3) & ~3));
     st.q = q;
     st.fq = fq;
-    st.fast = 1;
+    /* the fast path sums 2 * acc from doubled weights: the program's panel with its
+       table (aot/compiler/dsp_weights.py), or the rows widened here; a panel
+       without the table holds them once: the general path */
+    st.fast = p->wpanel == NULL || p->wtable != NULL;
     if (p->wtable != NULL) {
         /* the program's table (aot/compiler/dsp_weights.py): the compiler found every
            channel fast; the checks below keep the core's arithmetic exact */

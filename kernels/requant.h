@@ -500,8 +500,8 @@ static inline int32_t mote_s8_conv_dsp_rows(int32_t kpad, int32_t cout)
 
 /**
  * Scratch bytes of conv2d_s8 for every implementation (kernels/int8_scratch.c
- * exports it): 16 (alignment) + 4*Kpad (two int16 im2col columns, DSP/plain;
- * MVE uses one int8 column) + Kpad (DSP: the int8 im2col column of one pixel when
+ * exports it): 16 (alignment) + 6*Kpad (three int16 im2col columns, DSP; plain
+ * uses two, MVE two int8 ones) + Kpad (DSP: the int8 im2col column of one pixel when
  * Cin is not a multiple of 4) + 2*Kpad*rows (DSP: weight rows widened to int16,
  * mote_s8_conv_dsp_rows; none when the program carries them pre-widened,
  * `prewidened` != 0) + 32*round4(Cout) (per-channel requantization table with the
@@ -521,7 +521,7 @@ static inline size_t mote_s8_conv_scratch_bytes(int32_t cin, int32_t kh, int32_t
     if (k > 0x10000000u) {
         return 0;
     }
-    total = 16u + 5u * k + 32u * (((uint64_t)cout + 3u) & ~(uint64_t)3u);
+    total = 16u + 7u * k + 32u * (((uint64_t)cout + 3u) & ~(uint64_t)3u);
     if (!prewidened) {
         total += 2u * k * (uint64_t)mote_s8_conv_dsp_rows((int32_t)k, cout);
     }

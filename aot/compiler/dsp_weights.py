@@ -14,9 +14,9 @@ pairs (an odd last row paired with itself), per pair and group of four taps
 multiple of 4; ``mote_s8_conv_panel_numel`` in kernels/requant.h checks it.
 
 When every channel of the call admits the kernel's fast requantization
-(``fast_table``), the panel ends with that requantization table too, so the
-kernel reads the zero-point-corrected bias from flash instead of summing the
-weights at every call: per pair of rows 10 int32 words (20 int16 elements),
+(``fast_table``), the panel holds twice the weights (the fast path sums 2 * acc)
+and ends with that requantization table too, so the kernel reads the
+zero-point-corrected bias from flash instead of summing the weights at every call: per pair of rows 10 int32 words (20 int16 elements),
 ``2bc_a 2bc_a 2bc_b 2bc_b M_a rz_a e_a M_b rz_b e_b`` with bc = bias - in_zp * sum w
 (int32, wrapping), e = -shift and rz = 2^(e-1) + (out_zp << e)
 (``mote_s8_conv_table_numel``; the kernel checks e, M and the bound again).
@@ -107,12 +107,14 @@ def fast_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
 
 def call_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int) -> np.ndarray:
     """The int16 constant of a conv2d_s8 call: its panel, then its fast table
-    (as little-endian int16 pairs) when it has one."""
+    (as little-endian int16 pairs) when it has one. With the table the panel holds
+    twice the weights (-256..254): the fast requantization takes 2 * acc, which
+    then comes out of the raw column without doubling it."""
     p = panel(weight)
     t = fast_table(weight, bias, mult, shift, in_zp, out_zp)
     if t is None:
         return p
-    return np.concatenate([p, t.astype("<i4").view("<i2").astype(np.int16)])
+    return np.concatenate([2 * p, t.astype("<i4").view("<i2").astype(np.int16)])
 
 
 def linear_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):

@@ -35,7 +35,7 @@ def conv_scratch_bytes(cin, kh, kw, cout, prewidened=False):
     """mote_s8_conv_scratch_bytes() of kernels/requant.h."""
     kpad = (kh * kw * cin + 15) // 16 * 16
     rows = min((cout + 1) // 2 * 2, max(16, (16384 // (2 * kpad)) // 2 * 2))
-    return (16 + 5 * kpad + (0 if prewidened else 2 * kpad * rows)
+    return (16 + 7 * kpad + (0 if prewidened else 2 * kpad * rows)
             + 32 * ((cout + 3) // 4 * 4))
 
 
