@@ -18,6 +18,35 @@ mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_out(mote_kernel_
                                                                    mote_value_t *const *args,
                                                                    uint32_t nargs);
 
+/* One element: clamp(round_half_even(x * inv) + zp, qmin, qmax); NaN gives the
+   zero point, clamped. */
+static inline int32_t mote_quantize1(float x, float inv, int32_t zp, float fmin, float fmax,
+                                     int32_t qmin, int32_t qmax)
+{
+    float v = rintf(x * inv) + (float)zp;
+    if (v != v) {
+        v = (float)zp;
+        v = v < fmin ? fmin : (v > fmax ? fmax : v);
+    }
+    if (v <= fmin) {
+        return qmin;
+    }
+    if (v >= fmax) {
+        return qmax;
+    }
+    return (int32_t)v;
+}
+
+/* The same for |qmin|, |qmax| <= 2^15 (int8 / uint8 / int16: every bound a float, the
+   clamped value converts exactly): NaN -> zp, then fmaxf / fminf (VMAXNM / VMINNM on
+   an FPv5 core, no branches). */
+static inline int32_t mote_quantize1_small(float x, float inv, float zpf, float fmin, float fmax)
+{
+    float v = rintf(x * inv) + zpf;
+    v = v != v ? zpf : v;
+    return (int32_t)fminf(fmaxf(v, fmin), fmax);
+}
+
 mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_out(mote_kernel_ctx_t *ctx,
                                                                    mote_value_t *const *args,
                                                                    uint32_t nargs)
@@ -27,9 +56,9 @@ mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_out(mote_kernel_
     int32_t zp, qmin, qmax, dt;
     int64_t lo, hi;
     double scale;
-    float inv, fmin, fmax;
+    float inv, fmin, fmax, zpf;
     const float *in;
-    uint32_t i;
+    uint32_t i, n;
     (void)ctx;
     if (args == NULL || nargs != 7u) {
         return MOTE_ERR_KERNEL_ARGS;
@@ -59,26 +88,37 @@ mote_err_t mote_kernel_quantized_decomposed_quantize_per_tensor_out(mote_kernel_
     fmin = (float)qmin;
     fmax = (float)qmax;
     in = (const float *)ti->data;
-    for (i = 0; i < ti->numel; i++) {
-        float v = rintf(in[i] * inv) + (float)zp;
-        int32_t q;
-        if (v != v) {
-            v = (float)zp; /* NaN: the zero point, then clamped */
-            v = v < fmin ? fmin : (v > fmax ? fmax : v);
+    n = ti->numel; /* locals: the stores below may alias the tensor headers */
+    zpf = (float)zp;
+    switch (dt) {
+    case MOTE_DTYPE_INT8: {
+        int8_t *o = (int8_t *)to->data;
+        for (i = 0; i < n; i++) {
+            o[i] = (int8_t)mote_quantize1_small(in[i], inv, zpf, fmin, fmax);
         }
-        if (v <= fmin) {
-            q = qmin;
-        } else if (v >= fmax) {
-            q = qmax;
-        } else {
-            q = (int32_t)v;
+        break;
+    }
+    case MOTE_DTYPE_UINT8: {
+        uint8_t *o = (uint8_t *)to->data;
+        for (i = 0; i < n; i++) {
+            o[i] = (uint8_t)mote_quantize1_small(in[i], inv, zpf, fmin, fmax);
         }
-        switch (dt) {
-        case MOTE_DTYPE_INT8: ((int8_t *)to->data)[i] = (int8_t)q; break;
-        case MOTE_DTYPE_UINT8: ((uint8_t *)to->data)[i] = (uint8_t)q; break;
-        case MOTE_DTYPE_INT16: ((int16_t *)to->data)[i] = (int16_t)q; break;
-        default: ((int32_t *)to->data)[i] = q; break;
+        break;
+    }
+    case MOTE_DTYPE_INT16: {
+        int16_t *o = (int16_t *)to->data;
+        for (i = 0; i < n; i++) {
+            o[i] = (int16_t)mote_quantize1_small(in[i], inv, zpf, fmin, fmax);
         }
+        break;
+    }
+    default: {
+        int32_t *o = (int32_t *)to->data;
+        for (i = 0; i < n; i++) {
+            o[i] = mote_quantize1(in[i], inv, zp, fmin, fmax, qmin, qmax);
+        }
+        break;
+    }
     }
     return MOTE_OK;
 }

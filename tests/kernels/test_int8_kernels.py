@@ -447,6 +447,36 @@ def test_quantize_dequantize(libs):
         assert rc == 0 and outd.tobytes() == expd.tobytes()
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32"])
+def test_quantize_every_output_dtype(libs, dtype):
+    """quantize_per_tensor against torch for each output dtype over ties (x.5 of a
+    step: round half to even), both bounds, narrowed bounds, +-1e30 (not for int32,
+    where torch's float -> int32 cast of 2^31 wraps); NaN gives the zero point
+    (clamped) and +-inf the bounds (Mote's documented convention)."""
+    import torch
+    import torch.ao.quantization.fx._decomposed  # noqa: F401  (registers the ops)
+    ref, _ = libs
+    code, tdt = {"uint8": (0, torch.uint8), "int8": (1, torch.int8), "int16": (2, torch.int16),
+                 "int32": (3, torch.int32)}[dtype]
+    info = torch.iinfo(tdt)
+    rng = np.random.default_rng(code)
+    for scale, zp, lo, hi in ((0.05, 3, info.min, info.max), (0.25, -7, info.min + 5, info.max - 9),
+                              (1.0, 0, info.min, info.max)):
+        zp = min(max(zp, lo), hi)
+        x = np.concatenate([rng.normal(0, 3, 200) * (1 if dtype != "int32" else 1e6),
+                            (np.arange(-8, 8) + 0.5) * scale, [0.0, -0.0],
+                            [1e30, -1e30] if dtype != "int32" else []]).astype(np.float32)
+        exp = torch.ops.quantized_decomposed.quantize_per_tensor(
+            torch.from_numpy(x), scale, zp, lo, hi, tdt).numpy()
+        rc, out = run(ref, "mote_kernel_quantized_decomposed_quantize_per_tensor_out",
+                      [x, scale, zp, lo, hi, code], x.shape, exp.dtype)
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+        y = np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)
+        rc, out = run(ref, "mote_kernel_quantized_decomposed_quantize_per_tensor_out",
+                      [y, scale, zp, lo, hi, code], y.shape, exp.dtype)
+        assert rc == 0 and out.tolist()[:3] == [zp, hi, lo]
+
+
 def test_errors(libs):
     ref, cm = libs
     rng = np.random.default_rng(0)
