@@ -24,7 +24,7 @@ mote_err_t mote_kernel_quantized_decomposed_dequantize_per_tensor_out(mote_kerne
     int32_t zp, qmin, qmax, dt;
     float scale;
     float *out;
-    uint32_t i;
+    uint32_t i, n;
     (void)ctx;
     if (args == NULL || nargs != 8u) {
         return MOTE_ERR_KERNEL_ARGS;
@@ -52,7 +52,29 @@ mote_err_t mote_kernel_quantized_decomposed_dequantize_per_tensor_out(mote_kerne
         return MOTE_ERR_KERNEL_SHAPE;
     }
     out = (float *)to->data;
-    for (i = 0; i < ti->numel; i++) {
+    n = ti->numel; /* locals: the stores below may alias the tensor headers */
+    if (dt != MOTE_DTYPE_INT32 && zp >= -(1 << 30) && zp <= (1 << 30)) {
+        /* q - zp fits int32: the same float as through int64, one VCVT (no
+           __aeabi_l2f call) */
+        if (dt == MOTE_DTYPE_INT8) {
+            const int8_t *x = (const int8_t *)ti->data;
+            for (i = 0; i < n; i++) {
+                out[i] = (float)((int32_t)x[i] - zp) * scale;
+            }
+        } else if (dt == MOTE_DTYPE_UINT8) {
+            const uint8_t *x = (const uint8_t *)ti->data;
+            for (i = 0; i < n; i++) {
+                out[i] = (float)((int32_t)x[i] - zp) * scale;
+            }
+        } else {
+            const int16_t *x = (const int16_t *)ti->data;
+            for (i = 0; i < n; i++) {
+                out[i] = (float)((int32_t)x[i] - zp) * scale;
+            }
+        }
+        return MOTE_OK;
+    }
+    for (i = 0; i < n; i++) {
         int32_t q;
         switch (dt) {
         case MOTE_DTYPE_INT8: q = ((const int8_t *)ti->data)[i]; break;

@@ -477,6 +477,35 @@ def test_quantize_every_output_dtype(libs, dtype):
         assert rc == 0 and out.tolist()[:3] == [zp, hi, lo]
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32"])
+def test_dequantize_every_input_dtype(libs, dtype):
+    """dequantize_per_tensor against torch for each input dtype over its whole range,
+    and the formula (float)(q - zp) * scale where q - zp leaves int32's reach of an
+    int32 subtraction (zero points beyond +-2^30: the int64 path)."""
+    import torch
+    import torch.ao.quantization.fx._decomposed  # noqa: F401  (registers the ops)
+    ref, _ = libs
+    code, tdt = {"uint8": (0, torch.uint8), "int8": (1, torch.int8), "int16": (2, torch.int16),
+                 "int32": (3, torch.int32)}[dtype]
+    info = torch.iinfo(tdt)
+    rng = np.random.default_rng(code + 40)
+    q = np.concatenate([rng.integers(max(info.min, -(1 << 20)), min(info.max, 1 << 20), 300),
+                        [info.min, info.max, 0]]).astype(dtype)
+    for scale, zp in ((0.05, 3), (0.0137, -128), (1.0, 0), (0.5, 1000)):
+        exp = torch.ops.quantized_decomposed.dequantize_per_tensor(
+            torch.from_numpy(q), scale, zp, info.min, info.max, tdt).numpy()
+        rc, out = run(ref, "mote_kernel_quantized_decomposed_dequantize_per_tensor_out",
+                      [q, scale, zp, info.min, info.max, code, None], q.shape, np.float32)
+        if dtype == "int32":   # torch subtracts in float; Mote in integers (exact)
+            exp = ((q.astype(np.int64) - zp).astype(np.float32) * np.float32(scale))
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+    for zp in ((1 << 30) + 1, -(1 << 31)):
+        exp = (q.astype(np.int64) - zp).astype(np.float32) * np.float32(0.25)
+        rc, out = run(ref, "mote_kernel_quantized_decomposed_dequantize_per_tensor_out",
+                      [q, 0.25, zp, info.min, info.max, code, None], q.shape, np.float32)
+        assert rc == 0 and out.tobytes() == exp.tobytes()
+
+
 def test_errors(libs):
     ref, cm = libs
     rng = np.random.default_rng(0)
