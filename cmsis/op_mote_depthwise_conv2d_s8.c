@@ -905,7 +905,7 @@ MOTE_S8_HOT static void dw_dsp_row(const mote_s8_conv_params_t *p, const dw_grou
  * row is read into the strip before the output row over it is written.
  */
 MOTE_S8_HOT static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_range_t *rng, int32_t c,
-                         dw_group_t *g, int roll)
+                         dw_group_t *g, int roll, uint32_t *strip, int *plane_ready)
 {
     const int32_t cout = p->cout;
     const int32_t taps = p->kh * p->kw;
@@ -915,15 +915,23 @@ MOTE_S8_HOT static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_ra
     const int32_t lpad = p->pad_w < sw ? p->pad_w : sw;
     const int32_t mid = p->pad_w + p->w < sw ? p->pad_w + p->w : sw;
     const uint32_t zp4 = ((uint32_t)p->in_zp & 0xffu) * 0x01010101u;
-    int32_t j, t, b, oy, ox;
+    const int32_t hp = p->h + 2 * p->pad_h, wpl = p->w + 2 * p->pad_w;
+    int32_t j, t, b, oy, ox, s02 = 0, s13 = 0;
     int64_t bound = 0;
     int fast = 1;
+    /* widened weights (SXTB16 pairs) and, as int16 pairs too, their sums per channel
+       (|sum| <= DW_MAXT * 128 fits) */
+    for (t = 0; t < taps; t++) {
+        const uint32_t v = mote_s8_ld32(p->weight + (size_t)t * cout + c);
+        const int32_t we = __sxtb16((int32_t)v), wo = mote_s8_sxtb16_ror8(v);
+        g->wv[2 * t] = we;
+        g->wv[2 * t + 1] = wo;
+        s02 = __sadd16(s02, we);
+        s13 = __sadd16(s13, wo);
+    }
     for (j = 0; j < 4; j++) {
-        int32_t sw = 0;
+        const int32_t sw = (int16_t)((j & 1 ? s13 : s02) >> (j & 2 ? 16 : 0));
         int64_t bj;
-        for (t = 0; t < taps; t++) {
-            sw += p->weight[(size_t)t * cout + c + j];
-        }
         g->cb[j] = (int32_t)((uint32_t)p->bias[c + j] - (uint32_t)p->in_zp * (uint32_t)sw);
         /* |acc| <= |cb| + taps * 128 * 128 (raw inputs, padded taps hold zp) */
         bj = (g->cb[j] < 0 ? -(int64_t)g->cb[j] : (int64_t)g->cb[j]) + (int64_t)taps * 16384;
@@ -943,24 +951,48 @@ MOTE_S8_HOT static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_ra
     }
     g->lohi[0] = ((uint32_t)p->act_min & 0xffu) * 0x01010101u;
     g->lohi[1] = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
-    for (t = 0; t < taps; t++) {
-        const uint32_t v = mote_s8_ld32(p->weight + (size_t)t * cout + c);
-        g->wv[2 * t] = __sxtb16((int32_t)v);
-        g->wv[2 * t + 1] = mote_s8_sxtb16_ror8(v);
-        if (fast) { /* 2 * w fits int16 */
-            g->wv[2 * t] = __sadd16(g->wv[2 * t], g->wv[2 * t]);
-            g->wv[2 * t + 1] = __sadd16(g->wv[2 * t + 1], g->wv[2 * t + 1]);
+    if (fast) { /* 2 * w fits int16 */
+        for (t = 0; t < 2 * taps; t++) {
+            g->wv[t] = __sadd16(g->wv[t], g->wv[t]);
         }
-    }
-    if (fast) {
         for (j = 0; j < 4; j++) {
             g->cb[j] = (int32_t)((uint32_t)g->cb[j] << 1);
         }
     }
+    if (hp * wpl <= DW_STRIP) {
+        /* small maps: the group's whole input (channels c..c+3, one word per pixel)
+           copied once into a plane with the padding as zero-point words, then every
+           output row from it (no strip per row); in place too, the group's outputs
+           overwrite only its own channels, all in the plane before */
+        int32_t i;
+        if (!*plane_ready) { /* the padding, the same for every group */
+            for (i = 0; i < hp * wpl; i++) {
+                strip[i] = zp4;
+            }
+            *plane_ready = 1;
+        }
+        for (b = 0; b < p->n; b++) {
+            const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin + c;
+            for (i = 0; i < p->h; i++) {
+                const int8_t *src = in + (size_t)i * p->w * cout;
+                uint32_t *d = strip + (size_t)(i + p->pad_h) * wpl + p->pad_w;
+                uint32_t *const end = d + p->w;
+                while (d < end) {
+                    *d++ = mote_s8_ld32(src);
+                    src += cout;
+                }
+            }
+            for (oy = p->oy0; oy < p->oy1; oy++) {
+                dw_dsp_row(p, g, fast, c, (const int8_t *)(strip + (size_t)oy * p->stride_h * wpl), p->wo,
+                           4 * p->stride_w, 4 * p->dil_h * wpl, 4 * p->dil_w,
+                           mote_s8_out_px(p, b, oy, 0) + c, cout);
+            }
+        }
+        return;
+    }
     if ((int64_t)p->kh * sw <= DW_STRIP) {
         /* every output row from a strip of its KH input rows (channels c..c+3, one
            word per pixel) with the padding materialized as zero-point words */
-        uint32_t strip[DW_STRIP];
         int32_t i;
         for (i = 0; i < p->kh * sw; i++) {
             strip[i] = zp4; /* padding columns stay zero-point words */
@@ -1058,10 +1090,12 @@ static void dw_rows(const mote_s8_conv_params_t *p, void *state)
 {
     dw_group_t g;
     dw_range_t rng;
+    uint32_t strip[DW_STRIP]; /* a strip of KH input rows, or a small map's whole plane */
     int32_t c;
+    int ready = 0;
     dw_interior(p, &rng);
     for (c = 0; c + 4 <= p->cout; c += 4) {
-        dw_dsp_group(p, &rng, c, &g, state != NULL);
+        dw_dsp_group(p, &rng, c, &g, state != NULL, strip, &ready);
     }
     if (c < p->cout) { /* channel tail */
         dw_plain_band(p, c);
@@ -1224,11 +1258,32 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     return 1;
 }
 
+/**
+ * Small maps (the padded input of four channels fits DW_STRIP words: dw_dsp_group
+ * copies each group's whole input into a plane first), whole groups of four, the
+ * output at the input's first byte with one image or apart from it: all output rows in
+ * one pass, in place without the row ring (a group's outputs overwrite only its own
+ * channels, all in its plane before).
+ */
+static int dw_small_plane(const mote_s8_conv_params_t *p)
+{
+    const uint8_t *ib = (const uint8_t *)p->input, *ob = (const uint8_t *)p->output;
+    const size_t in_bytes = (size_t)p->n * p->h * p->w * p->cin;
+    const size_t out_bytes = (size_t)p->n * p->ho * p->wo * p->cout;
+    return (p->cout & 3) == 0 &&
+           (int64_t)(p->h + 2 * p->pad_h) * (p->w + 2 * p->pad_w) <= DW_STRIP &&
+           (ib == ob ? p->n == 1 : !(ob < ib + in_bytes && ib < ob + out_bytes));
+}
+
 static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
     mote_s8_rows_t it;
     int roll = 1;
     if (dw_planar(ctx, p)) {
+        return MOTE_OK;
+    }
+    if (dw_small_plane(p)) {
+        dw_rows(p, NULL);
         return MOTE_OK;
     }
     if (dw_strip_in_place(p)) {
