@@ -905,7 +905,7 @@ MOTE_S8_HOT static void dw_dsp_row(const mote_s8_conv_params_t *p, const dw_grou
  * row is read into the strip before the output row over it is written.
  */
 MOTE_S8_HOT static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_range_t *rng, int32_t c,
-                         dw_group_t *g, int roll, uint32_t *strip, int *plane_ready)
+                         dw_group_t *g, int roll)
 {
     const int32_t cout = p->cout;
     const int32_t taps = p->kh * p->kw;
@@ -916,6 +916,8 @@ MOTE_S8_HOT static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_ra
     const int32_t mid = p->pad_w + p->w < sw ? p->pad_w + p->w : sw;
     const uint32_t zp4 = ((uint32_t)p->in_zp & 0xffu) * 0x01010101u;
     const int32_t hp = p->h + 2 * p->pad_h, wpl = p->w + 2 * p->pad_w;
+    /* a strip of KH input rows, a small map's whole plane, or one pixel's window */
+    uint32_t strip[DW_STRIP];
     int32_t j, t, b, oy, ox, s02 = 0, s13 = 0;
     int64_t bound = 0;
     int fast = 1;
@@ -964,12 +966,20 @@ MOTE_S8_HOT static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_ra
            copied once into a plane with the padding as zero-point words, then every
            output row from it (no strip per row); in place too, the group's outputs
            overwrite only its own channels, all in the plane before */
+        const int32_t right = wpl - p->pad_w - p->w;
         int32_t i;
-        if (!*plane_ready) { /* the padding, the same for every group */
-            for (i = 0; i < hp * wpl; i++) {
-                strip[i] = zp4;
+        for (i = 0; i < p->pad_h * wpl; i++) { /* the padding: rows above and below */
+            strip[i] = zp4;
+            strip[(size_t)(hp - p->pad_h) * wpl + i] = zp4;
+        }
+        for (i = p->pad_h; i < p->pad_h + p->h; i++) { /* columns left and right */
+            uint32_t *r = strip + (size_t)i * wpl;
+            for (j = 0; j < p->pad_w; j++) {
+                r[j] = zp4;
             }
-            *plane_ready = 1;
+            for (j = 0; j < right; j++) {
+                r[p->pad_w + p->w + j] = zp4;
+            }
         }
         for (b = 0; b < p->n; b++) {
             const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin + c;
@@ -1048,7 +1058,7 @@ MOTE_S8_HOT static void dw_dsp_group(const mote_s8_conv_params_t *p, const dw_ra
             }
             for (ox = 0; ox < p->wo; ox++) {
                 const int32_t x0 = ox * p->stride_w - p->pad_w;
-                uint32_t win[DW_MAXT];
+                uint32_t *const win = strip; /* DW_MAXT <= DW_STRIP words */
                 int32_t ky, kx, kx0, kx1;
                 if (row_in && ox == rng->ox_lo && rng->ox_hi > rng->ox_lo) {
                     dw_dsp_row(p, g, fast, c, in + ((size_t)y0 * p->w + (size_t)x0) * cout + c,
@@ -1090,12 +1100,10 @@ static void dw_rows(const mote_s8_conv_params_t *p, void *state)
 {
     dw_group_t g;
     dw_range_t rng;
-    uint32_t strip[DW_STRIP]; /* a strip of KH input rows, or a small map's whole plane */
     int32_t c;
-    int ready = 0;
     dw_interior(p, &rng);
     for (c = 0; c + 4 <= p->cout; c += 4) {
-        dw_dsp_group(p, &rng, c, &g, state != NULL, strip, &ready);
+        dw_dsp_group(p, &rng, c, &g, state != NULL);
     }
     if (c < p->cout) { /* channel tail */
         dw_plain_band(p, c);
