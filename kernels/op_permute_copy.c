@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "kutil.h"
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <arm_mve.h>
+#endif
 
 MOTE_KERNEL("aten::permute_copy.out")
 
@@ -154,21 +157,61 @@ static void mote_perm_bytes_blocked(uint8_t *out, const uint8_t *in, size_t rows
     }
 }
 
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+/* MVE (Cortex-M55): 16 columns of each of nr (2..4) rows a step, one contiguous load
+   and one scatter store (byte offsets lane * nr) per row. Returns the columns done. */
+static size_t mote_perm_interleave_mve(uint8_t *out, const uint8_t *in, size_t cols, size_t nr)
+{
+    const size_t n16 = cols & ~(size_t)15;
+    const uint8x16_t off = vmulq_n_u8(vidupq_n_u8(0u, 1), (uint8_t)nr);
+    size_t j, r;
+    for (j = 0; j < n16; j += 16) {
+        for (r = 0; r < nr; r++) {
+            vstrbq_scatter_offset_u8(out + j * nr + r, off, vldrbq_u8(in + r * cols + j));
+        }
+    }
+    return n16;
+}
+
+/* MVE: 16 rows of each of nc (2..4) columns a step, one gather load (offsets lane * nc)
+   and one contiguous store per output row. Returns the rows done. */
+static size_t mote_perm_deinterleave_mve(uint8_t *out, const uint8_t *in, size_t rows, size_t nc)
+{
+    const size_t n16 = rows & ~(size_t)15;
+    const uint8x16_t off = vmulq_n_u8(vidupq_n_u8(0u, 1), (uint8_t)nc);
+    size_t j, c;
+    for (j = 0; j < n16; j += 16) {
+        for (c = 0; c < nc; c++) {
+            vstrbq_u8(out + c * rows + j, vldrbq_gather_offset_u8(in + j * nc + c, off));
+        }
+    }
+    return n16;
+}
+#endif
+
 /* One byte matrix: the word paths where they apply, the leftovers byte by byte. */
 static void mote_perm_bytes(uint8_t *out, const uint8_t *in, size_t rows, size_t cols)
 {
     size_t r, c, n4;
     if (rows >= 2 && rows <= 4) {
+        size_t n0 = 0;
         n4 = cols & ~(size_t)3;
-        mote_perm_interleave(out, in, cols, n4, rows);
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+        n0 = mote_perm_interleave_mve(out, in, cols, rows);
+#endif
+        mote_perm_interleave(out + n0 * rows, in + n0, cols, n4 - n0, rows);
         for (c = n4; c < cols; c++) {
             for (r = 0; r < rows; r++) {
                 out[c * rows + r] = in[r * cols + c];
             }
         }
     } else if (cols >= 2 && cols <= 4) {
+        size_t n0 = 0;
         n4 = rows & ~(size_t)3;
-        mote_perm_deinterleave(out, in, rows, n4, cols);
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+        n0 = mote_perm_deinterleave_mve(out, in, rows, cols);
+#endif
+        mote_perm_deinterleave(out + n0, in + n0 * cols, rows, n4 - n0, cols);
         for (c = 0; c < cols; c++) {
             for (r = n4; r < rows; r++) {
                 out[c * rows + r] = in[r * cols + c];

@@ -553,6 +553,11 @@ def _c_array(ctype, vals):
     return f"{{{body}}}" if body else "{0}"
 
 
+def _symbol(c):
+    """The kernel a case calls: mote::<op> unless the case names another (c["sym"])."""
+    return c.get("sym", f"mote_kernel_mote_{c['op']}_out")
+
+
 def write_vectors(path, cases, pool=None):
     dt = {np.dtype(np.int8): ("int8_t", 1), np.dtype(np.int16): ("int16_t", 2),
           np.dtype(np.int32): ("int32_t", 3),
@@ -569,8 +574,8 @@ def write_vectors(path, cases, pool=None):
     if pool is not None:
         L.append(f"static const int8_t harness_pool[] = {_c_array('int8_t', pool)};")
         pool_addr = pool.__array_interface__["data"][0]
-    for op in sorted({c["op"] for c in cases}):
-        L.append(f"mote_err_t mote_kernel_mote_{op}_out(mote_kernel_ctx_t *, mote_value_t *const *, uint32_t);")
+    for sym in sorted({_symbol(c) for c in cases}):
+        L.append(f"mote_err_t {sym}(mote_kernel_ctx_t *, mote_value_t *const *, uint32_t);")
     written = {}  # id(array) -> its data symbol: a case that repeats another's inputs shares them
     for i, c in enumerate(cases):
         vals = []
@@ -610,7 +615,7 @@ def write_vectors(path, cases, pool=None):
     L.append("static const harness_case_t harness_cases[] = {")
     for i, c in enumerate(cases):
         n = len(c["args"]) + 1
-        L.append(f'  {{"{c["name"]}", mote_kernel_mote_{c["op"]}_out, c{i}_p, {n}u, '
+        L.append(f'  {{"{c["name"]}", {_symbol(c)}, c{i}_p, {n}u, '
                  f'&c{i}_a{n - 1}_t, harness_scratch, sizeof(harness_scratch)}},')
     L.append("};")
     path.write_text("\n".join(L) + "\n")
@@ -623,6 +628,8 @@ def build(tmp, target, cases):
     for op in ops:
         opt = ROOT / "cmsis" / f"op_mote_{op}.c"
         srcs.append(opt if kset == "cmsis" and opt.exists() else ROOT / "kernels" / f"op_mote_{op}.c")
+    if any("srcs" in c for c in cases):   # cases of other kernels name their sources
+        srcs = sorted({ROOT / f for c in cases for f in c.get("srcs", ())})
     srcs += sorted((ROOT / "kernels").glob("s8_*.c"))  # what requant.h declares (parsers, bands)
     path = {"m33-dsp": "dsp", "m55-mve": "mve"}.get(target, "plain-ref")
     elf = tmp / f"{target}.elf"
@@ -754,3 +761,39 @@ def test_network_layers_match_reference(network_results, net, target):
         rc, _ticks, got = res[c["name"]]
         assert rc == 0, (net, target, c["name"])
         assert got == c["out"].tobytes(), (net, target, c["name"])
+
+
+def _permute_cases():
+    """aten::permute_copy of bytes through the word paths (2/3/4 rows interleaved, 2/3/4
+    columns de-interleaved: MVE scatter / gather on the M55 for 16 at a time), 4 x 4
+    blocks, tails of every length, and 2-byte elements."""
+    rng = np.random.default_rng(21)
+    cases = []
+    for shape, dims in (((1, 3, 9, 7), [0, 2, 3, 1]), ((1, 2, 5, 11), [0, 2, 3, 1]),
+                        ((1, 4, 39), [0, 2, 1]), ((1, 37, 3), [0, 2, 1]), ((2, 21, 2), [0, 2, 1]),
+                        ((1, 6, 5, 4), [0, 3, 1, 2]), ((19, 13), [1, 0]), ((3, 5, 2, 7), [2, 0, 3, 1])):
+        x = rng.integers(0, 256, shape, dtype=np.uint8)
+        cases.append(dict(name=f"permute_{'x'.join(map(str, shape))}", op="permute_copy",
+                          sym="mote_kernel_aten_permute_copy_out", args=[x, dims],
+                          out=np.ascontiguousarray(x.transpose(dims)), macs=0, scratch=0,
+                          srcs=("kernels/op_permute_copy.c", "kernels/kutil.c")))
+    x = rng.integers(-30000, 30000, (1, 3, 6, 5), dtype=np.int16)
+    cases.append(dict(name="permute_s16", op="permute_copy", sym="mote_kernel_aten_permute_copy_out",
+                      args=[x, [0, 2, 3, 1]], out=np.ascontiguousarray(x.transpose(0, 2, 3, 1)),
+                      macs=0, scratch=0, srcs=("kernels/op_permute_copy.c", "kernels/kutil.c")))
+    return cases
+
+
+@pytest.mark.parametrize("target", ["m33-ref", "m55-mve"])
+def test_permute_bytes_on_cortex_m(tmp_path, target):
+    """The permute kernel on the M33 (word paths) and the M55 (MVE scatter / gather):
+    every byte equals numpy's transpose."""
+    cases = _permute_cases()
+    write_vectors(tmp_path / "vectors.h", cases)
+    elf = build(tmp_path, target, cases)
+    rc, text = run_qemu(TARGETS[target][0], elf)
+    assert rc == 0, text[-2000:]
+    res, _ = parse(text)
+    for c in cases:
+        got_rc, _ticks, got = res[c["name"]]
+        assert got_rc == 0 and got == c["out"].tobytes(), c["name"]
