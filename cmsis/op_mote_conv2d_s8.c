@@ -707,17 +707,28 @@ MOTE_S8_HOT static void conv_im2col_pair2(const mote_s8_conv_params_t *p, int32_
 MOTE_S8_INLINE void conv_window_runs(const int8_t *src, size_t rstride, int32_t kh,
                                      int32_t rowlen, int32_t *restrict d)
 {
-    int32_t ky, i;
+    int32_t ky;
     for (ky = 0; ky < kh; ky++, src += rstride) {
-        for (i = 0; i + 8 <= rowlen; i += 8, d += 2 * CONV_GW3) {
-            const uint32_t v0 = mote_s8_ld32(src + i), v1 = mote_s8_ld32(src + i + 4);
-            d[0] = __sxtb16((int32_t)v0);
-            d[1] = mote_s8_sxtb16_ror8(v0);
-            d[CONV_GW3] = __sxtb16((int32_t)v1);
-            d[CONV_GW3 + 1] = mote_s8_sxtb16_ror8(v1);
+        const int8_t *sp = src, *const end = src + (rowlen & ~7);
+        if (sp != end) { /* two words a step: LDR (unaligned), SXTB16 pairs, STRD */
+            uint32_t a, b, c;
+            __asm__ volatile("1:\n\t"
+                             "ldr %[a], [%[sp]], #4\n\t"
+                             "ldr %[b], [%[sp]], #4\n\t"
+                             "sxtb16 %[c], %[a], ror #8\n\t"
+                             "sxtb16 %[a], %[a]\n\t"
+                             "strd %[a], %[c], [%[d]], #24\n\t"
+                             "sxtb16 %[c], %[b], ror #8\n\t"
+                             "sxtb16 %[b], %[b]\n\t"
+                             "strd %[b], %[c], [%[d]], #24\n\t"
+                             "cmp %[sp], %[end]\n\t"
+                             "bne 1b\n\t"
+                             : [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [sp] "+r"(sp), [d] "+r"(d)
+                             : [end] "r"(end)
+                             : "cc", "memory");
         }
-        if (i < rowlen) {
-            const uint32_t v0 = mote_s8_ld32(src + i);
+        if (rowlen & 4) {
+            const uint32_t v0 = mote_s8_ld32(sp);
             d[0] = __sxtb16((int32_t)v0);
             d[1] = mote_s8_sxtb16_ror8(v0);
             d += CONV_GW3;
