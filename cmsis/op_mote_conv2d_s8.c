@@ -709,26 +709,26 @@ MOTE_S8_INLINE void conv_window_runs(const int8_t *src, size_t rstride, int32_t 
 {
     int32_t ky;
     for (ky = 0; ky < kh; ky++, src += rstride) {
-        const int8_t *sp = src, *const end = src + (rowlen & ~7);
-        if (sp != end) { /* two words a step: LDR (unaligned), SXTB16 pairs, STRD */
+        const int8_t *sx = src, *const end = src + (rowlen & ~7);
+        if (sx != end) { /* two words a step: LDR (unaligned), SXTB16 pairs, STRD */
             uint32_t a, b, c;
             __asm__ volatile("1:\n\t"
-                             "ldr %[a], [%[sp]], #4\n\t"
-                             "ldr %[b], [%[sp]], #4\n\t"
+                             "ldr %[a], [%[sx]], #4\n\t"
+                             "ldr %[b], [%[sx]], #4\n\t"
                              "sxtb16 %[c], %[a], ror #8\n\t"
                              "sxtb16 %[a], %[a]\n\t"
                              "strd %[a], %[c], [%[d]], #24\n\t"
                              "sxtb16 %[c], %[b], ror #8\n\t"
                              "sxtb16 %[b], %[b]\n\t"
                              "strd %[b], %[c], [%[d]], #24\n\t"
-                             "cmp %[sp], %[end]\n\t"
+                             "cmp %[sx], %[end]\n\t"
                              "bne 1b\n\t"
-                             : [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [sp] "+r"(sp), [d] "+r"(d)
+                             : [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [sx] "+r"(sx), [d] "+r"(d)
                              : [end] "r"(end)
                              : "cc", "memory");
         }
         if (rowlen & 4) {
-            const uint32_t v0 = mote_s8_ld32(sp);
+            const uint32_t v0 = mote_s8_ld32(sx);
             d[0] = __sxtb16((int32_t)v0);
             d[1] = mote_s8_sxtb16_ror8(v0);
             d += CONV_GW3;
@@ -772,10 +772,10 @@ MOTE_S8_INLINE int8_t conv_finish(int32_t sum, const conv_q_t *q, int32_t zp, in
  * the six bytes packed into two words, clamped to [lo, hi] with SSUB8/SEL, three STRH.
  */
 typedef struct conv_blk {
-    const int32_t *q;    /* 0: table of the first pair */
-    int8_t *oa;          /* 4: pixel p's output at the block's first channel */
-    int8_t *ob;          /* 8: pixel q's */
-    int8_t *oc;          /* 12: pixel r's */
+    int8_t *oa;          /* 0: pixel p's output at the block's first channel */
+    int8_t *ob;          /* 4: pixel q's */
+    int8_t *oc;          /* 8: pixel r's */
+    const int32_t *q;    /* 12: table of the first pair */
     const int32_t *qend; /* 16: table past the last pair */
     const int32_t *x;    /* 20: column triple */
     uint32_t entry;      /* 24: (set by the core) */
@@ -807,7 +807,7 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
 /* next pair: accumulators from its 2ba 2ba 2bb 2bb, then into the loop */
 #define CONV3_NEXT                                                                         \
     "  ldm r4!, {r6, r7, r9, r10}\n"                                                       \
-    "  str r4, [sp]\n"                                                                     \
+    "  str r4, [sp, #12]\n"                                                                \
     "  mov r8, r6\n"                                                                       \
     "  mov r11, r9\n"                                                                      \
     "  ldr lr, [sp, #20]\n"                                                                \
@@ -831,7 +831,7 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
     "  add r2, r2, r3\n"                                                                   \
     "  orr r2, r2, #1\n"                                                                   \
     "  str r2, [sp, #24]\n"                                                                \
-    "  ldr r4, [sp]\n"                                                                     \
+    "  ldr r4, [sp, #12]\n"                                                                \
     CONV3_NEXT                                                                             \
     "  .p2align 2\n"                                                                       \
     ".L" name "_loop:\n"                                                                   \
@@ -840,7 +840,7 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
     "  ldr r4, [sp, #28]\n"                                                                \
     "  cmp lr, r4\n"                                                                       \
     "  bne .L" name "_loop\n"                                                              \
-    "  ldr r4, [sp]\n"                                                                     \
+    "  ldr r4, [sp, #12]\n"                                                                   \
     "  ldm r4!, {r0-r2}\n"                                                                 \
     MOTE_S8_ASM_RQ("r6", "r6") MOTE_S8_ASM_RQ("r7", "r7") MOTE_S8_ASM_RQ("r8", "r8")       \
     "  ldm r4!, {r0-r2}\n"                                                                 \
@@ -856,15 +856,14 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
     "  .size " name ", . - " name "\n"
 /* bytes: p.a p.b at oa, q.a q.b at ob, r.a r.b at oc */
 #define CONV_STORE_FULL                                                                    \
-    "  add r3, sp, #4\n"                                                                   \
-    "  ldm r3, {r0-r2}\n"                                                                  \
+    "  ldm sp, {r0-r2}\n"                                                                  \
     "  strb r6, [r0], #1\n"                                                                \
     "  strb r9, [r0], #1\n"                                                                \
     "  strb r7, [r1], #1\n"                                                                \
     "  strb r10, [r1], #1\n"                                                               \
     "  strb r8, [r2], #1\n"                                                                \
     "  strb r11, [r2], #1\n"                                                               \
-    "  stm r3, {r0-r2}\n"
+    "  stm sp, {r0-r2}\n"
 #define CONV_STORE_CLAMP                                                                   \
     "  bfi r6, r9, #8, #8\n"                                                               \
     "  bfi r6, r7, #16, #8\n"                                                              \
@@ -879,13 +878,12 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
     "  sel r8, r8, r0\n"                                                                   \
     "  ssub8 r3, r8, r1\n"                                                                 \
     "  sel r8, r1, r8\n"                                                                   \
-    "  add r3, sp, #4\n"                                                                   \
-    "  ldm r3, {r0-r2}\n"                                                                  \
+    "  ldm sp, {r0-r2}\n"                                                                  \
     "  strh r6, [r0], #2\n"                                                                \
     "  lsr r6, r6, #16\n"                                                                  \
     "  strh r6, [r1], #2\n"                                                                \
     "  strh r8, [r2], #2\n"                                                                \
-    "  stm r3, {r0-r2}\n"
+    "  stm sp, {r0-r2}\n"
 #if !MOTE_S8_SIZE
 __asm__(CONV_CORE("mote_s8_dsp_conv3_full", CONV_STORE_FULL)
         CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_STORE_CLAMP)
