@@ -5,21 +5,28 @@
  * Depth multiplier 1, at most DW_MAXT taps (KH*KW); other cases plain C with the
  * window clipped per pixel. Pixels whose window lies inside the input start from
  * a corrected bias bias - in_zp * sum(w) and multiply raw inputs.
- * - MVE (pixels outer): interior 3x3 pixels with every shift negative run one
+ * Which path takes a 3x3 window: mote_s8_dw_variant() (kernels/requant.h), the rule
+ * ops.json / aot inspect / aot profile name ("planes").
+ * - MVE planes (dw_mve_planes, MOTE_S8_DW_MVE_PLANES): channel by channel over an int8
+ *   plane with zero-point padding, four output pixels per vector, VMLA by the tap's
+ *   scalar weight, scalar requantization, scatter store (DS-CNN: 0.77 MACs/instr).
+ * - MVE otherwise (pixels outer): 3x3 pixels with every shift negative run one
  *   inline-assembly loop over groups of eight channels (int16 lanes: VLDRB.S16,
  *   VMULLB/VMULLT into even/odd int32x4, weights and de-interleaved constants
  *   from a per-group scratch table, VQMOVNB/VQMOVNT re-interleave, one store);
- *   border pixels and other windows: the same lanes in C intrinsics with
- *   x - in_zp over the valid taps and the plain bias; channel tails int32x4,
- *   predicated. Scratch: mote_s8_dw_scratch_bytes().
- * - DSP, 3x3 of stride 1 (2), full int8 range, rows (or columns) of 8+ (16+) outputs: dw_planar() (each channel's input
- *   widened once into an int16 plane in scratch, then cmsis/mote_s8_planar.h).
+ *   border pixels the same over tap pointers (taps outside read a zero-point row);
+ *   other windows: the same lanes in C intrinsics with x - in_zp over the valid taps
+ *   and the plain bias; channel tails int32x4, predicated.
+ * - DSP planes (dw_planar, MOTE_S8_DW_DSP_PLANES: full int8 range): each channel's
+ *   input widened once (four channels at a time) into an int16 plane in scratch,
+ *   then cmsis/mote_s8_planar.h.
  * - DSP otherwise (groups of four channels outer): weights widened once per group into
- *   SXTB16 pairs on the stack; each output row reads a strip of its KH input rows
- *   with the padding materialized as zero-point words (so every pixel is an
- *   "interior" one); a 3x3 pixel is one inline-assembly block (SMLABB/SMLATT,
- *   conv2d_s8's SMMULR requantization, SSUB8/SEL clamp, one store). Channel
- *   tails: plain C.
+ *   SXTB16 pairs; a small map's whole group input (else each output row's strip of
+ *   its KH input rows) copied with the padding materialized as zero-point words (so
+ *   every pixel is an "interior" one); a 3x3 pixel is one inline-assembly block
+ *   (SMLABB/SMLATT, conv2d_s8's SMMULR requantization, SSUB8/SEL clamp, one store).
+ *   Channel tails: plain C.
+ * Scratch: mote_s8_dw_scratch_bytes().
  */
 #include "mote/kernel.h"
 #include "mote_s8_arm.h"
@@ -1204,8 +1211,6 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     int16_t *plane;
     dwp_ch_t k;
     int32_t b, c, j, y, x, np = 4;
-    /* stride 2 widens four inputs per output: only rows of 16+ outputs gain (MobileNet's
-       48 -> 24 map: 0.23 against 0.22 MACs per instruction; 24 -> 12: 0.20 against 0.21) */
     if (!(mote_s8_dw_variant(p->kh, p->kw, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->h, p->w,
                              p->pad_h, p->pad_w, p->act_min, p->act_max) &
           MOTE_S8_DW_DSP_PLANES) ||
