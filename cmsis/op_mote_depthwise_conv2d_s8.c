@@ -729,13 +729,15 @@ static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
     if (dw_mve_planes(ctx, p)) {
         return MOTE_OK;
     }
-    for (c = 0; c < p->cout; c++) {
-        int32_t sw = 0;
+    for (c = 0; c < p->cout; c += 4) { /* four channels a step: sum w, bias - zp * sum w */
+        const mve_pred16_t pr = vctp32q((uint32_t)(p->cout - c));
+        int32x4_t sw = vdupq_n_s32(0);
         for (t = 0; t < taps; t++) {
-            sw += p->weight[(size_t)t * p->cout + c];
+            sw = vaddq_s32(sw, vldrbq_z_s32(p->weight + (size_t)t * p->cout + c, pr));
         }
-        cbias[c] = (int32_t)((uint32_t)p->bias[c] - (uint32_t)p->in_zp * (uint32_t)sw);
-        neg &= p->shift[c] < 0;
+        vstrwq_p_s32(cbias + c, vsubq_s32(vldrwq_z_s32(p->bias + c, pr), vmulq_n_s32(sw, p->in_zp)),
+                     pr);
+        neg &= vmaxvq_p_s32(INT32_MIN, vldrwq_z_s32(p->shift + c, pr), pr) < 0;
     }
     tbl = (int8_t *)(cbias + ((p->cout + 3) & ~3)); /* 16-byte aligned */
     k3 = p->kh == 3 && p->kw == 3 && neg && groups > 0;
@@ -743,18 +745,20 @@ static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
         for (c = 0; c < groups; c++) {
             int8_t *g8 = tbl + (size_t)c * DW_MVE_GROUP;
             int32_t *g32 = (int32_t *)(void *)(g8 + 80);
-            int32_t j;
+            int32x4x2_t v;
             for (t = 0; t < 9; t++) {
                 memcpy(g8 + 8 * t, p->weight + (size_t)t * p->cout + 8 * c, 8);
             }
-            for (j = 0; j < 4; j++) {
-                g32[j] = cbias[8 * c + 2 * j];
-                g32[4 + j] = cbias[8 * c + 2 * j + 1];
-                g32[8 + j] = p->mult[8 * c + 2 * j];
-                g32[12 + j] = p->mult[8 * c + 2 * j + 1];
-                g32[16 + j] = p->shift[8 * c + 2 * j];
-                g32[20 + j] = p->shift[8 * c + 2 * j + 1];
-            }
+            /* even / odd channels de-interleaved (VLD2) */
+            v = vld2q_s32(cbias + 8 * c);
+            vst1q_s32(g32, v.val[0]);
+            vst1q_s32(g32 + 4, v.val[1]);
+            v = vld2q_s32(p->mult + 8 * c);
+            vst1q_s32(g32 + 8, v.val[0]);
+            vst1q_s32(g32 + 12, v.val[1]);
+            v = vld2q_s32(p->shift + 8 * c);
+            vst1q_s32(g32 + 16, v.val[0]);
+            vst1q_s32(g32 + 20, v.val[1]);
         }
     }
     st.cbias = cbias;
