@@ -19,8 +19,8 @@
  *   register blocks (per 4 taps two LDRD of weights, then per pixel an LDRD of
  *   its column and 4 SMLAD: loads in runs for the cycle model), doubled weights so
  *   the sum is 2 * acc, SMMLAR requantization (4 instructions an output), SSUB8/SEL
- *   clamps for ReLU-like ranges. Otherwise pixel pairs, a 2x2 inline-assembly
- *   block and a 64-bit SMULL requantization.
+ *   clamps for ReLU-like ranges. Otherwise the same columns, channel by channel
+ *   in C and a 64-bit SMULL requantization.
  * - plain: int16 im2col of two pixels and a 2x2 C loop.
  */
 #include "mote/kernel.h"
@@ -554,12 +554,12 @@ MOTE_S8_INLINE void conv_stem3x3c3(const int8_t *src, size_t rstride, int32_t *d
  * im2col of pixel pix into slot (0..2) of the interleaved int16 buffer x:
  * raw input values (the zero point is folded into the bias), padded taps hold
  * in_zp so they add (zp - zp) * w = 0, taps K..Kpad hold 0 (their weights are 0);
- * gw words a group of 4 taps: 4 for the general path's pixel pair, CONV_GW3 for
- * the fast path's triple (its weights are doubled instead: the sum is 2 * acc).
+ * gw words a group of 4 taps (CONV_GW3: three pixels; the fast path's weights are
+ * doubled: its sum is 2 * acc).
  * Cin a multiple of 4: widened straight from the input, a tap at a time; else
  * the int8 column is gathered into col8 (Kpad bytes) and widened four taps at a time.
  */
-MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *restrict p, int32_t pix,
+MOTE_S8_INLINE void conv_im2col_body(const mote_s8_conv_params_t *restrict p, int32_t pix,
                                           int32_t slot, int32_t k, int32_t kpad,
                                           int32_t *restrict x, int8_t *restrict col8, int32_t gw)
 {
@@ -686,16 +686,10 @@ MOTE_S8_INLINE void conv_im2col_pair_body(const mote_s8_conv_params_t *restrict 
     }
 }
 
-MOTE_S8_HOT static void conv_im2col_pair(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
-                                         int32_t k, int32_t kpad, int32_t *x, int8_t *col8)
+MOTE_S8_HOT static void conv_im2col3(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
+                                     int32_t k, int32_t kpad, int32_t *x, int8_t *col8)
 {
-    conv_im2col_pair_body(p, pix, slot, k, kpad, x, col8, 4);
-}
-
-MOTE_S8_HOT static void conv_im2col_pair2(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
-                                          int32_t k, int32_t kpad, int32_t *x, int8_t *col8)
-{
-    conv_im2col_pair_body(p, pix, slot, k, kpad, x, col8, CONV_GW3);
+    conv_im2col_body(p, pix, slot, k, kpad, x, col8, CONV_GW3);
 }
 
 /**
@@ -900,8 +894,8 @@ __asm__(CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_STORE_CLAMP) "  .text\n");
 #undef CONV_STORE_FULL
 #undef CONV_STORE_CLAMP
 
-/** The last odd channel of a block (its pair row w duplicates it) for the pixel
- *  triple x: s[j] = pixel j's sum over ng groups (doubled like the weights). */
+/** One weight row of a pair (w: row a; w + 2: row b) for the pixel triple x:
+ *  s[j] = pixel j's sum over ng groups (doubled when the weights are). */
 MOTE_S8_INLINE void conv_mac3x1(const int32_t *w, const int32_t *x, int32_t ng, int32_t s[3])
 {
     int32_t a = 0, b = 0, c = 0;
@@ -915,24 +909,9 @@ MOTE_S8_INLINE void conv_mac3x1(const int32_t *w, const int32_t *x, int32_t ng, 
     s[2] = c;
 }
 
-/** The same with the general requantization (any shift, any accumulator). */
-MOTE_S8_HOT static void conv_pairs(const int32_t *w, const int32_t *x, int32_t kpad, int32_t pairs,
-                       const conv_q_t *q, int8_t *oa, int8_t *ob, const mote_s8_conv_params_t *p)
-{
-    const int32_t zp = p->out_zp, amin = p->act_min, amax = p->act_max;
-    int32_t s[4];
-    for (; pairs > 0; pairs--, w += kpad, q += 2, oa += 2, ob += 2) {
-        mote_s8_dsp_mac2x2(w, x, kpad >> 2, s);
-        oa[0] = conv_finish(s[0], &q[0], zp, amin, amax);
-        ob[0] = conv_finish(s[1], &q[0], zp, amin, amax);
-        oa[1] = conv_finish(s[2], &q[1], zp, amin, amax);
-        ob[1] = conv_finish(s[3], &q[1], zp, amin, amax);
-    }
-}
-
 /** What conv_rows reads besides p: scratch parts and the block widened last. */
 typedef struct conv_state {
-    int32_t *x;       /* the int16 column pair */
+    int32_t *x;       /* the int16 column triple (CONV_GW3 words a group of 4 taps) */
     int32_t *wbuf;    /* scratch for widened weight rows (none with pre-widened weights) */
     const int32_t *wblk; /* widened weight rows [wc0, wc0 + nrows): wbuf or the program's */
     const conv_q_t *q;   /* general path: one entry per channel */
@@ -962,7 +941,7 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
                                             p->dil_w) ==
                            MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1;
     /* the window variant undilated in W: interior windows as KH runs of KW*Cin bytes */
-    const int win = p->dil_w == 1 && mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w,
+    const int win = !MOTE_S8_SIZE && p->dil_w == 1 && mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w,
                                                           p->dil_h, p->dil_w) == MOTE_S8_CONV_WINDOW;
     const int32_t wo = p->wo, ho = p->ho, h = p->h, w = p->w, cin = p->cin, kh = p->kh;
     const int32_t sw = p->stride_w, sh = p->stride_h, pw = p->pad_w, ph = p->pad_h;
@@ -986,80 +965,73 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
         }
         blk.q = st->fq + (size_t)(c0 >> 1) * CONV_FAST_WORDS;
         blk.qend = blk.q + (size_t)(rows >> 1) * CONV_FAST_WORDS;
-        if (fast) {
-            for (pix = pix0; pix < pix1; pix += 3) { /* pixel triples (the last repeats) */
-                const int32_t pb = pix + 1 < pix1 ? pix + 1 : pix;
-                const int32_t pc = pix + 2 < pix1 ? pix + 2 : pb;
-                int8_t *oa = out + (size_t)(pix - pix0) * cout + c0;
-                int8_t *ob = out + (size_t)(pb - pix0) * cout + c0;
-                int8_t *oc = out + (size_t)(pc - pix0) * cout + c0;
-                if (direct) { /* the three pixels widened in one pass */
-                    const int8_t *sa = p->input + (size_t)pix * p->cin;
-                    const int8_t *sb = p->input + (size_t)pb * p->cin;
-                    const int8_t *sc = p->input + (size_t)pc * p->cin;
-                    int32_t i;
-                    int32_t *d = x;
-                    for (i = 0; i < p->cin; i += 4, d += CONV_GW3) {
-                        conv_widen_word(d, mote_s8_ld32(sa + i), 0);
-                        conv_widen_word(d + 2, mote_s8_ld32(sb + i), 0);
-                        conv_widen_word(d + 4, mote_s8_ld32(sc + i), 0);
-                    }
-                } else {
-                    const int32_t px[3] = {pix, pb, pc};
-                    int32_t j;
-                    for (j = 0; j < 3; j++) {
-                        if (win) { /* interior pixels: the window's rows as runs */
-                            const int32_t qq = px[j] / wo, ox = px[j] - qq * wo, b = qq / ho;
-                            const int32_t x0 = ox * sw - pw, y0 = (qq - b * ho) * sh - ph;
-                            if (x0 >= 0 && x0 <= xmax && y0 >= 0 && y0 <= ymax) {
-                                conv_window_runs(p->input + (((size_t)b * h + y0) * w + x0) * cin,
-                                                 rstride, kh, rowlen, x + 2 * j);
-                                continue;
-                            }
-                        }
-                        conv_im2col_pair2(p, px[j], j, k, kp, x, col8);
-                    }
-                }
-                blk.oa = oa;
-                blk.ob = ob;
-                blk.oc = oc;
-                if (rows >= 2 && full && !MOTE_S8_SIZE) {
-                    mote_s8_dsp_conv3_full(&blk);
-                } else if (rows >= 2) {
-                    mote_s8_dsp_conv3_clamp(&blk);
-                }
-                if (rows & 1) { /* last odd channel: its table pair duplicates it */
-                    const int32_t last = rows - 1;
-                    const int32_t b2 = blk.qend[0];
-                    const int32_t c = c0 + last;
-                    const int32_t m = p->mult[c], sh = p->shift[c], zp = p->out_zp;
-                    const int32_t lo = p->act_min, hi = p->act_max;
-                    int32_t s[3];
-                    conv_mac3x1(wblk + (size_t)(last >> 1) * kp, x, kp >> 2, s);
-                    /* (2 * sum + 2 * bias) / 2: exact (|2 acc| < 2^31) */
-                    oa[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[0] + (uint32_t)b2) >> 1,
-                                                  m, sh, zp, lo, hi);
-                    ob[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[1] + (uint32_t)b2) >> 1,
-                                                  m, sh, zp, lo, hi);
-                    oc[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[2] + (uint32_t)b2) >> 1,
-                                                  m, sh, zp, lo, hi);
-                }
-            }
-            continue;
-        }
-        for (pix = pix0; pix < pix1; pix += 2) {
+        for (pix = pix0; pix < pix1; pix += 3) { /* pixel triples (the last repeats) */
             const int32_t pb = pix + 1 < pix1 ? pix + 1 : pix;
+            const int32_t pc = pix + 2 < pix1 ? pix + 2 : pb;
             int8_t *oa = out + (size_t)(pix - pix0) * cout + c0;
             int8_t *ob = out + (size_t)(pb - pix0) * cout + c0;
-            conv_im2col_pair(p, pix, 0, k, kp, x, col8);
-            conv_im2col_pair(p, pb, 1, k, kp, x, col8);
-            conv_pairs(wblk, x, kp, rows >> 1, q + c0, oa, ob, p);
-            if (rows & 1) { /* last odd channel: its pair row duplicates it */
+            int8_t *oc = out + (size_t)(pc - pix0) * cout + c0;
+            if (direct) { /* the three pixels widened in one pass */
+                const int8_t *sa = p->input + (size_t)pix * p->cin;
+                const int8_t *sb = p->input + (size_t)pb * p->cin;
+                const int8_t *sc = p->input + (size_t)pc * p->cin;
+                int32_t i;
+                int32_t *d = x;
+                for (i = 0; i < p->cin; i += 4, d += CONV_GW3) {
+                    conv_widen_word(d, mote_s8_ld32(sa + i), 0);
+                    conv_widen_word(d + 2, mote_s8_ld32(sb + i), 0);
+                    conv_widen_word(d + 4, mote_s8_ld32(sc + i), 0);
+                }
+            } else {
+                const int32_t px[3] = {pix, pb, pc};
+                int32_t j;
+                for (j = 0; j < 3; j++) {
+                    if (win) { /* interior pixels: the window's rows as runs */
+                        const int32_t qq = px[j] / wo, ox = px[j] - qq * wo, b = qq / ho;
+                        const int32_t x0 = ox * sw - pw, y0 = (qq - b * ho) * sh - ph;
+                        if (x0 >= 0 && x0 <= xmax && y0 >= 0 && y0 <= ymax) {
+                            conv_window_runs(p->input + (((size_t)b * h + y0) * w + x0) * cin,
+                                             rstride, kh, rowlen, x + 2 * j);
+                            continue;
+                        }
+                    }
+                    conv_im2col3(p, px[j], j, k, kp, x, col8);
+                }
+            }
+            if (!fast) { /* the general requantization, channel by channel */
+                int32_t c, sg[3];
+                for (c = 0; c < rows; c++) {
+                    const conv_q_t *qc = &q[c0 + c];
+                    conv_mac3x1(wblk + (size_t)(c >> 1) * kp + 2 * (c & 1), x, kp >> 2, sg);
+                    oa[c] = conv_finish(sg[0], qc, p->out_zp, p->act_min, p->act_max);
+                    ob[c] = conv_finish(sg[1], qc, p->out_zp, p->act_min, p->act_max);
+                    oc[c] = conv_finish(sg[2], qc, p->out_zp, p->act_min, p->act_max);
+                }
+                continue;
+            }
+            blk.oa = oa;
+            blk.ob = ob;
+            blk.oc = oc;
+            if (rows >= 2 && full && !MOTE_S8_SIZE) {
+                mote_s8_dsp_conv3_full(&blk);
+            } else if (rows >= 2) {
+                mote_s8_dsp_conv3_clamp(&blk);
+            }
+            if (rows & 1) { /* last odd channel: its table pair duplicates it */
                 const int32_t last = rows - 1;
-                int32_t s[4];
-                mote_s8_dsp_mac2x2(wblk + (size_t)(last >> 1) * kp, x, kp >> 2, s);
-                oa[last] = conv_finish(s[0], &q[c0 + last], p->out_zp, p->act_min, p->act_max);
-                ob[last] = conv_finish(s[1], &q[c0 + last], p->out_zp, p->act_min, p->act_max);
+                const int32_t b2 = blk.qend[0];
+                const int32_t c = c0 + last;
+                const int32_t m = p->mult[c], sh = p->shift[c], zp = p->out_zp;
+                const int32_t lo = p->act_min, hi = p->act_max;
+                int32_t s[3];
+                conv_mac3x1(wblk + (size_t)(last >> 1) * kp, x, kp >> 2, s);
+                /* (2 * sum + 2 * bias) / 2: exact (|2 acc| < 2^31) */
+                oa[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[0] + (uint32_t)b2) >> 1,
+                                              m, sh, zp, lo, hi);
+                ob[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[1] + (uint32_t)b2) >> 1,
+                                              m, sh, zp, lo, hi);
+                oc[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[2] + (uint32_t)b2) >> 1,
+                                              m, sh, zp, lo, hi);
             }
         }
     }
@@ -1067,7 +1039,7 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
 
 /**
  * In place without the row ring: a 1x1, stride-1, unpadded conv with Cout <= Cin
- * and one block of widened rows reads each pixel pair into the column before
+ * and one block of widened rows reads each pixel triple into the column before
  * writing its outputs, which cover only input pixels already read.
  */
 static int conv_pointwise_in_place(const mote_s8_conv_params_t *p, int32_t nrows)
