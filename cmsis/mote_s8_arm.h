@@ -29,6 +29,13 @@
 #define MOTE_S8_INLINE static inline
 #endif
 
+/* Kernel variants a program may leave out (1: compiled in). MOTE_S8_USE_DW_PLANAR_X6:
+   the DSP depthwise planes' 1x6 block (stride 1, rows of 2 mod 4 outputs, 6+; without
+   it the same bytes by a 1x4 block and an overlapping one). */
+#ifndef MOTE_S8_USE_DW_PLANAR_X6
+#define MOTE_S8_USE_DW_PLANAR_X6 1
+#endif
+
 /* --opt size (aot build / aot generate define MOTE_OPT_SIZE to 0 or 1): the DSP
    kernels leave out their speed-only cores (conv2d_s8: the full-range store core,
    the clamping one serves [-128, 127] too; linear_s8: the panel core, the rows path

@@ -322,6 +322,116 @@ __attribute__((naked, noinline)) static void dwp_s2_asm(const dwp_job_t *job __a
         "adds r0, r0, #16\n\t"
         DWP_ASM_EXIT);
 }
+#if MOTE_S8_USE_DW_PLANAR_X6
+/*
+ * Stride 1, rows of one 1x6 block (the last six columns of a row whose width is
+ * 2 mod 4, e.g. MobileNet's 6x6 maps, where a 1x4 block and a second, overlapping one
+ * cost 134 instructions per row): six accumulators r4..r9, four input words
+ * r10, r11, r12, lr (x0..x7), one kernel row's weight pair r2 / r3, r0 input, r1 plane
+ * row bytes; per kernel row LDRD + four LDR + 12 multiplies
+ *   o(2k) += SMLAD(x(2k,2k+1), w01) + SMLABB(x(2k+2), w21)
+ *   o(2k+1) += SMLATB(x(2k,2k+1), w01) + SMLADX(x(2k+2,2k+3), w21)
+ * then the requantization of dwp_s1_asm: 96 instructions per row (54 MACs). The frame
+ * holds the whole job (dwp_job_t's 18 words at their offsets); nb is not used.
+ */
+#define DWP_X6_ROW(WOFF)                                                                   \
+    "ldrd r2, r3, [sp, #" WOFF "]\n\t"                                                     \
+    "ldr r10, [r0]\n\t"                                                                    \
+    "ldr r11, [r0, #4]\n\t"                                                                \
+    "ldr r12, [r0, #8]\n\t"                                                                \
+    "ldr lr, [r0, #12]\n\t"                                                                \
+    "smlad r4, r10, r2, r4\n\t"                                                            \
+    "smlatb r5, r10, r2, r5\n\t"                                                           \
+    "smlad r6, r11, r2, r6\n\t"                                                            \
+    "smlatb r7, r11, r2, r7\n\t"                                                           \
+    "smlad r8, r12, r2, r8\n\t"                                                            \
+    "smlatb r9, r12, r2, r9\n\t"                                                           \
+    "smlabb r4, r11, r3, r4\n\t"                                                           \
+    "smladx r5, r11, r3, r5\n\t"                                                           \
+    "smlabb r6, r12, r3, r6\n\t"                                                           \
+    "smladx r7, r12, r3, r7\n\t"                                                           \
+    "smlabb r8, lr, r3, r8\n\t"                                                            \
+    "smladx r9, lr, r3, r9\n\t"
+#define DWP_X6_RQ(R)                                                                       \
+    "add lr, r3, " R ", asr #31\n\t"                                                       \
+    "smmlar " R ", " R ", r2, lr\n\t"
+
+__attribute__((naked, noinline)) static void dwp_s1x6_asm(const dwp_job_t *job __attribute__((unused)))
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #76\n\t"
+        "mov r12, sp\n\t"
+        "ldmia r0!, {r1-r9}\n\t"
+        "stmia r12!, {r1-r9}\n\t"
+        "ldmia r0!, {r1-r9}\n\t"
+        "stmia r12!, {r1-r9}\n\t"
+        "ldr r1, [sp, #64]\n\t"
+        "1:\n\t"
+        "ldr r0, [sp, #56]\n\t"
+        "ldr r9, [sp, #0]\n\t" /* bias: r9 (o5) is the addend of the first multiplies */
+        "ldrd r2, r3, [sp, #4]\n\t"
+        "ldr r10, [r0]\n\t"
+        "ldr r11, [r0, #4]\n\t"
+        "ldr r12, [r0, #8]\n\t"
+        "ldr lr, [r0, #12]\n\t"
+        "smlad r4, r10, r2, r9\n\t"
+        "smlatb r5, r10, r2, r9\n\t"
+        "smlad r6, r11, r2, r9\n\t"
+        "smlatb r7, r11, r2, r9\n\t"
+        "smlad r8, r12, r2, r9\n\t"
+        "smlatb r9, r12, r2, r9\n\t"
+        "smlabb r4, r11, r3, r4\n\t"
+        "smladx r5, r11, r3, r5\n\t"
+        "smlabb r6, r12, r3, r6\n\t"
+        "smladx r7, r12, r3, r7\n\t"
+        "smlabb r8, lr, r3, r8\n\t"
+        "smladx r9, lr, r3, r9\n\t"
+        "add r0, r0, r1\n\t"
+        DWP_X6_ROW("12")
+        "add r0, r0, r1\n\t"
+        DWP_X6_ROW("20")
+        "ldrd r2, r3, [sp, #28]\n\t" /* multiplier, offset */
+        "ldr r10, [sp, #36]\n\t"     /* e */
+        "ldr r11, [sp, #60]\n\t"     /* output */
+        "ldr r12, [sp, #68]\n\t"     /* output bytes between pixels */
+        DWP_X6_RQ("r4") DWP_X6_RQ("r5") DWP_X6_RQ("r6") DWP_X6_RQ("r7") DWP_X6_RQ("r8")
+        DWP_X6_RQ("r9")
+        "asr r4, r4, r10\n\t"
+        "asr r5, r5, r10\n\t"
+        "asr r6, r6, r10\n\t"
+        "asr r7, r7, r10\n\t"
+        "asr r8, r8, r10\n\t"
+        "asr r9, r9, r10\n\t"
+        "ssat r4, #8, r4\n\t"
+        "ssat r5, #8, r5\n\t"
+        "ssat r6, #8, r6\n\t"
+        "ssat r7, #8, r7\n\t"
+        "ssat r8, #8, r8\n\t"
+        "ssat r9, #8, r9\n\t"
+        "strb r4, [r11]\n\t"
+        "strb r5, [r11, r12]\n\t"
+        "add r11, r11, r12, lsl #1\n\t"
+        "strb r6, [r11]\n\t"
+        "strb r7, [r11, r12]\n\t"
+        "add r11, r11, r12, lsl #1\n\t"
+        "strb r8, [r11]\n\t"
+        "strb r9, [r11, r12]\n\t"
+        "ldrd r2, r3, [sp, #48]\n\t" /* input / output bytes per row */
+        "ldrd r10, r11, [sp, #56]\n\t"
+        "ldr r12, [sp, #40]\n\t"
+        "add r10, r10, r2\n\t"
+        "add r11, r11, r3\n\t"
+        "strd r10, r11, [sp, #56]\n\t"
+        "subs r12, r12, #1\n\t"
+        "str r12, [sp, #40]\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #76\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#undef DWP_X6_ROW
+#undef DWP_X6_RQ
+#endif /* MOTE_S8_USE_DW_PLANAR_X6 */
 #undef DWP_ASM_ENTRY
 #undef DWP_ASM_EXIT
 #undef DWP_S1_ROW
@@ -366,6 +476,18 @@ static void dwp_plane3x3(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32
         j.o = out;
         j.wpb = 2 * wp;
         j.opx = opx;
+#if MOTE_S8_USE_DW_PLANAR_X6
+        if (stride == 1 && (wo & 3) == 2 && wo >= 6) { /* 1x4 blocks, then a 1x6 block */
+            if (nb > 1) {
+                j.nb = nb - 1;
+                dwp_s1_asm(&j);
+            }
+            j.p = pl + (size_t)(wo - 6);
+            j.o = out + (size_t)(wo - 6) * opx;
+            dwp_s1x6_asm(&j);
+            return;
+        }
+#endif
         if (stride == 1) {
             dwp_s1_asm(&j);
         } else {

@@ -546,7 +546,7 @@ static inline size_t mote_s8_conv_own_bytes(const mote_s8_conv_params_t *p)
  *   MOTE_S8_DW_DSP_PLANES  DSP: channel by channel over an int16 plane (x - zp, zero
  *                          border), the rows of 1x4 blocks in assembly
  *                          (cmsis/mote_s8_planar.h): 3x3, dilation 1, stride 1 with 4+
- *                          outputs along the blocks (MobileNet's 6x6 maps: 179 K
+ *                          outputs along the blocks (MobileNet's 6x6 maps: 133 K
  *                          instructions against 197 K channels-last) or 2 with 8+
  *                          (its 12 -> 6 map: 121 K against 113 K), full int8 range
  * Either path also falls back (to NHWC) when a channel's requantization does not admit

@@ -263,10 +263,13 @@ def make_cases():
               _dw(rng, "dw_planes_batch", 2, 11, 10, 3, 1, (3, 3), (1, 1), (1, 1), (1, 1), "relu"),
               _dw(rng, "dw_nhwc_border", 1, 6, 6, 20, 1, (3, 3), (2, 2), (1, 1), (1, 1), "relu"),
               # the DSP's int16 planes over rows of 4..15 outputs (the last block of a row
-              # over its last four columns): 6 wide, 7 tall (transposed), stride 2 9 wide
+              # over its last four columns, a 1x6 block for 2 mod 4): 6 wide, 7 tall (transposed), stride 2 9 wide
               _dw(rng, "dw_dsp_wo6", 1, 6, 6, 8, 1, (3, 3), (1, 1), (1, 1), (1, 1)),
               _dw(rng, "dw_dsp_ho7", 1, 7, 5, 4, 1, (3, 3), (1, 1), (1, 1), (1, 1)),
-              _dw(rng, "dw_dsp_s2_wo9", 1, 16, 17, 4, 1, (3, 3), (2, 2), (1, 1), (1, 1))]
+              _dw(rng, "dw_dsp_s2_wo9", 1, 16, 17, 4, 1, (3, 3), (2, 2), (1, 1), (1, 1)),
+              # rows of 10 (a 1x4 block, then the 1x6 one), along W and transposed
+              _dw(rng, "dw_dsp_wo10", 1, 5, 10, 4, 1, (3, 3), (1, 1), (1, 1), (1, 1)),
+              _dw(rng, "dw_dsp_ho10", 1, 10, 5, 4, 1, (3, 3), (1, 1), (1, 1), (1, 1))]
     xp = rng.integers(-128, 128, (1, 10, 10, n), dtype=np.int8)
     args = [xp, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1],
             [1, 1], 1, 9, -3, -128, 127]
