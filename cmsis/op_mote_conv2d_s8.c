@@ -936,13 +936,14 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     const int32_t *const wblk = st->wblk;
     int8_t *const col8 = st->col8;
     int8_t *const out = p->output;
+    const int32_t variant = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w,
+                                                 p->dil_h, p->dil_w);
     /* the pointwise variant at stride 1: the column is the pixels themselves */
-    const int direct = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w, p->dil_h,
-                                            p->dil_w) ==
-                           MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1;
-    /* the window variant undilated in W: interior windows as KH runs of KW*Cin bytes */
-    const int win = !MOTE_S8_SIZE && p->dil_w == 1 && mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w,
-                                                          p->dil_h, p->dil_w) == MOTE_S8_CONV_WINDOW;
+    const int direct = variant == MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1;
+    /* interior windows without the generic im2col: the window variant undilated in
+       W as KH runs of KW*Cin bytes, the 3x3 RGB stem by its constant offsets */
+    const int stem3 = variant == MOTE_S8_CONV_STEM3X3C3;
+    const int win = !MOTE_S8_SIZE && p->dil_w == 1 && (variant == MOTE_S8_CONV_WINDOW || stem3);
     const int32_t wo = p->wo, ho = p->ho, h = p->h, w = p->w, cin = p->cin, kh = p->kh;
     const int32_t sw = p->stride_w, sh = p->stride_h, pw = p->pad_w, ph = p->pad_h;
     const int32_t xmax = w - p->kw, ymax = h - 1 - (kh - 1) * p->dil_h, rowlen = p->kw * cin;
@@ -986,12 +987,16 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
                 const int32_t px[3] = {pix, pb, pc};
                 int32_t j;
                 for (j = 0; j < 3; j++) {
-                    if (win) { /* interior pixels: the window's rows as runs */
+                    if (win) { /* interior pixels */
                         const int32_t qq = px[j] / wo, ox = px[j] - qq * wo, b = qq / ho;
                         const int32_t x0 = ox * sw - pw, y0 = (qq - b * ho) * sh - ph;
                         if (x0 >= 0 && x0 <= xmax && y0 >= 0 && y0 <= ymax) {
-                            conv_window_runs(p->input + (((size_t)b * h + y0) * w + x0) * cin,
-                                             rstride, kh, rowlen, x + 2 * j);
+                            const int8_t *src = p->input + (((size_t)b * h + y0) * w + x0) * cin;
+                            if (stem3) { /* K = 27: the 7th group's 4th tap is 0 */
+                                conv_stem3x3c3(src, rstride, x + 2 * j, CONV_GW3);
+                            } else {
+                                conv_window_runs(src, rstride, kh, rowlen, x + 2 * j);
+                            }
                             continue;
                         }
                     }
