@@ -1154,6 +1154,37 @@ MOTE_S8_INLINE void dw_widen_row(const int8_t *src, int32_t ss, int32_t n, int16
 }
 
 /**
+ * One channel's whole plane (not transposed): rows input rows of n int8 values a
+ * pixel (ss bytes) apart, rows rs bytes apart, minus the zero point into the int16
+ * rows d, d + ds, ...; four values per step (four LDRSB, two PKHBT, two SSUB16, two
+ * STR: a call per plane, no per-row call).
+ */
+__attribute__((noinline)) MOTE_S8_HOT static void dw_widen_plane(const int8_t *src, int32_t ss, int32_t rs,
+                                                            int32_t rows, int32_t n, int16_t *d, int32_t ds,
+                                                            int32_t zp)
+{
+    const int32_t zp2 = (int32_t)(((uint32_t)zp & 0xffffu) | ((uint32_t)zp << 16));
+    const int32_t s2 = 2 * ss, s3 = 3 * ss, s4 = 4 * ss;
+    for (; rows > 0; rows--, src += rs, d += ds) {
+        const int8_t *x = src;
+        int16_t *o = d;
+        int32_t k;
+        for (k = n; k >= 4; k -= 4, x += s4, o += 4) {
+            int32_t v0, v1;
+            __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(v0) : "r"((int32_t)x[0]), "r"((int32_t)x[ss]));
+            __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(v1) : "r"((int32_t)x[s2]), "r"((int32_t)x[s3]));
+            v0 = __ssub16(v0, zp2);
+            v1 = __ssub16(v1, zp2);
+            memcpy(o, &v0, 4);
+            memcpy(o + 2, &v1, 4);
+        }
+        for (; k > 0; k--, x += ss, o++) {
+            *o = (int16_t)(*x - zp);
+        }
+    }
+}
+
+/**
  * Four channels' rows at once: n int8 values of channels c..c+3 (the word at src, src
  * + ss, src + 2 ss, ...) minus the zero point into the int16 rows d, d + ps, d + 2 ps,
  * d + 3 ps (one per channel), two per step: two LDR, four SXTB16, four PKHBT/PKHTB,
@@ -1250,15 +1281,14 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
                         dw_widen_row(src + (size_t)x * cout, p->w * cout, p->h, d, zp);
                     }
                 }
-            } else {
+            } else if (np == 4) {
                 for (y = 0; y < p->h; y++) {
-                    int16_t *d = plane + (size_t)(y + p->pad_h) * wpl + p->pad_w;
-                    if (np == 4) {
-                        dw_widen_row4(src + (size_t)y * p->w * cout, cout, p->w, d, ps, zp);
-                    } else {
-                        dw_widen_row(src + (size_t)y * p->w * cout, cout, p->w, d, zp);
-                    }
+                    dw_widen_row4(src + (size_t)y * p->w * cout, cout, p->w,
+                                  plane + (size_t)(y + p->pad_h) * wpl + p->pad_w, ps, zp);
                 }
+            } else {
+                dw_widen_plane(src, cout, p->w * cout, p->h, p->w, plane + (size_t)p->pad_h * wpl + p->pad_w,
+                               wpl, zp);
             }
             for (j = 0; j < np; j++) {
                 (void)dwp_channel(p, c + j, transpose, &k);
