@@ -35,6 +35,11 @@
 #ifndef MOTE_S8_USE_DW_PLANAR_X6
 #define MOTE_S8_USE_DW_PLANAR_X6 1
 #endif
+/* MOTE_S8_USE_DW_PLANAR_X3: its rows of three outputs (stride 1; without it the same
+   bytes by the planes' C blocks). */
+#ifndef MOTE_S8_USE_DW_PLANAR_X3
+#define MOTE_S8_USE_DW_PLANAR_X3 1
+#endif
 
 /* --opt size (aot build / aot generate define MOTE_OPT_SIZE to 0 or 1): the DSP
    kernels leave out their speed-only cores (conv2d_s8: the full-range store core,

@@ -432,6 +432,85 @@ __attribute__((naked, noinline)) static void dwp_s1x6_asm(const dwp_job_t *job _
 #undef DWP_X6_ROW
 #undef DWP_X6_RQ
 #endif /* MOTE_S8_USE_DW_PLANAR_X6 */
+#if MOTE_S8_USE_DW_PLANAR_X3
+/*
+ * Stride 1, rows of three outputs (MobileNet's 3x3 maps): dwp_s1x6_asm's scheme with
+ * three accumulators r4..r6 and the input words r10, r11 and the halfword r12 (x0..x4);
+ * per kernel row LDRD + two LDR + LDRSH + 6 multiplies, then the requantization:
+ * about 55 instructions per row (27 MACs). The frame holds the whole job.
+ */
+#define DWP_X3_ROW(WOFF)                                                                   \
+    "ldrd r2, r3, [sp, #" WOFF "]\n\t"                                                     \
+    "ldr r10, [r0]\n\t"                                                                    \
+    "ldr r11, [r0, #4]\n\t"                                                                \
+    "ldrsh r12, [r0, #8]\n\t"                                                              \
+    "smlad r4, r10, r2, r4\n\t"                                                            \
+    "smlatb r5, r10, r2, r5\n\t"                                                           \
+    "smlad r6, r11, r2, r6\n\t"                                                            \
+    "smlabb r4, r11, r3, r4\n\t"                                                           \
+    "smladx r5, r11, r3, r5\n\t"                                                           \
+    "smlabb r6, r12, r3, r6\n\t"
+#define DWP_X3_RQ(R)                                                                       \
+    "add lr, r3, " R ", asr #31\n\t"                                                       \
+    "smmlar " R ", " R ", r2, lr\n\t"
+
+__attribute__((naked, noinline)) static void dwp_s1x3_asm(const dwp_job_t *job __attribute__((unused)))
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #76\n\t"
+        "mov r12, sp\n\t"
+        "ldmia r0!, {r1-r9}\n\t"
+        "stmia r12!, {r1-r9}\n\t"
+        "ldmia r0!, {r1-r9}\n\t"
+        "stmia r12!, {r1-r9}\n\t"
+        "ldr r1, [sp, #64]\n\t"
+        "1:\n\t"
+        "ldr r0, [sp, #56]\n\t"
+        "ldr r6, [sp, #0]\n\t" /* bias: r6 (o2) is the addend of the first multiplies */
+        "ldrd r2, r3, [sp, #4]\n\t"
+        "ldr r10, [r0]\n\t"
+        "ldr r11, [r0, #4]\n\t"
+        "ldrsh r12, [r0, #8]\n\t"
+        "smlad r4, r10, r2, r6\n\t"
+        "smlatb r5, r10, r2, r6\n\t"
+        "smlad r6, r11, r2, r6\n\t"
+        "smlabb r4, r11, r3, r4\n\t"
+        "smladx r5, r11, r3, r5\n\t"
+        "smlabb r6, r12, r3, r6\n\t"
+        "add r0, r0, r1\n\t"
+        DWP_X3_ROW("12")
+        "add r0, r0, r1\n\t"
+        DWP_X3_ROW("20")
+        "ldrd r2, r3, [sp, #28]\n\t" /* multiplier, offset */
+        "ldr r10, [sp, #36]\n\t"     /* e */
+        "ldr r11, [sp, #60]\n\t"     /* output */
+        "ldr r12, [sp, #68]\n\t"     /* output bytes between pixels */
+        DWP_X3_RQ("r4") DWP_X3_RQ("r5") DWP_X3_RQ("r6")
+        "asr r4, r4, r10\n\t"
+        "asr r5, r5, r10\n\t"
+        "asr r6, r6, r10\n\t"
+        "ssat r4, #8, r4\n\t"
+        "ssat r5, #8, r5\n\t"
+        "ssat r6, #8, r6\n\t"
+        "strb r4, [r11]\n\t"
+        "strb r5, [r11, r12]\n\t"
+        "strb r6, [r11, r12, lsl #1]\n\t"
+        "ldrd r2, r3, [sp, #48]\n\t" /* input / output bytes per row */
+        "ldrd r10, r11, [sp, #56]\n\t"
+        "ldr r12, [sp, #40]\n\t"
+        "add r10, r10, r2\n\t"
+        "add r11, r11, r3\n\t"
+        "strd r10, r11, [sp, #56]\n\t"
+        "subs r12, r12, #1\n\t"
+        "str r12, [sp, #40]\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #76\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#undef DWP_X3_ROW
+#undef DWP_X3_RQ
+#endif /* MOTE_S8_USE_DW_PLANAR_X3 */
 #undef DWP_ASM_ENTRY
 #undef DWP_ASM_EXIT
 #undef DWP_S1_ROW
@@ -455,7 +534,8 @@ static void dwp_plane3x3(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32
                          int32_t wo, int8_t *out, int32_t orow, int32_t opx)
 {
     int32_t oy, ox;
-    if (k->full && wo >= 4) { /* rows of 1x4 blocks in assembly, then the last wo % 4 columns */
+    if (k->full && (wo >= 4 || (MOTE_S8_USE_DW_PLANAR_X3 && stride == 1 && wo == 3))) {
+        /* rows of 1x4 blocks in assembly, then the last wo % 4 columns (or rows of 3) */
         const int32_t nb = wo >> 2;
         dwp_job_t j;
         j.bias2 = k->b2;
@@ -476,6 +556,12 @@ static void dwp_plane3x3(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32
         j.o = out;
         j.wpb = 2 * wp;
         j.opx = opx;
+#if MOTE_S8_USE_DW_PLANAR_X3
+        if (wo == 3) {
+            dwp_s1x3_asm(&j);
+            return;
+        }
+#endif
 #if MOTE_S8_USE_DW_PLANAR_X6
         if (stride == 1 && (wo & 3) == 2 && wo >= 6) { /* 1x4 blocks, then a 1x6 block */
             if (nb > 1) {

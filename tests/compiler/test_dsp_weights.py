@@ -292,8 +292,8 @@ def test_depthwise_variant_follows_the_rule_of_requant_h(ds_cnn):
     """The depthwise label is mote_s8_dw_variant's (kernels/requant.h), the kernels'
     own dispatch: a clamp other than the full int8 range leaves the DSP's int16 planes
     (its assembly saturates to int8 only) but not the MVE's; a 6x6 map (36 outputs per
-    channel) leaves the MVE's (rows of 4+ outputs still take the DSP's); a 3x3 map and a
-    5x5 window run channels-last on both."""
+    channel) leaves the MVE's (rows of 3+ outputs still take the DSP's, a 3x3 map
+    its 1x3 block); a 2x2 map and a 5x5 window run channels-last on both."""
     from aot.compiler.scratch import call_variant
     spec = ds_cnn[False].spec
     dw = next(k for k in spec.instructions if k.op == "mote::depthwise_conv2d_s8")
@@ -307,6 +307,8 @@ def test_depthwise_variant_follows_the_rule_of_requant_h(ds_cnn):
         x.sizes = [1, 6, 6, x.sizes[3]]
         assert call_variant(spec, dw) == "planes(DSP)"
         x.sizes = [1, 3, 3, x.sizes[3]]
+        assert call_variant(spec, dw) == "planes(DSP)"
+        x.sizes = [1, 2, 2, x.sizes[3]]
         assert call_variant(spec, dw) is None
         x.sizes, w.sizes = list(saved[0]), [1, 5, 5, w.sizes[3]]
         assert call_variant(spec, dw) is None
