@@ -529,14 +529,64 @@ MOTE_S8_INLINE void dwp_px(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int
     *dst = dwp_rq(acc, k->m, k->off, k->e, k->lo, k->hi, k->full);
 }
 
+/** dwp_plane3x3's assembly takes a full-range plane whose rows have wo outputs. */
+MOTE_S8_INLINE int dwp_asm_rows(int32_t stride, int32_t wo)
+{
+    return wo >= 4 || (MOTE_S8_USE_DW_PLANAR_X3 && stride == 1 && wo == 3);
+}
+
+/**
+ * A plane by the assembly (dwp_asm_rows): j holds the channel's constants and the
+ * call's rows / prow / orow / wpb / opx; its nb, p and o are set here.
+ */
+static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32_t wo, int8_t *out)
+{
+    const int32_t nb = wo >> 2, opx = j->opx;
+    j->nb = nb;
+    j->p = pl;
+    j->o = out;
+#if MOTE_S8_USE_DW_PLANAR_X3
+    if (wo == 3) {
+        dwp_s1x3_asm(j);
+        return;
+    }
+#endif
+#if MOTE_S8_USE_DW_PLANAR_X6
+    if (stride == 1 && (wo & 3) == 2 && wo >= 6) { /* 1x4 blocks, then a 1x6 block */
+        if (nb > 1) {
+            j->nb = nb - 1;
+            dwp_s1_asm(j);
+        }
+        j->p = pl + (size_t)(wo - 6);
+        j->o = out + (size_t)(wo - 6) * opx;
+        dwp_s1x6_asm(j);
+        return;
+    }
+#endif
+    if (stride == 1) {
+        dwp_s1_asm(j);
+    } else {
+        dwp_s2_asm(j);
+    }
+    if (wo & 3) { /* the last wo % 4 columns: one more block over columns wo-4..wo-1
+                     (its first outputs again, the same bytes) */
+        j->nb = 1;
+        j->p = pl + (size_t)(wo - 4) * stride;
+        j->o = out + (size_t)(wo - 4) * opx;
+        if (stride == 1) {
+            dwp_s1_asm(j);
+        } else {
+            dwp_s2_asm(j);
+        }
+    }
+}
+
 /** 3x3, stride 1 or 2: the whole plane of one channel (blocks, then the odd row / column). */
 static void dwp_plane3x3(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32_t stride, int32_t ho,
                          int32_t wo, int8_t *out, int32_t orow, int32_t opx)
 {
     int32_t oy, ox;
-    if (k->full && (wo >= 4 || (MOTE_S8_USE_DW_PLANAR_X3 && stride == 1 && wo == 3))) {
-        /* rows of 1x4 blocks in assembly, then the last wo % 4 columns (or rows of 3) */
-        const int32_t nb = wo >> 2;
+    if (k->full && dwp_asm_rows(stride, wo)) { /* rows of blocks in assembly */
         dwp_job_t j;
         j.bias2 = k->b2;
         j.w0a = k->w01[0];
@@ -549,47 +599,11 @@ static void dwp_plane3x3(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32
         j.off = k->off;
         j.e = k->e;
         j.rows = ho;
-        j.nb = nb;
         j.prow = 2 * stride * wp;
         j.orow = orow;
-        j.p = pl;
-        j.o = out;
         j.wpb = 2 * wp;
         j.opx = opx;
-#if MOTE_S8_USE_DW_PLANAR_X3
-        if (wo == 3) {
-            dwp_s1x3_asm(&j);
-            return;
-        }
-#endif
-#if MOTE_S8_USE_DW_PLANAR_X6
-        if (stride == 1 && (wo & 3) == 2 && wo >= 6) { /* 1x4 blocks, then a 1x6 block */
-            if (nb > 1) {
-                j.nb = nb - 1;
-                dwp_s1_asm(&j);
-            }
-            j.p = pl + (size_t)(wo - 6);
-            j.o = out + (size_t)(wo - 6) * opx;
-            dwp_s1x6_asm(&j);
-            return;
-        }
-#endif
-        if (stride == 1) {
-            dwp_s1_asm(&j);
-        } else {
-            dwp_s2_asm(&j);
-        }
-        if (wo & 3) { /* the last wo % 4 columns: one more block over columns wo-4..wo-1
-                         (its first outputs again, the same bytes) */
-            j.nb = 1;
-            j.p = pl + (size_t)(wo - 4) * stride;
-            j.o = out + (size_t)(wo - 4) * opx;
-            if (stride == 1) {
-                dwp_s1_asm(&j);
-            } else {
-                dwp_s2_asm(&j);
-            }
-        }
+        dwp_asm_plane(&j, pl, stride, wo, out);
         return;
     }
     if (stride == 1) {
@@ -646,6 +660,28 @@ static int dwp_channel(const mote_s8_conv_params_t *p, int32_t c, int transpose,
     k->hi = p->act_max;
     k->full = p->act_min == -128 && p->act_max == 127;
     return 1;
+}
+/**
+ * dwp_channel's constants of a full-range channel straight into a job (the
+ * caller checked the channel: shift in [-22, -1], the bias within the bound).
+ */
+MOTE_S8_INLINE void dwp_job_channel(const mote_s8_conv_params_t *p, int32_t c, int transpose, dwp_job_t *j)
+{
+    const int32_t e = -p->shift[c], co = p->cout;
+    const int32_t st = transpose ? 3 * co : co, rt = transpose ? co : 3 * co;
+    const int8_t *w = p->weight + c;
+    j->bias2 = (int32_t)(2 * p->bias[c]);
+    j->w0a = dwp_pack(2 * w[0], 2 * w[st]);
+    j->w0b = dwp_pack(2 * w[2 * st], 2 * w[st]);
+    w += rt;
+    j->w1a = dwp_pack(2 * w[0], 2 * w[st]);
+    j->w1b = dwp_pack(2 * w[2 * st], 2 * w[st]);
+    w += rt;
+    j->w2a = dwp_pack(2 * w[0], 2 * w[st]);
+    j->w2b = dwp_pack(2 * w[2 * st], 2 * w[st]);
+    j->m = p->mult[c];
+    j->off = (int32_t)((1u << (e - 1)) + ((uint32_t)p->out_zp << e));
+    j->e = e;
 }
 #endif /* MOTE_S8_DSP */
 #endif /* MOTE_CMSIS_S8_PLANAR_H */

@@ -1272,7 +1272,9 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     const int32_t zp = p->in_zp;
     int16_t *plane;
     dwp_ch_t k;
-    int32_t b, c, j, y, x, np = 4;
+    dwp_job_t jb;
+    int32_t b, c, j, y, x, np = 4, wo_r;
+    int fast;
     if (!(mote_s8_dw_variant(p->kh, p->kw, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->h, p->w,
                              p->pad_h, p->pad_w, p->act_min, p->act_max) &
           MOTE_S8_DW_DSP_PLANES) ||
@@ -1294,6 +1296,14 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
             return 0;
         }
     }
+    /* the plane's rows of wo_r outputs (transposed: the input's columns) */
+    wo_r = transpose ? p->ho : p->wo;
+    fast = dwp_asm_rows(p->stride_h, wo_r); /* the variant's full range: the assembly */
+    jb.rows = transpose ? p->wo : p->ho;
+    jb.prow = 2 * p->stride_h * (transpose ? hp : wpl);
+    jb.orow = transpose ? cout : p->wo * cout;
+    jb.wpb = 2 * (transpose ? hp : wpl);
+    jb.opx = transpose ? p->wo * cout : cout;
     memset(plane, 0, (size_t)np * (size_t)ps * sizeof(int16_t)); /* the borders stay zero */
     for (b = 0; b < p->n; b++) {
         for (c = 0; c < cout; c += np) {
@@ -1318,6 +1328,11 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
                                wpl, zp);
             }
             for (j = 0; j < np; j++) {
+                if (fast) { /* the job's call constants set once, the channel's here */
+                    dwp_job_channel(p, c + j, transpose, &jb);
+                    dwp_asm_plane(&jb, plane + (size_t)j * ps, p->stride_h, wo_r, out + j);
+                    continue;
+                }
                 (void)dwp_channel(p, c + j, transpose, &k);
                 if (transpose) {
                     dwp_plane3x3(&k, plane + (size_t)j * ps, hp, p->stride_h, p->wo, p->ho, out + j,
