@@ -40,6 +40,11 @@
 #ifndef MOTE_S8_USE_DW_PLANAR_X3
 #define MOTE_S8_USE_DW_PLANAR_X3 1
 #endif
+/* MOTE_S8_USE_DW_PLANAR_X6S2: the 1x6 block of stride 2 (rows of 2 mod 4 outputs;
+   without it a 1x4 block and an overlapping one). */
+#ifndef MOTE_S8_USE_DW_PLANAR_X6S2
+#define MOTE_S8_USE_DW_PLANAR_X6S2 1
+#endif
 
 /* --opt size (aot build / aot generate define MOTE_OPT_SIZE to 0 or 1): the DSP
    kernels leave out their speed-only cores (conv2d_s8: the full-range store core,

@@ -429,6 +429,99 @@ __attribute__((naked, noinline)) static void dwp_s1x6_asm(const dwp_job_t *job _
         "add sp, sp, #76\n\t"
         "pop {r4-r11, pc}\n\t");
 }
+#if MOTE_S8_USE_DW_PLANAR_X6S2 /* inside MOTE_S8_USE_DW_PLANAR_X6: its requantization */
+/* stride 2, one kernel row into r4..r9: x0..x7, then x8..x12 (x6, x7 kept in lr) */
+#define DWP_X6S2_MAC(A4, A5, A6, A7, A8)                                                   \
+    "smlad r4, r10, r2, " A4 "\n\t"                                                        \
+    "smlabb r4, r11, r3, r4\n\t"                                                           \
+    "smlad r5, r11, r2, " A5 "\n\t"                                                        \
+    "smlabb r5, r12, r3, r5\n\t"                                                           \
+    "smlad r6, r12, r2, " A6 "\n\t"                                                        \
+    "smlabb r6, lr, r3, r6\n\t"                                                            \
+    "ldr r10, [r0, #16]\n\t"                                                               \
+    "ldr r11, [r0, #20]\n\t"                                                               \
+    "ldrsh r12, [r0, #24]\n\t"                                                             \
+    "smlad r7, lr, r2, " A7 "\n\t"                                                         \
+    "smlabb r7, r10, r3, r7\n\t"                                                           \
+    "smlad r8, r10, r2, " A8 "\n\t"                                                        \
+    "smlabb r8, r11, r3, r8\n\t"                                                           \
+    "smlad r9, r11, r2, r9\n\t"                                                            \
+    "smlabb r9, r12, r3, r9\n\t"
+#define DWP_X6S2_LD(WOFF)                                                                  \
+    "ldrd r2, r3, [sp, #" WOFF "]\n\t"                                                     \
+    "ldr r10, [r0]\n\t"                                                                    \
+    "ldr r11, [r0, #4]\n\t"                                                                \
+    "ldr r12, [r0, #8]\n\t"                                                                \
+    "ldr lr, [r0, #12]\n\t"
+
+/*
+ * Stride 2, rows of one 1x6 block (MobileNet's 12 -> 6 map): o_k += SMLAD(x(2k,2k+1),
+ * w01) + SMLABB(x(2k+2), w21) over x0..x12 (seven loads a kernel row), the
+ * requantization and stores of dwp_s1x6_asm.
+ */
+__attribute__((naked, noinline)) static void dwp_s2x6_asm(const dwp_job_t *job __attribute__((unused)))
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #76\n\t"
+        "mov r12, sp\n\t"
+        "ldmia r0!, {r1-r9}\n\t"
+        "stmia r12!, {r1-r9}\n\t"
+        "ldmia r0!, {r1-r9}\n\t"
+        "stmia r12!, {r1-r9}\n\t"
+        "ldr r1, [sp, #64]\n\t"
+        "1:\n\t"
+        "ldr r0, [sp, #56]\n\t"
+        "ldr r9, [sp, #0]\n\t" /* bias: r9 (o5) is the addend of the first multiplies */
+        DWP_X6S2_LD("4")
+        DWP_X6S2_MAC("r9", "r9", "r9", "r9", "r9")
+        "add r0, r0, r1\n\t"
+        DWP_X6S2_LD("12")
+        DWP_X6S2_MAC("r4", "r5", "r6", "r7", "r8")
+        "add r0, r0, r1\n\t"
+        DWP_X6S2_LD("20")
+        DWP_X6S2_MAC("r4", "r5", "r6", "r7", "r8")
+        "ldrd r2, r3, [sp, #28]\n\t"
+        "ldr r10, [sp, #36]\n\t"
+        "ldr r11, [sp, #60]\n\t"
+        "ldr r12, [sp, #68]\n\t"
+        DWP_X6_RQ("r4") DWP_X6_RQ("r5") DWP_X6_RQ("r6") DWP_X6_RQ("r7") DWP_X6_RQ("r8")
+        DWP_X6_RQ("r9")
+        "asr r4, r4, r10\n\t"
+        "asr r5, r5, r10\n\t"
+        "asr r6, r6, r10\n\t"
+        "asr r7, r7, r10\n\t"
+        "asr r8, r8, r10\n\t"
+        "asr r9, r9, r10\n\t"
+        "ssat r4, #8, r4\n\t"
+        "ssat r5, #8, r5\n\t"
+        "ssat r6, #8, r6\n\t"
+        "ssat r7, #8, r7\n\t"
+        "ssat r8, #8, r8\n\t"
+        "ssat r9, #8, r9\n\t"
+        "strb r4, [r11]\n\t"
+        "strb r5, [r11, r12]\n\t"
+        "add r11, r11, r12, lsl #1\n\t"
+        "strb r6, [r11]\n\t"
+        "strb r7, [r11, r12]\n\t"
+        "add r11, r11, r12, lsl #1\n\t"
+        "strb r8, [r11]\n\t"
+        "strb r9, [r11, r12]\n\t"
+        "ldrd r2, r3, [sp, #48]\n\t"
+        "ldrd r10, r11, [sp, #56]\n\t"
+        "ldr r12, [sp, #40]\n\t"
+        "add r10, r10, r2\n\t"
+        "add r11, r11, r3\n\t"
+        "strd r10, r11, [sp, #56]\n\t"
+        "subs r12, r12, #1\n\t"
+        "str r12, [sp, #40]\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #76\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#undef DWP_X6S2_MAC
+#undef DWP_X6S2_LD
+#endif /* MOTE_S8_USE_DW_PLANAR_X6S2 */
 #undef DWP_X6_ROW
 #undef DWP_X6_RQ
 #endif /* MOTE_S8_USE_DW_PLANAR_X6 */
@@ -560,6 +653,18 @@ static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32
         j->p = pl + (size_t)(wo - 6);
         j->o = out + (size_t)(wo - 6) * opx;
         dwp_s1x6_asm(j);
+        return;
+    }
+#endif
+#if MOTE_S8_USE_DW_PLANAR_X6 && MOTE_S8_USE_DW_PLANAR_X6S2
+    if (stride == 2 && (wo & 3) == 2 && wo >= 6) { /* 1x4 blocks, then a 1x6 block */
+        if (nb > 1) {
+            j->nb = nb - 1;
+            dwp_s2_asm(j);
+        }
+        j->p = pl + (size_t)(wo - 6) * 2;
+        j->o = out + (size_t)(wo - 6) * opx;
+        dwp_s2x6_asm(j);
         return;
     }
 #endif
