@@ -42,6 +42,10 @@
 #endif
 /* MOTE_S8_USE_DW_PLANAR_X6S2: the 1x6 block of stride 2 (rows of 2 mod 4 outputs;
    without it a 1x4 block and an overlapping one). */
+/* MOTE_S8_USE_DW_PLANAR_X3S2: the 1x3 block of stride 2 (with X3). */
+#ifndef MOTE_S8_USE_DW_PLANAR_X3S2
+#define MOTE_S8_USE_DW_PLANAR_X3S2 1
+#endif
 #ifndef MOTE_S8_USE_DW_PLANAR_X6S2
 #define MOTE_S8_USE_DW_PLANAR_X6S2 1
 #endif

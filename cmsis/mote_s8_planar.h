@@ -601,6 +601,69 @@ __attribute__((naked, noinline)) static void dwp_s1x3_asm(const dwp_job_t *job _
         "add sp, sp, #76\n\t"
         "pop {r4-r11, pc}\n\t");
 }
+#if MOTE_S8_USE_DW_PLANAR_X3S2 /* inside MOTE_S8_USE_DW_PLANAR_X3: its requantization */
+/* stride 2, one kernel row into r4..r6 (x0..x6) */
+#define DWP_X3S2_ROW(WOFF, A4, A5)                                                         \
+    "ldrd r2, r3, [sp, #" WOFF "]\n\t"                                                     \
+    "ldr r10, [r0]\n\t"                                                                    \
+    "ldr r11, [r0, #4]\n\t"                                                                \
+    "ldr r12, [r0, #8]\n\t"                                                                \
+    "ldrsh lr, [r0, #12]\n\t"                                                              \
+    "smlad r4, r10, r2, " A4 "\n\t"                                                        \
+    "smlabb r4, r11, r3, r4\n\t"                                                           \
+    "smlad r5, r11, r2, " A5 "\n\t"                                                        \
+    "smlabb r5, r12, r3, r5\n\t"                                                           \
+    "smlad r6, r12, r2, r6\n\t"                                                            \
+    "smlabb r6, lr, r3, r6\n\t"
+
+/* Stride 2, rows of three outputs (MobileNet's 6 -> 3 map): as dwp_s1x3_asm. */
+__attribute__((naked, noinline)) static void dwp_s2x3_asm(const dwp_job_t *job __attribute__((unused)))
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #76\n\t"
+        "mov r12, sp\n\t"
+        "ldmia r0!, {r1-r9}\n\t"
+        "stmia r12!, {r1-r9}\n\t"
+        "ldmia r0!, {r1-r9}\n\t"
+        "stmia r12!, {r1-r9}\n\t"
+        "ldr r1, [sp, #64]\n\t"
+        "1:\n\t"
+        "ldr r0, [sp, #56]\n\t"
+        "ldr r6, [sp, #0]\n\t" /* bias: r6 (o2) is the addend of the first multiplies */
+        DWP_X3S2_ROW("4", "r6", "r6")
+        "add r0, r0, r1\n\t"
+        DWP_X3S2_ROW("12", "r4", "r5")
+        "add r0, r0, r1\n\t"
+        DWP_X3S2_ROW("20", "r4", "r5")
+        "ldrd r2, r3, [sp, #28]\n\t"
+        "ldr r10, [sp, #36]\n\t"
+        "ldr r11, [sp, #60]\n\t"
+        "ldr r12, [sp, #68]\n\t"
+        DWP_X3_RQ("r4") DWP_X3_RQ("r5") DWP_X3_RQ("r6")
+        "asr r4, r4, r10\n\t"
+        "asr r5, r5, r10\n\t"
+        "asr r6, r6, r10\n\t"
+        "ssat r4, #8, r4\n\t"
+        "ssat r5, #8, r5\n\t"
+        "ssat r6, #8, r6\n\t"
+        "strb r4, [r11]\n\t"
+        "strb r5, [r11, r12]\n\t"
+        "strb r6, [r11, r12, lsl #1]\n\t"
+        "ldrd r2, r3, [sp, #48]\n\t"
+        "ldrd r10, r11, [sp, #56]\n\t"
+        "ldr r12, [sp, #40]\n\t"
+        "add r10, r10, r2\n\t"
+        "add r11, r11, r3\n\t"
+        "strd r10, r11, [sp, #56]\n\t"
+        "subs r12, r12, #1\n\t"
+        "str r12, [sp, #40]\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #76\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#undef DWP_X3S2_ROW
+#endif /* MOTE_S8_USE_DW_PLANAR_X3S2 */
 #undef DWP_X3_ROW
 #undef DWP_X3_RQ
 #endif /* MOTE_S8_USE_DW_PLANAR_X3 */
@@ -625,7 +688,7 @@ MOTE_S8_INLINE void dwp_px(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int
 /** dwp_plane3x3's assembly takes a full-range plane whose rows have wo outputs. */
 MOTE_S8_INLINE int dwp_asm_rows(int32_t stride, int32_t wo)
 {
-    return wo >= 4 || (MOTE_S8_USE_DW_PLANAR_X3 && stride == 1 && wo == 3);
+    return wo >= 4 || (MOTE_S8_USE_DW_PLANAR_X3 && wo == 3 && (stride == 1 || MOTE_S8_USE_DW_PLANAR_X3S2));
 }
 
 /**
@@ -640,6 +703,12 @@ static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32
     j->o = out;
 #if MOTE_S8_USE_DW_PLANAR_X3
     if (wo == 3) {
+#if MOTE_S8_USE_DW_PLANAR_X3S2
+        if (stride == 2) {
+            dwp_s2x3_asm(j);
+            return;
+        }
+#endif
         dwp_s1x3_asm(j);
         return;
     }

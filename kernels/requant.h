@@ -548,7 +548,7 @@ static inline size_t mote_s8_conv_own_bytes(const mote_s8_conv_params_t *p)
  *                          (cmsis/mote_s8_planar.h): 3x3, dilation 1, stride 1 with 3+
  *                          outputs along the blocks (MobileNet's 6x6 maps: 133 K
  *                          instructions against 197 K channels-last; rows of three,
- *                          its 3x3 maps, a 1x3 block) or 2 with 8+ or 6 (a 1x6 block)
+ *                          its 3x3 maps, a 1x3 block) or 2 with 8+, 6 or 3 (1x6, 1x3)
  *                          (its 12 -> 6 map: 121 K against 113 K), full int8 range
  * Either path also falls back (to NHWC) when a channel's requantization does not admit
  * it (DSP) or the output overlaps the input other than in place.
@@ -569,7 +569,7 @@ static inline int32_t mote_s8_dw_variant(int32_t kh, int32_t kw, int32_t sh, int
                                          int32_t dw, int32_t h, int32_t w, int32_t ph, int32_t pw,
                                          int32_t amin, int32_t amax)
 {
-    int32_t ho, wo, v = 0;
+    int32_t ho, wo, n, v = 0;
     int along, tr;
     if (kh != 3 || kw != 3 || dh != 1 || dw != 1 || sh < 1 || sw < 1 || h < 1 || w < 1 || ph < 0 ||
         pw < 0 || h + 2 * ph < 3 || w + 2 * pw < 3) {
@@ -584,8 +584,9 @@ static inline int32_t mote_s8_dw_variant(int32_t kh, int32_t kw, int32_t sh, int
         v |= MOTE_S8_DW_MVE_PLANES;
     }
     tr = wo < 8 && ho > wo; /* the int16 plane transposed: blocks along H */
-    if (sh == sw && (sh == 1 || (sh == 2 && ((tr ? ho : wo) >= 8 || (tr ? ho : wo) == 6))) && amin == -128 && amax == 127 &&
-        (tr ? ho : wo) >= (sh == 1 ? 3 : 4)) {
+    n = tr ? ho : wo;         /* outputs along the blocks */
+    if (sh == sw && (sh == 1 || (sh == 2 && (n >= 8 || n == 6 || n == 3))) && amin == -128 && amax == 127 &&
+        n >= 3) {
         v |= MOTE_S8_DW_DSP_PLANES;
     }
     return v;

@@ -276,7 +276,10 @@ def make_cases():
               # stride 2 rows of 6 (the 1x6 block: MobileNet's 12 -> 6) and 10, transposed
               _dw(rng, "dw_dsp_s2_wo6", 1, 12, 12, 8, 1, (3, 3), (2, 2), (1, 1), (1, 1)),
               _dw(rng, "dw_dsp_s2_wo10", 1, 10, 20, 4, 1, (3, 3), (2, 2), (1, 1), (1, 1)),
-              _dw(rng, "dw_dsp_s2_ho6", 1, 12, 5, 4, 1, (3, 3), (2, 2), (1, 1), (1, 1))]
+              _dw(rng, "dw_dsp_s2_ho6", 1, 12, 5, 4, 1, (3, 3), (2, 2), (1, 1), (1, 1)),
+              # stride 2 rows of three (the 1x3 block: MobileNet's 6 -> 3), transposed
+              _dw(rng, "dw_dsp_s2_wo3", 1, 6, 6, 8, 1, (3, 3), (2, 2), (1, 1), (1, 1)),
+              _dw(rng, "dw_dsp_s2_ho3", 1, 6, 4, 4, 1, (3, 3), (2, 2), (1, 1), (1, 1))]
     xp = rng.integers(-128, 128, (1, 10, 10, n), dtype=np.int8)
     args = [xp, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1],
             [1, 1], 1, 9, -3, -128, 127]
