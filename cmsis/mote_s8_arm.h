@@ -29,27 +29,6 @@
 #define MOTE_S8_INLINE static inline
 #endif
 
-/* Kernel variants a program may leave out (1: compiled in). MOTE_S8_USE_DW_PLANAR_X6:
-   the DSP depthwise planes' 1x6 block (stride 1, rows of 2 mod 4 outputs, 6+; without
-   it the same bytes by a 1x4 block and an overlapping one). */
-#ifndef MOTE_S8_USE_DW_PLANAR_X6
-#define MOTE_S8_USE_DW_PLANAR_X6 1
-#endif
-/* MOTE_S8_USE_DW_PLANAR_X3: its rows of three outputs (stride 1; without it the same
-   bytes by the planes' C blocks). */
-#ifndef MOTE_S8_USE_DW_PLANAR_X3
-#define MOTE_S8_USE_DW_PLANAR_X3 1
-#endif
-/* MOTE_S8_USE_DW_PLANAR_X6S2: the 1x6 block of stride 2 (rows of 2 mod 4 outputs;
-   without it a 1x4 block and an overlapping one). */
-/* MOTE_S8_USE_DW_PLANAR_X3S2: the 1x3 block of stride 2 (with X3). */
-#ifndef MOTE_S8_USE_DW_PLANAR_X3S2
-#define MOTE_S8_USE_DW_PLANAR_X3S2 1
-#endif
-#ifndef MOTE_S8_USE_DW_PLANAR_X6S2
-#define MOTE_S8_USE_DW_PLANAR_X6S2 1
-#endif
-
 /* --opt size (aot build / aot generate define MOTE_OPT_SIZE to 0 or 1): the DSP
    kernels leave out their speed-only cores (conv2d_s8: the full-range store core,
    the clamping one serves [-128, 127] too; linear_s8: the panel core, the rows path
@@ -59,6 +38,133 @@
 #else
 #define MOTE_S8_SIZE 0
 #endif
+
+/*
+ * Per-program kernel variants: aot build / aot generate define each MOTE_S8_USE_*
+ * to 1 when a call of the program runs that variant of the DSP kernels and to 0
+ * when none does (aot/deploy/generate.py kernel_variant_defines, from the rules the
+ * kernels dispatch with: kernels/requant.h, kernels/int8_scratch.c), so a firmware
+ * carries only the variants its program runs. Undefined: 1 (every variant; the
+ * host, a user's build of every kernel). A call that would take a variant compiled
+ * out takes a general path that gives the same bytes, or fails with
+ * MOTE_ERR_UNSUPPORTED; it never computes other bytes. tests/deploy/test_variants.py
+ * keeps this list and the compiler's rules one set.
+ *   CONV_POINTWISE, CONV_STEM, CONV_WINDOW, CONV_STEM3X3C3  conv2d_s8's column
+ *       builders by shape (mote_s8_conv_variant; a stride-1 pointwise call with the
+ *       program's table needs none: it reads the input directly)
+ *   CONV_GENERAL   conv2d_s8 calls without the program's fast requantization table
+ *                  (weights widened and the table computed at run time, the
+ *                  general-requantization path)
+ *   CONV_FULL      the full-range [-128, 127] store core (else the clamping one serves)
+ *   CONV_CLAMP     the clamping store core (ranges narrower than [-128, 127])
+ *   CONV_ODD       the last channel of an odd Cout (fast path)
+ *   DW_PLANAR      depthwise through an int16 plane (mote_s8_dw_planar_call)
+ *   DW_PLANAR_S2   its stride-2 core
+ *   DW_PLANAR_T, DW_PLANAR_N  the plane transposed (mote_s8_dw_planar_transposed) or not
+ *   DW_PLANAR_ONE  one plane at a time (Cout not a multiple of 4, or the scratch under
+ *                  mote_s8_dw_planes4_bytes)
+ *   DW_PLANAR_X3S2 the 1x3 block of stride 2 (kept for any stride-2 plane)
+ *   DW_PLANAR_X6   the planes' 1x6 block (mote_s8_dw_planar_x6: stride 1, rows of 2 mod 4
+ *                  outputs, 6+; without it the same bytes by a 1x4 block and an
+ *                  overlapping one)
+ *   DW_PLANAR_X6S2 the 1x6 block of stride 2 (inside DW_PLANAR_X6; kept for any stride-2 plane)
+ *   DW_PLANAR_X3   the planes' 1x3 block (stride 1, rows of three outputs; without it
+ *                  the same bytes by the planes' C blocks)
+ *   DW_GROUP       depthwise calls the plane does not take: groups of four channels
+ *                  and the plain loop (without it such a call fails)
+ *   LINEAR_ROWS    linear_s8 with neither a panel nor a table (widened input rows;
+ *                  --opt size: also a call with a panel)
+ *   LINEAR_TABLE   linear_s8 with the program's table alone ("rows+table")
+ *   LINEAR_PANEL   linear_s8 with the program's panel
+ *   ROWS_RING      the row ring of conv2d_s8 / depthwise_conv2d_s8 calls planned in
+ *                  place that need it (kernels/s8_rows.c; not the direct pointwise
+ *                  nor the plane: mote_s8_conv_direct_in_place, mote_s8_dw_planar_call)
+ */
+#ifndef MOTE_S8_USE_CONV_POINTWISE
+#define MOTE_S8_USE_CONV_POINTWISE 1
+#endif
+#ifndef MOTE_S8_USE_CONV_STEM
+#define MOTE_S8_USE_CONV_STEM 1
+#endif
+#ifndef MOTE_S8_USE_CONV_WINDOW
+#define MOTE_S8_USE_CONV_WINDOW 1
+#endif
+#ifndef MOTE_S8_USE_CONV_STEM3X3C3
+#define MOTE_S8_USE_CONV_STEM3X3C3 1
+#endif
+#ifndef MOTE_S8_USE_CONV_GENERAL
+#define MOTE_S8_USE_CONV_GENERAL 1
+#endif
+#ifndef MOTE_S8_USE_CONV_FULL
+#define MOTE_S8_USE_CONV_FULL 1
+#endif
+#ifndef MOTE_S8_USE_CONV_CLAMP
+#define MOTE_S8_USE_CONV_CLAMP 1
+#endif
+#ifndef MOTE_S8_USE_CONV_ODD
+#define MOTE_S8_USE_CONV_ODD 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR
+#define MOTE_S8_USE_DW_PLANAR 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_S2
+#define MOTE_S8_USE_DW_PLANAR_S2 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_T
+#define MOTE_S8_USE_DW_PLANAR_T 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_N
+#define MOTE_S8_USE_DW_PLANAR_N 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_ONE
+#define MOTE_S8_USE_DW_PLANAR_ONE 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_X6
+#define MOTE_S8_USE_DW_PLANAR_X6 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_X3S2
+#define MOTE_S8_USE_DW_PLANAR_X3S2 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_X6S2
+#define MOTE_S8_USE_DW_PLANAR_X6S2 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_X3
+#define MOTE_S8_USE_DW_PLANAR_X3 1
+#endif
+#ifndef MOTE_S8_USE_DW_GROUP
+#define MOTE_S8_USE_DW_GROUP 1
+#endif
+#ifndef MOTE_S8_USE_LINEAR_ROWS
+#define MOTE_S8_USE_LINEAR_ROWS 1
+#endif
+#ifndef MOTE_S8_USE_LINEAR_TABLE
+#define MOTE_S8_USE_LINEAR_TABLE 1
+#endif
+#ifndef MOTE_S8_USE_LINEAR_PANEL
+#define MOTE_S8_USE_LINEAR_PANEL 1
+#endif
+#ifndef MOTE_S8_USE_ROWS_RING
+#define MOTE_S8_USE_ROWS_RING 1
+#endif
+
+/** Whether conv2d_s8's column builder for variant v (MOTE_S8_CONV_*) is compiled in. */
+static inline int mote_s8_conv_variant_built(int32_t v)
+{
+    return v == MOTE_S8_CONV_POINTWISE   ? MOTE_S8_USE_CONV_POINTWISE
+           : v == MOTE_S8_CONV_STEM      ? MOTE_S8_USE_CONV_STEM
+           : v == MOTE_S8_CONV_WINDOW    ? MOTE_S8_USE_CONV_WINDOW
+           : v == MOTE_S8_CONV_STEM3X3C3 ? MOTE_S8_USE_CONV_STEM3X3C3
+                                         : 0;
+}
+
+/** Whether the column builder parsed conv2d_s8 call p needs is compiled in (a
+ *  stride-1 pointwise call with the program's table needs none). */
+static inline int mote_s8_conv_builder_built(const mote_s8_conv_params_t *p)
+{
+    const int32_t v = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w, p->dil_h, p->dil_w);
+    return mote_s8_conv_variant_built(v) ||
+           (v == MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1 && p->wtable != NULL);
+}
 
 #if !defined(MOTE_S8_FORCE_PLAIN) && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #define MOTE_S8_MVE 1

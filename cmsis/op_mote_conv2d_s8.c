@@ -98,7 +98,8 @@ MOTE_S8_INLINE void conv_copy8(int8_t *d, const int8_t *src, int32_t n)
 }
 #endif
 
-#if defined(MOTE_S8_MVE) || defined(MOTE_S8_DSP)
+#if defined(MOTE_S8_MVE) || \
+    (defined(MOTE_S8_DSP) && (MOTE_S8_USE_CONV_STEM || MOTE_S8_USE_CONV_STEM3X3C3))
 /**
  * int8 im2col of one pixel into col (raw values; padded taps hold in_zp so they
  * add (zp - zp) * w = 0 to the corrected bias). With dilation 1 in W a row of
@@ -473,7 +474,12 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
 
 #elif defined(MOTE_S8_DSP)
 #define CONV_GW3 6 /* fast path: column words per group of 4 taps (three pixels) */
+/* The store cores compiled in (MOTE_S8_USE_CONV_FULL / _CLAMP, per program; --opt
+   size: the clamping one serves the full range too). */
+#define CONV_CORE_FULL (!MOTE_S8_SIZE && MOTE_S8_USE_CONV_FULL)
+#define CONV_CORE_CLAMP (MOTE_S8_USE_CONV_CLAMP || !CONV_CORE_FULL)
 
+#if MOTE_S8_USE_CONV_GENERAL /* calls without the program's table (mote_s8_arm.h) */
 /** Four int8 values k..k+3 of a row as one word, zeros past k_end. */
 MOTE_S8_INLINE uint32_t conv_word(const int8_t *row, int32_t k, int32_t kend)
 {
@@ -488,6 +494,8 @@ MOTE_S8_INLINE uint32_t conv_word(const int8_t *row, int32_t k, int32_t kend)
     return v;
 }
 
+#endif /* MOTE_S8_USE_CONV_GENERAL */
+
 /** SXTB16 pairs of word v into d[0], d[1]; doubled (SADD16) when dbl. */
 MOTE_S8_INLINE void conv_widen_word(int32_t *d, uint32_t v, int dbl)
 {
@@ -500,6 +508,7 @@ MOTE_S8_INLINE void conv_widen_word(int32_t *d, uint32_t v, int dbl)
     d[1] = o;
 }
 
+#if MOTE_S8_USE_CONV_GENERAL
 /** Widen weight rows [c0, c0 + rows) into pair-interleaved SXTB16 order, doubled
  *  when dbl (the fast path: its sums are 2 * acc). */
 static void conv_widen(const mote_s8_conv_params_t *p, int32_t c0, int32_t rows, int32_t k,
@@ -518,6 +527,7 @@ static void conv_widen(const mote_s8_conv_params_t *p, int32_t c0, int32_t rows,
         }
     }
 }
+#endif
 
 /** Unaligned 16-bit load. */
 MOTE_S8_INLINE uint32_t conv_ld16(const int8_t *p)
@@ -572,6 +582,11 @@ MOTE_S8_INLINE void conv_im2col_body(const mote_s8_conv_params_t *restrict p, in
     int32_t ky, kx, kk = 0, i;
     const int32_t variant =
         mote_s8_conv_variant(cin, p->kh, p->kw, p->pad_h, p->pad_w, p->dil_h, p->dil_w);
+    /* the builders of the variants the program runs (MOTE_S8_USE_CONV_*; conv_run
+       refuses a call whose builder is compiled out) */
+    (void)ky, (void)kx, (void)kk, (void)zp2, (void)k, (void)col8, (void)variant, (void)i;
+    (void)ox, (void)oy, (void)in, (void)slot, (void)kpad, (void)x, (void)gw;
+#if MOTE_S8_USE_CONV_POINTWISE
     if (variant == MOTE_S8_CONV_POINTWISE) {
         /* the column is the input pixel itself */
         const int8_t *src = in + ((size_t)oy * p->stride_h * p->w + (size_t)ox * p->stride_w) * cin;
@@ -581,6 +596,8 @@ MOTE_S8_INLINE void conv_im2col_body(const mote_s8_conv_params_t *restrict p, in
         }
         return;
     }
+#endif
+#if MOTE_S8_USE_CONV_STEM3X3C3
     if (variant == MOTE_S8_CONV_STEM3X3C3) {
         const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
         if (iy0 >= 0 && iy0 + 3 <= p->h && ix0 >= 0 && ix0 + 3 <= p->w) {
@@ -589,6 +606,8 @@ MOTE_S8_INLINE void conv_im2col_body(const mote_s8_conv_params_t *restrict p, in
             return;
         }
     }
+#endif
+#if MOTE_S8_USE_CONV_STEM || MOTE_S8_USE_CONV_STEM3X3C3
     if (variant == MOTE_S8_CONV_STEM || variant == MOTE_S8_CONV_STEM3X3C3) {
         int32_t *d = x + 2 * slot;
         const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
@@ -619,6 +638,8 @@ MOTE_S8_INLINE void conv_im2col_body(const mote_s8_conv_params_t *restrict p, in
         }
         return;
     }
+#endif
+#if MOTE_S8_USE_CONV_WINDOW
     if (p->dil_w == 1) {
         /* the window variant, undilated in W: each window row is one run of
            (kx1 - kx0) * Cin input bytes widened a word at a time, its clipped
@@ -684,6 +705,7 @@ MOTE_S8_INLINE void conv_im2col_body(const mote_s8_conv_params_t *restrict p, in
         x[(i >> 2) * gw + 2 * slot] = 0;
         x[(i >> 2) * gw + 2 * slot + 1] = 0;
     }
+#endif
 }
 
 MOTE_S8_HOT static void conv_im2col3(const mote_s8_conv_params_t *p, int32_t pix, int32_t slot,
@@ -738,12 +760,14 @@ typedef struct conv_q {
     int32_t pad;
 } conv_q_t;
 
+#if MOTE_S8_USE_CONV_GENERAL
 MOTE_S8_INLINE int8_t conv_finish(int32_t sum, const conv_q_t *q, int32_t zp, int32_t amin,
                                  int32_t amax)
 {
     return mote_s8_dsp_finish((int32_t)((uint32_t)sum + (uint32_t)q->bias), q->mult, q->shift,
                               zp, amin, amax);
 }
+#endif
 
 /**
  * The fast core (assembly below): every full channel pair of a weight block for
@@ -783,9 +807,6 @@ typedef struct conv_blk {
 
 void mote_s8_dsp_conv3_full(const conv_blk_t *b);
 void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
-#if MOTE_S8_SIZE /* one core (the clamped store serves the full range too) */
-#define mote_s8_dsp_conv3_full mote_s8_dsp_conv3_clamp
-#endif
 
 /* clang-format off */
 /* the group's weight words: one LDM (fewer instructions) */
@@ -878,11 +899,10 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
     "  strh r6, [r1], #2\n"                                                                \
     "  strh r8, [r2], #2\n"                                                                \
     "  stm sp, {r0-r2}\n"
-#if !MOTE_S8_SIZE
-__asm__(CONV_CORE("mote_s8_dsp_conv3_full", CONV_STORE_FULL)
-        CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_STORE_CLAMP)
-        "  .text\n");
-#else
+#if CONV_CORE_FULL
+__asm__(CONV_CORE("mote_s8_dsp_conv3_full", CONV_STORE_FULL) "  .text\n");
+#endif
+#if CONV_CORE_CLAMP
 __asm__(CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_STORE_CLAMP) "  .text\n");
 #endif
 /* clang-format on */
@@ -930,8 +950,8 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     const int32_t kp = (k + 3) & ~3; /* taps computed: whole groups of 4 */
     const int32_t cout = p->cout, nrows = st->nrows;
     const int full = p->act_min == -128 && p->act_max == 127;
-    const int fast = st->fast;
-    const conv_q_t *q = st->q;
+    const int fast = !MOTE_S8_USE_CONV_GENERAL || st->fast;
+    (void)fast; /* read by the general path only */
     int32_t *const x = st->x;
     const int32_t *const wblk = st->wblk;
     int8_t *const col8 = st->col8;
@@ -942,8 +962,9 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     const int direct = variant == MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1;
     /* interior windows without the generic im2col: the window variant undilated in
        W as KH runs of KW*Cin bytes, the 3x3 RGB stem by its constant offsets */
-    const int stem3 = variant == MOTE_S8_CONV_STEM3X3C3;
-    const int win = !MOTE_S8_SIZE && p->dil_w == 1 && (variant == MOTE_S8_CONV_WINDOW || stem3);
+    const int stem3 = MOTE_S8_USE_CONV_STEM3X3C3 && variant == MOTE_S8_CONV_STEM3X3C3;
+    const int win = !MOTE_S8_SIZE && p->dil_w == 1 &&
+                    ((MOTE_S8_USE_CONV_WINDOW && variant == MOTE_S8_CONV_WINDOW) || stem3);
     const int32_t wo = p->wo, ho = p->ho, h = p->h, w = p->w, cin = p->cin, kh = p->kh;
     const int32_t sw = p->stride_w, sh = p->stride_h, pw = p->pad_w, ph = p->pad_h;
     const int32_t xmax = w - p->kw, ymax = h - 1 - (kh - 1) * p->dil_h, rowlen = p->kw * cin;
@@ -960,10 +981,12 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     mote_s8_px_range(p, &pix0, &pix1);
     for (c0 = 0; c0 < cout; c0 += nrows) {
         const int32_t rows = cout - c0 < nrows ? cout - c0 : nrows;
+#if MOTE_S8_USE_CONV_GENERAL
         if (st->wc0 != c0) { /* one block: widened once for all bands */
             conv_widen(p, c0, rows, k, kp, st->wbuf, fast);
             st->wc0 = c0;
         }
+#endif
         blk.q = st->fq + (size_t)(c0 >> 1) * CONV_FAST_WORDS;
         blk.qend = blk.q + (size_t)(rows >> 1) * CONV_FAST_WORDS;
         for (pix = pix0; pix < pix1; pix += 3) { /* pixel triples (the last repeats) */
@@ -1003,10 +1026,11 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
                     conv_im2col3(p, px[j], j, k, kp, x, col8);
                 }
             }
+#if MOTE_S8_USE_CONV_GENERAL
             if (!fast) { /* the general requantization, channel by channel */
                 int32_t c, sg[3];
                 for (c = 0; c < rows; c++) {
-                    const conv_q_t *qc = &q[c0 + c];
+                    const conv_q_t *qc = &st->q[c0 + c];
                     conv_mac3x1(wblk + (size_t)(c >> 1) * kp + 2 * (c & 1), x, kp >> 2, sg);
                     oa[c] = conv_finish(sg[0], qc, p->out_zp, p->act_min, p->act_max);
                     ob[c] = conv_finish(sg[1], qc, p->out_zp, p->act_min, p->act_max);
@@ -1014,14 +1038,21 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
                 }
                 continue;
             }
+#endif
             blk.oa = oa;
             blk.ob = ob;
             blk.oc = oc;
-            if (rows >= 2 && full && !MOTE_S8_SIZE) {
+#if CONV_CORE_FULL
+            if (rows >= 2 && (full || !CONV_CORE_CLAMP)) { /* conv_run: full when no clamp core */
                 mote_s8_dsp_conv3_full(&blk);
-            } else if (rows >= 2) {
+            }
+#endif
+#if CONV_CORE_CLAMP
+            if (rows >= 2 && !(CONV_CORE_FULL && full)) {
                 mote_s8_dsp_conv3_clamp(&blk);
             }
+#endif
+#if MOTE_S8_USE_CONV_ODD
             if (rows & 1) { /* last odd channel: its table pair duplicates it */
                 const int32_t last = rows - 1;
                 const int32_t b2 = blk.qend[0];
@@ -1038,22 +1069,20 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
                 oc[last] = mote_s8_dsp_finish((int32_t)((uint32_t)s[2] + (uint32_t)b2) >> 1,
                                               m, sh, zp, lo, hi);
             }
+#endif
         }
     }
 }
 
-/**
- * In place without the row ring: a 1x1, stride-1, unpadded conv with Cout <= Cin
- * and one block of widened rows reads each pixel triple into the column before
- * writing its outputs, which cover only input pixels already read.
- */
-static int conv_pointwise_in_place(const mote_s8_conv_params_t *p, int32_t nrows)
+/** In place without the row ring (the rule: mote_s8_conv_direct_in_place, requant.h). */
+static int conv_pointwise_in_place(const mote_s8_conv_params_t *p)
 {
-    return p->input == p->output && p->kh == 1 && p->kw == 1 && p->stride_h == 1 &&
-           p->stride_w == 1 && p->pad_h == 0 && p->pad_w == 0 && p->cout <= p->cin &&
-           nrows >= p->cout;
+    return p->input == p->output &&
+           mote_s8_conv_direct_in_place(p->cin, p->kh, p->kw, p->stride_h, p->stride_w, p->pad_h,
+                                        p->pad_w, p->cout, p->wpanel != NULL);
 }
 
+#if MOTE_S8_USE_CONV_GENERAL
 /** Channel `which` (0: a, 1: b) of the fast table pair t (layout: conv_blk_t). */
 static void conv_fast_entry(int32_t *t, int32_t which, const conv_q_t *q, int32_t out_zp)
 {
@@ -1104,6 +1133,7 @@ static void conv_table(const mote_s8_conv_params_t *p, int32_t k, conv_state_t *
         }
     }
 }
+#endif /* MOTE_S8_USE_CONV_GENERAL */
 
 static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
@@ -1119,6 +1149,10 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     if (x == NULL) {
         return MOTE_ERR_KERNEL_SCRATCH;
     }
+    /* a variant the program does not run is compiled out (MOTE_S8_USE_*, mote_s8_arm.h) */
+    MOTE_CHECK(mote_s8_conv_builder_built(p) && (CONV_CORE_CLAMP || (p->act_min == -128 && p->act_max == 127)) &&
+                   (MOTE_S8_USE_CONV_ODD || (p->cout & 1) == 0),
+               MOTE_ERR_UNSUPPORTED);
     st.x = x;
     /* the column triple of the fast path takes 3 * kpad int16 = 1.5 kpad words (the
        general path's pair kpad words of it) */
@@ -1156,9 +1190,13 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
         }
         st.fq = p->wtable;
     } else {
+#if MOTE_S8_USE_CONV_GENERAL
         conv_table(p, k, &st);
+#else
+        return MOTE_ERR_UNSUPPORTED;
+#endif
     }
-    if (conv_pointwise_in_place(p, st.nrows)) {
+    if (conv_pointwise_in_place(p)) {
         conv_rows(p, &st);
         return MOTE_OK;
     }

@@ -30,7 +30,9 @@
  */
 #include "mote/kernel.h"
 #include "mote_s8_arm.h"
+#if MOTE_S8_USE_DW_PLANAR
 #include "mote_s8_planar.h"
+#endif
 
 MOTE_KERNEL("mote::depthwise_conv2d_s8.out")
 MOTE_KERNEL_IN_PLACE_ROWS("mote::depthwise_conv2d_s8.out")
@@ -48,6 +50,14 @@ typedef struct dw_win {
     int32_t y0, x0, ky0, ky1, kx0, kx1;
 } dw_win_t;
 
+/* DW_PLAIN: the plain loop is compiled in (every core but a DSP one whose program
+   takes the plane for every call: MOTE_S8_USE_DW_GROUP 0, mote_s8_arm.h) */
+#if !defined(MOTE_S8_DSP) || MOTE_S8_USE_DW_GROUP
+#define DW_PLAIN 1
+#else
+#define DW_PLAIN 0
+#endif
+#if DW_PLAIN
 static void dw_clip(const mote_s8_conv_params_t *p, int32_t oy, int32_t ox, dw_win_t *win)
 {
     win->y0 = oy * p->stride_h - p->pad_h;
@@ -70,7 +80,9 @@ static void dw_clip(const mote_s8_conv_params_t *p, int32_t oy, int32_t ox, dw_w
     }
 }
 
-#if defined(MOTE_S8_MVE) || defined(MOTE_S8_DSP)
+#endif /* DW_PLAIN */
+
+#if defined(MOTE_S8_MVE) || (defined(MOTE_S8_DSP) && MOTE_S8_USE_DW_GROUP)
 /** Output rows [oy_lo, oy_hi) and columns [ox_lo, ox_hi) whose whole window is inside. */
 typedef struct dw_range {
     int32_t oy_lo, oy_hi, ox_lo, ox_hi;
@@ -103,6 +115,7 @@ static void dw_interior(const mote_s8_conv_params_t *p, dw_range_t *r)
 }
 #endif
 
+#if DW_PLAIN
 /** Plain C: output channels [c0, c1) of one pixel (any depth multiplier). */
 static void dw_plain_pixel(const mote_s8_conv_params_t *p, const int8_t *in, const dw_win_t *win,
                            int32_t c0, int32_t c1, int8_t *out)
@@ -139,6 +152,7 @@ static void dw_plain_band(const mote_s8_conv_params_t *p, int32_t c0)
         }
     }
 }
+#endif /* DW_PLAIN */
 
 #if defined(MOTE_S8_MVE)
 /**
@@ -777,6 +791,7 @@ static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 }
 
 #elif defined(MOTE_S8_DSP)
+#if MOTE_S8_USE_DW_GROUP /* the group path (MOTE_S8_USE_* in mote_s8_arm.h) */
 /** (a * b + 2^31) >> 32: SMMULR. */
 MOTE_S8_INLINE int32_t dw_smmulr(int32_t a, int32_t b)
 {
@@ -1135,6 +1150,9 @@ static int dw_strip_in_place(const mote_s8_conv_params_t *p)
            (int64_t)p->kh * sw <= DW_STRIP;
 }
 
+#endif /* MOTE_S8_USE_DW_GROUP */
+
+#if MOTE_S8_USE_DW_PLANAR
 /**
  * n int8 values src[0], src[ss], src[2 ss], ... minus the zero point into the int16
  * row d, two per step: two LDRSB, PKHBT, SSUB16 (|x - zp| <= 255 fits a lane), one STR.
@@ -1265,10 +1283,7 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
 {
     const int32_t hp = p->h + 2 * p->pad_h, wpl = p->w + 2 * p->pad_w, cout = p->cout;
     const int32_t ps = hp * wpl; /* int16 values per plane */
-    const int transpose = p->wo < 8 && p->ho > p->wo;
-    const uint8_t *ib = (const uint8_t *)p->input, *ob = (const uint8_t *)p->output;
-    const size_t in_bytes = (size_t)p->n * p->h * p->w * p->cin;
-    const size_t out_bytes = (size_t)p->n * p->ho * p->wo * cout;
+    const int transpose = mote_s8_dw_planar_transposed(p->ho, p->wo);
     const int32_t zp = p->in_zp;
     int16_t *plane;
     dwp_ch_t k;
@@ -1278,11 +1293,17 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     if (!(mote_s8_dw_variant(p->kh, p->kw, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->h, p->w,
                              p->pad_h, p->pad_w, p->act_min, p->act_max) &
           MOTE_S8_DW_DSP_PLANES) ||
-        (ib == ob ? p->n != 1 : (ob < ib + in_bytes && ib < ob + out_bytes))) {
+        !mote_s8_dw_planar_placed(p) || (!MOTE_S8_USE_DW_PLANAR_S2 && p->stride_h != 1) ||
+        (transpose ? !MOTE_S8_USE_DW_PLANAR_T : !MOTE_S8_USE_DW_PLANAR_N)) { /* the forms compiled in */
         return 0;
     }
-    plane = (cout & 3) == 0 ? (int16_t *)mote_s8_scratch(ctx, 16u + 8u * (size_t)ps) : NULL;
+    plane = (cout & 3) == 0
+                ? (int16_t *)mote_s8_scratch(ctx, mote_s8_dw_planes4_bytes(p->h, p->w, p->pad_h, p->pad_w))
+                : NULL;
     if (plane == NULL) {
+        if (!MOTE_S8_USE_DW_PLANAR_ONE) {
+            return 0;
+        }
         np = 1;
         plane = (int16_t *)mote_s8_scratch(ctx, mote_s8_dw_own_bytes(p));
         if (plane == NULL) {
@@ -1290,9 +1311,7 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
         }
     }
     for (c = 0; c < cout; c++) { /* dwp_channel's conditions, before anything is written */
-        const int32_t sh = p->shift[c];
-        const int64_t bc = p->bias[c];
-        if (sh >= 0 || sh < -22 || (bc < 0 ? -bc : bc) + 9 * ((int64_t)1 << 22) >= ((int64_t)1 << 30)) {
+        if (!mote_s8_dw_planar_channel(p->shift[c], p->bias[c])) {
             return 0;
         }
     }
@@ -1347,6 +1366,9 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     return 1;
 }
 
+#endif /* MOTE_S8_USE_DW_PLANAR */
+
+#if MOTE_S8_USE_DW_GROUP
 /**
  * Small maps (the padded input of four channels fits DW_STRIP words: dw_dsp_group
  * copies each group's whole input into a plane first), whole groups of four, the
@@ -1368,9 +1390,11 @@ static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
 {
     mote_s8_rows_t it;
     int roll = 1;
+#if MOTE_S8_USE_DW_PLANAR
     if (dw_planar(ctx, p)) {
         return MOTE_OK;
     }
+#endif
     if (dw_small_plane(p)) {
         dw_rows(p, NULL);
         return MOTE_OK;
@@ -1385,25 +1409,36 @@ static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
     } while (mote_s8_rows_next(&it));
     return MOTE_OK;
 }
+#endif /* MOTE_S8_USE_DW_GROUP */
 #endif
 
 mote_err_t mote_kernel_mote_depthwise_conv2d_s8_out(mote_kernel_ctx_t *ctx,
                                                     mote_value_t *const *args, uint32_t nargs)
 {
+#if DW_PLAIN
     mote_s8_rows_t it;
+#endif
     mote_s8_conv_params_t p;
     const mote_err_t e = mote_s8_conv_parse(args, nargs, 1, &p);
     if (e != MOTE_OK) {
         return e;
     }
-#if defined(MOTE_S8_MVE) || defined(MOTE_S8_DSP)
+#if defined(MOTE_S8_MVE) || (defined(MOTE_S8_DSP) && MOTE_S8_USE_DW_GROUP)
     if (p.depth_mult == 1 && (int64_t)p.kh * p.kw <= DW_MAXT) {
         return dw_run(ctx, &p);
     }
+#elif defined(MOTE_S8_DSP) && MOTE_S8_USE_DW_PLANAR
+    /* the program takes the plane for every call (MOTE_S8_USE_DW_GROUP 0) */
+    return p.depth_mult == 1 && dw_planar(ctx, &p) ? MOTE_OK : MOTE_ERR_UNSUPPORTED;
+#elif defined(MOTE_S8_DSP)
+    (void)ctx;
+    return MOTE_ERR_UNSUPPORTED;
 #endif
+#if DW_PLAIN
     MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_dw_own_bytes(&p), &p, &it));
     do {
         dw_plain_band(&it.band, 0);
     } while (mote_s8_rows_next(&it));
     return MOTE_OK;
+#endif
 }

@@ -20,18 +20,15 @@ MOTE_KERNEL("mote::linear_s8.out")
 mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                           uint32_t nargs);
 
-/* Which argument-9 paths are compiled in (a build may leave out those its program
-   does not run: ops.json "variants"): MOTE_S8_LINEAR_PANEL (the DSP panel core; off
-   under --opt size) and MOTE_S8_LINEAR_TABLE (the DSP and MVE table paths). A call
-   whose path is left out runs the general one (rows / MVE rows): same bytes. */
-#ifndef MOTE_S8_LINEAR_PANEL
-#define MOTE_S8_LINEAR_PANEL (!MOTE_S8_SIZE)
-#endif
-#ifndef MOTE_S8_LINEAR_TABLE
-#define MOTE_S8_LINEAR_TABLE 1
-#endif
+/* Which paths are compiled in: those the program runs (MOTE_S8_USE_LINEAR_ROWS /
+   _TABLE / _PANEL, cmsis/mote_s8_arm.h; aot/deploy/generate.py kernel_variant_defines):
+   MOTE_S8_LINEAR_PANEL the DSP panel core (off under --opt size), MOTE_S8_LINEAR_TABLE
+   the DSP and MVE table paths. A call whose path is left out runs the general one
+   (rows / MVE rows: same bytes), or without the DSP rows fails (MOTE_ERR_UNSUPPORTED). */
+#define MOTE_S8_LINEAR_PANEL (!MOTE_S8_SIZE && MOTE_S8_USE_LINEAR_PANEL)
+#define MOTE_S8_LINEAR_TABLE MOTE_S8_USE_LINEAR_TABLE
 
-#if defined(MOTE_S8_DSP)
+#if defined(MOTE_S8_DSP) && MOTE_S8_USE_LINEAR_ROWS
 /** Taps of the input row widened per pass (on the stack: LIN_CHUNK * 2 bytes). */
 #define LIN_CHUNK 256
 
@@ -744,12 +741,16 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
         return linear_table(&p);
     }
 #endif
+#if MOTE_S8_USE_LINEAR_ROWS
     {
         int32_t m;
         for (m = 0; m < p.n; m++) {
             linear_row(&p, p.input + (size_t)m * p.cin, p.output + (size_t)m * p.cout);
         }
     }
+#else
+    return MOTE_ERR_UNSUPPORTED; /* the rows path is compiled out (mote_s8_arm.h) */
+#endif
 #else
     {
         const int32_t k = p.cin;

@@ -16,12 +16,18 @@ MOTE_KERNEL("mote::mean_s8.out")
 mote_err_t mote_kernel_mote_mean_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                         uint32_t nargs);
 
-/** requantize + zero point + clamp to [-128, 127] of one channel's sum. */
-MOTE_S8_INLINE int8_t mean_finish(const mote_s8_mean_params_t *p, uint32_t sum)
+/** requantize + zero point + clamp to [-128, 127] of one channel's sum (once per
+ *  channel, outside the pixel loops: one copy, not one per call site). */
+#if !defined(MOTE_S8_MVE) /* MVE requantizes four lanes at once */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int8_t mean_finish(const mote_s8_mean_params_t *p, uint32_t sum)
 {
     const uint32_t acc = sum - (uint32_t)p->hw * (uint32_t)p->in_zp;
     return mote_s8_out(mote_requantize((int32_t)acc, p->mult, p->shift), p->out_zp, -128, 127);
 }
+#endif
 
 #if defined(MOTE_S8_MVE)
 /** Channels [ch, ch + 4) (predicated to C) of one image x: sums, requantized. */

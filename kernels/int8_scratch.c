@@ -31,6 +31,13 @@ int32_t mote_variant_mote_depthwise_conv2d_s8(int32_t kh, int32_t kw, int32_t st
                                               int32_t act_min, int32_t act_max);
 int32_t mote_variant_mote_add_s8(int32_t a_mult, int32_t a_shift, int32_t b_mult, int32_t b_shift,
                                  int32_t left_shift, int32_t out_shift);
+int32_t mote_variant_dw_planar_alias(int32_t placement, int32_t n);
+int32_t mote_variant_dw_planar_channel(int32_t shift, int32_t bias);
+int32_t mote_variant_dw_planar_form(int32_t ho, int32_t wo, int32_t cout, int32_t h, int32_t w, int32_t pad_h,
+                                    int32_t pad_w, int32_t stride, int64_t scratch);
+int32_t mote_variant_conv_direct_in_place(int32_t cin, int32_t kh, int32_t kw, int32_t stride_h,
+                                          int32_t stride_w, int32_t pad_h, int32_t pad_w, int32_t cout,
+                                          int32_t prewidened);
 
 /**
  * conv2d_s8: see mote_s8_conv_scratch_bytes() in requant.h (im2col columns,
@@ -143,4 +150,46 @@ int32_t mote_variant_mote_add_s8(int32_t a_mult, int32_t a_shift, int32_t b_mult
                                  int32_t left_shift, int32_t out_shift)
 {
     return mote_s8_add_variant(a_mult, a_shift, b_mult, b_shift, left_shift, out_shift);
+}
+
+/**
+ * The DSP depthwise_conv2d_s8's int16 plane by placement (mote_s8_dw_planar_alias in
+ * requant.h): placement 0 the output apart from the input, 1 over its first byte,
+ * 2 overlapping it otherwise; n images. 1 or 0.
+ */
+int32_t mote_variant_dw_planar_alias(int32_t placement, int32_t n)
+{
+    return mote_s8_dw_planar_alias(placement == 1, placement != 0, n);
+}
+
+/** mote_s8_dw_planar_channel (requant.h): a channel's shift and bias admit the plane. */
+int32_t mote_variant_dw_planar_channel(int32_t shift, int32_t bias)
+{
+    return mote_s8_dw_planar_channel(shift, bias);
+}
+
+/** mote_s8_conv_direct_in_place (requant.h): the DSP conv2d_s8 planned in place
+ *  runs without the row ring. 1 or 0. */
+int32_t mote_variant_conv_direct_in_place(int32_t cin, int32_t kh, int32_t kw, int32_t stride_h,
+                                          int32_t stride_w, int32_t pad_h, int32_t pad_w, int32_t cout,
+                                          int32_t prewidened)
+{
+    return mote_s8_conv_direct_in_place(cin, kh, kw, stride_h, stride_w, pad_h, pad_w, cout, prewidened != 0);
+}
+
+/**
+ * The form of the DSP depthwise_conv2d_s8's plane path for output [.., ho, wo, cout]
+ * of input H x W with padding (pad_h, pad_w), stride and `scratch` bytes of kernel
+ * scratch: bit 0 the plane transposed (mote_s8_dw_planar_transposed), bit 1 one plane
+ * at a time (Cout not a multiple of 4, or scratch under mote_s8_dw_planes4_bytes),
+ * bit 2 the 1x6 block (mote_s8_dw_planar_x6 along the blocks), bit 3 the 1x3 block
+ * (stride 1, rows of three outputs: cmsis/mote_s8_planar.h dwp_asm_rows).
+ */
+int32_t mote_variant_dw_planar_form(int32_t ho, int32_t wo, int32_t cout, int32_t h, int32_t w, int32_t pad_h,
+                                    int32_t pad_w, int32_t stride, int64_t scratch)
+{
+    const int tr = mote_s8_dw_planar_transposed(ho, wo);
+    const int one = (cout & 3) != 0 || scratch < (int64_t)mote_s8_dw_planes4_bytes(h, w, pad_h, pad_w);
+    const int32_t run = tr ? ho : wo;
+    return tr | (one ? 2 : 0) | (mote_s8_dw_planar_x6(stride, run) ? 4 : 0) | (stride == 1 && run == 3 ? 8 : 0);
 }

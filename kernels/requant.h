@@ -499,6 +499,23 @@ static inline int32_t mote_s8_conv_dsp_rows(int32_t kpad, int32_t cout)
 }
 
 /**
+ * Whether the DSP conv2d_s8 runs a call planned in place (output at the input's
+ * first byte) without the row ring: a 1x1, stride-1, unpadded conv with Cout <= Cin
+ * and every weight row in one widened block (round2(Cout) rows when the program
+ * carries them pre-widened, else mote_s8_conv_dsp_rows) reads each pixel pair
+ * into the column before writing its outputs, which cover only input pixels
+ * already read. kernels/int8_scratch.c exports it (the compiler's rule for the ring).
+ */
+static inline int mote_s8_conv_direct_in_place(int32_t cin, int32_t kh, int32_t kw, int32_t stride_h,
+                                               int32_t stride_w, int32_t pad_h, int32_t pad_w,
+                                               int32_t cout, int prewidened)
+{
+    const int32_t nrows = prewidened ? (cout + 1) & ~1 : mote_s8_conv_dsp_rows((kh * kw * cin + 15) & ~15, cout);
+    return kh == 1 && kw == 1 && stride_h == 1 && stride_w == 1 && pad_h == 0 && pad_w == 0 &&
+           cout <= cin && nrows >= cout;
+}
+
+/**
  * Scratch bytes of conv2d_s8 for every implementation (kernels/int8_scratch.c
  * exports it): 16 (alignment) + 6*Kpad (three int16 im2col columns, DSP; plain
  * uses two, MVE two int8 ones) + Kpad (DSP: the int8 im2col column of one pixel when
@@ -622,6 +639,57 @@ static inline size_t mote_s8_dw_scratch_bytes(int32_t cout, int32_t kh, int32_t 
     }
     mve = 16u + (plane > mve ? plane : mve);
     return mve > 0x7fffffffu ? 0u : (size_t)mve;
+}
+
+/**
+ * The DSP depthwise_conv2d_s8's int16 plane (cmsis/op_mote_depthwise_conv2d_s8.c
+ * dw_planar) takes a call of MOTE_S8_DW_DSP_PLANES shape (mote_s8_dw_variant) when
+ * its output lies over the input's first byte (`same_start`) with one image, or
+ * does not overlap it at all, and every channel passes mote_s8_dw_planar_channel.
+ * kernels/int8_scratch.c exports both rules (the compiler's, aot/deploy/generate.py).
+ */
+static inline int mote_s8_dw_planar_alias(int same_start, int overlap, int32_t n)
+{
+    return same_start ? n == 1 : !overlap;
+}
+
+/** The DSP plane is transposed (its rows are input columns, the 1x4 blocks run along
+ *  H) when the output rows are narrower than 8 and the columns longer. */
+static inline int mote_s8_dw_planar_transposed(int32_t ho, int32_t wo)
+{
+    return wo < 8 && ho > wo;
+}
+
+/** The DSP planes' 1x6 block takes a row of `run` outputs (along the blocks) at
+ *  stride `stride`: stride 1, 2 mod 4 outputs, at least 6. */
+static inline int mote_s8_dw_planar_x6(int32_t stride, int32_t run)
+{
+    return stride == 1 && (run & 3) == 2 && run >= 6;
+}
+
+/** Scratch bytes with which the DSP plane path widens four channels at once (Cout a
+ *  multiple of 4): four int16 planes of (H + 2 pad_h) x (W + 2 pad_w) after 16 bytes
+ *  of alignment; with less, one plane (mote_s8_dw_own_bytes). */
+static inline size_t mote_s8_dw_planes4_bytes(int32_t h, int32_t w, int32_t pad_h, int32_t pad_w)
+{
+    return 16u + 8u * (size_t)(h + 2 * pad_h) * (size_t)(w + 2 * pad_w);
+}
+
+/** mote_s8_dw_planar_alias of parsed call p. */
+static inline int mote_s8_dw_planar_placed(const mote_s8_conv_params_t *p)
+{
+    const uint8_t *ib = (const uint8_t *)p->input, *ob = (const uint8_t *)p->output;
+    const size_t in_bytes = (size_t)p->n * p->h * p->w * p->cin;
+    const size_t out_bytes = (size_t)p->n * p->ho * p->wo * p->cout;
+    return mote_s8_dw_planar_alias(ib == ob, ob < ib + in_bytes && ib < ob + out_bytes, p->n);
+}
+
+/** Whether a channel with requantization shift `shift` and bias `bias` takes the
+ *  plane's fast requantization (3x3 taps: |bias| + 9 * 2^22 < 2^30, shift in [-22, -1]). */
+static inline int mote_s8_dw_planar_channel(int32_t shift, int32_t bias)
+{
+    const int64_t b = bias;
+    return shift < 0 && shift >= -22 && (b < 0 ? -b : b) + 9 * ((int64_t)1 << 22) < ((int64_t)1 << 30);
 }
 
 /** mote_s8_dw_scratch_bytes of a parsed depthwise_conv2d_s8 call. */

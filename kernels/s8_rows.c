@@ -6,6 +6,15 @@
  */
 #include "requant.h"
 
+/* The ring (a call planned in place that needs it): compiled out when the program
+   has none (MOTE_S8_USE_ROWS_RING 0, cmsis/mote_s8_arm.h; undefined: in). */
+#if !defined(MOTE_S8_USE_ROWS_RING) || MOTE_S8_USE_ROWS_RING
+#define ROWS_RING 1
+#else
+#define ROWS_RING 0
+#endif
+
+#if ROWS_RING
 /**
  * n bytes from src to dst (no overlap), a
  * word at a time when both are word aligned: newlib-nano's memcpy/memmove
@@ -38,6 +47,7 @@ static void rows_band(mote_s8_rows_t *it, int32_t next)
     it->band.oy1 = next + nb;
     it->band.output = it->ring + (size_t)slot * it->orow;
 }
+#endif
 
 mote_err_t mote_s8_rows_begin(const mote_kernel_ctx_t *ctx, size_t own,
                               const mote_s8_conv_params_t *p, mote_s8_rows_t *it)
@@ -55,6 +65,12 @@ mote_err_t mote_s8_rows_begin(const mote_kernel_ctx_t *ctx, size_t own,
     if (o0 >= i0 + ib || i0 >= o0 + (size_t)p->n * (size_t)p->ho * it->orow) {
         return MOTE_OK;
     }
+#if !ROWS_RING
+    (void)ctx;
+    (void)own;
+    (void)lag;
+    return MOTE_ERR_UNSUPPORTED;
+#else
     lag = mote_s8_rows_lag(p);
     MOTE_CHECK(i0 == o0 && lag >= 0, MOTE_ERR_KERNEL_ARGS);
     MOTE_CHECK(ctx != NULL && ctx->scratch != NULL && ctx->scratch_size >= own + it->orow,
@@ -65,10 +81,15 @@ mote_err_t mote_s8_rows_begin(const mote_kernel_ctx_t *ctx, size_t own,
     it->ring = (int8_t *)ctx->scratch + own;
     rows_band(it, 0);
     return MOTE_OK;
+#endif
 }
 
 int mote_s8_rows_next(mote_s8_rows_t *it)
 {
+#if !ROWS_RING
+    (void)it;
+    return 0; /* one band: rows_begin made no ring */
+#else
     const mote_s8_conv_params_t *p = it->p;
     const int32_t next = it->band.oy1;
     if (it->ring == NULL) {
@@ -85,4 +106,5 @@ int mote_s8_rows_next(mote_s8_rows_t *it)
     }
     rows_band(it, next);
     return 1;
+#endif
 }

@@ -65,6 +65,14 @@ def _scratch_library():
     lib.mote_variant_mote_depthwise_conv2d_s8.argtypes = [ctypes.c_int32] * 12
     lib.mote_variant_mote_add_s8.restype = ctypes.c_int32
     lib.mote_variant_mote_add_s8.argtypes = [ctypes.c_int32] * 6
+    lib.mote_variant_dw_planar_alias.restype = ctypes.c_int32
+    lib.mote_variant_dw_planar_alias.argtypes = [ctypes.c_int32] * 2
+    lib.mote_variant_dw_planar_form.restype = ctypes.c_int32
+    lib.mote_variant_dw_planar_form.argtypes = [ctypes.c_int32] * 8 + [ctypes.c_int64]
+    lib.mote_variant_dw_planar_channel.restype = ctypes.c_int32
+    lib.mote_variant_dw_planar_channel.argtypes = [ctypes.c_int32] * 2
+    lib.mote_variant_conv_direct_in_place.restype = ctypes.c_int32
+    lib.mote_variant_conv_direct_in_place.argtypes = [ctypes.c_int32] * 9
     _SCRATCH_LIB[digest] = lib
     return lib
 
@@ -105,6 +113,8 @@ CONV_VARIANTS = {1: "pointwise", 2: "stem", 3: "window", 4: "stem3x3c3"}
 #: kernels/requant.h (mote_s8_dw_variant): both cores, or the one named in parentheses
 #: (`aot profile` shows it on that core's rows only, see aot.devtools.profile)
 DW_VARIANTS = {1: "planes(MVE)", 2: "planes(DSP)", 3: "planes"}
+#: the DSP bit of that mask (MOTE_S8_DW_DSP_PLANES)
+DW_DSP_PLANES = 2
 #: labels of add_s8's variants, by the MOTE_S8_ADD_* codes of kernels/requant.h
 ADD_VARIANTS = {0: "reference", 1: "folded", 2: "power+general", 3: "general+general",
                 4: "power+power"}
@@ -122,21 +132,13 @@ def call_variant(spec, call):
     only that core's kernel does, else None (channels-last on both); add_s8: which
     core its multipliers and shifts select (mote_variant_mote_add_s8: "power+general"
     for the compiler's arguments, "power+power" for equal input scales)."""
-    from aot.compiler.dsp_weights import PANEL_ARG, has_panel, has_table
+    from aot.compiler.dsp_weights import has_panel, has_table
     name = f"{call.op}.{call.overload}"
     vals = spec.values
     if name == "mote::linear_s8.out":
         return "panel" if has_panel(spec, call) else "rows+table" if has_table(spec, call) else "rows"
     if name == "mote::depthwise_conv2d_s8.out":
-        x, w = vals[call.args[0]], vals[call.args[1]]
-        if len(x.sizes) != 4 or len(w.sizes) != 4 or int(vals[call.args[8]]) != 1:
-            return None
-        st, pad, dil = (vals[call.args[i]].items for i in (5, 6, 7))
-        code = int(_scratch_library().mote_variant_mote_depthwise_conv2d_s8(
-            int(w.sizes[1]), int(w.sizes[2]), int(st[0]), int(st[-1]), int(dil[0]), int(dil[-1]),
-            int(x.sizes[1]), int(x.sizes[2]), int(pad[0]), int(pad[-1]),
-            int(vals[call.args[11]]), int(vals[call.args[12]])))
-        return DW_VARIANTS.get(code)
+        return DW_VARIANTS.get(dw_code(spec, call))
     if name == "mote::add_s8.out":
         ints = [int(vals[a]) for a in (call.args[3], call.args[4], call.args[6],
                                              call.args[7], call.args[8], call.args[11])]
@@ -144,18 +146,107 @@ def call_variant(spec, call):
         return ADD_VARIANTS.get(code, f"variant {code}")
     if name != "mote::conv2d_s8.out":
         return None
+    code = conv_code(spec, call)
+    label = CONV_VARIANTS.get(code, f"variant {code}")
+    if conv_has_table(spec, call):
+        label += "+table"
+    return label
+
+
+def conv_has_table(spec, call) -> bool:
+    """True if conv2d_s8 `call`'s pre-widened weights end with the DSP kernel's fast
+    requantization table (aot.compiler.dsp_weights: the panel's numel beyond
+    round2(Cout) * round4(K), as the kernel's parser reads it)."""
+    from aot.compiler.dsp_weights import PANEL_ARG, has_panel
+    if not has_panel(spec, call):
+        return False
+    w = spec.values[call.args[1]]
+    numel = int(spec.values[call.args[PANEL_ARG]].sizes[0])
+    k = int(w.sizes[1]) * int(w.sizes[2]) * int(w.sizes[3])
+    return numel > ((int(w.sizes[0]) + 1) & ~1) * ((k + 3) & ~3)
+
+
+def conv_code(spec, call) -> int:
+    """conv2d_s8 `call`'s MOTE_S8_CONV_* code (mote_s8_conv_variant in kernels/requant.h)."""
+    vals = spec.values
     x, w = vals[call.args[0]], vals[call.args[1]]
     pad, dil = vals[call.args[6]], vals[call.args[7]]
-    code = int(_scratch_library().mote_variant_mote_conv2d_s8(
+    return int(_scratch_library().mote_variant_mote_conv2d_s8(
         int(x.sizes[3]), int(w.sizes[1]), int(w.sizes[2]), int(pad.items[0]), int(pad.items[-1]),
         int(dil.items[0]), int(dil.items[-1])))
-    label = CONV_VARIANTS.get(code, f"variant {code}")
-    if has_panel(spec, call):
-        numel = int(vals[call.args[PANEL_ARG]].sizes[0])
-        k = int(w.sizes[1]) * int(w.sizes[2]) * int(w.sizes[3])
-        if numel > ((int(w.sizes[0]) + 1) & ~1) * ((k + 3) & ~3):
-            label += "+table"
-    return label
+
+
+def dw_code(spec, call) -> int:
+    """depthwise_conv2d_s8 `call`'s MOTE_S8_DW_* mask (mote_s8_dw_variant in kernels/requant.h,
+    by shape and activation range; 0 also for a depth multiplier other than 1)."""
+    vals = spec.values
+    x, w = vals[call.args[0]], vals[call.args[1]]
+    if len(x.sizes) != 4 or len(w.sizes) != 4 or int(vals[call.args[8]]) != 1:
+        return 0
+    st, pad, dil = (vals[call.args[i]].items for i in (5, 6, 7))
+    return int(_scratch_library().mote_variant_mote_depthwise_conv2d_s8(
+        int(w.sizes[1]), int(w.sizes[2]), int(st[0]), int(st[-1]), int(dil[0]), int(dil[-1]),
+        int(x.sizes[1]), int(x.sizes[2]), int(pad[0]), int(pad[-1]),
+        int(vals[call.args[11]]), int(vals[call.args[12]])))
+
+
+def _placement(a, b) -> int:
+    """0: planned tensors a and b apart, 1: b at a's first byte, 2: overlapping otherwise."""
+    if a.mem_id is None or b.mem_id is None or a.mem_id != b.mem_id:
+        return 0
+    a0, b0 = int(a.mem_offset), int(b.mem_offset)
+    if a0 == b0:
+        return 1
+    return 2 if (b0 < a0 + a.nbytes and a0 < b0 + b.nbytes) else 0
+
+
+def placement(spec, call) -> int:
+    """Where conv2d_s8 / depthwise_conv2d_s8 `call`'s output lies against its input:
+    0 apart, 1 at the input's first byte (planned in place), 2 overlapping otherwise."""
+    return _placement(spec.values[call.args[0]], spec.values[call.args[-1]])
+
+
+def conv_direct_in_place(spec, call) -> bool:
+    """True if the DSP conv2d_s8 runs `call`, planned in place, without the row ring
+    (mote_s8_conv_direct_in_place in kernels/requant.h)."""
+    from aot.compiler.dsp_weights import has_panel
+    vals = spec.values
+    x, w, out = vals[call.args[0]], vals[call.args[1]], vals[call.args[-1]]
+    stride, pad = vals[call.args[5]], vals[call.args[6]]
+    return placement(spec, call) == 1 and bool(_scratch_library().mote_variant_conv_direct_in_place(
+        int(x.sizes[3]), int(w.sizes[1]), int(w.sizes[2]), int(stride.items[0]), int(stride.items[-1]),
+        int(pad.items[0]), int(pad.items[-1]), int(out.sizes[3]), int(has_panel(spec, call))))
+
+
+def dw_planar(spec, call) -> bool:
+    """True if the DSP depthwise_conv2d_s8 runs `call` through its int16 plane: the
+    kernel's rules (kernels/requant.h) over its shape and activation range
+    (mote_s8_dw_variant's MOTE_S8_DW_DSP_PLANES), its placement
+    (mote_s8_dw_planar_alias) and every channel's shift and bias
+    (mote_s8_dw_planar_channel; channel tensors computed at run time: False)."""
+    import numpy as np
+    vals = spec.values
+    bias, shift = vals[call.args[2]], vals[call.args[4]]
+    lib = _scratch_library()
+    if not dw_code(spec, call) & DW_DSP_PLANES or not lib.mote_variant_dw_planar_alias(
+            placement(spec, call), int(vals[call.args[0]].sizes[0])):
+        return False
+    if bias.constant is None or shift.constant is None:
+        return False
+    b = np.frombuffer(bias.constant, "<i4")
+    s = np.frombuffer(shift.constant, "<i4")
+    return all(lib.mote_variant_dw_planar_channel(int(si), int(bi)) for si, bi in zip(s, b))
+
+
+def dw_planar_form(spec, call) -> int:
+    """The DSP plane path's form for depthwise_conv2d_s8 `call` (mote_variant_dw_planar_form):
+    bit 0 transposed, bit 1 one plane at a time, bit 2 the 1x6 block, bit 3 the 1x3 block, by its shapes,
+    stride and planned scratch (at least call.scratch_bytes reach the kernel)."""
+    vals = spec.values
+    x, out, pad = vals[call.args[0]], vals[call.args[-1]], vals[call.args[6]]
+    return int(_scratch_library().mote_variant_dw_planar_form(
+        int(out.sizes[1]), int(out.sizes[2]), int(out.sizes[3]), int(x.sizes[1]), int(x.sizes[2]),
+        int(pad.items[0]), int(pad.items[-1]), int(vals[call.args[5]].items[0]), int(call.scratch_bytes)))
 
 
 def rows_ring_bytes(spec, call, band: int = 1) -> int:

@@ -47,7 +47,8 @@ from aot.paths import CMSIS_DIR, KERNELS_DIR, PORTS_DIR, RUNTIME_DIR
 from aot.deploy.boards import load_board
 from aot.errors import BuildError, FirmwareError
 from aot.deploy.size import size_json
-from aot.deploy.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, dtype_defines, kernel_variant_defines,
+from aot.deploy.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, dtype_defines,
+                                 kernel_fast_sources, kernel_variant_defines,
                                  runtime_feature_defines, KERNEL_OPT_AUTO, OPT_PROFILES, DEFAULT_OPT,
                                  resolve_opt,
                                  fit_check, input_sets_bytes, largest, model_header, runtime_sources,
@@ -155,12 +156,17 @@ def build_compiled(compiled, board, out_dir, input_sets=None, opt: str = "speed"
 
 
 
-def opt_trade(board, kernel_sources, include_dirs, defines, art_objects, work: Path, opt: str) -> dict:
+def opt_trade(board, kernel_sources, include_dirs, defines, art_objects, work: Path, opt: str,
+              link=None) -> dict:
     """What the other --opt profile would make of the kernels: their sources
-    (those the link kept code of) compiled again with its flags (not linked)
-    and compared object by object with this build's (flash bytes before
-    --gc-sections, firmware.object_bytes).
-    {"profile", "other", "kernels_bytes", "other_kernels_bytes", "files": {name: other - this}}."""
+    (those the link kept code of) compiled again with its flags and variant
+    defines (`defines`: the other profile's MOTE_S8_USE_*) and compared object by
+    object with this build's (flash bytes before --gc-sections, firmware.object_bytes).
+    {"profile", "other", "kernels_bytes", "other_kernels_bytes", "files": {name: other - this}}.
+    link: (this build's linked kernel bytes, {object: linked bytes}, stack bytes,
+    layout) to also link the firmware with the other objects: then "linked_bytes"
+    and "other_linked_bytes" are the kernels' flash after --gc-sections, what
+    size.json's kernels part would be."""
     from aot.deploy.firmware import compile_sources, object_bytes
     this = "size" if OPT_PROFILES.get(opt, {}).get("MOTE_OPT_SIZE") else "speed"
     other = "speed" if this == "size" else "size"
@@ -176,29 +182,61 @@ def opt_trade(board, kernel_sources, include_dirs, defines, art_objects, work: P
                 mine[name] = object_bytes(o)
     theirs = {Path(o).name[:-2]: object_bytes(o) for o in objs}
     files = {n: theirs[n] - mine[n] for n in sorted(mine) if n in theirs and theirs[n] != mine[n]}
-    return {"profile": this, "other": other, "kernels_bytes": sum(mine.values()),
-            "other_kernels_bytes": sum(theirs[n] for n in mine if n in theirs), "files": files}
+    out = {"profile": this, "other": other, "kernels_bytes": sum(mine.values()),
+           "other_kernels_bytes": sum(theirs[n] for n in mine if n in theirs), "files": files}
+    if link is not None:
+        out.update(_linked_trade(board, art_objects, objs, work, *link))
+    return out
+
+
+def _linked_trade(board, art_objects, other_objs, work: Path, kernels_linked: int, linked: dict,
+                  stack: int, layout) -> dict:
+    """Link this build's objects with `other_objs` in place of the same sources'
+    (same path under obj/), in `work`: the kernels' linked bytes there."""
+    from aot.deploy.firmware import link_image
+    from aot.deploy.size import size_report
+    by_rel = {Path(o).resolve().relative_to(work.resolve()): Path(o) for o in other_objs}
+    objects, swapped = [], []
+    for o in art_objects:
+        parts = Path(o).parts
+        rel = Path(*parts[len(parts) - 1 - parts[::-1].index("obj") + 1:]) if "obj" in parts else None
+        if rel is not None and rel in by_rel:
+            objects.append(by_rel[rel])
+            swapped.append(Path(o).resolve())
+        else:
+            objects.append(Path(o))
+    (work / "link").mkdir(parents=True, exist_ok=True)
+    elf, _, _, mapf = link_image(board, objects, work / "link", "other", stack, work / "link" / "other.ld", layout)
+    theirs = size_report(elf, mapf)["objects"]
+    flash = lambda k: k["text"] + k["rodata"] + k["data"]  # noqa: E731
+    mine = sum(b for o, b in linked.items() if Path(o).resolve() in swapped)
+    other = sum(flash(k) for o, k in theirs.items() if Path(o).resolve() in {p.resolve() for p in by_rel.values()})
+    return {"linked_bytes": kernels_linked, "other_linked_bytes": kernels_linked - mine + other}
 
 
 def opt_trade_line(trade: dict) -> str:
-    """One line: the kernels' flash at this --opt profile and at the other."""
+    """One line: the kernels' flash at this --opt profile and at the other (linked,
+    when opt_trade linked the other profile too; and as objects)."""
     d = trade["other_kernels_bytes"] - trade["kernels_bytes"]
     worst = sorted(trade["files"].items(), key=lambda kv: kv[1])[:3] if d < 0 else \
         sorted(trade["files"].items(), key=lambda kv: -kv[1])[:3]
     detail = ", ".join(f"{n} {v:+,}" for n, v in worst)
-    return (f"--opt {trade['profile']}: kernels {trade['kernels_bytes']:,} B of objects; --opt {trade['other']} "
-            f"would make them {trade['other_kernels_bytes']:,} B ({d:+,} B{': ' + detail if detail else ''})")
+    objects = (f"kernels {trade['kernels_bytes']:,} B of objects; --opt {trade['other']} "
+               f"would make them {trade['other_kernels_bytes']:,} B ({d:+,} B{': ' + detail if detail else ''})")
+    if "other_linked_bytes" not in trade:
+        return f"--opt {trade['profile']}: {objects}"
+    dl = trade["other_linked_bytes"] - trade["linked_bytes"]
+    return (f"--opt {trade['profile']}: kernels {trade['linked_bytes']:,} B linked; --opt {trade['other']} would link "
+            f"{trade['other_linked_bytes']:,} B ({dl:+,} B). Objects: {objects}")
 
 
 def kernel_opt_groups(kernel_sources, kernel_opt: str) -> dict:
     """build_firmware's fast_sources/fast_opt for the kernel sources: all of them
-    at `kernel_opt`, or with "auto" the portable ones at -O2 and cmsis/ at the
-    firmware's own flag."""
+    at `kernel_opt`, or with "auto" the portable ones at -O2 (kernel_fast_sources)
+    and cmsis/ at the firmware's own flag."""
     if kernel_opt != KERNEL_OPT_AUTO:
         return {"fast_sources": list(kernel_sources), "fast_opt": kernel_opt}
-    cmsis = CMSIS_DIR.resolve()
-    return {"fast_sources": [s for s in kernel_sources if Path(s).resolve().parent != cmsis],
-            "fast_opt": "-O2"}
+    return {"fast_sources": kernel_fast_sources(kernel_sources), "fast_opt": "-O2"}
 
 
 #: build_compiled's trace modes (None: no tracer compiled in)
@@ -256,10 +294,12 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
                + support_sources() + kernels)
     defines = {"MOTE_APP_BOARD_NAME": f'"{board.name}"', "NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
-    defines.update(kernel_variant_defines(compiled.manifest))
     defines.update(runtime_feature_defines(compiled))
+    # every method runs from its image (target_memory): the app's init never writes a state
+    defines["MOTE_RUNTIME_STATE"] = int("method_image_bytes" not in compiled.manifest.get("memory", {}))
     opt_flag, kernel_flag, opt_defines = resolve_opt(opt, kernel_opt)
     defines.update(opt_defines)
+    defines.update(kernel_variant_defines(compiled, board, bool(opt_defines["MOTE_OPT_SIZE"])))
     defines.update(app_defines or {})
     if uart_inputs:
         defines["MOTE_APP_UART_INPUTS"] = None
@@ -318,7 +358,10 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     size = size_json(art, compiled, board, state, scratch, stack, analysed, kernels, len(blob),
                      selftest_bytes)
     if trade:
-        size["opt"] = _opt_trade_of(art, board, kernels, includes, defines, opt)
+        other_size = not opt_defines["MOTE_OPT_SIZE"]
+        size["opt"] = _opt_trade_of(art, board, kernels, includes,
+                                    dict(defines, **kernel_variant_defines(compiled, board, other_size)), opt,
+                                    size["flash"].get("kernels", 0), layout)
     compiled.manifest["memory"]["stack_bytes"] = stack
     # Written once, at the end, with the final figures.
     write_outputs(compiled, out / "model.pte")
@@ -353,15 +396,17 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
 
 
 
-def _opt_trade_of(art, board, kernels, includes, defines, opt) -> dict:
-    """opt_trade for the kernel and support sources the link kept code of."""
+def _opt_trade_of(art, board, kernels, includes, defines, opt, kernels_linked: int, layout=None) -> dict:
+    """opt_trade for the kernel and support sources the link kept code of, linked
+    both ways (kernels_linked: this build's size.json kernels part)."""
     import tempfile
-    linked = {Path(o).resolve() for o, k in art.size_report().get("objects", {}).items()
-              if k["text"] + k["rodata"] + k["data"] > 0}
+    sizes = {o: k["text"] + k["rodata"] + k["data"] for o, k in art.size_report().get("objects", {}).items()}
+    linked = {Path(o).resolve() for o, b in sizes.items() if b > 0}
     used = [s for s in support_sources() + kernels
             if any(o.name == Path(s).name + ".o" and o.parent.name == Path(s).parent.name for o in linked)]
     with tempfile.TemporaryDirectory(prefix="mote-opt-") as tmp:
-        return opt_trade(board, used, [art.board_header.parent] + includes, defines, art.objects, Path(tmp), opt)
+        return opt_trade(board, used, [art.board_header.parent] + includes, defines, art.objects, Path(tmp), opt,
+                         link=(kernels_linked, sizes, art.stack_bytes, layout))
 
 def _relink(art, board, stack: int, layout=None) -> None:
     """Link art's objects again with a `stack`-byte main stack (the one link

@@ -57,7 +57,7 @@ class FirmwareArtifacts:
 def port_sources(board: Board) -> list[Path]:
     """The port files a board links: common Cortex-M, its port, its UART driver."""
     common = [CORTEX_M_DIR / n for n in ("vectors.S", "startup.c", "exit.c", "print.c", "cycles.c",
-                                         "runtime_port.c")]
+                                         "runtime_port.c", "mem.c")]
     if board.port == "qemu":
         port = [PORTS_DIR / "qemu" / "board.c"]
     elif board.port == "pico2":

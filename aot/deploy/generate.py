@@ -113,6 +113,19 @@ _INT_ARITH_OPS = ("aten::add.", "aten::sub.", "aten::mul.", "aten::div.")
 #: for +1.6 % estimated cycles against every kernel at -O2.
 KERNEL_OPT_AUTO = "auto"
 
+#: kernels/ support files with no inner loop of their own: the int8 kernels'
+#: argument parsers and row-band iterator (their loops are the cmsis/ kernels',
+#: marked MOTE_S8_HOT). "auto" builds them like cmsis/, at the firmware's flag:
+#: DS-CNN int8, mps2-an505: 140 B less code, the same instructions +- 0.1 %.
+KERNEL_CONTROL_SOURCES = ("s8_args.c", "s8_rows.c")
+
+
+def kernel_fast_sources(sources) -> list:
+    """The sources of `sources` that "auto" builds at -O2: every kernels/ file but
+    KERNEL_CONTROL_SOURCES (cmsis/ marks its own hot loops)."""
+    cmsis = CMSIS_DIR.resolve()
+    return [s for s in sources if Path(s).resolve().parent != cmsis and Path(s).name not in KERNEL_CONTROL_SOURCES]
+
 
 #: `--opt size|speed`: the one place where a build's flash/speed trade is
 #: chosen (aot build and aot generate). Per profile: the flag of the runtime,
@@ -143,30 +156,106 @@ def resolve_opt(opt: str, kernel_opt: str = KERNEL_OPT_AUTO) -> tuple:
 def runtime_feature_defines(compiled) -> dict:
     """mote/config.h's MOTE_RUNTIME_* macros for a build of `compiled`: each
     feature compiled in only when one of the program's methods uses it
-    (DelegateCalls, mutable buffers, external tensors in a .ptd)."""
+    (DelegateCalls, mutable buffers, external tensors in a .ptd, tensor-list,
+    double, string and bool-list values, control instructions)."""
     specs = [m.spec for m in compiled.methods] or [compiled.spec]
+    values = [v for sp in specs for v in sp.values]
     uses = {
         "MOTE_RUNTIME_DELEGATES": any(isinstance(c, ir.DelegateCall) for sp in specs for c in sp.instructions),
-        "MOTE_RUNTIME_MUTABLE": any(isinstance(v, ir.TensorValue) and v.is_mutable
-                                    for sp in specs for v in sp.values),
+        "MOTE_RUNTIME_MUTABLE": any(isinstance(v, ir.TensorValue) and v.is_mutable for v in values),
         "MOTE_RUNTIME_EXTERNAL": compiled.ptd is not None,
+        "MOTE_RUNTIME_TENSOR_LISTS": any(isinstance(v, ir.TensorListValue) for v in values),
+        "MOTE_RUNTIME_DOUBLES": any(isinstance(v, (float, ir.DoubleListValue)) for v in values),
+        "MOTE_RUNTIME_STRINGS": any(isinstance(v, str) for v in values),
+        "MOTE_RUNTIME_BOOL_LISTS": any(isinstance(v, ir.BoolListValue) for v in values),
+        # Move / JumpFalse / Free: the compiler emits only kernel and delegate calls
+        "MOTE_RUNTIME_CONTROL": any(not isinstance(c, (ir.KernelCall, ir.DelegateCall))
+                                    for sp in specs for c in sp.instructions),
     }
     return {k: int(v) for k, v in uses.items()}
 
 
-#: linear_s8's argument-9 paths (cmsis/op_mote_linear_s8.c) by the ops.json variant that runs them
-LINEAR_VARIANT_DEFINES = {"panel": "MOTE_S8_LINEAR_PANEL", "rows+table": "MOTE_S8_LINEAR_TABLE"}
+#: The header that lists the per-program kernel variants (MOTE_S8_USE_*, each
+#: defaulting to 1) and says what each one guards.
+VARIANTS_HEADER = CMSIS_DIR / "mote_s8_arm.h"
 
 
-def kernel_variant_defines(manifest: dict) -> dict:
-    """Leave out the linear_s8 paths no call of the program runs (ops.json
-    "variants"): {macro: 0} for each; a call whose path is left out would run the
-    general one (same bytes). Nothing when the program has no linear_s8."""
-    for op in manifest.get("ops", []):
-        if op["name"] == "mote::linear_s8.out":
-            used = op.get("variants") or {}
-            return {m: 0 for v, m in LINEAR_VARIANT_DEFINES.items() if v not in used}
-    return {}
+def kernel_variant_names() -> list:
+    """The per-program kernel variants, from their one list (MOTE_S8_USE_<name>
+    in cmsis/mote_s8_arm.h): ["CONV_POINTWISE", ...]."""
+    import re
+    text = VARIANTS_HEADER.read_text(encoding="utf-8")
+    return re.findall(r"^#ifndef MOTE_S8_USE_(\w+)$", text, re.M)
+
+
+def _variant_rules(spec, opt_size: bool) -> dict:
+    """{variant name: whether a call of `spec` runs it} on a core with the DSP
+    extension, by the rules the kernels dispatch with (the C ones through the
+    host-compiled kernels/int8_scratch.c, aot.compiler.scratch)."""
+    from aot.compiler.dsp_weights import CONV, LINEAR, has_panel, has_table
+    from aot.compiler.scratch import (conv_code, conv_direct_in_place, conv_has_table, dw_planar,
+                                      dw_planar_form, placement)
+    conv = [c for c in spec.instructions if (c.op, c.overload) == CONV]
+    dw = [c for c in spec.instructions if (c.op, c.overload) == ("mote::depthwise_conv2d_s8", "out")]
+    lin = [c for c in spec.instructions if (c.op, c.overload) == LINEAR]
+    vals = spec.values
+    codes = [conv_code(spec, c) for c in conv]
+    full = [int(vals[c.args[10]]) == -128 and int(vals[c.args[11]]) == 127 for c in conv]
+    planar = [dw_planar(spec, c) for c in dw]
+    forms = [dw_planar_form(spec, c) for c, pl in zip(dw, planar) if pl]
+    panel = [has_panel(spec, c) for c in lin]
+    table = [has_table(spec, c) for c in lin]
+    return {
+        # a stride-1 pointwise call with the program's table reads the input directly
+        "CONV_POINTWISE": any(code == 1 and (list(vals[c.args[5]].items) != [1, 1] or not conv_has_table(spec, c))
+                              for c, code in zip(conv, codes)),
+        "CONV_STEM": 2 in codes, "CONV_WINDOW": 3 in codes,
+        "CONV_STEM3X3C3": 4 in codes,
+        "CONV_GENERAL": not all(conv_has_table(spec, c) for c in conv),
+        "CONV_FULL": not opt_size and any(full),
+        "CONV_CLAMP": bool(conv) and (opt_size or not all(full)),
+        "CONV_ODD": any(int(vals[c.args[-1]].sizes[3]) % 2 for c in conv),
+        "DW_PLANAR": any(planar),
+        "DW_PLANAR_S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),
+        "DW_PLANAR_T": any(f & 1 for f in forms), "DW_PLANAR_N": any(not f & 1 for f in forms),
+        "DW_PLANAR_ONE": any(f & 2 for f in forms), "DW_PLANAR_X6": any(f & 4 for f in forms),
+        # the stride-2 1x3 block: kept for any stride-2 plane (a superset of its rows)
+        "DW_PLANAR_X3S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),
+        # the stride-2 1x6 block: kept for any stride-2 plane (a superset of its rows)
+        "DW_PLANAR_X6S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),
+        "DW_PLANAR_X3": any(f & 8 for f in forms),
+        "DW_GROUP": not all(planar),
+        # --opt size leaves the panel core out: a call with a panel takes the rows
+        "LINEAR_ROWS": any(not pa and not ta for pa, ta in zip(panel, table)) or (opt_size and any(panel)),
+        "LINEAR_TABLE": any(ta and not pa for pa, ta in zip(panel, table)),
+        "LINEAR_PANEL": not opt_size and any(panel),
+        # a call planned in place (or overlapping) that takes neither in-place path of its own
+        "ROWS_RING": any(placement(spec, c) and not conv_direct_in_place(spec, c) for c in conv)
+        or any(placement(spec, c) and not pl for c, pl in zip(dw, planar)),
+    }
+
+
+#: the variants whose guards reach the MVE kernels (cmsis/op_mote_linear_s8.c)
+MVE_VARIANTS = ("LINEAR_TABLE",)
+
+
+def kernel_variant_defines(compiled, board, opt_size: bool) -> dict:
+    """The MOTE_S8_USE_* macros (cmsis/mote_s8_arm.h) of a build of `compiled` for
+    `board`: 1 for each kernel variant a call of the program runs, 0 for the
+    others, so the firmware carries only those (the DSP kernels, and the MVE linear
+    table path; cores with neither: none defined, every variant). opt_size: the --opt size profile (MOTE_OPT_SIZE=1),
+    whose kernels leave out the speed-only cores."""
+    if not (board.dsp or board.mve):
+        return {}
+    specs = [m.spec for m in compiled.methods] or [compiled.spec]
+    uses = {}
+    for sp in specs:
+        for k, v in _variant_rules(sp, opt_size).items():
+            uses[k] = uses.get(k, False) or bool(v)
+    # the rules are the DSP kernels'; on MVE only the linear table path is guarded
+    # (the row ring, for one, serves MVE calls the DSP rules know nothing of)
+    names = kernel_variant_names() if not board.mve else MVE_VARIANTS
+    return {f"MOTE_S8_USE_{name}": int(uses[name]) for name in names}
 
 
 def dtype_defines(manifest: dict) -> dict:
@@ -557,9 +646,9 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
     embed = EMBED_SOURCES + ([EMBED_SELFTEST_SOURCE] if selftest else [])
     defines = {"NDEBUG": None}
     defines.update(dtype_defines(compiled.manifest))
-    defines.update(kernel_variant_defines(compiled.manifest))
     defines.update(runtime_feature_defines(compiled))
     defines.update(resolve_opt(opt)[2])
+    defines.update(kernel_variant_defines(compiled, board, bool(resolve_opt(opt)[2]["MOTE_OPT_SIZE"])))
     if verify_checksum:
         defines["MOTE_VERIFY_CHECKSUM"] = None
     fast = support_sources() + list(kernels)
@@ -567,7 +656,8 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
         "board": board.name, "model": compiled.name, "int8": bool(compiled.int8),
         "sources": [str(p) for p in generated + runtime_sources() + embed + fast],
         "generated_sources": [str(p) for p in generated],
-        "kernel_sources": [str(p) for p in fast] if opt == "speed" else [],  # --opt size: none at -O2
+        # --opt size: none at -O2; speed: the kernels but their control files
+        "kernel_sources": [str(p) for p in fast if p.name not in KERNEL_CONTROL_SOURCES] if opt == "speed" else [],
         "opt": opt,
         "include_dirs": [str(out), str(RUNTIME_DIR / "include"), str(EMBED_DIR), str(KERNELS_DIR)],
         "defines": defines,

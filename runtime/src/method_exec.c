@@ -34,6 +34,7 @@ static mote_err_t exec_one(mote_method_t *m, uint32_t *pc)
         }
         (*pc)++;
         break;
+#if MOTE_RUNTIME_CONTROL /* else init refused them (mote/config.h) */
     case MOTE_INSTR_MOVE:
         v[ins->b] = v[ins->a];
         (*pc)++;
@@ -49,6 +50,7 @@ static mote_err_t exec_one(mote_method_t *m, uint32_t *pc)
             err = MOTE_ERR_JUMP_OUT_OF_RANGE;
         }
         break;
+#endif
     default: /* MOTE_INSTR_FREE: memory is planned */
         (*pc)++;
         break;

@@ -48,7 +48,7 @@ static mote_err_t method_layout(const method_counts_t *c, method_layout_t *l)
  */
 static mote_err_t tensor_put(const mote_method_t *m, mote_tensor_t *dst, const mote_tensor_t *t, bool by_view)
 {
-    if (m->image == NULL) {
+    if (MOTE_WRITES_STATE(m)) {
         *dst = *t;
         return MOTE_OK;
     }
@@ -64,13 +64,14 @@ static mote_err_t value_put(const mote_method_t *m, mote_value_t *dst, const mot
 {
     bool same;
 
-    if (m->image == NULL) {
+    if (MOTE_WRITES_STATE(m)) {
         *dst = *v;
         return MOTE_OK;
     }
     switch (v->tag) {
     case MOTE_TAG_INT: same = dst->u.i == v->u.i; break;
     case MOTE_TAG_BOOL: same = dst->u.b == v->u.b; break;
+#if MOTE_RUNTIME_DOUBLES
     case MOTE_TAG_DOUBLE: { /* the same bits (no double arithmetic: no soft-float compare linked) */
         union {
             double d;
@@ -81,17 +82,27 @@ static mote_err_t value_put(const mote_method_t *m, mote_value_t *dst, const mot
         same = a.u == b.u;
         break;
     }
+#endif
     case MOTE_TAG_TENSOR: same = dst->u.t == v->u.t; break;
-    case MOTE_TAG_STRING: same = dst->u.str.ptr == v->u.str.ptr && dst->u.str.len == v->u.str.len; break;
     /* the list members share one layout: items pointer, then len */
     case MOTE_TAG_INT_LIST: same = dst->u.ints.items == v->u.ints.items && dst->u.ints.len == v->u.ints.len; break;
+    /* value kinds a build leaves out (mote/config.h) never get here: value_parse refused them */
+#if MOTE_RUNTIME_STRINGS
+    case MOTE_TAG_STRING: same = dst->u.str.ptr == v->u.str.ptr && dst->u.str.len == v->u.str.len; break;
+#endif
+#if MOTE_RUNTIME_DOUBLES
     case MOTE_TAG_DOUBLE_LIST:
         same = dst->u.doubles.items == v->u.doubles.items && dst->u.doubles.len == v->u.doubles.len;
         break;
+#endif
+#if MOTE_RUNTIME_BOOL_LISTS
     case MOTE_TAG_BOOL_LIST: same = dst->u.bools.items == v->u.bools.items && dst->u.bools.len == v->u.bools.len; break;
+#endif
+#if MOTE_RUNTIME_TENSOR_LISTS
     case MOTE_TAG_TENSOR_LIST: case MOTE_TAG_OPT_TENSOR_LIST:
         same = dst->u.tensors.items == v->u.tensors.items && dst->u.tensors.len == v->u.tensors.len;
         break;
+#endif
     default: same = true; break; /* NULL */
     }
     MOTE_CHECK(same && dst->tag == v->tag, MOTE_ERR_BAD_IMAGE);
@@ -100,7 +111,7 @@ static mote_err_t value_put(const mote_method_t *m, mote_value_t *dst, const mot
 
 static mote_err_t instr_put(const mote_method_t *m, mote_instr_t *dst, const mote_instr_t *ins)
 {
-    if (m->image == NULL) {
+    if (MOTE_WRITES_STATE(m)) {
         *dst = *ins;
         return MOTE_OK;
     }
@@ -113,7 +124,7 @@ static mote_err_t instr_put(const mote_method_t *m, mote_instr_t *dst, const mot
 /* A pointer entry of the int-list, tensor-list or kernel-argument tables. */
 static mote_err_t ptr_put(const mote_method_t *m, void **dst, void *p)
 {
-    if (m->image == NULL) {
+    if (MOTE_WRITES_STATE(m)) {
         *dst = p;
         return MOTE_OK;
     }
@@ -162,7 +173,7 @@ static mote_err_t method_count(const mote_program_t *prog, uint32_t index, metho
         } else if (tag == MOTE_TAG_INT_LIST) {
             MOTE_TRY(mote_fb_vec_field(&fb, &u, 0, 8u, &items));
             c->ints += items.len;
-        } else if (tag == MOTE_TAG_TENSOR_LIST || tag == MOTE_TAG_OPT_TENSOR_LIST) {
+        } else if (MOTE_RUNTIME_TENSOR_LISTS && (tag == MOTE_TAG_TENSOR_LIST || tag == MOTE_TAG_OPT_TENSOR_LIST)) {
             MOTE_TRY(mote_fb_vec_field(&fb, &u, 0, 4u, &items));
             c->tptrs += items.len;
         }
@@ -246,6 +257,8 @@ static mote_err_t tensor_shape(const mote_fb_t *fb, const mote_fb_table_t *t, mo
     if (present) {
         MOTE_TRY(mote_fb_scalar(fb, &extra, MOTE_F_EXTRA_LOCATION, 1u, 0u, &x));
         MOTE_CHECK(x <= 1u, MOTE_ERR_UNSUPPORTED); /* SEGMENT or EXTERNAL (tensor_external) */
+        /* built without external tensors (mote/config.h): tensor_external_key finds none */
+        MOTE_CHECK(MOTE_RUNTIME_EXTERNAL || x == 0u, MOTE_ERR_EXTERNAL_MISSING);
     }
     MOTE_TRY(mote_fb_vec_field(fb, t, MOTE_F_TENSOR_SIZES, 4u, &sizes));
     MOTE_TRY(mote_fb_vec_field(fb, t, MOTE_F_TENSOR_DIM_ORDER, 1u, &order));
@@ -283,6 +296,9 @@ static mote_err_t tensor_external_key(const mote_fb_t *fb, const mote_fb_table_t
 
     *key = NULL;
     *len = 0;
+    if (!MOTE_RUNTIME_EXTERNAL) {
+        return MOTE_OK; /* tensor_shape refused an external tensor */
+    }
     MOTE_TRY(mote_fb_table_field(fb, t, MOTE_F_TENSOR_EXTRA, &extra, &present));
     if (present) {
         MOTE_TRY(mote_fb_scalar(fb, &extra, MOTE_F_EXTRA_LOCATION, 1u, 0u, &loc));
@@ -401,13 +417,7 @@ static mote_err_t value_parse(mote_method_t *m, const mote_fb_t *fb, const mote_
                               const method_counts_t *c, const mote_memory_t *mem, mote_tensor_t *tensors,
                               uint32_t *nt, mote_value_t *v)
 {
-    mote_fb_vec_t items;
     uint64_t x;
-    uint32_t k;
-    union {
-        uint64_t u;
-        double d;
-    } pun;
 
     v->tag = tag;
     v->u.i = 0;
@@ -421,13 +431,6 @@ static mote_err_t value_parse(mote_method_t *m, const mote_fb_t *fb, const mote_
         MOTE_CHECK(x <= 1u, MOTE_ERR_BAD_VALUE_TYPE);
         v->u.b = x != 0u;
         return MOTE_OK;
-    case MOTE_TAG_DOUBLE:
-        MOTE_TRY(mote_fb_scalar(fb, u, 0, 8u, 0u, &x));
-        pun.u = x;
-        v->u.d = pun.d;
-        return MOTE_OK;
-    case MOTE_TAG_STRING:
-        return mote_fb_string_field(fb, u, 0, &v->u.str.ptr, &v->u.str.len);
     case MOTE_TAG_TENSOR: {
         mote_tensor_t t;
         bool by_view;
@@ -437,12 +440,33 @@ static mote_err_t value_parse(mote_method_t *m, const mote_fb_t *fb, const mote_
         MOTE_TRY(tensor_parse(m->prog, fb, u, c, mem, &t, &by_view));
         return tensor_put(m, v->u.t, &t, by_view);
     }
-    case MOTE_TAG_DOUBLE_LIST:
+#if MOTE_RUNTIME_DOUBLES
+    case MOTE_TAG_DOUBLE: {
+        union {
+            uint64_t u;
+            double d;
+        } pun;
+        MOTE_TRY(mote_fb_scalar(fb, u, 0, 8u, 0u, &x));
+        pun.u = x;
+        v->u.d = pun.d;
+        return MOTE_OK;
+    }
+    case MOTE_TAG_DOUBLE_LIST: {
+        mote_fb_vec_t items;
         MOTE_TRY(mote_fb_vec_field(fb, u, 0, 8u, &items));
         v->u.doubles.items = (const double *)(const void *)(fb->buf + items.pos);
         v->u.doubles.len = items.len;
         return MOTE_OK;
-    case MOTE_TAG_BOOL_LIST:
+    }
+#endif
+#if MOTE_RUNTIME_STRINGS
+    case MOTE_TAG_STRING:
+        return mote_fb_string_field(fb, u, 0, &v->u.str.ptr, &v->u.str.len);
+#endif
+#if MOTE_RUNTIME_BOOL_LISTS
+    case MOTE_TAG_BOOL_LIST: {
+        mote_fb_vec_t items;
+        uint32_t k;
         MOTE_TRY(mote_fb_vec_field(fb, u, 0, 1u, &items));
         for (k = 0; k < items.len; k++) {
             MOTE_CHECK(fb->buf[items.pos + k] <= 1u, MOTE_ERR_BAD_VALUE_TYPE);
@@ -450,8 +474,17 @@ static mote_err_t value_parse(mote_method_t *m, const mote_fb_t *fb, const mote_
         v->u.bools.items = fb->buf + items.pos;
         v->u.bools.len = items.len;
         return MOTE_OK;
-    default: /* NULL; lists are resolved later */
+    }
+#endif
+#if MOTE_RUNTIME_TENSOR_LISTS
+    case MOTE_TAG_TENSOR_LIST:
+    case MOTE_TAG_OPT_TENSOR_LIST:
+#endif
+    case MOTE_TAG_NULL:
+    case MOTE_TAG_INT_LIST: /* lists are resolved later */
         return MOTE_OK;
+    default: /* a value kind this build leaves out (mote/config.h) */
+        return MOTE_ERR_UNSUPPORTED;
     }
 }
 
@@ -468,7 +501,7 @@ static mote_err_t values_parse(mote_method_t *m, const mote_fb_t *fb, const mote
         MOTE_TRY(mote_fb_vec_table(fb, vals, i, &t));
         MOTE_TRY(mote_fb_union_field(fb, &t, MOTE_F_EVALUE_VAL, MOTE_TAG_OPT_TENSOR_LIST, &tag, &u));
         MOTE_TRY(value_parse(m, fb, &u, tag, c, mem, tensors, &nt, &v));
-        if (m->image != NULL && (tag == MOTE_TAG_INT_LIST || tag == MOTE_TAG_TENSOR_LIST ||
+        if (!MOTE_WRITES_STATE(m) && (tag == MOTE_TAG_INT_LIST || tag == MOTE_TAG_TENSOR_LIST ||
                                  tag == MOTE_TAG_OPT_TENSOR_LIST)) {
             /* its items are compared by values_lists() */
             MOTE_CHECK(m->values[i].tag == tag, MOTE_ERR_BAD_IMAGE);
@@ -489,7 +522,7 @@ static mote_err_t int_list_resolve(const mote_method_t *m, const mote_fb_t *fb, 
         const uint64_t idx = mote_fb_u64_at(fb, items->pos + 8u * k);
         MOTE_CHECK(idx < m->num_values, MOTE_ERR_BAD_INDEX);
         MOTE_CHECK(m->values[idx].tag == MOTE_TAG_INT, MOTE_ERR_BAD_VALUE_TYPE);
-        if (m->image == NULL) {
+        if (MOTE_WRITES_STATE(m)) {
             ints[k] = m->values[idx].u.i;
         } else {
             MOTE_CHECK(ints[k] == m->values[idx].u.i, MOTE_ERR_BAD_IMAGE);
@@ -498,6 +531,7 @@ static mote_err_t int_list_resolve(const mote_method_t *m, const mote_fb_t *fb, 
     return MOTE_OK;
 }
 
+#if MOTE_RUNTIME_TENSOR_LISTS
 /* Items of a (optional) tensor list (value indices, -1 = None) into tensor pointers at `tptrs`. */
 static mote_err_t tensor_list_resolve(const mote_method_t *m, const mote_fb_t *fb, const mote_fb_vec_t *items,
                                       bool optional, mote_tensor_t **tptrs)
@@ -519,6 +553,7 @@ static mote_err_t tensor_list_resolve(const mote_method_t *m, const mote_fb_t *f
     }
     return MOTE_OK;
 }
+#endif
 
 /* Int lists into int64 arrays, tensor lists into tensor-pointer arrays (in state). */
 static mote_err_t values_lists(mote_method_t *m, const mote_fb_t *fb, const mote_fb_vec_t *vals,
@@ -546,11 +581,17 @@ static mote_err_t values_lists(mote_method_t *m, const mote_fb_t *fb, const mote
             v.u.ints.len = items.len;
             ni += items.len;
         } else {
+#if MOTE_RUNTIME_TENSOR_LISTS
             MOTE_CHECK(items.len <= c->tptrs - ntp, MOTE_ERR_BAD_INDEX);
             MOTE_TRY(tensor_list_resolve(m, fb, &items, v.tag == MOTE_TAG_OPT_TENSOR_LIST, tptrs + ntp));
             v.u.tensors.items = tptrs + ntp;
             v.u.tensors.len = items.len;
             ntp += items.len;
+#else
+            (void)tptrs;
+            (void)ntp;
+            return MOTE_ERR_UNSUPPORTED; /* value_parse refused them */
+#endif
         }
         MOTE_TRY(value_put(m, &m->values[i], &v));
     }
@@ -644,7 +685,8 @@ static void strip_list_return(mote_instr_t *ins, mote_value_t *const *kargs, uin
     const mote_value_t *ret, *prev;
     uint32_t k, j;
 
-    if (ins->a != nargs_in_call || ins->a < 2u || kargs[ins->a - 1u]->tag != MOTE_TAG_TENSOR_LIST) {
+    if (!MOTE_RUNTIME_TENSOR_LISTS || ins->a != nargs_in_call || ins->a < 2u ||
+        kargs[ins->a - 1u]->tag != MOTE_TAG_TENSOR_LIST) {
         return;
     }
     ret = kargs[ins->a - 1u];
@@ -764,7 +806,7 @@ static mote_err_t instr_kernel(mote_method_t *m, const mote_fb_t *fb, const mote
         ins->kind = MOTE_INSTR_VIEW;
         ins->a = mote_fb_u32_at(fb, args.pos);
         ins->b = mote_fb_u32_at(fb, args.pos + 8u);
-        if (m->image != NULL) {
+        if (!MOTE_WRITES_STATE(m)) {
             /* the input's storage must be fixed already: its own, or an
              * earlier view's (so the image's view chains start at storage) */
             bool by_view;
@@ -776,6 +818,7 @@ static mote_err_t instr_kernel(mote_method_t *m, const mote_fb_t *fb, const mote
     return instr_link(m, (uint32_t)op_index, name, overload, ins, kargs);
 }
 
+#if MOTE_RUNTIME_DELEGATES /* else init refuses a DelegateCall (mote/config.h) */
 static bool str_eq(const char *a, const char *b)
 {
     uint32_t i = 0;
@@ -814,8 +857,7 @@ static mote_err_t instr_delegate(mote_method_t *m, const mote_fb_t *fb, const mo
     void *handle = NULL;
     mote_err_t err;
 
-    MOTE_CHECK(m->image == NULL, MOTE_ERR_UNSUPPORTED); /* its handle is made at init */
-    MOTE_CHECK(MOTE_RUNTIME_DELEGATES, MOTE_ERR_NO_SUCH_BACKEND); /* built without (mote/config.h) */
+    MOTE_CHECK(MOTE_WRITES_STATE(m), MOTE_ERR_UNSUPPORTED); /* its handle is made at init */
     MOTE_TRY(mote_fb_scalar(fb, call, MOTE_F_DELEGATE_CALL_INDEX, 4u, 0u, &index));
     MOTE_TRY(mote_fb_vec_field(fb, call, MOTE_F_DELEGATE_CALL_ARGS, 4u, &args));
     MOTE_CHECK(index <= UINT32_MAX, MOTE_ERR_BAD_INDEX);
@@ -840,6 +882,8 @@ static mote_err_t instr_delegate(mote_method_t *m, const mote_fb_t *fb, const mo
     err = ctx.num_outputs >= 1u ? MOTE_OK : MOTE_ERR_BACKEND_PAYLOAD; /* a subgraph that writes nothing */
     return err == MOTE_OK ? mote_method_verify_outputs(m, ctx.args, args.len, ctx.num_outputs) : err;
 }
+
+#endif
 
 /* Releases the backends' handles of instructions [0, n). */
 static void delegates_destroy(mote_method_t *m, uint32_t n)
@@ -867,13 +911,14 @@ static mote_err_t instr_control(mote_method_t *m, const mote_fb_t *fb, const mot
 {
     uint64_t a, b = 0;
 
+    MOTE_CHECK(MOTE_RUNTIME_CONTROL, MOTE_ERR_UNSUPPORTED); /* built without (mote/config.h) */
     MOTE_TRY(mote_fb_scalar(fb, u, 0, 4u, 0u, &a));
     MOTE_CHECK(a < m->num_values, MOTE_ERR_BAD_INDEX);
     if (tag != MOTE_INSTR_FREE) {
         MOTE_TRY(mote_fb_scalar(fb, u, 1, 4u, 0u, &b));
     }
     if (tag == MOTE_INSTR_MOVE) {
-        MOTE_CHECK(m->image == NULL, MOTE_ERR_UNSUPPORTED); /* it rewrites a value at run time */
+        MOTE_CHECK(MOTE_WRITES_STATE(m), MOTE_ERR_UNSUPPORTED); /* it rewrites a value at run time */
         MOTE_CHECK(b < m->num_values, MOTE_ERR_BAD_INDEX);
         MOTE_TRY(mote_method_verify_move(m, (uint32_t)a, (uint32_t)b));
     } else if (tag == MOTE_INSTR_JUMP_FALSE) {
@@ -928,6 +973,7 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
             MOTE_TRY(instr_kernel(m, fb, &u, &ops, i, &ins, kargs + nk));
             nk += args.len;
         } else if (tag == MOTE_INSTR_DELEGATE) {
+#if MOTE_RUNTIME_DELEGATES
             MOTE_TRY(mote_fb_vec_field(fb, &u, MOTE_F_DELEGATE_CALL_ARGS, 4u, &args));
             MOTE_CHECK(args.len <= c->kargs - nk, MOTE_ERR_BAD_INDEX);
             /* stored before its checks: a failure destroys the handle */
@@ -936,6 +982,9 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
             MOTE_TRY(scratch_slot_of(mem, i, &m->instrs[i]));
             nk += args.len;
             continue;
+#else
+            return MOTE_ERR_NO_SUCH_BACKEND; /* built without (mote/config.h), as with an empty registry */
+#endif
         } else {
             MOTE_TRY(instr_control(m, fb, &u, tag, v.len, &ins));
         }
@@ -949,7 +998,7 @@ static mote_err_t memory_check(const mote_memory_t *mem, const mote_method_requi
 {
     uint32_t i;
 
-    if (mem->image == NULL) { /* an image holds the state */
+    if (MOTE_RUNTIME_STATE && mem->image == NULL) { /* an image holds the state */
         MOTE_CHECK(mem->state.ptr != NULL && mem->state.size >= req->state_size, MOTE_ERR_MEMORY_TOO_SMALL);
         MOTE_CHECK(((uintptr_t)mem->state.ptr & (MOTE_STATE_ALIGN - 1u)) == 0u, MOTE_ERR_MEMORY_ALIGNMENT);
     }
@@ -1088,6 +1137,7 @@ mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32
     m->failed_instr = -1;
     m->tracer = NULL;
     MOTE_CHECK(mem != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    MOTE_CHECK(MOTE_RUNTIME_STATE || mem->image != NULL, MOTE_ERR_UNSUPPORTED); /* built without (mote/config.h) */
     MOTE_TRY(method_count(prog, method_index, &c));
     MOTE_TRY(method_layout(&c, &l));
     MOTE_TRY(mote_method_memory_requirements(prog, method_index, &req));
@@ -1102,7 +1152,7 @@ mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32
     m->method_index = method_index;
     m->num_values = vals.len;
     m->num_instrs = (uint32_t)c.instrs;
-    if (img != NULL) { /* read, compared, never written (casts only for the shared types) */
+    if (!MOTE_RUNTIME_STATE || img != NULL) { /* read, compared, never written (casts only for the shared types) */
         MOTE_TRY(image_check(img, &c));
         m->values = (mote_value_t *)(uintptr_t)img->values;
         m->instrs = (mote_instr_t *)(uintptr_t)img->instrs;
@@ -1133,7 +1183,7 @@ mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32
         m->failed_instr = -1;
         err = mote_method_verify_storage(m);
     }
-    if (err == MOTE_OK && img != NULL) {
+    if (err == MOTE_OK && !MOTE_WRITES_STATE(m)) {
         err = image_views_check(m, &fb);
     }
     if (err != MOTE_OK) { /* instructions up to the failing one hold backend handles */

@@ -13,6 +13,10 @@
 
 #define MOTE_METHOD_MAGIC 0x4d455448u /* "METH": set by a successful init */
 
+/* Init writes the state into the caller's buffer (no method image); never in a
+ * build without MOTE_RUNTIME_STATE (mote/config.h), whose init requires an image. */
+#define MOTE_WRITES_STATE(m) (MOTE_RUNTIME_STATE && (m)->image == NULL)
+
 /*
  * The write proof, called by init as it resolves the method (values are
  * parsed; instructions are resolved in order, et_view outputs get their

@@ -49,7 +49,7 @@ mote_err_t mote_method_verify_view(const mote_method_t *m, mote_tensor_t *in, mo
     MOTE_CHECK(in->dtype == out->dtype && in->nbytes == out->nbytes, MOTE_ERR_ALIAS_MISMATCH);
     MOTE_CHECK(in->data != NULL || in->nbytes == 0u, MOTE_ERR_BAD_ALLOCATION); /* no storage yet */
     MOTE_CHECK(!is_constant(m, in) && !is_constant(m, out), MOTE_ERR_ALIAS_NOT_WRITABLE);
-    if (m->image != NULL) { /* the image holds the output's storage already */
+    if (!MOTE_WRITES_STATE(m)) { /* the image holds the output's storage already */
         MOTE_CHECK(out->data == in->data, MOTE_ERR_BAD_IMAGE);
         return MOTE_OK;
     }

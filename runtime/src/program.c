@@ -164,6 +164,7 @@ static mote_err_t program_mutable_segments(mote_program_t *prog, const mote_fb_t
     MOTE_TRY(mote_fb_vec_field(fb, root, MOTE_F_PROGRAM_MUTABLE_SEGMENTS, 4u, &v));
     prog->mutable_segs_pos = v.pos;
     prog->num_mutable_segs = v.len;
+    MOTE_CHECK(MOTE_RUNTIME_MUTABLE || v.len == 0u, MOTE_ERR_UNSUPPORTED); /* built without (mote/config.h) */
     for (i = 0; i < v.len; i++) {
         MOTE_TRY(program_mutable_segment(prog, i, &start, &sz, &offsets));
     }

@@ -273,14 +273,3 @@ def test_calib_needs_int8(tmp_path, capsys):
                  str(tmp_path / "nope.npz"), "-o", str(tmp_path / "g")]) == 1
     assert f"--calib {tmp_path / 'nope.npz'}: no such file" in capsys.readouterr().err
 
-
-def test_kernel_variant_defines_leave_out_unused_linear_paths():
-    """A build leaves out the linear_s8 paths (cmsis/op_mote_linear_s8.c) that no call
-    of its program runs (ops.json variants), and says nothing without linear_s8."""
-    from aot.deploy.generate import kernel_variant_defines
-    lin = lambda v: {"ops": [{"name": "aten::add.out"}, {"name": "mote::linear_s8.out", "variants": v}]}  # noqa: E731
-    assert kernel_variant_defines(lin({"panel": 1})) == {"MOTE_S8_LINEAR_TABLE": 0}
-    assert kernel_variant_defines(lin({"rows+table": 2})) == {"MOTE_S8_LINEAR_PANEL": 0}
-    assert kernel_variant_defines(lin({"panel": 9, "rows+table": 1})) == {}
-    assert kernel_variant_defines(lin({})) == {"MOTE_S8_LINEAR_PANEL": 0, "MOTE_S8_LINEAR_TABLE": 0}
-    assert kernel_variant_defines({"ops": [{"name": "mote::conv2d_s8.out"}]}) == {}

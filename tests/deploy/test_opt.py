@@ -47,14 +47,19 @@ def test_generate_refuses_another_profile(tmp_path, capsys):
 
 
 def test_runtime_features_follow_the_program():
+    none = {"MOTE_RUNTIME_DELEGATES": 0, "MOTE_RUNTIME_MUTABLE": 0, "MOTE_RUNTIME_EXTERNAL": 0,
+            "MOTE_RUNTIME_TENSOR_LISTS": 0, "MOTE_RUNTIME_DOUBLES": 0, "MOTE_RUNTIME_STRINGS": 0,
+            "MOTE_RUNTIME_BOOL_LISTS": 0, "MOTE_RUNTIME_CONTROL": 0}
+    # int8 with fp32 I/O: the quantize / dequantize scales are Double values
     plain = _compiled(zoo.path("mlp"), int8=True)
-    assert runtime_feature_defines(plain) == {"MOTE_RUNTIME_DELEGATES": 0, "MOTE_RUNTIME_MUTABLE": 0,
-                                              "MOTE_RUNTIME_EXTERNAL": 0}
+    assert runtime_feature_defines(plain) == dict(none, MOTE_RUNTIME_DOUBLES=1)
+    assert runtime_feature_defines(_compiled(zoo.path("mlp"), int8=True, int8_io=True)) == none
     state = _compiled(Path(zoo.__file__).parent / "stateful" / "running_stats.py")
     assert runtime_feature_defines(state)["MOTE_RUNTIME_MUTABLE"] == 1
     ext = _compiled(zoo.path("mlp"), external_weights=True)
-    assert runtime_feature_defines(ext) == {"MOTE_RUNTIME_DELEGATES": 0, "MOTE_RUNTIME_MUTABLE": 0,
-                                            "MOTE_RUNTIME_EXTERNAL": 1}
+    assert runtime_feature_defines(ext) == dict(none, MOTE_RUNTIME_EXTERNAL=1)
+    cat = _compiled(zoo.path("cov_residual_cat"))
+    assert runtime_feature_defines(cat)["MOTE_RUNTIME_TENSOR_LISTS"] == 1
 
 
 def test_build_prints_the_trade_of_the_other_profile(tmp_path, capsys):
@@ -68,5 +73,10 @@ def test_build_prints_the_trade_of_the_other_profile(tmp_path, capsys):
     # -O2 kernels and the speed-only cores take more flash than -Os and the general ones
     assert trade["other_kernels_bytes"] > trade["kernels_bytes"] > 0
     assert sum(trade["files"].values()) == trade["other_kernels_bytes"] - trade["kernels_bytes"]
+    # linked both ways: this build's kernels part, and the other profile's firmware's
+    size = json.loads((out / "size.json").read_text())
+    assert trade["linked_bytes"] == size["flash"]["kernels"]
+    assert trade["other_linked_bytes"] > trade["linked_bytes"]  # speed: the panel core and -O2 kernels
     line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("--opt size:"))
     assert f"kernels {trade['kernels_bytes']:,} B" in line and f"{trade['other_kernels_bytes']:,} B" in line
+    assert f"kernels {trade['linked_bytes']:,} B linked" in line and f"{trade['other_linked_bytes']:,} B" in line

@@ -52,6 +52,18 @@
  *                           value in the program). 0: such a tensor is MOTE_ERR_UNSUPPORTED.
  *   MOTE_RUNTIME_EXTERNAL   external tensors in an attached .ptd (mote/data_map.h).
  *                           0: an external tensor is MOTE_ERR_EXTERNAL_MISSING.
+ *   MOTE_RUNTIME_TENSOR_LISTS  TensorList / OptionalTensorList values (cat, stack,
+ *                           split outputs). 0: such a value is MOTE_ERR_UNSUPPORTED.
+ *   MOTE_RUNTIME_DOUBLES    Double and DoubleList values. 0: MOTE_ERR_UNSUPPORTED.
+ *   MOTE_RUNTIME_STRINGS    String values. 0: MOTE_ERR_UNSUPPORTED.
+ *   MOTE_RUNTIME_BOOL_LISTS BoolList values. 0: MOTE_ERR_UNSUPPORTED.
+ *   MOTE_RUNTIME_CONTROL    MoveCall, JumpFalseCall and FreeCall instructions (Mote's
+ *                           compiler emits none). 0: such an instruction is
+ *                           MOTE_ERR_UNSUPPORTED.
+ *   MOTE_RUNTIME_STATE      init into the caller's state buffer (mote_memory_t.state).
+ *                           0: only with a method image (mote_memory_t.image; `aot
+ *                           build` firmware whose methods all have one); init
+ *                           without is MOTE_ERR_UNSUPPORTED.
  */
 #ifndef MOTE_RUNTIME_DELEGATES
 #define MOTE_RUNTIME_DELEGATES 1
@@ -61,6 +73,24 @@
 #endif
 #ifndef MOTE_RUNTIME_EXTERNAL
 #define MOTE_RUNTIME_EXTERNAL 1
+#endif
+#ifndef MOTE_RUNTIME_TENSOR_LISTS
+#define MOTE_RUNTIME_TENSOR_LISTS 1
+#endif
+#ifndef MOTE_RUNTIME_DOUBLES
+#define MOTE_RUNTIME_DOUBLES 1
+#endif
+#ifndef MOTE_RUNTIME_STRINGS
+#define MOTE_RUNTIME_STRINGS 1
+#endif
+#ifndef MOTE_RUNTIME_BOOL_LISTS
+#define MOTE_RUNTIME_BOOL_LISTS 1
+#endif
+#ifndef MOTE_RUNTIME_CONTROL
+#define MOTE_RUNTIME_CONTROL 1
+#endif
+#ifndef MOTE_RUNTIME_STATE
+#define MOTE_RUNTIME_STATE 1
 #endif
 
 #if MOTE_MAX_DIM < 1 || MOTE_MAX_DIM > 32
