@@ -68,6 +68,7 @@
  *                  outputs, 6+; without it the same bytes by a 1x4 block and an
  *                  overlapping one)
  *   DW_PLANAR_X6S2 the 1x6 block of stride 2 (inside DW_PLANAR_X6; kept for any stride-2 plane)
+ *   DW_PLANAR_C    the planes' C blocks (rows the assembly does not take: dwp_asm_rows)
  *   DW_PLANAR_X3   the planes' 1x3 block (stride 1, rows of three outputs; without it
  *                  the same bytes by the planes' C blocks)
  *   DW_GROUP       depthwise calls the plane does not take: groups of four channels
@@ -130,6 +131,9 @@
 #endif
 #ifndef MOTE_S8_USE_DW_PLANAR_X3
 #define MOTE_S8_USE_DW_PLANAR_X3 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_C
+#define MOTE_S8_USE_DW_PLANAR_C 1
 #endif
 #ifndef MOTE_S8_USE_DW_GROUP
 #define MOTE_S8_USE_DW_GROUP 1

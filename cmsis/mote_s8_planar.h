@@ -15,6 +15,11 @@
 #ifndef MOTE_CMSIS_S8_PLANAR_H
 #define MOTE_CMSIS_S8_PLANAR_H
 #include "mote_s8_arm.h"
+/* MOTE_S8_PLANAR_C 0 (set by the includer): leave out the C blocks, dwp_plane3x3 and
+   dwp_channel (planes the assembly does not take: dwp_asm_rows false). */
+#ifndef MOTE_S8_PLANAR_C
+#define MOTE_S8_PLANAR_C 1
+#endif
 #if defined(MOTE_S8_DSP)
 MOTE_S8_INLINE int32_t dwp_smmlar(int32_t a, int32_t m, int32_t add)
 {
@@ -60,6 +65,7 @@ MOTE_S8_INLINE int8_t dwp_rq(int32_t acc2, int32_t m, int32_t off, int32_t e, in
 /** Store one requantized output (the channel's constants in scope). */
 #define DWP_OUT(dst, acc) (dst) = dwp_rq((acc), m, off, e, lo, hi, full)
 
+#if MOTE_S8_PLANAR_C /* the C blocks (planes the assembly does not take) */
 /**
  * 3x3 stride 1, full 2x2 blocks of output rows [0, 2*rp) and columns [0, 2*cp):
  * pl: the plane (border included), wp: its row length; out: output channel c of
@@ -160,6 +166,7 @@ __attribute__((noinline)) MOTE_S8_HOT static void dwp_s2_blocks(const dwp_ch_t *
     }
 }
 
+#endif /* MOTE_S8_PLANAR_C */
 /*
  * Full-range channels (activation range all of int8: SSAT is the clamp), 3x3,
  * rows of 1x4 output blocks in assembly: fourteen registers hold the input
@@ -755,6 +762,7 @@ static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32
     }
 }
 
+#if MOTE_S8_PLANAR_C
 /** 3x3, stride 1 or 2: the whole plane of one channel (blocks, then the odd row / column). */
 static void dwp_plane3x3(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32_t stride, int32_t ho,
                          int32_t wo, int8_t *out, int32_t orow, int32_t opx)
@@ -796,6 +804,7 @@ static void dwp_plane3x3(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32
         }
     }
 }
+#endif /* MOTE_S8_PLANAR_C */
 #undef DWP_OUT
 #undef DWP_ROW_S1
 #undef DWP_ROW_S2
@@ -806,6 +815,7 @@ MOTE_S8_INLINE int32_t dwp_pack(int32_t lo, int32_t hi)
     return (int32_t)(((uint32_t)hi << 16) | ((uint32_t)lo & 0xffffu));
 }
 
+#if MOTE_S8_PLANAR_C
 /**
  * The channel's constants; 0 if it must take the plain path. transpose: the plane
  * holds the input transposed (rows are input columns), so the window is too.
@@ -835,6 +845,7 @@ static int dwp_channel(const mote_s8_conv_params_t *p, int32_t c, int transpose,
     k->full = p->act_min == -128 && p->act_max == 127;
     return 1;
 }
+#endif
 /**
  * dwp_channel's constants of a full-range channel straight into a job (the
  * caller checked the channel: shift in [-22, -1], the bias within the bound).

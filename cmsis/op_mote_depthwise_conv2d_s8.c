@@ -31,6 +31,7 @@
 #include "mote/kernel.h"
 #include "mote_s8_arm.h"
 #if MOTE_S8_USE_DW_PLANAR
+#define MOTE_S8_PLANAR_C MOTE_S8_USE_DW_PLANAR_C
 #include "mote_s8_planar.h"
 #endif
 
@@ -1286,7 +1287,9 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     const int transpose = mote_s8_dw_planar_transposed(p->ho, p->wo);
     const int32_t zp = p->in_zp;
     int16_t *plane;
+#if MOTE_S8_USE_DW_PLANAR_C
     dwp_ch_t k;
+#endif
     dwp_job_t jb;
     int32_t b, c, j, y, x, np = 4, wo_r;
     int fast;
@@ -1318,6 +1321,9 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     /* the plane's rows of wo_r outputs (transposed: the input's columns) */
     wo_r = transpose ? p->ho : p->wo;
     fast = dwp_asm_rows(p->stride_h, wo_r); /* the variant's full range: the assembly */
+    if (!fast && !MOTE_S8_USE_DW_PLANAR_C) {
+        return 0; /* the C blocks are compiled out (nothing written yet) */
+    }
     jb.rows = transpose ? p->wo : p->ho;
     jb.prow = 2 * p->stride_h * (transpose ? hp : wpl);
     jb.orow = transpose ? cout : p->wo * cout;
@@ -1352,6 +1358,7 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
                     dwp_asm_plane(&jb, plane + (size_t)j * ps, p->stride_h, wo_r, out + j);
                     continue;
                 }
+#if MOTE_S8_USE_DW_PLANAR_C
                 (void)dwp_channel(p, c + j, transpose, &k);
                 if (transpose) {
                     dwp_plane3x3(&k, plane + (size_t)j * ps, hp, p->stride_h, p->wo, p->ho, out + j,
@@ -1360,6 +1367,7 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
                     dwp_plane3x3(&k, plane + (size_t)j * ps, wpl, p->stride_h, p->ho, p->wo, out + j,
                                  p->wo * cout, cout);
                 }
+#endif
             }
         }
     }

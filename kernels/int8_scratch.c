@@ -191,5 +191,6 @@ int32_t mote_variant_dw_planar_form(int32_t ho, int32_t wo, int32_t cout, int32_
     const int tr = mote_s8_dw_planar_transposed(ho, wo);
     const int one = (cout & 3) != 0 || scratch < (int64_t)mote_s8_dw_planes4_bytes(h, w, pad_h, pad_w);
     const int32_t run = tr ? ho : wo;
-    return tr | (one ? 2 : 0) | (mote_s8_dw_planar_x6(stride, run) ? 4 : 0) | (stride == 1 && run == 3 ? 8 : 0);
+    return tr | (one ? 2 : 0) | (mote_s8_dw_planar_x6(stride, run) ? 4 : 0) | (stride == 1 && run == 3 ? 8 : 0) |
+           (run >= 4 || (stride == 1 && run == 3) ? 0 : 16); /* bit 4: the C blocks (dwp_asm_rows) */
 }

@@ -223,7 +223,7 @@ def _variant_rules(spec, opt_size: bool) -> dict:
         "DW_PLANAR_X3S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),
         # the stride-2 1x6 block: kept for any stride-2 plane (a superset of its rows)
         "DW_PLANAR_X6S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),
-        "DW_PLANAR_X3": any(f & 8 for f in forms),
+        "DW_PLANAR_X3": any(f & 8 for f in forms), "DW_PLANAR_C": any(f & 16 for f in forms),
         "DW_GROUP": not all(planar),
         # --opt size leaves the panel core out: a call with a panel takes the rows
         "LINEAR_ROWS": any(not pa and not ta for pa, ta in zip(panel, table)) or (opt_size and any(panel)),
