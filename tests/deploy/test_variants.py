@@ -22,10 +22,10 @@ EXPECTED = {
                {"CONV_STEM", "CONV_CLAMP", "DW_PLANAR", "DW_PLANAR_T", "LINEAR_TABLE"}),
     # (its 6x6 and 3x3 maps: the planes' 1x6 and 1x3 blocks)
     "mobilenet_v1_025": ({"CONV_STEM3X3C3", "CONV_FULL", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
-                          "DW_PLANAR_ONE", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_GROUP",
+                          "DW_PLANAR_ONE", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_PLANAR_X3S2", "DW_GROUP",
                           "LINEAR_PANEL"},
                          {"CONV_STEM3X3C3", "CONV_CLAMP", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
-                          "DW_PLANAR_ONE", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_GROUP",
+                          "DW_PLANAR_ONE", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_PLANAR_X3S2", "DW_GROUP",
                           "LINEAR_ROWS"}),
     # strided 1x1 shortcuts; its 3x3 convs planned in place need the row ring
     "resnet8": ({"CONV_POINTWISE", "CONV_WINDOW", "CONV_STEM3X3C3", "CONV_FULL", "LINEAR_PANEL", "ROWS_RING"},
