@@ -363,6 +363,37 @@ __attribute__((naked, noinline)) static void dwp_s2_asm(const dwp_job_t *job __a
     "add lr, r3, " R ", asr #31\n\t"                                                       \
     "smmlar " R ", " R ", r2, lr\n\t"
 
+/* requantize the six accumulators r4..r9 and store them (o0..o5 apart by the output
+ * bytes between pixels), shared by the stride-1 and stride-2 1x6 blocks; from the frame:
+ * multiplier and offset (sp+28), shift e (+36), output (+60), bytes between pixels (+68) */
+#define DWP_X6_STORE  \
+    "ldrd r2, r3, [sp, #28]\n\t" \
+    "ldr r10, [sp, #36]\n\t" \
+    "ldr r11, [sp, #60]\n\t" \
+    "ldr r12, [sp, #68]\n\t" \
+    DWP_X6_RQ("r4") DWP_X6_RQ("r5") DWP_X6_RQ("r6") DWP_X6_RQ("r7") DWP_X6_RQ("r8") \
+    DWP_X6_RQ("r9") \
+    "asr r4, r4, r10\n\t" \
+    "asr r5, r5, r10\n\t" \
+    "asr r6, r6, r10\n\t" \
+    "asr r7, r7, r10\n\t" \
+    "asr r8, r8, r10\n\t" \
+    "asr r9, r9, r10\n\t" \
+    "ssat r4, #8, r4\n\t" \
+    "ssat r5, #8, r5\n\t" \
+    "ssat r6, #8, r6\n\t" \
+    "ssat r7, #8, r7\n\t" \
+    "ssat r8, #8, r8\n\t" \
+    "ssat r9, #8, r9\n\t" \
+    "strb r4, [r11]\n\t" \
+    "strb r5, [r11, r12]\n\t" \
+    "add r11, r11, r12, lsl #1\n\t" \
+    "strb r6, [r11]\n\t" \
+    "strb r7, [r11, r12]\n\t" \
+    "add r11, r11, r12, lsl #1\n\t" \
+    "strb r8, [r11]\n\t" \
+    "strb r9, [r11, r12]\n\t"
+
 __attribute__((naked, noinline)) static void dwp_s1x6_asm(const dwp_job_t *job __attribute__((unused)))
 {
     __asm__ volatile(
@@ -398,32 +429,7 @@ __attribute__((naked, noinline)) static void dwp_s1x6_asm(const dwp_job_t *job _
         DWP_X6_ROW("12")
         "add r0, r0, r1\n\t"
         DWP_X6_ROW("20")
-        "ldrd r2, r3, [sp, #28]\n\t" /* multiplier, offset */
-        "ldr r10, [sp, #36]\n\t"     /* e */
-        "ldr r11, [sp, #60]\n\t"     /* output */
-        "ldr r12, [sp, #68]\n\t"     /* output bytes between pixels */
-        DWP_X6_RQ("r4") DWP_X6_RQ("r5") DWP_X6_RQ("r6") DWP_X6_RQ("r7") DWP_X6_RQ("r8")
-        DWP_X6_RQ("r9")
-        "asr r4, r4, r10\n\t"
-        "asr r5, r5, r10\n\t"
-        "asr r6, r6, r10\n\t"
-        "asr r7, r7, r10\n\t"
-        "asr r8, r8, r10\n\t"
-        "asr r9, r9, r10\n\t"
-        "ssat r4, #8, r4\n\t"
-        "ssat r5, #8, r5\n\t"
-        "ssat r6, #8, r6\n\t"
-        "ssat r7, #8, r7\n\t"
-        "ssat r8, #8, r8\n\t"
-        "ssat r9, #8, r9\n\t"
-        "strb r4, [r11]\n\t"
-        "strb r5, [r11, r12]\n\t"
-        "add r11, r11, r12, lsl #1\n\t"
-        "strb r6, [r11]\n\t"
-        "strb r7, [r11, r12]\n\t"
-        "add r11, r11, r12, lsl #1\n\t"
-        "strb r8, [r11]\n\t"
-        "strb r9, [r11, r12]\n\t"
+        DWP_X6_STORE
         "ldrd r2, r3, [sp, #48]\n\t" /* input / output bytes per row */
         "ldrd r10, r11, [sp, #56]\n\t"
         "ldr r12, [sp, #40]\n\t"
@@ -488,32 +494,7 @@ __attribute__((naked, noinline)) static void dwp_s2x6_asm(const dwp_job_t *job _
         "add r0, r0, r1\n\t"
         DWP_X6S2_LD("20")
         DWP_X6S2_MAC("r4", "r5", "r6", "r7", "r8")
-        "ldrd r2, r3, [sp, #28]\n\t"
-        "ldr r10, [sp, #36]\n\t"
-        "ldr r11, [sp, #60]\n\t"
-        "ldr r12, [sp, #68]\n\t"
-        DWP_X6_RQ("r4") DWP_X6_RQ("r5") DWP_X6_RQ("r6") DWP_X6_RQ("r7") DWP_X6_RQ("r8")
-        DWP_X6_RQ("r9")
-        "asr r4, r4, r10\n\t"
-        "asr r5, r5, r10\n\t"
-        "asr r6, r6, r10\n\t"
-        "asr r7, r7, r10\n\t"
-        "asr r8, r8, r10\n\t"
-        "asr r9, r9, r10\n\t"
-        "ssat r4, #8, r4\n\t"
-        "ssat r5, #8, r5\n\t"
-        "ssat r6, #8, r6\n\t"
-        "ssat r7, #8, r7\n\t"
-        "ssat r8, #8, r8\n\t"
-        "ssat r9, #8, r9\n\t"
-        "strb r4, [r11]\n\t"
-        "strb r5, [r11, r12]\n\t"
-        "add r11, r11, r12, lsl #1\n\t"
-        "strb r6, [r11]\n\t"
-        "strb r7, [r11, r12]\n\t"
-        "add r11, r11, r12, lsl #1\n\t"
-        "strb r8, [r11]\n\t"
-        "strb r9, [r11, r12]\n\t"
+        DWP_X6_STORE
         "ldrd r2, r3, [sp, #48]\n\t"
         "ldrd r10, r11, [sp, #56]\n\t"
         "ldr r12, [sp, #40]\n\t"
