@@ -29,6 +29,19 @@
 #define MOTE_S8_INLINE static inline
 #endif
 
+/* The head of a global Thumb function written as top-level assembly, in its own
+ * section (so --gc-sections drops it when no call links it):
+ * __asm__(MOTE_S8_ASM_FUNC("name") "  push {r4-r11, lr}\n" ...). */
+#define MOTE_S8_ASM_FUNC(name)                                                             \
+    "  .section .text." name ",\"ax\",%progbits\n"                                         \
+    "  .syntax unified\n"                                                                  \
+    "  .thumb\n"                                                                           \
+    "  .p2align 2\n"                                                                       \
+    "  .global " name "\n"                                                                 \
+    "  .type " name ", %function\n"                                                        \
+    "  .thumb_func\n"                                                                      \
+    name ":\n"
+
 /* --opt size (aot build / aot generate define MOTE_OPT_SIZE to 0 or 1): the DSP
    kernels leave out their speed-only cores (conv2d_s8: the full-range store core,
    the clamping one serves [-128, 127] too; linear_s8: the panel core, the rows path

@@ -92,14 +92,7 @@ static int add_kinds(const mote_s8_add_params_t *p, int *first, int *powa, int *
     step(ADD_EXT0, "r7") step(ADD_EXT1, "r8") step(ADD_EXT2, "r9") step(ADD_EXT3, "r10")
 /* clang-format off */
 #define ADD_CORE(name, stepa, stepb)                                                       \
-    __asm__("  .section .text." name ",\"ax\",%progbits\n"                                 \
-            "  .syntax unified\n"                                                          \
-            "  .thumb\n"                                                                   \
-            "  .p2align 2\n"                                                               \
-            "  .global " name "\n"                                                         \
-            "  .type " name ", %function\n"                                                \
-            "  .thumb_func\n"                                                              \
-            name ":\n"                                                                     \
+    __asm__(MOTE_S8_ASM_FUNC(name)                                                         \
             "  push {r4-r11, lr}\n"                                                        \
             "  ldr r12, [r0], #4\n"                                                        \
             "1:\n"                                                                         \

@@ -222,14 +222,7 @@ void mote_s8_mve_conv_quads(const conv_mve_blk_t *b);
     "  vldrb.8 q2, [r5], #16\n"                                                            \
     "  vmladava.s8 " acca ", q0, q2\n"                                                     \
     "  vmladava.s8 " accb ", q1, q2\n"
-__asm__("  .section .text.mote_s8_mve_conv_quads,\"ax\",%progbits\n"
-        "  .syntax unified\n"
-        "  .thumb\n"
-        "  .p2align 2\n"
-        "  .global mote_s8_mve_conv_quads\n"
-        "  .type mote_s8_mve_conv_quads, %function\n"
-        "  .thumb_func\n"
-        "mote_s8_mve_conv_quads:\n"
+__asm__(MOTE_S8_ASM_FUNC("mote_s8_mve_conv_quads")
         "  push {r4-r11, lr}\n"
         "  vpush {d8-d11}\n"
         "  sub sp, sp, #72\n"
@@ -828,14 +821,7 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
     "  ldr lr, [sp, #20]\n"                                                                \
     "  ldr pc, [sp, #24]\n"
 #define CONV_CORE(name, store)                                                             \
-    "  .section .text." name ",\"ax\",%progbits\n"                                         \
-    "  .syntax unified\n"                                                                  \
-    "  .thumb\n"                                                                           \
-    "  .p2align 2\n"                                                                       \
-    "  .global " name "\n"                                                                 \
-    "  .type " name ", %function\n"                                                        \
-    "  .thumb_func\n"                                                                      \
-    name ":\n"                                                                             \
+    MOTE_S8_ASM_FUNC(name)                                                             \
     "  push {r4-r11, lr}\n"                                                                \
     "  sub sp, sp, #40\n"                                                                  \
     "  ldm r0, {r1-r10}\n"                                                                 \

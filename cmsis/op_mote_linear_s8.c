@@ -241,14 +241,7 @@ void mote_s8_dsp_linear_table(lin_tab_t *b);
     "  sxtb16 r5, r5, ror #8\n"                                                            \
     "  smlad r10, r5, r1, r10\n"
 #define LIN_TSTEP "  ldr.w r1, [r12], #4\n" LIN_TSTEP_W
-__asm__("  .section .text.mote_s8_dsp_linear_table,\"ax\",%progbits\n"
-        "  .syntax unified\n"
-        "  .thumb\n"
-        "  .p2align 2\n"
-        "  .global mote_s8_dsp_linear_table\n"
-        "  .type mote_s8_dsp_linear_table, %function\n"
-        "  .thumb_func\n"
-        "mote_s8_dsp_linear_table:\n"
+__asm__(MOTE_S8_ASM_FUNC("mote_s8_dsp_linear_table")
         "  push {r4-r11, lr}\n"
         "  sub sp, sp, #4\n"
         "  str r0, [sp]\n"
@@ -417,14 +410,7 @@ void mote_s8_dsp_linear_blocks(const lin_blk_t *b);
     "  smlad r10, r1, r7, r10\n"                                                           \
     "  smlad r11, r2, r6, r11\n"                                                           \
     "  smlad r11, r3, r7, r11\n"
-__asm__("  .section .text.mote_s8_dsp_linear_blocks,\"ax\",%progbits\n"
-        "  .syntax unified\n"
-        "  .thumb\n"
-        "  .p2align 2\n"
-        "  .global mote_s8_dsp_linear_blocks\n"
-        "  .type mote_s8_dsp_linear_blocks, %function\n"
-        "  .thumb_func\n"
-        "mote_s8_dsp_linear_blocks:\n"
+__asm__(MOTE_S8_ASM_FUNC("mote_s8_dsp_linear_blocks")
         "  push {r4-r11, lr}\n"
         "  sub sp, sp, #36\n"
         "  ldm r0, {r1-r8}\n"
@@ -553,14 +539,7 @@ MOTE_S8_HOT static mote_err_t linear_panel(const mote_s8_conv_params_t *p)
 void mote_s8_mve_linear_dot4s(const int8_t *x, const int8_t *w, int32_t k, int32_t k16, int32_t *out);
 
 /* clang-format off */
-__asm__("  .section .text.mote_s8_mve_linear_dot4s,\"ax\",%progbits\n"
-        "  .syntax unified\n"
-        "  .thumb\n"
-        "  .p2align 2\n"
-        "  .global mote_s8_mve_linear_dot4s\n"
-        "  .type mote_s8_mve_linear_dot4s, %function\n"
-        "  .thumb_func\n"
-        "mote_s8_mve_linear_dot4s:\n"
+__asm__(MOTE_S8_ASM_FUNC("mote_s8_mve_linear_dot4s")
         "  push {r4-r11, lr}\n"
         "  ldr r4, [sp, #36]\n"
         "  push {r4}\n"
