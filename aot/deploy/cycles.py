@@ -40,6 +40,16 @@ divides and square roots in 14. It is an estimate: data-side wait states
 and register-dependency stalls are not modelled (MEMORY_ASSUMPTIONS, which
 `aot run --estimate-cycles` prints with the figure).
 
+Per program instruction: a firmware built with the event tracer (`aot build
+--trace profile`) reads the ticks (MARKER, mote_port_ticks) before and after
+every instruction of its traced inference; `estimate` cuts each inference at
+those calls (Inference.spans, the calls left out) and `instruction_spans`
+picks each program instruction's span, the stretch `aot profile` counts, which
+`aot profile --estimate-cycles` prices per row (aot.devtools.profile.
+add_cycle_estimate). Such a firmware runs every input set untraced, then
+traced: `Estimate.untraced()` keeps the untraced inferences, the figure of
+`aot run --estimate-cycles`.
+
 Energy per inference (``energy``): the estimated cycles at the board's clock
 times its typical active power from the board file ("power": active_mw at
 clock_hz, with its source). For the Pico 2 no RP2350 datasheet figure was
@@ -80,6 +90,9 @@ def energy(cycles: int, board) -> Optional[dict]:
 #: mote_method_execute (the embedding API's run, the firmware app's loop).
 CALLERS = ("mote_model_run", "app_run_one", "main")
 ENTRY = "mote_method_execute"
+#: The tick read of the runtime's event tracer (mote/port.h), called before and
+#: after every program instruction of a traced inference (mote/trace.h).
+MARKER = "mote_port_ticks"
 
 _IN = re.compile(r"^IN: ?(\S*)")
 _INSN = re.compile(r"^0x([0-9a-f]+):\s+((?:[0-9a-f]{4} ?)+)\s+(\S+)\s*(.*)$")
@@ -100,20 +113,84 @@ class Insn:
 
 
 @dataclass
-class Estimate:
-    """The inference region of a traced run: instructions executed and the
-    estimated cycles, with the cycles of each instruction class and of each
-    function (by the trace's symbol)."""
+class Span:
+    """Instructions executed in a stretch of a traced run and their estimated
+    cycles, with the cycles of each instruction class and of each function (by
+    the trace's symbol)."""
     instructions: int = 0
     cycles: int = 0
     by_class: Counter = field(default_factory=Counter)
     by_function: Counter = field(default_factory=Counter)
-    runs: int = 0                   # times the region was entered (inferences)
-    per_run: list = field(default_factory=list)  # estimated cycles of each inference, in order
+    instructions_by_class: Counter = field(default_factory=Counter)
 
     @property
     def cycles_per_instruction(self) -> float:
         return self.cycles / self.instructions if self.instructions else 0.0
+
+    def extra_by_class(self) -> Counter:
+        """Cycles above one per instruction, per class (where the cycles per
+        instruction above 1 come from)."""
+        return Counter({c: n - self.instructions_by_class[c] for c, n in self.by_class.items()})
+
+    def _add(self, cycles: int, cls: str, function: str) -> None:
+        self.instructions += 1
+        self.cycles += cycles
+        self.by_class[cls] += cycles
+        self.by_function[function] += cycles
+        self.instructions_by_class[cls] += 1
+
+
+@dataclass
+class Inference(Span):
+    """One inference (one entry into the region). markers: calls of the marker
+    function made inside it (the tick reads of a firmware built with the event
+    tracer, `aot build --trace profile`: 0 for an untraced inference). spans:
+    the inference cut at those calls, markers + 1 Spans, the calls themselves
+    in no span (they are in the inference's totals)."""
+    markers: int = 0
+    spans: list = field(default_factory=list)
+
+
+@dataclass
+class Estimate:
+    """The inference regions of a traced run, in order (see `estimate`)."""
+    inferences: list = field(default_factory=list)
+
+    @property
+    def runs(self) -> int:
+        """Times the region was entered (inferences)."""
+        return len(self.inferences)
+
+    @property
+    def per_run(self) -> list:
+        """Estimated cycles of each inference, in order."""
+        return [i.cycles for i in self.inferences]
+
+    @property
+    def instructions(self) -> int:
+        return sum(i.instructions for i in self.inferences)
+
+    @property
+    def cycles(self) -> int:
+        return sum(i.cycles for i in self.inferences)
+
+    @property
+    def by_class(self) -> Counter:
+        return sum((i.by_class for i in self.inferences), Counter())
+
+    @property
+    def by_function(self) -> Counter:
+        return sum((i.by_function for i in self.inferences), Counter())
+
+    @property
+    def cycles_per_instruction(self) -> float:
+        return self.cycles / self.instructions if self.instructions else 0.0
+
+    def untraced(self) -> "Estimate":
+        """The inferences that called no marker: without the event tracer's
+        reads (a --trace profile firmware runs each input set untraced, then
+        traced)."""
+        return Estimate([i for i in self.inferences if not i.markers])
 
 
 def _base(mnemonic: str) -> str:
@@ -210,21 +287,37 @@ def parse_trace(lines: Iterable[str]):
 
 
 def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS,
-             refill: int = REFILL_CYCLES) -> Estimate:
+             refill: int = REFILL_CYCLES, marker: str = MARKER) -> Estimate:
     """Price every instruction executed inside the region [first TB of `entry`,
-    next TB of one of `callers`) of each inference (see module docstring)."""
+    next TB of one of `callers`) of each inference (see module docstring). A
+    call of `marker` inside the region (from its first TB until a TB of the
+    function that called it runs again) ends one span of the inference and
+    starts the next (Inference.spans)."""
     est = Estimate()
     inside = False
     prev_load = False
+    inf: Optional[Inference] = None
+    caller: Optional[str] = None    # while inside a marker call: the function it returns to
+    prev_sym = None
     for k, (host, pc, sym) in enumerate(runs):
         if not inside and sym == entry:
             inside = True
-            est.runs += 1
-            est.per_run.append(0)
+            inf = Inference(spans=[Span()])
+            est.inferences.append(inf)
+            caller = None
         elif inside and sym in callers:
             inside = False
         if not inside:
+            prev_sym = sym
             continue
+        if caller is None and sym == marker and prev_sym != marker:
+            caller = prev_sym
+            inf.markers += 1
+            inf.spans.append(Span())
+        elif caller is not None and sym == caller:
+            caller = None
+        prev_sym = sym
+        span = inf.spans[-1] if caller is None else None
         insns = tbs.get(host) or []
         nxt = runs[k + 1][1] if k + 1 < len(runs) else None
         for i, insn in enumerate(insns):
@@ -232,12 +325,25 @@ def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS
             taken = last and nxt is not None and nxt != insn.addr + insn.size
             cyc, cls = insn_cost(insn, taken, prev_load, refill)
             prev_load = cls == "load"
-            est.instructions += 1
-            est.cycles += cyc
-            est.per_run[-1] += cyc
-            est.by_class[cls] += cyc
-            est.by_function[sym or "?"] += cyc
+            inf._add(cyc, cls, sym or "?")
+            if span is not None:
+                span._add(cyc, cls, sym or "?")
     return est
+
+
+def instruction_spans(inference: Inference, events: int) -> list:
+    """The Spans of the `events` program instructions of a traced inference
+    (the runtime's exec_traced, runtime/src/method_exec.c: after the overhead
+    and start reads, one tick read before and one after each instruction, one
+    at the end), in execution order: each runs from the return of the read
+    before the instruction to the call of the read after it, the stretch
+    `aot profile`'s row counts."""
+    calls = inference.markers
+    if events <= 0 or calls < 2 * events + 1:
+        raise ValueError(f"the traced inference read the ticks {calls} times, fewer than 2 x {events} "
+                         "instructions + 1: not a run of the event tracer")
+    first = calls - 2 * events   # the span after the read before instruction 0
+    return [inference.spans[first + 2 * i] for i in range(events)]
 
 
 def trace_firmware(elf: Union[str, Path], board, timeout_s: float = 600.0,

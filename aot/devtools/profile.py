@@ -13,6 +13,11 @@ program's debug record (aot.compiler.debug_record) into one table:
               "input_shapes", "output_shapes", "macs", "ticks", "share" (0..1),
               "macs_per_tick", "source": "file.py:LINE", "module", "start", "end"}]}
 
+With `aot profile --estimate-cycles` (add_cycle_estimate) each row also has
+"est_cycles", "est_instructions", "cycles_per_instruction", "cycles_by_class"
+and the table "estimate": the Cortex-M33 cycle model of aot.deploy.cycles
+priced over the same stretches the rows count.
+
 "start"/"end" lay the rows back to back from 0 (the inference without the
 tracer's own ticks), the timeline an ETDump carries.
 
@@ -137,6 +142,49 @@ def profile_uart(lines, record: dict, board, target: str, tick_unit: str) -> dic
                                lambda op: kernel_variant(op, board), target)
 
 
+def add_cycle_estimate(p: dict, est) -> dict:
+    """Adds to the profile `p` of a --trace profile firmware the Cortex-M33
+    cycle estimate of the same firmware's QEMU trace (est: an
+    aot.deploy.cycles.Estimate of it; each input set ran untraced, then traced).
+    Each row gains "est_cycles" (the estimated cycles of its stretch of the
+    first traced inference, aot.deploy.cycles.instruction_spans), "est_instructions"
+    (the instructions priced: the row's ticks give or take the tick read's own),
+    "cycles_per_instruction" and "cycles_by_class"; p gains "estimate":
+    {"model": "cortex-m33", "total_cycles": the rows' sum, "whole_cycles": the
+    first untraced inference (the figure `aot run --estimate-cycles` prints),
+    "agreement": total / whole, "cycles_by_class": the rows',
+    "extra_cycles_by_class": the rows' cycles above one per instruction, "memory"}.
+    Returns p."""
+    from collections import Counter
+    from aot.deploy.cycles import MEMORY_ASSUMPTIONS, instruction_spans
+    traced = [i for i in est.inferences if i.markers]
+    plain = est.untraced().inferences
+    if not traced or not plain:
+        raise MoteError(f"the traced run made {len(plain)} untraced and {len(traced)} traced inferences; "
+                        "a --trace profile firmware makes one of each per input set")
+    try:
+        spans = instruction_spans(traced[0], len(p["ops"]))
+    except ValueError as e:
+        raise MoteError(f"the traced run does not match the profile: {e}") from None
+    by_class, extra = Counter(), Counter()
+    for o, sp in zip(p["ops"], spans):
+        o["est_cycles"] = sp.cycles
+        o["est_instructions"] = sp.instructions
+        o["cycles_per_instruction"] = round(sp.cycles_per_instruction, 4)
+        o["cycles_by_class"] = dict(sp.by_class.most_common())
+        by_class += sp.by_class
+        extra.update(sp.extra_by_class())
+    total = sum(sp.cycles for sp in spans)
+    whole = plain[0].cycles
+    p["estimate"] = {"model": "cortex-m33", "total_cycles": total, "whole_cycles": whole,
+                     "whole_instructions": plain[0].instructions,
+                     "agreement": total / whole if whole else 0.0,
+                     "cycles_by_class": dict(by_class.most_common()),
+                     "extra_cycles_by_class": {c: n for c, n in extra.most_common() if n > 0},
+                     "memory": MEMORY_ASSUMPTIONS}
+    return p
+
+
 # --------------------------------------------------------------------------- output
 
 
@@ -147,15 +195,20 @@ def _shape(shapes) -> str:
 def render_text(p: dict, limit: Optional[int] = None) -> str:
     """The profile as a table, one row per executed instruction, then totals."""
     unit = p["tick_unit"]
-    head = ["#", "op", "kernel", "in", "out", "MACs", unit, "share", "MACs/tick", "source", "module"]
+    est = p.get("estimate")
+    cyc_head = ["est. cycles", "cycles/instr", "MACs/cycle"] if est else []
+    head = ["#", "op", "kernel", "in", "out", "MACs", unit, "share", "MACs/tick"] + cyc_head + ["source", "module"]
     rows = []
     for o in p["ops"][:limit] if limit else p["ops"]:
+        cyc = [f"{o['est_cycles']:,}", f"{o['cycles_per_instruction']:.2f}",
+               f"{o['macs'] / o['est_cycles']:.2f}" if o["macs"] and o["est_cycles"] else "-"] if est else []
         rows.append([str(o["instr"]), o["op"], o["kernel"], _shape(o["input_shapes"]),
                      _shape(o["output_shapes"]), f"{o['macs']:,}", f"{o['ticks']:,}",
-                     f"{100 * o['share']:.1f}%", f"{o['macs_per_tick']:.2f}" if o["macs"] else "-",
-                     o["source"] or "-", o["module"].replace("module ", "") or "-"])
+                     f"{100 * o['share']:.1f}%", f"{o['macs_per_tick']:.2f}" if o["macs"] else "-"]
+                    + cyc + [o["source"] or "-", o["module"].replace("module ", "") or "-"])
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
-    fmt = lambda r: "  ".join(c.rjust(w) if i in (0, 5, 6, 7, 8) else c.ljust(w)  # noqa: E731
+    right = range(5, 9 + len(cyc_head))
+    fmt = lambda r: "  ".join(c.rjust(w) if i == 0 or i in right else c.ljust(w)  # noqa: E731
                               for i, (c, w) in enumerate(zip(r, widths))).rstrip()
     lines = [f"profile: {p['model']}{' int8' if p['int8'] else ''} on {p['target']} "
              f"({unit}; {p['runs']} run{'s' if p['runs'] != 1 else ''}, least per row)",
@@ -166,6 +219,16 @@ def render_text(p: dict, limit: Optional[int] = None) -> str:
                  f"({macs:,} MACs, {macs / p['total_ticks'] if p['total_ticks'] else 0:.2f} MACs/tick); "
                  f"untraced whole inference: {p['whole_ticks']:,} {unit} "
                  f"(rows sum to {100 * p['agreement']:.2f}% of it)")
+    if est:
+        instrs = sum(o["est_instructions"] for o in p["ops"])
+        lines.append(f"estimated Cortex-M33 cycles: {est['total_cycles']:,} over the rows "
+                     f"({est['total_cycles'] / instrs if instrs else 0:.2f} cycles/instruction, "
+                     f"{macs / est['total_cycles'] if est['total_cycles'] else 0:.2f} MACs/cycle); untraced "
+                     f"whole inference: {est['whole_cycles']:,} (the figure of aot run --estimate-cycles; "
+                     f"rows sum to {100 * est['agreement']:.2f}% of it)")
+        lines.append("cycles above one per instruction, by class: " + ", ".join(
+            f"{cls} {n:,}" for cls, n in est["extra_cycles_by_class"].items()))
+        lines.append(f"memory assumed: {est['memory']}")
     return "\n".join(lines)
 
 

@@ -152,7 +152,9 @@ def _estimate_cycles(result: dict, board, timeout: float) -> None:
     from aot.deploy.cycles import MEMORY_ASSUMPTIONS, energy, trace_firmware
     if board.core != "cortex-m33":
         raise RunError(f"--estimate-cycles has a Cortex-M33 cost model; {board.name} is a {board.core}")
-    est = trace_firmware(result["elf"], board, timeout_s=max(timeout, 60.0) * 10)
+    # a --trace profile|debug firmware runs every input set twice, the second time with the
+    # event tracer: the figure is the untraced inferences'
+    est = trace_firmware(result["elf"], board, timeout_s=max(timeout, 60.0) * 10).untraced()
     if est.runs != len(result["runs"]):
         raise RunError(f"the traced run made {est.runs} inferences, the run {len(result['runs'])}")
     result["estimated_cycles"] = est.cycles // est.runs

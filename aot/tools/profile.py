@@ -2,6 +2,7 @@
 
     aot profile MODEL_OR_BUILD_OR_PTE --target host|<simulated board>|serial:PORT
                 [--int8 [--int8-io]] [--json] [--png FILE] [--etdump FILE]
+                [--estimate-cycles]
 
 MODEL (.py/.pt2) is compiled first; on a board target a firmware with the
 event tracer (`aot build --trace profile`) is built into -o DIR (default
@@ -77,6 +78,9 @@ def _profile_build(folder: Path, target: str, args) -> dict:
     from aot.deploy.run import build_board, read_build
     info = read_build(folder)
     record = _record(folder / "model.pte")
+    if args.estimate_cycles and (target == "host" or target.startswith("serial:")):
+        raise RunError("--estimate-cycles traces a run on a simulated Cortex-M33 board "
+                       f"(--target mps2-an505), not {target}")
     if target == "host":
         return profile_host((folder / "model.pte").read_bytes(), record, _embedded_inputs(folder, info),
                             repeats=args.repeats)
@@ -92,11 +96,22 @@ def _profile_build(folder: Path, target: str, args) -> dict:
     if board.simulator is None:
         raise RunError(f"board {board.name} has no simulator; run the firmware on the board and "
                        "use --target serial:PORT")
+    if args.estimate_cycles and board.core != "cortex-m33":
+        raise RunError(f"--estimate-cycles has a Cortex-M33 cost model; {board.name} is a {board.core}")
+    if args.estimate_cycles and info.get("uart_inputs"):
+        raise RunError("--estimate-cycles traces a firmware with embedded inputs; this one reads "
+                       "them from the UART (built with --uart-inputs)")
     _note(f"running {folder.name} on {board.name} (QEMU)...")
     code, text = run_firmware_streaming(folder / "firmware.elf", board, timeout_s=args.timeout)
     if code != 0:
         raise RunError(f"firmware exited with status {code}; last lines: {text.splitlines()[-3:]}")
-    return profile_uart(text.splitlines(), record, board, board.name, "instructions")
+    p = profile_uart(text.splitlines(), record, board, board.name, "instructions")
+    if args.estimate_cycles:
+        from aot.deploy.cycles import trace_firmware
+        from aot.devtools.profile import add_cycle_estimate
+        _note("tracing it again for the cycle estimate (QEMU's instruction log; slower)...")
+        add_cycle_estimate(p, trace_firmware(folder / "firmware.elf", board, timeout_s=args.timeout * 10))
+    return p
 
 
 def _profile_serial(folder: Path, target: str, board, record: dict, args) -> dict:
@@ -129,6 +144,11 @@ def _profile_model(args) -> dict:
                        "the board (`aot build ... --trace profile -o DIR`, `aot flash DIR`)")
     target = run_target(args.target, serial=False)  # a board is checked before the (slower) compile
     board = target.board
+    if args.estimate_cycles and board is None:
+        raise RunError("--estimate-cycles traces a run on a simulated Cortex-M33 board "
+                       f"(--target mps2-an505), not {args.target}")
+    if args.estimate_cycles and board.core != "cortex-m33":
+        raise RunError(f"--estimate-cycles has a Cortex-M33 cost model; {board.name} is a {board.core}")
     if board is not None:
         target.require_simulator(f"board {board.name} has no simulator; build with --trace profile, flash it "
                                  "and use --target serial:PORT")
@@ -159,6 +179,9 @@ def profile_command(args) -> int:
             raise RunError(f"{path} not found")
         from aot.devtools.profile import profile_host
         pte = path.read_bytes()
+        if args.estimate_cycles:
+            raise RunError("--estimate-cycles traces a run on a simulated Cortex-M33 board "
+                           "(--target mps2-an505), not host")
         p = profile_host(pte, _record(path), _random_program_inputs(pte), repeats=args.repeats)
     else:
         p = _profile_model(args)
@@ -192,3 +215,6 @@ def add_profile_arguments(p, sim_boards: str) -> None:
     p.add_argument("--repeats", type=int, default=30,
                    help="host: traced runs; each row keeps its least time (default 30)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the firmware")
+    p.add_argument("--estimate-cycles", action="store_true",
+                   help="on a simulated Cortex-M33 board: also trace the run and estimate each row's "
+                        "cycles (aot run --estimate-cycles's model; the trace is slower)")
