@@ -122,7 +122,8 @@ def layer_type(row: dict, first_conv: bool) -> str:
 
 
 def layer_figures(profile: dict) -> dict:
-    """{layer type: {"macs", "instructions", "layers"}} of a profile (aot.devtools.profile)."""
+    """{layer type: {"macs", "instructions", "layers"[, "est_cycles"]}} of a profile
+    (aot.devtools.profile; "est_cycles" when it carries the cycle estimate)."""
     out = {}
     seen_conv = False
     for row in profile["ops"]:
@@ -133,13 +134,16 @@ def layer_figures(profile: dict) -> dict:
         f["macs"] += int(row.get("macs") or 0)
         f["instructions"] += int(row["ticks"])
         f["layers"] += 1
+        if "est_cycles" in row:
+            f["est_cycles"] = f.get("est_cycles", 0) + int(row["est_cycles"])
     return out
 
 
 def profile_layers(compiled, board: str, out_dir, inputs=None) -> dict:
-    """Per-layer-type MACs and exact instructions of one inference: the firmware
-    built with the runtime's event tracer (`aot build --trace profile`) run on
-    QEMU, its PROF lines turned into aot profile's table."""
+    """Per-layer-type MACs, exact instructions and (Cortex-M33) estimated cycles of
+    one inference: the firmware built with the runtime's event tracer (`aot build
+    --trace profile`) run on QEMU, its PROF lines turned into aot profile's table,
+    then traced once more for `aot profile --estimate-cycles`'s per-row cycles."""
     from aot.compiler.debug_record import debug_record
     from aot.deploy.boards import load_board
     from aot.deploy.build import build_compiled
@@ -150,7 +154,12 @@ def profile_layers(compiled, board: str, out_dir, inputs=None) -> dict:
     code, text = run_firmware_streaming(art.elf, b, timeout_s=QEMU_TIMEOUT_S)
     if code != 0:
         raise RuntimeError(f"traced firmware exited with {code}")
-    return layer_figures(profile_uart(text.splitlines(), debug_record(compiled), b, board, "instructions"))
+    p = profile_uart(text.splitlines(), debug_record(compiled), b, board, "instructions")
+    if b.core == "cortex-m33":
+        from aot.deploy.cycles import trace_firmware
+        from aot.devtools.profile import add_cycle_estimate
+        add_cycle_estimate(p, trace_firmware(art.elf, b, timeout_s=QEMU_TIMEOUT_S))
+    return layer_figures(p)
 
 
 def run_one(name: str, int8: bool, boards) -> dict:
@@ -243,6 +252,30 @@ def goal_rows(results: dict, boards) -> list:
     return rows
 
 
+def layer_cycle_rows(results: dict) -> list:
+    """Per MLPerf Tiny model, per layer type (LAYER_TYPES): the
+    estimated M33 cycles of its rows (aot profile --estimate-cycles), cycles per
+    instruction and MACs per cycle, "-" where the model has no such layer."""
+    rows = []
+    for name, task in MLPERF.items():
+        layers = ((results.get(name) or {}).get("int8", {}).get("mps2-an505") or {}).get("layers") or {}
+        if not any("est_cycles" in f for f in layers.values()):
+            continue
+        row = [f"{task} ({name})"]
+        for t in LAYER_TYPES:
+            f = layers.get(t)
+            c = f.get("est_cycles") if f else None
+            mpc = f"{f['macs'] / c:.2f}" if c and f["macs"] else "-"
+            row.append(f"{c:,} ({c / f['instructions']:.2f}, {mpc})" if c else "-")
+        total = sum(f.get("est_cycles", 0) for f in layers.values())
+        row.append(f"{total:,}")
+        rows.append(row)
+    return rows
+
+
+LAYER_CYCLE_HEADERS = (["model"] + [f"{t} cycles (cyc/i, MAC/cyc)" for t in LAYER_TYPES] + ["all rows"])
+
+
 GOAL_HEADERS = (["model"] + [k.split(" (")[0] + " MAC/cyc" for k in REF_MACS_PER_CYCLE]
                 + ["Mote MAC/cyc (est. M33)", "M33 MAC/i", "dw MAC/i", "pw MAC/i", "stem MAC/i", "conv MAC/i",
                    "FC MAC/i", "M55 MAC/i", "RAM / TFLM arena", "KWS code B"])
@@ -328,6 +361,11 @@ def main(argv=None) -> int:
               "(code and data in zero-wait-state memory)")
     else:
         print("  (no MLPerf Tiny model in this run: --models ds_cnn mobilenet_v1_025 resnet8 autoencoder)")
+    cyc_rows = layer_cycle_rows(results)
+    if cyc_rows:
+        print("\nestimated M33 cycles per layer type (aot profile --estimate-cycles on the traced build; "
+              "cycles per instruction, MACs per cycle):\n")
+        print(cm.table(LAYER_CYCLE_HEADERS, cyc_rows))
     print(f"\n  * MACs counted by the compiler on the program (aot.compiler.macs). MAC/i = MACs per instruction. "
           f"TFLM/Mote = TFLM instructions / Mote int8 instructions (>1: Mote faster).\n"
           f"  TFLM interpreter + int8 kernels: {REF_TFLM_CODE:,} B of code (DS-CNN); "
@@ -335,6 +373,7 @@ def main(argv=None) -> int:
     cm.write_json(args.json, {"benchmark": "bench_mcu", "environment": env, "boards": list(boards),
                               "results": results,
                               "goals": {"headers": GOAL_HEADERS, "rows": goals},
+                              "layer_cycles": {"headers": LAYER_CYCLE_HEADERS, "rows": cyc_rows},
                               "reference": {"macs_per_cycle": REF_MACS_PER_CYCLE, "macs_per_cycle_source": REF_SOURCE,
                                             "tflm_instructions": REF_TFLM_INSTR, "tflm_arena": REF_TFLM_ARENA,
                                             "xcube_ai_u575_ms": REF_XCUBE_U575_MS,
