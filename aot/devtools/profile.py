@@ -14,8 +14,8 @@ program's debug record (aot.compiler.debug_record) into one table:
               "macs_per_tick", "source": "file.py:LINE", "module", "start", "end"}]}
 
 With `aot profile --estimate-cycles` (add_cycle_estimate) each row also has
-"est_cycles", "est_instructions", "cycles_per_instruction", "cycles_by_class"
-and the table "estimate": the Cortex-M33 cycle model of aot.deploy.cycles
+"est_cycles", "est_instructions", "cycles_per_instruction", "cycles_by_class",
+"cycles_by_function" and the table "estimate": the Cortex-M33 cycle model of aot.deploy.cycles
 priced over the same stretches the rows count.
 
 "start"/"end" lay the rows back to back from 0 (the inference without the
@@ -149,7 +149,8 @@ def add_cycle_estimate(p: dict, est) -> dict:
     Each row gains "est_cycles" (the estimated cycles of its stretch of the
     first traced inference, aot.deploy.cycles.instruction_spans), "est_instructions"
     (the instructions priced: the row's ticks give or take the tick read's own),
-    "cycles_per_instruction" and "cycles_by_class"; p gains "estimate":
+    "cycles_per_instruction", "cycles_by_class" and "cycles_by_function" (by the
+    ELF symbol QEMU names); p gains "estimate":
     {"model": "cortex-m33", "total_cycles": the rows' sum, "whole_cycles": the
     first untraced inference (the figure `aot run --estimate-cycles` prints),
     "agreement": total / whole, "cycles_by_class": the rows',
@@ -172,6 +173,7 @@ def add_cycle_estimate(p: dict, est) -> dict:
         o["est_instructions"] = sp.instructions
         o["cycles_per_instruction"] = round(sp.cycles_per_instruction, 4)
         o["cycles_by_class"] = dict(sp.by_class.most_common())
+        o["cycles_by_function"] = dict(sp.by_function.most_common())
         by_class += sp.by_class
         extra.update(sp.extra_by_class())
     total = sum(sp.cycles for sp in spans)

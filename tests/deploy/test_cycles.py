@@ -189,6 +189,7 @@ def test_profile_rows_gain_the_estimate():
     add_cycle_estimate(p, est)
     (o,) = p["ops"]
     assert (o["est_cycles"], o["est_instructions"], o["cycles_per_instruction"]) == (14, 7, 2.0)
+    assert o["cycles_by_function"] == {"mote_method_execute": 7, "kern": 7}
     e = p["estimate"]
     assert (e["total_cycles"], e["whole_cycles"], e["whole_instructions"]) == (14, 17, 9)
     assert e["extra_cycles_by_class"] == {"branch taken": 6, "load": 1}
@@ -254,6 +255,9 @@ def test_profile_estimate_cycles_rows_sum_to_the_run_estimate(tmp_path, capsys):
         assert abs(o["est_instructions"] - o["ticks"]) <= 16, o
         assert o["ticks"] <= o["est_cycles"] <= 3 * o["est_instructions"], o
         assert o["cycles_per_instruction"] == pytest.approx(o["est_cycles"] / o["est_instructions"], abs=1e-4)
+        assert sum(o["cycles_by_function"].values()) == sum(o["cycles_by_class"].values()) == o["est_cycles"]
+    conv = [o for o in p["ops"] if o["op"] == "mote::conv2d_s8.out"]
+    assert conv and all(any("conv" in f for f in o["cycles_by_function"]) for o in conv)
     assert 0.995 <= e["agreement"] <= 1.0 and e["agreement"] == e["total_cycles"] / e["whole_cycles"]
     assert abs(e["whole_instructions"] - p["whole_ticks"]) <= 40
     assert sum(e["extra_cycles_by_class"].values()) == e["total_cycles"] - sum(o["est_instructions"] for o in p["ops"])
