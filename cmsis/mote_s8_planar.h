@@ -20,6 +20,11 @@
 #ifndef MOTE_S8_PLANAR_C
 #define MOTE_S8_PLANAR_C 1
 #endif
+/* MOTE_S8_PLANAR_S2 0 (set by the includer): no stride-2 assembly (the includer takes
+   no stride-2 plane into dwp_asm_plane). */
+#ifndef MOTE_S8_PLANAR_S2
+#define MOTE_S8_PLANAR_S2 1
+#endif
 #if defined(MOTE_S8_DSP)
 MOTE_S8_INLINE int32_t dwp_smmlar(int32_t a, int32_t m, int32_t add)
 {
@@ -285,6 +290,7 @@ __attribute__((naked, noinline)) static void dwp_s1_asm(const dwp_job_t *job __a
         DWP_ASM_EXIT);
 }
 
+#if MOTE_S8_PLANAR_S2
 /* stride 2, one kernel row into r5..r8 (x0..x8; r11 / r12 reused for x67 / x8) */
 #define DWP_S2_ROW(WOFF)                                                                   \
     "ldrd r9, r10, [sp, #" WOFF "]\n\t"                                                    \
@@ -329,6 +335,7 @@ __attribute__((naked, noinline)) static void dwp_s2_asm(const dwp_job_t *job __a
         "adds r0, r0, #16\n\t"
         DWP_ASM_EXIT);
 }
+#endif /* MOTE_S8_PLANAR_S2 */
 #if MOTE_S8_USE_DW_PLANAR_X6
 /*
  * Stride 1, rows of one 1x6 block (the last six columns of a row whose width is
@@ -442,7 +449,7 @@ __attribute__((naked, noinline)) static void dwp_s1x6_asm(const dwp_job_t *job _
         "add sp, sp, #76\n\t"
         "pop {r4-r11, pc}\n\t");
 }
-#if MOTE_S8_USE_DW_PLANAR_X6S2 /* inside MOTE_S8_USE_DW_PLANAR_X6: its requantization */
+#if MOTE_S8_USE_DW_PLANAR_X6S2 && MOTE_S8_PLANAR_S2 /* inside MOTE_S8_USE_DW_PLANAR_X6: its requantization */
 /* stride 2, one kernel row into r4..r9: x0..x7, then x8..x12 (x6, x7 kept in lr) */
 #define DWP_X6S2_MAC(A4, A5, A6, A7, A8)                                                   \
     "smlad r4, r10, r2, " A4 "\n\t"                                                        \
@@ -589,7 +596,7 @@ __attribute__((naked, noinline)) static void dwp_s1x3_asm(const dwp_job_t *job _
         "add sp, sp, #76\n\t"
         "pop {r4-r11, pc}\n\t");
 }
-#if MOTE_S8_USE_DW_PLANAR_X3S2 /* inside MOTE_S8_USE_DW_PLANAR_X3: its requantization */
+#if MOTE_S8_USE_DW_PLANAR_X3S2 && MOTE_S8_PLANAR_S2 /* inside MOTE_S8_USE_DW_PLANAR_X3: its requantization */
 /* stride 2, one kernel row into r4..r6 (x0..x6) */
 #define DWP_X3S2_ROW(WOFF, A4, A5)                                                         \
     "ldrd r2, r3, [sp, #" WOFF "]\n\t"                                                     \
@@ -691,7 +698,7 @@ static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32
     j->o = out;
 #if MOTE_S8_USE_DW_PLANAR_X3
     if (wo == 3) {
-#if MOTE_S8_USE_DW_PLANAR_X3S2
+#if MOTE_S8_USE_DW_PLANAR_X3S2 && MOTE_S8_PLANAR_S2
         if (stride == 2) {
             dwp_s2x3_asm(j);
             return;
@@ -713,7 +720,7 @@ static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32
         return;
     }
 #endif
-#if MOTE_S8_USE_DW_PLANAR_X6 && MOTE_S8_USE_DW_PLANAR_X6S2
+#if MOTE_S8_USE_DW_PLANAR_X6 && MOTE_S8_USE_DW_PLANAR_X6S2 && MOTE_S8_PLANAR_S2
     if (stride == 2 && (wo & 3) == 2 && wo >= 6) { /* 1x4 blocks, then a 1x6 block */
         if (nb > 1) {
             j->nb = nb - 1;
@@ -725,21 +732,26 @@ static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32
         return;
     }
 #endif
-    if (stride == 1) {
-        dwp_s1_asm(j);
-    } else {
+#if MOTE_S8_PLANAR_S2
+    if (stride != 1) {
         dwp_s2_asm(j);
+    } else
+#endif
+    {
+        dwp_s1_asm(j);
     }
     if (wo & 3) { /* the last wo % 4 columns: one more block over columns wo-4..wo-1
                      (its first outputs again, the same bytes) */
         j->nb = 1;
         j->p = pl + (size_t)(wo - 4) * stride;
         j->o = out + (size_t)(wo - 4) * opx;
-        if (stride == 1) {
-            dwp_s1_asm(j);
-        } else {
+#if MOTE_S8_PLANAR_S2
+        if (stride != 1) {
             dwp_s2_asm(j);
+            return;
         }
+#endif
+        dwp_s1_asm(j);
     }
 }
 
@@ -849,5 +861,20 @@ MOTE_S8_INLINE void dwp_job_channel(const mote_s8_conv_params_t *p, int32_t c, i
     j->off = (int32_t)((1u << (e - 1)) + ((uint32_t)p->out_zp << e));
     j->e = e;
 }
+
+/** (lo half of a, lo half of b) / (hi half of a, hi half of b) as int16 pairs. */
+MOTE_S8_INLINE int32_t dwp_pkbt(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+MOTE_S8_INLINE int32_t dwp_pktb(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
+    return r;
+}
+
 #endif /* MOTE_S8_DSP */
 #endif /* MOTE_CMSIS_S8_PLANAR_H */

@@ -32,6 +32,7 @@
 #include "mote_s8_arm.h"
 #if MOTE_S8_USE_DW_PLANAR
 #define MOTE_S8_PLANAR_C MOTE_S8_USE_DW_PLANAR_C
+#define MOTE_S8_PLANAR_S2 MOTE_S8_USE_DW_PLANAR_S2
 #include "mote_s8_planar.h"
 #endif
 
@@ -1231,39 +1232,121 @@ __attribute__((noinline)) MOTE_S8_HOT static void dw_widen_plane(const int8_t *s
 }
 
 /**
- * Four channels' rows at once: n int8 values of channels c..c+3 (the word at src, src
- * + ss, src + 2 ss, ...) minus the zero point into the int16 rows d, d + ps, d + 2 ps,
- * d + 3 ps (one per channel), two per step: two LDR, four SXTB16, four PKHBT/PKHTB,
- * four SSUB16 and four STR for eight values.
+ * dwp_job_channel for the four channels c..c+3 at once (j[0..3]; Cout a multiple of 4):
+ * one LDR per tap gives the tap of all four, SXTB16 / SXTB16 ROR 8 and SADD16 the doubled
+ * (c, c+2) / (c+1, c+3) pairs, PKHBT / PKHTB each channel's (2 wa, 2 wb) words.
  */
-MOTE_S8_INLINE void dw_widen_row4(const int8_t *src, int32_t ss, int32_t n, int16_t *d, int32_t ps,
-                                  int32_t zp)
+static void dwp_job4(const mote_s8_conv_params_t *p, int32_t c, int transpose, dwp_job_t *j)
 {
-    const int32_t zp2 = (int32_t)(((uint32_t)zp & 0xffffu) | ((uint32_t)zp << 16));
-    int32_t j;
-    for (; n >= 2; n -= 2, src += 2 * ss, d += 2) {
-        const uint32_t a = mote_s8_ld32(src), b = mote_s8_ld32(src + ss);
-        const int32_t ae = __sxtb16((int32_t)a), be = __sxtb16((int32_t)b);
-        const int32_t ao = mote_s8_sxtb16_ror8(a), bo = mote_s8_sxtb16_ror8(b);
-        int32_t v0, v1, v2, v3;
-        __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(v0) : "r"(ae), "r"(be));
-        __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(v1) : "r"(ao), "r"(bo));
-        __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(v2) : "r"(be), "r"(ae));
-        __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(v3) : "r"(bo), "r"(ao));
-        v0 = __ssub16(v0, zp2);
-        v1 = __ssub16(v1, zp2);
-        v2 = __ssub16(v2, zp2);
-        v3 = __ssub16(v3, zp2);
-        memcpy(d, &v0, 4);
-        memcpy(d + ps, &v1, 4);
-        memcpy(d + 2 * ps, &v2, 4);
-        memcpy(d + 3 * ps, &v3, 4);
+    const int32_t co = p->cout, st = transpose ? 3 : 1, rt = transpose ? 1 : 3;
+    const int8_t *w = p->weight + c;
+    int32_t ev[9], od[9], k;
+    for (k = 0; k < 9; k++) {
+        const uint32_t v = mote_s8_ld32(w + (size_t)k * co);
+        const int32_t e = __sxtb16((int32_t)v), o = mote_s8_sxtb16_ror8(v);
+        ev[k] = __sadd16(e, e);
+        od[k] = __sadd16(o, o);
     }
-    if (n > 0) {
-        for (j = 0; j < 4; j++) {
-            d[j * ps] = (int16_t)(src[j] - zp);
-        }
+    /* kernel row r of the plane (taps t0, t1, t2) into fields wa, wb of the four jobs */
+#define DWP_J4_ROW(wa, wb, r)                                                              \
+    do {                                                                                   \
+        const int32_t t0 = (r) * rt, t1 = t0 + st, t2 = t1 + st;                           \
+        j[0].wa = dwp_pkbt(ev[t0], ev[t1]);                                                \
+        j[0].wb = dwp_pkbt(ev[t2], ev[t1]);                                                \
+        j[2].wa = dwp_pktb(ev[t0], ev[t1]);                                                \
+        j[2].wb = dwp_pktb(ev[t2], ev[t1]);                                                \
+        j[1].wa = dwp_pkbt(od[t0], od[t1]);                                                \
+        j[1].wb = dwp_pkbt(od[t2], od[t1]);                                                \
+        j[3].wa = dwp_pktb(od[t0], od[t1]);                                                \
+        j[3].wb = dwp_pktb(od[t2], od[t1]);                                                \
+    } while (0)
+    DWP_J4_ROW(w0a, w0b, 0);
+    DWP_J4_ROW(w1a, w1b, 1);
+    DWP_J4_ROW(w2a, w2b, 2);
+#undef DWP_J4_ROW
+    for (k = 0; k < 4; k++) {
+        const int32_t e = -p->shift[c + k];
+        j[k].bias2 = (int32_t)(2 * p->bias[c + k]);
+        j[k].m = p->mult[c + k];
+        j[k].off = (int32_t)((1u << (e - 1)) + ((uint32_t)p->out_zp << e));
+        j[k].e = e;
     }
+}
+/**
+ * dw_widen4's job: `rows` rows of `n` pixels of four channels (the int8 word at src,
+ * src + ss, ...) into four int16 planes, x - zp. rsa / dsa: bytes from a row's end to
+ * the next row's start (input: rows rs bytes apart, rsa = rs - n ss; planes: rows ds
+ * bytes apart, dsa = ds - 2 n); ps: bytes between the planes.
+ */
+typedef struct dw_w4 {
+    const int8_t *src; /* pixel 0 of row 0, channel c (four channels a word) */
+    int16_t *d;        /* plane c's value of that pixel */
+    int32_t ss, nzp2;  /* bytes between pixels along a row; -zp in both halves */
+    int32_t ps, rows, n, rsa, dsa;
+} dw_w4_t;
+
+/**
+ * Four channels' planes at once, all rows in one call: per two pixels two LDR, four
+ * SXTAB16 (sign extension and x - zp in one: -zp plus the byte lanes 0, 2 or, rotated,
+ * 1, 3), four PKHBT/PKHTB, four STR (17 instructions and the loop per eight values);
+ * an odd last pixel of a row by one LDR, two SXTAB16, four STRH.
+ */
+__attribute__((naked, noinline)) static void dw_widen4(const dw_w4_t *j __attribute__((unused)))
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #16\n\t"
+        "mov r12, r0\n\t"
+        "ldmia r12!, {r0-r3}\n\t"      /* r0 x, r1 o, r2 ss, r3 -zp pair */
+        "ldmia r12, {r6-r10}\n\t"      /* ps rows n rsa dsa */
+        "stmia sp, {r7-r10}\n\t"       /* frame: rows, n, rsa, dsa */
+        "add r4, r6, r6\n\t"           /* 2 ps */
+        "add r5, r4, r6\n\t"           /* 3 ps */
+        "1:\n\t"
+        "ldr r7, [sp, #4]\n\t"
+        "asrs lr, r7, #1\n\t"
+        "beq 3f\n\t"
+        "2:\n\t"
+        "ldr r8, [r0]\n\t"
+        "ldr r9, [r0, r2]\n\t"
+        "add r0, r0, r2, lsl #1\n\t"
+        "sxtab16 r10, r3, r8\n\t"          /* (c0, c2) of pixel 0 */
+        "sxtab16 r11, r3, r9\n\t"          /* (c0, c2) of pixel 1 */
+        "sxtab16 r8, r3, r8, ror #8\n\t"   /* (c1, c3) of pixel 0 */
+        "sxtab16 r9, r3, r9, ror #8\n\t"   /* (c1, c3) of pixel 1 */
+        "pkhbt r12, r10, r11, lsl #16\n\t" /* c0 */
+        "pkhtb r11, r11, r10, asr #16\n\t" /* c2 */
+        "pkhbt r10, r8, r9, lsl #16\n\t"   /* c1 */
+        "pkhtb r9, r9, r8, asr #16\n\t"    /* c3 */
+        "str r11, [r1, r4]\n\t"
+        "str r10, [r1, r6]\n\t"
+        "str r9, [r1, r5]\n\t"
+        "str r12, [r1], #4\n\t"
+        "subs lr, lr, #1\n\t"
+        "bne 2b\n\t"
+        "3:\n\t"
+        "lsls r7, r7, #31\n\t"             /* n odd: the row's last pixel */
+        "beq 4f\n\t"
+        "ldr r8, [r0]\n\t"
+        "add r0, r0, r2\n\t"
+        "sxtab16 r10, r3, r8\n\t"
+        "sxtab16 r8, r3, r8, ror #8\n\t"
+        "strh r8, [r1, r6]\n\t"
+        "lsrs r8, r8, #16\n\t"
+        "strh r8, [r1, r5]\n\t"
+        "lsrs r8, r10, #16\n\t"
+        "strh r8, [r1, r4]\n\t"
+        "strh r10, [r1], #2\n\t"
+        "4:\n\t"
+        "ldrd r8, r9, [sp, #8]\n\t"
+        "add r0, r0, r8\n\t"
+        "add r1, r1, r9\n\t"
+        "ldr r7, [sp]\n\t"
+        "subs r7, r7, #1\n\t"
+        "str r7, [sp]\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #16\n\t"
+        "pop {r4-r11, pc}\n\t");
 }
 
 /**
@@ -1274,7 +1357,7 @@ MOTE_S8_INLINE void dw_widen_row4(const int8_t *src, int32_t ss, int32_t n, int1
  * output rows are narrower than 8 and the columns longer, so the 1x4 blocks run along
  * the long side, e.g. DS-CNN's 25x5 maps), then the plane kernel of
  * cmsis/mote_s8_planar.h (SMLAD only, weights in registers). Four channels at a time
- * (dw_widen_row4: one load per four values) when the scratch holds four planes and
+ * (dw_widen4: every row in one call, one load per four values; the four channels' constants by dwp_job4) when the scratch holds four planes and
  * Cout is a multiple of 4 (DS-CNN: 1,512 of its 1,744 bytes), else one. In place (the
  * output at the input's first byte, one image) needs no row ring: a channel's outputs
  * overwrite only that channel's inputs (offsets are c modulo Cout), all read into its
@@ -1290,8 +1373,9 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
 #if MOTE_S8_USE_DW_PLANAR_C
     dwp_ch_t k;
 #endif
-    dwp_job_t jb;
-    int32_t b, c, j, y, x, np = 4, wo_r;
+    dwp_job_t jb[4];
+    dw_w4_t w4;
+    int32_t b, c, j, x, np = 4, wo_r;
     int fast;
     if (!(mote_s8_dw_variant(p->kh, p->kw, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->h, p->w,
                              p->pad_h, p->pad_w, p->act_min, p->act_max) &
@@ -1324,38 +1408,57 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     if (!fast && !MOTE_S8_USE_DW_PLANAR_C) {
         return 0; /* the C blocks are compiled out (nothing written yet) */
     }
-    jb.rows = transpose ? p->wo : p->ho;
-    jb.prow = 2 * p->stride_h * (transpose ? hp : wpl);
-    jb.orow = transpose ? cout : p->wo * cout;
-    jb.wpb = 2 * (transpose ? hp : wpl);
-    jb.opx = transpose ? p->wo * cout : cout;
+    for (j = 0; j < 4; j++) { /* the jobs' call constants (each channel's: dwp_job4 / dwp_job_channel) */
+        jb[j].rows = transpose ? p->wo : p->ho;
+        jb[j].prow = 2 * p->stride_h * (transpose ? hp : wpl);
+        jb[j].orow = transpose ? cout : p->wo * cout;
+        jb[j].wpb = 2 * (transpose ? hp : wpl);
+        jb[j].opx = transpose ? p->wo * cout : cout;
+    }
     memset(plane, 0, (size_t)np * (size_t)ps * sizeof(int16_t)); /* the borders stay zero */
+    if (transpose) { /* plane row x + pad_w holds input column x: values along H */
+        w4.d = plane + (size_t)p->pad_w * hp + p->pad_h;
+        w4.ss = p->w * cout;
+        w4.rows = p->w;
+        w4.n = p->h;
+        w4.rsa = cout - p->h * p->w * cout;
+        w4.dsa = 2 * (hp - p->h);
+    } else {
+        w4.d = plane + (size_t)p->pad_h * wpl + p->pad_w;
+        w4.ss = cout;
+        w4.rows = p->h;
+        w4.n = p->w;
+        w4.rsa = 0;
+        w4.dsa = 2 * (wpl - p->w);
+    }
+    w4.nzp2 = (int32_t)(((uint32_t)-zp & 0xffffu) | ((uint32_t)-zp << 16));
+    w4.ps = 2 * ps;
     for (b = 0; b < p->n; b++) {
         for (c = 0; c < cout; c += np) {
             const int8_t *src = p->input + (size_t)b * p->h * p->w * cout + c;
             int8_t *out = p->output + (size_t)b * p->ho * p->wo * cout + c;
-            if (transpose) { /* plane row x + pad_w holds input column x */
+            if (np == 4) { /* every row of the four planes in one call */
+                w4.src = src;
+                dw_widen4(&w4);
+            } else if (transpose) { /* plane row x + pad_w holds input column x */
                 for (x = 0; x < p->w; x++) {
-                    int16_t *d = plane + (size_t)(x + p->pad_w) * hp + p->pad_h;
-                    if (np == 4) {
-                        dw_widen_row4(src + (size_t)x * cout, p->w * cout, p->h, d, ps, zp);
-                    } else {
-                        dw_widen_row(src + (size_t)x * cout, p->w * cout, p->h, d, zp);
-                    }
-                }
-            } else if (np == 4) {
-                for (y = 0; y < p->h; y++) {
-                    dw_widen_row4(src + (size_t)y * p->w * cout, cout, p->w,
-                                  plane + (size_t)(y + p->pad_h) * wpl + p->pad_w, ps, zp);
+                    dw_widen_row(src + (size_t)x * cout, p->w * cout, p->h,
+                                 plane + (size_t)(x + p->pad_w) * hp + p->pad_h, zp);
                 }
             } else {
                 dw_widen_plane(src, cout, p->w * cout, p->h, p->w, plane + (size_t)p->pad_h * wpl + p->pad_w,
                                wpl, zp);
             }
+            if (fast && !(MOTE_S8_USE_DW_PLANAR_ONE && (cout & 3)) && (c & 3) == 0) { /* four channels' constants */
+                dwp_job4(p, c, transpose, jb);
+            }
             for (j = 0; j < np; j++) {
-                if (fast) { /* the job's call constants set once, the channel's here */
-                    dwp_job_channel(p, c + j, transpose, &jb);
-                    dwp_asm_plane(&jb, plane + (size_t)j * ps, p->stride_h, wo_r, out + j);
+                if (fast) { /* the jobs' call constants set once, the channels' here */
+                    dwp_job_t *jj = &jb[(c + j) & 3];
+                    if (MOTE_S8_USE_DW_PLANAR_ONE && (cout & 3)) { /* one plane at a time */
+                        dwp_job_channel(p, c + j, transpose, jj);
+                    }
+                    dwp_asm_plane(jj, plane + (size_t)j * ps, p->stride_h, wo_r, out + j);
                     continue;
                 }
 #if MOTE_S8_USE_DW_PLANAR_C

@@ -125,6 +125,13 @@ def _dw(rng, name, n, h, w, cin, dm, k, stride, pad, dil, act=(-128, 127), pool=
                 macs=out.size * k[0] * k[1], scratch=dw_scratch_bytes(cout, *k, h, w, pad))
 
 
+def _dw4(c):
+    """Depthwise case `c` with scratch for four int16 planes (mote_s8_dw_planes4_bytes)."""
+    _, h, w, _ = c["args"][0].shape
+    pad = c["args"][6]
+    return dict(c, scratch=max(c["scratch"], 16 + 8 * (h + 2 * pad[0]) * (w + 2 * pad[1])))
+
+
 def _pw_planar(rng, name, n, h, w, cin, cout, border, act=(-128, 127), pool=None, panel=True):
     """Pointwise writing the planar int16 layout (aot/compiler/layout.py); panel:
     the 11-argument form with the weights pre-widened for the DSP kernel."""
@@ -280,6 +287,14 @@ def make_cases():
               # stride 2 rows of three (the 1x3 block: MobileNet's 6 -> 3), transposed
               _dw(rng, "dw_dsp_s2_wo3", 1, 6, 6, 8, 1, (3, 3), (2, 2), (1, 1), (1, 1)),
               _dw(rng, "dw_dsp_s2_ho3", 1, 6, 4, 4, 1, (3, 3), (2, 2), (1, 1), (1, 1))]
+    # the same with scratch for four planes (mote_s8_dw_planes4_bytes: the four channels
+    # widened at once): odd rows of 7 and 9 (stride 2), rows of 6 and 3, a transposed
+    # plane with columns of 7, MobileNet's 48 -> 24 shape cut to 12 channels
+    cases += [_dw4(_dw(rng, name, *shape, 1, (3, 3), st, (1, 1), (1, 1)))
+              for name, shape, st in (("dw4_wo7", (1, 6, 7, 8), (1, 1)), ("dw4_s2_wo9", (1, 9, 17, 8), (2, 2)),
+                                      ("dw4_wo6", (1, 6, 6, 12), (1, 1)), ("dw4_wo3", (1, 3, 3, 8), (1, 1)),
+                                      ("dw4_s2_wo3", (1, 6, 6, 4), (2, 2)), ("dw4_ho7", (1, 7, 5, 8), (1, 1)),
+                                      ("dw4_s2_48", (1, 48, 48, 12), (2, 2)))]
     xp = rng.integers(-128, 128, (1, 10, 10, n), dtype=np.int8)
     args = [xp, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1],
             [1, 1], 1, 9, -3, -128, 127]
