@@ -132,12 +132,14 @@ class Span:
         instruction above 1 come from)."""
         return Counter({c: n - self.instructions_by_class[c] for c, n in self.by_class.items()})
 
-    def _add(self, cycles: int, cls: str, function: str) -> None:
-        self.instructions += 1
-        self.cycles += cycles
-        self.by_class[cls] += cycles
-        self.by_function[function] += cycles
-        self.instructions_by_class[cls] += 1
+    def _add_tb(self, price: "_TbPrice", times: int, function: str) -> None:
+        """Adds `times` executions of a translation block priced `price`."""
+        self.instructions += times * price.instructions
+        self.cycles += times * price.cycles
+        for cls, (n, cyc) in price.by_class.items():
+            self.by_class[cls] += times * cyc
+            self.instructions_by_class[cls] += times * n
+        self.by_function[function] += times * price.cycles
 
 
 @dataclass
@@ -286,6 +288,29 @@ def parse_trace(lines: Iterable[str]):
     return tbs, runs
 
 
+@dataclass(frozen=True)
+class _TbPrice:
+    """One execution of a translation block: instructions, cycles, per class
+    (instructions, cycles), and whether its last instruction is a load."""
+    instructions: int
+    cycles: int
+    by_class: dict
+    ends_with_load: bool
+
+
+def _price_tb(insns: list, after_load: bool, taken: bool, refill: int) -> _TbPrice:
+    """`insns` executed once: the first after a load or not, the last a branch
+    taken or not (the only two things that differ between executions)."""
+    cycles, by_class, prev = 0, {}, after_load
+    for i, insn in enumerate(insns):
+        cyc, cls = insn_cost(insn, taken and i == len(insns) - 1, prev, refill)
+        prev = cls == "load"
+        cycles += cyc
+        n, c = by_class.get(cls, (0, 0))
+        by_class[cls] = (n + 1, c + cyc)
+    return _TbPrice(len(insns), cycles, by_class, prev)
+
+
 def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS,
              refill: int = REFILL_CYCLES, marker: str = MARKER) -> Estimate:
     """Price every instruction executed inside the region [first TB of `entry`,
@@ -299,11 +324,16 @@ def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS
     inf: Optional[Inference] = None
     caller: Optional[str] = None    # while inside a marker call: the function it returns to
     prev_sym = None
+    # executions per (TB, after a load, last branch taken, symbol), per inference and span;
+    # priced once per distinct key at the end (a TB's cost depends on nothing else)
+    counts: dict = {}
+    prices: dict = {}
     for k, (host, pc, sym) in enumerate(runs):
         if not inside and sym == entry:
             inside = True
             inf = Inference(spans=[Span()])
             est.inferences.append(inf)
+            counts[id(inf)], counts[id(inf.spans[0])] = Counter(), Counter()
             caller = None
         elif inside and sym in callers:
             inside = False
@@ -314,20 +344,27 @@ def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS
             caller = prev_sym
             inf.markers += 1
             inf.spans.append(Span())
+            counts[id(inf.spans[-1])] = Counter()
         elif caller is not None and sym == caller:
             caller = None
         prev_sym = sym
-        span = inf.spans[-1] if caller is None else None
-        insns = tbs.get(host) or []
+        insns = tbs.get(host)
+        if not insns:
+            continue
+        last = insns[-1]
         nxt = runs[k + 1][1] if k + 1 < len(runs) else None
-        for i, insn in enumerate(insns):
-            last = i == len(insns) - 1
-            taken = last and nxt is not None and nxt != insn.addr + insn.size
-            cyc, cls = insn_cost(insn, taken, prev_load, refill)
-            prev_load = cls == "load"
-            inf._add(cyc, cls, sym or "?")
-            if span is not None:
-                span._add(cyc, cls, sym or "?")
+        key = (host, prev_load, nxt is not None and nxt != last.addr + last.size, sym or "?")
+        counts[id(inf)][key] += 1
+        if caller is None:
+            counts[id(inf.spans[-1])][key] += 1
+        price = prices.get(key[:3])
+        if price is None:
+            price = prices[key[:3]] = _price_tb(insns, key[1], key[2], refill)
+        prev_load = price.ends_with_load
+    for inf in est.inferences:
+        for part in [inf] + inf.spans:
+            for (host, after_load, taken, sym), times in counts[id(part)].items():
+                part._add_tb(prices[host, after_load, taken], times, sym)
     return est
 
 
