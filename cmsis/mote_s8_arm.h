@@ -71,6 +71,9 @@
  *   CONV_FULL      the full-range [-128, 127] store core (else the clamping one serves)
  *   CONV_CLAMP     the clamping store core (ranges narrower than [-128, 127])
  *   CONV_ODD       the last channel of an odd Cout (fast path)
+ *   CONV_PWE       stride-1 pointwise calls with the program's E-form table (small K:
+ *                  MOTE_S8_EFORM_KMAX, kernels/requant.h): their rows and the 3x2 core
+ *                  with the two-instruction requantization
  *   DW_PLANAR      depthwise through an int16 plane (mote_s8_dw_planar_call)
  *   DW_PLANAR_S2   its stride-2 core
  *   DW_PLANAR_T, DW_PLANAR_N  the plane transposed (mote_s8_dw_planar_transposed) or not
@@ -117,6 +120,9 @@
 #endif
 #ifndef MOTE_S8_USE_CONV_ODD
 #define MOTE_S8_USE_CONV_ODD 1
+#endif
+#ifndef MOTE_S8_USE_CONV_PWE
+#define MOTE_S8_USE_CONV_PWE 1
 #endif
 #ifndef MOTE_S8_USE_DW_PLANAR
 #define MOTE_S8_USE_DW_PLANAR 1
@@ -419,6 +425,23 @@ MOTE_S8_INLINE int mote_s8_fast_entry_ok(int32_t b2, int32_t mult, int32_t e, in
 {
     return (b2 & 1) == 0 && b2 < lim2 && b2 > -lim2 && mult > (1 << 30) &&
            (uint32_t)e - 1u <= 21u;
+}
+
+/**
+ * An E-form table entry (kernels/requant.h, MOTE_S8_EFORM_E) of a K-tap call (K <=
+ * MOTE_S8_EFORM_KMAX): f = MARK | d with d in [1, 7], the scaled bias b a multiple
+ * of 2^(1 + d) with |b| + K * 2^(15 + d) < 2^31 (so the sum t = 2^(1 + d) * acc fits),
+ * M in (2^30, 2^31).
+ */
+MOTE_S8_INLINE int mote_s8_eform_entry_ok(int32_t b, int32_t mult, int32_t f, int32_t k)
+{
+    const uint32_t d = (uint32_t)f - (uint32_t)MOTE_S8_EFORM_MARK;
+    int32_t lim;
+    if (d - 1u > 6u || k < 1 || k > MOTE_S8_EFORM_KMAX) {
+        return 0;
+    }
+    lim = (int32_t)(0x80000000u - ((uint32_t)k << (15u + d)));
+    return (b & (int32_t)((2u << d) - 1u)) == 0 && b < lim && b > -lim && mult > (1 << 30);
 }
 
 /** 2 * (2^30 - K * 2^14): |2 * bias| below it is the fast bound; <= 0 if none is. */

@@ -800,6 +800,7 @@ typedef struct conv_blk {
 
 void mote_s8_dsp_conv3_full(const conv_blk_t *b);
 void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
+void mote_s8_dsp_conv3_e(const conv_blk_t *b); /* the E-form table (MOTE_S8_EFORM_E) */
 
 /* clang-format off */
 /* the group's weight words: one LDM (fewer instructions) */
@@ -820,7 +821,7 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
     "  mov r11, r9\n"                                                                      \
     "  ldr lr, [sp, #20]\n"                                                                \
     "  ldr pc, [sp, #24]\n"
-#define CONV_CORE(name, store)                                                             \
+#define CONV_CORE(name, rq, store)                                                         \
     MOTE_S8_ASM_FUNC(name)                                                             \
     "  push {r4-r11, lr}\n"                                                                \
     "  sub sp, sp, #40\n"                                                                  \
@@ -843,9 +844,9 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
     "  bne .L" name "_loop\n"                                                              \
     "  ldr r4, [sp, #12]\n"                                                                   \
     "  ldm r4!, {r0-r2}\n"                                                                 \
-    MOTE_S8_ASM_RQ("r6", "r6") MOTE_S8_ASM_RQ("r7", "r7") MOTE_S8_ASM_RQ("r8", "r8")       \
+    rq("r6") rq("r7") rq("r8")                                                             \
     "  ldm r4!, {r0-r2}\n"                                                                 \
-    MOTE_S8_ASM_RQ("r9", "r9") MOTE_S8_ASM_RQ("r10", "r10") MOTE_S8_ASM_RQ("r11", "r11")   \
+    rq("r9") rq("r10") rq("r11")                                                           \
     store                                                                                  \
     "  ldr r5, [sp, #16]\n"                                                                \
     "  cmp r4, r5\n"                                                                       \
@@ -855,6 +856,14 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
     "  add sp, sp, #40\n"                                                                  \
     "  pop {r4-r11, pc}\n"                                                                 \
     "  .size " name ", . - " name "\n"
+/* the requantization of an accumulator in place: the fast form (r0-r2 = M rz e) */
+#define CONV_RQ_FAST(acc) MOTE_S8_ASM_RQ(acc, acc)
+/* the E-form (kernels/requant.h, MOTE_S8_EFORM_E; r0 r1 = M rz): SMMLA, SSAT of >> E */
+#define CONV_RQ_E(acc)                                                                     \
+    "  smmla " acc ", " acc ", r0, r1\n"                                                   \
+    "  ssat " acc ", #8, " acc ", asr #" CONV_STR(MOTE_S8_EFORM_E) "\n"
+#define CONV_STR_(x) #x
+#define CONV_STR(x) CONV_STR_(x)
 /* bytes: p.a p.b at oa, q.a q.b at ob, r.a r.b at oc */
 #define CONV_STORE_FULL                                                                    \
     "  ldm sp, {r0-r2}\n"                                                                  \
@@ -886,10 +895,13 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
     "  strh r8, [r2], #2\n"                                                                \
     "  stm sp, {r0-r2}\n"
 #if CONV_CORE_FULL
-__asm__(CONV_CORE("mote_s8_dsp_conv3_full", CONV_STORE_FULL) "  .text\n");
+__asm__(CONV_CORE("mote_s8_dsp_conv3_full", CONV_RQ_FAST, CONV_STORE_FULL) "  .text\n");
 #endif
 #if CONV_CORE_CLAMP
-__asm__(CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_STORE_CLAMP) "  .text\n");
+__asm__(CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_RQ_FAST, CONV_STORE_CLAMP) "  .text\n");
+#endif
+#if MOTE_S8_USE_CONV_PWE /* E-form calls: the range is [-128, 127] (SSAT clamps) */
+__asm__(CONV_CORE("mote_s8_dsp_conv3_e", CONV_RQ_E, CONV_STORE_FULL) "  .text\n");
 #endif
 /* clang-format on */
 #undef CONV3_W
@@ -899,6 +911,8 @@ __asm__(CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_STORE_CLAMP) "  .text\n");
 #undef CONV_CORE
 #undef CONV_STORE_FULL
 #undef CONV_STORE_CLAMP
+#undef CONV_RQ_FAST
+#undef CONV_RQ_E
 
 /** One weight row of a pair (w: row a; w + 2: row b) for the pixel triple x:
  *  s[j] = pixel j's sum over ng groups (doubled when the weights are). */
@@ -925,6 +939,7 @@ typedef struct conv_state {
     int8_t *col8;
     int32_t nrows, wc0;
     int fast;
+    int eform; /* the program's table is the E-form (conv_rows_pwe) */
 } conv_state_t;
 
 /** Output rows [oy0, oy1), block by block of widened weight rows (a band of mote_s8_rows_begin / next). */
@@ -1060,6 +1075,53 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     }
 }
 
+#if MOTE_S8_USE_CONV_PWE
+/**
+ * conv_rows of a stride-1 pointwise call with the program's E-form table (conv_run
+ * checked it: K = Cin <= MOTE_S8_EFORM_KMAX, a multiple of 4, even Cout, range
+ * [-128, 127]): pixel triples widened straight from the input, every channel pair
+ * by the 3x2 core with the two-instruction requantization (mote_s8_dsp_conv3_e).
+ */
+MOTE_S8_HOT static void conv_rows_pwe(const mote_s8_conv_params_t *p, void *state)
+{
+    conv_state_t *st = (conv_state_t *)state;
+    const int32_t cin = p->cin, cout = p->cout;
+    int32_t *const x = st->x;
+    int8_t *const out = p->output;
+    const int8_t *const in = p->input;
+    int32_t pix, pix0, pix1;
+    conv_blk_t blk;
+    blk.x = x;
+    blk.xend = x + (cin >> 2) * CONV_GW3;
+    blk.lo4 = 0;
+    blk.hi4 = 0;
+    blk.w = st->wblk;
+    blk.skip = CONV3_GROUP_BYTES * ((8 - ((cin >> 2) & 7)) & 7);
+    blk.entry = 0;
+    blk.q = st->fq;
+    blk.qend = st->fq + (size_t)(cout >> 1) * CONV_FAST_WORDS;
+    mote_s8_px_range(p, &pix0, &pix1);
+    for (pix = pix0; pix < pix1; pix += 3) { /* pixel triples (the last repeats) */
+        const int32_t pb = pix + 1 < pix1 ? pix + 1 : pix;
+        const int32_t pc = pix + 2 < pix1 ? pix + 2 : pb;
+        const int8_t *sa = in + (size_t)pix * cin;
+        const int8_t *sb = in + (size_t)pb * cin;
+        const int8_t *sc = in + (size_t)pc * cin;
+        int32_t i;
+        int32_t *d = x;
+        for (i = 0; i < cin; i += 4, d += CONV_GW3) {
+            conv_widen_word(d, mote_s8_ld32(sa + i), 0);
+            conv_widen_word(d + 2, mote_s8_ld32(sb + i), 0);
+            conv_widen_word(d + 4, mote_s8_ld32(sc + i), 0);
+        }
+        blk.oa = out + (size_t)(pix - pix0) * cout;
+        blk.ob = out + (size_t)(pb - pix0) * cout;
+        blk.oc = out + (size_t)(pc - pix0) * cout;
+        mote_s8_dsp_conv3_e(&blk);
+    }
+}
+#endif
+
 /** In place without the row ring (the rule: mote_s8_conv_direct_in_place, requant.h). */
 static int conv_pointwise_in_place(const mote_s8_conv_params_t *p)
 {
@@ -1131,6 +1193,7 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     conv_q_t *q;
     int32_t *fq;
     conv_state_t st;
+    void (*rows)(const mote_s8_conv_params_t *, void *) = conv_rows;
     int32_t r;
     if (x == NULL) {
         return MOTE_ERR_KERNEL_SCRATCH;
@@ -1164,7 +1227,25 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
        table (aot/compiler/dsp_weights.py), or the rows widened here; a panel
        without the table holds them once: the general path */
     st.fast = p->wpanel == NULL || p->wtable != NULL;
-    if (p->wtable != NULL) {
+    st.eform = p->wtable != NULL && (p->wtable[6] & MOTE_S8_EFORM_MARK) != 0;
+    if (st.eform) {
+        /* the E-form table (kernels/requant.h): a stride-1 pointwise call, K small,
+           even Cout, out_zp -128 and the full range (no sign correction needed) */
+        const int32_t *t = p->wtable;
+        MOTE_CHECK(MOTE_S8_USE_CONV_PWE, MOTE_ERR_UNSUPPORTED);
+        MOTE_CHECK(mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w, p->dil_h,
+                                        p->dil_w) == MOTE_S8_CONV_POINTWISE &&
+                       p->stride_h == 1 && p->stride_w == 1 && (p->cout & 1) == 0 &&
+                       p->out_zp == -128 && p->act_min == -128 && p->act_max == 127,
+                   MOTE_ERR_KERNEL_ARGS);
+        for (r = 0; r < p->cout; r += 2, t += CONV_FAST_WORDS) {
+            MOTE_CHECK(t[0] == t[1] && t[2] == t[3] &&
+                           mote_s8_eform_entry_ok(t[0], t[4], t[6], k) &&
+                           mote_s8_eform_entry_ok(t[2], t[7], t[9], k),
+                       MOTE_ERR_KERNEL_ARGS);
+        }
+        st.fq = p->wtable;
+    } else if (p->wtable != NULL) {
         /* the program's table (aot/compiler/dsp_weights.py): the compiler found every
            channel fast; the checks below keep the core's arithmetic exact */
         const int32_t lim2 = mote_s8_fast_lim2(k);
@@ -1182,13 +1263,18 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
         return MOTE_ERR_UNSUPPORTED;
 #endif
     }
+#if MOTE_S8_USE_CONV_PWE
+    if (st.eform) {
+        rows = conv_rows_pwe;
+    }
+#endif
     if (conv_pointwise_in_place(p)) {
-        conv_rows(p, &st);
+        rows(p, &st);
         return MOTE_OK;
     }
     MOTE_TRY(mote_s8_rows_begin(ctx, own, p, &it));
     do {
-        conv_rows(&it.band, &st);
+        rows(&it.band, &st);
     } while (mote_s8_rows_next(&it));
     return MOTE_OK;
 }

@@ -154,6 +154,23 @@ static inline uint32_t mote_s8_conv_table_numel(int32_t cout)
     return cout < 1 || cout > 0x3fffffff / 20 ? 0u : 20u * (((uint32_t)cout + 1u) >> 1);
 }
 
+/**
+ * The E-form of that table (aot/compiler/dsp_weights.py, eform_table): a stride-1
+ * pointwise call with K = Cin <= MOTE_S8_EFORM_KMAX, an even Cout, out_zp = -128 and
+ * the activation range [-128, 127] (a fused ReLU: a negative sum clamps to -128, so no
+ * sign correction), whose channels have e = -shift in [E - 7, E - 1]
+ * (E = MOTE_S8_EFORM_E) and |bc| + K * 2^14 small enough, requantizes in two
+ * instructions: y = SMMLA(t, M, rz) (high word, truncated), out = SSAT(y >> E, 8), with
+ * d = E - e in [1, 7], the channel's panel weights scaled by 2^(1 + d) (not 2), so
+ * t = 2^(1 + d) * acc, and per pair the same 10 words with 2bc -> 2^(1 + d) * bc,
+ * rz -> 2^(E-1) + (out_zp << E) + 2^(d-1), e -> MOTE_S8_EFORM_MARK | d. Exact:
+ * floor(t*M / 2^32) + 2^(d-1) lies in [2^d Y, 2^d Y + 2^d) for Y = SRDHM(acc, M)
+ * (rounded), so the shift by E = e + d gives the byte of the fast form (cmsis/README.md).
+ */
+#define MOTE_S8_EFORM_E 12
+#define MOTE_S8_EFORM_MARK 0x100
+#define MOTE_S8_EFORM_KMAX 32
+
 /** Longest row (K rounded up to 8) of a linear_s8 panel: the DSP kernel widens the
  *  input row onto its stack (2 bytes a tap). */
 #define MOTE_S8_LIN_PANEL_KMAX 256

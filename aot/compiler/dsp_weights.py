@@ -105,16 +105,85 @@ def fast_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
     return _wrap32(np.array(t, np.int64)).astype(np.int32)
 
 
-def call_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int) -> np.ndarray:
+#: the E-form of the table (kernels/requant.h): SSAT's shift E, the marker of its
+#: third words, the longest K (MOTE_S8_EFORM_E, _MARK, _KMAX)
+EFORM_E = 12
+EFORM_MARK = 0x100
+EFORM_KMAX = 32
+
+
+def eform_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int, act=(-128, 127)):
+    """(scale, table) of the E-form of the fast table for a stride-1 pointwise call
+    (kernels/requant.h, MOTE_S8_EFORM_E), or None when the call does not admit it:
+    K <= EFORM_KMAX, Cout even, out_zp = -128 and ``act`` = (-128, 127) (a fused ReLU:
+    no sign correction), every channel fast (fast_table) with d = E - e in [1, 7] and
+    (|bc| + K * 2^14) * 2^(1 + d) < 2^31. scale: per channel 2^(1 + d), the factor of
+    its panel weights (int16: |w| * 2^8 <= 2^15); table: per pair 2^(1+d) bc twice
+    for each row, then M, 2^(E-1) + (out_zp << E) + 2^(d-1), MARK | d of each."""
+    cout = weight.shape[0]
+    k = int(np.prod(weight.shape[1:]))
+    if k > EFORM_KMAX or cout % 2 or int(out_zp) != -128 or tuple(int(a) for a in act) != (-128, 127):
+        return None
+    t = fast_table(weight, bias, mult, shift, in_zp, out_zp)
+    if t is None:
+        return None
+    t = t.astype(np.int64).reshape(-1, 10)
+    bc = t[:, [0, 2]].reshape(-1) // 2                     # per channel, row order
+    e = t[:, [6, 9]].reshape(-1)
+    d = EFORM_E - e
+    if not (np.all((d >= 1) & (d <= 7)) and np.all((np.abs(bc) + k * 16384) << (1 + d) < (1 << 31))):
+        return None
+    scale = np.left_shift(1, 1 + d)
+    rz = (1 << (EFORM_E - 1)) + (int(out_zp) << EFORM_E) + np.left_shift(1, d - 1)
+    b = (bc * scale).reshape(-1, 2)
+    f = (EFORM_MARK | d).reshape(-1, 2)
+    rz = rz.reshape(-1, 2)
+    m = t[:, [4, 7]]
+    out = np.stack([b[:, 0], b[:, 0], b[:, 1], b[:, 1], m[:, 0], rz[:, 0], f[:, 0],
+                    m[:, 1], rz[:, 1], f[:, 1]], axis=1).reshape(-1)
+    return scale, _wrap32(out).astype(np.int32)
+
+
+def call_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int, act=None) -> np.ndarray:
     """The int16 constant of a conv2d_s8 call: its panel, then its fast table
     (as little-endian int16 pairs) when it has one. With the table the panel holds
     twice the weights (-256..254): the fast requantization takes 2 * acc, which
-    then comes out of the raw column without doubling it."""
+    then comes out of the raw column without doubling it. ``act`` (act_min, act_max)
+    given: a stride-1 pointwise call, which takes the E-form (eform_table: each
+    row scaled by its 2^(1 + d), the E-form table) when it admits it."""
     p = panel(weight)
+    if act is not None:
+        et = eform_table(weight, bias, mult, shift, in_zp, out_zp, act)
+        if et is not None:
+            scale, t = et
+            rows = p.reshape(weight.shape[0] // 2, -1, 2, 4)       # pair, group, row, 4
+            rows = rows * scale.reshape(-1, 1, 2, 1)
+            return np.concatenate([rows.reshape(-1), t.astype("<i4").view("<i2")]).astype(np.int16)
     t = fast_table(weight, bias, mult, shift, in_zp, out_zp)
     if t is None:
         return p
     return np.concatenate([2 * p, t.astype("<i4").view("<i2").astype(np.int16)])
+
+
+def has_eform(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
+    """True if conv2d_s8 ``call``'s panel ends with the E-form table (its third word
+    marked, EFORM_MARK): the DSP kernel's conv_rows_pwe (MOTE_S8_USE_CONV_PWE)."""
+    from aot.compiler.scratch import conv_has_table
+    if (call.op, call.overload) != CONV or not conv_has_table(spec, call):
+        return False
+    w = spec.values[call.args[1]]
+    k = int(np.prod(w.sizes[1:]))
+    pv = spec.values[call.args[PANEL_ARG]]
+    n = ((int(w.sizes[0]) + 1) & ~1) * ((k + 3) & ~3)        # int16 elements of the rows
+    t = np.frombuffer(pv.constant, "<i4", count=10, offset=2 * n)
+    return bool(int(t[6]) & EFORM_MARK)
+
+
+def _pointwise_s1(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
+    """conv2d_s8 ``call`` is a stride-1 pointwise one (MOTE_S8_CONV_POINTWISE by the
+    kernels' rule, aot.compiler.scratch.conv_code; the E-form's calls)."""
+    from aot.compiler.scratch import conv_code
+    return conv_code(spec, call) == 1 and list(spec.values[call.args[5]].items) == [1, 1]
 
 
 def linear_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
@@ -277,7 +346,9 @@ def add_dsp_weights(spec: ir.ProgramSpec, linear="panel", conv: bool = True) -> 
         zps = [spec.values[call.args[i]] for i in (8, 9)]
         if all(isinstance(v, ir.TensorValue) and v.constant is not None for v in chans):
             b, m, sh = (np.frombuffer(v.constant, "<i4") for v in chans)
-            p = call_panel(w, b, m, sh, *zps).astype("<i2")
+            act = (int(spec.values[call.args[10]]), int(spec.values[call.args[11]])) \
+                if _pointwise_s1(spec, call) else None
+            p = call_panel(w, b, m, sh, *zps, act=act).astype("<i2")
         else:
             p = panel(w).astype("<i2")
         spec.values.append(ir.TensorValue(sizes=[int(p.size)], dtype=INT16,

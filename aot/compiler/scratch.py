@@ -124,7 +124,8 @@ def call_variant(spec, call):
     """The variant of the optimized (cmsis/) kernel that runs `call`, or None for
     an op without variants. conv2d_s8: "pointwise" / "stem" / "stem3x3c3" / "window" by shape
     (mote_variant_mote_conv2d_s8), "+table" when the program carries the DSP
-    kernel's requantization table (aot.compiler.dsp_weights); linear_s8: "panel"
+    kernel's requantization table (aot.compiler.dsp_weights), "+etable" its E-form
+    (two-instruction requantization, small-K stride-1 pointwise calls); linear_s8: "panel"
     with its DSP panel, "rows+table" with its table alone (the int8 weights read in
     place, four rows at a time), else "rows"; depthwise_conv2d_s8 (depth multiplier 1):
     "planes" when the DSP and MVE kernels run it channel by channel over a plane (by
@@ -149,7 +150,8 @@ def call_variant(spec, call):
     code = conv_code(spec, call)
     label = CONV_VARIANTS.get(code, f"variant {code}")
     if conv_has_table(spec, call):
-        label += "+table"
+        from aot.compiler.dsp_weights import has_eform
+        label += "+etable" if has_eform(spec, call) else "+table"
     return label
 
 

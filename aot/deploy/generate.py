@@ -192,7 +192,7 @@ def _variant_rules(spec, opt_size: bool) -> dict:
     """{variant name: whether a call of `spec` runs it} on a core with the DSP
     extension, by the rules the kernels dispatch with (the C ones through the
     host-compiled kernels/int8_scratch.c, aot.compiler.scratch)."""
-    from aot.compiler.dsp_weights import CONV, LINEAR, has_panel, has_table
+    from aot.compiler.dsp_weights import CONV, LINEAR, has_eform, has_panel, has_table
     from aot.compiler.scratch import (conv_code, conv_direct_in_place, conv_has_table, dw_planar,
                                       dw_planar_form, placement)
     conv = [c for c in spec.instructions if (c.op, c.overload) == CONV]
@@ -200,7 +200,10 @@ def _variant_rules(spec, opt_size: bool) -> dict:
     lin = [c for c in spec.instructions if (c.op, c.overload) == LINEAR]
     vals = spec.values
     codes = [conv_code(spec, c) for c in conv]
-    full = [int(vals[c.args[10]]) == -128 and int(vals[c.args[11]]) == 127 for c in conv]
+    eform = [has_eform(spec, c) for c in conv]
+    # the store cores serve the calls other than the E-form's (a core of its own)
+    cores = [c for c, e in zip(conv, eform) if not e]
+    full = [int(vals[c.args[10]]) == -128 and int(vals[c.args[11]]) == 127 for c in cores]
     planar = [dw_planar(spec, c) for c in dw]
     forms = [dw_planar_form(spec, c) for c, pl in zip(dw, planar) if pl]
     panel = [has_panel(spec, c) for c in lin]
@@ -213,8 +216,9 @@ def _variant_rules(spec, opt_size: bool) -> dict:
         "CONV_STEM3X3C3": 4 in codes,
         "CONV_GENERAL": not all(conv_has_table(spec, c) for c in conv),
         "CONV_FULL": not opt_size and any(full),
-        "CONV_CLAMP": bool(conv) and (opt_size or not all(full)),
+        "CONV_CLAMP": bool(cores) and (opt_size or not all(full)),
         "CONV_ODD": any(int(vals[c.args[-1]].sizes[3]) % 2 for c in conv),
+        "CONV_PWE": any(eform),
         "DW_PLANAR": any(planar),
         "DW_PLANAR_S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),
         "DW_PLANAR_T": any(f & 1 for f in forms), "DW_PLANAR_N": any(not f & 1 for f in forms),

@@ -6,8 +6,8 @@ import pytest
 
 from aot import ir
 from aot.compiler.quant import int8ref as R
-from aot.compiler.dsp_weights import (LINEAR_PANEL_ARG, PANEL_ARG, add_dsp_weights, call_panel, fast_table,
-                                      has_panel, has_table, linear_panel, linear_table, linear_trade_line, panel)
+from aot.compiler.dsp_weights import (EFORM_E, EFORM_MARK, LINEAR_PANEL_ARG, PANEL_ARG, add_dsp_weights,
+                                      call_panel, eform_table, fast_table, has_eform, has_panel, has_table, linear_panel, linear_table, linear_trade_line, panel)
 from aot.compiler.pipeline import compile_model_file
 from aot.compiler.scratch import scratch_bytes
 from aot.compiler.share_values import share_values
@@ -177,6 +177,57 @@ def test_fast_table_requantizes_like_the_reference():
     shift[2] = 1
     assert fast_table(w, bias, mult, shift, izp, ozp) is None
     assert call_panel(w, bias, mult, shift, izp, ozp).size == panel(w).size
+
+
+def test_eform_table_requantizes_like_the_reference():
+    """The E-form (kernels/requant.h): SMMLA of t = 2^(1+d) acc (the panel's weights
+    and the bias scaled), then SSAT of >> E, equals requantize + zero point -128 and
+    the range [-128, 127] of the reference, per channel; the panel rows are scaled."""
+    rng = np.random.default_rng(11)
+    cout, k, izp = 6, 8, 9
+    w = rng.integers(-128, 128, (cout, 1, 1, k), dtype=np.int8)
+    ms = [R.quantize_multiplier(float(v)) for v in rng.uniform(2 ** -11, 2 ** -5, cout)]
+    mult = np.array([m for m, _ in ms], np.int32)
+    shift = np.array([s for _, s in ms], np.int32)
+    bias = rng.integers(-40000, 40000, cout).astype(np.int32)
+    scale, t = eform_table(w, bias, mult, shift, izp, -128)
+    t = t.astype(np.int64)
+    sw = w.reshape(cout, -1).astype(np.int64).sum(1)
+    for c in range(cout):
+        pair, j = divmod(c, 2)
+        b, (m, rz, f) = t[10 * pair + 2 * j], t[10 * pair + 4 + 3 * j:10 * pair + 7 + 3 * j]
+        d = EFORM_E + int(shift[c])
+        assert f == EFORM_MARK | d and 1 <= d <= 7 and scale[c] == 2 ** (1 + d) and m == mult[c]
+        assert b == scale[c] * (bias[c] - izp * sw[c]) and b == t[10 * pair + 2 * j + 1]
+        for s in rng.integers(-k * 16384, k * 16384, 300).tolist() + [0, -1, 1]:
+            acc = int(bias[c] - izp * sw[c] + s)
+            y = ((acc * int(scale[c]) * int(m)) >> 32) + int(rz)          # SMMLA
+            got = max(-128, min(127, y >> EFORM_E))                      # SSAT #8, asr #E
+            want = max(-128, min(127, R.requantize(np.array([acc]), int(mult[c]), int(shift[c]))[0] - 128))
+            assert got == want, (c, acc)
+    # the panel holds each row times its scale (not twice); the table follows it
+    p = call_panel(w, bias, mult, shift, izp, -128, act=(-128, 127)).astype(np.int64)
+    rows = panel(w).astype(np.int64).reshape(cout // 2, -1, 2, 4) * scale.reshape(-1, 1, 2, 1)
+    assert np.array_equal(p[:panel(w).size], rows.reshape(-1))
+    # outside it: an out_zp other than -128, a narrower range, an odd Cout, K > 32, e out of range
+    assert eform_table(w, bias, mult, shift, izp, -127) is None
+    assert eform_table(w, bias, mult, shift, izp, -128, (-128, 100)) is None
+    assert eform_table(w[:5], bias[:5], mult[:5], shift[:5], izp, -128) is None
+    w40 = rng.integers(-128, 128, (cout, 1, 1, 40), dtype=np.int8)
+    assert eform_table(w40, bias, mult, shift, izp, -128) is None
+    assert eform_table(w, bias, mult, np.full(cout, -EFORM_E, np.int32), izp, -128) is None
+    assert call_panel(w, bias, mult, shift, izp, -127, act=(-127, 127)).size == \
+        call_panel(w, bias, mult, shift, izp, -127).size
+
+
+def test_mobilenet_small_k_pointwise_takes_the_eform():
+    """VWW's stride-1 pointwise layers of K <= 32 carry the E-form table; the others
+    (K >= 64, the stem) the fast one."""
+    c = compile_model_file("zoo/mobilenet_v1_025.py", int8=True, int8_io=True, dsp_weights=True).spec
+    convs = [x for x in c.instructions if x.op == "mote::conv2d_s8"]
+    ks = [int(np.prod(c.values[x.args[1]].sizes[1:])) for x in convs]
+    assert [has_eform(c, x) for x in convs] == [k in (8, 16, 32) for k in ks]
+    assert ks.count(32) == 2 and 8 in ks and 16 in ks
 
 
 @pytest.fixture(scope="module")

@@ -101,6 +101,26 @@ def _with_panel(c, suffix="_panel"):
                 scratch=conv_scratch_bytes(k[3], k[1], k[2], k[0], prewidened=True))
 
 
+def _pw_eform(rng, name, n, h, w, cin, cout, bias=3000, qk=None):
+    """A stride-1 pointwise conv with out_zp -128 and the range [-128, 127] (a fused
+    ReLU), with its pre-widened weights and the E-form table (dsp_weights.eform_table:
+    the DSP kernel's conv_rows_pwe)."""
+    from aot.compiler.dsp_weights import EFORM_MARK
+    x = _i8(rng, (n, h, w, cin))
+    wt = _i8(rng, (cout, 1, 1, cin))
+    b = rng.integers(-bias, bias, cout).astype(np.int32)
+    m, s = _qp(rng, cout, qk or cin)   # qk: the multipliers of a K = qk layer (e in range)
+    izp = int(rng.integers(-128, 128))
+    args = [x, wt, b, m, s, [1, 1], [0, 0], [1, 1], izp, -128, -128, 127]
+    out = R.conv2d_s8(*args)
+    p = call_panel(wt, b, m, s, izp, -128, act=(-128, 127))
+    nw = ((cout + 1) // 2 * 2) * ((cin + 3) // 4 * 4)
+    assert int(p[nw:].astype("<i2").view("<i4")[6]) & EFORM_MARK, name   # the E-form
+    args.insert(PANEL_ARG, p)
+    return dict(name=name, op="conv2d_s8", args=args, out=out, macs=out.size * cin,
+                scratch=conv_scratch_bytes(cin, 1, 1, cout, prewidened=True))
+
+
 def _with_table(c, suffix="_table"):
     """linear_s8 case c with its requantization table alone (an int32 argument 9:
     the DSP kernel reads the int8 weights in place, aot.compiler.dsp_weights.linear_table)."""
@@ -324,6 +344,24 @@ def make_cases():
     cases += [_with_panel(c) for c in cases
               if c["name"] in ("dscnn_pw", "conv3x3", "conv_odd", "conv_first", "pw_k8",
                                "win_c12", "win_dilw", "conv_edges", "fc256x64", "fc_odd")]
+    # stride-1 pointwise layers of small K with the E-form table: VWW's K = 8 -> 16 and
+    # 16 -> 32 (pixel counts not multiples of 3), K = 32 -> 64 over two images, K = 4,
+    # K = 12 -> 2 (one channel pair), a large bias
+    cases += [_pw_eform(rng, "pwe_k8", 1, 7, 5, 8, 16), _pw_eform(rng, "pwe_k16", 1, 5, 5, 16, 32),
+              _pw_eform(rng, "pwe_k32", 2, 3, 4, 32, 64), _pw_eform(rng, "pwe_k4", 1, 3, 3, 4, 6, qk=32),
+              _pw_eform(rng, "pwe_k12", 1, 4, 4, 12, 2), _pw_eform(rng, "pwe_bias", 1, 4, 5, 8, 8, 1 << 20)]
+    # an E-form table edited outside the core's range: refused by the DSP kernel (d = 0,
+    # d = 8, a bias not a multiple of 2^(1+d), the two copies of a bias unequal)
+    ebase = _pw_eform(rng, "pwe_bad", 1, 2, 3, 8, 4)
+    for tag, (word, value) in {"d0": (6, 0x100), "d8": (9, 0x108), "bodd": (0, 6), "bpair": (3, 8)}.items():
+        pe = ebase["args"][PANEL_ARG].copy()
+        nw = 4 * 8
+        t = pe[nw:].astype("<i2").view("<i4").copy()
+        t[word] = value
+        pe[nw:] = t.view("<i2")
+        args = list(ebase["args"])
+        args[PANEL_ARG] = pe
+        cases.append(dict(ebase, name=f"pwe_bad_{tag}", args=args, dsp_rc="KERNEL_ARGS"))
     # linear layers reading their int8 weights in place with the table (K % 4 = 0..3,
     # N % 4 = 0..3 with N >= 4, batch > 1, clamps narrower than int8): the AD
     # autoencoder's 640-tap first layer (32 of its 128 features), a one-group K, K = 5 (the tail alone after one group)
