@@ -942,6 +942,134 @@ typedef struct conv_state {
     int eform; /* the program's table is the E-form (conv_rows_pwe) */
 } conv_state_t;
 
+#if MOTE_S8_USE_CONV_STEM3X3C3 && !MOTE_S8_SIZE
+/** Whether conv_rows gives call p to conv_stem3_rows: the STEM3X3C3 variant with the
+ *  program's table and an even Cout (every channel pair through the fast core). */
+MOTE_S8_INLINE int conv_stem3_fast(const mote_s8_conv_params_t *p)
+{
+    return p->wtable != NULL && (p->cout & 1) == 0 &&
+           mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w, p->dil_h, p->dil_w) ==
+               MOTE_S8_CONV_STEM3X3C3;
+}
+
+/**
+ * conv_stem3x3c3 in 36 instructions (inline assembly: the C form spills its seven
+ * words to the stack): the interior window at src (rows rstride bytes apart) into
+ * slot d of the column triple (CONV_GW3 words a group). Group 6 is widened from
+ * the word at byte 5 (b5 b6 b7 b8): SXTB16 ror 8 gives (b6, b8), ror 16 (b7, b5),
+ * b5 standing at tap 27, whose weight is 0; no load goes past byte 8 of a row.
+ */
+MOTE_S8_INLINE void conv_stem3_col(const int8_t *src, int32_t rstride, int32_t *d)
+{
+    uint32_t a, b, c;
+    __asm__ volatile("ldr %[a], [%[s]]\n\t"
+                     "ldr %[b], [%[s], #4]\n\t"
+                     "sxtb16 %[c], %[a]\n\t"
+                     "sxtb16 %[a], %[a], ror #8\n\t"
+                     "strd %[c], %[a], [%[d]]\n\t"
+                     "sxtb16 %[c], %[b]\n\t"
+                     "sxtb16 %[b], %[b], ror #8\n\t"
+                     "strd %[c], %[b], [%[d], #24]\n\t"
+                     "ldrb %[a], [%[s], #8]\n\t"
+                     "add %[s], %[s], %[rs]\n\t"
+                     "ldrh %[b], [%[s]]\n\t"
+                     "ldrb %[c], [%[s], #2]\n\t"
+                     "orr %[a], %[a], %[b], lsl #8\n\t"
+                     "orr %[a], %[a], %[c], lsl #24\n\t"
+                     "sxtb16 %[c], %[a]\n\t"
+                     "sxtb16 %[a], %[a], ror #8\n\t"
+                     "strd %[c], %[a], [%[d], #48]\n\t"
+                     "ldr %[b], [%[s], #3]\n\t"
+                     "ldrh %[a], [%[s], #7]\n\t"
+                     "add %[s], %[s], %[rs]\n\t"
+                     "sxtb16 %[c], %[b]\n\t"
+                     "sxtb16 %[b], %[b], ror #8\n\t"
+                     "strd %[c], %[b], [%[d], #72]\n\t"
+                     "ldrh %[b], [%[s]]\n\t"
+                     "orr %[a], %[a], %[b], lsl #16\n\t"
+                     "sxtb16 %[c], %[a]\n\t"
+                     "sxtb16 %[a], %[a], ror #8\n\t"
+                     "strd %[c], %[a], [%[d], #96]\n\t"
+                     "ldr %[a], [%[s], #2]\n\t"
+                     "ldr %[b], [%[s], #5]\n\t"
+                     "sxtb16 %[c], %[a]\n\t"
+                     "sxtb16 %[a], %[a], ror #8\n\t"
+                     "strd %[c], %[a], [%[d], #120]\n\t"
+                     "sxtb16 %[c], %[b], ror #8\n\t"
+                     "sxtb16 %[b], %[b], ror #16\n\t"
+                     "strd %[c], %[b], [%[d], #144]\n\t"
+                     : [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [s] "+r"(src)
+                     : [rs] "r"(rstride), [d] "r"(d)
+                     : "memory");
+}
+
+/**
+ * conv_rows for conv_stem3_fast calls: pixels [pix0, pix1) output row by output row
+ * (no per-pixel index arithmetic), triples inside a row (its last triple repeats
+ * its last pixel), an interior pixel's column built by conv_stem3x3c3 at the
+ * window's first byte (the next pixel's: 3 * stride_w bytes on), the border
+ * pixels' by conv_im2col3; then the fast core over every channel pair.
+ */
+MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const conv_state_t *st,
+                                        conv_blk_t *blk)
+{
+    const int32_t wo = p->wo, ho = p->ho, h = p->h, w = p->w, cout = p->cout;
+    const int32_t sw = p->stride_w, sh = p->stride_h, pw = p->pad_w;
+    const size_t rstride = (size_t)w * 3, step = (size_t)3 * p->stride_w;
+    const int full = p->act_min == -128 && p->act_max == 127;
+    /* interior columns: ox in [oxa, oxb) (window inside [0, w)) */
+    const int32_t oxa = (pw + sw - 1) / sw;
+    const int32_t oxb = w - 3 + pw >= 0 ? (w - 3 + pw) / sw + 1 : 0;
+    int32_t *const x = st->x;
+    int8_t *const out = p->output;
+    int32_t pix, pix0, pix1;
+    (void)full;
+    mote_s8_px_range(p, &pix0, &pix1);
+    for (pix = pix0; pix < pix1;) {
+        const int32_t q = pix / wo, ox0 = pix - q * wo, b = q / ho, oy = q - b * ho;
+        const int32_t end = pix1 - pix < wo - ox0 ? pix1 : pix + (wo - ox0);
+        const int32_t y0 = oy * sh - p->pad_h;
+        const int rowin = y0 >= 0 && y0 + 3 <= h;
+        /* the window of interior column ox starts at row + 3 * (ox * sw - pw) */
+        const int8_t *row = p->input + ((size_t)b * h + (rowin ? y0 : 0)) * rstride;
+        int32_t ox = ox0;
+        int32_t n;
+        for (; pix < end; pix += n, ox += n) {
+            n = end - pix < 3 ? end - pix : 3;
+            if (rowin && ox >= oxa && ox + n - 1 < oxb) { /* three interior pixels */
+                const int8_t *s = row + (size_t)3 * (ox * sw - pw);
+                conv_stem3_col(s, (int32_t)rstride, x);
+                conv_stem3_col(n > 1 ? s + step : s, (int32_t)rstride, x + 2);
+                conv_stem3_col(s + (size_t)(n - 1) * step, (int32_t)rstride, x + 4);
+            } else {
+                int32_t j;
+                for (j = 0; j < 3; j++) {
+                    const int32_t oj = ox + (j < n ? j : n - 1);
+                    if (rowin && oj >= oxa && oj < oxb) {
+                        conv_stem3_col(row + (size_t)3 * (oj * sw - pw), (int32_t)rstride,
+                                       x + 2 * j);
+                    } else {
+                        conv_im2col3(p, pix + (oj - ox), j, 27, 28, x, st->col8);
+                    }
+                }
+            }
+            blk->oa = out + (size_t)(pix - pix0) * cout;
+            blk->ob = blk->oa + (n > 1 ? cout : 0);
+            blk->oc = blk->oa + (size_t)(n - 1) * cout;
+#if CONV_CORE_FULL
+            if (full || !CONV_CORE_CLAMP) {
+                mote_s8_dsp_conv3_full(blk);
+                continue;
+            }
+#endif
+#if CONV_CORE_CLAMP
+            mote_s8_dsp_conv3_clamp(blk);
+#endif
+        }
+    }
+}
+#endif
+
 /** Output rows [oy0, oy1), block by block of widened weight rows (a band of mote_s8_rows_begin / next). */
 MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
 {
@@ -979,6 +1107,14 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     blk.w = wblk;
     blk.skip = CONV3_GROUP_BYTES * ((8 - ((kp >> 2) & 7)) & 7);
     blk.entry = 0;
+#if MOTE_S8_USE_CONV_STEM3X3C3 && !MOTE_S8_SIZE
+    if (conv_stem3_fast(p)) { /* one block: every row in the program's panel */
+        blk.q = st->fq;
+        blk.qend = blk.q + (size_t)(cout >> 1) * CONV_FAST_WORDS;
+        conv_stem3_rows(p, st, &blk);
+        return;
+    }
+#endif
     mote_s8_px_range(p, &pix0, &pix1);
     for (c0 = 0; c0 < cout; c0 += nrows) {
         const int32_t rows = cout - c0 < nrows ? cout - c0 : nrows;
