@@ -254,3 +254,52 @@ def layout_pass(mode: str = "auto", *, scratch_fn: Optional[Callable] = None, pl
         spec.plan_info["layouts"] = {"mode": mode, "pairs": rows, "panel_bytes": panel_bytes}
 
     return run
+
+
+#: spec.plan_info key: steps of depthwise_conv2d_s8 calls whose scratch holds four
+#: int16 planes (aot.compiler.scratch.scratch_bytes reads it)
+DW_PLANES4 = "dw_planes4"
+
+
+def dw_planes4_bytes(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
+    """Scratch bytes with which the DSP depthwise_conv2d_s8 widens four channels at
+    once (mote_s8_dw_planes4_bytes in kernels/requant.h: four int16 planes of the
+    padded input after 16 bytes of alignment), 0 when Cout is not a multiple of 4."""
+    x, out = spec.values[call.args[0]], spec.values[call.args[-1]]
+    ph, pw = _pair(_ints(spec, call.args[6])) or (0, 0)
+    if int(out.sizes[3]) % 4:
+        return 0
+    return 16 + 8 * (int(x.sizes[1]) + 2 * ph) * (int(x.sizes[2]) + 2 * pw)
+
+
+def planes4_pass(*, scratch_fn: Callable, planner: str = "best") -> Callable:
+    """The spec pass (DSP boards, after the passes that change calls) that gives a
+    depthwise_conv2d_s8 call taking the DSP plane path (aot.compiler.scratch.dw_planar)
+    scratch for four int16 planes where the arena does not grow: the kernel then widens
+    four channels per call (cmsis/op_mote_depthwise_conv2d_s8.c dw_widen4, about 2.2
+    instructions per input value against 3.8 one plane at a time). Calls are tried the
+    most input values first, each kept only if the planned arena stays within that of
+    the program without any (spec.plan_info[DW_PLANES4]: the steps, in order)."""
+    from aot.compiler.scratch import dw_planar
+
+    def run(spec: ir.ProgramSpec) -> None:
+        spec.plan_info[DW_PLANES4] = []
+        cands = []
+        for step, call in enumerate(spec.instructions):
+            if (call.op, call.overload) != DW or not dw_planar(spec, call):
+                continue
+            need = dw_planes4_bytes(spec, call)
+            if need and need > int(scratch_fn(spec, call) or 0):
+                x = spec.values[call.args[0]]
+                cands.append((-int(np.prod(x.sizes)), step))
+        if not cands:
+            return
+        budget = _arena(spec, [], (), scratch_fn, planner, False)
+        granted = []
+        for _, step in sorted(cands):
+            spec.plan_info[DW_PLANES4] = sorted(granted + [step])
+            if _arena(spec, [], (), scratch_fn, planner, False) <= budget:
+                granted.append(step)
+        spec.plan_info[DW_PLANES4] = sorted(granted)
+
+    return run

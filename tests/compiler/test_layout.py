@@ -180,3 +180,34 @@ def test_candidates_of_nhwc_program(dscnn):
     # the all-NHWC program still has its three candidates; the planar one none left
     assert len(candidates(dscnn["nhwc"].spec)) == 3
     assert candidates(dscnn["planar"].spec) == []
+
+
+def test_dsp_depthwise_gets_four_planes_where_the_arena_keeps_its_size(monkeypatch):
+    """DSP programs: a depthwise call on the plane path gets scratch for four int16
+    planes (mote_s8_dw_planes4_bytes) when the arena keeps its size, one plane when
+    four would make it grow; the bytes stay the reference's."""
+    import aot.compiler.layout as L
+    from aot.compiler.layout import DW, DW_PLANES4
+    from aot.compiler.scratch import dw_planar_form
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 16, 3, padding=1, groups=16),
+                      nn.ReLU(), nn.MaxPool2d(4), nn.Conv2d(16, 16, 1), nn.ReLU(),
+                      nn.Conv2d(16, 16, 3, padding=1, groups=16)).eval()
+    x = torch.randn(1, 3, 32, 32)
+    c = _compile(m, "auto", inputs=(x,), dsp_weights=True)
+    dws = [(step, k) for step, k in enumerate(c.spec.instructions) if (k.op, k.overload) == DW]
+    assert len(dws) == 2
+    # the 32x32x16 depthwise runs at the peak (16,384 B in place and one 34x34 plane):
+    # four planes (9,264 B) would grow the arena; the 8x8x16 one runs far below it: four
+    # 10x10 planes (16 + 8 * 100 bytes) fit
+    assert c.spec.plan_info[DW_PLANES4] == [dws[1][0]]
+    assert dws[0][1].scratch_bytes < 16 + 8 * 34 * 34
+    assert dws[1][1].scratch_bytes >= 16 + 8 * 10 * 10
+    # the kernel's form (mote_variant_dw_planar_form): bit 1, one plane at a time
+    assert [dw_planar_form(c.spec, k) & 2 for _, k in dws] == [2, 0]
+    assert DW_PLANES4 not in _compile(m, "auto", inputs=(x,), dsp_weights=False).spec.plan_info
+    monkeypatch.setattr(L, "planes4_pass", lambda **kw: (lambda spec: None))
+    n = _compile(m, "auto", inputs=(x,), dsp_weights=True)
+    assert DW_PLANES4 not in n.spec.plan_info
+    assert c.spec.arena_sizes[1] == n.spec.arena_sizes[1]
+    _same_as_int8ref(c)
