@@ -46,7 +46,8 @@ every instruction of its traced inference; `estimate` cuts each inference at
 those calls (Inference.spans, the calls left out) and `instruction_spans`
 picks each program instruction's span, the stretch `aot profile` counts, which
 `aot profile --estimate-cycles` prices per row (aot.devtools.profile.
-add_cycle_estimate). Such a firmware runs every input set untraced, then
+add_cycle_estimate; `annotate` expands a span per instruction address for
+`aot profile --annotate`). Such a firmware runs every input set untraced, then
 traced: `Estimate.untraced()` keeps the untraced inferences, the figure of
 `aot run --estimate-cycles`.
 
@@ -122,6 +123,9 @@ class Span:
     by_class: Counter = field(default_factory=Counter)
     by_function: Counter = field(default_factory=Counter)
     instructions_by_class: Counter = field(default_factory=Counter)
+    #: executions per (TB host address, first instruction after a load, last branch taken,
+    #: symbol): what `annotate` expands per instruction address
+    blocks: Counter = field(default_factory=Counter, repr=False, compare=False)
 
     @property
     def cycles_per_instruction(self) -> float:
@@ -155,8 +159,11 @@ class Inference(Span):
 
 @dataclass
 class Estimate:
-    """The inference regions of a traced run, in order (see `estimate`)."""
+    """The inference regions of a traced run, in order (see `estimate`), the
+    translation blocks they ran (host address -> [Insn]) and the refill priced."""
     inferences: list = field(default_factory=list)
+    translations: dict = field(default_factory=dict, repr=False, compare=False)
+    refill: int = REFILL_CYCLES
 
     @property
     def runs(self) -> int:
@@ -318,22 +325,20 @@ def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS
     call of `marker` inside the region (from its first TB until a TB of the
     function that called it runs again) ends one span of the inference and
     starts the next (Inference.spans)."""
-    est = Estimate()
+    est = Estimate(translations=tbs, refill=refill)
     inside = False
     prev_load = False
     inf: Optional[Inference] = None
     caller: Optional[str] = None    # while inside a marker call: the function it returns to
     prev_sym = None
-    # executions per (TB, after a load, last branch taken, symbol), per inference and span;
-    # priced once per distinct key at the end (a TB's cost depends on nothing else)
-    counts: dict = {}
+    # executions per (TB, after a load, last branch taken, symbol), per inference and span
+    # (Span.blocks); priced once per distinct key at the end (a TB's cost depends on nothing else)
     prices: dict = {}
     for k, (host, pc, sym) in enumerate(runs):
         if not inside and sym == entry:
             inside = True
             inf = Inference(spans=[Span()])
             est.inferences.append(inf)
-            counts[id(inf)], counts[id(inf.spans[0])] = Counter(), Counter()
             caller = None
         elif inside and sym in callers:
             inside = False
@@ -344,7 +349,6 @@ def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS
             caller = prev_sym
             inf.markers += 1
             inf.spans.append(Span())
-            counts[id(inf.spans[-1])] = Counter()
         elif caller is not None and sym == caller:
             caller = None
         prev_sym = sym
@@ -354,18 +358,41 @@ def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS
         last = insns[-1]
         nxt = runs[k + 1][1] if k + 1 < len(runs) else None
         key = (host, prev_load, nxt is not None and nxt != last.addr + last.size, sym or "?")
-        counts[id(inf)][key] += 1
+        inf.blocks[key] += 1
         if caller is None:
-            counts[id(inf.spans[-1])][key] += 1
+            inf.spans[-1].blocks[key] += 1
         price = prices.get(key[:3])
         if price is None:
             price = prices[key[:3]] = _price_tb(insns, key[1], key[2], refill)
         prev_load = price.ends_with_load
     for inf in est.inferences:
         for part in [inf] + inf.spans:
-            for (host, after_load, taken, sym), times in counts[id(part)].items():
+            for (host, after_load, taken, sym), times in part.blocks.items():
                 part._add_tb(prices[host, after_load, taken], times, sym)
     return est
+
+
+def annotate(est: Estimate, span: Span) -> list:
+    """Every instruction address `span` (of `est`) executed, in address order:
+    {"address", "function", "instruction" (mnemonic and operands), "executions",
+    "cycles", "classes": {class: executions}} (one address can be in several
+    translation blocks and be priced differently in each: summed)."""
+    rows: dict = {}
+    for (host, after_load, taken, sym), times in span.blocks.items():
+        insns = est.translations[host]
+        prev = after_load
+        for i, insn in enumerate(insns):
+            cyc, cls = insn_cost(insn, taken and i == len(insns) - 1, prev, est.refill)
+            prev = cls == "load"
+            r = rows.get(insn.addr)
+            if r is None:
+                r = rows[insn.addr] = {"address": insn.addr, "function": sym,
+                                       "instruction": f"{insn.mnemonic} {insn.operands}".strip(),
+                                       "executions": 0, "cycles": 0, "classes": Counter()}
+            r["executions"] += times
+            r["cycles"] += times * cyc
+            r["classes"][cls] += times
+    return [dict(rows[a], classes=dict(rows[a]["classes"])) for a in sorted(rows)]
 
 
 def instruction_spans(inference: Inference, events: int) -> list:

@@ -16,7 +16,9 @@ program's debug record (aot.compiler.debug_record) into one table:
 With `aot profile --estimate-cycles` (add_cycle_estimate) each row also has
 "est_cycles", "est_instructions", "cycles_per_instruction", "cycles_by_class",
 "cycles_by_function" and the table "estimate": the Cortex-M33 cycle model of aot.deploy.cycles
-priced over the same stretches the rows count.
+priced over the same stretches the rows count; with --annotate N the rows of
+program instruction N carry "addresses" (per instruction address: "address",
+"function", "instruction", "executions", "cycles", "classes").
 
 "start"/"end" lay the rows back to back from 0 (the inference without the
 tracer's own ticks), the timeline an ETDump carries.
@@ -142,7 +144,7 @@ def profile_uart(lines, record: dict, board, target: str, tick_unit: str) -> dic
                                lambda op: kernel_variant(op, board), target)
 
 
-def add_cycle_estimate(p: dict, est) -> dict:
+def add_cycle_estimate(p: dict, est, annotate: Optional[int] = None) -> dict:
     """Adds to the profile `p` of a --trace profile firmware the Cortex-M33
     cycle estimate of the same firmware's QEMU trace (est: an
     aot.deploy.cycles.Estimate of it; each input set ran untraced, then traced).
@@ -155,9 +157,11 @@ def add_cycle_estimate(p: dict, est) -> dict:
     first untraced inference (the figure `aot run --estimate-cycles` prints),
     "agreement": total / whole, "cycles_by_class": the rows',
     "extra_cycles_by_class": the rows' cycles above one per instruction, "memory"}.
-    Returns p."""
+    annotate: a program instruction index; its rows also get "addresses"
+    (aot.deploy.cycles.annotate: every executed address with its executions and
+    cycles). Returns p."""
     from collections import Counter
-    from aot.deploy.cycles import MEMORY_ASSUMPTIONS, instruction_spans
+    from aot.deploy.cycles import MEMORY_ASSUMPTIONS, annotate as annotate_span, instruction_spans
     traced = [i for i in est.inferences if i.markers]
     plain = est.untraced().inferences
     if not traced or not plain:
@@ -174,8 +178,14 @@ def add_cycle_estimate(p: dict, est) -> dict:
         o["cycles_per_instruction"] = round(sp.cycles_per_instruction, 4)
         o["cycles_by_class"] = dict(sp.by_class.most_common())
         o["cycles_by_function"] = dict(sp.by_function.most_common())
+        o.pop("addresses", None)
+        if annotate is not None and o["instr"] == annotate:
+            o["addresses"] = annotate_span(est, sp)
         by_class += sp.by_class
         extra.update(sp.extra_by_class())
+    if annotate is not None and not any("addresses" in o for o in p["ops"]):
+        raise MoteError(f"program instruction {annotate} did not run: the rows are instructions "
+                        f"{', '.join(str(o['instr']) for o in p['ops'])}")
     total = sum(sp.cycles for sp in spans)
     whole = plain[0].cycles
     p["estimate"] = {"model": "cortex-m33", "total_cycles": total, "whole_cycles": whole,
@@ -231,7 +241,31 @@ def render_text(p: dict, limit: Optional[int] = None) -> str:
         lines.append("cycles above one per instruction, by class: " + ", ".join(
             f"{cls} {n:,}" for cls, n in est["extra_cycles_by_class"].items()))
         lines.append(f"memory assumed: {est['memory']}")
+    for o in p["ops"]:
+        if "addresses" in o:
+            lines += _annotation(o)
     return "\n".join(lines)
+
+
+def _annotation(o: dict) -> list:
+    """A row's estimated cycles per function, then per instruction address."""
+    out = [f"", f"#{o['instr']} {o['op']} [{o['kernel']}]: {o['est_instructions']:,} instructions, "
+           f"{o['est_cycles']:,} estimated cycles ({o['cycles_per_instruction']:.2f} per instruction)"]
+    funcs: dict = {}
+    for a in o["addresses"]:
+        f = funcs.setdefault(a["function"], [0, 0])
+        f[0] += a["executions"]
+        f[1] += a["cycles"]
+    for name, (n, c) in sorted(funcs.items(), key=lambda kv: -kv[1][1]):
+        out.append(f"  {name}: {n:,} instructions, {c:,} cycles ({c / n:.2f} per instruction)")
+    head = ["address", "executions", "cycles", "above 1", "instruction", "function", "classes"]
+    rows = [[f"{a['address']:08x}", f"{a['executions']:,}", f"{a['cycles']:,}",
+             f"{a['cycles'] - a['executions']:,}", a["instruction"], a["function"],
+             ", ".join(f"{c} {n:,}" for c, n in a["classes"].items())] for a in o["addresses"]]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    fmt = lambda r: "  " + "  ".join(c.rjust(w) if 1 <= i <= 3 else c.ljust(w)  # noqa: E731
+                                     for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+    return out + [fmt(head)] + [fmt(r) for r in rows]
 
 
 def draw_png(p: dict, path, top: int = 15) -> None:

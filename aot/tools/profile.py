@@ -2,7 +2,7 @@
 
     aot profile MODEL_OR_BUILD_OR_PTE --target host|<simulated board>|serial:PORT
                 [--int8 [--int8-io]] [--json] [--png FILE] [--etdump FILE]
-                [--estimate-cycles]
+                [--estimate-cycles [--annotate N]]
 
 MODEL (.py/.pt2) is compiled first; on a board target a firmware with the
 event tracer (`aot build --trace profile`) is built into -o DIR (default
@@ -106,11 +106,15 @@ def _profile_build(folder: Path, target: str, args) -> dict:
     if code != 0:
         raise RunError(f"firmware exited with status {code}; last lines: {text.splitlines()[-3:]}")
     p = profile_uart(text.splitlines(), record, board, board.name, "instructions")
+    if args.annotate is not None and all(o["instr"] != args.annotate for o in p["ops"]):
+        raise RunError(f"--annotate {args.annotate}: program instruction {args.annotate} did not run; "
+                       f"the rows are instructions {', '.join(str(o['instr']) for o in p['ops'])}")
     if args.estimate_cycles:
         from aot.deploy.cycles import trace_firmware
         from aot.devtools.profile import add_cycle_estimate
         _note("tracing it again for the cycle estimate (QEMU's instruction log; slower)...")
-        add_cycle_estimate(p, trace_firmware(folder / "firmware.elf", board, timeout_s=args.timeout * 10))
+        add_cycle_estimate(p, trace_firmware(folder / "firmware.elf", board, timeout_s=args.timeout * 10),
+                           annotate=args.annotate)
     return p
 
 
@@ -166,6 +170,9 @@ def _profile_model(args) -> dict:
 
 def profile_command(args) -> int:
     path = Path(args.model)
+    if args.annotate is not None and not args.estimate_cycles:
+        raise RunError("--annotate N lists the estimated cycles of instruction N's addresses: "
+                       "add --estimate-cycles")
     _check_writable(args.png, args.etdump)
     if (path.is_dir() or path.suffix == ".pte") and (args.int8 or args.int8_io or args.calib):
         raise RunError(f"{path} is compiled already: --int8/--int8-io/--calib apply to a model file")
@@ -218,3 +225,6 @@ def add_profile_arguments(p, sim_boards: str) -> None:
     p.add_argument("--estimate-cycles", action="store_true",
                    help="on a simulated Cortex-M33 board: also trace the run and estimate each row's "
                         "cycles (aot run --estimate-cycles's model; the trace is slower)")
+    p.add_argument("--annotate", type=int, metavar="N",
+                   help="with --estimate-cycles: also list program instruction N's estimated cycles "
+                        "per function and per instruction address (N: the table's # column)")

@@ -12,7 +12,7 @@ import warnings
 import pytest
 
 import zoo
-from aot.deploy.cycles import Insn, estimate, instruction_spans, insn_cost, parse_trace
+from aot.deploy.cycles import Insn, annotate, estimate, instruction_spans, insn_cost, parse_trace
 
 
 def _i(m, ops="", addr=0x100, size=2):
@@ -175,11 +175,20 @@ def test_tick_reads_cut_a_traced_inference_into_instruction_spans():
     assert est.per_run == [plain.cycles, traced.cycles] and est.cycles == plain.cycles + traced.cycles
     with pytest.raises(ValueError, match="read the ticks 3 times, fewer than 2 x 2 instructions"):
         instruction_spans(traced, 2)
+    # per instruction address: the span's 7 instructions, each priced where it ran
+    rows = annotate(est, span)
+    assert [(r["address"], r["executions"], r["cycles"]) for r in rows] == [
+        (0x1000001e, 1, 1), (0x10000020, 1, 3), (0x10000024, 1, 3),
+        (0x10000100, 1, 2), (0x10000102, 1, 1), (0x10000104, 1, 1), (0x10000108, 1, 3)]
+    assert rows[3] == {"address": 0x10000100, "function": "kern", "instruction": "ldr r1, [r2]",
+                       "executions": 1, "cycles": 2, "classes": {"load": 1}}
+    assert sum(r["cycles"] for r in rows) == span.cycles
 
 
 def test_profile_rows_gain_the_estimate():
     """add_cycle_estimate puts each span on its row and the untraced inference as the whole."""
     from aot.devtools.profile import add_cycle_estimate, render_text
+    from aot.errors import MoteError
     tbs, runs = parse_trace((LOG + "----------------\n" + TRACED_LOG).splitlines())
     est = estimate(tbs, runs)
     p = {"model": "m", "target": "mps2-an505", "int8": True, "tick_unit": "instructions", "runs": 1,
@@ -198,6 +207,14 @@ def test_profile_rows_gain_the_estimate():
     assert "estimated Cortex-M33 cycles: 14 over the rows (2.00 cycles/instruction, 2.00 MACs/cycle); " \
            "untraced whole inference: 17" in text
     assert "cycles above one per instruction, by class: branch taken 6, load 1" in text
+    add_cycle_estimate(p, est, annotate=0)
+    assert len(p["ops"][0]["addresses"]) == 7
+    text = render_text(p)
+    assert "#0 k [DSP]: 7 instructions, 14 estimated cycles (2.00 per instruction)" in text
+    assert "  kern: 4 instructions, 7 cycles (1.75 per instruction)" in text
+    assert re.search(r"10000104 +1 +1 +0 +smlad r0, r1, r3, r0 +kern +multiply 1", text)
+    with pytest.raises(MoteError, match="program instruction 5 did not run: the rows are instructions 0"):
+        add_cycle_estimate(p, est, annotate=5)
 
 
 @pytest.mark.sim
@@ -272,3 +289,15 @@ def test_profile_estimate_cycles_rows_sum_to_the_run_estimate(tmp_path, capsys):
     assert f"untraced whole inference: {e['whole_cycles']:,} (the figure of aot run --estimate-cycles" in text
     assert main(["profile", str(out), "--target", "host", "--estimate-cycles"]) == 1
     assert "--estimate-cycles traces a run on a simulated Cortex-M33 board" in capsys.readouterr().err
+    # one row per address: the conv's rows sum to the row
+    k = conv[0]["instr"]
+    assert main(["profile", str(out), "--target", "mps2-an505", "--estimate-cycles", "--annotate", str(k),
+                 "--json"]) == 0
+    (row,) = [o for o in json.loads(capsys.readouterr().out)["ops"] if "addresses" in o]
+    assert row["instr"] == k and row["est_cycles"] == conv[0]["est_cycles"]
+    assert sum(a["cycles"] for a in row["addresses"]) == row["est_cycles"]
+    assert sum(a["executions"] for a in row["addresses"]) == row["est_instructions"]
+    assert any(a["instruction"].startswith("smlad") for a in row["addresses"])
+    assert main(["profile", str(out), "--target", "mps2-an505", "--annotate", str(k)]) == 1
+    assert "--annotate N lists the estimated cycles of instruction N's addresses: add --estimate-cycles" \
+        in capsys.readouterr().err
