@@ -74,6 +74,8 @@
  *   CONV_PWE       stride-1 pointwise calls with the program's E-form table (small K:
  *                  MOTE_S8_EFORM_KMAX, kernels/requant.h): their rows and the 3x2 core
  *                  with the two-instruction requantization
+ *   CONV_PW8       their K = 8 core (channel-stationary blocks of 8n pixels; without it
+ *                  the same bytes by the 3x2 core)
  *   DW_PLANAR      depthwise through an int16 plane (mote_s8_dw_planar_call)
  *   DW_PLANAR_S2   its stride-2 core
  *   DW_PLANAR_T, DW_PLANAR_N  the plane transposed (mote_s8_dw_planar_transposed) or not
@@ -123,6 +125,9 @@
 #endif
 #ifndef MOTE_S8_USE_CONV_PWE
 #define MOTE_S8_USE_CONV_PWE 1
+#endif
+#ifndef MOTE_S8_USE_CONV_PW8
+#define MOTE_S8_USE_CONV_PW8 1
 #endif
 #ifndef MOTE_S8_USE_DW_PLANAR
 #define MOTE_S8_USE_DW_PLANAR 1

@@ -170,6 +170,8 @@ static inline uint32_t mote_s8_conv_table_numel(int32_t cout)
 #define MOTE_S8_EFORM_E 12
 #define MOTE_S8_EFORM_MARK 0x100
 #define MOTE_S8_EFORM_KMAX 32
+/* the K of the E-form's channel-stationary core (cmsis/op_mote_conv2d_s8.c, mote_s8_dsp_pw8e) */
+#define MOTE_S8_EFORM_K8 8
 
 /** Longest row (K rounded up to 8) of a linear_s8 panel: the DSP kernel widens the
  *  input row onto its stack (2 bytes a tap). */

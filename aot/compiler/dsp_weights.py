@@ -110,6 +110,8 @@ def fast_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
 EFORM_E = 12
 EFORM_MARK = 0x100
 EFORM_KMAX = 32
+#: the K of its channel-stationary core (MOTE_S8_EFORM_K8; ops.json "pointwise8+etable")
+EFORM_K8 = 8
 
 
 def eform_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int, act=(-128, 127)):

@@ -192,7 +192,7 @@ def _variant_rules(spec, opt_size: bool) -> dict:
     """{variant name: whether a call of `spec` runs it} on a core with the DSP
     extension, by the rules the kernels dispatch with (the C ones through the
     host-compiled kernels/int8_scratch.c, aot.compiler.scratch)."""
-    from aot.compiler.dsp_weights import CONV, LINEAR, has_eform, has_panel, has_table
+    from aot.compiler.dsp_weights import CONV, EFORM_K8, LINEAR, has_eform, has_panel, has_table
     from aot.compiler.scratch import (conv_code, conv_direct_in_place, conv_has_table, dw_planar,
                                       dw_planar_form, placement)
     conv = [c for c in spec.instructions if (c.op, c.overload) == CONV]
@@ -219,6 +219,7 @@ def _variant_rules(spec, opt_size: bool) -> dict:
         "CONV_CLAMP": bool(cores) and (opt_size or not all(full)),
         "CONV_ODD": any(int(vals[c.args[-1]].sizes[3]) % 2 for c in conv),
         "CONV_PWE": any(eform),
+        "CONV_PW8": any(e and int(vals[c.args[0]].sizes[3]) == EFORM_K8 for c, e in zip(conv, eform)),
         "DW_PLANAR": any(planar),
         "DW_PLANAR_S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),
         "DW_PLANAR_T": any(f & 1 for f in forms), "DW_PLANAR_N": any(not f & 1 for f in forms),

@@ -228,6 +228,9 @@ def test_mobilenet_small_k_pointwise_takes_the_eform():
     ks = [int(np.prod(c.values[x.args[1]].sizes[1:])) for x in convs]
     assert [has_eform(c, x) for x in convs] == [k in (8, 16, 32) for k in ks]
     assert ks.count(32) == 2 and 8 in ks and 16 in ks
+    from aot.compiler.scratch import call_variant
+    assert [call_variant(c, x) for x in convs][1:6] == ["pointwise8+etable", "pointwise+etable",
+                                                       "pointwise+etable", "pointwise+etable", "pointwise+table"]
 
 
 @pytest.fixture(scope="module")
