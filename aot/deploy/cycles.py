@@ -199,7 +199,7 @@ class Estimate:
         """The inferences that called no marker: without the event tracer's
         reads (a --trace profile firmware runs each input set untraced, then
         traced)."""
-        return Estimate([i for i in self.inferences if not i.markers])
+        return Estimate([i for i in self.inferences if not i.markers], self.translations, self.refill)
 
 
 def _base(mnemonic: str) -> str:
