@@ -74,6 +74,8 @@
  *   CONV_PWE       stride-1 pointwise calls with the program's E-form table (small K:
  *                  MOTE_S8_EFORM_KMAX, kernels/requant.h): their rows and the 3x2 core
  *                  with the two-instruction requantization
+ *   CONV_PWU       their 3x2 core unrolled for K = 16 and K = 32 (without it the same
+ *                  bytes by the looping one)
  *   CONV_PW8       their K = 8 core (channel-stationary blocks of 8n pixels; without it
  *                  the same bytes by the 3x2 core)
  *   DW_PLANAR      depthwise through an int16 plane (mote_s8_dw_planar_call)
@@ -125,6 +127,9 @@
 #endif
 #ifndef MOTE_S8_USE_CONV_PWE
 #define MOTE_S8_USE_CONV_PWE 1
+#endif
+#ifndef MOTE_S8_USE_CONV_PWU
+#define MOTE_S8_USE_CONV_PWU 1
 #endif
 #ifndef MOTE_S8_USE_CONV_PW8
 #define MOTE_S8_USE_CONV_PW8 1

@@ -801,6 +801,8 @@ typedef struct conv_blk {
 void mote_s8_dsp_conv3_full(const conv_blk_t *b);
 void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
 void mote_s8_dsp_conv3_e(const conv_blk_t *b); /* the E-form table (MOTE_S8_EFORM_E) */
+void mote_s8_dsp_conv3_e16(const conv_blk_t *b); /* its K = 16 and K = 32 unrolled forms */
+void mote_s8_dsp_conv3_e32(const conv_blk_t *b);
 
 /* clang-format off */
 /* the group's weight words: one LDM (fewer instructions) */
@@ -902,6 +904,55 @@ __asm__(CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_RQ_FAST, CONV_STORE_CLAMP) "  
 #endif
 #if MOTE_S8_USE_CONV_PWE /* E-form calls: the range is [-128, 127] (SSAT clamps) */
 __asm__(CONV_CORE("mote_s8_dsp_conv3_e", CONV_RQ_E, CONV_STORE_FULL) "  .text\n");
+#endif
+#if MOTE_S8_USE_CONV_PWE && MOTE_S8_USE_CONV_PWU
+/* The E-form 3x2 core unrolled for K = 4 * groups (16, 32): no computed entry nor
+   loop test; the first group takes the biases as its SMLADs' accumulator inputs
+   (pixels r, q, then p, whose accumulators hold the biases: no copies), the table
+   read with LDRD (the bias words 0 and 2, M rz at 16 and 28). Same frame and block
+   as CONV_CORE. */
+#define CONV3_FIRST_PIX(off, post, acca, accb)                                             \
+    "  ldrd r4, r5, [lr" off "]" post "\n"                                                  \
+    "  smlad " acca ", r0, r4, r6\n"                                                       \
+    "  smlad " acca ", r1, r5, " acca "\n"                                                 \
+    "  smlad " accb ", r2, r4, r9\n"                                                       \
+    "  smlad " accb ", r3, r5, " accb "\n"
+#define CONV3_FIRST                                                                        \
+    CONV3_W CONV3_FIRST_PIX(", #16", "", "r8", "r11") CONV3_FIRST_PIX(", #8", "", "r7", "r10") \
+    CONV3_FIRST_PIX("", ", #24", "r6", "r9")
+#define CONV_ECORE_K(name, groups)                                                         \
+    MOTE_S8_ASM_FUNC(name)                                                                 \
+    "  push {r4-r11, lr}\n"                                                                \
+    "  sub sp, sp, #40\n"                                                                  \
+    "  ldm r0, {r1-r10}\n"                                                                 \
+    "  stm sp, {r1-r10}\n"                                                                 \
+    "  ldr r12, [r0, #40]\n"                                                               \
+    ".L" name "_pair:\n"                                                                   \
+    "  ldr r4, [sp, #12]\n"                                                                \
+    "  ldr r6, [r4]\n"                                                                     \
+    "  ldr r9, [r4, #8]\n"                                                                 \
+    "  ldr lr, [sp, #20]\n"                                                                \
+    CONV3_FIRST groups                                                                     \
+    "  ldr r4, [sp, #12]\n"                                                                \
+    "  ldrd r0, r1, [r4, #16]\n"                                                           \
+    CONV_RQ_E("r6") CONV_RQ_E("r7") CONV_RQ_E("r8")                                        \
+    "  ldrd r0, r1, [r4, #28]\n"                                                           \
+    CONV_RQ_E("r9") CONV_RQ_E("r10") CONV_RQ_E("r11")                                      \
+    "  add r4, r4, #40\n"                                                                  \
+    "  str r4, [sp, #12]\n"                                                                \
+    CONV_STORE_FULL                                                                        \
+    "  ldr r5, [sp, #16]\n"                                                                \
+    "  cmp r4, r5\n"                                                                       \
+    "  bne .L" name "_pair\n"                                                              \
+    "  add sp, sp, #40\n"                                                                  \
+    "  pop {r4-r11, pc}\n"                                                                 \
+    "  .size " name ", . - " name "\n"
+__asm__(CONV_ECORE_K("mote_s8_dsp_conv3_e16", CONV3_GROUP CONV3_GROUP CONV3_GROUP) "  .text\n");
+__asm__(CONV_ECORE_K("mote_s8_dsp_conv3_e32", CONV3_GROUP CONV3_GROUP CONV3_GROUP CONV3_GROUP
+                     CONV3_GROUP CONV3_GROUP CONV3_GROUP) "  .text\n");
+#undef CONV3_FIRST_PIX
+#undef CONV3_FIRST
+#undef CONV_ECORE_K
 #endif
 /* clang-format on */
 #undef CONV3_W
@@ -1363,6 +1414,16 @@ MOTE_S8_HOT static void conv_rows_pwe(const mote_s8_conv_params_t *p, void *stat
         blk.oa = out + (size_t)(pix - pix0) * cout;
         blk.ob = out + (size_t)(pb - pix0) * cout;
         blk.oc = out + (size_t)(pc - pix0) * cout;
+#if MOTE_S8_USE_CONV_PWU
+        if (cin == 16) {
+            mote_s8_dsp_conv3_e16(&blk);
+            continue;
+        }
+        if (cin == 32) {
+            mote_s8_dsp_conv3_e32(&blk);
+            continue;
+        }
+#endif
         mote_s8_dsp_conv3_e(&blk);
     }
 }

@@ -219,6 +219,8 @@ def _variant_rules(spec, opt_size: bool) -> dict:
         "CONV_CLAMP": bool(cores) and (opt_size or not all(full)),
         "CONV_ODD": any(int(vals[c.args[-1]].sizes[3]) % 2 for c in conv),
         "CONV_PWE": any(eform),
+        # the unrolled E-form cores (cmsis/op_mote_conv2d_s8.c conv_rows_pwe: Cin 16, 32)
+        "CONV_PWU": any(e and int(vals[c.args[0]].sizes[3]) in (16, 32) for c, e in zip(conv, eform)),
         "CONV_PW8": any(e and int(vals[c.args[0]].sizes[3]) == EFORM_K8 for c, e in zip(conv, eform)),
         "DW_PLANAR": any(planar),
         "DW_PLANAR_S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),

@@ -22,10 +22,10 @@ EXPECTED = {
                {"CONV_STEM", "CONV_CLAMP", "DW_PLANAR", "DW_PLANAR_T", "LINEAR_TABLE"}),
     # (every depthwise layer through the planes; its 6x6 and 3x3 maps: the 1x6 and 1x3 blocks, C blocks)
     # (its pointwise layers of K <= 32: the E-form table, conv_rows_pwe; K = 8: its core)
-    "mobilenet_v1_025": ({"CONV_STEM3X3C3", "CONV_FULL", "CONV_PWE", "CONV_PW8", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
+    "mobilenet_v1_025": ({"CONV_STEM3X3C3", "CONV_FULL", "CONV_PWE", "CONV_PW8", "CONV_PWU", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
                           "DW_PLANAR_ONE", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_PLANAR_X3S2", "DW_PLANAR_C",
                           "LINEAR_PANEL"},
-                         {"CONV_STEM3X3C3", "CONV_CLAMP", "CONV_PWE", "CONV_PW8", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
+                         {"CONV_STEM3X3C3", "CONV_CLAMP", "CONV_PWE", "CONV_PW8", "CONV_PWU", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
                           "DW_PLANAR_ONE", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_PLANAR_X3S2", "DW_PLANAR_C",
                           "LINEAR_ROWS"}),
     # strided 1x1 shortcuts; its 3x3 convs planned in place need the row ring
