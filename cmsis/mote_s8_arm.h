@@ -76,7 +76,7 @@
  *                  with the two-instruction requantization
  *   CONV_PWU       their 3x2 core unrolled for K = 16 and K = 32 (without it the same
  *                  bytes by the looping one)
- *   CONV_PW8       their K = 8 core (channel-stationary blocks of 8n pixels; without it
+ *   CONV_PW8       their K = 8 core (channel-stationary blocks of 16n pixels; without it
  *                  the same bytes by the 3x2 core)
  *   DW_PLANAR      depthwise through an int16 plane (mote_s8_dw_planar_call)
  *   DW_PLANAR_S2   its stride-2 core

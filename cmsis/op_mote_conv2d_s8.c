@@ -1269,11 +1269,11 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
  * registers while the block's pixels stream past, each widened once (4 words,
  * [x(0,2) x(1,3) x(4,6) x(5,7)]): two LDRD, four SMLAD (the first from the bias),
  * SMMLA, SSAT asr #E, one STRB at the pixel's output (cout bytes apart): 8 MACs in
- * 9.5 instructions; 8 pixels a pass (a multiple of 8 pixels a call).
+ * 9.5 instructions; 16 pixels a pass (a multiple of 16 pixels a call).
  */
 typedef struct pw8_blk {
     const int32_t *x;    /* 0: the widened pixels, 4 words each */
-    const int32_t *xend; /* 4: past the last (x + 4 * a multiple of 8) */
+    const int32_t *xend; /* 4: past the last (x + 4 * a multiple of 16) */
     const int32_t *w;    /* 8: the E-form panel, 8 words per channel pair */
     const int32_t *q;    /* 12: the E-form table, CONV_FAST_WORDS per pair */
     int8_t *out;         /* 16: the first pixel's output, channel 0 */
@@ -1304,7 +1304,7 @@ void mote_s8_dsp_pw8e(const pw8_blk_t *b);
     "  add r0, r12, #1\n"                                                                  \
     "  str r0, [sp, #16]\n"                                                                \
     ".Lpw8_" tag ":\n"                                                                     \
-    PW8_PAIR PW8_PAIR PW8_PAIR PW8_PAIR                                                    \
+    PW8_PAIR PW8_PAIR PW8_PAIR PW8_PAIR PW8_PAIR PW8_PAIR PW8_PAIR PW8_PAIR                \
     "  ldr r1, [sp, #4]\n"                                                                 \
     "  cmp r11, r1\n"                                                                      \
     "  bne .Lpw8_" tag "\n"
@@ -1374,23 +1374,45 @@ MOTE_S8_HOT static void conv_rows_pwe(const mote_s8_conv_params_t *p, void *stat
     mote_s8_px_range(p, &pix0, &pix1);
     pix = pix0;
 #if MOTE_S8_USE_CONV_PW8
-    if (cin == MOTE_S8_EFORM_K8) { /* blocks of 8n pixels by the K = 8 core; the rest by triples */
+    if (cin == MOTE_S8_EFORM_K8) { /* blocks of 16n pixels by the K = 8 core; the rest by triples */
         /* the scratch from x (16-aligned in it) holds 16 bytes a widened pixel */
-        const int32_t room = (int32_t)((mote_s8_conv_own_bytes(p) - 16u) >> 4) & ~7;
+        const int32_t room = (int32_t)((mote_s8_conv_own_bytes(p) - 16u) >> 4) & ~15;
         pw8_blk_t b8;
         b8.x = x;
         b8.w = st->wblk;
         b8.q = st->fq;
         b8.cout = cout;
-        while (pix1 - pix >= 8) {
-            const int32_t n = (pix1 - pix) < room ? (pix1 - pix) & ~7 : room;
+        while (room > 0 && pix1 - pix >= 16) {
+            const int32_t n = (pix1 - pix) < room ? (pix1 - pix) & ~15 : room;
             const int8_t *s8 = in + (size_t)pix * 8;
-            int32_t i;
             int32_t *d = x;
-            for (i = 0; i < n; i++, s8 += 8, d += 4) {
-                conv_widen_word(d, mote_s8_ld32(s8), 0);
-                conv_widen_word(d + 2, mote_s8_ld32(s8 + 4), 0);
-            }
+            int32_t *const dend = x + 4 * n;
+            uint32_t a, b, c, e;
+            /* two pixels a step (n even): two LDR (unaligned allowed) of a pixel's
+               8 bytes, SXTB16 pairs, two STRD */
+            __asm__ volatile("1:\n\t"
+                             "ldr %[a], [%[s]], #4\n\t"
+                             "ldr %[b], [%[s]], #4\n\t"
+                             "sxtb16 %[c], %[a], ror #8\n\t"
+                             "sxtb16 %[a], %[a]\n\t"
+                             "sxtb16 %[e], %[b], ror #8\n\t"
+                             "sxtb16 %[b], %[b]\n\t"
+                             "strd %[a], %[c], [%[d]], #8\n\t"
+                             "strd %[b], %[e], [%[d]], #8\n\t"
+                             "ldr %[a], [%[s]], #4\n\t"
+                             "ldr %[b], [%[s]], #4\n\t"
+                             "sxtb16 %[c], %[a], ror #8\n\t"
+                             "sxtb16 %[a], %[a]\n\t"
+                             "sxtb16 %[e], %[b], ror #8\n\t"
+                             "sxtb16 %[b], %[b]\n\t"
+                             "strd %[a], %[c], [%[d]], #8\n\t"
+                             "strd %[b], %[e], [%[d]], #8\n\t"
+                             "cmp %[d], %[end]\n\t"
+                             "bne 1b\n\t"
+                             : [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [e] "=&r"(e), [s] "+r"(s8),
+                               [d] "+r"(d)
+                             : [end] "r"(dend)
+                             : "cc", "memory");
             b8.xend = d;
             b8.out = out + (size_t)(pix - pix0) * cout;
             mote_s8_dsp_pw8e(&b8);
