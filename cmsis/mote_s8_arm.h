@@ -91,6 +91,10 @@
  *   DW_PLANAR_C    the planes' C blocks (rows the assembly does not take: dwp_asm_rows)
  *   DW_PLANAR_X3   the planes' 1x3 block (stride 1, rows of three outputs; without it
  *                  the same bytes by the planes' C blocks)
+ *   DW_PLANAR_R    the planes' assembly with the 4-instruction requantization (ADD, SMMLAR,
+ *                  ASR, SSAT: calls not in the E-form)
+ *   DW_PLANAR_E    the planes' assembly with the E-form (SMMLA, SSAT ASR #12:
+ *                  mote_s8_dw_planar_eform for every channel, Cout a multiple of 4)
  *   DW_GROUP       depthwise calls the plane does not take: groups of four channels
  *                  and the plain loop (without it such a call fails)
  *   LINEAR_ROWS    linear_s8 with neither a panel nor a table (widened input rows;
@@ -163,6 +167,12 @@
 #endif
 #ifndef MOTE_S8_USE_DW_PLANAR_C
 #define MOTE_S8_USE_DW_PLANAR_C 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_R
+#define MOTE_S8_USE_DW_PLANAR_R 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_E
+#define MOTE_S8_USE_DW_PLANAR_E 1
 #endif
 #ifndef MOTE_S8_USE_DW_GROUP
 #define MOTE_S8_USE_DW_GROUP 1

@@ -25,6 +25,14 @@
 #ifndef MOTE_S8_PLANAR_S2
 #define MOTE_S8_PLANAR_S2 1
 #endif
+/* MOTE_S8_PLANAR_R / MOTE_S8_PLANAR_E (set by the includer): the assembly blocks with the
+   4-instruction requantization (default 1) / with the E-form (default 0). */
+#ifndef MOTE_S8_PLANAR_R
+#define MOTE_S8_PLANAR_R 1
+#endif
+#ifndef MOTE_S8_PLANAR_E
+#define MOTE_S8_PLANAR_E 0
+#endif
 #if defined(MOTE_S8_DSP)
 MOTE_S8_INLINE int32_t dwp_smmlar(int32_t a, int32_t m, int32_t add)
 {
@@ -194,6 +202,13 @@ typedef struct dwp_job {
     int32_t wpb, opx;               /* plane row bytes, output bytes between pixels */
 } dwp_job_t;
 
+typedef char dwp_eform_ok[MOTE_S8_EFORM_E == 12 ? 1 : -1]; /* the E-form's SSAT ASR #12 below */
+/* one naked assembly function of the job (its text: the requantization as a parameter) */
+#define DWP_ASM_FN(FN, TEXT)                                                               \
+    __attribute__((naked, noinline)) static void FN(const dwp_job_t *job __attribute__((unused))) \
+    {                                                                                      \
+        __asm__ volatile(TEXT);                                                            \
+    }
 #define DWP_ASM_ENTRY                                                                      \
     "push {r4-r11, lr}\n\t"                                                                \
     "sub sp, sp, #68\n\t"                                                                  \
@@ -209,8 +224,10 @@ typedef struct dwp_job {
     "ldr r2, [sp, #60]\n\t"                                                                \
     "ldr r4, [sp, #44]\n\t"                                                                \
     "2:\n\t"
-/* r5..r8: accumulators; requantize, store four outputs, next block, next row */
-#define DWP_ASM_EXIT                                                                       \
+/* r5..r8: accumulators; requantize (the 4-instruction form: ADD offset + sign, SMMLAR,
+ * ASR by e, SSAT), or the E-form (SMMLA by the multiplier and rz, SSAT ASR #12:
+ * mote_s8_dw_planar_eform), then store four outputs, next block, next row (the tail) */
+#define DWP_ASM_RQ                                                                         \
     "ldrd r9, r10, [sp, #28]\n\t"                                                          \
     "ldr r11, [sp, #36]\n\t"                                                               \
     "add r12, r10, r5, asr #31\n\t"                                                        \
@@ -228,7 +245,18 @@ typedef struct dwp_job {
     "ssat r5, #8, r5\n\t"                                                                  \
     "ssat r6, #8, r6\n\t"                                                                  \
     "ssat r7, #8, r7\n\t"                                                                  \
-    "ssat r8, #8, r8\n\t"                                                                  \
+    "ssat r8, #8, r8\n\t"
+#define DWP_ASM_RQ_E                                                                       \
+    "ldrd r9, r10, [sp, #28]\n\t"                                                          \
+    "smmla r5, r5, r9, r10\n\t"                                                            \
+    "smmla r6, r6, r9, r10\n\t"                                                            \
+    "smmla r7, r7, r9, r10\n\t"                                                            \
+    "smmla r8, r8, r9, r10\n\t"                                                            \
+    "ssat r5, #8, r5, asr #12\n\t"                                                         \
+    "ssat r6, #8, r6, asr #12\n\t"                                                         \
+    "ssat r7, #8, r7, asr #12\n\t"                                                         \
+    "ssat r8, #8, r8, asr #12\n\t"
+#define DWP_ASM_TAIL                                                                       \
     "strb r5, [r2]\n\t"                                                                    \
     "strb r6, [r2, r3]\n\t"                                                                \
     "add r2, r2, r3, lsl #1\n\t"                                                           \
@@ -264,31 +292,35 @@ typedef struct dwp_job {
     "smlabb r7, lr, r10, r7\n\t"                                                           \
     "smladx r8, lr, r10, r8\n\t"
 
-__attribute__((naked, noinline)) static void dwp_s1_asm(const dwp_job_t *job __attribute__((unused)))
-{
-    __asm__ volatile(
-        DWP_ASM_ENTRY
-        "ldr r8, [sp, #0]\n\t" /* bias: the first multiply of each accumulator adds it */
-        "ldrd r9, r10, [sp, #4]\n\t"
-        "ldr r11, [r0]\n\t"
-        "ldr r12, [r0, #4]\n\t"
-        "ldr lr, [r0, #8]\n\t"
-        "smlad r5, r11, r9, r8\n\t"
-        "smlatb r6, r11, r9, r8\n\t"
-        "smlad r7, r12, r9, r8\n\t"
-        "smlatb r8, r12, r9, r8\n\t"
-        "smlabb r5, r12, r10, r5\n\t"
-        "smladx r6, r12, r10, r6\n\t"
-        "smlabb r7, lr, r10, r7\n\t"
-        "smladx r8, lr, r10, r8\n\t"
-        "add r0, r0, r1\n\t"
-        DWP_S1_ROW("12")
-        "add r0, r0, r1\n\t"
-        DWP_S1_ROW("20")
-        "sub r0, r0, r1, lsl #1\n\t"
-        "adds r0, r0, #8\n\t"
-        DWP_ASM_EXIT);
-}
+#define DWP_S1_TEXT(RQ)                                                                    \
+        DWP_ASM_ENTRY                                                                      \
+        "ldr r8, [sp, #0]\n\t"                                                             \
+        "ldrd r9, r10, [sp, #4]\n\t"                                                       \
+        "ldr r11, [r0]\n\t"                                                                \
+        "ldr r12, [r0, #4]\n\t"                                                            \
+        "ldr lr, [r0, #8]\n\t"                                                             \
+        "smlad r5, r11, r9, r8\n\t"                                                        \
+        "smlatb r6, r11, r9, r8\n\t"                                                       \
+        "smlad r7, r12, r9, r8\n\t"                                                        \
+        "smlatb r8, r12, r9, r8\n\t"                                                       \
+        "smlabb r5, r12, r10, r5\n\t"                                                      \
+        "smladx r6, r12, r10, r6\n\t"                                                      \
+        "smlabb r7, lr, r10, r7\n\t"                                                       \
+        "smladx r8, lr, r10, r8\n\t"                                                       \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_S1_ROW("12")                                                                   \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_S1_ROW("20")                                                                   \
+        "sub r0, r0, r1, lsl #1\n\t"                                                       \
+        "adds r0, r0, #8\n\t"                                                              \
+        RQ DWP_ASM_TAIL                                                                    
+#if MOTE_S8_PLANAR_R
+DWP_ASM_FN(dwp_s1_asm, DWP_S1_TEXT(DWP_ASM_RQ))
+#endif
+#if MOTE_S8_PLANAR_E
+DWP_ASM_FN(dwp_s1e_asm, DWP_S1_TEXT(DWP_ASM_RQ_E))
+#endif
+#undef DWP_S1_TEXT
 
 #if MOTE_S8_PLANAR_S2
 /* stride 2, one kernel row into r5..r8 (x0..x8; r11 / r12 reused for x67 / x8) */
@@ -308,33 +340,37 @@ __attribute__((naked, noinline)) static void dwp_s1_asm(const dwp_job_t *job __a
     "smlad r8, r11, r9, r8\n\t"                                                            \
     "smlabb r8, r12, r10, r8\n\t"
 
-__attribute__((naked, noinline)) static void dwp_s2_asm(const dwp_job_t *job __attribute__((unused)))
-{
-    __asm__ volatile(
-        DWP_ASM_ENTRY
-        "ldr r8, [sp, #0]\n\t"
-        "ldrd r9, r10, [sp, #4]\n\t"
-        "ldr r11, [r0]\n\t"
-        "ldr r12, [r0, #4]\n\t"
-        "ldr lr, [r0, #8]\n\t"
-        "smlad r5, r11, r9, r8\n\t"
-        "smlabb r5, r12, r10, r5\n\t"
-        "smlad r6, r12, r9, r8\n\t"
-        "smlabb r6, lr, r10, r6\n\t"
-        "ldr r11, [r0, #12]\n\t"
-        "smlad r7, lr, r9, r8\n\t"
-        "smlabb r7, r11, r10, r7\n\t"
-        "ldrh r12, [r0, #16]\n\t"
-        "smlad r8, r11, r9, r8\n\t"
-        "smlabb r8, r12, r10, r8\n\t"
-        "add r0, r0, r1\n\t"
-        DWP_S2_ROW("12")
-        "add r0, r0, r1\n\t"
-        DWP_S2_ROW("20")
-        "sub r0, r0, r1, lsl #1\n\t"
-        "adds r0, r0, #16\n\t"
-        DWP_ASM_EXIT);
-}
+#define DWP_S2_TEXT(RQ)                                                                    \
+        DWP_ASM_ENTRY                                                                      \
+        "ldr r8, [sp, #0]\n\t"                                                             \
+        "ldrd r9, r10, [sp, #4]\n\t"                                                       \
+        "ldr r11, [r0]\n\t"                                                                \
+        "ldr r12, [r0, #4]\n\t"                                                            \
+        "ldr lr, [r0, #8]\n\t"                                                             \
+        "smlad r5, r11, r9, r8\n\t"                                                        \
+        "smlabb r5, r12, r10, r5\n\t"                                                      \
+        "smlad r6, r12, r9, r8\n\t"                                                        \
+        "smlabb r6, lr, r10, r6\n\t"                                                       \
+        "ldr r11, [r0, #12]\n\t"                                                           \
+        "smlad r7, lr, r9, r8\n\t"                                                         \
+        "smlabb r7, r11, r10, r7\n\t"                                                      \
+        "ldrh r12, [r0, #16]\n\t"                                                          \
+        "smlad r8, r11, r9, r8\n\t"                                                        \
+        "smlabb r8, r12, r10, r8\n\t"                                                      \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_S2_ROW("12")                                                                   \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_S2_ROW("20")                                                                   \
+        "sub r0, r0, r1, lsl #1\n\t"                                                       \
+        "adds r0, r0, #16\n\t"                                                             \
+        RQ DWP_ASM_TAIL                                                                    
+#if MOTE_S8_PLANAR_R
+DWP_ASM_FN(dwp_s2_asm, DWP_S2_TEXT(DWP_ASM_RQ))
+#endif
+#if MOTE_S8_PLANAR_E
+DWP_ASM_FN(dwp_s2e_asm, DWP_S2_TEXT(DWP_ASM_RQ_E))
+#endif
+#undef DWP_S2_TEXT
 #endif /* MOTE_S8_PLANAR_S2 */
 #if MOTE_S8_USE_DW_PLANAR_X6
 /*
@@ -373,82 +409,106 @@ __attribute__((naked, noinline)) static void dwp_s2_asm(const dwp_job_t *job __a
 /* requantize the six accumulators r4..r9 and store them (o0..o5 apart by the output
  * bytes between pixels), shared by the stride-1 and stride-2 1x6 blocks; from the frame:
  * multiplier and offset (sp+28), shift e (+36), output (+60), bytes between pixels (+68) */
-#define DWP_X6_STORE  \
-    "ldrd r2, r3, [sp, #28]\n\t" \
-    "ldr r10, [sp, #36]\n\t" \
-    "ldr r11, [sp, #60]\n\t" \
-    "ldr r12, [sp, #68]\n\t" \
-    DWP_X6_RQ("r4") DWP_X6_RQ("r5") DWP_X6_RQ("r6") DWP_X6_RQ("r7") DWP_X6_RQ("r8") \
-    DWP_X6_RQ("r9") \
-    "asr r4, r4, r10\n\t" \
-    "asr r5, r5, r10\n\t" \
-    "asr r6, r6, r10\n\t" \
-    "asr r7, r7, r10\n\t" \
-    "asr r8, r8, r10\n\t" \
-    "asr r9, r9, r10\n\t" \
-    "ssat r4, #8, r4\n\t" \
-    "ssat r5, #8, r5\n\t" \
-    "ssat r6, #8, r6\n\t" \
-    "ssat r7, #8, r7\n\t" \
-    "ssat r8, #8, r8\n\t" \
-    "ssat r9, #8, r9\n\t" \
-    "strb r4, [r11]\n\t" \
-    "strb r5, [r11, r12]\n\t" \
-    "add r11, r11, r12, lsl #1\n\t" \
-    "strb r6, [r11]\n\t" \
-    "strb r7, [r11, r12]\n\t" \
-    "add r11, r11, r12, lsl #1\n\t" \
-    "strb r8, [r11]\n\t" \
+#define DWP_X6_STRB                                                                        \
+    "strb r4, [r11]\n\t"                                                                    \
+    "strb r5, [r11, r12]\n\t"                                                               \
+    "add r11, r11, r12, lsl #1\n\t"                                                         \
+    "strb r6, [r11]\n\t"                                                                    \
+    "strb r7, [r11, r12]\n\t"                                                               \
+    "add r11, r11, r12, lsl #1\n\t"                                                         \
+    "strb r8, [r11]\n\t"                                                                    \
     "strb r9, [r11, r12]\n\t"
+#define DWP_X6_STORE                                                                       \
+    "ldrd r2, r3, [sp, #28]\n\t"                                                            \
+    "ldr r10, [sp, #36]\n\t"                                                                \
+    "ldr r11, [sp, #60]\n\t"                                                                \
+    "ldr r12, [sp, #68]\n\t"                                                                \
+    DWP_X6_RQ("r4") DWP_X6_RQ("r5") DWP_X6_RQ("r6") DWP_X6_RQ("r7") DWP_X6_RQ("r8")       \
+    DWP_X6_RQ("r9")                                                                        \
+    "asr r4, r4, r10\n\t"                                                                   \
+    "asr r5, r5, r10\n\t"                                                                   \
+    "asr r6, r6, r10\n\t"                                                                   \
+    "asr r7, r7, r10\n\t"                                                                   \
+    "asr r8, r8, r10\n\t"                                                                   \
+    "asr r9, r9, r10\n\t"                                                                   \
+    "ssat r4, #8, r4\n\t"                                                                   \
+    "ssat r5, #8, r5\n\t"                                                                   \
+    "ssat r6, #8, r6\n\t"                                                                   \
+    "ssat r7, #8, r7\n\t"                                                                   \
+    "ssat r8, #8, r8\n\t"                                                                   \
+    "ssat r9, #8, r9\n\t"                                                                   \
+    DWP_X6_STRB
+/* the E-form (DWP_ASM_RQ_E) */
+#define DWP_X6_STORE_E                                                                     \
+    "ldrd r2, r3, [sp, #28]\n\t"                                                            \
+    "ldr r11, [sp, #60]\n\t"                                                                \
+    "ldr r12, [sp, #68]\n\t"                                                                \
+    "smmla r4, r4, r2, r3\n\t"                                                              \
+    "smmla r5, r5, r2, r3\n\t"                                                              \
+    "smmla r6, r6, r2, r3\n\t"                                                              \
+    "smmla r7, r7, r2, r3\n\t"                                                              \
+    "smmla r8, r8, r2, r3\n\t"                                                              \
+    "smmla r9, r9, r2, r3\n\t"                                                              \
+    "ssat r4, #8, r4, asr #12\n\t"                                                          \
+    "ssat r5, #8, r5, asr #12\n\t"                                                          \
+    "ssat r6, #8, r6, asr #12\n\t"                                                          \
+    "ssat r7, #8, r7, asr #12\n\t"                                                          \
+    "ssat r8, #8, r8, asr #12\n\t"                                                          \
+    "ssat r9, #8, r9, asr #12\n\t"                                                          \
+    DWP_X6_STRB
 
-__attribute__((naked, noinline)) static void dwp_s1x6_asm(const dwp_job_t *job __attribute__((unused)))
-{
-    __asm__ volatile(
-        "push {r4-r11, lr}\n\t"
-        "sub sp, sp, #76\n\t"
-        "mov r12, sp\n\t"
-        "ldmia r0!, {r1-r9}\n\t"
-        "stmia r12!, {r1-r9}\n\t"
-        "ldmia r0!, {r1-r9}\n\t"
-        "stmia r12!, {r1-r9}\n\t"
-        "ldr r1, [sp, #64]\n\t"
-        "1:\n\t"
-        "ldr r0, [sp, #56]\n\t"
-        "ldr r9, [sp, #0]\n\t" /* bias: r9 (o5) is the addend of the first multiplies */
-        "ldrd r2, r3, [sp, #4]\n\t"
-        "ldr r10, [r0]\n\t"
-        "ldr r11, [r0, #4]\n\t"
-        "ldr r12, [r0, #8]\n\t"
-        "ldr lr, [r0, #12]\n\t"
-        "smlad r4, r10, r2, r9\n\t"
-        "smlatb r5, r10, r2, r9\n\t"
-        "smlad r6, r11, r2, r9\n\t"
-        "smlatb r7, r11, r2, r9\n\t"
-        "smlad r8, r12, r2, r9\n\t"
-        "smlatb r9, r12, r2, r9\n\t"
-        "smlabb r4, r11, r3, r4\n\t"
-        "smladx r5, r11, r3, r5\n\t"
-        "smlabb r6, r12, r3, r6\n\t"
-        "smladx r7, r12, r3, r7\n\t"
-        "smlabb r8, lr, r3, r8\n\t"
-        "smladx r9, lr, r3, r9\n\t"
-        "add r0, r0, r1\n\t"
-        DWP_X6_ROW("12")
-        "add r0, r0, r1\n\t"
-        DWP_X6_ROW("20")
-        DWP_X6_STORE
-        "ldrd r2, r3, [sp, #48]\n\t" /* input / output bytes per row */
-        "ldrd r10, r11, [sp, #56]\n\t"
-        "ldr r12, [sp, #40]\n\t"
-        "add r10, r10, r2\n\t"
-        "add r11, r11, r3\n\t"
-        "strd r10, r11, [sp, #56]\n\t"
-        "subs r12, r12, #1\n\t"
-        "str r12, [sp, #40]\n\t"
-        "bne 1b\n\t"
-        "add sp, sp, #76\n\t"
-        "pop {r4-r11, pc}\n\t");
-}
+#define DWP_S1X6_TEXT(RQ)                                                                  \
+        "push {r4-r11, lr}\n\t"                                                            \
+        "sub sp, sp, #76\n\t"                                                              \
+        "mov r12, sp\n\t"                                                                  \
+        "ldmia r0!, {r1-r9}\n\t"                                                           \
+        "stmia r12!, {r1-r9}\n\t"                                                          \
+        "ldmia r0!, {r1-r9}\n\t"                                                           \
+        "stmia r12!, {r1-r9}\n\t"                                                          \
+        "ldr r1, [sp, #64]\n\t"                                                            \
+        "1:\n\t"                                                                           \
+        "ldr r0, [sp, #56]\n\t"                                                            \
+        "ldr r9, [sp, #0]\n\t"                                                             \
+        "ldrd r2, r3, [sp, #4]\n\t"                                                        \
+        "ldr r10, [r0]\n\t"                                                                \
+        "ldr r11, [r0, #4]\n\t"                                                            \
+        "ldr r12, [r0, #8]\n\t"                                                            \
+        "ldr lr, [r0, #12]\n\t"                                                            \
+        "smlad r4, r10, r2, r9\n\t"                                                        \
+        "smlatb r5, r10, r2, r9\n\t"                                                       \
+        "smlad r6, r11, r2, r9\n\t"                                                        \
+        "smlatb r7, r11, r2, r9\n\t"                                                       \
+        "smlad r8, r12, r2, r9\n\t"                                                        \
+        "smlatb r9, r12, r2, r9\n\t"                                                       \
+        "smlabb r4, r11, r3, r4\n\t"                                                       \
+        "smladx r5, r11, r3, r5\n\t"                                                       \
+        "smlabb r6, r12, r3, r6\n\t"                                                       \
+        "smladx r7, r12, r3, r7\n\t"                                                       \
+        "smlabb r8, lr, r3, r8\n\t"                                                        \
+        "smladx r9, lr, r3, r9\n\t"                                                        \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_X6_ROW("12")                                                                   \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_X6_ROW("20")                                                                   \
+        RQ                                                                                 \
+        "ldrd r2, r3, [sp, #48]\n\t"                                                       \
+        "ldrd r10, r11, [sp, #56]\n\t"                                                     \
+        "ldr r12, [sp, #40]\n\t"                                                           \
+        "add r10, r10, r2\n\t"                                                             \
+        "add r11, r11, r3\n\t"                                                             \
+        "strd r10, r11, [sp, #56]\n\t"                                                     \
+        "subs r12, r12, #1\n\t"                                                            \
+        "str r12, [sp, #40]\n\t"                                                           \
+        "bne 1b\n\t"                                                                       \
+        "add sp, sp, #76\n\t"                                                              \
+        "pop {r4-r11, pc}\n\t"                                                             
+#if MOTE_S8_PLANAR_R
+DWP_ASM_FN(dwp_s1x6_asm, DWP_S1X6_TEXT(DWP_X6_STORE))
+#endif
+#if MOTE_S8_PLANAR_E
+DWP_ASM_FN(dwp_s1x6e_asm, DWP_S1X6_TEXT(DWP_X6_STORE_E))
+#endif
+#undef DWP_S1X6_TEXT
 #if MOTE_S8_USE_DW_PLANAR_X6S2 && MOTE_S8_PLANAR_S2 /* inside MOTE_S8_USE_DW_PLANAR_X6: its requantization */
 /* stride 2, one kernel row into r4..r9: x0..x7, then x8..x12 (x6, x7 kept in lr) */
 #define DWP_X6S2_MAC(A4, A5, A6, A7, A8)                                                   \
@@ -479,41 +539,45 @@ __attribute__((naked, noinline)) static void dwp_s1x6_asm(const dwp_job_t *job _
  * w01) + SMLABB(x(2k+2), w21) over x0..x12 (seven loads a kernel row), the
  * requantization and stores of dwp_s1x6_asm.
  */
-__attribute__((naked, noinline)) static void dwp_s2x6_asm(const dwp_job_t *job __attribute__((unused)))
-{
-    __asm__ volatile(
-        "push {r4-r11, lr}\n\t"
-        "sub sp, sp, #76\n\t"
-        "mov r12, sp\n\t"
-        "ldmia r0!, {r1-r9}\n\t"
-        "stmia r12!, {r1-r9}\n\t"
-        "ldmia r0!, {r1-r9}\n\t"
-        "stmia r12!, {r1-r9}\n\t"
-        "ldr r1, [sp, #64]\n\t"
-        "1:\n\t"
-        "ldr r0, [sp, #56]\n\t"
-        "ldr r9, [sp, #0]\n\t" /* bias: r9 (o5) is the addend of the first multiplies */
-        DWP_X6S2_LD("4")
-        DWP_X6S2_MAC("r9", "r9", "r9", "r9", "r9")
-        "add r0, r0, r1\n\t"
-        DWP_X6S2_LD("12")
-        DWP_X6S2_MAC("r4", "r5", "r6", "r7", "r8")
-        "add r0, r0, r1\n\t"
-        DWP_X6S2_LD("20")
-        DWP_X6S2_MAC("r4", "r5", "r6", "r7", "r8")
-        DWP_X6_STORE
-        "ldrd r2, r3, [sp, #48]\n\t"
-        "ldrd r10, r11, [sp, #56]\n\t"
-        "ldr r12, [sp, #40]\n\t"
-        "add r10, r10, r2\n\t"
-        "add r11, r11, r3\n\t"
-        "strd r10, r11, [sp, #56]\n\t"
-        "subs r12, r12, #1\n\t"
-        "str r12, [sp, #40]\n\t"
-        "bne 1b\n\t"
-        "add sp, sp, #76\n\t"
-        "pop {r4-r11, pc}\n\t");
-}
+#define DWP_S2X6_TEXT(RQ)                                                                  \
+        "push {r4-r11, lr}\n\t"                                                            \
+        "sub sp, sp, #76\n\t"                                                              \
+        "mov r12, sp\n\t"                                                                  \
+        "ldmia r0!, {r1-r9}\n\t"                                                           \
+        "stmia r12!, {r1-r9}\n\t"                                                          \
+        "ldmia r0!, {r1-r9}\n\t"                                                           \
+        "stmia r12!, {r1-r9}\n\t"                                                          \
+        "ldr r1, [sp, #64]\n\t"                                                            \
+        "1:\n\t"                                                                           \
+        "ldr r0, [sp, #56]\n\t"                                                            \
+        "ldr r9, [sp, #0]\n\t"                                                             \
+        DWP_X6S2_LD("4")                                                                   \
+        DWP_X6S2_MAC("r9", "r9", "r9", "r9", "r9")                                         \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_X6S2_LD("12")                                                                  \
+        DWP_X6S2_MAC("r4", "r5", "r6", "r7", "r8")                                         \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_X6S2_LD("20")                                                                  \
+        DWP_X6S2_MAC("r4", "r5", "r6", "r7", "r8")                                         \
+        RQ                                                                                 \
+        "ldrd r2, r3, [sp, #48]\n\t"                                                       \
+        "ldrd r10, r11, [sp, #56]\n\t"                                                     \
+        "ldr r12, [sp, #40]\n\t"                                                           \
+        "add r10, r10, r2\n\t"                                                             \
+        "add r11, r11, r3\n\t"                                                             \
+        "strd r10, r11, [sp, #56]\n\t"                                                     \
+        "subs r12, r12, #1\n\t"                                                            \
+        "str r12, [sp, #40]\n\t"                                                           \
+        "bne 1b\n\t"                                                                       \
+        "add sp, sp, #76\n\t"                                                              \
+        "pop {r4-r11, pc}\n\t"                                                             
+#if MOTE_S8_PLANAR_R
+DWP_ASM_FN(dwp_s2x6_asm, DWP_S2X6_TEXT(DWP_X6_STORE))
+#endif
+#if MOTE_S8_PLANAR_E
+DWP_ASM_FN(dwp_s2x6e_asm, DWP_S2X6_TEXT(DWP_X6_STORE_E))
+#endif
+#undef DWP_S2X6_TEXT
 #undef DWP_X6S2_MAC
 #undef DWP_X6S2_LD
 #endif /* MOTE_S8_USE_DW_PLANAR_X6S2 */
@@ -542,60 +606,80 @@ __attribute__((naked, noinline)) static void dwp_s2x6_asm(const dwp_job_t *job _
     "add lr, r3, " R ", asr #31\n\t"                                                       \
     "smmlar " R ", " R ", r2, lr\n\t"
 
-__attribute__((naked, noinline)) static void dwp_s1x3_asm(const dwp_job_t *job __attribute__((unused)))
-{
-    __asm__ volatile(
-        "push {r4-r11, lr}\n\t"
-        "sub sp, sp, #76\n\t"
-        "mov r12, sp\n\t"
-        "ldmia r0!, {r1-r9}\n\t"
-        "stmia r12!, {r1-r9}\n\t"
-        "ldmia r0!, {r1-r9}\n\t"
-        "stmia r12!, {r1-r9}\n\t"
-        "ldr r1, [sp, #64]\n\t"
-        "1:\n\t"
-        "ldr r0, [sp, #56]\n\t"
-        "ldr r6, [sp, #0]\n\t" /* bias: r6 (o2) is the addend of the first multiplies */
-        "ldrd r2, r3, [sp, #4]\n\t"
-        "ldr r10, [r0]\n\t"
-        "ldr r11, [r0, #4]\n\t"
-        "ldrsh r12, [r0, #8]\n\t"
-        "smlad r4, r10, r2, r6\n\t"
-        "smlatb r5, r10, r2, r6\n\t"
-        "smlad r6, r11, r2, r6\n\t"
-        "smlabb r4, r11, r3, r4\n\t"
-        "smladx r5, r11, r3, r5\n\t"
-        "smlabb r6, r12, r3, r6\n\t"
-        "add r0, r0, r1\n\t"
-        DWP_X3_ROW("12")
-        "add r0, r0, r1\n\t"
-        DWP_X3_ROW("20")
-        "ldrd r2, r3, [sp, #28]\n\t" /* multiplier, offset */
-        "ldr r10, [sp, #36]\n\t"     /* e */
-        "ldr r11, [sp, #60]\n\t"     /* output */
-        "ldr r12, [sp, #68]\n\t"     /* output bytes between pixels */
-        DWP_X3_RQ("r4") DWP_X3_RQ("r5") DWP_X3_RQ("r6")
-        "asr r4, r4, r10\n\t"
-        "asr r5, r5, r10\n\t"
-        "asr r6, r6, r10\n\t"
-        "ssat r4, #8, r4\n\t"
-        "ssat r5, #8, r5\n\t"
-        "ssat r6, #8, r6\n\t"
-        "strb r4, [r11]\n\t"
-        "strb r5, [r11, r12]\n\t"
-        "strb r6, [r11, r12, lsl #1]\n\t"
-        "ldrd r2, r3, [sp, #48]\n\t" /* input / output bytes per row */
-        "ldrd r10, r11, [sp, #56]\n\t"
-        "ldr r12, [sp, #40]\n\t"
-        "add r10, r10, r2\n\t"
-        "add r11, r11, r3\n\t"
-        "strd r10, r11, [sp, #56]\n\t"
-        "subs r12, r12, #1\n\t"
-        "str r12, [sp, #40]\n\t"
-        "bne 1b\n\t"
-        "add sp, sp, #76\n\t"
-        "pop {r4-r11, pc}\n\t");
-}
+#define DWP_X3_STORE                                                                       \
+    "ldrd r2, r3, [sp, #28]\n\t" /* multiplier, offset */                                   \
+    "ldr r10, [sp, #36]\n\t"     /* e */                                                    \
+    "ldr r11, [sp, #60]\n\t"     /* output */                                               \
+    "ldr r12, [sp, #68]\n\t"     /* output bytes between pixels */                          \
+    DWP_X3_RQ("r4") DWP_X3_RQ("r5") DWP_X3_RQ("r6")                                        \
+    "asr r4, r4, r10\n\t"                                                                   \
+    "asr r5, r5, r10\n\t"                                                                   \
+    "asr r6, r6, r10\n\t"                                                                   \
+    "ssat r4, #8, r4\n\t"                                                                   \
+    "ssat r5, #8, r5\n\t"                                                                   \
+    "ssat r6, #8, r6\n\t"                                                                   \
+    DWP_X3_STRB
+#define DWP_X3_STORE_E                                                                     \
+    "ldrd r2, r3, [sp, #28]\n\t"                                                            \
+    "ldr r11, [sp, #60]\n\t"                                                                \
+    "ldr r12, [sp, #68]\n\t"                                                                \
+    "smmla r4, r4, r2, r3\n\t"                                                              \
+    "smmla r5, r5, r2, r3\n\t"                                                              \
+    "smmla r6, r6, r2, r3\n\t"                                                              \
+    "ssat r4, #8, r4, asr #12\n\t"                                                          \
+    "ssat r5, #8, r5, asr #12\n\t"                                                          \
+    "ssat r6, #8, r6, asr #12\n\t"                                                          \
+    DWP_X3_STRB
+#define DWP_X3_STRB                                                                        \
+    "strb r4, [r11]\n\t"                                                                    \
+    "strb r5, [r11, r12]\n\t"                                                               \
+    "strb r6, [r11, r12, lsl #1]\n\t"
+
+#define DWP_S1X3_TEXT(RQ)                                                                  \
+        "push {r4-r11, lr}\n\t"                                                            \
+        "sub sp, sp, #76\n\t"                                                              \
+        "mov r12, sp\n\t"                                                                  \
+        "ldmia r0!, {r1-r9}\n\t"                                                           \
+        "stmia r12!, {r1-r9}\n\t"                                                          \
+        "ldmia r0!, {r1-r9}\n\t"                                                           \
+        "stmia r12!, {r1-r9}\n\t"                                                          \
+        "ldr r1, [sp, #64]\n\t"                                                            \
+        "1:\n\t"                                                                           \
+        "ldr r0, [sp, #56]\n\t"                                                            \
+        "ldr r6, [sp, #0]\n\t"                                                             \
+        "ldrd r2, r3, [sp, #4]\n\t"                                                        \
+        "ldr r10, [r0]\n\t"                                                                \
+        "ldr r11, [r0, #4]\n\t"                                                            \
+        "ldrsh r12, [r0, #8]\n\t"                                                          \
+        "smlad r4, r10, r2, r6\n\t"                                                        \
+        "smlatb r5, r10, r2, r6\n\t"                                                       \
+        "smlad r6, r11, r2, r6\n\t"                                                        \
+        "smlabb r4, r11, r3, r4\n\t"                                                       \
+        "smladx r5, r11, r3, r5\n\t"                                                       \
+        "smlabb r6, r12, r3, r6\n\t"                                                       \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_X3_ROW("12")                                                                   \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_X3_ROW("20")                                                                   \
+        RQ                                                                                 \
+        "ldrd r2, r3, [sp, #48]\n\t"                                                       \
+        "ldrd r10, r11, [sp, #56]\n\t"                                                     \
+        "ldr r12, [sp, #40]\n\t"                                                           \
+        "add r10, r10, r2\n\t"                                                             \
+        "add r11, r11, r3\n\t"                                                             \
+        "strd r10, r11, [sp, #56]\n\t"                                                     \
+        "subs r12, r12, #1\n\t"                                                            \
+        "str r12, [sp, #40]\n\t"                                                           \
+        "bne 1b\n\t"                                                                       \
+        "add sp, sp, #76\n\t"                                                              \
+        "pop {r4-r11, pc}\n\t"                                                             
+#if MOTE_S8_PLANAR_R
+DWP_ASM_FN(dwp_s1x3_asm, DWP_S1X3_TEXT(DWP_X3_STORE))
+#endif
+#if MOTE_S8_PLANAR_E
+DWP_ASM_FN(dwp_s1x3e_asm, DWP_S1X3_TEXT(DWP_X3_STORE_E))
+#endif
+#undef DWP_S1X3_TEXT
 #if MOTE_S8_USE_DW_PLANAR_X3S2 && MOTE_S8_PLANAR_S2 /* inside MOTE_S8_USE_DW_PLANAR_X3: its requantization */
 /* stride 2, one kernel row into r4..r6 (x0..x6) */
 #define DWP_X3S2_ROW(WOFF, A4, A5)                                                         \
@@ -612,58 +696,52 @@ __attribute__((naked, noinline)) static void dwp_s1x3_asm(const dwp_job_t *job _
     "smlabb r6, lr, r3, r6\n\t"
 
 /* Stride 2, rows of three outputs (MobileNet's 6 -> 3 map): as dwp_s1x3_asm. */
-__attribute__((naked, noinline)) static void dwp_s2x3_asm(const dwp_job_t *job __attribute__((unused)))
-{
-    __asm__ volatile(
-        "push {r4-r11, lr}\n\t"
-        "sub sp, sp, #76\n\t"
-        "mov r12, sp\n\t"
-        "ldmia r0!, {r1-r9}\n\t"
-        "stmia r12!, {r1-r9}\n\t"
-        "ldmia r0!, {r1-r9}\n\t"
-        "stmia r12!, {r1-r9}\n\t"
-        "ldr r1, [sp, #64]\n\t"
-        "1:\n\t"
-        "ldr r0, [sp, #56]\n\t"
-        "ldr r6, [sp, #0]\n\t" /* bias: r6 (o2) is the addend of the first multiplies */
-        DWP_X3S2_ROW("4", "r6", "r6")
-        "add r0, r0, r1\n\t"
-        DWP_X3S2_ROW("12", "r4", "r5")
-        "add r0, r0, r1\n\t"
-        DWP_X3S2_ROW("20", "r4", "r5")
-        "ldrd r2, r3, [sp, #28]\n\t"
-        "ldr r10, [sp, #36]\n\t"
-        "ldr r11, [sp, #60]\n\t"
-        "ldr r12, [sp, #68]\n\t"
-        DWP_X3_RQ("r4") DWP_X3_RQ("r5") DWP_X3_RQ("r6")
-        "asr r4, r4, r10\n\t"
-        "asr r5, r5, r10\n\t"
-        "asr r6, r6, r10\n\t"
-        "ssat r4, #8, r4\n\t"
-        "ssat r5, #8, r5\n\t"
-        "ssat r6, #8, r6\n\t"
-        "strb r4, [r11]\n\t"
-        "strb r5, [r11, r12]\n\t"
-        "strb r6, [r11, r12, lsl #1]\n\t"
-        "ldrd r2, r3, [sp, #48]\n\t"
-        "ldrd r10, r11, [sp, #56]\n\t"
-        "ldr r12, [sp, #40]\n\t"
-        "add r10, r10, r2\n\t"
-        "add r11, r11, r3\n\t"
-        "strd r10, r11, [sp, #56]\n\t"
-        "subs r12, r12, #1\n\t"
-        "str r12, [sp, #40]\n\t"
-        "bne 1b\n\t"
-        "add sp, sp, #76\n\t"
-        "pop {r4-r11, pc}\n\t");
-}
+#define DWP_S2X3_TEXT(RQ)                                                                  \
+        "push {r4-r11, lr}\n\t"                                                            \
+        "sub sp, sp, #76\n\t"                                                              \
+        "mov r12, sp\n\t"                                                                  \
+        "ldmia r0!, {r1-r9}\n\t"                                                           \
+        "stmia r12!, {r1-r9}\n\t"                                                          \
+        "ldmia r0!, {r1-r9}\n\t"                                                           \
+        "stmia r12!, {r1-r9}\n\t"                                                          \
+        "ldr r1, [sp, #64]\n\t"                                                            \
+        "1:\n\t"                                                                           \
+        "ldr r0, [sp, #56]\n\t"                                                            \
+        "ldr r6, [sp, #0]\n\t"                                                             \
+        DWP_X3S2_ROW("4", "r6", "r6")                                                      \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_X3S2_ROW("12", "r4", "r5")                                                     \
+        "add r0, r0, r1\n\t"                                                               \
+        DWP_X3S2_ROW("20", "r4", "r5")                                                     \
+        RQ                                                                                 \
+        "ldrd r2, r3, [sp, #48]\n\t"                                                       \
+        "ldrd r10, r11, [sp, #56]\n\t"                                                     \
+        "ldr r12, [sp, #40]\n\t"                                                           \
+        "add r10, r10, r2\n\t"                                                             \
+        "add r11, r11, r3\n\t"                                                             \
+        "strd r10, r11, [sp, #56]\n\t"                                                     \
+        "subs r12, r12, #1\n\t"                                                            \
+        "str r12, [sp, #40]\n\t"                                                           \
+        "bne 1b\n\t"                                                                       \
+        "add sp, sp, #76\n\t"                                                              \
+        "pop {r4-r11, pc}\n\t"                                                             
+#if MOTE_S8_PLANAR_R
+DWP_ASM_FN(dwp_s2x3_asm, DWP_S2X3_TEXT(DWP_X3_STORE))
+#endif
+#if MOTE_S8_PLANAR_E
+DWP_ASM_FN(dwp_s2x3e_asm, DWP_S2X3_TEXT(DWP_X3_STORE_E))
+#endif
+#undef DWP_S2X3_TEXT
 #undef DWP_X3S2_ROW
 #endif /* MOTE_S8_USE_DW_PLANAR_X3S2 */
 #undef DWP_X3_ROW
 #undef DWP_X3_RQ
 #endif /* MOTE_S8_USE_DW_PLANAR_X3 */
 #undef DWP_ASM_ENTRY
-#undef DWP_ASM_EXIT
+#undef DWP_ASM_RQ
+#undef DWP_ASM_RQ_E
+#undef DWP_ASM_TAIL
+#undef DWP_ASM_FN
 #undef DWP_S1_ROW
 #undef DWP_S2_ROW
 
@@ -686,13 +764,23 @@ MOTE_S8_INLINE int dwp_asm_rows(int32_t stride, int32_t wo)
     return wo >= 4 || (MOTE_S8_USE_DW_PLANAR_X3 && wo == 3 && (stride == 1 || MOTE_S8_USE_DW_PLANAR_X3S2));
 }
 
+/* DWP_CALL(f, j): block function f with the requantization of the job (ef: the E-form) */
+#if MOTE_S8_PLANAR_R && MOTE_S8_PLANAR_E
+#define DWP_CALL(f, j) (ef ? f##e_asm(j) : f##_asm(j))
+#elif MOTE_S8_PLANAR_E
+#define DWP_CALL(f, j) f##e_asm(j)
+#else
+#define DWP_CALL(f, j) f##_asm(j)
+#endif
 /**
  * A plane by the assembly (dwp_asm_rows): j holds the channel's constants and the
- * call's rows / prow / orow / wpb / opx; its nb, p and o are set here.
+ * call's rows / prow / orow / wpb / opx; its nb, p and o are set here; ef:
+ * the job holds the E-form constants (mote_s8_dw_planar_eform).
  */
-static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32_t wo, int8_t *out)
+static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32_t wo, int8_t *out, int ef)
 {
     const int32_t nb = wo >> 2, opx = j->opx;
+    (void)ef;
     j->nb = nb;
     j->p = pl;
     j->o = out;
@@ -700,11 +788,11 @@ static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32
     if (wo == 3) {
 #if MOTE_S8_USE_DW_PLANAR_X3S2 && MOTE_S8_PLANAR_S2
         if (stride == 2) {
-            dwp_s2x3_asm(j);
+            DWP_CALL(dwp_s2x3, j);
             return;
         }
 #endif
-        dwp_s1x3_asm(j);
+        DWP_CALL(dwp_s1x3, j);
         return;
     }
 #endif
@@ -712,11 +800,11 @@ static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32
     if (stride == 1 && (wo & 3) == 2 && wo >= 6) { /* 1x4 blocks, then a 1x6 block */
         if (nb > 1) {
             j->nb = nb - 1;
-            dwp_s1_asm(j);
+            DWP_CALL(dwp_s1, j);
         }
         j->p = pl + (size_t)(wo - 6);
         j->o = out + (size_t)(wo - 6) * opx;
-        dwp_s1x6_asm(j);
+        DWP_CALL(dwp_s1x6, j);
         return;
     }
 #endif
@@ -724,21 +812,21 @@ static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32
     if (stride == 2 && (wo & 3) == 2 && wo >= 6) { /* 1x4 blocks, then a 1x6 block */
         if (nb > 1) {
             j->nb = nb - 1;
-            dwp_s2_asm(j);
+            DWP_CALL(dwp_s2, j);
         }
         j->p = pl + (size_t)(wo - 6) * 2;
         j->o = out + (size_t)(wo - 6) * opx;
-        dwp_s2x6_asm(j);
+        DWP_CALL(dwp_s2x6, j);
         return;
     }
 #endif
 #if MOTE_S8_PLANAR_S2
     if (stride != 1) {
-        dwp_s2_asm(j);
+        DWP_CALL(dwp_s2, j);
     } else
 #endif
     {
-        dwp_s1_asm(j);
+        DWP_CALL(dwp_s1, j);
     }
     if (wo & 3) { /* the last wo % 4 columns: one more block over columns wo-4..wo-1
                      (its first outputs again, the same bytes) */
@@ -747,13 +835,14 @@ static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32
         j->o = out + (size_t)(wo - 4) * opx;
 #if MOTE_S8_PLANAR_S2
         if (stride != 1) {
-            dwp_s2_asm(j);
+            DWP_CALL(dwp_s2, j);
             return;
         }
 #endif
-        dwp_s1_asm(j);
+        DWP_CALL(dwp_s1, j);
     }
 }
+#undef DWP_CALL
 
 #if MOTE_S8_PLANAR_C
 /** 3x3, stride 1 or 2: the whole plane of one channel (blocks, then the odd row / column). */
@@ -761,6 +850,7 @@ static void dwp_plane3x3(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32
                          int32_t wo, int8_t *out, int32_t orow, int32_t opx)
 {
     int32_t oy, ox;
+#if MOTE_S8_PLANAR_R
     if (k->full && dwp_asm_rows(stride, wo)) { /* rows of blocks in assembly */
         dwp_job_t j;
         j.bias2 = k->b2;
@@ -778,9 +868,10 @@ static void dwp_plane3x3(const dwp_ch_t *k, const int16_t *pl, int32_t wp, int32
         j.orow = orow;
         j.wpb = 2 * wp;
         j.opx = opx;
-        dwp_asm_plane(&j, pl, stride, wo, out);
+        dwp_asm_plane(&j, pl, stride, wo, out, 0);
         return;
     }
+#endif
     if (stride == 1) {
         dwp_s1_blocks(k, pl, wp, ho >> 1, wo >> 1, out, orow, opx);
     } else {

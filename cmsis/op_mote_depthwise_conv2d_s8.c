@@ -33,6 +33,8 @@
 #if MOTE_S8_USE_DW_PLANAR
 #define MOTE_S8_PLANAR_C MOTE_S8_USE_DW_PLANAR_C
 #define MOTE_S8_PLANAR_S2 MOTE_S8_USE_DW_PLANAR_S2
+#define MOTE_S8_PLANAR_R MOTE_S8_USE_DW_PLANAR_R
+#define MOTE_S8_PLANAR_E MOTE_S8_USE_DW_PLANAR_E
 #include "mote_s8_planar.h"
 #endif
 
@@ -1232,45 +1234,35 @@ __attribute__((noinline)) MOTE_S8_HOT static void dw_widen_plane(const int8_t *s
 }
 
 /**
- * dwp_job_channel for the four channels c..c+3 at once (j[0..3]; Cout a multiple of 4):
- * one LDR per tap gives the tap of all four, SXTB16 / SXTB16 ROR 8 and SADD16 the doubled
- * (c, c+2) / (c+1, c+3) pairs, PKHBT / PKHTB each channel's (2 wa, 2 wb) words.
+ * One channel's constants into job j (the call's fields set before): its taps times the
+ * scale 2^sc (sc 1, or with ef the E-form's E + 1 - e: mote_s8_dw_planar_eform) as the
+ * (wa, wb) int16 pairs of each kernel row of the plane (transposed: its columns), the
+ * bias times the same scale, the multiplier and the form's offset.
  */
-static void dwp_job4(const mote_s8_conv_params_t *p, int32_t c, int transpose, dwp_job_t *j)
+static void dwp_job(const mote_s8_conv_params_t *p, int32_t c, int transpose, int ef, dwp_job_t *j)
 {
-    const int32_t co = p->cout, st = transpose ? 3 : 1, rt = transpose ? 1 : 3;
+    const int32_t co = p->cout, e = -p->shift[c];
+    const int32_t sc = ef ? MOTE_S8_EFORM_E + 1 - e : 1;
+    const int32_t st = transpose ? 3 * co : co, rt = transpose ? co : 3 * co;
     const int8_t *w = p->weight + c;
-    int32_t ev[9], od[9], k;
-    for (k = 0; k < 9; k++) {
-        const uint32_t v = mote_s8_ld32(w + (size_t)k * co);
-        const int32_t e = __sxtb16((int32_t)v), o = mote_s8_sxtb16_ror8(v);
-        ev[k] = __sadd16(e, e);
-        od[k] = __sadd16(o, o);
-    }
-    /* kernel row r of the plane (taps t0, t1, t2) into fields wa, wb of the four jobs */
-#define DWP_J4_ROW(wa, wb, r)                                                              \
-    do {                                                                                   \
-        const int32_t t0 = (r) * rt, t1 = t0 + st, t2 = t1 + st;                           \
-        j[0].wa = dwp_pkbt(ev[t0], ev[t1]);                                                \
-        j[0].wb = dwp_pkbt(ev[t2], ev[t1]);                                                \
-        j[2].wa = dwp_pktb(ev[t0], ev[t1]);                                                \
-        j[2].wb = dwp_pktb(ev[t2], ev[t1]);                                                \
-        j[1].wa = dwp_pkbt(od[t0], od[t1]);                                                \
-        j[1].wb = dwp_pkbt(od[t2], od[t1]);                                                \
-        j[3].wa = dwp_pktb(od[t0], od[t1]);                                                \
-        j[3].wb = dwp_pktb(od[t2], od[t1]);                                                \
-    } while (0)
-    DWP_J4_ROW(w0a, w0b, 0);
-    DWP_J4_ROW(w1a, w1b, 1);
-    DWP_J4_ROW(w2a, w2b, 2);
-#undef DWP_J4_ROW
-    for (k = 0; k < 4; k++) {
-        const int32_t e = -p->shift[c + k];
-        j[k].bias2 = (int32_t)(2 * p->bias[c + k]);
-        j[k].m = p->mult[c + k];
-        j[k].off = (int32_t)((1u << (e - 1)) + ((uint32_t)p->out_zp << e));
-        j[k].e = e;
-    }
+    int32_t a, b, d;
+#define DWP_JOB_ROW(wa, wb)                                                                \
+    a = w[0] * (1 << sc);                                                                  \
+    b = w[st] * (1 << sc);                                                                 \
+    d = w[2 * st] * (1 << sc);                                                             \
+    j->wa = dwp_pkbt(a, b);                                                                \
+    j->wb = dwp_pkbt(d, b);                                                                \
+    w += rt;
+    DWP_JOB_ROW(w0a, w0b)
+    DWP_JOB_ROW(w1a, w1b)
+    DWP_JOB_ROW(w2a, w2b)
+#undef DWP_JOB_ROW
+    j->bias2 = (int32_t)((uint32_t)p->bias[c] << sc);
+    j->m = p->mult[c];
+    j->off = ef ? (int32_t)((1u << (MOTE_S8_EFORM_E - 1)) + ((uint32_t)p->out_zp << MOTE_S8_EFORM_E) +
+                            (1u << (MOTE_S8_EFORM_E - 1 - e)))
+                : (int32_t)((1u << (e - 1)) + ((uint32_t)p->out_zp << e));
+    j->e = e;
 }
 /**
  * dw_widen4's job: `rows` rows of `n` pixels of four channels (the int8 word at src,
@@ -1373,10 +1365,10 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
 #if MOTE_S8_USE_DW_PLANAR_C
     dwp_ch_t k;
 #endif
-    dwp_job_t jb[4];
+    dwp_job_t jb;
     dw_w4_t w4;
     int32_t b, c, j, x, np = 4, wo_r;
-    int fast;
+    int fast, ef;
     if (!(mote_s8_dw_variant(p->kh, p->kw, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->h, p->w,
                              p->pad_h, p->pad_w, p->act_min, p->act_max) &
           MOTE_S8_DW_DSP_PLANES) ||
@@ -1397,10 +1389,15 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
             return 0;
         }
     }
+    ef = MOTE_S8_USE_DW_PLANAR_E && (cout & 3) == 0;
     for (c = 0; c < cout; c++) { /* dwp_channel's conditions, before anything is written */
         if (!mote_s8_dw_planar_channel(p->shift[c], p->bias[c])) {
             return 0;
         }
+        ef = ef && mote_s8_dw_planar_eform(p->out_zp, p->shift[c], p->bias[c]);
+    }
+    if (!ef && !MOTE_S8_USE_DW_PLANAR_R) {
+        return 0; /* the 4-instruction requantization is compiled out (nothing written yet) */
     }
     /* the plane's rows of wo_r outputs (transposed: the input's columns) */
     wo_r = transpose ? p->ho : p->wo;
@@ -1408,13 +1405,11 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     if (!fast && !MOTE_S8_USE_DW_PLANAR_C) {
         return 0; /* the C blocks are compiled out (nothing written yet) */
     }
-    for (j = 0; j < 4; j++) { /* the jobs' call constants (each channel's: dwp_job4 / dwp_job_channel) */
-        jb[j].rows = transpose ? p->wo : p->ho;
-        jb[j].prow = 2 * p->stride_h * (transpose ? hp : wpl);
-        jb[j].orow = transpose ? cout : p->wo * cout;
-        jb[j].wpb = 2 * (transpose ? hp : wpl);
-        jb[j].opx = transpose ? p->wo * cout : cout;
-    }
+    jb.rows = transpose ? p->wo : p->ho; /* the job's call constants (each channel's: dwp_job) */
+    jb.prow = 2 * p->stride_h * (transpose ? hp : wpl);
+    jb.orow = transpose ? cout : p->wo * cout;
+    jb.wpb = 2 * (transpose ? hp : wpl);
+    jb.opx = transpose ? p->wo * cout : cout;
     memset(plane, 0, (size_t)np * (size_t)ps * sizeof(int16_t)); /* the borders stay zero */
     if (transpose) { /* plane row x + pad_w holds input column x: values along H */
         w4.d = plane + (size_t)p->pad_w * hp + p->pad_h;
@@ -1449,16 +1444,10 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
                 dw_widen_plane(src, cout, p->w * cout, p->h, p->w, plane + (size_t)p->pad_h * wpl + p->pad_w,
                                wpl, zp);
             }
-            if (fast && !(MOTE_S8_USE_DW_PLANAR_ONE && (cout & 3)) && (c & 3) == 0) { /* four channels' constants */
-                dwp_job4(p, c, transpose, jb);
-            }
             for (j = 0; j < np; j++) {
-                if (fast) { /* the jobs' call constants set once, the channels' here */
-                    dwp_job_t *jj = &jb[(c + j) & 3];
-                    if (MOTE_S8_USE_DW_PLANAR_ONE && (cout & 3)) { /* one plane at a time */
-                        dwp_job_channel(p, c + j, transpose, jj);
-                    }
-                    dwp_asm_plane(jj, plane + (size_t)j * ps, p->stride_h, wo_r, out + j);
+                if (fast) { /* the job's call constants set once, the channel's here */
+                    dwp_job(p, c + j, transpose, ef, &jb);
+                    dwp_asm_plane(&jb, plane + (size_t)j * ps, p->stride_h, wo_r, out + j, ef);
                     continue;
                 }
 #if MOTE_S8_USE_DW_PLANAR_C

@@ -33,6 +33,7 @@ int32_t mote_variant_mote_add_s8(int32_t a_mult, int32_t a_shift, int32_t b_mult
                                  int32_t left_shift, int32_t out_shift);
 int32_t mote_variant_dw_planar_alias(int32_t placement, int32_t n);
 int32_t mote_variant_dw_planar_channel(int32_t shift, int32_t bias);
+int32_t mote_variant_dw_planar_eform(int32_t out_zp, int32_t shift, int32_t bias);
 int32_t mote_variant_dw_planar_form(int32_t ho, int32_t wo, int32_t cout, int32_t h, int32_t w, int32_t pad_h,
                                     int32_t pad_w, int32_t stride, int64_t scratch);
 int32_t mote_variant_conv_direct_in_place(int32_t cin, int32_t kh, int32_t kw, int32_t stride_h,
@@ -160,6 +161,12 @@ int32_t mote_variant_mote_add_s8(int32_t a_mult, int32_t a_shift, int32_t b_mult
 int32_t mote_variant_dw_planar_alias(int32_t placement, int32_t n)
 {
     return mote_s8_dw_planar_alias(placement == 1, placement != 0, n);
+}
+
+/** mote_s8_dw_planar_eform (requant.h): a channel takes the DSP plane's E-form. */
+int32_t mote_variant_dw_planar_eform(int32_t out_zp, int32_t shift, int32_t bias)
+{
+    return mote_s8_dw_planar_eform(out_zp, shift, bias);
 }
 
 /** mote_s8_dw_planar_channel (requant.h): a channel's shift and bias admit the plane. */

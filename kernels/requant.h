@@ -707,8 +707,25 @@ static inline int mote_s8_dw_planar_placed(const mote_s8_conv_params_t *p)
  *  plane's fast requantization (3x3 taps: |bias| + 9 * 2^22 < 2^30, shift in [-22, -1]). */
 static inline int mote_s8_dw_planar_channel(int32_t shift, int32_t bias)
 {
-    const int64_t b = bias;
-    return shift < 0 && shift >= -22 && (b < 0 ? -b : b) + 9 * ((int64_t)1 << 22) < ((int64_t)1 << 30);
+    /* 32-bit (once per channel per call): |bias| < 2^30 - 9 * 2^22 */
+    const uint32_t b = bias < 0 ? 0u - (uint32_t)bias : (uint32_t)bias;
+    return shift < 0 && shift >= -22 && b < (1u << 30) - 9u * (1u << 22);
+}
+
+/** Whether a channel (output zero point, shift, bias) of a DSP plane call takes the
+ *  E-form of the requantization (MOTE_S8_EFORM_E; cmsis/mote_s8_planar.h): out_zp
+ *  -128 (with the full range the plane requires: a fused ReLU, negative sums clamp to
+ *  -128, no sign correction), e = -shift in [E - 7, E - 1], and the accumulator scaled
+ *  by 2^(E + 1 - e) within int32: (|bias| + 9 * 2^15) * 2^(E + 1 - e) < 2^31 (nine taps
+ *  of |x - zp| <= 255 times |w| <= 128). The kernel then holds each channel's weights
+ *  and bias times 2^(E + 1 - e) (int16: |w| * 2^8 <= 2^15) and requantizes by SMMLA
+ *  (rz = 2^(E-1) + (out_zp << E) + 2^(d-1), d = E - e) and SSAT ASR #E. */
+static inline int mote_s8_dw_planar_eform(int32_t out_zp, int32_t shift, int32_t bias)
+{
+    /* 32-bit: (|bias| + 9 * 2^15) * 2^(E + 1 - e) < 2^31 <=> |bias| + 9 * 2^15 < 2^(30 - E + e) */
+    const uint32_t b = bias < 0 ? 0u - (uint32_t)bias : (uint32_t)bias;
+    return out_zp == -128 && shift <= 1 - MOTE_S8_EFORM_E + 6 && shift >= 1 - MOTE_S8_EFORM_E &&
+           b + 9u * (1u << 15) < (1u << (30 - MOTE_S8_EFORM_E - shift));
 }
 
 /** mote_s8_dw_scratch_bytes of a parsed depthwise_conv2d_s8 call. */

@@ -71,6 +71,8 @@ def _scratch_library():
     lib.mote_variant_dw_planar_form.argtypes = [ctypes.c_int32] * 8 + [ctypes.c_int64]
     lib.mote_variant_dw_planar_channel.restype = ctypes.c_int32
     lib.mote_variant_dw_planar_channel.argtypes = [ctypes.c_int32] * 2
+    lib.mote_variant_dw_planar_eform.restype = ctypes.c_int32
+    lib.mote_variant_dw_planar_eform.argtypes = [ctypes.c_int32] * 3
     lib.mote_variant_conv_direct_in_place.restype = ctypes.c_int32
     lib.mote_variant_conv_direct_in_place.argtypes = [ctypes.c_int32] * 9
     _SCRATCH_LIB[digest] = lib
@@ -135,7 +137,8 @@ def call_variant(spec, call):
     place, four rows at a time), else "rows"; depthwise_conv2d_s8 (depth multiplier 1):
     "planes" when the DSP and MVE kernels run it channel by channel over a plane (by
     shape and activation range, mote_s8_dw_variant), "planes(MVE)" / "planes(DSP)" when
-    only that core's kernel does, else None (channels-last on both); add_s8: which
+    only that core's kernel does, "planes+eform(DSP)" in a DSP program whose plane takes
+    the E-form requantization (dw_planar_eform), else None (channels-last on both); add_s8: which
     core its multipliers and shifts select (mote_variant_mote_add_s8: "power+general"
     for the compiler's arguments, "power+power" for equal input scales)."""
     from aot.compiler.dsp_weights import has_panel, has_table
@@ -144,7 +147,12 @@ def call_variant(spec, call):
     if name == "mote::linear_s8.out":
         return "panel" if has_panel(spec, call) else "rows+table" if has_table(spec, call) else "rows"
     if name == "mote::depthwise_conv2d_s8.out":
-        return DW_VARIANTS.get(dw_code(spec, call))
+        label = DW_VARIANTS.get(dw_code(spec, call))
+        # a DSP program (aot.compiler.layout.planes4_pass ran) whose plane takes the E-form:
+        # the DSP kernel's variant alone
+        if label is not None and "dw_planes4" in spec.plan_info and dw_planar_eform(spec, call):
+            label = label.split("(")[0] + "+eform(DSP)"
+        return label
     if name == "mote::add_s8.out":
         ints = [int(vals[a]) for a in (call.args[3], call.args[4], call.args[6],
                                              call.args[7], call.args[8], call.args[11])]
@@ -246,6 +254,24 @@ def dw_planar(spec, call) -> bool:
     b = np.frombuffer(bias.constant, "<i4")
     s = np.frombuffer(shift.constant, "<i4")
     return all(lib.mote_variant_dw_planar_channel(int(si), int(bi)) for si, bi in zip(s, b))
+
+
+def dw_planar_eform(spec, call) -> bool:
+    """True if the DSP depthwise_conv2d_s8 runs `call` through its int16 plane with the
+    E-form of the requantization (SMMLA, SSAT ASR #12: mote_s8_dw_planar_eform in
+    kernels/requant.h for every channel, Cout a multiple of 4)."""
+    import numpy as np
+    if not dw_planar(spec, call):
+        return False
+    vals = spec.values
+    bias, shift = vals[call.args[2]], vals[call.args[4]]
+    if int(vals[call.args[-1]].sizes[3]) % 4:
+        return False
+    lib = _scratch_library()
+    ozp = int(vals[call.args[10]])
+    b = np.frombuffer(bias.constant, "<i4")
+    s = np.frombuffer(shift.constant, "<i4")
+    return all(lib.mote_variant_dw_planar_eform(ozp, int(si), int(bi)) for si, bi in zip(s, b))
 
 
 def dw_planar_form(spec, call) -> int:

@@ -194,7 +194,7 @@ def _variant_rules(spec, opt_size: bool) -> dict:
     host-compiled kernels/int8_scratch.c, aot.compiler.scratch)."""
     from aot.compiler.dsp_weights import CONV, EFORM_K8, LINEAR, has_eform, has_panel, has_table
     from aot.compiler.scratch import (conv_code, conv_direct_in_place, conv_has_table, dw_planar,
-                                      dw_planar_form, placement)
+                                      dw_planar_eform, dw_planar_form, placement)
     conv = [c for c in spec.instructions if (c.op, c.overload) == CONV]
     dw = [c for c in spec.instructions if (c.op, c.overload) == ("mote::depthwise_conv2d_s8", "out")]
     lin = [c for c in spec.instructions if (c.op, c.overload) == LINEAR]
@@ -205,6 +205,7 @@ def _variant_rules(spec, opt_size: bool) -> dict:
     cores = [c for c, e in zip(conv, eform) if not e]
     full = [int(vals[c.args[10]]) == -128 and int(vals[c.args[11]]) == 127 for c in cores]
     planar = [dw_planar(spec, c) for c in dw]
+    dw_eform = [pl and dw_planar_eform(spec, c) for c, pl in zip(dw, planar)]
     forms = [dw_planar_form(spec, c) for c, pl in zip(dw, planar) if pl]
     panel = [has_panel(spec, c) for c in lin]
     table = [has_table(spec, c) for c in lin]
@@ -231,6 +232,10 @@ def _variant_rules(spec, opt_size: bool) -> dict:
         # the stride-2 1x6 block: kept for any stride-2 plane (a superset of its rows)
         "DW_PLANAR_X6S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),
         "DW_PLANAR_X3": any(f & 8 for f in forms), "DW_PLANAR_C": any(f & 16 for f in forms),
+        # the planes' assembly by requantization: the E-form, and the 4-instruction one
+        # (also when planes run and none takes the E-form: dw_planar's blocks need one of them)
+        "DW_PLANAR_E": any(dw_eform),
+        "DW_PLANAR_R": any(planar) and (any(pl and not ef for pl, ef in zip(planar, dw_eform)) or not any(dw_eform)),
         "DW_GROUP": not all(planar),
         # --opt size leaves the panel core out: a call with a panel takes the rows
         "LINEAR_ROWS": any(not pa and not ta for pa, ta in zip(panel, table)) or (opt_size and any(panel)),

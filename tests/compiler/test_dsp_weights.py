@@ -321,8 +321,9 @@ def test_ops_json_names_the_kernel_variant_of_every_call(ds_cnn):
     for d, c in ds_cnn.items():
         ops = {o["name"]: o for o in build_manifest(c.spec)["ops"]}
         got[d] = (ops["mote::conv2d_s8.out"]["variants"], ops["mote::linear_s8.out"]["variants"])
-        # 25x5 maps, full int8 range: both cores run the depthwise over per-channel planes
-        assert ops["mote::depthwise_conv2d_s8.out"]["variants"] == {"planes": 4}
+        # 25x5 maps, full int8 range: both cores run the depthwise over per-channel planes;
+        # the DSP program's in the E-form
+        assert ops["mote::depthwise_conv2d_s8.out"]["variants"] == ({"planes+eform(DSP)": 4} if d else {"planes": 4})
     assert got[False] == ({"stem": 1, "pointwise": 4}, {"rows": 1})
     assert got[True] == ({"stem+table": 1, "pointwise+table": 4}, {"panel": 1})
     # a padded 3x3 window over 16 channels is neither
@@ -400,3 +401,25 @@ def test_add_s8_variant_rule():
     assert variant(m30, -19, mmax, -1, 20, -22) == "power+general"   # e + 1 <= left shift
     assert variant(m30, -20, mmax, -1, 20, -22) == "general+general"
     assert variant(m30, -19, m30, -19, 20, -22) == "power+power"
+
+
+def test_depthwise_eform_label_and_rule(ds_cnn):
+    """A DSP program's depthwise whose channels admit the E-form (kernels/requant.h
+    mote_s8_dw_planar_eform: out_zp -128, e in [5, 11], the scaled bias bound) is
+    labelled planes+eform(DSP); the same call in a program for every core keeps "planes",
+    and a channel outside the form (e = 12) leaves it."""
+    from aot.compiler.scratch import call_variant, dw_planar_eform
+    plain, dsp = ds_cnn[False].spec, ds_cnn[True].spec
+    dw = [k for k in dsp.instructions if k.op == "mote::depthwise_conv2d_s8"]
+    assert dw and all(dw_planar_eform(dsp, k) for k in dw)
+    assert [call_variant(dsp, k) for k in dw] == ["planes+eform(DSP)"] * len(dw)
+    assert {call_variant(plain, k) for k in plain.instructions if k.op == "mote::depthwise_conv2d_s8"} == {"planes"}
+    sh = dsp.values[dw[0].args[4]]
+    saved = sh.constant
+    try:
+        s = np.frombuffer(saved, "<i4").copy()
+        s[3] = -12
+        sh.constant = s.tobytes()
+        assert not dw_planar_eform(dsp, dw[0]) and call_variant(dsp, dw[0]) == "planes"
+    finally:
+        sh.constant = saved

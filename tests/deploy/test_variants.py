@@ -17,17 +17,17 @@ from aot.paths import CMSIS_DIR, KERNELS_DIR, RUNTIME_DIR
 #: DSP weights), at --opt speed and --opt size
 EXPECTED = {
     # every pointwise layer of stride 1 with the program's table: no column builder;
-    # the 25x5 depthwise maps: transposed planes, four channels at a time
-    "ds_cnn": ({"CONV_STEM", "CONV_FULL", "DW_PLANAR", "DW_PLANAR_T", "LINEAR_PANEL"},
-               {"CONV_STEM", "CONV_CLAMP", "DW_PLANAR", "DW_PLANAR_T", "LINEAR_TABLE"}),
-    # (every depthwise layer through the planes; its 6x6 and 3x3 maps: the 1x6 and 1x3 blocks, C blocks)
+    # the 25x5 depthwise maps: transposed planes, four channels at a time, the E-form alone
+    "ds_cnn": ({"CONV_STEM", "CONV_FULL", "DW_PLANAR", "DW_PLANAR_T", "DW_PLANAR_E", "LINEAR_PANEL"},
+               {"CONV_STEM", "CONV_CLAMP", "DW_PLANAR", "DW_PLANAR_T", "DW_PLANAR_E", "LINEAR_TABLE"}),
+    # (every depthwise layer through the planes in the E-form; its 6x6 and 3x3 maps: the 1x6 and 1x3 blocks, C blocks)
     # (its pointwise layers of K <= 32: the E-form table, conv_rows_pwe; K = 8: its core)
     "mobilenet_v1_025": ({"CONV_STEM3X3C3", "CONV_FULL", "CONV_PWE", "CONV_PW8", "CONV_PWU", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
                           "DW_PLANAR_ONE", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_PLANAR_X3S2", "DW_PLANAR_C",
-                          "LINEAR_PANEL"},
+                          "DW_PLANAR_E", "LINEAR_PANEL"},
                          {"CONV_STEM3X3C3", "CONV_CLAMP", "CONV_PWE", "CONV_PW8", "CONV_PWU", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
                           "DW_PLANAR_ONE", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_PLANAR_X3S2", "DW_PLANAR_C",
-                          "LINEAR_ROWS"}),
+                          "DW_PLANAR_E", "LINEAR_ROWS"}),
     # strided 1x1 shortcuts; its 3x3 convs planned in place need the row ring
     "resnet8": ({"CONV_POINTWISE", "CONV_WINDOW", "CONV_STEM3X3C3", "CONV_FULL", "LINEAR_PANEL", "ROWS_RING"},
                 {"CONV_POINTWISE", "CONV_WINDOW", "CONV_STEM3X3C3", "CONV_CLAMP", "LINEAR_TABLE", "ROWS_RING"}),

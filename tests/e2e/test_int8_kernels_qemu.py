@@ -145,6 +145,14 @@ def _dw(rng, name, n, h, w, cin, dm, k, stride, pad, dil, act=(-128, 127), pool=
                 macs=out.size * k[0] * k[1], scratch=dw_scratch_bytes(cout, *k, h, w, pad))
 
 
+def _eform(c):
+    """Depthwise case `c` with output zero point -128 (a fused ReLU's): the DSP planes'
+    E-form of the requantization (mote_s8_dw_planar_eform) when its shifts admit it."""
+    args = list(c["args"])
+    args[10] = -128
+    return dict(c, name=c["name"] + "_e", args=args, out=R.depthwise_conv2d_s8(*args))
+
+
 def _dw4(c):
     """Depthwise case `c` with scratch for four int16 planes (mote_s8_dw_planes4_bytes)."""
     _, h, w, _ = c["args"][0].shape
@@ -309,12 +317,18 @@ def make_cases():
               _dw(rng, "dw_dsp_s2_ho3", 1, 6, 4, 4, 1, (3, 3), (2, 2), (1, 1), (1, 1))]
     # the same with scratch for four planes (mote_s8_dw_planes4_bytes: the four channels
     # widened at once): odd rows of 7 and 9 (stride 2), rows of 6 and 3, a transposed
-    # plane with columns of 7, MobileNet's 48 -> 24 shape cut to 12 channels
+    # plane with columns of 7, rows of MobileNet's 48 -> 24 map
     cases += [_dw4(_dw(rng, name, *shape, 1, (3, 3), st, (1, 1), (1, 1)))
               for name, shape, st in (("dw4_wo7", (1, 6, 7, 8), (1, 1)), ("dw4_s2_wo9", (1, 9, 17, 8), (2, 2)),
                                       ("dw4_wo6", (1, 6, 6, 12), (1, 1)), ("dw4_wo3", (1, 3, 3, 8), (1, 1)),
                                       ("dw4_s2_wo3", (1, 6, 6, 4), (2, 2)), ("dw4_ho7", (1, 7, 5, 8), (1, 1)),
-                                      ("dw4_s2_48", (1, 48, 48, 12), (2, 2)))]
+                                      ("dw4_s2_48", (1, 16, 48, 8), (2, 2)))]
+    # the E-form (out_zp -128): every block (1x4, 1x6, 1x3, strides 1 and 2, transposed),
+    # one plane and four at a time
+    cases += [_eform(c) for c in cases if c["name"] in (
+        "dscnn_dw_full", "dw_full_s1", "dw_full_s2", "dw_dsp_wo6", "dw_dsp_ho7", "dw_dsp_wo10", "dw_dsp_wo3",
+        "dw_dsp_s2_wo6", "dw_dsp_s2_wo10", "dw_dsp_s2_wo3", "dw_dsp_s2_ho3", "dw4_wo7", "dw4_s2_wo9", "dw4_wo6",
+        "dw4_wo3", "dw4_s2_wo3", "dw4_ho7", "dw4_s2_48")]
     xp = rng.integers(-128, 128, (1, 10, 10, n), dtype=np.int8)
     args = [xp, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1],
             [1, 1], 1, 9, -3, -128, 127]
