@@ -10,7 +10,10 @@
  * pairs held in registers, the fast requantization), or refuses the channel;
  * dwp_plane3x3() runs the plane: rows of 1x4 output blocks in assembly for
  * full-range channels (a row's last wo % 4 outputs: one block over its last four
- * columns), 2x2 / single-pixel C intrinsics for the rest.
+ * columns), 2x2 / single-pixel C intrinsics for the rest. Every assembly block comes in
+ * two requantization forms (DWP_ASM_FN): the 4-instruction one (MOTE_S8_PLANAR_R) and the
+ * E-form (MOTE_S8_PLANAR_E: SMMLA, SSAT ASR #12; mote_s8_dw_planar_eform in
+ * kernels/requant.h), its job holding the form's constants.
  */
 #ifndef MOTE_CMSIS_S8_PLANAR_H
 #define MOTE_CMSIS_S8_PLANAR_H
@@ -191,8 +194,9 @@ __attribute__((noinline)) MOTE_S8_HOT static void dwp_s2_blocks(const dwp_ch_t *
  *   o0 += SMLAD(x01, w01) + SMLABB(x23, w21)    o1 += SMLATB(x01, w01) + SMLADX(x23, w21)
  *   o2 += SMLAD(x23, w01) + SMLABB(x45, w21)    o3 += SMLATB(x23, w01) + SMLADX(x45, w21)
  * Stride 2: five loads (x0..x8), o_k += SMLAD(x(2k, 2k+1), w01) + SMLABB(x(2k+2), w21).
- * Requantization per output: ADD (offset + the accumulator's sign), SMMLAR, ASR, SSAT; STRB.
- * 67 (stride 1) / 73 (stride 2) instructions per 36 MACs.
+ * Requantization per output: ADD (offset + the accumulator's sign), SMMLAR, ASR, SSAT; STRB
+ * (E-form: SMMLA, SSAT ASR #12; STRB). 67 (stride 1) / 73 (stride 2) instructions per 36
+ * MACs; E-form 59 / 65.
  */
 typedef struct dwp_job {
     int32_t bias2, w0a, w0b, w1a, w1b, w2a, w2b, m, off, e; /* copied to the frame */
