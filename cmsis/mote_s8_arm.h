@@ -73,7 +73,8 @@
  *   CONV_ODD       the last channel of an odd Cout (fast path)
  *   CONV_PWE       stride-1 pointwise calls with the program's E-form table (small K:
  *                  MOTE_S8_EFORM_KMAX, kernels/requant.h): their rows and the 3x2 core
- *                  with the two-instruction requantization
+ *                  with the two-instruction requantization (which STEM3X3C3 calls with
+ *                  that table take too, through conv_stem3_rows)
  *   CONV_PWU       their 3x2 core unrolled for K = 16 and K = 32 (without it the same
  *                  bytes by the looping one)
  *   CONV_PW8       their K = 8 core (channel-stationary blocks of 16n pixels; without it

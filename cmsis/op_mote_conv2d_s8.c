@@ -993,9 +993,10 @@ typedef struct conv_state {
     int eform; /* the program's table is the E-form (conv_rows_pwe) */
 } conv_state_t;
 
-#if MOTE_S8_USE_CONV_STEM3X3C3 && !MOTE_S8_SIZE
+#if MOTE_S8_USE_CONV_STEM3X3C3
 /** Whether conv_rows gives call p to conv_stem3_rows: the STEM3X3C3 variant with the
- *  program's table and an even Cout (every channel pair through the fast core). */
+ *  program's table, fast or E-form, and an even Cout (every channel pair through a
+ *  3x2 core; --opt size too: the E-form has no other path). */
 MOTE_S8_INLINE int conv_stem3_fast(const mote_s8_conv_params_t *p)
 {
     return p->wtable != NULL && (p->cout & 1) == 0 &&
@@ -1107,6 +1108,12 @@ MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const co
             blk->oa = out + (size_t)(pix - pix0) * cout;
             blk->ob = blk->oa + (n > 1 ? cout : 0);
             blk->oc = blk->oa + (size_t)(n - 1) * cout;
+#if MOTE_S8_USE_CONV_PWE
+            if (st->eform) { /* the E-form table: SMMLA, SSAT asr E */
+                mote_s8_dsp_conv3_e(blk);
+                continue;
+            }
+#endif
 #if CONV_CORE_FULL
             if (full || !CONV_CORE_CLAMP) {
                 mote_s8_dsp_conv3_full(blk);
@@ -1158,7 +1165,7 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     blk.w = wblk;
     blk.skip = CONV3_GROUP_BYTES * ((8 - ((kp >> 2) & 7)) & 7);
     blk.entry = 0;
-#if MOTE_S8_USE_CONV_STEM3X3C3 && !MOTE_S8_SIZE
+#if MOTE_S8_USE_CONV_STEM3X3C3
     if (conv_stem3_fast(p)) { /* one block: every row in the program's panel */
         blk.q = st->fq;
         blk.qend = blk.q + (size_t)(cout >> 1) * CONV_FAST_WORDS;
@@ -1558,13 +1565,16 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     st.fast = p->wpanel == NULL || p->wtable != NULL;
     st.eform = p->wtable != NULL && (p->wtable[6] & MOTE_S8_EFORM_MARK) != 0;
     if (st.eform) {
-        /* the E-form table (kernels/requant.h): a stride-1 pointwise call, K small,
-           even Cout, out_zp -128 and the full range (no sign correction needed) */
+        /* the E-form table (kernels/requant.h): a stride-1 pointwise call (K small)
+           or a STEM3X3C3 one (conv_stem3_rows), even Cout, out_zp -128 and the full
+           range (no sign correction needed) */
         const int32_t *t = p->wtable;
+        const int32_t ev = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w,
+                                                p->dil_h, p->dil_w);
         MOTE_CHECK(MOTE_S8_USE_CONV_PWE, MOTE_ERR_UNSUPPORTED);
-        MOTE_CHECK(mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w, p->dil_h,
-                                        p->dil_w) == MOTE_S8_CONV_POINTWISE &&
-                       p->stride_h == 1 && p->stride_w == 1 && (p->cout & 1) == 0 &&
+        MOTE_CHECK(((ev == MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1) ||
+                    (MOTE_S8_USE_CONV_STEM3X3C3 && ev == MOTE_S8_CONV_STEM3X3C3)) &&
+                       (p->cout & 1) == 0 &&
                        p->out_zp == -128 && p->act_min == -128 && p->act_max == 127,
                    MOTE_ERR_KERNEL_ARGS);
         for (r = 0; r < p->cout; r += 2, t += CONV_FAST_WORDS) {
@@ -1593,7 +1603,7 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
 #endif
     }
 #if MOTE_S8_USE_CONV_PWE
-    if (st.eform) {
+    if (st.eform && p->kh == 1) { /* pointwise; a STEM3X3C3 call: conv_rows (conv_stem3_rows) */
         rows = conv_rows_pwe;
     }
 #endif

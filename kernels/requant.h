@@ -156,7 +156,8 @@ static inline uint32_t mote_s8_conv_table_numel(int32_t cout)
 
 /**
  * The E-form of that table (aot/compiler/dsp_weights.py, eform_table): a stride-1
- * pointwise call with K = Cin <= MOTE_S8_EFORM_KMAX, an even Cout, out_zp = -128 and
+ * pointwise call with K = Cin <= MOTE_S8_EFORM_KMAX or a STEM3X3C3 call (K = 27, any
+ * stride and padding: the DSP kernel's conv_stem3_rows), an even Cout, out_zp = -128 and
  * the activation range [-128, 127] (a fused ReLU: a negative sum clamps to -128, so no
  * sign correction), whose channels have e = -shift in [E - 7, E - 1]
  * (E = MOTE_S8_EFORM_E) and |bc| + K * 2^14 small enough, requantizes in two

@@ -116,7 +116,7 @@ EFORM_K8 = 8
 
 def eform_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int, act=(-128, 127)):
     """(scale, table) of the E-form of the fast table for a stride-1 pointwise call
-    (kernels/requant.h, MOTE_S8_EFORM_E), or None when the call does not admit it:
+    or a stem3x3c3 call (K = 27; kernels/requant.h, MOTE_S8_EFORM_E), or None when the call does not admit it:
     K <= EFORM_KMAX, Cout even, out_zp = -128 and ``act`` = (-128, 127) (a fused ReLU:
     no sign correction), every channel fast (fast_table) with d = E - e in [1, 7] and
     (|bc| + K * 2^14) * 2^(1 + d) < 2^31. scale: per channel 2^(1 + d), the factor of
@@ -151,7 +151,7 @@ def call_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int, a
     (as little-endian int16 pairs) when it has one. With the table the panel holds
     twice the weights (-256..254): the fast requantization takes 2 * acc, which
     then comes out of the raw column without doubling it. ``act`` (act_min, act_max)
-    given: a stride-1 pointwise call, which takes the E-form (eform_table: each
+    given: a stride-1 pointwise call or a stem3x3c3 one, which takes the E-form (eform_table: each
     row scaled by its 2^(1 + d), the E-form table) when it admits it."""
     p = panel(weight)
     if act is not None:
@@ -179,6 +179,14 @@ def has_eform(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
     n = ((int(w.sizes[0]) + 1) & ~1) * ((k + 3) & ~3)        # int16 elements of the rows
     t = np.frombuffer(pv.constant, "<i4", count=10, offset=2 * n)
     return bool(int(t[6]) & EFORM_MARK)
+
+
+def _stem3(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
+    """conv2d_s8 ``call`` is a STEM3X3C3 one (an RGB first layer: 3x3 window over
+    3 channels, by the kernels' rule, aot.compiler.scratch.conv_code): the DSP
+    kernel's conv_stem3_rows, which runs the E-form table too."""
+    from aot.compiler.scratch import conv_code
+    return conv_code(spec, call) == 4
 
 
 def _pointwise_s1(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
@@ -349,7 +357,7 @@ def add_dsp_weights(spec: ir.ProgramSpec, linear="panel", conv: bool = True) -> 
         if all(isinstance(v, ir.TensorValue) and v.constant is not None for v in chans):
             b, m, sh = (np.frombuffer(v.constant, "<i4") for v in chans)
             act = (int(spec.values[call.args[10]]), int(spec.values[call.args[11]])) \
-                if _pointwise_s1(spec, call) else None
+                if _pointwise_s1(spec, call) or _stem3(spec, call) else None
             p = call_panel(w, b, m, sh, *zps, act=act).astype("<i2")
         else:
             p = panel(w).astype("<i2")

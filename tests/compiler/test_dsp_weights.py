@@ -9,7 +9,7 @@ from aot.compiler.quant import int8ref as R
 from aot.compiler.dsp_weights import (EFORM_E, EFORM_MARK, LINEAR_PANEL_ARG, PANEL_ARG, add_dsp_weights,
                                       call_panel, eform_table, fast_table, has_eform, has_panel, has_table, linear_panel, linear_table, linear_trade_line, panel)
 from aot.compiler.pipeline import compile_model_file
-from aot.compiler.scratch import scratch_bytes
+from aot.compiler.scratch import call_variant, scratch_bytes
 from aot.compiler.share_values import share_values
 
 
@@ -221,16 +221,17 @@ def test_eform_table_requantizes_like_the_reference():
 
 
 def test_mobilenet_small_k_pointwise_takes_the_eform():
-    """VWW's stride-1 pointwise layers of K <= 32 carry the E-form table; the others
-    (K >= 64, the stem) the fast one."""
+    """VWW's stride-1 pointwise layers of K <= 32 and its stem (K = 27, out_zp -128,
+    ReLU6 over the full range: conv_stem3_rows) carry the E-form table; the others
+    (K >= 64) the fast one."""
     c = compile_model_file("zoo/mobilenet_v1_025.py", int8=True, int8_io=True, dsp_weights=True).spec
     convs = [x for x in c.instructions if x.op == "mote::conv2d_s8"]
     ks = [int(np.prod(c.values[x.args[1]].sizes[1:])) for x in convs]
-    assert [has_eform(c, x) for x in convs] == [k in (8, 16, 32) for k in ks]
-    assert ks.count(32) == 2 and 8 in ks and 16 in ks
-    from aot.compiler.scratch import call_variant
-    assert [call_variant(c, x) for x in convs][1:6] == ["pointwise8+etable", "pointwise+etable",
-                                                       "pointwise+etable", "pointwise+etable", "pointwise+table"]
+    assert [has_eform(c, x) for x in convs] == [k in (8, 16, 27, 32) for k in ks]
+    assert ks.count(32) == 2 and 8 in ks and 16 in ks and ks[0] == 27
+    assert [call_variant(c, x) for x in convs][:6] == ["stem3x3c3+etable", "pointwise8+etable",
+                                                      "pointwise+etable", "pointwise+etable",
+                                                      "pointwise+etable", "pointwise+table"]
 
 
 @pytest.fixture(scope="module")

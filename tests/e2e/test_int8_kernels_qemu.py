@@ -121,6 +121,26 @@ def _pw_eform(rng, name, n, h, w, cin, cout, bias=3000, qk=None):
                 scratch=conv_scratch_bytes(cin, 1, 1, cout, prewidened=True))
 
 
+def _stem_eform(rng, name, n, h, w, cout, stride, bias=3000, pool=None):
+    """A stem3x3c3 conv (3x3 over 3 channels, pad 1) with out_zp -128 and the range
+    [-128, 127], with its pre-widened weights and the E-form table (the DSP kernel's
+    conv_stem3_rows with the core mote_s8_dsp_conv3_e)."""
+    from aot.compiler.dsp_weights import EFORM_MARK
+    x = _i8(rng, (n, h, w, 3), pool, 0)
+    wt = _i8(rng, (cout, 3, 3, 3), pool, 7919)
+    b = rng.integers(-bias, bias, cout).astype(np.int32)
+    m, s = _qp(rng, cout, 27)
+    izp = int(rng.integers(-128, 128))
+    args = [x, wt, b, m, s, [stride, stride], [1, 1], [1, 1], izp, -128, -128, 127]
+    out = R.conv2d_s8(*args)
+    p = call_panel(wt, b, m, s, izp, -128, act=(-128, 127))
+    nw = ((cout + 1) // 2 * 2) * 28
+    assert int(p[nw:].astype("<i2").view("<i4")[6]) & EFORM_MARK, name   # the E-form
+    args.insert(PANEL_ARG, p)
+    return dict(name=name, op="conv2d_s8", args=args, out=out, macs=out.size * 27,
+                scratch=conv_scratch_bytes(3, 3, 3, cout, prewidened=True))
+
+
 def _with_table(c, suffix="_table"):
     """linear_s8 case c with its requantization table alone (an int32 argument 9:
     the DSP kernel reads the int8 weights in place, aot.compiler.dsp_weights.linear_table)."""
@@ -617,6 +637,19 @@ NETWORKS = {
         (_linear(rng, "fc64to10", 1, 64, 10, pool=pool), 1),
     ],
 }
+# stem3x3c3 layers (RGB first layers: the DSP kernel's conv_stem3_rows) beside the
+# networks' own (a harness of their own: the single-case one is at the M55's 512 KiB):
+# stride 2 with a border column on the right and a ReLU clamp, stride 1 over two images
+# (rows of 10: a triple cut by the row end), unpadded with strides (1, 2), an odd Cout
+# (conv_rows); and with the E-form table (VWW's and ResNet-8's stems), which the M33
+# build takes as it is (make_network: a case with its panel already)
+NETWORKS["stems"] = lambda rng, pool: [
+    (_conv(rng, "stem3_s2", 1, 31, 33, 3, 8, (3, 3), (2, 2), (1, 1), (1, 1), "relu", pool), 1),
+    (_conv(rng, "stem3_s1", 2, 17, 20, 3, 6, (3, 3), (1, 1), (1, 1), (1, 1), pool=pool), 1),
+    (_conv(rng, "stem3_nopad", 1, 26, 29, 3, 4, (3, 3), (1, 2), (0, 0), (1, 1), (-20, 60), pool), 1),
+    (_conv(rng, "stem3_odd", 1, 26, 27, 3, 5, (3, 3), (2, 1), (1, 1), (1, 1), pool=pool), 1),
+    (_stem_eform(rng, "stem3e_s2", 1, 31, 33, 8, 2, pool=pool), 1),
+    (_stem_eform(rng, "stem3e_s1", 2, 17, 20, 6, 1, pool=pool), 1)]
 NET_TARGETS = ("m33-dsp", "m55-mve")
 
 
@@ -627,7 +660,8 @@ def make_network(name, panels=False):
     pool = rng.integers(-128, 128, 80 * 1024, dtype=np.int8)   # the planar 48x48x16 input: 80,000 B
     layers = NETWORKS[name](rng, pool)
     if panels:
-        layers = [(_with_panel(c, "") if c["op"] in ("conv2d_s8", "linear_s8") else c, n)
+        layers = [(_with_panel(c, "") if c["op"] in ("conv2d_s8", "linear_s8") and
+                   not (c["op"] == "conv2d_s8" and len(c["args"]) == 13) else c, n)
                   for c, n in layers]
     for c, _count in layers:
         c["shared_out"] = True
