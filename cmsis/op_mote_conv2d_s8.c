@@ -803,6 +803,7 @@ void mote_s8_dsp_conv3_clamp(const conv_blk_t *b);
 void mote_s8_dsp_conv3_e(const conv_blk_t *b); /* the E-form table (MOTE_S8_EFORM_E) */
 void mote_s8_dsp_conv3_e16(const conv_blk_t *b); /* its K = 16 and K = 32 unrolled forms */
 void mote_s8_dsp_conv3_e32(const conv_blk_t *b);
+void mote_s8_dsp_conv3_e28(const conv_blk_t *b); /* K = 28: the STEM3X3C3 column */
 
 /* clang-format off */
 /* the group's weight words: one LDM (fewer instructions) */
@@ -905,8 +906,9 @@ __asm__(CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_RQ_FAST, CONV_STORE_CLAMP) "  
 #if MOTE_S8_USE_CONV_PWE /* E-form calls: the range is [-128, 127] (SSAT clamps) */
 __asm__(CONV_CORE("mote_s8_dsp_conv3_e", CONV_RQ_E, CONV_STORE_FULL) "  .text\n");
 #endif
-#if MOTE_S8_USE_CONV_PWE && MOTE_S8_USE_CONV_PWU
-/* The E-form 3x2 core unrolled for K = 4 * groups (16, 32): no computed entry nor
+#if MOTE_S8_USE_CONV_PWE && (MOTE_S8_USE_CONV_PWU || MOTE_S8_USE_CONV_STEM3X3C3)
+/* The E-form 3x2 core unrolled for K = 4 * groups (16, 32; 28: the stem's 27 taps,
+   conv_stem3_rows): no computed entry nor
    loop test; the first group takes the biases as its SMLADs' accumulator inputs
    (pixels r, q, then p, whose accumulators hold the biases: no copies), the table
    read with LDRD (the bias words 0 and 2, M rz at 16 and 28). Same frame and block
@@ -947,9 +949,15 @@ __asm__(CONV_CORE("mote_s8_dsp_conv3_e", CONV_RQ_E, CONV_STORE_FULL) "  .text\n"
     "  add sp, sp, #40\n"                                                                  \
     "  pop {r4-r11, pc}\n"                                                                 \
     "  .size " name ", . - " name "\n"
+#if MOTE_S8_USE_CONV_PWU
 __asm__(CONV_ECORE_K("mote_s8_dsp_conv3_e16", CONV3_GROUP CONV3_GROUP CONV3_GROUP) "  .text\n");
 __asm__(CONV_ECORE_K("mote_s8_dsp_conv3_e32", CONV3_GROUP CONV3_GROUP CONV3_GROUP CONV3_GROUP
                      CONV3_GROUP CONV3_GROUP CONV3_GROUP) "  .text\n");
+#endif
+#if MOTE_S8_USE_CONV_STEM3X3C3
+__asm__(CONV_ECORE_K("mote_s8_dsp_conv3_e28", CONV3_GROUP CONV3_GROUP CONV3_GROUP CONV3_GROUP
+                     CONV3_GROUP CONV3_GROUP) "  .text\n");
+#endif
 #undef CONV3_FIRST_PIX
 #undef CONV3_FIRST
 #undef CONV_ECORE_K
@@ -1109,8 +1117,8 @@ MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const co
             blk->ob = blk->oa + (n > 1 ? cout : 0);
             blk->oc = blk->oa + (size_t)(n - 1) * cout;
 #if MOTE_S8_USE_CONV_PWE
-            if (st->eform) { /* the E-form table: SMMLA, SSAT asr E */
-                mote_s8_dsp_conv3_e(blk);
+            if (st->eform) { /* the E-form table: SMMLA, SSAT asr E; K = 28 unrolled */
+                mote_s8_dsp_conv3_e28(blk);
                 continue;
             }
 #endif
