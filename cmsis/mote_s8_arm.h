@@ -96,6 +96,8 @@
  *                  ASR, SSAT: calls not in the E-form)
  *   DW_PLANAR_E    the planes' assembly with the E-form (SMMLA, SSAT ASR #12:
  *                  mote_s8_dw_planar_eform for every channel, Cout a multiple of 4)
+ *   DW_PLANAR_X8   the E-form's stride-1 1x8 block (rows of 8n or 16+ outputs; without it
+ *                  the same bytes by 1x4 blocks; --opt speed only)
  *   DW_GROUP       depthwise calls the plane does not take: groups of four channels
  *                  and the plain loop (without it such a call fails)
  *   LINEAR_ROWS    linear_s8 with neither a panel nor a table (widened input rows;
@@ -174,6 +176,9 @@
 #endif
 #ifndef MOTE_S8_USE_DW_PLANAR_E
 #define MOTE_S8_USE_DW_PLANAR_E 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_X8
+#define MOTE_S8_USE_DW_PLANAR_X8 1
 #endif
 #ifndef MOTE_S8_USE_DW_GROUP
 #define MOTE_S8_USE_DW_GROUP 1

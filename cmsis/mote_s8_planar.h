@@ -376,6 +376,119 @@ DWP_ASM_FN(dwp_s2e_asm, DWP_S2_TEXT(DWP_ASM_RQ_E))
 #endif
 #undef DWP_S2_TEXT
 #endif /* MOTE_S8_PLANAR_S2 */
+#if MOTE_S8_USE_DW_PLANAR_X8 && MOTE_S8_PLANAR_E
+/*
+ * Stride 1, E-form, rows of 1x8 blocks (rows of 8+ outputs): eight accumulators r4..r11,
+ * one kernel row's weight pair r2 / r3, the input words streamed through r12 / lr
+ * (x01, x23, then x45 over x01, ...), r0 input, r1 plane row bytes; per kernel row LDRD +
+ * five LDR + 16 multiplies
+ *   o(2k) += SMLAD(x(2k,2k+1), w01) + SMLABB(x(2k+2), w21)
+ *   o(2k+1) += SMLATB(x(2k,2k+1), w01) + SMLADX(x(2k+2,2k+3), w21)
+ * then SMMLA / SSAT ASR #12 and eight STRB: 107 instructions per 72 MACs (the 1x4
+ * block: 59 per 36). The frame holds the whole job (dwp_job_t's 18 words at their
+ * offsets), the row's output cursor (+72) and block count (+76).
+ */
+#define DWP_X8_MAC(A0, A1, A2, A3, A4, A5, A6, A7)                                         \
+    "ldr r12, [r0]\n\t"                                                                    \
+    "ldr lr, [r0, #4]\n\t"                                                                 \
+    "smlad r4, r12, r2, " A0 "\n\t"                                                        \
+    "smlatb r5, r12, r2, " A1 "\n\t"                                                       \
+    "smlabb r4, lr, r3, r4\n\t"                                                            \
+    "smladx r5, lr, r3, r5\n\t"                                                            \
+    "ldr r12, [r0, #8]\n\t"                                                                \
+    "smlad r6, lr, r2, " A2 "\n\t"                                                         \
+    "smlatb r7, lr, r2, " A3 "\n\t"                                                        \
+    "smlabb r6, r12, r3, r6\n\t"                                                           \
+    "smladx r7, r12, r3, r7\n\t"                                                           \
+    "ldr lr, [r0, #12]\n\t"                                                                \
+    "smlad r8, r12, r2, " A4 "\n\t"                                                        \
+    "smlatb r9, r12, r2, " A5 "\n\t"                                                       \
+    "smlabb r8, lr, r3, r8\n\t"                                                            \
+    "smladx r9, lr, r3, r9\n\t"                                                            \
+    "ldr r12, [r0, #16]\n\t"                                                               \
+    "smlad r10, lr, r2, " A6 "\n\t"                                                        \
+    "smlatb r11, lr, r2, " A7 "\n\t"                                                       \
+    "smlabb r10, r12, r3, r10\n\t"                                                         \
+    "smladx r11, r12, r3, r11\n\t"
+__attribute__((naked, noinline)) static void dwp_s1x8e_asm(const dwp_job_t *job __attribute__((unused)))
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #84\n\t"
+        "mov r12, sp\n\t"
+        "ldmia r0!, {r1-r9}\n\t"
+        "stmia r12!, {r1-r9}\n\t"
+        "ldmia r0!, {r1-r9}\n\t"
+        "stmia r12!, {r1-r9}\n\t"
+        "ldr r1, [sp, #64]\n\t"
+        "1:\n\t"                       /* a row: its cursor and block count */
+        "ldr r0, [sp, #56]\n\t"
+        "ldr r12, [sp, #60]\n\t"
+        "ldr lr, [sp, #44]\n\t"
+        "str r12, [sp, #72]\n\t"
+        "str lr, [sp, #76]\n\t"
+        "2:\n\t"
+        "ldr r11, [sp, #0]\n\t"        /* bias: r11 (o7) is the addend of the first multiplies */
+        "ldrd r2, r3, [sp, #4]\n\t"
+        DWP_X8_MAC("r11", "r11", "r11", "r11", "r11", "r11", "r11", "r11")
+        "add r0, r0, r1\n\t"
+        "ldrd r2, r3, [sp, #12]\n\t"
+        DWP_X8_MAC("r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11")
+        "add r0, r0, r1\n\t"
+        "ldrd r2, r3, [sp, #20]\n\t"
+        DWP_X8_MAC("r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11")
+        "sub r0, r0, r1, lsl #1\n\t"
+        "adds r0, r0, #16\n\t"
+        "ldrd r2, r3, [sp, #28]\n\t"   /* multiplier, rz */
+        "smmla r4, r4, r2, r3\n\t"
+        "smmla r5, r5, r2, r3\n\t"
+        "smmla r6, r6, r2, r3\n\t"
+        "smmla r7, r7, r2, r3\n\t"
+        "smmla r8, r8, r2, r3\n\t"
+        "smmla r9, r9, r2, r3\n\t"
+        "smmla r10, r10, r2, r3\n\t"
+        "smmla r11, r11, r2, r3\n\t"
+        "ssat r4, #8, r4, asr #12\n\t"
+        "ssat r5, #8, r5, asr #12\n\t"
+        "ssat r6, #8, r6, asr #12\n\t"
+        "ssat r7, #8, r7, asr #12\n\t"
+        "ssat r8, #8, r8, asr #12\n\t"
+        "ssat r9, #8, r9, asr #12\n\t"
+        "ssat r10, #8, r10, asr #12\n\t"
+        "ssat r11, #8, r11, asr #12\n\t"
+        "ldr r12, [sp, #72]\n\t"
+        "ldr lr, [sp, #68]\n\t"
+        "strb r4, [r12]\n\t"
+        "strb r5, [r12, lr]\n\t"
+        "add r12, r12, lr, lsl #1\n\t"
+        "strb r6, [r12]\n\t"
+        "strb r7, [r12, lr]\n\t"
+        "add r12, r12, lr, lsl #1\n\t"
+        "strb r8, [r12]\n\t"
+        "strb r9, [r12, lr]\n\t"
+        "add r12, r12, lr, lsl #1\n\t"
+        "strb r10, [r12]\n\t"
+        "strb r11, [r12, lr]\n\t"
+        "add r12, r12, lr, lsl #1\n\t"
+        "str r12, [sp, #72]\n\t"
+        "ldr r12, [sp, #76]\n\t"
+        "subs r12, r12, #1\n\t"
+        "str r12, [sp, #76]\n\t"
+        "bne 2b\n\t"
+        "ldrd r2, r3, [sp, #48]\n\t"   /* input / output bytes per row */
+        "ldrd r10, r11, [sp, #56]\n\t"
+        "ldr r12, [sp, #40]\n\t"
+        "add r10, r10, r2\n\t"
+        "add r11, r11, r3\n\t"
+        "strd r10, r11, [sp, #56]\n\t"
+        "subs r12, r12, #1\n\t"
+        "str r12, [sp, #40]\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #84\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#undef DWP_X8_MAC
+#endif /* MOTE_S8_USE_DW_PLANAR_X8 && MOTE_S8_PLANAR_E */
 #if MOTE_S8_USE_DW_PLANAR_X6
 /*
  * Stride 1, rows of one 1x6 block (the last six columns of a row whose width is
@@ -797,6 +910,29 @@ static void dwp_asm_plane(dwp_job_t *j, const int16_t *pl, int32_t stride, int32
         }
 #endif
         DWP_CALL(dwp_s1x3, j);
+        return;
+    }
+#endif
+#if MOTE_S8_USE_DW_PLANAR_X8 && MOTE_S8_PLANAR_E
+    /* 1x8 blocks, then 1x4 blocks over the rest: where that pays, rows of 8n outputs or
+       16+ (a second call for the rest costs its own row loop) */
+    if (wo >= 8 && ef && stride == 1 && ((wo & 7) == 0 || wo >= 16) &&
+        (!MOTE_S8_USE_DW_PLANAR_X6 || (wo & 3) != 2)) {
+        const int32_t n8 = wo >> 3;
+        j->nb = n8;
+        dwp_s1x8e_asm(j);
+        if (wo & 4) {
+            j->nb = 1;
+            j->p = pl + (size_t)(8 * n8);
+            j->o = out + (size_t)(8 * n8) * opx;
+            dwp_s1e_asm(j);
+        }
+        if (wo & 3) { /* the last wo % 4 columns: one more 1x4 block over wo-4..wo-1 */
+            j->nb = 1;
+            j->p = pl + (size_t)(wo - 4);
+            j->o = out + (size_t)(wo - 4) * opx;
+            dwp_s1e_asm(j);
+        }
         return;
     }
 #endif

@@ -1389,12 +1389,16 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
             return 0;
         }
     }
-    ef = MOTE_S8_USE_DW_PLANAR_E && (cout & 3) == 0;
-    for (c = 0; c < cout; c++) { /* dwp_channel's conditions, before anything is written */
+    /* the E-form's conditions (they imply dwp_channel's), else dwp_channel's, for every
+       channel before anything is written */
+    ef = MOTE_S8_USE_DW_PLANAR_E && (cout & 3) == 0 && p->out_zp == -128;
+    for (c = 0; ef && c < cout; c++) {
+        ef = mote_s8_dw_planar_eform(p->out_zp, p->shift[c], p->bias[c]);
+    }
+    for (c = 0; !ef && c < cout; c++) {
         if (!mote_s8_dw_planar_channel(p->shift[c], p->bias[c])) {
             return 0;
         }
-        ef = ef && mote_s8_dw_planar_eform(p->out_zp, p->shift[c], p->bias[c]);
     }
     if (!ef && !MOTE_S8_USE_DW_PLANAR_R) {
         return 0; /* the 4-instruction requantization is compiled out (nothing written yet) */

@@ -188,6 +188,12 @@ def kernel_variant_names() -> list:
     return re.findall(r"^#ifndef MOTE_S8_USE_(\w+)$", text, re.M)
 
 
+def _x8_run(run: int) -> bool:
+    """The DSP planes' 1x8 block takes rows of `run` outputs (cmsis/mote_s8_planar.h
+    dwp_asm_plane): 8n, or 16+."""
+    return run >= 8 and (run % 8 == 0 or run >= 16)
+
+
 def _variant_rules(spec, opt_size: bool) -> dict:
     """{variant name: whether a call of `spec` runs it} on a core with the DSP
     extension, by the rules the kernels dispatch with (the C ones through the
@@ -235,6 +241,12 @@ def _variant_rules(spec, opt_size: bool) -> dict:
         # the planes' assembly by requantization: the E-form, and the 4-instruction one
         # (also when planes run and none takes the E-form: dw_planar's blocks need one of them)
         "DW_PLANAR_E": any(dw_eform),
+        # the E-form's stride-1 1x8 block: rows of 8n or 16+ outputs along the blocks
+        # (form bit 0: transposed; a superset of dwp_asm_plane's rule); --opt size: 1x4 blocks
+        # (about 0.5 KB less code)
+        "DW_PLANAR_X8": not opt_size and any(ef and int(vals[c.args[5]].items[0]) == 1
+                            and _x8_run(int(vals[c.args[-1]].sizes[1 if dw_planar_form(spec, c) & 1 else 2]))
+                            for c, ef in zip(dw, dw_eform)),
         "DW_PLANAR_R": any(planar) and (any(pl and not ef for pl, ef in zip(planar, dw_eform)) or not any(dw_eform)),
         "DW_GROUP": not all(planar),
         # --opt size leaves the panel core out: a call with a panel takes the rows

@@ -349,6 +349,10 @@ def make_cases():
         "dscnn_dw_full", "dw_full_s1", "dw_full_s2", "dw_dsp_wo6", "dw_dsp_ho7", "dw_dsp_wo10", "dw_dsp_wo3",
         "dw_dsp_s2_wo6", "dw_dsp_s2_wo10", "dw_dsp_s2_wo3", "dw_dsp_s2_ho3", "dw4_wo7", "dw4_s2_wo9", "dw4_wo6",
         "dw4_wo3", "dw4_s2_wo3", "dw4_ho7", "dw4_s2_48")]
+    # the E-form's 1x8 block: rows of 8n + 4 + 1, 8n + 1 and 8n outputs, four planes and one
+    cases += [_eform(c) for c in (_dw4(_dw(rng, "dw4_wo21", 1, 4, 21, 8, 1, (3, 3), (1, 1), (1, 1), (1, 1))),
+                                  _dw(rng, "dw_wo17", 1, 4, 17, 4, 1, (3, 3), (1, 1), (1, 1), (1, 1)),
+                                  _dw(rng, "dw_wo16", 1, 3, 16, 4, 1, (3, 3), (1, 1), (1, 1), (1, 1)))]
     xp = rng.integers(-128, 128, (1, 10, 10, n), dtype=np.int8)
     args = [xp, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1],
             [1, 1], 1, 9, -3, -128, 127]
