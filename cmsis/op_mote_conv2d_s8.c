@@ -1064,11 +1064,43 @@ MOTE_S8_INLINE void conv_stem3_col(const int8_t *src, int32_t rstride, int32_t *
 }
 
 /**
+ * conv_stem3_col of a border pixel: its window (top-left input pixel (y0, x0) of
+ * image img, undilated) gathered into win (3 rows of 9 bytes; the zero point where
+ * the window leaves the input, so those taps add (zp - zp) * w = 0), then widened
+ * from there (rows 9 bytes apart).
+ */
+static void conv_stem3_border(const mote_s8_conv_params_t *p, const int8_t *img, int32_t y0,
+                              int32_t x0, int32_t *d, int8_t *win)
+{
+    const int8_t zp = (int8_t)p->in_zp;
+    int32_t r, c;
+    for (r = 0; r < 3; r++) {
+        const int32_t iy = y0 + r;
+        for (c = 0; c < 3; c++) {
+            const int32_t ix = x0 + c;
+            int8_t *o = win + 9 * r + 3 * c;
+            if (iy >= 0 && iy < p->h && ix >= 0 && ix < p->w) {
+                const int8_t *src = img + ((size_t)iy * p->w + ix) * 3;
+                o[0] = src[0];
+                o[1] = src[1];
+                o[2] = src[2];
+            } else {
+                o[0] = zp;
+                o[1] = zp;
+                o[2] = zp;
+            }
+        }
+    }
+    conv_stem3_col(win, 9, d);
+}
+
+/**
  * conv_rows for conv_stem3_fast calls: pixels [pix0, pix1) output row by output row
  * (no per-pixel index arithmetic), triples inside a row (its last triple repeats
- * its last pixel), an interior pixel's column built by conv_stem3x3c3 at the
- * window's first byte (the next pixel's: 3 * stride_w bytes on), the border
- * pixels' by conv_im2col3; then the fast core over every channel pair.
+ * its last pixel), an interior pixel's column built by conv_stem3_col at the
+ * window's first byte (the next pixel's: 3 * stride_w bytes on), a border pixel's
+ * by conv_stem3_border; then a 3x2 core over every channel pair (the E-form's
+ * K = 28 core, or the fast full / clamping one).
  */
 MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const conv_state_t *st,
                                         conv_blk_t *blk)
@@ -1091,7 +1123,8 @@ MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const co
         const int32_t y0 = oy * sh - p->pad_h;
         const int rowin = y0 >= 0 && y0 + 3 <= h;
         /* the window of interior column ox starts at row + 3 * (ox * sw - pw) */
-        const int8_t *row = p->input + ((size_t)b * h + (rowin ? y0 : 0)) * rstride;
+        const int8_t *img = p->input + (size_t)b * h * rstride;
+        const int8_t *row = img + (size_t)(rowin ? y0 : 0) * rstride;
         int32_t ox = ox0;
         int32_t n;
         for (; pix < end; pix += n, ox += n) {
@@ -1109,7 +1142,7 @@ MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const co
                         conv_stem3_col(row + (size_t)3 * (oj * sw - pw), (int32_t)rstride,
                                        x + 2 * j);
                     } else {
-                        conv_im2col3(p, pix + (oj - ox), j, 27, 28, x, st->col8);
+                        conv_stem3_border(p, img, y0, oj * sw - pw, x + 2 * j, st->col8);
                     }
                 }
             }
