@@ -1019,49 +1019,104 @@ MOTE_S8_INLINE int conv_stem3_fast(const mote_s8_conv_params_t *p)
  * the word at byte 5 (b5 b6 b7 b8): SXTB16 ror 8 gives (b6, b8), ror 16 (b7, b5),
  * b5 standing at tap 27, whose weight is 0; no load goes past byte 8 of a row.
  */
+/* clang-format off */
+/* The text of conv_stem3_col: registers a, b, c (scratch), s (the window; left at its
+   last row), rs (row stride), d (the column triple), slot j ("0".."2": 8 j bytes on). */
+#define CONV_STEM3_COL(a, b, c, s, rs, d, j)                                               \
+    "ldr " a ", [" s "]\n\t"                                                               \
+    "ldr " b ", [" s ", #4]\n\t"                                                           \
+    "sxtb16 " c ", " a "\n\t"                                                              \
+    "sxtb16 " a ", " a ", ror #8\n\t"                                                      \
+    "strd " c ", " a ", [" d ", #8*" j "]\n\t"                                             \
+    "sxtb16 " c ", " b "\n\t"                                                              \
+    "sxtb16 " b ", " b ", ror #8\n\t"                                                      \
+    "strd " c ", " b ", [" d ", #24+8*" j "]\n\t"                                          \
+    "ldrb " a ", [" s ", #8]\n\t"                                                          \
+    "add " s ", " s ", " rs "\n\t"                                                         \
+    "ldrh " b ", [" s "]\n\t"                                                              \
+    "ldrb " c ", [" s ", #2]\n\t"                                                          \
+    "orr " a ", " a ", " b ", lsl #8\n\t"                                                  \
+    "orr " a ", " a ", " c ", lsl #24\n\t"                                                 \
+    "sxtb16 " c ", " a "\n\t"                                                              \
+    "sxtb16 " a ", " a ", ror #8\n\t"                                                      \
+    "strd " c ", " a ", [" d ", #48+8*" j "]\n\t"                                          \
+    "ldr " b ", [" s ", #3]\n\t"                                                           \
+    "ldrh " a ", [" s ", #7]\n\t"                                                          \
+    "add " s ", " s ", " rs "\n\t"                                                         \
+    "sxtb16 " c ", " b "\n\t"                                                              \
+    "sxtb16 " b ", " b ", ror #8\n\t"                                                      \
+    "strd " c ", " b ", [" d ", #72+8*" j "]\n\t"                                          \
+    "ldrh " b ", [" s "]\n\t"                                                              \
+    "orr " a ", " a ", " b ", lsl #16\n\t"                                                 \
+    "sxtb16 " c ", " a "\n\t"                                                              \
+    "sxtb16 " a ", " a ", ror #8\n\t"                                                      \
+    "strd " c ", " a ", [" d ", #96+8*" j "]\n\t"                                          \
+    "ldr " a ", [" s ", #2]\n\t"                                                           \
+    "ldr " b ", [" s ", #5]\n\t"                                                           \
+    "sxtb16 " c ", " a "\n\t"                                                              \
+    "sxtb16 " a ", " a ", ror #8\n\t"                                                      \
+    "strd " c ", " a ", [" d ", #120+8*" j "]\n\t"                                         \
+    "sxtb16 " c ", " b ", ror #8\n\t"                                                      \
+    "sxtb16 " b ", " b ", ror #16\n\t"                                                     \
+    "strd " c ", " b ", [" d ", #144+8*" j "]\n\t"
+/* clang-format on */
+
 MOTE_S8_INLINE void conv_stem3_col(const int8_t *src, int32_t rstride, int32_t *d)
 {
     uint32_t a, b, c;
-    __asm__ volatile("ldr %[a], [%[s]]\n\t"
-                     "ldr %[b], [%[s], #4]\n\t"
-                     "sxtb16 %[c], %[a]\n\t"
-                     "sxtb16 %[a], %[a], ror #8\n\t"
-                     "strd %[c], %[a], [%[d]]\n\t"
-                     "sxtb16 %[c], %[b]\n\t"
-                     "sxtb16 %[b], %[b], ror #8\n\t"
-                     "strd %[c], %[b], [%[d], #24]\n\t"
-                     "ldrb %[a], [%[s], #8]\n\t"
-                     "add %[s], %[s], %[rs]\n\t"
-                     "ldrh %[b], [%[s]]\n\t"
-                     "ldrb %[c], [%[s], #2]\n\t"
-                     "orr %[a], %[a], %[b], lsl #8\n\t"
-                     "orr %[a], %[a], %[c], lsl #24\n\t"
-                     "sxtb16 %[c], %[a]\n\t"
-                     "sxtb16 %[a], %[a], ror #8\n\t"
-                     "strd %[c], %[a], [%[d], #48]\n\t"
-                     "ldr %[b], [%[s], #3]\n\t"
-                     "ldrh %[a], [%[s], #7]\n\t"
-                     "add %[s], %[s], %[rs]\n\t"
-                     "sxtb16 %[c], %[b]\n\t"
-                     "sxtb16 %[b], %[b], ror #8\n\t"
-                     "strd %[c], %[b], [%[d], #72]\n\t"
-                     "ldrh %[b], [%[s]]\n\t"
-                     "orr %[a], %[a], %[b], lsl #16\n\t"
-                     "sxtb16 %[c], %[a]\n\t"
-                     "sxtb16 %[a], %[a], ror #8\n\t"
-                     "strd %[c], %[a], [%[d], #96]\n\t"
-                     "ldr %[a], [%[s], #2]\n\t"
-                     "ldr %[b], [%[s], #5]\n\t"
-                     "sxtb16 %[c], %[a]\n\t"
-                     "sxtb16 %[a], %[a], ror #8\n\t"
-                     "strd %[c], %[a], [%[d], #120]\n\t"
-                     "sxtb16 %[c], %[b], ror #8\n\t"
-                     "sxtb16 %[b], %[b], ror #16\n\t"
-                     "strd %[c], %[b], [%[d], #144]\n\t"
+    __asm__ volatile(CONV_STEM3_COL("%[a]", "%[b]", "%[c]", "%[s]", "%[rs]", "%[d]", "0")
                      : [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [s] "+r"(src)
                      : [rs] "r"(rstride), [d] "r"(d)
                      : "memory");
 }
+
+#if MOTE_S8_USE_CONV_PWE
+/**
+ * A run of whole interior pixel triples of one output row with the E-form table, in
+ * one assembly loop (mote_s8_dsp_stem3_run_e28): per triple the three columns
+ * (CONV_STEM3_COL at src, src + step, src + 2 step), the block's three output
+ * pointers, then mote_s8_dsp_conv3_e28 on blk; src += 3 step, out += 3 cout.
+ */
+typedef struct conv_stem3_run {
+    const int8_t *src; /* 0: the first pixel's window */
+    int32_t step;      /* 4: 3 * stride_w bytes between pixels */
+    int32_t rstride;   /* 8: W * 3 bytes between rows */
+    int32_t *x;        /* 12: the column triple */
+    conv_blk_t *blk;   /* 16: the core's block (oa, ob, oc set here) */
+    int8_t *out;       /* 20: the first pixel's output */
+    int32_t cout;      /* 24 */
+    int32_t n;         /* 28: triples (> 0) */
+} conv_stem3_run_t;
+
+void mote_s8_dsp_stem3_run_e28(const conv_stem3_run_t *r);
+
+/* clang-format off */
+__asm__(MOTE_S8_ASM_FUNC("mote_s8_dsp_stem3_run_e28")
+        "  push {r4-r11, lr}\n"
+        "  ldm r0, {r4-r11}\n"
+        ".Lmote_s8_dsp_stem3_run:\n\t"
+        "mov r3, r4\n\t"
+        CONV_STEM3_COL("r0", "r1", "r2", "r3", "r6", "r7", "0")
+        "add r3, r4, r5\n\t"
+        CONV_STEM3_COL("r0", "r1", "r2", "r3", "r6", "r7", "1")
+        "add r3, r4, r5, lsl #1\n\t"
+        CONV_STEM3_COL("r0", "r1", "r2", "r3", "r6", "r7", "2")
+        "add r4, r4, r5\n\t"
+        "add r4, r4, r5, lsl #1\n\t"
+        "mov r0, r9\n\t"
+        "add r1, r0, r10\n\t"
+        "add r2, r1, r10\n\t"
+        "stm r8, {r0, r1, r2}\n\t"
+        "add r9, r2, r10\n\t"
+        "mov r0, r8\n\t"
+        "bl mote_s8_dsp_conv3_e28\n\t"
+        "subs r11, r11, #1\n\t"
+        "bne .Lmote_s8_dsp_stem3_run\n\t"
+        "pop {r4-r11, pc}\n"
+        "  .size mote_s8_dsp_stem3_run_e28, . - mote_s8_dsp_stem3_run_e28\n"
+        "  .text\n");
+/* clang-format on */
+#endif
 
 /**
  * conv_stem3_col of a border pixel: its window (top-left input pixel (y0, x0) of
@@ -1129,6 +1184,24 @@ MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const co
         int32_t n;
         for (; pix < end; pix += n, ox += n) {
             n = end - pix < 3 ? end - pix : 3;
+#if MOTE_S8_USE_CONV_PWE
+            if (st->eform && rowin && ox >= oxa && n == 3 && ox + 2 < oxb) {
+                /* whole interior triples: one assembly loop */
+                const int32_t kr = (end - pix) / 3, kc = (oxb - ox) / 3;
+                conv_stem3_run_t run;
+                run.src = row + (size_t)3 * (ox * sw - pw);
+                run.step = (int32_t)step;
+                run.rstride = (int32_t)rstride;
+                run.x = x;
+                run.blk = blk;
+                run.out = out + (size_t)(pix - pix0) * cout;
+                run.cout = cout;
+                run.n = kr < kc ? kr : kc;
+                mote_s8_dsp_stem3_run_e28(&run);
+                n = 3 * run.n;
+                continue;
+            }
+#endif
             if (rowin && ox >= oxa && ox + n - 1 < oxb) { /* three interior pixels */
                 const int8_t *s = row + (size_t)3 * (ox * sw - pw);
                 conv_stem3_col(s, (int32_t)rstride, x);
