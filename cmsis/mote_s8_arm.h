@@ -71,10 +71,11 @@
  *   CONV_FULL      the full-range [-128, 127] store core (else the clamping one serves)
  *   CONV_CLAMP     the clamping store core (ranges narrower than [-128, 127])
  *   CONV_ODD       the last channel of an odd Cout (fast path)
- *   CONV_PWE       stride-1 pointwise calls with the program's E-form table (small K:
- *                  MOTE_S8_EFORM_KMAX, kernels/requant.h): their rows and the 3x2 core
- *                  with the two-instruction requantization (which STEM3X3C3 calls with
- *                  that table take too, through conv_stem3_rows)
+ *   CONV_E         calls with the program's E-form table (kernels/requant.h): the 3x2
+ *                  core with the two-instruction requantization (conv_rows; the RGB
+ *                  stem's conv_stem3_rows its K = 28 unrolled form)
+ *   CONV_PWE       their stride-1 pointwise calls of K <= MOTE_S8_EFORM_PWMAX
+ *                  (mote_s8_eform_pw): their own rows (without it conv_rows, same bytes)
  *   CONV_PWU       their 3x2 core unrolled for K = 16 and K = 32 (without it the same
  *                  bytes by the looping one)
  *   CONV_PW8       their K = 8 core (channel-stationary blocks of 16n pixels; without it
@@ -131,6 +132,9 @@
 #endif
 #ifndef MOTE_S8_USE_CONV_ODD
 #define MOTE_S8_USE_CONV_ODD 1
+#endif
+#ifndef MOTE_S8_USE_CONV_E
+#define MOTE_S8_USE_CONV_E 1
 #endif
 #ifndef MOTE_S8_USE_CONV_PWE
 #define MOTE_S8_USE_CONV_PWE 1

@@ -470,7 +470,9 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
 /* The store cores compiled in (MOTE_S8_USE_CONV_FULL / _CLAMP, per program; --opt
    size: the clamping one serves the full range too). */
 #define CONV_CORE_FULL (!MOTE_S8_SIZE && MOTE_S8_USE_CONV_FULL)
-#define CONV_CORE_CLAMP (MOTE_S8_USE_CONV_CLAMP || !CONV_CORE_FULL)
+#define CONV_CORE_CLAMP (MOTE_S8_USE_CONV_CLAMP || (!CONV_CORE_FULL && MOTE_S8_USE_CONV_FULL))
+/* a program whose every call has the E-form table: neither store core */
+#define CONV_CORE_ANY (CONV_CORE_FULL || CONV_CORE_CLAMP)
 
 #if MOTE_S8_USE_CONV_GENERAL /* calls without the program's table (mote_s8_arm.h) */
 /** Four int8 values k..k+3 of a row as one word, zeros past k_end. */
@@ -903,10 +905,10 @@ __asm__(CONV_CORE("mote_s8_dsp_conv3_full", CONV_RQ_FAST, CONV_STORE_FULL) "  .t
 #if CONV_CORE_CLAMP
 __asm__(CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_RQ_FAST, CONV_STORE_CLAMP) "  .text\n");
 #endif
-#if MOTE_S8_USE_CONV_PWE /* E-form calls: the range is [-128, 127] (SSAT clamps) */
+#if MOTE_S8_USE_CONV_E /* E-form calls: the range is [-128, 127] (SSAT clamps) */
 __asm__(CONV_CORE("mote_s8_dsp_conv3_e", CONV_RQ_E, CONV_STORE_FULL) "  .text\n");
 #endif
-#if MOTE_S8_USE_CONV_PWE && (MOTE_S8_USE_CONV_PWU || MOTE_S8_USE_CONV_STEM3X3C3)
+#if MOTE_S8_USE_CONV_E && ((MOTE_S8_USE_CONV_PWE && MOTE_S8_USE_CONV_PWU) || MOTE_S8_USE_CONV_STEM3X3C3)
 /* The E-form 3x2 core unrolled for K = 4 * groups (16, 32; 28: the stem's 27 taps,
    conv_stem3_rows): no computed entry nor
    loop test; the first group takes the biases as its SMLADs' accumulator inputs
@@ -949,7 +951,7 @@ __asm__(CONV_CORE("mote_s8_dsp_conv3_e", CONV_RQ_E, CONV_STORE_FULL) "  .text\n"
     "  add sp, sp, #40\n"                                                                  \
     "  pop {r4-r11, pc}\n"                                                                 \
     "  .size " name ", . - " name "\n"
-#if MOTE_S8_USE_CONV_PWU
+#if MOTE_S8_USE_CONV_PWE && MOTE_S8_USE_CONV_PWU
 __asm__(CONV_ECORE_K("mote_s8_dsp_conv3_e16", CONV3_GROUP CONV3_GROUP CONV3_GROUP) "  .text\n");
 __asm__(CONV_ECORE_K("mote_s8_dsp_conv3_e32", CONV3_GROUP CONV3_GROUP CONV3_GROUP CONV3_GROUP
                      CONV3_GROUP CONV3_GROUP CONV3_GROUP) "  .text\n");
@@ -1222,7 +1224,7 @@ MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const co
             blk->oa = out + (size_t)(pix - pix0) * cout;
             blk->ob = blk->oa + (n > 1 ? cout : 0);
             blk->oc = blk->oa + (size_t)(n - 1) * cout;
-#if MOTE_S8_USE_CONV_PWE
+#if MOTE_S8_USE_CONV_E
             if (st->eform) { /* the E-form table: SMMLA, SSAT asr E; K = 28 unrolled */
                 mote_s8_dsp_conv3_e28(blk);
                 continue;
@@ -1253,6 +1255,7 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     const int full = p->act_min == -128 && p->act_max == 127;
     const int fast = !MOTE_S8_USE_CONV_GENERAL || st->fast;
     (void)fast; /* read by the general path only */
+    (void)full; /* read by the store cores (none: every call of the program E-form) */
     int32_t *const x = st->x;
     const int32_t *const wblk = st->wblk;
     int8_t *const col8 = st->col8;
@@ -1351,6 +1354,12 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
             blk.oa = oa;
             blk.ob = ob;
             blk.oc = oc;
+#if MOTE_S8_USE_CONV_E
+            if (st->eform) { /* the E-form table: even Cout, one block (conv_run) */
+                mote_s8_dsp_conv3_e(&blk);
+                continue;
+            }
+#endif
 #if CONV_CORE_FULL
             if (rows >= 2 && (full || !CONV_CORE_CLAMP)) { /* conv_run: full when no clamp core */
                 mote_s8_dsp_conv3_full(&blk);
@@ -1383,7 +1392,7 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     }
 }
 
-#if MOTE_S8_USE_CONV_PWE && MOTE_S8_USE_CONV_PW8
+#if MOTE_S8_USE_CONV_E && MOTE_S8_USE_CONV_PWE && MOTE_S8_USE_CONV_PW8
 /**
  * The K = 8 core of E-form calls (assembly below), channel-stationary: for each
  * channel its four weight words (E-form panel), scaled bias, M and rz stay in
@@ -1466,7 +1475,7 @@ __asm__(MOTE_S8_ASM_FUNC("mote_s8_dsp_pw8e")
 #undef PW8_CHANNEL
 #endif
 
-#if MOTE_S8_USE_CONV_PWE
+#if MOTE_S8_USE_CONV_E && MOTE_S8_USE_CONV_PWE
 
 /**
  * conv_rows of a stride-1 pointwise call with the program's E-form table (conv_run
@@ -1649,7 +1658,8 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
         return MOTE_ERR_KERNEL_SCRATCH;
     }
     /* a variant the program does not run is compiled out (MOTE_S8_USE_*, mote_s8_arm.h) */
-    MOTE_CHECK(mote_s8_conv_builder_built(p) && (CONV_CORE_CLAMP || (p->act_min == -128 && p->act_max == 127)) &&
+    MOTE_CHECK(mote_s8_conv_builder_built(p) &&
+                   (CONV_CORE_CLAMP || (p->act_min == -128 && p->act_max == 127)) &&
                    (MOTE_S8_USE_CONV_ODD || (p->cout & 1) == 0),
                MOTE_ERR_UNSUPPORTED);
     st.x = x;
@@ -1678,18 +1688,16 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
        without the table holds them once: the general path */
     st.fast = p->wpanel == NULL || p->wtable != NULL;
     st.eform = p->wtable != NULL && (p->wtable[6] & MOTE_S8_EFORM_MARK) != 0;
+    /* without the E-form, a store core (a program whose calls all have it has none) */
+    MOTE_CHECK(st.eform || CONV_CORE_ANY, MOTE_ERR_UNSUPPORTED);
     if (st.eform) {
-        /* the E-form table (kernels/requant.h): a stride-1 pointwise call (K small)
-           or a STEM3X3C3 one (conv_stem3_rows), even Cout, out_zp -128 and the full
-           range (no sign correction needed) */
+        /* the E-form table (kernels/requant.h): K <= MOTE_S8_EFORM_KMAX, even Cout,
+           out_zp -128 and the full range (no sign correction needed); any variant
+           (conv_rows_pwe, conv_rows, conv_stem3_rows) */
         const int32_t *t = p->wtable;
-        const int32_t ev = mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w,
-                                                p->dil_h, p->dil_w);
-        MOTE_CHECK(MOTE_S8_USE_CONV_PWE, MOTE_ERR_UNSUPPORTED);
-        MOTE_CHECK(((ev == MOTE_S8_CONV_POINTWISE && p->stride_h == 1 && p->stride_w == 1) ||
-                    (MOTE_S8_USE_CONV_STEM3X3C3 && ev == MOTE_S8_CONV_STEM3X3C3)) &&
-                       (p->cout & 1) == 0 &&
-                       p->out_zp == -128 && p->act_min == -128 && p->act_max == 127,
+        MOTE_CHECK(MOTE_S8_USE_CONV_E, MOTE_ERR_UNSUPPORTED);
+        MOTE_CHECK((p->cout & 1) == 0 && p->out_zp == -128 && p->act_min == -128 &&
+                       p->act_max == 127,
                    MOTE_ERR_KERNEL_ARGS);
         for (r = 0; r < p->cout; r += 2, t += CONV_FAST_WORDS) {
             MOTE_CHECK(t[0] == t[1] && t[2] == t[3] &&
@@ -1716,8 +1724,8 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
         return MOTE_ERR_UNSUPPORTED;
 #endif
     }
-#if MOTE_S8_USE_CONV_PWE
-    if (st.eform && p->kh == 1) { /* pointwise; a STEM3X3C3 call: conv_rows (conv_stem3_rows) */
+#if MOTE_S8_USE_CONV_E && MOTE_S8_USE_CONV_PWE
+    if (st.eform && mote_s8_eform_pw(p)) { /* small-K stride-1 pointwise: its own rows */
         rows = conv_rows_pwe;
     }
 #endif

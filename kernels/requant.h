@@ -155,9 +155,9 @@ static inline uint32_t mote_s8_conv_table_numel(int32_t cout)
 }
 
 /**
- * The E-form of that table (aot/compiler/dsp_weights.py, eform_table): a stride-1
- * pointwise call with K = Cin <= MOTE_S8_EFORM_KMAX or a STEM3X3C3 call (K = 27, any
- * stride and padding: the DSP kernel's conv_stem3_rows), an even Cout, out_zp = -128 and
+ * The E-form of that table (aot/compiler/dsp_weights.py, eform_table): a call (any
+ * variant; the STEM3X3C3 one by the DSP kernel's conv_stem3_rows) with K <=
+ * MOTE_S8_EFORM_KMAX, an even Cout, out_zp = -128 and
  * the activation range [-128, 127] (a fused ReLU: a negative sum clamps to -128, so no
  * sign correction), whose channels have e = -shift in [E - 7, E - 1]
  * (E = MOTE_S8_EFORM_E) and |bc| + K * 2^14 small enough, requantizes in two
@@ -170,8 +170,11 @@ static inline uint32_t mote_s8_conv_table_numel(int32_t cout)
  */
 #define MOTE_S8_EFORM_E 12
 #define MOTE_S8_EFORM_MARK 0x100
-#define MOTE_S8_EFORM_KMAX 32
-/* the K of the E-form's channel-stationary core (cmsis/op_mote_conv2d_s8.c, mote_s8_dsp_pw8e) */
+#define MOTE_S8_EFORM_KMAX 256
+/* the E-form's stride-1 pointwise calls of K <= this run their own rows (unrolled
+   cores, cmsis/op_mote_conv2d_s8.c conv_rows_pwe); K = MOTE_S8_EFORM_K8 its
+   channel-stationary core (mote_s8_dsp_pw8e) */
+#define MOTE_S8_EFORM_PWMAX 32
 #define MOTE_S8_EFORM_K8 8
 
 /** Longest row (K rounded up to 8) of a linear_s8 panel: the DSP kernel widens the
@@ -241,6 +244,14 @@ static inline int32_t mote_s8_conv_variant(int32_t cin, int32_t kh, int32_t kw, 
                                                                     : MOTE_S8_CONV_STEM;
     }
     return kh == 1 && kw == 1 && ph == 0 && pw == 0 ? MOTE_S8_CONV_POINTWISE : MOTE_S8_CONV_WINDOW;
+}
+
+/** Whether an E-form call p runs conv_rows_pwe (MOTE_S8_EFORM_PWMAX). */
+static inline int mote_s8_eform_pw(const mote_s8_conv_params_t *p)
+{
+    return mote_s8_conv_variant(p->cin, p->kh, p->kw, p->pad_h, p->pad_w, p->dil_h, p->dil_w) ==
+               MOTE_S8_CONV_POINTWISE &&
+           p->stride_h == 1 && p->stride_w == 1 && p->cin <= MOTE_S8_EFORM_PWMAX;
 }
 
 /* ---------------------------------------------------------------- arguments

@@ -109,14 +109,16 @@ def fast_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
 #: third words, the longest K (MOTE_S8_EFORM_E, _MARK, _KMAX)
 EFORM_E = 12
 EFORM_MARK = 0x100
-EFORM_KMAX = 32
-#: the K of its channel-stationary core (MOTE_S8_EFORM_K8; ops.json "pointwise8+etable")
+EFORM_KMAX = 256
+#: its stride-1 pointwise calls of K <= EFORM_PWMAX run their own rows (MOTE_S8_EFORM_PWMAX,
+#: mote_s8_eform_pw); K = EFORM_K8 the channel-stationary core (ops.json "pointwise8+etable")
+EFORM_PWMAX = 32
 EFORM_K8 = 8
 
 
 def eform_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int, act=(-128, 127)):
-    """(scale, table) of the E-form of the fast table for a stride-1 pointwise call
-    or a stem3x3c3 call (K = 27; kernels/requant.h, MOTE_S8_EFORM_E), or None when the call does not admit it:
+    """(scale, table) of the E-form of the fast table for a conv2d_s8 call
+    (kernels/requant.h, MOTE_S8_EFORM_E), or None when it does not admit it:
     K <= EFORM_KMAX, Cout even, out_zp = -128 and ``act`` = (-128, 127) (a fused ReLU:
     no sign correction), every channel fast (fast_table) with d = E - e in [1, 7] and
     (|bc| + K * 2^14) * 2^(1 + d) < 2^31. scale: per channel 2^(1 + d), the factor of
@@ -151,8 +153,9 @@ def call_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int, a
     (as little-endian int16 pairs) when it has one. With the table the panel holds
     twice the weights (-256..254): the fast requantization takes 2 * acc, which
     then comes out of the raw column without doubling it. ``act`` (act_min, act_max)
-    given: a stride-1 pointwise call or a stem3x3c3 one, which takes the E-form (eform_table: each
-    row scaled by its 2^(1 + d), the E-form table) when it admits it."""
+    given: the E-form (eform_table: each row scaled by its 2^(1 + d), the E-form
+    table) when the call admits it (any variant: the RGB stem's conv_stem3_rows
+    runs it too)."""
     p = panel(weight)
     if act is not None:
         et = eform_table(weight, bias, mult, shift, in_zp, out_zp, act)
@@ -181,19 +184,13 @@ def has_eform(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
     return bool(int(t[6]) & EFORM_MARK)
 
 
-def _stem3(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
-    """conv2d_s8 ``call`` is a STEM3X3C3 one (an RGB first layer: 3x3 window over
-    3 channels, by the kernels' rule, aot.compiler.scratch.conv_code): the DSP
-    kernel's conv_stem3_rows, which runs the E-form table too."""
+def eform_pw(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
+    """conv2d_s8 ``call`` is a stride-1 pointwise one with Cin <= EFORM_PWMAX
+    (MOTE_S8_CONV_POINTWISE by the kernels' rule, aot.compiler.scratch.conv_code): with
+    the E-form it runs the kernel's conv_rows_pwe (mote_s8_eform_pw)."""
     from aot.compiler.scratch import conv_code
-    return conv_code(spec, call) == 4
-
-
-def _pointwise_s1(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
-    """conv2d_s8 ``call`` is a stride-1 pointwise one (MOTE_S8_CONV_POINTWISE by the
-    kernels' rule, aot.compiler.scratch.conv_code; the E-form's calls)."""
-    from aot.compiler.scratch import conv_code
-    return conv_code(spec, call) == 1 and list(spec.values[call.args[5]].items) == [1, 1]
+    return (conv_code(spec, call) == 1 and list(spec.values[call.args[5]].items) == [1, 1]
+            and int(spec.values[call.args[0]].sizes[3]) <= EFORM_PWMAX)
 
 
 def linear_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
@@ -356,8 +353,7 @@ def add_dsp_weights(spec: ir.ProgramSpec, linear="panel", conv: bool = True) -> 
         zps = [spec.values[call.args[i]] for i in (8, 9)]
         if all(isinstance(v, ir.TensorValue) and v.constant is not None for v in chans):
             b, m, sh = (np.frombuffer(v.constant, "<i4") for v in chans)
-            act = (int(spec.values[call.args[10]]), int(spec.values[call.args[11]])) \
-                if _pointwise_s1(spec, call) or _stem3(spec, call) else None
+            act = (int(spec.values[call.args[10]]), int(spec.values[call.args[11]]))
             p = call_panel(w, b, m, sh, *zps, act=act).astype("<i2")
         else:
             p = panel(w).astype("<i2")

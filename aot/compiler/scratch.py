@@ -131,8 +131,8 @@ def call_variant(spec, call):
     an op without variants. conv2d_s8: "pointwise" / "stem" / "stem3x3c3" / "window" by shape
     (mote_variant_mote_conv2d_s8), "+table" when the program carries the DSP
     kernel's requantization table (aot.compiler.dsp_weights), "+etable" its E-form
-    (two-instruction requantization, small-K stride-1 pointwise calls; "pointwise8+etable":
-    K = 8, the channel-stationary core); linear_s8: "panel"
+    (two-instruction requantization; "pointwise8+etable": stride 1, K = 8, the
+    channel-stationary core); linear_s8: "panel"
     with its DSP panel, "rows+table" with its table alone (the int8 weights read in
     place, four rows at a time), else "rows"; depthwise_conv2d_s8 (depth multiplier 1):
     "planes" when the DSP and MVE kernels run it channel by channel over a plane (by
@@ -163,9 +163,10 @@ def call_variant(spec, call):
     code = conv_code(spec, call)
     label = CONV_VARIANTS.get(code, f"variant {code}")
     if conv_has_table(spec, call):
-        from aot.compiler.dsp_weights import EFORM_K8, has_eform
-        if has_eform(spec, call):   # Cin = K: the channel-stationary core (MOTE_S8_EFORM_K8)
-            label = (f"pointwise{EFORM_K8}" if int(vals[call.args[0]].sizes[3]) == EFORM_K8 else label) + "+etable"
+        from aot.compiler.dsp_weights import EFORM_K8, eform_pw, has_eform
+        if has_eform(spec, call):   # stride-1 Cin = K = 8: the channel-stationary core (MOTE_S8_EFORM_K8)
+            k8 = eform_pw(spec, call) and int(vals[call.args[0]].sizes[3]) == EFORM_K8
+            label = (f"pointwise{EFORM_K8}" if k8 else label) + "+etable"
         else:
             label += "+table"
     return label

@@ -198,7 +198,7 @@ def _variant_rules(spec, opt_size: bool) -> dict:
     """{variant name: whether a call of `spec` runs it} on a core with the DSP
     extension, by the rules the kernels dispatch with (the C ones through the
     host-compiled kernels/int8_scratch.c, aot.compiler.scratch)."""
-    from aot.compiler.dsp_weights import CONV, EFORM_K8, LINEAR, has_eform, has_panel, has_table
+    from aot.compiler.dsp_weights import CONV, EFORM_K8, LINEAR, eform_pw, has_eform, has_panel, has_table
     from aot.compiler.scratch import (conv_code, conv_direct_in_place, conv_has_table, dw_planar,
                                       dw_planar_eform, dw_planar_form, placement)
     conv = [c for c in spec.instructions if (c.op, c.overload) == CONV]
@@ -207,6 +207,7 @@ def _variant_rules(spec, opt_size: bool) -> dict:
     vals = spec.values
     codes = [conv_code(spec, c) for c in conv]
     eform = [has_eform(spec, c) for c in conv]
+    epw = [e and eform_pw(spec, c) for c, e in zip(conv, eform)]   # conv_rows_pwe
     # the store cores serve the calls other than the E-form's (a core of its own)
     cores = [c for c, e in zip(conv, eform) if not e]
     full = [int(vals[c.args[10]]) == -128 and int(vals[c.args[11]]) == 127 for c in cores]
@@ -225,10 +226,11 @@ def _variant_rules(spec, opt_size: bool) -> dict:
         "CONV_FULL": not opt_size and any(full),
         "CONV_CLAMP": bool(cores) and (opt_size or not all(full)),
         "CONV_ODD": any(int(vals[c.args[-1]].sizes[3]) % 2 for c in conv),
-        "CONV_PWE": any(eform),
+        "CONV_E": any(eform),
+        "CONV_PWE": any(pw for pw in epw),
         # the unrolled E-form cores (cmsis/op_mote_conv2d_s8.c conv_rows_pwe: Cin 16, 32)
-        "CONV_PWU": any(e and int(vals[c.args[0]].sizes[3]) in (16, 32) for c, e in zip(conv, eform)),
-        "CONV_PW8": any(e and int(vals[c.args[0]].sizes[3]) == EFORM_K8 for c, e in zip(conv, eform)),
+        "CONV_PWU": any(pw and int(vals[c.args[0]].sizes[3]) in (16, 32) for c, pw in zip(conv, epw)),
+        "CONV_PW8": any(pw and int(vals[c.args[0]].sizes[3]) == EFORM_K8 for c, pw in zip(conv, epw)),
         "DW_PLANAR": any(planar),
         "DW_PLANAR_S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),
         "DW_PLANAR_T": any(f & 1 for f in forms), "DW_PLANAR_N": any(not f & 1 for f in forms),

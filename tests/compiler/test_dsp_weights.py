@@ -209,29 +209,28 @@ def test_eform_table_requantizes_like_the_reference():
     p = call_panel(w, bias, mult, shift, izp, -128, act=(-128, 127)).astype(np.int64)
     rows = panel(w).astype(np.int64).reshape(cout // 2, -1, 2, 4) * scale.reshape(-1, 1, 2, 1)
     assert np.array_equal(p[:panel(w).size], rows.reshape(-1))
-    # outside it: an out_zp other than -128, a narrower range, an odd Cout, K > 32, e out of range
+    # outside it: an out_zp other than -128, a narrower range, an odd Cout, K > 256, e out of range
     assert eform_table(w, bias, mult, shift, izp, -127) is None
     assert eform_table(w, bias, mult, shift, izp, -128, (-128, 100)) is None
     assert eform_table(w[:5], bias[:5], mult[:5], shift[:5], izp, -128) is None
-    w40 = rng.integers(-128, 128, (cout, 1, 1, 40), dtype=np.int8)
+    w40 = rng.integers(-128, 128, (cout, 1, 1, 260), dtype=np.int8)
     assert eform_table(w40, bias, mult, shift, izp, -128) is None
     assert eform_table(w, bias, mult, np.full(cout, -EFORM_E, np.int32), izp, -128) is None
     assert call_panel(w, bias, mult, shift, izp, -127, act=(-127, 127)).size == \
         call_panel(w, bias, mult, shift, izp, -127).size
 
 
-def test_mobilenet_small_k_pointwise_takes_the_eform():
-    """VWW's stride-1 pointwise layers of K <= 32 and its stem (K = 27, out_zp -128,
-    ReLU6 over the full range: conv_stem3_rows) carry the E-form table; the others
-    (K >= 64) the fast one."""
+def test_mobilenet_convs_take_the_eform():
+    """VWW's convs carry the E-form table (full range, out_zp -128): its pointwise
+    layers and its stem (K = 27, ReLU6 over the full range: conv_stem3_rows)."""
     c = compile_model_file("zoo/mobilenet_v1_025.py", int8=True, int8_io=True, dsp_weights=True).spec
     convs = [x for x in c.instructions if x.op == "mote::conv2d_s8"]
     ks = [int(np.prod(c.values[x.args[1]].sizes[1:])) for x in convs]
-    assert [has_eform(c, x) for x in convs] == [k in (8, 16, 27, 32) for k in ks]
+    assert all(has_eform(c, x) for x in convs)
     assert ks.count(32) == 2 and 8 in ks and 16 in ks and ks[0] == 27
     assert [call_variant(c, x) for x in convs][:6] == ["stem3x3c3+etable", "pointwise8+etable",
                                                       "pointwise+etable", "pointwise+etable",
-                                                      "pointwise+etable", "pointwise+table"]
+                                                      "pointwise+etable", "pointwise+etable"]
 
 
 @pytest.fixture(scope="module")
@@ -252,9 +251,12 @@ def test_every_conv_carries_its_panel_and_drops_the_widening_scratch(ds_cnn):
         w, pv = dsp.values[c.args[1]], dsp.values[c.args[PANEL_ARG]]
         wt = np.frombuffer(w.constant, np.int8).reshape(w.sizes)
         b, m, s = (np.frombuffer(dsp.values[c.args[i]].constant, "<i4") for i in (2, 3, 4))
-        ref = call_panel(wt, b, m, s, dsp.values[c.args[8]], dsp.values[c.args[9]])
+        # (none is the RGB stem: each takes the E-form where it admits it)
+        ref = call_panel(wt, b, m, s, dsp.values[c.args[8]], dsp.values[c.args[9]],
+                         act=(dsp.values[c.args[10]], dsp.values[c.args[11]]))
+        assert has_eform(dsp, c)
         assert pv.constant == ref.astype("<i2").tobytes()
-        # DS-CNN's convs all take the fast requantization: the table follows the panel
+        # DS-CNN's convs all take the E-form requantization: the table follows the panel
         assert ref.size == panel(wt).size + 20 * ((w.sizes[0] + 1) // 2)
         added += pv.nbytes
         # the kernel's own scratch no longer holds widened rows (16 KiB cap, rows x 2 x Kpad)
@@ -315,7 +317,8 @@ def test_ops_json_names_the_kernel_variant_of_every_call(ds_cnn):
     """ops.json counts the optimized kernels' variant per call (the C rule of
     kernels/requant.h, mote_s8_conv_variant, through the host library): DS-CNN's
     10x4 first conv over one channel is a stem, its 1x1 convs pointwise; with DSP
-    weights both carry the requantization table and the FC its panel."""
+    weights both carry the requantization table (its E-form: out_zp -128, the full
+    range) and the FC its panel."""
     from aot.compiler.manifest import build_manifest
     from aot.compiler.scratch import call_variant
     got = {}
@@ -326,7 +329,7 @@ def test_ops_json_names_the_kernel_variant_of_every_call(ds_cnn):
         # the DSP program's in the E-form
         assert ops["mote::depthwise_conv2d_s8.out"]["variants"] == ({"planes+eform(DSP)": 4} if d else {"planes": 4})
     assert got[False] == ({"stem": 1, "pointwise": 4}, {"rows": 1})
-    assert got[True] == ({"stem+table": 1, "pointwise+table": 4}, {"panel": 1})
+    assert got[True] == ({"stem+etable": 1, "pointwise+etable": 4}, {"panel": 1})
     # a padded 3x3 window over 16 channels is neither
     spec = ds_cnn[False].spec
     conv = next(k for k in spec.instructions if k.op == "mote::conv2d_s8")

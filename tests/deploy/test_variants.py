@@ -18,22 +18,23 @@ from aot.paths import CMSIS_DIR, KERNELS_DIR, RUNTIME_DIR
 EXPECTED = {
     # every pointwise layer of stride 1 with the program's table: no column builder;
     # the 25x5 depthwise maps: transposed planes, four channels at a time, the E-form alone,
-    # its 1x8 block at --opt speed
-    "ds_cnn": ({"CONV_STEM", "CONV_FULL", "DW_PLANAR", "DW_PLANAR_T", "DW_PLANAR_E", "DW_PLANAR_X8", "LINEAR_PANEL"},
-               {"CONV_STEM", "CONV_CLAMP", "DW_PLANAR", "DW_PLANAR_T", "DW_PLANAR_E", "LINEAR_TABLE"}),
+    # its 1x8 block at --opt speed; every conv with the E-form table (full range, out_zp -128):
+    # no store core of the fast form
+    "ds_cnn": ({"CONV_STEM", "CONV_E", "DW_PLANAR", "DW_PLANAR_T", "DW_PLANAR_E", "DW_PLANAR_X8", "LINEAR_PANEL"},
+               {"CONV_STEM", "CONV_E", "DW_PLANAR", "DW_PLANAR_T", "DW_PLANAR_E", "LINEAR_TABLE"}),
     # (every depthwise layer through the planes in the E-form; its 6x6 and 3x3 maps: the 1x6 and 1x3 blocks, C blocks)
-    # (its pointwise layers of K <= 32: the E-form table, conv_rows_pwe; K = 8: its core)
-    "mobilenet_v1_025": ({"CONV_STEM3X3C3", "CONV_FULL", "CONV_PWE", "CONV_PW8", "CONV_PWU", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
+    # (every conv in the E-form; its pointwise layers of K <= 32 conv_rows_pwe, K = 8 its core)
+    "mobilenet_v1_025": ({"CONV_STEM3X3C3", "CONV_E", "CONV_PWE", "CONV_PW8", "CONV_PWU", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
                           "DW_PLANAR_ONE", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_PLANAR_X3S2", "DW_PLANAR_C",
                           "DW_PLANAR_E", "DW_PLANAR_X8", "LINEAR_PANEL"},
-                         {"CONV_STEM3X3C3", "CONV_CLAMP", "CONV_PWE", "CONV_PW8", "CONV_PWU", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
+                         {"CONV_STEM3X3C3", "CONV_E", "CONV_PWE", "CONV_PW8", "CONV_PWU", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
                           "DW_PLANAR_ONE", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_PLANAR_X3S2", "DW_PLANAR_C",
                           "DW_PLANAR_E", "LINEAR_ROWS"}),
     # strided 1x1 shortcuts; its 3x3 convs planned in place need the row ring
-    # (its stem: the E-form table, conv_stem3_rows with the E core)
-    "resnet8": ({"CONV_POINTWISE", "CONV_WINDOW", "CONV_STEM3X3C3", "CONV_FULL", "CONV_PWE", "LINEAR_PANEL",
+    # (its stem and 3x3 convs with a fused ReLU and K <= 256: the E-form)
+    "resnet8": ({"CONV_POINTWISE", "CONV_WINDOW", "CONV_STEM3X3C3", "CONV_FULL", "CONV_E", "LINEAR_PANEL",
                  "ROWS_RING"},
-                {"CONV_POINTWISE", "CONV_WINDOW", "CONV_STEM3X3C3", "CONV_CLAMP", "CONV_PWE", "LINEAR_TABLE",
+                {"CONV_POINTWISE", "CONV_WINDOW", "CONV_STEM3X3C3", "CONV_CLAMP", "CONV_E", "LINEAR_TABLE",
                  "ROWS_RING"}),
     # the 640->128 layer's panel does not fit (K > 256): its table alone
     "autoencoder": ({"LINEAR_TABLE", "LINEAR_PANEL"}, {"LINEAR_TABLE"}),

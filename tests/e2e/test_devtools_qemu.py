@@ -41,11 +41,12 @@ def test_profile_rows_sum_to_the_untraced_count(ds_profile):
     assert p["whole_ticks"] > 1_330_000
     convs = [o for o in p["ops"] if o["op"] == "mote::conv2d_s8.out"]
     # the variant that ran, per layer: the first conv (Cin 1) is the stem, the others pointwise
-    assert len(convs) == 5 and [o["kernel"] for o in convs] == ["DSP stem+table"] + ["DSP pointwise+table"] * 4
+    # (all with the E-form table: out_zp -128, the full range)
+    assert len(convs) == 5 and [o["kernel"] for o in convs] == ["DSP stem+etable"] + ["DSP pointwise+etable"] * 4
     assert all(o["source"] == "ds_cnn.py:31" for o in convs)
     # its 25x5 depthwise maps run channel by channel over per-channel planes
     dws = [o["kernel"] for o in p["ops"] if o["op"] == "mote::depthwise_conv2d_s8.out"]
-    assert dws == ["DSP planes"] * 4
+    assert dws == ["DSP planes+eform"] * 4
     assert convs[1]["macs"] == 512_000 and convs[1]["macs_per_tick"] == pytest.approx(512_000 / convs[1]["ticks"])
     assert abs(sum(o["share"] for o in p["ops"]) - 1.0) < 1e-9
     assert (out / "model.debug.json").exists() and json.loads((out / "build.json").read_text())["trace"] == "profile"
