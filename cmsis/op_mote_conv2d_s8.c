@@ -1072,7 +1072,7 @@ MOTE_S8_INLINE void conv_stem3_col(const int8_t *src, int32_t rstride, int32_t *
                      : "memory");
 }
 
-#if MOTE_S8_USE_CONV_PWE
+#if MOTE_S8_USE_CONV_E && MOTE_S8_USE_CONV_STEM3X3C3
 /**
  * A run of whole interior pixel triples of one output row with the E-form table, in
  * one assembly loop (mote_s8_dsp_stem3_run_e28): per triple the three columns
@@ -1186,7 +1186,7 @@ MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const co
         int32_t n;
         for (; pix < end; pix += n, ox += n) {
             n = end - pix < 3 ? end - pix : 3;
-#if MOTE_S8_USE_CONV_PWE
+#if MOTE_S8_USE_CONV_E
             if (st->eform && rowin && ox >= oxa && n == 3 && ox + 2 < oxb) {
                 /* whole interior triples: one assembly loop */
                 const int32_t kr = (end - pix) / 3, kc = (oxb - ox) / 3;
