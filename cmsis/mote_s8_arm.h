@@ -97,6 +97,8 @@
  *                  ASR, SSAT: calls not in the E-form)
  *   DW_PLANAR_E    the planes' assembly with the E-form (SMMLA, SSAT ASR #12:
  *                  mote_s8_dw_planar_eform for every channel, Cout a multiple of 4)
+ *   DW_PLANAR_JOB  the planes' channel constants derived from the weights (dwp_job; not
+ *                  needed when every plane call carries the program's record, argument 13)
  *   DW_PLANAR_X8   the E-form's stride-1 1x8 block (rows of 8n or 16+ outputs; without it
  *                  the same bytes by 1x4 blocks; --opt speed only)
  *   DW_GROUP       depthwise calls the plane does not take: groups of four channels
@@ -180,6 +182,9 @@
 #endif
 #ifndef MOTE_S8_USE_DW_PLANAR_E
 #define MOTE_S8_USE_DW_PLANAR_E 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_JOB
+#define MOTE_S8_USE_DW_PLANAR_JOB 1
 #endif
 #ifndef MOTE_S8_USE_DW_PLANAR_X8
 #define MOTE_S8_USE_DW_PLANAR_X8 1

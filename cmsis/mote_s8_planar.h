@@ -199,7 +199,8 @@ __attribute__((noinline)) MOTE_S8_HOT static void dwp_s2_blocks(const dwp_ch_t *
  * MACs; E-form 59 / 65.
  */
 typedef struct dwp_job {
-    int32_t bias2, w0a, w0b, w1a, w1b, w2a, w2b, m, off, e; /* copied to the frame */
+    /* copied to the frame; the first MOTE_S8_DW_RECORD_WORDS: a channel's record */
+    int32_t bias2, w0a, w0b, w1a, w1b, w2a, w2b, m, off, e;
     int32_t rows, nb, prow, orow;   /* output rows, blocks per row, input / output bytes per row */
     const int16_t *p;               /* input of output (0, 0) */
     int8_t *o;                      /* output (0, 0) */
@@ -207,6 +208,7 @@ typedef struct dwp_job {
 } dwp_job_t;
 
 typedef char dwp_eform_ok[MOTE_S8_EFORM_E == 12 ? 1 : -1]; /* the E-form's SSAT ASR #12 below */
+typedef char dwp_record_ok[offsetof(dwp_job_t, e) == 4 * (MOTE_S8_DW_RECORD_WORDS - 1) ? 1 : -1];
 /* one naked assembly function of the job (its text: the requantization as a parameter) */
 #define DWP_ASM_FN(FN, TEXT)                                                               \
     __attribute__((naked, noinline)) static void FN(const dwp_job_t *job __attribute__((unused))) \

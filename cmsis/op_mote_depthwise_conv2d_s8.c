@@ -1368,6 +1368,7 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     dwp_job_t jb;
     dw_w4_t w4;
     int32_t b, c, j, x, np = 4, wo_r;
+    const int32_t *rec;
     int fast, ef;
     if (!(mote_s8_dw_variant(p->kh, p->kw, p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->h, p->w,
                              p->pad_h, p->pad_w, p->act_min, p->act_max) &
@@ -1392,7 +1393,19 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     /* the E-form's conditions (they imply dwp_channel's), else dwp_channel's, for every
        channel before anything is written */
     ef = MOTE_S8_USE_DW_PLANAR_E && (cout & 3) == 0 && p->out_zp == -128;
-    for (c = 0; ef && c < cout; c++) {
+    /* the program's per-channel record (argument 13, aot/compiler/dsp_weights.py dw_record):
+       the jobs' words copied, not derived; taken when every channel's e is the E-form's */
+    rec = ef ? p->wtable : NULL;
+    for (c = 0; rec != NULL && c < cout; c++) {
+        const int32_t e = rec[(size_t)c * MOTE_S8_DW_RECORD_WORDS + 9];
+        if (e < MOTE_S8_EFORM_E - 7 || e > MOTE_S8_EFORM_E - 1) {
+            rec = NULL;
+        }
+    }
+    if (rec == NULL && !MOTE_S8_USE_DW_PLANAR_JOB) {
+        return 0; /* the jobs derived from the weights are compiled out (nothing written yet) */
+    }
+    for (c = 0; rec == NULL && ef && c < cout; c++) {
         ef = mote_s8_dw_planar_eform(p->out_zp, p->shift[c], p->bias[c]);
     }
     for (c = 0; !ef && c < cout; c++) {
@@ -1450,7 +1463,12 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
             }
             for (j = 0; j < np; j++) {
                 if (fast) { /* the job's call constants set once, the channel's here */
-                    dwp_job(p, c + j, transpose, ef, &jb);
+                    if (rec != NULL) {
+                        memcpy(&jb, rec + (size_t)(c + j) * MOTE_S8_DW_RECORD_WORDS,
+                               MOTE_S8_DW_RECORD_WORDS * sizeof(int32_t));
+                    } else if (MOTE_S8_USE_DW_PLANAR_JOB) {
+                        dwp_job(p, c + j, transpose, ef, &jb);
+                    }
                     dwp_asm_plane(&jb, plane + (size_t)j * ps, p->stride_h, wo_r, out + j, ef);
                     continue;
                 }

@@ -732,6 +732,10 @@ static inline int mote_s8_dw_planar_channel(int32_t shift, int32_t bias)
  *  of |x - zp| <= 255 times |w| <= 128). The kernel then holds each channel's weights
  *  and bias times 2^(E + 1 - e) (int16: |w| * 2^8 <= 2^15) and requantizes by SMMLA
  *  (rz = 2^(E-1) + (out_zp << E) + 2^(d-1), d = E - e) and SSAT ASR #E. */
+/** int32 words per channel of depthwise_conv2d_s8's optional argument 13, the DSP planes'
+ *  E-form record (aot/compiler/dsp_weights.py dw_record: cmsis/mote_s8_planar.h's job
+ *  words bias2, w0a, w0b, w1a, w1b, w2a, w2b, M, rz, e). */
+#define MOTE_S8_DW_RECORD_WORDS 10
 static inline int mote_s8_dw_planar_eform(int32_t out_zp, int32_t shift, int32_t bias)
 {
     /* 32-bit: (|bias| + 9 * 2^15) * 2^(E + 1 - e) < 2^31 <=> |bias| + 9 * 2^15 < 2^(30 - E + e) */

@@ -308,7 +308,8 @@ mote_err_t mote_conv_geometry(mote_value_t *const *args, uint32_t nargs, int dep
 
 /**
  * Parse conv2d_s8 (depthwise = 0, 13 args, or 14 with the pre-widened weights
- * as argument 12) or depthwise_conv2d_s8 (depthwise = 1, 14 args) into *p,
+ * as argument 12) or depthwise_conv2d_s8 (depthwise = 1, 14 args, or 15 with the DSP
+ * planes' per-channel record as argument 13: p->wtable) into *p,
  * checking tags, dtypes, shapes and ranges.
  */
 mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
@@ -317,7 +318,8 @@ mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
     mote_tensor_t *in;
     mote_tensor_t *out;
     uint32_t a; /* index of the first scalar after the int[2] lists */
-    MOTE_CHECK(args != NULL && (nargs == 14u || (!depthwise && nargs == 13u)), MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(args != NULL && (nargs == 14u || nargs == 13u + (uint32_t)(depthwise != 0) * 2u),
+               MOTE_ERR_KERNEL_ARGS);
     MOTE_TRY(mote_conv_geometry(args, nargs, depthwise, MOTE_DTYPE_INT8, p, &in, &out, &a));
     MOTE_TRY(MOTE_S8_ZP_ARG(args[a], &p->in_zp));
     MOTE_TRY(MOTE_S8_ZP_ARG(args[a + 1], &p->out_zp));
@@ -336,6 +338,15 @@ mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
         if ((uint64_t)wp->sizes[0] != nw) {
             p->wtable = (const int32_t *)(const void *)(p->wpanel + nw); /* nw: a multiple of 8 */
         }
+    }
+    if (depthwise && nargs == 15u) {
+        /* the DSP planes' per-channel record (aot/compiler/dsp_weights.py dw_record) */
+        mote_tensor_t *rt;
+        MOTE_TRY(mote_s8_tensor_arg(args[13], MOTE_DTYPE_INT32, 1, &rt));
+        MOTE_CHECK(p->cout <= 0x7fffffff / MOTE_S8_DW_RECORD_WORDS && ((uintptr_t)rt->data & 3u) == 0u &&
+                       (int64_t)rt->sizes[0] == (int64_t)p->cout * MOTE_S8_DW_RECORD_WORDS,
+                   MOTE_ERR_KERNEL_SHAPE);
+        p->wtable = (const int32_t *)rt->data;
     }
     p->input = (const int8_t *)in->data;
     p->output = (int8_t *)out->data;

@@ -325,6 +325,74 @@ def _add_linear_panel(spec: ir.ProgramSpec, call: ir.KernelCall, mode: str = "pa
     return p.nbytes
 
 
+DW = ("mote::depthwise_conv2d_s8", "out")
+#: argument index of the per-channel record in the 14-argument depthwise_conv2d_s8
+DW_RECORD_ARG = 13
+#: int32 words of one channel's record (cmsis/mote_s8_planar.h dwp_job_t's first fields)
+DW_RECORD_WORDS = 10
+
+
+def dw_record(weight: np.ndarray, bias, mult, shift, out_zp: int, transpose: bool):
+    """The DSP depthwise plane's per-channel record (int32 [10 * C]) of a 3x3
+    depthwise_conv2d_s8 call whose channels all take the E-form (kernels/requant.h
+    mote_s8_dw_planar_eform, C a multiple of 4), or None: per channel the job words of
+    cmsis/mote_s8_planar.h in order, bias * 2^s, then per kernel row of the plane (its
+    columns when ``transpose``: mote_s8_dw_planar_transposed) the int16 pairs
+    (w0, w1) * 2^s and (w2, w1) * 2^s (low half first), the multiplier,
+    rz = 2^11 + (out_zp << 12) + 2^(11 - e) and e, with e = -shift and s = 13 - e.
+    The kernel copies a channel's record instead of deriving it (dwp_job)."""
+    from aot.compiler.scratch import _scratch_library
+    w = np.asarray(weight, np.int64)
+    if w.ndim != 4 or w.shape[:3] != (1, 3, 3) or w.shape[3] % 4:
+        return None
+    c = w.shape[3]
+    bias, mult, shift = (np.asarray(a, np.int64).reshape(c) for a in (bias, mult, shift))
+    lib = _scratch_library()
+    if not all(lib.mote_variant_dw_planar_eform(int(out_zp), int(sh), int(b)) for sh, b in zip(shift, bias)):
+        return None
+    out = np.zeros((c, DW_RECORD_WORDS), np.int64)
+    for k in range(c):
+        e = -int(shift[k])
+        s = 13 - e
+        taps = w[0, :, :, k].T if transpose else w[0, :, :, k]   # [kernel row of the plane, tap]
+        t = taps * (1 << s)
+        words = []
+        for r in range(3):
+            words += [(t[r, 0] & 0xffff) | ((t[r, 1] & 0xffff) << 16), (t[r, 2] & 0xffff) | ((t[r, 1] & 0xffff) << 16)]
+        out[k] = [int(bias[k]) << s, *words, int(mult[k]), (1 << 11) + (int(out_zp) << 12) + (1 << (11 - e)), e]
+    return _wrap32(out.reshape(-1)).astype(np.int32)
+
+
+def has_dw_record(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
+    """True if depthwise_conv2d_s8 ``call`` carries its per-channel record (argument 13,
+    an int32 tensor: dw_record)."""
+    if (call.op, call.overload) != DW or len(call.args) != DW_RECORD_ARG + 3:
+        return False
+    v = spec.values[call.args[DW_RECORD_ARG]]
+    return isinstance(v, ir.TensorValue) and v.dtype == INT32
+
+
+def _add_dw_record(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
+    """Argument 13 of a depthwise_conv2d_s8 call (13 kernel arguments, then out) with constant weights
+    and channel tensors on the DSP plane path in the E-form: its record (dw_record); the
+    bytes added (0 if none)."""
+    from aot.compiler.scratch import DW_DSP_PLANES, dw_code, dw_planar_form
+    vals = [spec.values[call.args[i]] for i in (1, 2, 3, 4)]
+    if not all(isinstance(v, ir.TensorValue) and v.constant is not None for v in vals) or \
+            not dw_code(spec, call) & DW_DSP_PLANES:
+        return 0
+    w = np.frombuffer(vals[0].constant, np.int8).reshape(vals[0].sizes)
+    b, m, sh = (np.frombuffer(v.constant, "<i4") for v in vals[1:])
+    r = dw_record(w, b, m, sh, int(spec.values[call.args[10]]), bool(dw_planar_form(spec, call) & 1))
+    if r is None:
+        return 0
+    r = r.astype("<i4")
+    spec.values.append(ir.TensorValue(sizes=[int(r.size)], dtype=INT32, dim_order=[0], constant=r.tobytes(),
+                                      name=f"{vals[0].name}_rec"))
+    call.args.insert(DW_RECORD_ARG, len(spec.values) - 1)
+    return r.nbytes
+
+
 def add_dsp_weights(spec: ir.ProgramSpec, linear="panel", conv: bool = True) -> int:
     """Give every 13-argument conv2d_s8 call of ``spec`` its pre-widened weights
     (a new int16 constant as argument 12), and every linear_s8 its argument 9 by
@@ -332,7 +400,9 @@ def add_dsp_weights(spec: ir.ProgramSpec, linear="panel", conv: bool = True) -> 
     panel where it fits (linear_panel; 2 bytes of flash per weight, the fastest
     form), else the int32 table (linear_table; 16 bytes per four features, the
     weights read in place); "table" the table alone (--opt size; and MVE boards,
-    with ``conv`` False: the MVE convs take no panel); "none" neither.
+    with ``conv`` False: the MVE convs take no panel); "none" neither. With ``conv``,
+    every 13-argument depthwise_conv2d_s8 on the DSP planes in the E-form gets its
+    per-channel record as argument 13 (dw_record).
     Returns the constant bytes added, also kept as spec.plan_info["dsp_weights_bytes"]."""
     mode = {True: "panel", False: "none"}.get(linear, linear)
     if mode not in LINEAR_MODES:
@@ -342,6 +412,9 @@ def add_dsp_weights(spec: ir.ProgramSpec, linear="panel", conv: bool = True) -> 
         if (call.op, call.overload) == LINEAR:
             if not has_panel(spec, call) and not has_table(spec, call):
                 added += _add_linear_panel(spec, call, mode, trade=conv)
+            continue
+        if conv and (call.op, call.overload) == DW and len(call.args) == DW_RECORD_ARG + 2:
+            added += _add_dw_record(spec, call)
             continue
         if not conv or (call.op, call.overload) != CONV or has_panel(spec, call):
             continue

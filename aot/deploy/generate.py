@@ -198,7 +198,8 @@ def _variant_rules(spec, opt_size: bool) -> dict:
     """{variant name: whether a call of `spec` runs it} on a core with the DSP
     extension, by the rules the kernels dispatch with (the C ones through the
     host-compiled kernels/int8_scratch.c, aot.compiler.scratch)."""
-    from aot.compiler.dsp_weights import CONV, EFORM_K8, LINEAR, eform_pw, has_eform, has_panel, has_table
+    from aot.compiler.dsp_weights import (CONV, EFORM_K8, LINEAR, eform_pw, has_dw_record, has_eform, has_panel,
+                                          has_table)
     from aot.compiler.scratch import (conv_code, conv_direct_in_place, conv_has_table, dw_planar,
                                       dw_planar_eform, dw_planar_form, placement)
     conv = [c for c in spec.instructions if (c.op, c.overload) == CONV]
@@ -243,6 +244,8 @@ def _variant_rules(spec, opt_size: bool) -> dict:
         # the planes' assembly by requantization: the E-form, and the 4-instruction one
         # (also when planes run and none takes the E-form: dw_planar's blocks need one of them)
         "DW_PLANAR_E": any(dw_eform),
+        # the channel constants derived at run time: a plane call without the program's record
+        "DW_PLANAR_JOB": any(pl and not has_dw_record(spec, c) for c, pl in zip(dw, planar)),
         # the E-form's stride-1 1x8 block: rows of 8n or 16+ outputs along the blocks
         # (form bit 0: transposed; a superset of dwp_asm_plane's rule); --opt size: 1x4 blocks
         # (about 0.5 KB less code)

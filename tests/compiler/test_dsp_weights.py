@@ -274,6 +274,9 @@ def test_every_conv_carries_its_panel_and_drops_the_widening_scratch(ds_cnn):
         n, k = w.sizes
         assert ref.size == (n + 3) // 4 * 4 * ((k + 7) // 8 * 8 + 8)
         added += pv.nbytes
+    # each depthwise layer its per-channel record (40 bytes a channel)
+    dws = [c for c in dsp.instructions if c.op == "mote::depthwise_conv2d_s8"]
+    added += sum(40 * int(dsp.values[c.args[1]].sizes[3]) for c in dws)
     assert dsp.plan_info["dsp_weights_bytes"] == added > 0
     assert ds_cnn[True].arena_bytes < ds_cnn[False].arena_bytes
 
@@ -427,3 +430,32 @@ def test_depthwise_eform_label_and_rule(ds_cnn):
         assert not dw_planar_eform(dsp, dw[0]) and call_variant(dsp, dw[0]) == "planes"
     finally:
         sh.constant = saved
+
+
+def test_depthwise_record_holds_each_channels_job(ds_cnn):
+    """DSP programs give every depthwise call in the E-form its per-channel record
+    (argument 13, int32 [10 * C]): per channel bias * 2^s, the (w0, w1) / (w2, w1) pairs
+    of each kernel row of the plane times 2^s (DS-CNN's 25x5 maps: the plane transposed,
+    its rows are the window's columns), the multiplier, rz and e (s = 13 - e); programs
+    for every core carry none."""
+    from aot.compiler.dsp_weights import DW_RECORD_ARG
+    plain, dsp = ds_cnn[False].spec, ds_cnn[True].spec
+    assert all(len(k.args) == 15 for k in plain.instructions if k.op == "mote::depthwise_conv2d_s8")
+    dws = [k for k in dsp.instructions if k.op == "mote::depthwise_conv2d_s8"]
+    assert dws and all(len(k.args) == 16 for k in dws)
+    k = dws[0]
+    v = dsp.values
+    rec = np.frombuffer(v[k.args[DW_RECORD_ARG]].constant, "<i4").reshape(-1, 10)
+    w = np.frombuffer(v[k.args[1]].constant, np.int8).reshape(v[k.args[1]].sizes).astype(np.int64)
+    b, m, sh = (np.frombuffer(v[k.args[i]].constant, "<i4").astype(np.int64) for i in (2, 3, 4))
+    assert rec.shape == (w.shape[3], 10)
+    for c in (0, 5, w.shape[3] - 1):
+        e = -int(sh[c])
+        s = 13 - e
+        half = lambda word, hi: ((int(word) >> (16 if hi else 0)) + 0x8000) % 0x10000 - 0x8000  # noqa: E731
+        assert int(rec[c, 0]) == int(b[c]) << s
+        for r in range(3):   # transposed plane: kernel row r is the window's column r
+            wa, wb = rec[c, 1 + 2 * r], rec[c, 2 + 2 * r]
+            assert [half(wa, 0), half(wa, 1), half(wb, 0), half(wb, 1)] == \
+                [int(w[0, 0, r, c]) << s, int(w[0, 1, r, c]) << s, int(w[0, 2, r, c]) << s, int(w[0, 1, r, c]) << s]
+        assert list(rec[c, 7:]) == [m[c], (1 << 11) + (int(v[k.args[10]]) << 12) + (1 << (11 - e)), e]

@@ -173,6 +173,19 @@ def _eform(c):
     return dict(c, name=c["name"] + "_e", args=args, out=R.depthwise_conv2d_s8(*args))
 
 
+def _with_record(c):
+    """E-form depthwise case `c` with the DSP planes' per-channel record as argument 13
+    (aot.compiler.dsp_weights.dw_record; the plane transposed as the kernel's rule says:
+    output rows narrower than 8 and the columns longer)."""
+    from aot.compiler.dsp_weights import DW_RECORD_ARG, dw_record
+    args = list(c["args"])
+    _, ho, wo, _ = c["out"].shape
+    r = dw_record(args[1], args[2], args[3], args[4], args[10], wo < 8 and ho > wo)
+    assert r is not None, c["name"]
+    args.insert(DW_RECORD_ARG, r)
+    return dict(c, name=c["name"] + "_rec", args=args)
+
+
 def _dw4(c):
     """Depthwise case `c` with scratch for four int16 planes (mote_s8_dw_planes4_bytes)."""
     _, h, w, _ = c["args"][0].shape
@@ -353,6 +366,10 @@ def make_cases():
     cases += [_eform(c) for c in (_dw4(_dw(rng, "dw4_wo21", 1, 4, 21, 8, 1, (3, 3), (1, 1), (1, 1), (1, 1))),
                                   _dw(rng, "dw_wo17", 1, 4, 17, 4, 1, (3, 3), (1, 1), (1, 1), (1, 1)),
                                   _dw(rng, "dw_wo16", 1, 3, 16, 4, 1, (3, 3), (1, 1), (1, 1), (1, 1)))]
+    # the same blocks with the program's per-channel record (argument 13)
+    cases += [_with_record(c) for c in cases if c["name"] in (
+        "dw_dsp_wo6_e", "dw_dsp_ho7_e", "dw_dsp_wo3_e", "dw_dsp_s2_wo6_e", "dw_dsp_s2_ho3_e", "dw4_ho7_e",
+        "dw4_wo21_e")]
     xp = rng.integers(-128, 128, (1, 10, 10, n), dtype=np.int8)
     args = [xp, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1],
             [1, 1], 1, 9, -3, -128, 127]
