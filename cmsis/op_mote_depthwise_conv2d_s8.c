@@ -1278,9 +1278,10 @@ typedef struct dw_w4 {
 } dw_w4_t;
 
 /**
- * Four channels' planes at once, all rows in one call: per two pixels two LDR, four
+ * Four channels' planes at once, all rows in one call: per two pixels two LDR, PKHBT /
+ * PKHTB (the bytes of channels c, c+1 / c+2, c+3 of both pixels in one word each), four
  * SXTAB16 (sign extension and x - zp in one: -zp plus the byte lanes 0, 2 or, rotated,
- * 1, 3), four PKHBT/PKHTB, four STR (17 instructions and the loop per eight values);
+ * 1, 3: one channel's two pixels), four STR (13 instructions and the loop per eight values);
  * an odd last pixel of a row by one LDR, two SXTAB16, four STRH.
  */
 __attribute__((naked, noinline)) static void dw_widen4(const dw_w4_t *j __attribute__((unused)))
@@ -1302,18 +1303,16 @@ __attribute__((naked, noinline)) static void dw_widen4(const dw_w4_t *j __attrib
         "ldr r8, [r0]\n\t"
         "ldr r9, [r0, r2]\n\t"
         "add r0, r0, r2, lsl #1\n\t"
-        "sxtab16 r10, r3, r8\n\t"          /* (c0, c2) of pixel 0 */
-        "sxtab16 r11, r3, r9\n\t"          /* (c0, c2) of pixel 1 */
-        "sxtab16 r8, r3, r8, ror #8\n\t"   /* (c1, c3) of pixel 0 */
-        "sxtab16 r9, r3, r9, ror #8\n\t"   /* (c1, c3) of pixel 1 */
-        "pkhbt r12, r10, r11, lsl #16\n\t" /* c0 */
-        "pkhtb r11, r11, r10, asr #16\n\t" /* c2 */
-        "pkhbt r10, r8, r9, lsl #16\n\t"   /* c1 */
-        "pkhtb r9, r9, r8, asr #16\n\t"    /* c3 */
-        "str r11, [r1, r4]\n\t"
-        "str r10, [r1, r6]\n\t"
-        "str r9, [r1, r5]\n\t"
-        "str r12, [r1], #4\n\t"
+        "pkhbt r10, r8, r9, lsl #16\n\t"   /* bytes c0, c1 of pixel 0, c0, c1 of pixel 1 */
+        "pkhtb r11, r9, r8, asr #16\n\t"   /* bytes c2, c3 of pixel 0, c2, c3 of pixel 1 */
+        "sxtab16 r8, r3, r10\n\t"          /* c0 */
+        "sxtab16 r9, r3, r10, ror #8\n\t"  /* c1 */
+        "sxtab16 r10, r3, r11\n\t"         /* c2 */
+        "sxtab16 r11, r3, r11, ror #8\n\t" /* c3 */
+        "str r9, [r1, r6]\n\t"
+        "str r10, [r1, r4]\n\t"
+        "str r11, [r1, r5]\n\t"
+        "str r8, [r1], #4\n\t"
         "subs lr, lr, #1\n\t"
         "bne 2b\n\t"
         "3:\n\t"
