@@ -74,6 +74,8 @@
  *   CONV_E         calls with the program's E-form table (kernels/requant.h): the 3x2
  *                  core with the two-instruction requantization (conv_rows; the RGB
  *                  stem's conv_stem3_rows its K = 28 unrolled form)
+ *   CONV_EK64      their core of 16-group passes (K a multiple of 64, >= 128:
+ *                  mote_s8_eform_k64; without it the same bytes by the looping one)
  *   CONV_PWE       their stride-1 pointwise calls of K <= MOTE_S8_EFORM_PWMAX
  *                  (mote_s8_eform_pw): their own rows (without it conv_rows, same bytes)
  *   CONV_PWU       their 3x2 core unrolled for K = 16 and K = 32 (without it the same
@@ -137,6 +139,9 @@
 #endif
 #ifndef MOTE_S8_USE_CONV_E
 #define MOTE_S8_USE_CONV_E 1
+#endif
+#ifndef MOTE_S8_USE_CONV_EK64
+#define MOTE_S8_USE_CONV_EK64 1
 #endif
 #ifndef MOTE_S8_USE_CONV_PWE
 #define MOTE_S8_USE_CONV_PWE 1

@@ -806,6 +806,7 @@ void mote_s8_dsp_conv3_e(const conv_blk_t *b); /* the E-form table (MOTE_S8_EFOR
 void mote_s8_dsp_conv3_e16(const conv_blk_t *b); /* its K = 16 and K = 32 unrolled forms */
 void mote_s8_dsp_conv3_e32(const conv_blk_t *b);
 void mote_s8_dsp_conv3_e28(const conv_blk_t *b); /* K = 28: the STEM3X3C3 column */
+void mote_s8_dsp_conv3_e64(const conv_blk_t *b); /* K = 64n, n >= 2 (MOTE_S8_EFORM_K64) */
 
 /* clang-format off */
 /* the group's weight words: one LDM (fewer instructions) */
@@ -908,7 +909,8 @@ __asm__(CONV_CORE("mote_s8_dsp_conv3_clamp", CONV_RQ_FAST, CONV_STORE_CLAMP) "  
 #if MOTE_S8_USE_CONV_E /* E-form calls: the range is [-128, 127] (SSAT clamps) */
 __asm__(CONV_CORE("mote_s8_dsp_conv3_e", CONV_RQ_E, CONV_STORE_FULL) "  .text\n");
 #endif
-#if MOTE_S8_USE_CONV_E && ((MOTE_S8_USE_CONV_PWE && MOTE_S8_USE_CONV_PWU) || MOTE_S8_USE_CONV_STEM3X3C3)
+#if MOTE_S8_USE_CONV_E && ((MOTE_S8_USE_CONV_PWE && MOTE_S8_USE_CONV_PWU) || MOTE_S8_USE_CONV_STEM3X3C3 || \
+                           MOTE_S8_USE_CONV_EK64)
 /* The E-form 3x2 core unrolled for K = 4 * groups (16, 32; 28: the stem's 27 taps,
    conv_stem3_rows): no computed entry nor
    loop test; the first group takes the biases as its SMLADs' accumulator inputs
@@ -959,6 +961,51 @@ __asm__(CONV_ECORE_K("mote_s8_dsp_conv3_e32", CONV3_GROUP CONV3_GROUP CONV3_GROU
 #if MOTE_S8_USE_CONV_STEM3X3C3
 __asm__(CONV_ECORE_K("mote_s8_dsp_conv3_e28", CONV3_GROUP CONV3_GROUP CONV3_GROUP CONV3_GROUP
                      CONV3_GROUP CONV3_GROUP) "  .text\n");
+#endif
+#if MOTE_S8_USE_CONV_EK64
+/* K a multiple of 64, >= 128 (conv_rows, MOTE_S8_EFORM_K64): the first 16 groups
+   unrolled as CONV_ECORE_K's, then passes of 16 groups with one loop test each (no
+   computed entry; the looping core tests every 8 groups). */
+#define CONV_G4 CONV3_GROUP CONV3_GROUP CONV3_GROUP CONV3_GROUP
+#define CONV_ECORE_K64(name)                                                               \
+    MOTE_S8_ASM_FUNC(name)                                                                 \
+    "  push {r4-r11, lr}\n"                                                                \
+    "  sub sp, sp, #40\n"                                                                  \
+    "  ldm r0, {r1-r10}\n"                                                                 \
+    "  stm sp, {r1-r10}\n"                                                                 \
+    "  ldr r12, [r0, #40]\n"                                                               \
+    ".L" name "_pair:\n"                                                                   \
+    "  ldr r4, [sp, #12]\n"                                                                \
+    "  ldr r6, [r4]\n"                                                                     \
+    "  ldr r9, [r4, #8]\n"                                                                 \
+    "  ldr lr, [sp, #20]\n"                                                                \
+    CONV3_FIRST CONV3_GROUP CONV3_GROUP CONV3_GROUP CONV_G4 CONV_G4 CONV_G4                \
+    "  ldr r4, [sp, #28]\n"                                                                \
+    "  cmp lr, r4\n"                                                                       \
+    "  beq .L" name "_rq\n"                                                                \
+    ".L" name "_k:\n"                                                                      \
+    CONV_G4 CONV_G4 CONV_G4 CONV_G4                                                        \
+    "  ldr r4, [sp, #28]\n"                                                                \
+    "  cmp lr, r4\n"                                                                       \
+    "  bne .L" name "_k\n"                                                                 \
+    ".L" name "_rq:\n"                                                                     \
+    "  ldr r4, [sp, #12]\n"                                                                \
+    "  ldrd r0, r1, [r4, #16]\n"                                                           \
+    CONV_RQ_E("r6") CONV_RQ_E("r7") CONV_RQ_E("r8")                                        \
+    "  ldrd r0, r1, [r4, #28]\n"                                                           \
+    CONV_RQ_E("r9") CONV_RQ_E("r10") CONV_RQ_E("r11")                                      \
+    "  add r4, r4, #40\n"                                                                  \
+    "  str r4, [sp, #12]\n"                                                                \
+    CONV_STORE_FULL                                                                        \
+    "  ldr r5, [sp, #16]\n"                                                                \
+    "  cmp r4, r5\n"                                                                       \
+    "  bne .L" name "_pair\n"                                                              \
+    "  add sp, sp, #40\n"                                                                  \
+    "  pop {r4-r11, pc}\n"                                                                 \
+    "  .size " name ", . - " name "\n"
+__asm__(CONV_ECORE_K64("mote_s8_dsp_conv3_e64") "  .text\n");
+#undef CONV_ECORE_K64
+#undef CONV_G4
 #endif
 #undef CONV3_FIRST_PIX
 #undef CONV3_FIRST
@@ -1356,6 +1403,12 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
             blk.oc = oc;
 #if MOTE_S8_USE_CONV_E
             if (st->eform) { /* the E-form table: even Cout, one block (conv_run) */
+#if MOTE_S8_USE_CONV_EK64
+                if (mote_s8_eform_k64(kp)) {
+                    mote_s8_dsp_conv3_e64(&blk);
+                    continue;
+                }
+#endif
                 mote_s8_dsp_conv3_e(&blk);
                 continue;
             }

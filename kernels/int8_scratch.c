@@ -39,6 +39,7 @@ int32_t mote_variant_dw_planar_form(int32_t ho, int32_t wo, int32_t cout, int32_
 int32_t mote_variant_conv_direct_in_place(int32_t cin, int32_t kh, int32_t kw, int32_t stride_h,
                                           int32_t stride_w, int32_t pad_h, int32_t pad_w, int32_t cout,
                                           int32_t prewidened);
+int32_t mote_variant_conv_eform_k64(int32_t k);
 
 /**
  * conv2d_s8: see mote_s8_conv_scratch_bytes() in requant.h (im2col columns,
@@ -173,6 +174,13 @@ int32_t mote_variant_dw_planar_eform(int32_t out_zp, int32_t shift, int32_t bias
 int32_t mote_variant_dw_planar_channel(int32_t shift, int32_t bias)
 {
     return mote_s8_dw_planar_channel(shift, bias);
+}
+
+/** mote_s8_eform_k64 (requant.h): the DSP conv2d_s8 runs an E-form call of K taps by
+ *  its core of 16-group passes. 1 or 0. */
+int32_t mote_variant_conv_eform_k64(int32_t k)
+{
+    return mote_s8_eform_k64((k + 3) & ~3);
 }
 
 /** mote_s8_conv_direct_in_place (requant.h): the DSP conv2d_s8 planned in place

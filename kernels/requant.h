@@ -246,6 +246,14 @@ static inline int32_t mote_s8_conv_variant(int32_t cin, int32_t kh, int32_t kw, 
     return kh == 1 && kw == 1 && ph == 0 && pw == 0 ? MOTE_S8_CONV_POINTWISE : MOTE_S8_CONV_WINDOW;
 }
 
+/** Whether the DSP conv2d_s8 runs an E-form call of kp taps (K rounded up to 4) by its
+ *  core of 16-group passes (mote_s8_dsp_conv3_e64): a multiple of 64, 128 or more (its
+ *  2 KiB pay off there; DS-CNN's K = 64 keeps the looping core). */
+static inline int mote_s8_eform_k64(int32_t kp)
+{
+    return kp >= 128 && (kp & 63) == 0;
+}
+
 /** Whether an E-form call p runs conv_rows_pwe (MOTE_S8_EFORM_PWMAX). */
 static inline int mote_s8_eform_pw(const mote_s8_conv_params_t *p)
 {

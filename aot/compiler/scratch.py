@@ -73,6 +73,8 @@ def _scratch_library():
     lib.mote_variant_dw_planar_channel.argtypes = [ctypes.c_int32] * 2
     lib.mote_variant_dw_planar_eform.restype = ctypes.c_int32
     lib.mote_variant_dw_planar_eform.argtypes = [ctypes.c_int32] * 3
+    lib.mote_variant_conv_eform_k64.restype = ctypes.c_int32
+    lib.mote_variant_conv_eform_k64.argtypes = [ctypes.c_int32]
     lib.mote_variant_conv_direct_in_place.restype = ctypes.c_int32
     lib.mote_variant_conv_direct_in_place.argtypes = [ctypes.c_int32] * 9
     _SCRATCH_LIB[digest] = lib
@@ -183,6 +185,14 @@ def conv_has_table(spec, call) -> bool:
     numel = int(spec.values[call.args[PANEL_ARG]].sizes[0])
     k = int(w.sizes[1]) * int(w.sizes[2]) * int(w.sizes[3])
     return numel > ((int(w.sizes[0]) + 1) & ~1) * ((k + 3) & ~3)
+
+
+def conv_eform_k64(spec, call) -> bool:
+    """True if the DSP conv2d_s8 runs `call` (with the E-form table) by its core of
+    16-group passes (mote_s8_eform_k64 in kernels/requant.h, by K)."""
+    w = spec.values[call.args[1]]
+    k = int(w.sizes[1]) * int(w.sizes[2]) * int(w.sizes[3])
+    return bool(_scratch_library().mote_variant_conv_eform_k64(k))
 
 
 def conv_code(spec, call) -> int:

@@ -200,7 +200,7 @@ def _variant_rules(spec, opt_size: bool) -> dict:
     host-compiled kernels/int8_scratch.c, aot.compiler.scratch)."""
     from aot.compiler.dsp_weights import (CONV, EFORM_K8, LINEAR, eform_pw, has_dw_record, has_eform, has_panel,
                                           has_table)
-    from aot.compiler.scratch import (conv_code, conv_direct_in_place, conv_has_table, dw_planar,
+    from aot.compiler.scratch import (conv_code, conv_direct_in_place, conv_eform_k64, conv_has_table, dw_planar,
                                       dw_planar_eform, dw_planar_form, placement)
     conv = [c for c in spec.instructions if (c.op, c.overload) == CONV]
     dw = [c for c in spec.instructions if (c.op, c.overload) == ("mote::depthwise_conv2d_s8", "out")]
@@ -228,6 +228,8 @@ def _variant_rules(spec, opt_size: bool) -> dict:
         "CONV_CLAMP": bool(cores) and (opt_size or not all(full)),
         "CONV_ODD": any(int(vals[c.args[-1]].sizes[3]) % 2 for c in conv),
         "CONV_E": any(eform),
+        # the E core of 16-group passes (conv_rows; not conv_rows_pwe's calls, K <= 32)
+        "CONV_EK64": any(e and conv_eform_k64(spec, c) for c, e in zip(conv, eform)),
         "CONV_PWE": any(pw for pw in epw),
         # the unrolled E-form cores (cmsis/op_mote_conv2d_s8.c conv_rows_pwe: Cin 16, 32)
         "CONV_PWU": any(pw and int(vals[c.args[0]].sizes[3]) in (16, 32) for c, pw in zip(conv, epw)),

@@ -405,7 +405,8 @@ def make_cases():
     cases += [_pw_eform(rng, "pwe_k8", 1, 5, 4, 8, 16), _pw_eform(rng, "pwe_k16", 1, 4, 5, 16, 16),
               _pw_eform(rng, "pwe_k32", 2, 1, 3, 32, 12), _pw_eform(rng, "pwe_k4", 1, 3, 3, 4, 6, qk=32),
               _pw_eform(rng, "pwe_k12", 1, 4, 4, 12, 2), _pw_eform(rng, "pwe_bias", 1, 4, 5, 8, 8, 1 << 20),
-              _pw_eform(rng, "pwe_k8c2", 1, 4, 5, 8, 2)]   # K = 8, no room for a block: triples
+              _pw_eform(rng, "pwe_k8c2", 1, 4, 5, 8, 2),   # K = 8, no room for a block: triples
+              _pw_eform(rng, "pwe_k128", 1, 1, 3, 128, 2, qk=32)]   # conv_rows, 16-group passes
     # an E-form table edited outside the core's range: refused by the DSP kernel (d = 0,
     # d = 8, a bias not a multiple of 2^(1+d), the two copies of a bias unequal)
     ebase = _pw_eform(rng, "pwe_bad", 1, 2, 3, 8, 4)
