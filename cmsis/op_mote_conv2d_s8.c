@@ -1609,13 +1609,29 @@ MOTE_S8_HOT static void conv_rows_pwe(const mote_s8_conv_params_t *p, void *stat
         const int8_t *sa = in + (size_t)pix * cin;
         const int8_t *sb = in + (size_t)pb * cin;
         const int8_t *sc = in + (size_t)pc * cin;
-        int32_t i;
         int32_t *d = x;
-        for (i = 0; i < cin; i += 4, d += CONV_GW3) {
-            conv_widen_word(d, mote_s8_ld32(sa + i), 0);
-            conv_widen_word(d + 2, mote_s8_ld32(sb + i), 0);
-            conv_widen_word(d + 4, mote_s8_ld32(sc + i), 0);
-        }
+        uint32_t wa, wb, wc, t;
+        /* per group of 4 taps: the three pixels' words (LDR, unaligned allowed) in a
+           run, SXTB16 pairs, three STRD: the triple's CONV_GW3 words */
+        __asm__ volatile("1:\n\t"
+                         "ldr %[wa], [%[sa]], #4\n\t"
+                         "ldr %[wb], [%[sb]], #4\n\t"
+                         "ldr %[wc], [%[sc]], #4\n\t"
+                         "sxtb16 %[t], %[wa], ror #8\n\t"
+                         "sxtb16 %[wa], %[wa]\n\t"
+                         "strd %[wa], %[t], [%[d]], #8\n\t"
+                         "sxtb16 %[t], %[wb], ror #8\n\t"
+                         "sxtb16 %[wb], %[wb]\n\t"
+                         "strd %[wb], %[t], [%[d]], #8\n\t"
+                         "sxtb16 %[t], %[wc], ror #8\n\t"
+                         "sxtb16 %[wc], %[wc]\n\t"
+                         "strd %[wc], %[t], [%[d]], #8\n\t"
+                         "cmp %[d], %[end]\n\t"
+                         "bne 1b\n\t"
+                         : [wa] "=&r"(wa), [wb] "=&r"(wb), [wc] "=&r"(wc), [t] "=&r"(t),
+                           [sa] "+r"(sa), [sb] "+r"(sb), [sc] "+r"(sc), [d] "+r"(d)
+                         : [end] "r"(blk.xend)
+                         : "cc", "memory");
         blk.oa = out + (size_t)(pix - pix0) * cout;
         blk.ob = out + (size_t)(pb - pix0) * cout;
         blk.oc = out + (size_t)(pc - pix0) * cout;
