@@ -87,6 +87,8 @@
  *   DW_PLANAR_T, DW_PLANAR_N  the plane transposed (mote_s8_dw_planar_transposed) or not
  *   DW_PLANAR_ONE  one plane at a time (Cout not a multiple of 4, or the scratch under
  *                  mote_s8_dw_planes4_bytes)
+ *   DW_PLANAR_TWO  two planes at a time (Cout even, the scratch under four planes but at
+ *                  least mote_s8_dw_planes2_bytes)
  *   DW_PLANAR_X3S2 the 1x3 block of stride 2 (kept for any stride-2 plane)
  *   DW_PLANAR_X6   the planes' 1x6 block (mote_s8_dw_planar_x6: stride 1, rows of 2 mod 4
  *                  outputs, 6+; without it the same bytes by a 1x4 block and an
@@ -166,6 +168,9 @@
 #endif
 #ifndef MOTE_S8_USE_DW_PLANAR_ONE
 #define MOTE_S8_USE_DW_PLANAR_ONE 1
+#endif
+#ifndef MOTE_S8_USE_DW_PLANAR_TWO
+#define MOTE_S8_USE_DW_PLANAR_TWO 1
 #endif
 #ifndef MOTE_S8_USE_DW_PLANAR_X6
 #define MOTE_S8_USE_DW_PLANAR_X6 1

@@ -1340,6 +1340,60 @@ __attribute__((naked, noinline)) static void dw_widen4(const dw_w4_t *j __attrib
         "pop {r4-r11, pc}\n\t");
 }
 
+#if MOTE_S8_USE_DW_PLANAR_TWO
+/**
+ * Two channels' planes at once (dw_widen4's job, the planes c and c+1), all rows in one
+ * call: per two pixels two LDRH (channels c, c+1 of each), PKHBT (both pixels in one
+ * word), two SXTAB16 (sign extension and x - zp: one channel's two pixels), two STR
+ * (7 instructions and the loop per four values); an odd last pixel by LDRH, two SXTAB16,
+ * two STRH.
+ */
+__attribute__((naked, noinline)) static void dw_widen2(const dw_w4_t *j __attribute__((unused)))
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #16\n\t"
+        "mov r12, r0\n\t"
+        "ldmia r12!, {r0-r3}\n\t"      /* r0 x, r1 o, r2 ss, r3 -zp pair */
+        "ldmia r12, {r6-r10}\n\t"      /* ps rows n rsa dsa */
+        "stmia sp, {r7-r10}\n\t"       /* frame: rows, n, rsa, dsa */
+        "1:\n\t"
+        "ldr r7, [sp, #4]\n\t"
+        "asrs lr, r7, #1\n\t"
+        "beq 3f\n\t"
+        "2:\n\t"
+        "ldrh r8, [r0]\n\t"
+        "ldrh r9, [r0, r2]\n\t"
+        "add r0, r0, r2, lsl #1\n\t"
+        "pkhbt r10, r8, r9, lsl #16\n\t"   /* bytes c0, c1 of pixel 0, c0, c1 of pixel 1 */
+        "sxtab16 r8, r3, r10\n\t"          /* c0 */
+        "sxtab16 r9, r3, r10, ror #8\n\t"  /* c1 */
+        "str r9, [r1, r6]\n\t"
+        "str r8, [r1], #4\n\t"
+        "subs lr, lr, #1\n\t"
+        "bne 2b\n\t"
+        "3:\n\t"
+        "lsls r7, r7, #31\n\t"             /* n odd: the row's last pixel */
+        "beq 4f\n\t"
+        "ldrh r8, [r0]\n\t"
+        "add r0, r0, r2\n\t"
+        "sxtab16 r10, r3, r8\n\t"
+        "sxtab16 r8, r3, r8, ror #8\n\t"
+        "strh r8, [r1, r6]\n\t"
+        "strh r10, [r1], #2\n\t"
+        "4:\n\t"
+        "ldrd r8, r9, [sp, #8]\n\t"
+        "add r0, r0, r8\n\t"
+        "add r1, r1, r9\n\t"
+        "ldr r7, [sp]\n\t"
+        "subs r7, r7, #1\n\t"
+        "str r7, [sp]\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #16\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#endif
+
 /**
  * 3x3 windows of stride 1 (or 2 with rows of 16+ outputs; dilation 1), full int8 range
  * (mote_s8_dw_variant's MOTE_S8_DW_DSP_PLANES), every channel taking the fast
@@ -1348,8 +1402,9 @@ __attribute__((naked, noinline)) static void dw_widen4(const dw_w4_t *j __attrib
  * output rows are narrower than 8 and the columns longer, so the 1x4 blocks run along
  * the long side, e.g. DS-CNN's 25x5 maps), then the plane kernel of
  * cmsis/mote_s8_planar.h (SMLAD only, weights in registers). Four channels at a time
- * (dw_widen4: every row in one call, one load per four values; the four channels' constants by dwp_job4) when the scratch holds four planes and
- * Cout is a multiple of 4 (DS-CNN: 1,512 of its 1,744 bytes), else one. In place (the
+ * (dw_widen4: every row in one call, one load per four values) when the scratch holds
+ * four planes and Cout is a multiple of 4 (DS-CNN: 1,512 of its 1,744 bytes), two
+ * (dw_widen2) when it holds two and Cout is even, else one. In place (the
  * output at the input's first byte, one image) needs no row ring: a channel's outputs
  * overwrite only that channel's inputs (offsets are c modulo Cout), all read into its
  * plane before. Returns 0 (nothing written) when the call does not qualify.
@@ -1379,6 +1434,10 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
     plane = (cout & 3) == 0
                 ? (int16_t *)mote_s8_scratch(ctx, mote_s8_dw_planes4_bytes(p->h, p->w, p->pad_h, p->pad_w))
                 : NULL;
+    if (plane == NULL && MOTE_S8_USE_DW_PLANAR_TWO && (cout & 1) == 0) {
+        plane = (int16_t *)mote_s8_scratch(ctx, mote_s8_dw_planes2_bytes(p->h, p->w, p->pad_h, p->pad_w));
+        np = 2;
+    }
     if (plane == NULL) {
         if (!MOTE_S8_USE_DW_PLANAR_ONE) {
             return 0;
@@ -1451,6 +1510,11 @@ MOTE_S8_HOT static int dw_planar(const mote_kernel_ctx_t *ctx, const mote_s8_con
             if (np == 4) { /* every row of the four planes in one call */
                 w4.src = src;
                 dw_widen4(&w4);
+#if MOTE_S8_USE_DW_PLANAR_TWO
+            } else if (np == 2) { /* every row of the two planes in one call */
+                w4.src = src;
+                dw_widen2(&w4);
+#endif
             } else if (transpose) { /* plane row x + pad_w holds input column x */
                 for (x = 0; x < p->w; x++) {
                     dw_widen_row(src + (size_t)x * cout, p->w * cout, p->h,

@@ -196,7 +196,8 @@ int32_t mote_variant_conv_direct_in_place(int32_t cin, int32_t kh, int32_t kw, i
  * The form of the DSP depthwise_conv2d_s8's plane path for output [.., ho, wo, cout]
  * of input H x W with padding (pad_h, pad_w), stride and `scratch` bytes of kernel
  * scratch: bit 0 the plane transposed (mote_s8_dw_planar_transposed), bit 1 one plane
- * at a time (Cout not a multiple of 4, or scratch under mote_s8_dw_planes4_bytes),
+ * at a time (neither four planes, mote_s8_dw_planes4_bytes with Cout a multiple of 4, nor
+ * two, mote_s8_dw_planes2_bytes with Cout even), bit 5 two planes at a time,
  * bit 2 the 1x6 block (mote_s8_dw_planar_x6 along the blocks), bit 3 the 1x3 block
  * (stride 1, rows of three outputs: cmsis/mote_s8_planar.h dwp_asm_rows).
  */
@@ -204,8 +205,10 @@ int32_t mote_variant_dw_planar_form(int32_t ho, int32_t wo, int32_t cout, int32_
                                     int32_t pad_w, int32_t stride, int64_t scratch)
 {
     const int tr = mote_s8_dw_planar_transposed(ho, wo);
-    const int one = (cout & 3) != 0 || scratch < (int64_t)mote_s8_dw_planes4_bytes(h, w, pad_h, pad_w);
+    const int four = (cout & 3) == 0 && scratch >= (int64_t)mote_s8_dw_planes4_bytes(h, w, pad_h, pad_w);
+    const int two = !four && (cout & 1) == 0 && scratch >= (int64_t)mote_s8_dw_planes2_bytes(h, w, pad_h, pad_w);
+    const int one = !four && !two;
     const int32_t run = tr ? ho : wo;
-    return tr | (one ? 2 : 0) | (mote_s8_dw_planar_x6(stride, run) ? 4 : 0) | (stride == 1 && run == 3 ? 8 : 0) |
+    return tr | (one ? 2 : 0) | (two ? 32 : 0) | (mote_s8_dw_planar_x6(stride, run) ? 4 : 0) | (stride == 1 && run == 3 ? 8 : 0) |
            (run >= 4 || (stride == 1 && run == 3) ? 0 : 16); /* bit 4: the C blocks (dwp_asm_rows) */
 }

@@ -714,6 +714,13 @@ static inline size_t mote_s8_dw_planes4_bytes(int32_t h, int32_t w, int32_t pad_
     return 16u + 8u * (size_t)(h + 2 * pad_h) * (size_t)(w + 2 * pad_w);
 }
 
+/** Scratch bytes with which the DSP plane path widens two channels at once (Cout even,
+ *  less than mote_s8_dw_planes4_bytes): two int16 planes after 16 bytes of alignment. */
+static inline size_t mote_s8_dw_planes2_bytes(int32_t h, int32_t w, int32_t pad_h, int32_t pad_w)
+{
+    return 16u + 4u * (size_t)(h + 2 * pad_h) * (size_t)(w + 2 * pad_w);
+}
+
 /** mote_s8_dw_planar_alias of parsed call p. */
 static inline int mote_s8_dw_planar_placed(const mote_s8_conv_params_t *p)
 {

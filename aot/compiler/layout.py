@@ -261,6 +261,20 @@ def layout_pass(mode: str = "auto", *, scratch_fn: Optional[Callable] = None, pl
 DW_PLANES4 = "dw_planes4"
 
 
+#: spec.plan_info key: steps of the depthwise calls whose scratch holds two int16 planes
+DW_PLANES2 = "dw_planes2"
+
+
+def dw_planes2_bytes(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
+    """Scratch bytes with which the DSP depthwise_conv2d_s8 widens two channels at once
+    (mote_s8_dw_planes2_bytes in kernels/requant.h), 0 when Cout is odd."""
+    x, out = spec.values[call.args[0]], spec.values[call.args[-1]]
+    ph, pw = _pair(_ints(spec, call.args[6])) or (0, 0)
+    if int(out.sizes[3]) % 2:
+        return 0
+    return 16 + 4 * (int(x.sizes[1]) + 2 * ph) * (int(x.sizes[2]) + 2 * pw)
+
+
 def dw_planes4_bytes(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
     """Scratch bytes with which the DSP depthwise_conv2d_s8 widens four channels at
     once (mote_s8_dw_planes4_bytes in kernels/requant.h: four int16 planes of the
@@ -279,7 +293,8 @@ def planes4_pass(*, scratch_fn: Callable, planner: str = "best") -> Callable:
     four channels per call (cmsis/op_mote_depthwise_conv2d_s8.c dw_widen4, about 2.2
     instructions per input value against 3.8 one plane at a time). Calls are tried the
     most input values first, each kept only if the planned arena stays within that of
-    the program without any (spec.plan_info[DW_PLANES4]: the steps, in order)."""
+    the program without any (spec.plan_info[DW_PLANES4]: the steps, in order); the calls
+    left get two planes (dw_widen2) by the same test (spec.plan_info[DW_PLANES2])."""
     from aot.compiler.scratch import dw_planar
 
     def run(spec: ir.ProgramSpec) -> None:
@@ -301,5 +316,17 @@ def planes4_pass(*, scratch_fn: Callable, planner: str = "best") -> Callable:
             if _arena(spec, [], (), scratch_fn, planner, False) <= budget:
                 granted.append(step)
         spec.plan_info[DW_PLANES4] = sorted(granted)
+        # the rest: two planes (dw_widen2) where those keep the arena
+        spec.plan_info[DW_PLANES2] = []
+        two = []
+        for _, step in sorted(cands):
+            call = spec.instructions[step]
+            if step in granted or not dw_planes2_bytes(spec, call) or \
+                    dw_planes2_bytes(spec, call) <= int(scratch_fn(spec, call) or 0):
+                continue
+            spec.plan_info[DW_PLANES2] = sorted(two + [step])
+            if _arena(spec, [], (), scratch_fn, planner, False) <= budget:
+                two.append(step)
+        spec.plan_info[DW_PLANES2] = sorted(two)
 
     return run

@@ -97,9 +97,11 @@ def scratch_bytes(spec, call) -> int:
         pad = vals[call.args[6]].items
         ph, pw = (int(pad[0]), int(pad[-1]))
         own = int(_scratch_library().mote_scratch_mote_depthwise_conv2d_s8(n, h, wd, cin, cout, kh, kw, ph, pw))
-        from aot.compiler.layout import DW_PLANES4, dw_planes4_bytes
+        from aot.compiler.layout import DW_PLANES2, DW_PLANES4, dw_planes2_bytes, dw_planes4_bytes
         if spec.plan_info.get(DW_PLANES4) and spec.instructions.index(call) in spec.plan_info[DW_PLANES4]:
             own = max(own, dw_planes4_bytes(spec, call))  # the DSP plane path's four planes
+        elif spec.plan_info.get(DW_PLANES2) and spec.instructions.index(call) in spec.plan_info[DW_PLANES2]:
+            own = max(own, dw_planes2_bytes(spec, call))  # two
         return own
     if name == "mote::pointwise_s8_planar16.out":
         return int(_scratch_library().mote_scratch_mote_pointwise_s8_planar16(

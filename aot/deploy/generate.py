@@ -237,7 +237,7 @@ def _variant_rules(spec, opt_size: bool) -> dict:
         "DW_PLANAR": any(planar),
         "DW_PLANAR_S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),
         "DW_PLANAR_T": any(f & 1 for f in forms), "DW_PLANAR_N": any(not f & 1 for f in forms),
-        "DW_PLANAR_ONE": any(f & 2 for f in forms), "DW_PLANAR_X6": any(f & 4 for f in forms),
+        "DW_PLANAR_ONE": any(f & 2 for f in forms), "DW_PLANAR_TWO": any(f & 32 for f in forms), "DW_PLANAR_X6": any(f & 4 for f in forms),
         # the stride-2 1x3 block: kept for any stride-2 plane (a superset of its rows)
         "DW_PLANAR_X3S2": any(pl and int(vals[c.args[5]].items[0]) == 2 for c, pl in zip(dw, planar)),
         # the stride-2 1x6 block: kept for any stride-2 plane (a superset of its rows)

@@ -173,6 +173,14 @@ def _eform(c):
     return dict(c, name=c["name"] + "_e", args=args, out=R.depthwise_conv2d_s8(*args))
 
 
+def _dw2(c):
+    """Depthwise case `c` with scratch for two int16 planes, not four
+    (mote_s8_dw_planes2_bytes: the two channels widened at once)."""
+    _, h, w, _ = c["args"][0].shape
+    pad = c["args"][6]
+    return dict(c, scratch=max(c["scratch"], 16 + 4 * (h + 2 * pad[0]) * (w + 2 * pad[1])))
+
+
 def _with_record(c):
     """E-form depthwise case `c` with the DSP planes' per-channel record as argument 13
     (aot.compiler.dsp_weights.dw_record; the plane transposed as the kernel's rule says:
@@ -355,21 +363,24 @@ def make_cases():
               for name, shape, st in (("dw4_wo7", (1, 6, 7, 8), (1, 1)), ("dw4_s2_wo9", (1, 9, 17, 8), (2, 2)),
                                       ("dw4_wo6", (1, 6, 6, 12), (1, 1)), ("dw4_wo3", (1, 3, 3, 8), (1, 1)),
                                       ("dw4_s2_wo3", (1, 6, 6, 4), (2, 2)), ("dw4_ho7", (1, 7, 5, 8), (1, 1)),
-                                      ("dw4_s2_48", (1, 16, 48, 8), (2, 2)))]
+                                      ("dw4_s2_48", (1, 8, 48, 8), (2, 2)))]
     # the E-form (out_zp -128): every block (1x4, 1x6, 1x3, strides 1 and 2, transposed),
     # one plane and four at a time
     cases += [_eform(c) for c in cases if c["name"] in (
-        "dscnn_dw_full", "dw_full_s1", "dw_full_s2", "dw_dsp_wo6", "dw_dsp_ho7", "dw_dsp_wo10", "dw_dsp_wo3",
-        "dw_dsp_s2_wo6", "dw_dsp_s2_wo10", "dw_dsp_s2_wo3", "dw_dsp_s2_ho3", "dw4_wo7", "dw4_s2_wo9", "dw4_wo6",
-        "dw4_wo3", "dw4_s2_wo3", "dw4_ho7", "dw4_s2_48")]
+        "dscnn_dw_full", "dw_full_s1", "dw_dsp_wo6", "dw_dsp_ho7", "dw_dsp_wo3", "dw_dsp_s2_wo6", "dw_dsp_s2_wo3",
+        "dw4_s2_wo9")]
     # the E-form's 1x8 block: rows of 8n + 4 + 1, 8n + 1 and 8n outputs, four planes and one
     cases += [_eform(c) for c in (_dw4(_dw(rng, "dw4_wo21", 1, 4, 21, 8, 1, (3, 3), (1, 1), (1, 1), (1, 1))),
                                   _dw(rng, "dw_wo17", 1, 4, 17, 4, 1, (3, 3), (1, 1), (1, 1), (1, 1)),
                                   _dw(rng, "dw_wo16", 1, 3, 16, 4, 1, (3, 3), (1, 1), (1, 1), (1, 1)))]
+    # two planes at a time (scratch under four): odd rows, stride 2, transposed, the E-form
+    cases += [_dw2(_dw(rng, name, *shape, 1, (3, 3), st, (1, 1), (1, 1)))
+              for name, shape, st in (("dw2_wo7", (1, 6, 7, 6), (1, 1)), ("dw2_s2_wo9", (1, 9, 17, 2), (2, 2)),
+                                      ("dw2_ho7", (1, 7, 5, 2), (1, 1)), ("dw2_c8", (1, 5, 9, 8), (1, 1)))]
+    cases += [_eform(c) for c in cases if c["name"] in ("dw2_wo7", "dw2_s2_wo9", "dw2_c8")]
     # the same blocks with the program's per-channel record (argument 13)
     cases += [_with_record(c) for c in cases if c["name"] in (
-        "dw_dsp_wo6_e", "dw_dsp_ho7_e", "dw_dsp_wo3_e", "dw_dsp_s2_wo6_e", "dw_dsp_s2_ho3_e", "dw4_ho7_e",
-        "dw4_wo21_e")]
+        "dw_dsp_wo6_e", "dw_dsp_ho7_e", "dw_dsp_wo3_e", "dw_dsp_s2_wo6_e", "dw4_wo21_e", "dw2_c8_e")]
     xp = rng.integers(-128, 128, (1, 10, 10, n), dtype=np.int8)
     args = [xp, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [1, 1],
             [1, 1], 1, 9, -3, -128, 127]
