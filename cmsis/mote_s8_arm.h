@@ -65,6 +65,8 @@
  *   CONV_POINTWISE, CONV_STEM, CONV_WINDOW, CONV_STEM3X3C3  conv2d_s8's column
  *       builders by shape (mote_s8_conv_variant; a stride-1 pointwise call with the
  *       program's table needs none: it reads the input directly)
+ *   CONV_STEM3_NCHW  conv2d_s8_nchw's STEM3X3C3 column gathered from the input's three
+ *                  planes (without it the plain-C loop: the same bytes)
  *   CONV_GENERAL   conv2d_s8 calls without the program's fast requantization table
  *                  (weights widened and the table computed at run time, the
  *                  general-requantization path)
@@ -126,6 +128,9 @@
 #endif
 #ifndef MOTE_S8_USE_CONV_STEM3X3C3
 #define MOTE_S8_USE_CONV_STEM3X3C3 1
+#endif
+#ifndef MOTE_S8_USE_CONV_STEM3_NCHW
+#define MOTE_S8_USE_CONV_STEM3_NCHW 1
 #endif
 #ifndef MOTE_S8_USE_CONV_GENERAL
 #define MOTE_S8_USE_CONV_GENERAL 1

@@ -28,9 +28,12 @@
 
 MOTE_KERNEL("mote::conv2d_s8.out")
 MOTE_KERNEL_IN_PLACE_ROWS("mote::conv2d_s8.out")
+MOTE_KERNEL("mote::conv2d_s8_nchw.out")
 
 mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                           uint32_t nargs);
+mote_err_t mote_kernel_mote_conv2d_s8_nchw_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                               uint32_t nargs);
 
 #if defined(MOTE_S8_PLAIN)
 /** Output pixel index -> (batch, oy, ox) -> input row of tap (ky, kx), or NULL if padded. */
@@ -1119,6 +1122,59 @@ MOTE_S8_INLINE void conv_stem3_col(const int8_t *src, int32_t rstride, int32_t *
                      : "memory");
 }
 
+#if MOTE_S8_USE_CONV_STEM3_NCHW
+/**
+ * The column of a conv2d_s8_nchw STEM3X3C3 call (input [N, 3, H, W]) in 43
+ * instructions: the window's nine 3-byte segments (plane c, row r at src +
+ * c * P + r * rs), each loaded as a word (x0 x1 x2 and the next byte): SXTB16
+ * gives (x0, x2) and, ror 8, (x1, next), whose x1 halves pair up by PKHBT. Plane
+ * 2's last segment is loaded from one byte before (prev x0 x1 x2: no load past the
+ * window's last byte), the previous byte standing at a tap whose weight is 0. The
+ * taps' order is aot/compiler/dsp_weights.py's NCHW_K (the panel is built in it).
+ * Registers a, b, c, e (scratch), s (the window; left at plane 2's last row), rs
+ * (row stride), P (plane stride), d (the column triple), slot j ("0".."2").
+ */
+/* clang-format off */
+#define CONV_STEM3N_PAIR(a, b, c, e, d, g, t)                                              \
+    "sxtb16 " c ", " a "\n\t"                                                             \
+    "sxtb16 " e ", " b "\n\t"                                                             \
+    "strd " c ", " e ", [" d ", #" g "]\n\t"                                              \
+    "sxtb16 " a ", " a ", ror #8\n\t"                                                     \
+    "sxtb16 " b ", " b ", ror #8\n\t"                                                     \
+    "pkhbt " a ", " a ", " b ", lsl #16\n\t"                                              \
+    "str " a ", [" d ", #" t "]\n\t"
+#define CONV_STEM3N_COL(a, b, c, e, s, rs, P, d, j)                                        \
+    "ldr " a ", [" s "]\n\t"                                                              \
+    "ldr " b ", [" s ", " rs "]\n\t"                                                      \
+    CONV_STEM3N_PAIR(a, b, c, e, d, "8*" j, "120+8*" j)                                    \
+    "ldr " a ", [" s ", " rs ", lsl #1]\n\t"                                              \
+    "add " s ", " s ", " P "\n\t"                                                         \
+    "ldr " b ", [" s "]\n\t"                                                              \
+    CONV_STEM3N_PAIR(a, b, c, e, d, "24+8*" j, "124+8*" j)                                 \
+    "ldr " a ", [" s ", " rs "]\n\t"                                                      \
+    "ldr " b ", [" s ", " rs ", lsl #1]\n\t"                                              \
+    CONV_STEM3N_PAIR(a, b, c, e, d, "48+8*" j, "144+8*" j)                                 \
+    "add " s ", " s ", " P "\n\t"                                                         \
+    "ldr " a ", [" s "]\n\t"                                                              \
+    "ldr " b ", [" s ", " rs "]\n\t"                                                      \
+    CONV_STEM3N_PAIR(a, b, c, e, d, "72+8*" j, "148+8*" j)                                 \
+    "add " s ", " s ", " rs ", lsl #1\n\t"                                                \
+    "ldr " a ", [" s ", #-1]\n\t"                                                         \
+    "sxtb16 " c ", " a ", ror #8\n\t"                                                     \
+    "sxtb16 " a ", " a "\n\t"                                                             \
+    "strd " c ", " a ", [" d ", #96+8*" j "]\n\t"
+/* clang-format on */
+
+MOTE_S8_INLINE void conv_stem3n_col(const int8_t *src, int32_t rstride, int32_t plane, int32_t *d)
+{
+    uint32_t a, b, c, e;
+    __asm__ volatile(CONV_STEM3N_COL("%[a]", "%[b]", "%[c]", "%[e]", "%[s]", "%[rs]", "%[P]", "%[d]", "0")
+                     : [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [e] "=&r"(e), [s] "+r"(src)
+                     : [rs] "r"(rstride), [P] "r"(plane), [d] "r"(d)
+                     : "memory");
+}
+#endif
+
 #if MOTE_S8_USE_CONV_E && MOTE_S8_USE_CONV_STEM3X3C3
 /**
  * A run of whole interior pixel triples of one output row with the E-form table, in
@@ -1135,6 +1191,7 @@ typedef struct conv_stem3_run {
     int8_t *out;       /* 20: the first pixel's output */
     int32_t cout;      /* 24 */
     int32_t n;         /* 28: triples (> 0) */
+    int32_t plane;     /* 32: H * W bytes between planes (mote_s8_dsp_stem3n_run_e28) */
 } conv_stem3_run_t;
 
 void mote_s8_dsp_stem3_run_e28(const conv_stem3_run_t *r);
@@ -1165,6 +1222,44 @@ __asm__(MOTE_S8_ASM_FUNC("mote_s8_dsp_stem3_run_e28")
         "  .size mote_s8_dsp_stem3_run_e28, . - mote_s8_dsp_stem3_run_e28\n"
         "  .text\n");
 /* clang-format on */
+
+#if MOTE_S8_USE_CONV_STEM3_NCHW
+/* mote_s8_dsp_stem3_run_e28 with the NCHW column (CONV_STEM3N_COL; src: the window's
+   plane-0 top-left byte, step stride_w, rstride W, plane H * W: kept on the stack,
+   r12 being the core's) */
+void mote_s8_dsp_stem3n_run_e28(const conv_stem3_run_t *r);
+
+/* clang-format off */
+__asm__(MOTE_S8_ASM_FUNC("mote_s8_dsp_stem3n_run_e28")
+        "  push {r4-r11, lr}\n"
+        "  ldr r1, [r0, #32]\n"
+        "  push {r1}\n"
+        "  ldm r0, {r4-r11}\n"
+        ".Lmote_s8_dsp_stem3n_run:\n\t"
+        "ldr r12, [sp]\n\t"
+        "mov r3, r4\n\t"
+        CONV_STEM3N_COL("r0", "r1", "r2", "lr", "r3", "r6", "r12", "r7", "0")
+        "add r3, r4, r5\n\t"
+        CONV_STEM3N_COL("r0", "r1", "r2", "lr", "r3", "r6", "r12", "r7", "1")
+        "add r3, r4, r5, lsl #1\n\t"
+        CONV_STEM3N_COL("r0", "r1", "r2", "lr", "r3", "r6", "r12", "r7", "2")
+        "add r4, r4, r5\n\t"
+        "add r4, r4, r5, lsl #1\n\t"
+        "mov r0, r9\n\t"
+        "add r1, r0, r10\n\t"
+        "add r2, r1, r10\n\t"
+        "stm r8, {r0, r1, r2}\n\t"
+        "add r9, r2, r10\n\t"
+        "mov r0, r8\n\t"
+        "bl mote_s8_dsp_conv3_e28\n\t"
+        "subs r11, r11, #1\n\t"
+        "bne .Lmote_s8_dsp_stem3n_run\n\t"
+        "add sp, sp, #4\n\t"
+        "pop {r4-r11, pc}\n"
+        "  .size mote_s8_dsp_stem3n_run_e28, . - mote_s8_dsp_stem3n_run_e28\n"
+        "  .text\n");
+/* clang-format on */
+#endif
 #endif
 
 /**
@@ -1198,6 +1293,63 @@ static void conv_stem3_border(const mote_s8_conv_params_t *p, const int8_t *img,
     conv_stem3_col(win, 9, d);
 }
 
+#if MOTE_S8_USE_CONV_STEM3_NCHW
+/** conv_stem3_border of a conv2d_s8_nchw call: win holds the window plane by plane
+ *  (3 planes of 3 rows of 3 bytes), then conv_stem3n_col (rows 3, planes 9 bytes apart). */
+static void conv_stem3n_border(const mote_s8_conv_params_t *p, const int8_t *img, int32_t y0,
+                               int32_t x0, int32_t *d, int8_t *win)
+{
+    const size_t plane = (size_t)p->h * (size_t)p->w;
+    const int8_t zp = (int8_t)p->in_zp;
+    int32_t r, k;
+    for (r = 0; r < 3; r++) {
+        const int32_t iy = y0 + r;
+        for (k = 0; k < 3; k++) {
+            const int32_t ix = x0 + k;
+            int8_t *o = win + 3 * r + k;
+            if (iy >= 0 && iy < p->h && ix >= 0 && ix < p->w) {
+                const int8_t *src = img + (size_t)iy * p->w + ix;
+                o[0] = src[0];
+                o[9] = src[plane];
+                o[18] = src[2 * plane];
+            } else {
+                o[0] = zp;
+                o[9] = zp;
+                o[18] = zp;
+            }
+        }
+    }
+    conv_stem3n_col(win, 3, 9, d);
+}
+#endif
+
+/** The column of interior window src (conv_stem3_col, or conv_stem3n_col for an NCHW call). */
+MOTE_S8_INLINE void conv_stem3_colx(const mote_s8_conv_params_t *p, const int8_t *src, int32_t rstride,
+                                    int32_t *d)
+{
+#if MOTE_S8_USE_CONV_STEM3_NCHW
+    if (p->nchw) {
+        conv_stem3n_col(src, rstride, p->h * p->w, d);
+        return;
+    }
+#endif
+    (void)p;
+    conv_stem3_col(src, rstride, d);
+}
+
+/** The column of a border pixel (conv_stem3_border, or conv_stem3n_border for an NCHW call). */
+static void conv_stem3_borderx(const mote_s8_conv_params_t *p, const int8_t *img, int32_t y0,
+                               int32_t x0, int32_t *d, int8_t *win)
+{
+#if MOTE_S8_USE_CONV_STEM3_NCHW
+    if (p->nchw) {
+        conv_stem3n_border(p, img, y0, x0, d, win);
+        return;
+    }
+#endif
+    conv_stem3_border(p, img, y0, x0, d, win);
+}
+
 /**
  * conv_rows for conv_stem3_fast calls: pixels [pix0, pix1) output row by output row
  * (no per-pixel index arithmetic), triples inside a row (its last triple repeats
@@ -1211,7 +1363,9 @@ MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const co
 {
     const int32_t wo = p->wo, ho = p->ho, h = p->h, w = p->w, cout = p->cout;
     const int32_t sw = p->stride_w, sh = p->stride_h, pw = p->pad_w;
-    const size_t rstride = (size_t)w * 3, step = (size_t)3 * p->stride_w;
+    /* bytes per input pixel along a row: 3 (NHWC), 1 (NCHW: the planes H * W apart) */
+    const int32_t cb = p->nchw ? 1 : 3;
+    const size_t rstride = (size_t)w * cb, step = (size_t)cb * p->stride_w;
     const int full = p->act_min == -128 && p->act_max == 127;
     /* interior columns: ox in [oxa, oxb) (window inside [0, w)) */
     const int32_t oxa = (pw + sw - 1) / sw;
@@ -1226,8 +1380,8 @@ MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const co
         const int32_t end = pix1 - pix < wo - ox0 ? pix1 : pix + (wo - ox0);
         const int32_t y0 = oy * sh - p->pad_h;
         const int rowin = y0 >= 0 && y0 + 3 <= h;
-        /* the window of interior column ox starts at row + 3 * (ox * sw - pw) */
-        const int8_t *img = p->input + (size_t)b * h * rstride;
+        /* the window of interior column ox starts at row + cb * (ox * sw - pw) */
+        const int8_t *img = p->input + (size_t)b * h * w * 3;
         const int8_t *row = img + (size_t)(rowin ? y0 : 0) * rstride;
         int32_t ox = ox0;
         int32_t n;
@@ -1238,7 +1392,7 @@ MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const co
                 /* whole interior triples: one assembly loop */
                 const int32_t kr = (end - pix) / 3, kc = (oxb - ox) / 3;
                 conv_stem3_run_t run;
-                run.src = row + (size_t)3 * (ox * sw - pw);
+                run.src = row + (size_t)cb * (ox * sw - pw);
                 run.step = (int32_t)step;
                 run.rstride = (int32_t)rstride;
                 run.x = x;
@@ -1246,25 +1400,33 @@ MOTE_S8_HOT static void conv_stem3_rows(const mote_s8_conv_params_t *p, const co
                 run.out = out + (size_t)(pix - pix0) * cout;
                 run.cout = cout;
                 run.n = kr < kc ? kr : kc;
-                mote_s8_dsp_stem3_run_e28(&run);
+                run.plane = h * w;
+#if MOTE_S8_USE_CONV_STEM3_NCHW
+                if (p->nchw) {
+                    mote_s8_dsp_stem3n_run_e28(&run);
+                } else
+#endif
+                {
+                    mote_s8_dsp_stem3_run_e28(&run);
+                }
                 n = 3 * run.n;
                 continue;
             }
 #endif
             if (rowin && ox >= oxa && ox + n - 1 < oxb) { /* three interior pixels */
-                const int8_t *s = row + (size_t)3 * (ox * sw - pw);
-                conv_stem3_col(s, (int32_t)rstride, x);
-                conv_stem3_col(n > 1 ? s + step : s, (int32_t)rstride, x + 2);
-                conv_stem3_col(s + (size_t)(n - 1) * step, (int32_t)rstride, x + 4);
+                const int8_t *s = row + (size_t)cb * (ox * sw - pw);
+                conv_stem3_colx(p, s, (int32_t)rstride, x);
+                conv_stem3_colx(p, n > 1 ? s + step : s, (int32_t)rstride, x + 2);
+                conv_stem3_colx(p, s + (size_t)(n - 1) * step, (int32_t)rstride, x + 4);
             } else {
                 int32_t j;
                 for (j = 0; j < 3; j++) {
                     const int32_t oj = ox + (j < n ? j : n - 1);
                     if (rowin && oj >= oxa && oj < oxb) {
-                        conv_stem3_col(row + (size_t)3 * (oj * sw - pw), (int32_t)rstride,
-                                       x + 2 * j);
+                        conv_stem3_colx(p, row + (size_t)cb * (oj * sw - pw), (int32_t)rstride,
+                                        x + 2 * j);
                     } else {
-                        conv_stem3_border(p, img, y0, oj * sw - pw, x + 2 * j, st->col8);
+                        conv_stem3_borderx(p, img, y0, oj * sw - pw, x + 2 * j, st->col8);
                     }
                 }
             }
@@ -1878,4 +2040,25 @@ mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
         return e;
     }
     return conv_run(ctx, &p);
+}
+
+/* conv2d_s8_nchw: the DSP kernel's NCHW stem (conv_stem3_rows) for the STEM3X3C3 calls
+   with the program's table (the compiler's, aot/compiler/dsp_weights.py nchw_stem_pass),
+   else the plain-C loop (mote_s8_conv_ref_rows: the same bytes) */
+mote_err_t mote_kernel_mote_conv2d_s8_nchw_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                               uint32_t nargs)
+{
+    mote_s8_conv_params_t p;
+    mote_s8_rows_t it;
+    MOTE_TRY(mote_s8_conv_parse(args, nargs, MOTE_S8_CONV_NCHW, &p));
+#if defined(MOTE_S8_DSP) && MOTE_S8_USE_CONV_STEM3X3C3 && MOTE_S8_USE_CONV_STEM3_NCHW
+    if (conv_stem3_fast(&p)) {
+        return conv_run(ctx, &p);
+    }
+#endif
+    MOTE_TRY(mote_s8_rows_begin(ctx, 0u, &p, &it));
+    do {
+        mote_s8_conv_ref_rows(&it.band);
+    } while (mote_s8_rows_next(&it));
+    return MOTE_OK;
 }

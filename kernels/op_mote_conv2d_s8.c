@@ -1,7 +1,10 @@
 /*
  * mote::conv2d_s8.out - int8 2-D convolution, NHWC, per-channel requantization.
- * Plain-C reference (docs/int8-ops.md); cmsis/ has the Cortex-M version.
- * In place by rows when the plan puts out over input (mote_s8_rows_begin / mote_s8_rows_next).
+ * mote::conv2d_s8_nchw.out - the same on an NCHW input [N, Cin, H, W] (output NHWC).
+ * Plain-C reference (docs/int8-ops.md; mote_s8_conv_ref_rows in requant.h); cmsis/ has
+ * the Cortex-M version.
+ * conv2d_s8 in place by rows when the plan puts out over input (mote_s8_rows_begin /
+ * mote_s8_rows_next); conv2d_s8_nchw never (its input is not row-major NHWC).
  *
  *   dtypes: int8 input, weight and out; int32 bias.
  */
@@ -10,59 +13,34 @@
 
 MOTE_KERNEL("mote::conv2d_s8.out")
 MOTE_KERNEL_IN_PLACE_ROWS("mote::conv2d_s8.out")
+MOTE_KERNEL("mote::conv2d_s8_nchw.out")
 
 mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                           uint32_t nargs);
+mote_err_t mote_kernel_mote_conv2d_s8_nchw_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                               uint32_t nargs);
 
-/** Output rows [oy0, oy1) of every image (a band of mote_s8_rows_begin / next). */
-static void conv_rows(const mote_s8_conv_params_t *pp, void *state)
+static mote_err_t conv_run(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs,
+                           int layout)
 {
-    const mote_s8_conv_params_t p = *pp;
-    int32_t b, oy, ox, c, ky, kx, ci;
-    (void)state;
-    for (b = 0; b < p.n; b++) {
-        const int8_t *in = p.input + (size_t)b * p.h * p.w * p.cin;
-        for (oy = p.oy0; oy < p.oy1; oy++) {
-            for (ox = 0; ox < p.wo; ox++) {
-                int8_t *out = mote_s8_out_px(&p, b, oy, ox);
-                for (c = 0; c < p.cout; c++) {
-                    const int8_t *wc = p.weight + (size_t)c * p.kh * p.kw * p.cin;
-                    uint32_t acc = (uint32_t)p.bias[c]; /* int32 wrap, UB-free */
-                    for (ky = 0; ky < p.kh; ky++) {
-                        const int32_t iy = oy * p.stride_h - p.pad_h + ky * p.dil_h;
-                        if (iy < 0 || iy >= p.h) {
-                            continue;
-                        }
-                        for (kx = 0; kx < p.kw; kx++) {
-                            const int32_t ix = ox * p.stride_w - p.pad_w + kx * p.dil_w;
-                            const int8_t *xi;
-                            const int8_t *wi;
-                            if (ix < 0 || ix >= p.w) {
-                                continue;
-                            }
-                            xi = in + ((size_t)iy * p.w + ix) * p.cin;
-                            wi = wc + ((size_t)ky * p.kw + kx) * p.cin;
-                            for (ci = 0; ci < p.cin; ci++) {
-                                acc += (uint32_t)(((int32_t)xi[ci] - p.in_zp) * (int32_t)wi[ci]);
-                            }
-                        }
-                    }
-                    out[c] = mote_s8_finish(&p, (int32_t)acc, c);
-                }
-            }
-        }
-    }
+    mote_s8_rows_t it;
+    mote_s8_conv_params_t p;
+    MOTE_TRY(mote_s8_conv_parse(args, nargs, layout, &p));
+    MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_conv_own_bytes(&p), &p, &it));
+    do {
+        mote_s8_conv_ref_rows(&it.band);
+    } while (mote_s8_rows_next(&it));
+    return MOTE_OK;
 }
 
 mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                           uint32_t nargs)
 {
-    mote_s8_rows_t it;
-    mote_s8_conv_params_t p;
-    MOTE_TRY(mote_s8_conv_parse(args, nargs, 0, &p));
-    MOTE_TRY(mote_s8_rows_begin(ctx, mote_s8_conv_own_bytes(&p), &p, &it));
-    do {
-        conv_rows(&it.band, NULL);
-    } while (mote_s8_rows_next(&it));
-    return MOTE_OK;
+    return conv_run(ctx, args, nargs, 0);
+}
+
+mote_err_t mote_kernel_mote_conv2d_s8_nchw_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+                                               uint32_t nargs)
+{
+    return conv_run(ctx, args, nargs, MOTE_S8_CONV_NCHW);
 }

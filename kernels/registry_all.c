@@ -412,6 +412,8 @@ mote_err_t mote_kernel_mote_conv2d_s16_out(mote_kernel_ctx_t *ctx, mote_value_t 
     uint32_t nargs); /* op_mote_conv2d_s16.c */
 mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_conv2d_s8.c */
+mote_err_t mote_kernel_mote_conv2d_s8_nchw_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_conv2d_s8.c */
 mote_err_t mote_kernel_mote_conv_transpose2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_conv_transpose2d_s8.c */
 mote_err_t mote_kernel_mote_depthwise_conv2d_s16_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -666,6 +668,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::bmm_s8.out", mote_kernel_mote_bmm_s8_out},
     {"mote::conv2d_s16.out", mote_kernel_mote_conv2d_s16_out},
     {"mote::conv2d_s8.out", mote_kernel_mote_conv2d_s8_out},
+    {"mote::conv2d_s8_nchw.out", mote_kernel_mote_conv2d_s8_nchw_out},
     {"mote::conv_transpose2d_s8.out", mote_kernel_mote_conv_transpose2d_s8_out},
     {"mote::depthwise_conv2d_s16.out", mote_kernel_mote_depthwise_conv2d_s16_out},
     {"mote::depthwise_conv2d_s8.out", mote_kernel_mote_depthwise_conv2d_s8_out},
@@ -898,6 +901,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::bmm_s8.out */
     1u, /* mote::conv2d_s16.out */
     1u, /* mote::conv2d_s8.out */
+    1u, /* mote::conv2d_s8_nchw.out */
     1u, /* mote::conv_transpose2d_s8.out */
     1u, /* mote::depthwise_conv2d_s16.out */
     1u, /* mote::depthwise_conv2d_s8.out */
@@ -924,7 +928,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 228u;
+const uint32_t mote_kernel_registry_len = 229u;
 
 #include "mote/backend.h"
 

@@ -123,6 +123,7 @@ typedef struct mote_s8_conv_params {
     int32_t ho, wo;
     int32_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
     int32_t depth_mult;    /* depthwise only (1 otherwise) */
+    int32_t nchw;          /* conv2d_s8_nchw: input [N, Cin, H, W] (1), else 0 */
     int32_t in_zp, out_zp, act_min, act_max;
     /* output rows [oy0, oy1) of each image are computed, row oy0 written at
        output (mote_s8_rows_begin: [0, ho) at the tensor, or a band into a ring) */
@@ -483,9 +484,14 @@ mote_err_t mote_s8_mean_parse(mote_value_t *const *args, uint32_t nargs, mote_s8
 /** Shared tail: bias, multiplier, shift [Cout] int32 and their value checks. */
 mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_conv_params_t *p);
 
+/** The `depthwise` argument of mote_s8_conv_parse / mote_conv_geometry for
+ *  conv2d_s8_nchw: conv2d_s8's arguments with the input int8 [N, Cin, H, W]. */
+#define MOTE_S8_CONV_NCHW 2
+
 /**
  * Parse conv2d_s8 (depthwise = 0, 13 args, or 14 with the pre-widened weights
- * as argument 12) or depthwise_conv2d_s8 (depthwise = 1, 14 args) into *p,
+ * as argument 12), conv2d_s8_nchw (depthwise = MOTE_S8_CONV_NCHW, the same
+ * arguments; p->nchw = 1) or depthwise_conv2d_s8 (depthwise = 1, 14 args) into *p,
  * checking tags, dtypes, shapes and ranges.
  */
 mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
@@ -493,8 +499,9 @@ mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
 
 /**
  * Geometry of a convolution whose activations are `dtype` (int8 or int16):
- * input args[0], int8 weight args[1], stride / padding / dilation args[5..7],
- * depth multiplier args[8] if depthwise, output the last argument; *next is the
+ * input args[0] ([N, H, W, Cin]; [N, Cin, H, W] when depthwise is MOTE_S8_CONV_NCHW),
+ * int8 weight args[1], stride / padding / dilation args[5..7],
+ * depth multiplier args[8] if depthwise (1), output the last argument; *next is the
  * first argument after them. Sets every shape field, weight, oy0/oy1; wpanel NULL.
  */
 mote_err_t mote_conv_geometry(mote_value_t *const *args, uint32_t nargs, int depthwise, uint8_t dtype,
@@ -833,6 +840,52 @@ static inline int8_t *mote_s8_out_px(const mote_s8_conv_params_t *p, int32_t b, 
     return p->output +
            (((size_t)b * (size_t)(p->oy1 - p->oy0) + (size_t)(oy - p->oy0)) * (size_t)p->wo +
             (size_t)ox) * (size_t)p->cout;
+}
+
+/**
+ * The plain-C conv2d_s8 / conv2d_s8_nchw loop (docs/int8-ops.md) over output rows
+ * [oy0, oy1) of every image: tap (iy, ix, ci) at input + ci * cs + (iy * W + ix) * ps,
+ * NHWC cs = 1, ps = Cin; NCHW (p->nchw) cs = H * W, ps = 1. The portable kernel,
+ * and the Cortex-M one's conv2d_s8_nchw calls outside its NCHW stem.
+ */
+static inline void mote_s8_conv_ref_rows(const mote_s8_conv_params_t *p)
+{
+    const size_t cs = p->nchw ? (size_t)p->h * (size_t)p->w : 1u;
+    const size_t ps = p->nchw ? 1u : (size_t)p->cin;
+    int32_t b, oy, ox, c, ky, kx, ci;
+    for (b = 0; b < p->n; b++) {
+        const int8_t *in = p->input + (size_t)b * p->h * p->w * p->cin;
+        for (oy = p->oy0; oy < p->oy1; oy++) {
+            for (ox = 0; ox < p->wo; ox++) {
+                int8_t *out = mote_s8_out_px(p, b, oy, ox);
+                for (c = 0; c < p->cout; c++) {
+                    const int8_t *wc = p->weight + (size_t)c * p->kh * p->kw * p->cin;
+                    uint32_t acc = (uint32_t)p->bias[c]; /* int32 wrap, UB-free */
+                    for (ky = 0; ky < p->kh; ky++) {
+                        const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dil_h;
+                        if (iy < 0 || iy >= p->h) {
+                            continue;
+                        }
+                        for (kx = 0; kx < p->kw; kx++) {
+                            const int32_t ix = ox * p->stride_w - p->pad_w + kx * p->dil_w;
+                            const int8_t *xi;
+                            const int8_t *wi;
+                            if (ix < 0 || ix >= p->w) {
+                                continue;
+                            }
+                            xi = in + ((size_t)iy * p->w + ix) * ps;
+                            wi = wc + ((size_t)ky * p->kw + kx) * p->cin;
+                            for (ci = 0; ci < p->cin; ci++) {
+                                acc += (uint32_t)(((int32_t)xi[(size_t)ci * cs] - p->in_zp) *
+                                                  (int32_t)wi[ci]);
+                            }
+                        }
+                    }
+                    out[c] = mote_s8_finish(p, (int32_t)acc, c);
+                }
+            }
+        }
+    }
 }
 
 /**

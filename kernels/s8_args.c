@@ -249,9 +249,10 @@ mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_co
 
 /**
  * The geometry shared by the int8 and int16 convolutions: input (args[0],
- * [N, H, W, Cin] of `dtype`), int8 weight (args[1]; depthwise [1, KH, KW, Cout]),
- * stride / padding / dilation (args[5..7]), the depth multiplier (args[8] when
- * depthwise) and the output (the last argument, `dtype`, shape checked). *next is
+ * [N, H, W, Cin] of `dtype`; [N, Cin, H, W] when depthwise is MOTE_S8_CONV_NCHW, which
+ * sets p->nchw), int8 weight (args[1]; depthwise [1, KH, KW, Cout]), stride / padding /
+ * dilation (args[5..7]), the depth multiplier (args[8] when depthwise is 1) and the
+ * output (the last argument, `dtype`, shape checked). *next is
  * the index of the first argument after them.
  */
 mote_err_t mote_conv_geometry(mote_value_t *const *args, uint32_t nargs, int depthwise, uint8_t dtype,
@@ -270,16 +271,17 @@ mote_err_t mote_conv_geometry(mote_value_t *const *args, uint32_t nargs, int dep
     MOTE_TRY(mote_s8_pair_arg(args[7], 1, 0x7fff, dl));
     *next = 8;
     p->depth_mult = 1;
-    if (depthwise) {
+    p->nchw = depthwise == MOTE_S8_CONV_NCHW;
+    if (depthwise == 1) {
         MOTE_TRY(mote_s8_int_arg(args[(*next)++], 1, 0x7fff, &p->depth_mult));
     }
     p->n = (*in)->sizes[0];
-    p->h = (*in)->sizes[1];
-    p->w = (*in)->sizes[2];
-    p->cin = (*in)->sizes[3];
+    p->h = (*in)->sizes[p->nchw ? 2 : 1];
+    p->w = (*in)->sizes[p->nchw ? 3 : 2];
+    p->cin = (*in)->sizes[p->nchw ? 1 : 3];
     p->kh = wt->sizes[1];
     p->kw = wt->sizes[2];
-    if (depthwise) {
+    if (depthwise == 1) {
         p->cout = wt->sizes[3];
         MOTE_CHECK(wt->sizes[0] == 1 && (int64_t)p->cin * p->depth_mult == p->cout, MOTE_ERR_KERNEL_SHAPE);
     } else {
@@ -318,14 +320,14 @@ mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
     mote_tensor_t *in;
     mote_tensor_t *out;
     uint32_t a; /* index of the first scalar after the int[2] lists */
-    MOTE_CHECK(args != NULL && (nargs == 14u || nargs == 13u + (uint32_t)(depthwise != 0) * 2u),
+    MOTE_CHECK(args != NULL && (nargs == 14u || nargs == 13u + (uint32_t)(depthwise == 1) * 2u),
                MOTE_ERR_KERNEL_ARGS);
     MOTE_TRY(mote_conv_geometry(args, nargs, depthwise, MOTE_DTYPE_INT8, p, &in, &out, &a));
     MOTE_TRY(MOTE_S8_ZP_ARG(args[a], &p->in_zp));
     MOTE_TRY(MOTE_S8_ZP_ARG(args[a + 1], &p->out_zp));
     MOTE_TRY(mote_s8_act_args(args[a + 2], args[a + 3], &p->act_min, &p->act_max));
     MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
-    if (!depthwise && nargs == 14u) {
+    if (depthwise != 1 && nargs == 14u) {
         /* the panel, optionally followed by the fast requantization table */
         mote_tensor_t *wp;
         const uint32_t nw = mote_s8_conv_panel_numel(p->kh * p->kw * p->cin, p->cout);
@@ -339,7 +341,7 @@ mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
             p->wtable = (const int32_t *)(const void *)(p->wpanel + nw); /* nw: a multiple of 8 */
         }
     }
-    if (depthwise && nargs == 15u) {
+    if (depthwise == 1 && nargs == 15u) {
         /* the DSP planes' per-channel record (aot/compiler/dsp_weights.py dw_record) */
         mote_tensor_t *rt;
         MOTE_TRY(mote_s8_tensor_arg(args[13], MOTE_DTYPE_INT32, 1, &rt));
@@ -377,6 +379,7 @@ mote_err_t mote_linear_geometry(mote_value_t *const *args, uint32_t nargs, uint8
     p->stride_h = p->stride_w = p->dil_h = p->dil_w = 1;
     p->pad_h = p->pad_w = 0;
     p->depth_mult = 1;
+    p->nchw = 0;
     p->wpanel = NULL;
     p->wtable = NULL;
     p->oy0 = 0;

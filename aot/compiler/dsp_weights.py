@@ -34,6 +34,9 @@ import numpy as np
 from aot import ir
 
 CONV = ("mote::conv2d_s8", "out")
+#: conv2d_s8 on the NCHW program input (aot.compiler.quant.int8ref.conv2d_s8_nchw,
+#: nchw_stem_pass): conv2d_s8's arguments, the panel included
+CONV_NCHW = ("mote::conv2d_s8_nchw", "out")
 LINEAR = ("mote::linear_s8", "out")
 #: argument index of the pre-widened weights in the 14-argument conv2d_s8
 PANEL_ARG = 12
@@ -43,12 +46,13 @@ LINEAR_PANEL_ARG = 9
 LINEAR_KMAX = 256
 INT16 = ir.NUMPY_CODES[np.dtype(np.int16)]
 INT32 = ir.NUMPY_CODES[np.dtype(np.int32)]
+INT8 = ir.NUMPY_CODES[np.dtype(np.int8)]
 
 
 def has_panel(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
     """True if conv2d_s8 ``call`` carries pre-widened weights (argument 12 an int16
     tensor), or linear_s8 ``call`` its panel (argument 9)."""
-    at = {CONV: PANEL_ARG, LINEAR: LINEAR_PANEL_ARG}.get((call.op, call.overload))
+    at = {CONV: PANEL_ARG, CONV_NCHW: PANEL_ARG, LINEAR: LINEAR_PANEL_ARG}.get((call.op, call.overload))
     if at is None or len(call.args) <= at + 1:
         return False
     v = spec.values[call.args[at]]
@@ -174,7 +178,7 @@ def has_eform(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
     """True if conv2d_s8 ``call``'s panel ends with the E-form table (its third word
     marked, EFORM_MARK): the DSP kernel's conv_rows_pwe (MOTE_S8_USE_CONV_PWE)."""
     from aot.compiler.scratch import conv_has_table
-    if (call.op, call.overload) != CONV or not conv_has_table(spec, call):
+    if not is_conv(call) or not conv_has_table(spec, call):
         return False
     w = spec.values[call.args[1]]
     k = int(np.prod(w.sizes[1:]))
@@ -191,6 +195,74 @@ def eform_pw(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
     from aot.compiler.scratch import conv_code
     return (conv_code(spec, call) == 1 and list(spec.values[call.args[5]].items) == [1, 1]
             and int(spec.values[call.args[0]].sizes[3]) <= EFORM_PWMAX)
+
+
+PERMUTE = ("aten::permute_copy", "out")
+#: the K order of the NCHW stem's column (cmsis/op_mote_conv2d_s8.c CONV_STEM3N_COL):
+#: position k holds the tap of NHWC K index NCHW_K[k] ((row * 3 + x) * 3 + channel;
+#: 27 is the panel's zero pad: the column's byte before plane 2's last row there)
+NCHW_K = (0, 9, 6, 15, 18, 1, 24, 7, 10, 19, 16, 25, 2, 11, 8, 17,
+          20, 27, 26, 23, 3, 21, 12, 4, 13, 5, 22, 14)
+
+
+def is_conv(call) -> bool:
+    """True if ``call`` is a conv2d_s8 or conv2d_s8_nchw call (the same arguments)."""
+    return isinstance(call, ir.KernelCall) and (call.op, call.overload) in (CONV, CONV_NCHW)
+
+
+def nchw_panel(p: np.ndarray, cout: int) -> np.ndarray:
+    """The int16 constant of a STEM3X3C3 call (call_panel: rows of K = 28 in pairs,
+    groups of four taps in SXTB16 order, then the table) with the taps of every row
+    put in the NCHW column's order (NCHW_K); the table is unchanged (it sums the
+    weights, in any order)."""
+    n = ((cout + 1) & ~1) * 28
+    rows = p[:n].reshape(-1, 7, 2, 4)[..., [0, 2, 1, 3]]        # pair, group, row, tap 4g+j
+    k = rows.transpose(0, 2, 1, 3).reshape(-1, 2, 28)[:, :, list(NCHW_K)]
+    out = k.reshape(-1, 2, 7, 4).transpose(0, 2, 1, 3)[..., [0, 2, 1, 3]]
+    return np.concatenate([out.reshape(-1), p[n:]]).astype(p.dtype)
+
+
+def nchw_stem_pass(spec: ir.ProgramSpec) -> int:
+    """Where an int8 NCHW tensor (the program input with int8 I/O, else its quantized
+    copy) is permuted to NHWC (``aten::permute_copy`` [0, 2, 3, 1])
+    for one STEM3X3C3 conv2d_s8 call alone that carries the DSP kernel's table (Cout
+    even: the kernel's conv_stem3_rows), that call becomes ``mote::conv2d_s8_nchw`` on
+    that tensor itself (its panel's taps in the NCHW column's order, nchw_panel) and
+    the permute goes: the same bytes out, one copy of the input less. Returns the number
+    of calls changed."""
+    from aot.compiler.liveness import call_tensors
+    from aot.compiler.scratch import conv_code, conv_has_table
+    uses: dict = {}
+    for step, c in enumerate(spec.instructions):
+        for v in set(call_tensors(spec, c)):
+            uses.setdefault(v, []).append(step)
+    drop = []
+    for step, pc in enumerate(spec.instructions):
+        if not isinstance(pc, ir.KernelCall) or (pc.op, pc.overload) != PERMUTE:
+            continue
+        src, dims, t = pc.args[0], spec.values[pc.args[1]], pc.args[-1]
+        if spec.values[src].dtype != INT8 or t in spec.outputs or not isinstance(dims, ir.IntListValue) \
+                or [int(d) for d in dims.items] != [0, 2, 3, 1] or len(uses.get(t, [])) != 2:
+            continue
+        c = spec.instructions[[s for s in uses[t] if s != step][0]]
+        if not is_conv(c) or (c.op, c.overload) != CONV or c.args[0] != t or t in c.args[1:-1] \
+                or conv_code(spec, c) != 4 or int(spec.values[c.args[-1]].sizes[3]) % 2:
+            continue
+        if not conv_has_table(spec, c):
+            continue
+        pv = spec.values[c.args[PANEL_ARG]]
+        p = nchw_panel(np.frombuffer(pv.constant, "<i2"), int(spec.values[c.args[-1]].sizes[3]))
+        spec.values.append(ir.TensorValue(sizes=[int(p.size)], dtype=INT16, dim_order=[0],
+                                          constant=p.astype("<i2").tobytes(), name=f"{pv.name}_nchw"))
+        if len(uses.get(c.args[PANEL_ARG], [])) == 1:
+            spec.values[c.args[PANEL_ARG]] = None
+        c.args[PANEL_ARG] = len(spec.values) - 1
+        c.op, c.args[0] = CONV_NCHW[0], src
+        spec.values[t] = None
+        drop.append(step)
+    for step in reversed(drop):
+        del spec.instructions[step]
+    return len(drop)
 
 
 def linear_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
@@ -435,5 +507,7 @@ def add_dsp_weights(spec: ir.ProgramSpec, linear="panel", conv: bool = True) -> 
                                           name=f"{wv.name}_dsp"))
         call.args.insert(PANEL_ARG, len(spec.values) - 1)
         added += p.nbytes
+    if conv:
+        nchw_stem_pass(spec)
     spec.plan_info["dsp_weights_bytes"] = added
     return added

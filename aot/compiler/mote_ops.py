@@ -24,6 +24,11 @@ SCHEMAS = {
     "conv2d_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
                  "int[2] stride, int[2] padding, int[2] dilation, int input_zero_point, "
                  "int output_zero_point, int activation_min, int activation_max",
+    # conv2d_s8 on an NCHW input (a program input read by an RGB stem in place of
+    # its NHWC copy: aot.compiler.dsp_weights.nchw_stem_pass; int8ref.conv2d_s8_nchw)
+    "conv2d_s8_nchw": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
+                      "int[2] stride, int[2] padding, int[2] dilation, int input_zero_point, "
+                      "int output_zero_point, int activation_min, int activation_max",
     "depthwise_conv2d_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, "
                            "Tensor shift, int[2] stride, int[2] padding, int[2] dilation, "
                            "int depth_multiplier, int input_zero_point, int output_zero_point, "
@@ -96,6 +101,10 @@ def _shape(name: str, args) -> tuple:
     if name == "conv2d_s8":
         x, w = args[0], args[1]
         return _conv_shape(x.shape[0], x.shape[1], x.shape[2], w.shape[0],
+                           (w.shape[1], w.shape[2]), args[5], args[6], args[7])
+    if name == "conv2d_s8_nchw":
+        x, w = args[0], args[1]
+        return _conv_shape(x.shape[0], x.shape[2], x.shape[3], w.shape[0],
                            (w.shape[1], w.shape[2]), args[5], args[6], args[7])
     if name == "depthwise_conv2d_s8":
         x, w = args[0], args[1]

@@ -81,16 +81,21 @@ def _scratch_library():
     return lib
 
 
+def _nhwc(call, sizes) -> list:
+    """A conv call's input sizes as [N, H, W, Cin] (conv2d_s8_nchw's input is [N, Cin, H, W])."""
+    return [sizes[0], sizes[2], sizes[3], sizes[1]] if call.op == "mote::conv2d_s8_nchw" else list(sizes)
+
+
 def scratch_bytes(spec, call) -> int:
     """Scratch bytes the optimized Cortex-M kernel of `call` (an ir.KernelCall) needs."""
     name = f"{call.op}.{call.overload}"
     vals = spec.values
-    if name in ("mote::conv2d_s8.out", "mote::depthwise_conv2d_s8.out"):
+    if name in ("mote::conv2d_s8.out", "mote::conv2d_s8_nchw.out", "mote::depthwise_conv2d_s8.out"):
         x, w, out = vals[call.args[0]], vals[call.args[1]], vals[call.args[-1]]
-        n, h, wd, cin = (int(v) for v in x.sizes)
+        n, h, wd, cin = (int(v) for v in _nhwc(call, x.sizes))
         cout = int(out.sizes[3])
         kh, kw = int(w.sizes[1]), int(w.sizes[2])
-        if name == "mote::conv2d_s8.out":
+        if name != "mote::depthwise_conv2d_s8.out":
             from aot.compiler.dsp_weights import has_panel
             return int(_scratch_library().mote_scratch_mote_conv2d_s8(
                 n, h, wd, cin, cout, kh, kw, int(has_panel(spec, call))))
@@ -162,10 +167,12 @@ def call_variant(spec, call):
                                              call.args[7], call.args[8], call.args[11])]
         code = int(_scratch_library().mote_variant_mote_add_s8(*ints))
         return ADD_VARIANTS.get(code, f"variant {code}")
-    if name != "mote::conv2d_s8.out":
+    if name not in ("mote::conv2d_s8.out", "mote::conv2d_s8_nchw.out"):
         return None
     code = conv_code(spec, call)
     label = CONV_VARIANTS.get(code, f"variant {code}")
+    if name == "mote::conv2d_s8_nchw.out":   # the column gathered from the input's planes
+        label += "+nchw"
     if conv_has_table(spec, call):
         from aot.compiler.dsp_weights import EFORM_K8, eform_pw, has_eform
         if has_eform(spec, call):   # stride-1 Cin = K = 8: the channel-stationary core (MOTE_S8_EFORM_K8)
@@ -200,10 +207,10 @@ def conv_eform_k64(spec, call) -> bool:
 def conv_code(spec, call) -> int:
     """conv2d_s8 `call`'s MOTE_S8_CONV_* code (mote_s8_conv_variant in kernels/requant.h)."""
     vals = spec.values
-    x, w = vals[call.args[0]], vals[call.args[1]]
+    w = vals[call.args[1]]
     pad, dil = vals[call.args[6]], vals[call.args[7]]
     return int(_scratch_library().mote_variant_mote_conv2d_s8(
-        int(x.sizes[3]), int(w.sizes[1]), int(w.sizes[2]), int(pad.items[0]), int(pad.items[-1]),
+        int(w.sizes[3]), int(w.sizes[1]), int(w.sizes[2]), int(pad.items[0]), int(pad.items[-1]),
         int(dil.items[0]), int(dil.items[-1])))
 
 

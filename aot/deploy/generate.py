@@ -198,11 +198,11 @@ def _variant_rules(spec, opt_size: bool) -> dict:
     """{variant name: whether a call of `spec` runs it} on a core with the DSP
     extension, by the rules the kernels dispatch with (the C ones through the
     host-compiled kernels/int8_scratch.c, aot.compiler.scratch)."""
-    from aot.compiler.dsp_weights import (CONV, EFORM_K8, LINEAR, eform_pw, has_dw_record, has_eform, has_panel,
-                                          has_table)
+    from aot.compiler.dsp_weights import (EFORM_K8, LINEAR, eform_pw, has_dw_record, has_eform, has_panel,
+                                          has_table, is_conv)
     from aot.compiler.scratch import (conv_code, conv_direct_in_place, conv_eform_k64, conv_has_table, dw_planar,
                                       dw_planar_eform, dw_planar_form, placement)
-    conv = [c for c in spec.instructions if (c.op, c.overload) == CONV]
+    conv = [c for c in spec.instructions if is_conv(c)]
     dw = [c for c in spec.instructions if (c.op, c.overload) == ("mote::depthwise_conv2d_s8", "out")]
     lin = [c for c in spec.instructions if (c.op, c.overload) == LINEAR]
     vals = spec.values
@@ -223,6 +223,7 @@ def _variant_rules(spec, opt_size: bool) -> dict:
                               for c, code in zip(conv, codes)),
         "CONV_STEM": 2 in codes, "CONV_WINDOW": 3 in codes,
         "CONV_STEM3X3C3": 4 in codes,
+        "CONV_STEM3_NCHW": any(c.op == "mote::conv2d_s8_nchw" for c in conv),
         "CONV_GENERAL": not all(conv_has_table(spec, c) for c in conv),
         "CONV_FULL": not opt_size and any(full),
         "CONV_CLAMP": bool(cores) and (opt_size or not all(full)),

@@ -224,13 +224,40 @@ def test_mobilenet_convs_take_the_eform():
     """VWW's convs carry the E-form table (full range, out_zp -128): its pointwise
     layers and its stem (K = 27, ReLU6 over the full range: conv_stem3_rows)."""
     c = compile_model_file("zoo/mobilenet_v1_025.py", int8=True, int8_io=True, dsp_weights=True).spec
-    convs = [x for x in c.instructions if x.op == "mote::conv2d_s8"]
+    convs = [x for x in c.instructions if x.op in ("mote::conv2d_s8", "mote::conv2d_s8_nchw")]
     ks = [int(np.prod(c.values[x.args[1]].sizes[1:])) for x in convs]
     assert all(has_eform(c, x) for x in convs)
     assert ks.count(32) == 2 and 8 in ks and 16 in ks and ks[0] == 27
-    assert [call_variant(c, x) for x in convs][:6] == ["stem3x3c3+etable", "pointwise8+etable",
+    assert [call_variant(c, x) for x in convs][:6] == ["stem3x3c3+nchw+etable", "pointwise8+etable",
                                                       "pointwise+etable", "pointwise+etable",
                                                       "pointwise+etable", "pointwise+etable"]
+
+
+def test_mobilenet_stem_reads_the_nchw_input():
+    """With the DSP weights VWW's stem reads the int8 NCHW program input itself
+    (nchw_stem_pass: no permute_copy left), its panel the NHWC stem's with every row's
+    taps in the NCHW column's order (the table the same); without them the permute stays."""
+    from aot.compiler.dsp_weights import NCHW_K, nchw_panel
+    dsp = compile_model_file("zoo/mobilenet_v1_025.py", int8=True, int8_io=True, dsp_weights=True).spec
+    plain = compile_model_file("zoo/mobilenet_v1_025.py", int8=True, int8_io=True).spec
+    assert [x.op for x in plain.instructions][:2] == ["aten::permute_copy", "mote::conv2d_s8"]
+    stem = dsp.instructions[0]
+    assert stem.op == "mote::conv2d_s8_nchw" and stem.args[0] == dsp.inputs[0]
+    assert not any(x.op == "aten::permute_copy" for x in dsp.instructions)
+    assert list(dsp.values[stem.args[0]].sizes) == [1, 3, 96, 96]
+    w = dsp.values[stem.args[1]]
+    wt = np.frombuffer(w.constant, np.int8).reshape(w.sizes)
+    chans = [np.frombuffer(dsp.values[stem.args[i]].constant, "<i4") for i in (2, 3, 4)]
+    zps = [dsp.values[stem.args[i]] for i in (8, 9)]
+    nhwc = call_panel(wt, *chans, *zps, act=(-128, 127))
+    p = np.frombuffer(dsp.values[stem.args[PANEL_ARG]].constant, "<i2")
+    assert p.tobytes() == nchw_panel(nhwc, 8).tobytes()
+    n = 8 * 28
+    assert p[n:].tobytes() == nhwc[n:].tobytes() and p[:n].tobytes() != nhwc[:n].tobytes()
+    # row 0's K order: position k holds NHWC tap NCHW_K[k] (SXTB16 order inside a group)
+    row0 = nhwc[:n].reshape(4, 7, 2, 4)[0, :, 0][:, [0, 2, 1, 3]].reshape(28)
+    got0 = p[:n].reshape(4, 7, 2, 4)[0, :, 0][:, [0, 2, 1, 3]].reshape(28)
+    assert list(got0) == [row0[k] for k in NCHW_K]
 
 
 @pytest.fixture(scope="module")

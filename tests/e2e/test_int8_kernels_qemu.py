@@ -141,6 +141,17 @@ def _stem_eform(rng, name, n, h, w, cout, stride, bias=3000, pool=None):
                 scratch=conv_scratch_bytes(3, 3, 3, cout, prewidened=True))
 
 
+def _nchw(c):
+    """conv2d_s8 case c (with its panel) as conv2d_s8_nchw: the input's NCHW bytes, the
+    panel's taps in the NCHW column's order (dsp_weights.nchw_panel); the same output."""
+    from aot.compiler.dsp_weights import nchw_panel
+    args = list(c["args"])
+    args[0] = np.ascontiguousarray(args[0].transpose(0, 3, 1, 2))
+    args[PANEL_ARG] = nchw_panel(args[PANEL_ARG], args[1].shape[0])
+    assert R.conv2d_s8_nchw(*args[:PANEL_ARG], *args[PANEL_ARG + 1:]).tobytes() == c["out"].tobytes()
+    return dict(c, args=args, sym="mote_kernel_mote_conv2d_s8_nchw_out")
+
+
 def _with_table(c, suffix="_table"):
     """linear_s8 case c with its requantization table alone (an int32 argument 9:
     the DSP kernel reads the int8 weights in place, aot.compiler.dsp_weights.linear_table)."""
@@ -682,7 +693,19 @@ NETWORKS["stems"] = lambda rng, pool: [
     (_conv(rng, "stem3_nopad", 1, 26, 29, 3, 4, (3, 3), (1, 2), (0, 0), (1, 1), (-20, 60), pool), 1),
     (_conv(rng, "stem3_odd", 1, 26, 27, 3, 5, (3, 3), (2, 1), (1, 1), (1, 1), pool=pool), 1),
     (_stem_eform(rng, "stem3e_s2", 1, 31, 33, 8, 2, pool=pool), 1),
-    (_stem_eform(rng, "stem3e_s1", 2, 17, 20, 6, 1, pool=pool), 1)]
+    (_stem_eform(rng, "stem3e_s1", 2, 17, 20, 6, 1, pool=pool), 1),
+    # conv2d_s8_nchw (the input's NCHW bytes, its panel in the NCHW column's order):
+    # the E-form run and border windows, the fast table's C path (ReLU; unpadded with
+    # strides (1, 2): plane 2's last segment at x = 0 reads the byte before), and an
+    # odd Cout (the plain loop); the M55 takes them through its plain loop
+    (_nchw(_stem_eform(rng, "stem3n_e_s2", 1, 31, 33, 8, 2, pool=pool)), 1),
+    (_nchw(_stem_eform(rng, "stem3n_e_s1", 2, 17, 20, 6, 1, pool=pool)), 1),
+    (_nchw(_with_panel(_conv(rng, "stem3n_s2", 1, 31, 33, 3, 8, (3, 3), (2, 2), (1, 1), (1, 1),
+                             "relu", pool), "")), 1),
+    (_nchw(_with_panel(_conv(rng, "stem3n_nopad", 1, 26, 29, 3, 4, (3, 3), (1, 2), (0, 0), (1, 1),
+                             (-20, 60), pool), "")), 1),
+    (_nchw(_with_panel(_conv(rng, "stem3n_odd", 1, 26, 27, 3, 5, (3, 3), (2, 1), (1, 1), (1, 1),
+                             pool=pool), "")), 1)]
 NET_TARGETS = ("m33-dsp", "m55-mve")
 
 

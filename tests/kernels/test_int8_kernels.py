@@ -883,3 +883,23 @@ def test_planar_errors(libs):
                     [np.zeros((1, 4, 6, 6), np.int16), np.zeros((1, 3, 3, 4), np.int8), z, m, s, [1, 1], [3, 3],
                      [1, 1], 0, -128, 127], (1, 4, 4, 4))
         assert rc == ERR_SHAPE
+
+
+@pytest.mark.parametrize("case", CONV_CASES)
+def test_conv2d_s8_nchw(libs, case):
+    """conv2d_s8_nchw on the NCHW bytes of conv2d_s8's input gives conv2d_s8's bytes:
+    the integer reference, the portable kernel and the Cortex-M file's (its plain loop
+    on the host; the DSP stem in tests/e2e/test_int8_kernels_qemu.py)."""
+    ref, cm = libs
+    rng = np.random.default_rng(hash(case) & 0xffff)
+    args = _conv_args(rng, case)
+    exp = R.conv2d_s8(*args)
+    nchw = [np.ascontiguousarray(args[0].transpose(0, 3, 1, 2))] + args[1:]
+    assert R.conv2d_s8_nchw(*nchw).tobytes() == exp.tobytes()
+    for lib in libs:
+        rc, out = run(lib, "mote_kernel_mote_conv2d_s8_nchw_out", nchw, exp.shape)
+        assert rc == 0
+        assert out.tobytes() == exp.tobytes()
+    # the NHWC input itself is refused (its H read as Cin), not misread
+    if args[0].shape[1] != args[0].shape[3]:
+        assert run(ref, "mote_kernel_mote_conv2d_s8_nchw_out", args, exp.shape)[0] == ERR_SHAPE

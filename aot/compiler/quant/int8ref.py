@@ -28,7 +28,7 @@ INT32_MAX = (1 << 31) - 1
 
 __all__ = [
     "quantize_multiplier", "srdhm", "rdbpot", "requantize",
-    "conv2d_s8", "depthwise_conv2d_s8", "pointwise_s8_planar16", "depthwise_planar16_s8",
+    "conv2d_s8", "conv2d_s8_nchw", "depthwise_conv2d_s8", "pointwise_s8_planar16", "depthwise_planar16_s8",
     "planar16", "fold_input_zero_point", "linear_s8", "bmm_s8", "add_s8", "mul_s8",
     "avg_pool2d_s8", "max_pool2d_s8", "mean_s8", "pad_s8",
     "conv_transpose2d_s8", "upsample_nearest2d_s8", "upsample_bilinear2d_s8",
@@ -211,6 +211,18 @@ def conv2d_s8(input, weight, bias, multiplier, shift, stride, padding, dilation,
                      _pair(dilation, "dilation"), depthwise=False)
     return _finish(acc, bias, multiplier, shift, output_zero_point, activation_min,
                    activation_max)
+
+
+def conv2d_s8_nchw(input, weight, bias, multiplier, shift, stride, padding, dilation,
+                   input_zero_point: int, output_zero_point: int,
+                   activation_min: int, activation_max: int) -> np.ndarray:
+    """conv2d_s8 on an NCHW input: input int8 [N,Cin,H,W] (the model's own layout),
+    weight int8 [Cout,KH,KW,Cin] as conv2d_s8's; the bytes of conv2d_s8 on
+    input.transpose(0, 2, 3, 1). Returns int8 [N,Ho,Wo,Cout] (NHWC)."""
+    x = _check_int8(input, "input", 4)
+    return conv2d_s8(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), weight, bias, multiplier, shift,
+                     stride, padding, dilation, input_zero_point, output_zero_point,
+                     activation_min, activation_max)
 
 
 def depthwise_conv2d_s8(input, weight, bias, multiplier, shift, stride, padding,
