@@ -276,9 +276,9 @@ mote_err_t mote_conv_geometry(mote_value_t *const *args, uint32_t nargs, int dep
         MOTE_TRY(mote_s8_int_arg(args[(*next)++], 1, 0x7fff, &p->depth_mult));
     }
     p->n = (*in)->sizes[0];
-    p->h = (*in)->sizes[p->nchw ? 2 : 1];
-    p->w = (*in)->sizes[p->nchw ? 3 : 2];
-    p->cin = (*in)->sizes[p->nchw ? 1 : 3];
+    p->h = (*in)->sizes[1 + p->nchw];
+    p->w = (*in)->sizes[2 + p->nchw];
+    p->cin = (*in)->sizes[3 - 2 * p->nchw];
     p->kh = wt->sizes[1];
     p->kw = wt->sizes[2];
     if (depthwise == 1) {
