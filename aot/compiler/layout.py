@@ -264,6 +264,16 @@ DW_PLANES4 = "dw_planes4"
 #: spec.plan_info key: steps of the depthwise calls whose scratch holds two int16 planes
 DW_PLANES2 = "dw_planes2"
 
+#: How much planes4_pass may grow the arena at --opt speed (a fraction of the arena
+#: without planes): MobileNetV1-0.25 (VWW, int8 I/O) gets four planes on its first four
+#: depthwise layers for 1,328 B more arena (55,936 -> 57,264 B):
+#: 9,498,374 -> 9,424,089 estimated M33 cycles.
+PLANES_GROWTH = 1 / 16
+
+#: spec.plan_info key: {"arena_without": the arena (bytes) with no call given two or four
+#: planes, "budget": the most planes4_pass let the arena grow to}
+DW_PLANES_ARENA = "dw_planes_arena"
+
 
 def dw_planes2_bytes(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
     """Scratch bytes with which the DSP depthwise_conv2d_s8 widens two channels at once
@@ -286,15 +296,17 @@ def dw_planes4_bytes(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
     return 16 + 8 * (int(x.sizes[1]) + 2 * ph) * (int(x.sizes[2]) + 2 * pw)
 
 
-def planes4_pass(*, scratch_fn: Callable, planner: str = "best") -> Callable:
+def planes4_pass(*, scratch_fn: Callable, planner: str = "best", growth: float = 0.0) -> Callable:
     """The spec pass (DSP boards, after the passes that change calls) that gives a
     depthwise_conv2d_s8 call taking the DSP plane path (aot.compiler.scratch.dw_planar)
-    scratch for four int16 planes where the arena does not grow: the kernel then widens
-    four channels per call (cmsis/op_mote_depthwise_conv2d_s8.c dw_widen4, about 2.2
-    instructions per input value against 3.8 one plane at a time). Calls are tried the
-    most input values first, each kept only if the planned arena stays within that of
-    the program without any (spec.plan_info[DW_PLANES4]: the steps, in order); the calls
-    left get two planes (dw_widen2) by the same test (spec.plan_info[DW_PLANES2])."""
+    scratch for four int16 planes where the arena does not grow by more than `growth`
+    (a fraction of the arena of the program without any; 0: not at all): the kernel
+    then widens four channels per call (cmsis/op_mote_depthwise_conv2d_s8.c dw_widen4,
+    about 2.2 instructions per input value against 3.8 one plane at a time). Calls are
+    tried the most input values first, each kept only if the planned arena stays within
+    that budget (spec.plan_info[DW_PLANES4]: the steps, in order); the calls left get
+    two planes (dw_widen2) by the same test (spec.plan_info[DW_PLANES2]).
+    spec.plan_info[DW_PLANES_ARENA] gives the arena without any and the budget (bytes)."""
     from aot.compiler.scratch import dw_planar
 
     def run(spec: ir.ProgramSpec) -> None:
@@ -309,7 +321,9 @@ def planes4_pass(*, scratch_fn: Callable, planner: str = "best") -> Callable:
                 cands.append((-int(np.prod(x.sizes)), step))
         if not cands:
             return
-        budget = _arena(spec, [], (), scratch_fn, planner, False)
+        base = _arena(spec, [], (), scratch_fn, planner, False)
+        budget = base + int(base * growth)
+        spec.plan_info[DW_PLANES_ARENA] = {"arena_without": base, "budget": budget}
         granted = []
         for _, step in sorted(cands):
             spec.plan_info[DW_PLANES4] = sorted(granted + [step])

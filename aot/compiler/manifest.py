@@ -109,6 +109,11 @@ def build_manifest(spec: ir.ProgramSpec, extra: dict | None = None, program=None
     if (spec.plan_info or {}).get("layouts", {}).get("pairs"):
         # aot.compiler.layout: each pointwise -> depthwise tensor, planar int16 or NHWC
         m["layouts"] = spec.plan_info["layouts"]
+    if (spec.plan_info or {}).get("dw_planes_arena"):
+        # aot.compiler.layout.planes4_pass: the depthwise calls widening four or two
+        # channels at once, and what that costs the arena
+        m["dw_planes"] = {"four": spec.plan_info.get("dw_planes4", []), "two": spec.plan_info.get("dw_planes2", []),
+                          **spec.plan_info["dw_planes_arena"]}
     if (spec.plan_info or {}).get("delegation"):
         m["delegation"] = spec.plan_info["delegation"]
     m.update(extra)

@@ -266,13 +266,16 @@ def _compile(name, eager, mf, recipe: Recipe, calibration, base_ptd: Optional[by
         from aot.compiler.dsp_weights import add_dsp_weights
         core = core_program(ep)
         passes, delegation = _delegation(delegate)
-        from aot.compiler.layout import layout_pass, planes4_pass
+        from aot.compiler.layout import PLANES_GROWTH, layout_pass, planes4_pass
         # --opt size keeps each linear layer's table alone (weights read in place), not its int16 panel
         linear = "table" if recipe.opt == "size" else "panel"
         later = ((lambda sp: add_dsp_weights(sp, linear=linear)),) if recipe.dsp_weights else \
             ((lambda sp: add_dsp_weights(sp, linear="table", conv=False)),) if recipe.linear_tables else ()
-        # DSP boards: depthwise calls' scratch for four int16 planes where the arena does not grow
-        planes4 = (planes4_pass(scratch_fn=scratch_bytes, planner=planner),) if recipe.dsp_weights else ()
+        # DSP boards: depthwise calls' scratch for four (or two) int16 planes where the arena
+        # grows by at most PLANES_GROWTH at --opt speed, not at all at --opt size
+        growth = PLANES_GROWTH if recipe.opt == "speed" else 0.0
+        planes4 = (planes4_pass(scratch_fn=scratch_bytes, planner=planner, growth=growth),) \
+            if recipe.dsp_weights else ()
         spec = lower_core(core, planner=planner, scratch_fn=scratch_bytes,
                           spec_passes=passes + (layout_pass(recipe.layout, scratch_fn=scratch_bytes, planner=planner,
                                                             then=later, dsp_weights=recipe.dsp_weights),) + later

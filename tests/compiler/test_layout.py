@@ -211,3 +211,31 @@ def test_dsp_depthwise_gets_four_planes_where_the_arena_keeps_its_size(monkeypat
     assert DW_PLANES4 not in n.spec.plan_info
     assert c.spec.arena_sizes[1] == n.spec.arena_sizes[1]
     _same_as_int8ref(c)
+
+
+def test_dsp_depthwise_planes_grow_the_arena_within_the_budget(monkeypatch):
+    """--opt speed lets planes4_pass grow the arena by at most PLANES_GROWTH of the
+    arena without planes (a larger fraction here, so the 32x32x16 call gets its four
+    planes too); --opt size by nothing. ops.json's "dw_planes" reports the calls and
+    the budget; the bytes stay the reference's."""
+    import aot.compiler.layout as L
+    from aot.compiler.layout import DW, DW_PLANES4, DW_PLANES_ARENA
+    from aot.compiler.manifest import build_manifest
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 16, 3, padding=1, groups=16),
+                      nn.ReLU(), nn.MaxPool2d(4), nn.Conv2d(16, 16, 1), nn.ReLU(),
+                      nn.Conv2d(16, 16, 3, padding=1, groups=16)).eval()
+    x = torch.randn(1, 3, 32, 32)
+    monkeypatch.setattr(L, "PLANES_GROWTH", 0.5)
+    c = _compile(m, "auto", inputs=(x,), dsp_weights=True)
+    dws = [step for step, k in enumerate(c.spec.instructions) if (k.op, k.overload) == DW]
+    info = c.spec.plan_info[DW_PLANES_ARENA]
+    assert c.spec.plan_info[DW_PLANES4] == dws
+    assert info["budget"] == info["arena_without"] + int(info["arena_without"] * 0.5)
+    assert info["arena_without"] < c.spec.arena_sizes[1] <= info["budget"]
+    assert build_manifest(c.spec)["dw_planes"] == {"four": dws, "two": [], **info}
+    _same_as_int8ref(c)
+    s = _compile(m, "auto", inputs=(x,), dsp_weights=True, opt="size")
+    info = s.spec.plan_info[DW_PLANES_ARENA]
+    assert info["budget"] == info["arena_without"] == s.spec.arena_sizes[1]
+    assert s.spec.plan_info[DW_PLANES4] == [dws[1]]

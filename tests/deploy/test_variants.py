@@ -22,11 +22,12 @@ EXPECTED = {
     # no store core of the fast form
     "ds_cnn": ({"CONV_STEM", "CONV_E", "DW_PLANAR", "DW_PLANAR_T", "DW_PLANAR_E", "DW_PLANAR_X8", "LINEAR_PANEL"},
                {"CONV_STEM", "CONV_E", "DW_PLANAR", "DW_PLANAR_T", "DW_PLANAR_E", "LINEAR_TABLE"}),
-    # (every depthwise layer through the planes in the E-form; its 6x6 and 3x3 maps: the 1x6 and 1x3 blocks, C blocks)
+    # (every depthwise layer through the planes in the E-form; its 6x6 and 3x3 maps: the 1x6 and 1x3 blocks, C blocks;
+    # at --opt speed every one widens four channels at once)
     # (every conv in the E-form; its pointwise layers of K <= 32 conv_rows_pwe, K = 8 its core;
     # its stem reads the NCHW input)
     "mobilenet_v1_025": ({"CONV_STEM3X3C3", "CONV_STEM3_NCHW", "CONV_E", "CONV_EK64", "CONV_PWE", "CONV_PW8", "CONV_PWU", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
-                          "DW_PLANAR_ONE", "DW_PLANAR_TWO", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_PLANAR_X3S2", "DW_PLANAR_C",
+                          "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_PLANAR_X3S2", "DW_PLANAR_C",
                           "DW_PLANAR_E", "DW_PLANAR_X8", "LINEAR_PANEL"},
                          {"CONV_STEM3X3C3", "CONV_STEM3_NCHW", "CONV_E", "CONV_EK64", "CONV_PWE", "CONV_PW8", "CONV_PWU", "DW_PLANAR", "DW_PLANAR_S2", "DW_PLANAR_N",
                           "DW_PLANAR_ONE", "DW_PLANAR_TWO", "DW_PLANAR_X6", "DW_PLANAR_X6S2", "DW_PLANAR_X3", "DW_PLANAR_X3S2", "DW_PLANAR_C",
