@@ -45,19 +45,26 @@ import numpy as np
 from aot import ir
 from aot.errors import MoteError, ProtocolError
 
-_OUT = re.compile(r"^OUT (\d+) (\d+) ([0-9a-fA-F,]*)$")
-_MOTE = re.compile(r"^MOTE ([A-Z][A-Z0-9_]*)(?: (.*))?$")
-_PROF = re.compile(r"^PROF (\d+) (\d+) (\d+)$")
-_DBG = re.compile(r"^DBG (\d+) (\d+) ([0-9a-fA-F]*)$")
+# The firmware prints ASCII only: [0-9] with re.ASCII, not \d (int() would take '١٢٣'),
+# a number has at most 20 digits (uint64), a tensor's hex whole bytes.
+_NUM = r"([0-9]{1,20})"
+_OUT = re.compile(rf"^OUT {_NUM} {_NUM} ([0-9a-fA-F,]*)$", re.ASCII)
+_MOTE = re.compile(r"^MOTE ([A-Z][A-Z0-9_]*)(?: (.*))?$", re.ASCII)
+_PROF = re.compile(rf"^PROF {_NUM} {_NUM} {_NUM}$", re.ASCII)
+_DBG = re.compile(rf"^DBG {_NUM} {_NUM} ((?:[0-9a-fA-F]{{2}})*)$", re.ASCII)
+_INT = re.compile(r"[+-]?[0-9]{1,20}", re.ASCII)
+# what mote_selftest_format and printf's %d/%u/%f/%e/%g print: no '_', no ' 1', no '١'
+_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]{1,40}(?:\.[0-9]{0,40})?|\.[0-9]{1,40})(?:[eE][+-]?[0-9]{1,3})?"
+                    r"|nan|inf)", re.ASCII | re.IGNORECASE)
 
 
 def _number(text: str):
-    """int, then float, else the text itself."""
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
+    """An ASCII integer of at most 20 digits as int, a float the firmware prints
+    (1.250e-3, nan, inf) as float, anything else as the text itself."""
+    if _INT.fullmatch(text):
+        return int(text)
+    if _FLOAT.fullmatch(text):
+        return float(text)
     return text
 
 
@@ -68,6 +75,23 @@ def _fields(words: list) -> dict:
             k, v = w.split("=", 1)
             out[k] = _number(v)
     return out
+
+
+def _int_field(fields: dict, key: str, default: int, line_kind: str) -> int:
+    """fields[key] as an int (default when absent). Raises ProtocolError when
+    the line gave something else (text, a float, nan)."""
+    v = fields.get(key, default)
+    if type(v) is not int:
+        raise ProtocolError(f"{line_kind}: {key}={str(v)[:40]!r} is not an integer")
+    return v
+
+
+def _float_field(fields: dict, key: str, line_kind: str) -> float:
+    """fields[key] as a float (nan when absent). Raises ProtocolError on text."""
+    v = fields.get(key, float("nan"))
+    if type(v) not in (int, float):
+        raise ProtocolError(f"{line_kind}: {key}={str(v)[:40]!r} is not a number")
+    return float(v)
 
 
 def decode_outputs(hex_parts: list, outputs_meta: list) -> list:
@@ -88,6 +112,10 @@ def decode_outputs(hex_parts: list, outputs_meta: list) -> list:
     return arrays
 
 
+#: the events of lines that are not "MOTE <WORD>" lines
+_OTHER_KINDS = ("out", "trace", "debug_output", "text")
+
+
 def parse_line(line: str, outputs_meta: Optional[list] = None) -> dict:
     """One protocol line as an event:
 
@@ -100,7 +128,13 @@ def parse_line(line: str, outputs_meta: Optional[list] = None) -> dict:
     {"event": "debug_output", "instr", "value", "hex"} (DBG) ·
     {"event": <word lower-cased>, "fields"} for any other "MOTE <WORD>" line ·
     {"event": "text"} for anything else. Every event carries "line".
+
+    `line` may be bytes (decoded as UTF-8 with replacement). Never raises: a
+    line that does not fit its kind's grammar (non-ASCII digits, a number of
+    more than 20 digits, odd hex) is a "text" event.
     """
+    if isinstance(line, (bytes, bytearray)):
+        line = bytes(line).decode("utf-8", errors="replace")
     line = line.rstrip("\r\n")
     m = _PROF.match(line)
     if m:
@@ -128,14 +162,16 @@ def parse_line(line: str, outputs_meta: Optional[list] = None) -> dict:
     if not m:
         return {"event": "text", "line": line}
     word, rest = m.group(1), (m.group(2) or "")
+    if word.lower() in _OTHER_KINDS:  # "MOTE OUT x" is not an OUT line: no index, no count
+        return {"event": "text", "line": line}
     words = rest.split()
     ev: dict = {"event": word.lower()}
     if word == "BOOT":
         ev["board"] = rest.strip()
     elif word == "MODEL":
         ev.update(_fields(words))
-    elif word == "DONE" and words and words[0].isdigit():
-        ev["count"] = int(words[0])
+    elif word == "DONE" and words and type(_number(words[0])) is int:
+        ev["count"] = _number(words[0])
     elif word == "ERROR":
         ev["stage"] = words[0] if words else ""
         ev["code"] = _number(words[1]) if len(words) > 1 else None
@@ -187,9 +223,8 @@ def read_traces(lines) -> list:
             cur["outputs"].setdefault(ev["instr"], []).append((ev["value"], bytes.fromhex(ev["hex"])))
         elif kind == "prof":
             f = ev["fields"]
-            cur.update(overhead=int(f.get("overhead", 0)), run=int(f.get("run", 0)),
-                       dropped=int(f.get("dropped", 0)))
-            if int(f.get("events", -1)) != len(cur["events"]):
+            cur.update({k: _int_field(f, k, 0, "MOTE PROF") for k in ("overhead", "run", "dropped")})
+            if _int_field(f, "events", -1, "MOTE PROF") != len(cur["events"]):
                 raise ProtocolError(f"MOTE PROF says {f.get('events')} events, "
                                     f"{len(cur['events'])} PROF lines arrived")
             runs.append(cur)
@@ -231,15 +266,18 @@ def read_selftest(lines, on_line=None) -> dict:
             continue
         f = ev["fields"]
         if ev["kind"] == "CASE":
-            rows.append({"case": int(f.get("case", len(rows))), "output": int(f.get("output", 0)),
-                         "max_abs_err": float(f.get("max_abs_err", "nan")),
-                         "tol": float(f.get("tol", "nan")), "verdict": str(f.get("result", "?"))})
+            kind = "MOTE SELFTEST CASE"
+            rows.append({"case": _int_field(f, "case", len(rows), kind),
+                         "output": _int_field(f, "output", 0, kind),
+                         "max_abs_err": _float_field(f, "max_abs_err", kind),
+                         "tol": _float_field(f, "tol", kind), "verdict": str(f.get("result", "?"))})
         elif ev["verdict"] is not None:
             fail = None
             if ev["verdict"] == "FAIL":
                 fail = {k: f[k] for k in ("case", "output", "element", "got", "want", "tol", "failed")
                         if k in f}
-            return {"verdict": ev["verdict"], "n": int(f.get("n", len({r["case"] for r in rows}))),
-                    "max_abs_err": float(f.get("max_abs_err", "nan")), "rows": rows, "fail": fail}
+            kind = f"MOTE SELFTEST {ev['verdict']}"
+            return {"verdict": ev["verdict"], "n": _int_field(f, "n", len({r["case"] for r in rows}), kind),
+                    "max_abs_err": _float_field(f, "max_abs_err", kind), "rows": rows, "fail": fail}
     raise ProtocolError("no MOTE SELFTEST PASS/FAIL line" + (f"; last lines: {seen[-5:]}" if seen
                                                                else ": no lines at all"))

@@ -56,7 +56,8 @@ class RunResult:
         for line in self.uart.splitlines():
             ev = parse_line(line)
             if ev["event"] == "stack":
-                return int(ev["fields"].get("used", 0)) or None
+                used = ev["fields"].get("used")
+                return used if type(used) is int and used > 0 else None
         return None
 
 

@@ -54,26 +54,42 @@ def open_port(port: str, baud: int = 115200):
         raise SerialPortError(f"cannot open {port}: {reason}") from None
 
 
+#: the longest line read_lines keeps, bytes: an OUT line of 8 MiB of outputs fits;
+#: a link that sends more without a newline has its bytes cut into lines this long
+MAX_LINE_BYTES = 16 << 20
+
+
 def read_lines(ser, deadline: Optional[float] = None) -> Iterator[str]:
     """Lines from `ser` (without "\\r\\n", decoded as UTF-8 with replacement) as
-    they arrive, until `deadline` (time.monotonic()) if given. Raises
-    SerialPortError when the port goes away (device unplugged, socket closed);
-    the text of an unfinished last line is then yielded first."""
+    they arrive, until `deadline` (time.monotonic()) if given; at most
+    MAX_LINE_BYTES each (longer ones are cut). Raises SerialPortError when the
+    port goes away (device unplugged, socket closed); the text of an unfinished
+    last line is then yielded first."""
     import serial
-    pending = b""
+
+    def text(b) -> str:
+        return bytes(b).decode("utf-8", errors="replace").rstrip("\r")
+
+    pending = bytearray()
     while deadline is None or time.monotonic() < deadline:
         try:
             data = ser.read(max(1, ser.in_waiting))
         except (serial.SerialException, OSError) as e:
             if pending:
-                yield pending.decode("utf-8", errors="replace").rstrip("\r")
+                yield text(pending)
             raise SerialPortError(f"{ser.port or 'the port'} closed ({e})") from None
         if not data:
             continue
+        start = len(pending)
         pending += data
-        *lines, pending = pending.split(b"\n")
-        for ln in lines:
-            yield ln.decode("utf-8", errors="replace").rstrip("\r")
+        end = pending.find(b"\n", start)  # only the new bytes: linear in the bytes read
+        while end >= 0:
+            yield text(pending[:end])
+            del pending[:end + 1]
+            end = pending.find(b"\n")
+        while len(pending) > MAX_LINE_BYTES:
+            yield text(pending[:MAX_LINE_BYTES])
+            del pending[:MAX_LINE_BYTES]
 
 
 def count_name(board) -> str:

@@ -58,8 +58,12 @@ def format_array(a) -> str:
 
 def _counter_for(board_name: str):
     from aot.errors import MoteError
-    from aot.deploy.boards import load_board
+    from aot.deploy.boards import known_boards, load_board
     from aot.deploy.serial_port import count_name
+    # the name came over the wire: look up only a board of boards/ (never a path
+    # or a 300-character file name)
+    if board_name not in known_boards():
+        return None
     try:
         return count_name(load_board(board_name))
     except MoteError:

@@ -3,6 +3,7 @@ TCP socket served by the test (pyserial's socket:// URL, the same code path as
 a device); Ctrl-C, --timeout, ports that cannot be opened. QEMU's own UART on a
 socket is tested in tests/e2e/test_serial_qemu.py."""
 import json
+import math
 import os
 import signal
 import socket
@@ -73,6 +74,126 @@ def test_input_line_framing():
     assert input_line([a, b]) == b"I 0000803f01ff\n"
 
 
+# --------------------------------------------------------------------------- a noisy link
+
+from hypothesis import given, settings, strategies as st
+
+from aot.deploy.protocol import read_selftest, read_traces
+from aot.tools.device import event_json, event_text
+
+# the words of the line grammar, so that generated lines reach every line kind
+_GRAMMAR_WORDS = ["OUT", "PROF", "DBG", "MOTE", "BOOT", "MODEL", "READY", "DONE", "ERROR", "SELFTEST",
+                  "CASE", "PASS", "FAIL", "PROF", "TRACE", "TEXT", "pte=", "events=", "run=", "n=",
+                  "case=", "max_abs_err=", "tol=", "nan", "inf", "-inf", "0", "7", "99999999999999999999",
+                  "1" * 5000, "\u0661\u0662\u0663", "\u00b2", "abc", "0a0", "ff", ",", " ", "=", "\r", "\n"]
+_TOKEN_LINES = st.lists(st.sampled_from(_GRAMMAR_WORDS) | st.text(max_size=8), max_size=12).map("".join)
+_NOISY = settings(max_examples=300, deadline=None, database=None, derandomize=True)
+
+
+def _check_event(ev, line_text):
+    """A parsed record: the keys its kind promises, readable by aot monitor."""
+    assert isinstance(ev["event"], str) and ev["line"] == line_text.rstrip("\r\n")
+    if ev["event"] == "out":
+        assert type(ev["index"]) is int and type(ev["count"]) is int and "outputs_hex" in ev
+    if ev["event"] == "trace":
+        assert all(type(ev[k]) is int for k in ("instr", "start", "end"))
+    if ev["event"] == "debug_output":
+        assert len(ev["hex"]) % 2 == 0 and bytes.fromhex(ev["hex"]) is not None
+    for v in ev.get("fields", {}).values():
+        assert type(v) in (int, float, str) and (type(v) is not int or abs(v) < 10 ** 20)
+    json.dumps(event_json(ev, None))
+    assert all(isinstance(t, str) for t in event_text(ev, None))
+
+
+@_NOISY
+@given(st.binary(max_size=300))
+def test_any_bytes_parse_to_a_record(raw):
+    ev = parse_line(raw)
+    _check_event(ev, raw.decode("utf-8", errors="replace"))
+
+
+@_NOISY
+@given(_TOKEN_LINES)
+def test_any_grammar_line_parses_to_a_record(line):
+    _check_event(parse_line(line), line)
+    _check_event(parse_line(line, METAS), line)
+
+
+@_NOISY
+@given(st.lists(_TOKEN_LINES, max_size=8))
+def test_any_lines_end_in_a_result_or_mote_error(lines):
+    for reader in (lambda: parse_uart("\n".join(lines), METAS), lambda: read_traces(lines),
+                   lambda: read_selftest(lines)):
+        try:
+            reader()
+        except MoteError as e:
+            assert len(str(e).splitlines()) <= 1 or "last lines" in str(e)
+
+
+def test_numbers_that_are_not_the_firmwares():
+    # non-ASCII digits: int() accepts them, the protocol does not
+    for line in ["OUT \u0661 5 00", "PROF \u0661 2 3", "DBG 1 \u0662 00"]:
+        assert parse_line(line)["event"] == "text"
+    assert "count" not in parse_line("MOTE DONE \u00b2")  # '²'.isdigit() is True, int('²') raises
+    assert parse_line("MOTE DONE 3")["count"] == 3
+    assert parse_line("MOTE MODEL pte=\u0661\u0662")["pte"] == "\u0661\u0662"
+    # a number of more than 20 digits (and int()'s 4300-digit limit) stays text
+    big = "9" * 5000
+    assert parse_line(f"OUT 0 {big} 00")["event"] == "text"
+    assert parse_line(f"PROF 1 2 {big}")["event"] == "text"
+    assert parse_line(f"MOTE MODEL pte={big}")["pte"] == big
+    assert parse_line("MOTE MODEL pte=18446744073709551615")["pte"] == 2 ** 64 - 1
+    assert parse_line("MOTE ERROR load 1_000")["code"] == "1_000"
+    # nan and inf are what mote_selftest_format prints for such errors: floats
+    f = parse_line("MOTE SELFTEST PASS n=1 max_abs_err=nan tol=inf x=-inf")["fields"]
+    assert math.isnan(f["max_abs_err"]) and f["tol"] == math.inf and f["x"] == -math.inf
+
+
+def test_odd_hex_and_reserved_words():
+    assert parse_line("DBG 1 2 abc")["event"] == "text"  # half a byte
+    assert parse_line("DBG 1 2 abcd")["hex"] == "abcd"
+    # "MOTE OUT" / "MOTE TRACE" are not OUT / PROF lines: no index, no instr to read
+    for word in ("OUT", "TRACE", "DEBUG_OUTPUT", "TEXT"):
+        assert parse_line(f"MOTE {word} 1 2")["event"] == "text"
+    lines = ["OUT 0 5 00", "MOTE TRACE 1", "MOTE DEBUG_OUTPUT 1", "MOTE PROF events=0 run=1"]
+    assert read_traces(lines)[0]["run"] == 1
+
+
+def test_invalid_utf8():
+    ev = parse_line(b"MOTE BOOT \xff\xfe\xc3(\n")
+    assert ev["event"] == "boot" and ev["board"] == "\ufffd\ufffd\ufffd("
+    assert parse_line(b"OUT 0 1 0\xff")["event"] == "text"
+
+
+@pytest.mark.parametrize("prof, what", [
+    ("MOTE PROF events=1 run=nan", "run='nan' is not an integer"),
+    ("MOTE PROF events=1 run=1 overhead=inf", "overhead='inf' is not an integer"),
+    ("MOTE PROF events=1 run=1.5", "run='1.5' is not an integer"),
+    ("MOTE PROF events=x run=1", "events='x' is not an integer"),
+    ("MOTE PROF events=\u0661 run=1", "events='\u0661' is not an integer"),
+])
+def test_trace_fields_that_are_not_integers(prof, what):
+    with pytest.raises(ProtocolError, match=f"^MOTE PROF: {what}$"):
+        read_traces(["OUT 0 5 00", "PROF 0 1 2", prof])
+
+
+@pytest.mark.parametrize("line, what", [
+    ("MOTE SELFTEST CASE case=x output=0 max_abs_err=0 tol=0 result=PASS", "case='x' is not an integer"),
+    ("MOTE SELFTEST CASE case=0 output=0 max_abs_err=abc tol=0 result=PASS", "max_abs_err='abc' is not a number"),
+    ("MOTE SELFTEST PASS n=inf max_abs_err=0", "n='inf' is not an integer"),
+    ("MOTE SELFTEST FAIL n=1 max_abs_err=" + "9" * 5000, "max_abs_err='" + "9" * 40 + "' is not a number"),
+])
+def test_selftest_fields_that_are_not_numbers(line, what):
+    with pytest.raises(ProtocolError, match=f": {what}$"):
+        read_selftest([line])
+
+
+def test_selftest_nan_fields_are_read():
+    rep = read_selftest(["MOTE SELFTEST CASE case=0 output=0 max_abs_err=nan tol=inf result=FAIL",
+                         "MOTE SELFTEST FAIL case=0 n=1 max_abs_err=nan"])
+    assert rep["verdict"] == "FAIL" and math.isnan(rep["max_abs_err"]) and rep["rows"][0]["tol"] == math.inf
+
+
 # --------------------------------------------------------------------------- aot monitor
 
 
@@ -94,7 +215,7 @@ class LineServer:
         conn, _ = self.sock.accept()
         with conn:
             for ln in self.lines:
-                conn.sendall(ln.encode() + b"\r\n")
+                conn.sendall((ln if isinstance(ln, bytes) else ln.encode()) + b"\r\n")
             if self.hold:
                 self.done.wait(30)
         self.sock.close()
@@ -169,6 +290,58 @@ def test_monitor_timeout(capsys):
     assert time.monotonic() - t0 < 5
 
 
+NOISE = [b"MOTE BOOT " + b"b" * 300, b"MOTE BOOT ../../../etc/passwd.json", b"MOTE BOOT \x00\xff",
+         b"OUT \xd9\xa1 5 00", b"OUT 0 " + b"9" * 5000 + b" 00", b"DBG 1 2 abc", b"MOTE DONE \xc2\xb2",
+         b"MOTE MODEL pte=nan state=inf arena=" + b"1" * 5000, b"MOTE OUT 1", b"\xff\xfe garbage",
+         b"MOTE BOOT mps2-an505", b"OUT 3 77 00"]
+
+
+@pytest.mark.parametrize("fmt", [[], ["--json"]])
+def test_monitor_survives_a_noisy_link(capsys, fmt):
+    srv = LineServer(NOISE)
+    code, out, err = monitor([srv.url] + fmt, capsys)
+    assert code == 0 and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("aot monitor: socket://") and "closed" in err
+    if fmt:
+        events = [json.loads(ln) for ln in out.splitlines()]
+        assert [e["event"] for e in events] == ["boot", "boot", "boot", "text", "text", "text", "done",
+                                                "model", "text", "text", "boot", "out"]
+        assert events[0]["board"] == "b" * 300 and events[2]["board"] == "\x00\ufffd"
+        assert math.isnan(events[7]["pte"]) and events[7]["arena"] == "1" * 5000
+        # the unknown names gave no counter; the known board after them does
+        assert events[-1]["counter"] == "instructions" and events[-1]["count"] == 77
+    else:
+        lines = out.splitlines()
+        assert lines[0] == "boot: board " + "b" * 300 and "done: ? inferences" in lines
+        assert "model: pte nan, state inf, arena " + "1" * 5000 in lines
+        assert lines[-2] == "inference 3: 77 instructions"
+
+
+class ChunkPort:
+    """A pyserial port stand-in that returns `chunks` one read at a time."""
+    port = "fake"
+    in_waiting = 0
+
+    def __init__(self, chunks):
+        self.chunks = list(chunks)
+
+    def read(self, n):
+        if not self.chunks:
+            raise OSError("gone")
+        return self.chunks.pop(0)
+
+
+def test_read_lines_bounds_a_line_without_newline(monkeypatch):
+    from aot.deploy import serial_port
+    monkeypatch.setattr(serial_port, "MAX_LINE_BYTES", 10)
+    got = []
+    with pytest.raises(MoteError, match="^fake closed"):
+        for ln in serial_port.read_lines(ChunkPort([b"a" * 7, b"a" * 7, b"\xff" * 8, b"x\r\nMOTE", b" DONE 1\nok"])):
+            got.append(ln)
+    assert got == ["a" * 10, "aaaa\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd", "\ufffd\ufffdx",
+                   "MOTE DONE 1", "ok"]
+
+
 @pytest.mark.parametrize("port", ["/dev/mote-no-such-tty", "socket://127.0.0.1:1", "bogus://x"])
 def test_monitor_port_that_cannot_be_opened(capsys, port):
     code, out, err = monitor([port], capsys)
@@ -231,3 +404,10 @@ def test_run_serial_refuses_another_model(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 1 and "the board runs another model (pte=2048 bytes" in err
     assert info["board"] == "mps2-an505"
+
+
+@pytest.mark.parametrize("line, used", [("MOTE STACK used=1234", 1234), ("MOTE STACK used=abc", None),
+                                        ("MOTE STACK used=nan", None), ("MOTE STACK used=\u0661", None)])
+def test_stack_used_from_the_uart(line, used):
+    from aot.deploy.run import RunResult
+    assert RunResult(outputs=[], cycles=[], uart=f"MOTE BOOT x\n{line}\n", exit_code=0).stack_used == used
