@@ -905,9 +905,11 @@ static void delegates_destroy(mote_method_t *m, uint32_t n)
     }
 }
 
-/* MoveCall / JumpFalseCall (a, b) or FreeCall (a): indices checked. */
+/* MoveCall / JumpFalseCall (a, b) or FreeCall (a) at instruction `index`: indices checked.
+ * A jump goes forward only (index < b <= num_instrs), so the program counter only grows
+ * and execute runs at most num_instrs instructions (mote/method.h). */
 static mote_err_t instr_control(mote_method_t *m, const mote_fb_t *fb, const mote_fb_table_t *u, uint8_t tag,
-                                uint32_t num_instrs, mote_instr_t *ins)
+                                uint32_t index, uint32_t num_instrs, mote_instr_t *ins)
 {
     uint64_t a, b = 0;
 
@@ -923,6 +925,7 @@ static mote_err_t instr_control(mote_method_t *m, const mote_fb_t *fb, const mot
         MOTE_TRY(mote_method_verify_move(m, (uint32_t)a, (uint32_t)b));
     } else if (tag == MOTE_INSTR_JUMP_FALSE) {
         MOTE_CHECK(b <= num_instrs, MOTE_ERR_BAD_INSTRUCTION);
+        MOTE_CHECK(b > index, MOTE_ERR_BACKWARD_JUMP); /* a loop: execute could not be bounded */
     }
     ins->kind = tag;
     ins->a = (uint32_t)a;
@@ -986,7 +989,7 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
             return MOTE_ERR_NO_SUCH_BACKEND; /* built without (mote/config.h), as with an empty registry */
 #endif
         } else {
-            MOTE_TRY(instr_control(m, fb, &u, tag, v.len, &ins));
+            MOTE_TRY(instr_control(m, fb, &u, tag, i, v.len, &ins));
         }
         MOTE_TRY(scratch_slot_of(mem, i, &ins));
         MOTE_TRY(instr_put(m, &m->instrs[i], &ins));

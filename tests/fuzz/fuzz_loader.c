@@ -25,12 +25,13 @@
  *    reported (ASan builds).
  *  - Init returning MOTE_OK although a caller buffer is smaller than the
  *    reported requirement aborts (the requirements/init contract).
+ *  - Init returning MOTE_OK for a method with a backward JumpFalseCall aborts
+ *    (the execute bound, mote/method.h): every method that passes init is
+ *    executed. The check reads the method's private instruction table
+ *    (kind 4 = jump-false, b = destination).
  *
  * Inputs whose requirements exceed the pool are still given to init, with
- * empty buffers (init must refuse them). Execute is skipped when a
- * JumpFalseCall can jump backwards (a mutated program may loop forever, as
- * it may in ExecuTorch): it reads the method's private instruction table
- * (kind 4 = jump-false, b = destination; see mote/method.h).
+ * empty buffers (init must refuse them).
  *
  * Environment (both modes): MOTE_FUZZ_STATS=1 prints per-stage counters at
  * exit; MOTE_FUZZ_STOP=load|requirements|init stops every input after that
@@ -90,7 +91,6 @@ static struct {
     unsigned long reached[ST_COUNT]; /* methods that reached (started) each stage */
     unsigned long ok[ST_COUNT];      /* ... and passed it */
     unsigned long too_big;           /* requirements above the pool: init given empty buffers */
-    unsigned long loops;             /* execute skipped: backward jump */
 } stats;
 
 static int stop_after = ST_DONE; /* MOTE_FUZZ_STOP */
@@ -117,7 +117,7 @@ static void print_stats(void)
     for (s = 0; s < ST_DONE; s++) {
         fprintf(stderr, " %s %lu/%lu", stage_names[s], stats.ok[s], stats.reached[s]);
     }
-    fprintf(stderr, " too_big %lu loops %lu\n", stats.too_big, stats.loops);
+    fprintf(stderr, " too_big %lu\n", stats.too_big);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -211,8 +211,8 @@ static size_t pool_need(const mote_method_requirements_t *req)
     return need + FUZZ_REDZONE;
 }
 
-/* Forward-only jumps: execute terminates. Reads the private instruction table. */
-static int may_loop(const mote_method_t *m)
+/* 1 if an initialised method jumps backwards (init must have refused it). Reads the private instruction table. */
+static int jumps_back(const mote_method_t *m)
 {
     uint32_t i;
     for (i = 0; i < m->num_instrs; i++) {
@@ -300,9 +300,9 @@ static mote_err_t run_method(const mote_program_t *prog, uint32_t k, int *stage)
     stats.ok[ST_INPUT]++;
 
     *stage = ST_EXEC;
-    if (may_loop(&m)) {
-        stats.loops++;
-        goto out;
+    if (jumps_back(&m)) {
+        fprintf(stderr, "mote_fuzz: init accepted a backward jump (execute has no bound)\n");
+        abort();
     }
     stats.reached[ST_EXEC]++;
     err = mote_method_execute(&m);

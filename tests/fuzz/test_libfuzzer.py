@@ -37,7 +37,7 @@ SEED_MODELS = [("cov_activations", ()), ("cov_activations", INT8), ("cov_batchno
                ("small_cnn", XNN), ("cov_pooling", INT8 + XNN)]
 
 STATS_RE = re.compile(r"mote_fuzz: inputs (\d+) load (\d+)/(\d+) requirements (\d+)/(\d+) init (\d+)/(\d+) "
-                      r"input (\d+)/(\d+) execute (\d+)/(\d+) too_big (\d+) loops (\d+)")
+                      r"input (\d+)/(\d+) execute (\d+)/(\d+) too_big (\d+)")
 
 
 def _clang() -> str:
@@ -125,7 +125,7 @@ def _stats(log: str) -> dict:
     assert m, f"no mote_fuzz stats line:\n{log[-3000:]}"
     v = list(map(int, m.groups()))
     return dict(inputs=v[0], load=(v[1], v[2]), requirements=(v[3], v[4]), init=(v[5], v[6]), input=(v[7], v[8]),
-                execute=(v[9], v[10]), too_big=v[11], loops=v[12])
+                execute=(v[9], v[10]), too_big=v[11])
 
 
 def _cov(log: str, what: str):

@@ -34,6 +34,15 @@ def test_jump_not_taken(testk_lib):
     np.testing.assert_array_equal(z, 4 * RELU_V)      # add.out(y, y, alpha=3)
 
 
+def test_jump_to_the_end(testk_lib):
+    """The furthest forward jump (destination num_instrs) ends execute: add, Free and Move skipped."""
+    spec = _spec(instrs=_instr(2, (S.JUMP_FALSE, dict(cond=6, dest=6))))
+    y, z, w = rt.Program(S.build(spec), library=testk_lib).method().run([X])
+    np.testing.assert_array_equal(y, RELU_V)
+    np.testing.assert_array_equal(z, np.zeros((3, 2), np.float32))
+    np.testing.assert_array_equal(w, np.zeros((3, 2), np.float32))  # no MoveCall: w keeps its own tensor
+
+
 def test_requirements_count_every_region(testk_lib):
     p = rt.Program(S.build(), library=testk_lib)
     req = p.requirements()
@@ -56,6 +65,9 @@ def _value(i, new):
 
 BAD = [
     ("jump_past_end", dict(instrs=_instr(2, (S.JUMP_FALSE, dict(cond=6, dest=7)))), "BAD_INSTRUCTION", "init"),
+    # a jump to itself or back: a loop, refused so execute runs at most num_instrs instructions
+    ("jump_to_itself", dict(instrs=_instr(2, (S.JUMP_FALSE, dict(cond=6, dest=2)))), "BACKWARD_JUMP", "init"),
+    ("jump_backward", dict(instrs=_instr(2, (S.JUMP_FALSE, dict(cond=6, dest=0)))), "BACKWARD_JUMP", "init"),
     ("jump_cond_index", dict(instrs=_instr(2, (S.JUMP_FALSE, dict(cond=99, dest=4)))), "BAD_INDEX", "init"),
     ("jump_cond_not_bool", dict(instrs=_instr(2, (S.JUMP_FALSE, dict(cond=1, dest=4)))), "BAD_VALUE_TYPE",
      "execute"),

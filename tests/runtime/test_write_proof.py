@@ -22,6 +22,7 @@ REPRO = {
     "input_is_constant.pte": "INPUT_NOT_WRITABLE",  # plan.inputs[0] is the conv weight constant
     "fuzz_setinput_writes_program_smallest.pte": "INPUT_NOT_WRITABLE",
     "bn_out1_const.pte": "OUTPUT_NOT_WRITABLE",     # batch norm's save_mean out argument is a constant
+    "jump_self_forever.pte": "BACKWARD_JUMP",       # a JumpFalseCall to itself: execute never returned
 }
 
 
@@ -83,6 +84,19 @@ def test_repro_rejected_at_init(name, checker_all, tmp_path):
     res = H.run_checker(checker_all, [local], "--run")
     assert res[0] == [str(H.E[want]), f"MOTE_ERR_{want}", "init"], res
     assert res[-1] == ["heap_calls", "0"]
+
+
+def test_repro_rejected_by_mote_run(host_build, tmp_path):
+    """The shipped CLI (every kernel) names the code at init and exits, within the timeout."""
+    exe = host_build / "ports" / "linux" / "mote-run"
+    for name, want in REPRO.items():
+        local = tmp_path / name
+        shutil.copyfile(H.REPRO / name, local)
+        r = subprocess.run([str(exe), str(local)], capture_output=True, text=True, timeout=60)
+        line = f"init: MOTE_ERR_{want} ({H.E[want]})"
+        if name.startswith("fuzz_"):  # mote-run looks the method up by name first; the fuzzer broke a string
+            line = "method: MOTE_ERR_BAD_VECTOR" if "method:" in r.stderr else line
+        assert r.returncode == 2 and f"mote-run: {line}" in r.stderr, (name, r.stderr)
 
 
 def test_repro_rejected_by_the_host_library(host_build):

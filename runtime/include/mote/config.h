@@ -59,7 +59,10 @@
  *   MOTE_RUNTIME_BOOL_LISTS BoolList values. 0: MOTE_ERR_UNSUPPORTED.
  *   MOTE_RUNTIME_CONTROL    MoveCall, JumpFalseCall and FreeCall instructions (Mote's
  *                           compiler emits none). 0: such an instruction is
- *                           MOTE_ERR_UNSUPPORTED.
+ *                           MOTE_ERR_UNSUPPORTED. Jumps go forward only (a
+ *                           backward one, a loop, is MOTE_ERR_BACKWARD_JUMP at
+ *                           init), so execute runs at most num_instrs
+ *                           instructions per call (mote/method.h).
  *   MOTE_RUNTIME_STATE      init into the caller's state buffer (mote_memory_t.state).
  *                           0: only with a method image (mote_memory_t.image; `aot
  *                           build` firmware whose methods all have one); init

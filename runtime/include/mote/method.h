@@ -200,6 +200,8 @@ MOTE_NODISCARD mote_err_t mote_method_memory_requirements(const mote_program_t *
  * (BAD_*, DATA_TOO_SHORT, SIZE_OVERFLOW, UNSUPPORTED), the write proof's
  * INPUT_NOT_WRITABLE, OUTPUT_NOT_WRITABLE, ALIAS_NOT_WRITABLE, ALIAS_MISMATCH
  * (see above; mote_method_failed_instruction names the instruction),
+ * BACKWARD_JUMP (a JumpFalseCall whose destination is not after it: see
+ * mote_method_execute's bound),
  * OP_NOT_FOUND (see mote_method_failed_operator), NO_SUCH_BACKEND, a backend's
  * BACKEND_PAYLOAD / BACKEND_MEMORY / KERNEL_* (mote/backend.h),
  * BAD_SCRATCH_PLAN (a scratch slot names no kernel call, lies outside arenas[0]
@@ -211,7 +213,11 @@ MOTE_NODISCARD mote_err_t mote_method_init(mote_method_t *m, const mote_program_
                                            const mote_memory_t *mem);
 
 /**
- * Runs the instructions once. Errors: NOT_INITIALIZED, a kernel's MOTE_ERR_KERNEL_*,
+ * Runs the instructions once. Bound: init accepts only forward jumps (a
+ * JumpFalseCall at instruction i jumps to d with i < d <= num_instrs, else
+ * MOTE_ERR_BACKWARD_JUMP), so the program counter only grows and one call
+ * runs at most num_instrs instructions (each kernel or delegate call at most
+ * once). Errors: NOT_INITIALIZED, a kernel's MOTE_ERR_KERNEL_*,
  * BAD_VALUE_TYPE (jump condition not a bool), JUMP_OUT_OF_RANGE.
  */
 MOTE_NODISCARD mote_err_t mote_method_execute(mote_method_t *m);

@@ -83,6 +83,8 @@ typedef enum mote_err {
     MOTE_ERR_CHECKSUM = -219,         /* program bytes differ from their CRC-32 (mote_program_verify_crc32) */
     MOTE_ERR_EXTERNAL_MISSING = -220, /* an external tensor's key is in no attached .ptd (or none is) */
     MOTE_ERR_EXTERNAL_MISMATCH = -221, /* an external tensor's .ptd layout (dtype, sizes, dim order) differs */
+    MOTE_ERR_BACKWARD_JUMP = -222,    /* a JumpFalseCall's destination is not after it (a loop: execute
+                                         would have no bound; mote/method.h) */
 
     /* -25x: the method could write outside planned memory (init's write proof, mote/method.h) */
     MOTE_ERR_INPUT_NOT_WRITABLE = -250,  /* a method input is a constant (program bytes) */
