@@ -14,12 +14,20 @@ is written, flushed and fsync'ed, and the bootrom reboots into it.
 ``--tool pyocd`` runs ``pyocd load --target rp2350|rp2040 firmware.elf``
 (SWD through a debug probe; pyOCD reads ELF, not UF2).
 
+Files on the drive are opened without following symbolic links and must be
+regular files (a FIFO, a device or a link named INFO_UF2.TXT or firmware.uf2 is
+refused, never waited on); INFO_UF2.TXT is read up to INFO_MAX_BYTES, the
+build's UF2 up to what the board's flash can hold, and the UF2's blocks are
+checked against the board's flash region before its image is assembled.
+
 Every refusal is a FlashError with one line, raised before anything is written.
 """
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import stat
 import string
 import subprocess
 import sys
@@ -28,9 +36,13 @@ from pathlib import Path
 from typing import Optional
 
 from aot.errors import FlashError, Uf2Error
-from aot.deploy.uf2 import BOOTSEL_BOARD_IDS, FAMILY_CHIPS, UF2_BLOCK_SIZE, parse_uf2
+from aot.deploy.uf2 import BOOTSEL_BOARD_IDS, FAMILY_CHIPS, UF2_BLOCK_SIZE, UF2_PAYLOAD, parse_uf2
 
 INFO_FILE = "INFO_UF2.TXT"
+#: INFO_UF2.TXT is read up to this many bytes (the bootroms write about 100)
+INFO_MAX_BYTES = 4096
+#: no symlinks followed, no waiting on a FIFO (O_NOFOLLOW / O_NONBLOCK: POSIX; 0 elsewhere)
+_OPEN_FLAGS = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 TOOLS = ("picotool", "pyocd")
 TOOL_INSTALL = {
     "picotool": "install picotool 2.0 or later (Debian/Ubuntu: apt install picotool, or build it "
@@ -77,17 +89,55 @@ def mount_points() -> list[Path]:
     return found
 
 
-def read_board_id(drive: Path) -> Optional[str]:
-    """The Board-ID of a BOOTSEL drive's INFO_UF2.TXT, or None when it has none."""
+def read_regular(path: Path, limit: int, follow_symlinks: bool = False) -> bytes:
+    """The bytes of `path`, a regular file (not a FIFO or device; not a symlink
+    unless follow_symlinks) of at most `limit` bytes. Raises OSError (a symlink:
+    ELOOP), FlashError (not a regular file, too large)."""
+    flags = _OPEN_FLAGS & ~getattr(os, "O_NOFOLLOW", 0) if follow_symlinks else _OPEN_FLAGS
+    fd = os.open(path, os.O_RDONLY | flags)
     try:
-        text = (Path(drive) / INFO_FILE).read_text(errors="replace")
-    except OSError:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise FlashError(f"{path} is not a regular file; nothing written")
+        if st.st_size > limit:
+            raise FlashError(f"{path} has {st.st_size:,} bytes, more than {limit:,}; nothing written")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:  # grew while being read
+        raise FlashError(f"{path} has more than {limit:,} bytes; nothing written")
+    return data
+
+
+def read_board_id(drive: Path) -> Optional[str]:
+    """The Board-ID of a BOOTSEL drive's INFO_UF2.TXT, or None when it has none
+    (or it is not a regular file of at most INFO_MAX_BYTES: a symlink, a FIFO)."""
+    try:
+        text = read_regular(Path(drive) / INFO_FILE, INFO_MAX_BYTES).decode("utf-8", errors="replace")
+    except (OSError, FlashError):
         return None
     for line in text.splitlines():
         key, _, value = line.partition(":")
         if key.strip().lower() == "board-id" and value.strip():
             return value.strip()
     return None
+
+
+def _info_problem(drive: Path) -> str:
+    """Why read_board_id found no Board-ID on `drive` (for the refusal's line)."""
+    info = Path(drive) / INFO_FILE
+    try:
+        st = os.lstat(info)
+    except OSError:
+        return f"no {INFO_FILE} with a Board-ID line"
+    if stat.S_ISLNK(st.st_mode):
+        return f"its {INFO_FILE} is a symbolic link, not followed"
+    if not stat.S_ISREG(st.st_mode):
+        return f"its {INFO_FILE} is not a regular file"
+    if st.st_size > INFO_MAX_BYTES:
+        return f"its {INFO_FILE} has {st.st_size:,} bytes, more than {INFO_MAX_BYTES:,}"
+    return f"no Board-ID line in its {INFO_FILE}"
 
 
 def find_drives(candidates: Optional[list] = None) -> list[tuple[Path, str]]:
@@ -123,9 +173,17 @@ def board_uf2(build_dir) -> tuple:
     uf2 = build_dir / "firmware.uf2"
     if not uf2.exists():
         raise FlashError(f"{uf2} is missing; rebuild with `aot build ... --board {board.name}`")
-    data = uf2.read_bytes()
+    # bin_to_uf2 gives each block 256 bytes: the board's whole flash is 2x its size
+    limit = (board.flash.size // UF2_PAYLOAD + 1) * UF2_BLOCK_SIZE
     try:
-        family, base, image = parse_uf2(data)
+        data = read_regular(uf2, limit, follow_symlinks=True)  # the user's own folder
+    except OSError as e:
+        raise FlashError(f"cannot read {uf2}: {e.strerror or e}; nothing written") from None
+    except FlashError as e:
+        raise FlashError(f"{e} ({board.name}'s flash holds {board.flash.size:,} bytes); "
+                         "rebuild with `aot build`") from None
+    try:
+        family, base, image = parse_uf2(data, board.flash)
     except Uf2Error as e:
         raise FlashError(f"{uf2} is not a valid UF2 ({e}); rebuild with `aot build`") from None
     if family != board.uf2_family_id:
@@ -133,7 +191,10 @@ def board_uf2(build_dir) -> tuple:
                          f"for {board.name}, family {_family(board.uf2_family_id)}; nothing written")
     binf = build_dir / "firmware.bin"
     if binf.exists():
-        payload = binf.read_bytes()
+        try:
+            payload = read_regular(binf, board.flash.size, follow_symlinks=True)
+        except OSError as e:
+            raise FlashError(f"cannot read {binf}: {e.strerror or e}; nothing written") from None
         if base != board.flash.origin or image[:len(payload)] != payload:
             raise FlashError(f"{uf2} does not hold {binf.name} (the folder mixes two builds); "
                              "rebuild with `aot build`; nothing written")
@@ -149,8 +210,7 @@ def choose_drive(chip: str, drive=None, candidates: Optional[list] = None) -> Pa
             raise FlashError(f"--drive {drive}: no such folder; nothing written")
         bid = read_board_id(p)
         if bid is None:
-            raise FlashError(f"{drive} is not a BOOTSEL drive (no {INFO_FILE} with a Board-ID line); "
-                             "nothing written")
+            raise FlashError(f"{drive} is not a BOOTSEL drive ({_info_problem(p)}); nothing written")
         if BOOTSEL_BOARD_IDS.get(bid) != chip:
             raise FlashError(f"{drive} is the BOOTSEL drive of an {BOOTSEL_BOARD_IDS.get(bid, bid)} "
                              f"(Board-ID: {bid}), this firmware is for an {chip}; nothing written")
@@ -172,15 +232,26 @@ def choose_drive(chip: str, drive=None, candidates: Optional[list] = None) -> Pa
 
 def copy_uf2(data: bytes, drive: Path, name: str = "firmware.uf2") -> Path:
     """Write `data` to drive/name, flush and fsync (the bootrom flashes as blocks
-    arrive and reboots after the last one)."""
+    arrive and reboots after the last one). drive/name is never followed as a
+    symlink and must be (or become) a regular file: else FlashError, nothing written."""
     dest = Path(drive) / name
     try:
-        with open(dest, "wb") as f:
+        fd = os.open(dest, os.O_WRONLY | os.O_CREAT | _OPEN_FLAGS, 0o644)
+    except OSError as e:
+        why = {errno.ELOOP: "it is a symbolic link", errno.ENXIO: "it is a FIFO"}.get(e.errno, e.strerror or e)
+        raise FlashError(f"cannot write {dest}: {why}; nothing written") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise FlashError(f"{dest} is not a regular file; nothing written")
+        os.ftruncate(fd, 0)
+        with os.fdopen(fd, "wb", closefd=False) as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
     except OSError as e:
         raise FlashError(f"writing {dest} failed: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
     return dest
 
 

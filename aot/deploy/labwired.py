@@ -135,7 +135,7 @@ def _elf_path(image: Path, work: Path, board: Board) -> Path:
         return image
     if image.suffix == ".uf2":
         from aot.deploy.uf2 import parse_uf2
-        family, base, payload = parse_uf2(data)
+        family, base, payload = parse_uf2(data, board.flash)
         if board.uf2_family_id is not None and family != board.uf2_family_id:
             raise LabwiredError(f"{image}: UF2 family 0x{family:08x}, {board.name} needs "
                                 f"0x{board.uf2_family_id:08x}")

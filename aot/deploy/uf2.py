@@ -36,6 +36,9 @@ FAMILY_CHIPS = {RP2350_ARM_S_FAMILY_ID: "RP2350", RP2350_ARM_NS_FAMILY_ID: "RP23
 #: the "Board-ID:" line of INFO_UF2.TXT on the bootrom's USB drive (BOOTSEL mode) -> chip.
 #: The RP2350 bootrom writes "RP2350"; the RP2040's writes "RPI-RP2" (its drive's label).
 BOOTSEL_BOARD_IDS = {"RP2350": "RP2350", "RPI-RP2": "RP2040", "RP2040": "RP2040"}
+#: the largest image parse_uf2 assembles when it is given no flash region, bytes
+#: (RP2350's two 16 MiB QSPI windows)
+MAX_IMAGE_BYTES = 32 << 20
 
 
 def bin_to_uf2(data: bytes, base_addr: int, family_id: int = RP2350_ARM_S_FAMILY_ID) -> bytes:
@@ -53,10 +56,13 @@ def bin_to_uf2(data: bytes, base_addr: int, family_id: int = RP2350_ARM_S_FAMILY
     return bytes(out)
 
 
-def parse_uf2(uf2: bytes) -> tuple[int, int, bytes]:
+def parse_uf2(uf2: bytes, flash=None) -> tuple[int, int, bytes]:
     """(family id, base address, contiguous image bytes) of a UF2 written by bin_to_uf2.
 
     Checks every block's magics, flags, numbering and family; gaps are filled with 0xff.
+    flash: the board's flash region (aot.deploy.boards.Region: origin, size in
+    bytes); every block's payload must lie in it. Without it the image may span
+    at most MAX_IMAGE_BYTES. Both are checked before the image is allocated.
     """
     if len(uf2) == 0 or len(uf2) % UF2_BLOCK_SIZE:
         raise Uf2Error(f"UF2 length {len(uf2)} is not a positive multiple of 512")
@@ -77,11 +83,17 @@ def parse_uf2(uf2: bytes) -> tuple[int, int, bytes]:
             family, total = fam, num
         if fam != family or num != total or no != off // UF2_BLOCK_SIZE:
             raise Uf2Error(f"block {off // UF2_BLOCK_SIZE}: inconsistent family/numbering")
+        if flash is not None and not flash.contains(addr, size):
+            raise Uf2Error(f"block {off // UF2_BLOCK_SIZE}: {size} bytes at 0x{addr:08x} are outside "
+                           f"the board's flash (0x{flash.origin:08x}, {flash.size:,} bytes)")
         blocks.append((addr, blk[32:32 + size]))
     if total != len(blocks):
         raise Uf2Error(f"numBlocks {total} but {len(blocks)} blocks present")
     base = min(a for a, _ in blocks)
     end = max(a + len(d) for a, d in blocks)
+    if flash is None and end - base > MAX_IMAGE_BYTES:
+        raise Uf2Error(f"its blocks span {end - base:,} bytes (0x{base:08x} to 0x{end:08x}), "
+                       f"more than {MAX_IMAGE_BYTES:,}")
     image = bytearray(b"\xff" * (end - base))
     for addr, payload in blocks:
         image[addr - base:addr - base + len(payload)] = payload

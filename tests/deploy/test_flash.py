@@ -280,3 +280,99 @@ def test_tool_still_checks_the_uf2_family(tmp_path, capsys, monkeypatch, no_moun
     msg = _refused(capsys, ["flash", str(build), "--tool", "picotool"])
     assert "0xe48bff56 (RP2040)" in msg
     assert not (bindir / "picotool.argv").exists()
+
+
+# --------------------------------------------------------------------------- what a drive can hold
+
+
+def _refused_in_a_thread(capsys, args, *drives):
+    """_refused, run in a thread so that a regression that waits on a FIFO fails
+    the test instead of hanging the suite."""
+    import threading
+    got = {}
+    t = threading.Thread(target=lambda: got.update(msg=_refused(capsys, args, *drives)), daemon=True)
+    t.start()
+    t.join(60)
+    assert not t.is_alive(), "aot flash is waiting on a FIFO"
+    return got["msg"]
+
+
+def test_info_file_that_is_a_symlink_is_not_followed(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    (tmp_path / "elsewhere.txt").write_text(RP2350_INFO)
+    drive = make_drive(tmp_path / "RP2350", info=None)
+    (drive / "INFO_UF2.TXT").symlink_to(tmp_path / "elsewhere.txt")
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert msg.endswith("is not a BOOTSEL drive (its INFO_UF2.TXT is a symbolic link, not followed); "
+                        "nothing written")
+    no_mounts.append(drive)  # nor is it found among the mount points
+    assert flash.find_drives() == []
+
+
+def test_info_file_that_is_a_fifo_does_not_hang(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    drive = make_drive(tmp_path / "RP2350", info=None)
+    os.mkfifo(drive / "INFO_UF2.TXT")
+    msg = _refused_in_a_thread(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert "(its INFO_UF2.TXT is not a regular file)" in msg
+
+
+def test_info_file_of_2_gib_is_not_read(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    drive = make_drive(tmp_path / "RP2350")
+    with open(drive / "INFO_UF2.TXT", "r+b") as f:  # sparse: 2 GiB that take no disk
+        f.truncate(2 << 30)
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert f"(its INFO_UF2.TXT has {2 << 30:,} bytes, more than {flash.INFO_MAX_BYTES:,})" in msg
+    assert flash.read_board_id(drive) is None
+
+
+def test_uf2_on_the_drive_that_is_a_symlink_is_not_written_through(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    drive = make_drive(tmp_path / "RP2350")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (drive / "firmware.uf2").symlink_to(victim)
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert msg.endswith(f"cannot write {drive / 'firmware.uf2'}: it is a symbolic link; nothing written")
+    assert victim.read_text() == "keep me"
+
+
+def test_uf2_on_the_drive_that_is_a_fifo_is_refused(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    drive = make_drive(tmp_path / "RP2350")
+    os.mkfifo(drive / "firmware.uf2")
+    msg = _refused_in_a_thread(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert msg.endswith(f"cannot write {drive / 'firmware.uf2'}: it is a FIFO; nothing written")
+
+
+def test_uf2_beyond_the_boards_flash_is_refused_before_allocation(tmp_path, capsys, no_mounts):
+    import struct
+    build = make_build(tmp_path / "b")
+    data = bytearray((build / "firmware.uf2").read_bytes())
+    struct.pack_into("<I", data, 512 + 12, 0xFFFFFF00)  # second block near the top of 4 GiB
+    (build / "firmware.uf2").write_bytes(bytes(data))
+    drive = make_drive(tmp_path / "RP2350")
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    assert ("block 1: 256 bytes at 0xffffff00 are outside the board's flash (0x10000000, 4,194,304 bytes)"
+            in msg)
+
+
+def test_uf2_larger_than_the_boards_flash_is_not_read(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    with open(build / "firmware.uf2", "r+b") as f:
+        f.truncate(2 << 30)
+    drive = make_drive(tmp_path / "RP2350")
+    msg = _refused(capsys, ["flash", str(build), "--drive", str(drive)], drive)
+    limit = (0x400000 // 256 + 1) * 512
+    assert f"has {2 << 30:,} bytes, more than {limit:,}; nothing written (pico2's flash holds " in msg
+
+
+def test_build_folder_files_may_be_symlinks(tmp_path, capsys, no_mounts):
+    build = make_build(tmp_path / "b")
+    (build / "firmware.uf2").rename(tmp_path / "kept.uf2")
+    (build / "firmware.uf2").symlink_to(tmp_path / "kept.uf2")
+    drive = make_drive(tmp_path / "RP2350")
+    code, out, err = run(["flash", str(build), "--drive", str(drive)], capsys)
+    assert code == 0, err
+    assert (drive / "firmware.uf2").read_bytes() == (tmp_path / "kept.uf2").read_bytes()

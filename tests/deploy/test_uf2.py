@@ -58,3 +58,19 @@ def test_malformed():
         parse_uf2(good[:512])
     with pytest.raises(Uf2Error, match="aligned"):
         bin_to_uf2(b"x", 0x10000001)
+
+
+def test_span_is_checked_before_the_image_is_assembled():
+    from aot.deploy.boards import Region
+    from aot.deploy.uf2 import MAX_IMAGE_BYTES
+    good = bytearray(bin_to_uf2(_data(600), 0x10000000))
+    struct.pack_into("<I", good, 512 + 12, 0xFFFFFF00)  # 4 GiB between two blocks: no MemoryError
+    with pytest.raises(Uf2Error, match=f"^its blocks span 4,026,531,840 bytes .* more than {MAX_IMAGE_BYTES:,}$"):
+        parse_uf2(bytes(good))
+    with pytest.raises(Uf2Error, match=r"^block 1: 256 bytes at 0xffffff00 are outside the board's flash "
+                                       r"\(0x10000000, 4,194,304 bytes\)$"):
+        parse_uf2(bytes(good), Region(0x10000000, 0x400000))
+    fam, base, image = parse_uf2(bin_to_uf2(_data(600), 0x10000000), Region(0x10000000, 0x400000))
+    assert (base, image[:600]) == (0x10000000, _data(600))
+    with pytest.raises(Uf2Error, match="block 0: 256 bytes at 0x10000000 are outside"):
+        parse_uf2(bin_to_uf2(_data(600), 0x10000000), Region(0x10000100, 0x400000))
