@@ -76,6 +76,12 @@ def library_path() -> Path:
     return Path(env) if env else HOST_BUILD_DIR / "ports" / "linux" / "libmote.so"
 
 
+def _c_text(raw: bytes) -> str:
+    """A name the program holds (operator, method), as the runtime returns it:
+    the program is untrusted, so bytes that are not UTF-8 show as \\xNN escapes."""
+    return raw.decode("utf-8", errors="backslashreplace")
+
+
 def _load_lib(path=None):
     """The runtime library at `path` (default: library_path()), loaded once per path."""
     path = Path(path) if path is not None else library_path()
@@ -204,7 +210,7 @@ class Program:
         for i in range(lib.mote_program_method_count(self._ptr)):
             s = C.c_char_p()
             _check(lib, lib.mote_program_method_name(self._ptr, i, C.byref(s)))
-            names.append(s.value.decode())
+            names.append(_c_text(s.value))
         return names
 
     @property
@@ -236,7 +242,7 @@ class Program:
         n, o = C.c_char_p(), C.c_char_p()
         _check(self._lib, self._lib.mote_program_operator_name(self._ptr, method_index, op_index,
                                                       C.byref(n), C.byref(o)))
-        return f"{n.value.decode()}.{o.value.decode()}" if o.value else n.value.decode()
+        return f"{_c_text(n.value)}.{_c_text(o.value)}" if o.value else _c_text(n.value)
 
     def method(self, name=None, state_size: int | None = None, arena_sizes=None,
                scratch_slots=None, share_state_with: "Method | None" = None,

@@ -20,6 +20,7 @@ tensors.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -117,8 +118,10 @@ def value_array(value: Value, what: str = "value") -> np.ndarray:
     order = list(v.dim_order or range(len(sizes)))
     if sorted(order) != list(range(len(sizes))):
         raise FlatbufferError(f"{what}: dim_order {order} does not fit sizes {sizes}")
+    if any(s < 0 for s in sizes):
+        raise FlatbufferError(f"{what}: negative size in {sizes}")
     data = v.data or b""
-    want = int(np.prod(sizes, dtype=np.int64)) * dt.itemsize
+    want = math.prod(sizes) * dt.itemsize  # Python ints: a product of i32 sizes never wraps
     if len(data) != want:
         raise FlatbufferError(f"{what}: {len(data)} data bytes, a {dt} tensor of {sizes} has {want}")
     stored = np.frombuffer(data, dtype=dt).reshape([sizes[d] for d in order])
