@@ -232,12 +232,13 @@ def compile_module(name: str, module: torch.nn.Module, example_inputs, recipe: O
 
 
 def _ptd_of(external: list, base: Optional[bytes]) -> bytes:
-    """.ptd bytes holding `base`'s tensors (a .ptd, or None) and then `external`'s new ones."""
+    """.ptd bytes holding `base`'s tensors (a .ptd, or None) and `external`'s new ones, in the byte
+    order of their keys: the runtime then finds each by binary search (mote/data_map.h)."""
     from aot.pte.flat_tensor import read_ptd, write_ptd
     tensors = dict(read_ptd(base)) if base else {}
     for t in external:
         tensors.setdefault(t.key, t)
-    return write_ptd(list(tensors.values()))
+    return write_ptd(sorted(tensors.values(), key=lambda t: t.key.encode()))
 
 
 def _compile(name, eager, mf, recipe: Recipe, calibration, base_ptd: Optional[bytes] = None) -> Compiled:

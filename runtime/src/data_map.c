@@ -122,12 +122,41 @@ static mote_err_t map_entry(const mote_data_map_t *map, uint32_t i, mote_data_en
     return MOTE_OK;
 }
 
+/* Key of named entry `i` (map_entry verified it at load). */
+static mote_err_t map_key(const mote_data_map_t *map, uint32_t i, const char **key, uint32_t *key_len)
+{
+    mote_fb_t fb = map_fb(map);
+    mote_fb_vec_t v;
+    mote_fb_table_t t;
+
+    v.pos = map->named_pos;
+    v.len = map->num_named;
+    MOTE_TRY(mote_fb_vec_table(&fb, &v, i, &t));
+    MOTE_TRY(mote_fb_string_field(&fb, &t, MOTE_F_ND_KEY, key, key_len));
+    MOTE_CHECK(*key != NULL, MOTE_ERR_BAD_INDEX);
+    return MOTE_OK;
+}
+
+/* Key order: bytes as unsigned, then length (a prefix first). <0, 0, >0. */
+static int key_cmp(const char *a, uint32_t na, const char *b, uint32_t nb)
+{
+    const uint32_t n = na < nb ? na : nb;
+    uint32_t k;
+
+    for (k = 0; k < n; k++) {
+        if (a[k] != b[k]) {
+            return (uint8_t)a[k] < (uint8_t)b[k] ? -1 : 1;
+        }
+    }
+    return na < nb ? -1 : (na > nb ? 1 : 0);
+}
+
 mote_err_t mote_data_map_load(mote_data_map_t *map, const void *data, size_t size)
 {
     mote_fb_t fb;
     mote_fb_table_t root;
     mote_fb_vec_t v;
-    mote_data_entry_t e;
+    mote_data_entry_t e = {0};
     uint32_t i;
 
     MOTE_CHECK(map != NULL, MOTE_ERR_INVALID_ARGUMENT);
@@ -145,8 +174,14 @@ mote_err_t mote_data_map_load(mote_data_map_t *map, const void *data, size_t siz
     MOTE_TRY(mote_fb_vec_field(&fb, &root, MOTE_F_FT_NAMED, 4u, &v));
     map->named_pos = v.pos;
     map->num_named = v.len;
+    map->sorted = 1u;
     for (i = 0; i < map->num_named; i++) {
+        const char *prev = e.key;
+        const uint32_t prev_len = e.key_len;
         MOTE_TRY(map_entry(map, i, &e));
+        if (i > 0u && key_cmp(prev, prev_len, e.key, e.key_len) >= 0) {
+            map->sorted = 0u; /* ExecuTorch writes keys in insertion order */
+        }
     }
     map->magic = MOTE_DATA_MAP_MAGIC;
     return MOTE_OK;
@@ -157,24 +192,42 @@ uint32_t mote_data_map_count(const mote_data_map_t *map)
     return (map != NULL && map->magic == MOTE_DATA_MAP_MAGIC) ? map->num_named : 0u;
 }
 
+mote_err_t mote_data_map_find_counted(const mote_data_map_t *map, const char *key, uint32_t key_len,
+                                      mote_data_entry_t *out, uint32_t *compares)
+{
+    const char *k;
+    uint32_t n, i, lo = 0, hi, done = 0;
+    int c = 1;
+
+    MOTE_CHECK(map != NULL && map->magic == MOTE_DATA_MAP_MAGIC, MOTE_ERR_EXTERNAL_MISSING);
+    hi = map->num_named;
+    i = 0;
+    while (c != 0 && (map->sorted ? lo < hi : i < hi)) {
+        if (map->sorted) {
+            i = lo + (hi - lo) / 2u; /* keys strictly increasing (checked at load) */
+        }
+        MOTE_TRY(map_key(map, i, &k, &n));
+        c = key_cmp(key, key_len, k, n);
+        done++;
+        if (c != 0 && !map->sorted) {
+            i++;
+        } else if (c < 0) {
+            hi = i;
+        } else if (c > 0) {
+            lo = i + 1u;
+        }
+    }
+    if (compares != NULL) {
+        *compares = done;
+    }
+    MOTE_CHECK(c == 0, MOTE_ERR_EXTERNAL_MISSING);
+    return map_entry(map, i, out);
+}
+
 mote_err_t mote_data_map_find(const mote_data_map_t *map, const char *key, uint32_t key_len,
                               mote_data_entry_t *out)
 {
-    uint32_t i, k;
-
-    MOTE_CHECK(map != NULL && map->magic == MOTE_DATA_MAP_MAGIC, MOTE_ERR_EXTERNAL_MISSING);
-    for (i = 0; i < map->num_named; i++) {
-        MOTE_TRY(map_entry(map, i, out));
-        if (out->key_len != key_len) {
-            continue;
-        }
-        for (k = 0; k < key_len && out->key[k] == key[k]; k++) {
-        }
-        if (k == key_len) {
-            return MOTE_OK;
-        }
-    }
-    return MOTE_ERR_EXTERNAL_MISSING;
+    return mote_data_map_find_counted(map, key, key_len, out, NULL);
 }
 
 bool mote_data_map_contains(const mote_data_map_t *map, const void *p)

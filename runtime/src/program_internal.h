@@ -92,9 +92,14 @@ typedef struct mote_data_entry {
     uint64_t nbytes;
 } mote_data_entry_t;
 
-/* The entry of `key` (key_len bytes). Errors: EXTERNAL_MISSING (no map, no such key), file errors. */
+/* The entry of `key` (key_len bytes). Errors: EXTERNAL_MISSING (no map, no such key), file errors.
+ * Work: a binary search (at most floor(log2 n) + 1 key comparisons) when the map's keys are strictly
+ * increasing (mote_data_map_t.sorted, checked at load), else a scan (at most n comparisons). */
 MOTE_NODISCARD mote_err_t mote_data_map_find(const mote_data_map_t *map, const char *key, uint32_t key_len,
                                              mote_data_entry_t *out);
+/* mote_data_map_find that also stores in *compares (if not NULL) the key comparisons it made (tests). */
+MOTE_NODISCARD mote_err_t mote_data_map_find_counted(const mote_data_map_t *map, const char *key, uint32_t key_len,
+                                                     mote_data_entry_t *out, uint32_t *compares);
 
 /* Does `p` point into the map's bytes (external constants: never written)? */
 bool mote_data_map_contains(const mote_data_map_t *map, const void *p);

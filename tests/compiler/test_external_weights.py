@@ -62,6 +62,7 @@ def test_constants_leave_the_program_and_the_backbone_is_stored_once(heads):
     assert len(keys_a & keys_b) == 4  # the backbone's two weights and two biases
     shared = read_ptd((d / "shared.ptd").read_bytes())
     assert set(shared) == keys_a | keys_b  # 8 tensors, not 12
+    assert list(shared) == sorted(shared, key=str.encode)  # key order: the runtime binary-searches
     backbone = (16 * 32 + 32 + 32 * 32 + 32) * 4
     assert sum(len(t.data) for t in shared.values()) == backbone + (32 * 4 + 4 + 32 * 6 + 6) * 4
 
@@ -112,7 +113,9 @@ def test_mote_runs_executorchs_pte_and_ptd(tmp_path):
     want = Runtime.get().load_program(tmp_path / "m.pte", data_path=str(ptd)).load_method("forward").execute([x])[0]
     got = Program(tmp_path / "m.pte", data_map=ptd).method().run([x.numpy()])[0]
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-6, atol=1e-7)
-    assert sorted(read_ptd(ptd.read_bytes())) == ["0.bias", "0.weight", "2.bias", "2.weight"]
+    keys = list(read_ptd(ptd.read_bytes()))
+    assert sorted(keys) == ["0.bias", "0.weight", "2.bias", "2.weight"]
+    assert keys != sorted(keys)  # insertion order: the runtime's scan path (mote/data_map.h) found them
     from aot.tools.inspect import inspect_pte
     ext = inspect_pte(tmp_path / "m.pte")["methods"][0]["external_tensors"]
     assert sorted(e["key"] for e in ext) == ["0.bias", "0.weight", "2.bias", "2.weight"]

@@ -43,6 +43,7 @@ typedef struct mote_data_map {
     uint32_t num_segments;
     uint64_t segment_base; /* file offset of segment data */
     uint64_t segment_size; /* bytes of segment data */
+    uint32_t sorted;       /* 1: keys strictly increasing (bytes, then length): lookups binary-search */
     uint32_t magic;        /* set after a successful load */
 } mote_data_map_t;
 /**
@@ -52,6 +53,11 @@ typedef struct mote_data_map {
  * INVALID_ARGUMENT, MEMORY_ALIGNMENT, TRUNCATED, BAD_IDENTIFIER (not "FT01"),
  * BAD_HEADER, BAD_OFFSET, BAD_VTABLE, BAD_VECTOR, BAD_ALIGNMENT, BAD_SEGMENT,
  * BAD_INDEX, BAD_DTYPE, BAD_SHAPE, UNSUPPORTED (larger than MOTE_MAX_BYTES).
+ * Work: linear in the file. It also notes whether the keys are strictly
+ * increasing (unsigned bytes, then length); then each key lookup at init is a
+ * binary search, O(log n) key comparisons for n entries, without memory of
+ * its own. Other files (ExecuTorch 1.5.1 writes keys in insertion order) are
+ * scanned: O(n) comparisons per lookup.
  */
 MOTE_NODISCARD mote_err_t mote_data_map_load(mote_data_map_t *map, const void *data, size_t size);
 /** Number of named entries (0 if not loaded). */
