@@ -513,11 +513,25 @@ class _Reader:
     """Bounds-checked reader of tables in ``buf`` (a bytes-like object)."""
 
     MAX_OBJECTS = 5_000_000
+    #: bytes of tables, strings and vectors a reader may visit beyond 2x the buffer:
+    #: unshared, they are disjoint parts of it (a table at least its 4-byte vtable
+    #: offset), so only sub-objects referenced again and again (1,000 plans sharing
+    #: one vector of 1,000 values) reach the limit, which keeps a read linear in the file
+    VISIT_SLACK = 64 << 10
 
     def __init__(self, buf):
         self.buf = memoryview(buf).cast("B") if not isinstance(buf, bytes) else buf
         self.n = len(buf)
         self.objects = 0
+        self.visited = 0
+        self.visit_limit = 2 * self.n + self.VISIT_SLACK
+
+    def _visit(self, nbytes: int) -> None:
+        self.visited += nbytes
+        if self.visited > self.visit_limit:
+            raise FlatbufferError(f"the tables, strings and vectors reached from this {self.n:,}-byte buffer "
+                                  f"add up to more than {self.visit_limit:,} bytes: sub-objects shared "
+                                  "many times (a writer stores each once)")
 
     def _need(self, pos: int, size: int, what: str) -> None:
         if pos < 0 or size < 0 or pos + size > self.n:
@@ -535,6 +549,7 @@ class _Reader:
         p = self.deref(pos)
         n = self.scalar("u32", p)
         self._need(p + 4, n, "string")
+        self._visit(4 + n)
         try:
             return bytes(self.buf[p + 4:p + 4 + n]).decode("utf-8")
         except UnicodeDecodeError as e:
@@ -548,10 +563,12 @@ class _Reader:
         if elem in _SCALARS:
             fmt, size = _SCALARS[elem][:2]
             self._need(start, n * size, f"vector {owner}.{name}")
+            self._visit(4 + n * size)
             if elem == "u8" and s.align:
                 return bytes(self.buf[start:start + n])
             return list(struct.unpack_from("<%d%s" % (n, fmt[1]), self.buf, start))
         self._need(start, n * 4, f"vector {owner}.{name}")
+        self._visit(4 + n * 4)
         if elem == "str":
             return [self.string(start + 4 * i) for i in range(n)]
         cls = ns.tables[elem[2:]]
@@ -561,6 +578,7 @@ class _Reader:
         self.objects += 1
         if self.objects > self.MAX_OBJECTS:
             raise FlatbufferError("too many tables (shared sub-objects blow up)")
+        self._visit(4)
         if pos % 4:
             raise FlatbufferError(f"{cls.__name__} table at unaligned offset {pos}")
         vt = pos - self.scalar("i32", pos)
