@@ -170,8 +170,8 @@ def parse_line(line: str, outputs_meta: Optional[list] = None) -> dict:
         ev["board"] = rest.strip()
     elif word == "MODEL":
         ev.update(_fields(words))
-    elif word == "DONE" and words and type(_number(words[0])) is int:
-        ev["count"] = _number(words[0])
+    elif word == "DONE" and words and re.fullmatch(_NUM, words[0], re.ASCII):
+        ev["count"] = int(words[0])
     elif word == "ERROR":
         ev["stage"] = words[0] if words else ""
         ev["code"] = _number(words[1]) if len(words) > 1 else None

@@ -136,6 +136,7 @@ def test_numbers_that_are_not_the_firmwares():
         assert parse_line(line)["event"] == "text"
     assert "count" not in parse_line("MOTE DONE \u00b2")  # '²'.isdigit() is True, int('²') raises
     assert parse_line("MOTE DONE 3")["count"] == 3
+    assert "count" not in parse_line("MOTE DONE -3") and "count" not in parse_line("MOTE DONE +3")
     assert parse_line("MOTE MODEL pte=\u0661\u0662")["pte"] == "\u0661\u0662"
     # a number of more than 20 digits (and int()'s 4300-digit limit) stays text
     big = "9" * 5000
