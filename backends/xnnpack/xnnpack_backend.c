@@ -10,7 +10,10 @@
  * aot/backends/xnnpack/schema.py writes them. Every offset, length, id and
  * size is checked with the runtime's verifying flatbuffer reader before
  * XNNPACK sees it; what this backend does not take (other operators,
- * dynamic quantization) is refused with MOTE_ERR_BACKEND_PAYLOAD.
+ * dynamic quantization) is refused with MOTE_ERR_BACKEND_PAYLOAD. Before any
+ * xnn_define_* call, one linear pass over the nodes (prove_producers) proves
+ * every value has at most one producing node (XNNPACK's subgraph analysis
+ * asserts otherwise) and no node writes an external input or a constant.
  *
  * Values are fp32, or quantized (XNNQuantizedTensorValue): qint8 / qint32
  * per tensor (scale, zero point) and qcint8 / qcint32 per channel (a scale
@@ -216,6 +219,7 @@ typedef struct payload {
 #define USE_WRITTEN 2u
 #define USE_OUTPUT 4u
 #define USE_SOURCE 8u   /* a constant or an external input: readable before any node runs */
+#define USE_PRODUCED 16u /* a node of the payload writes it (prove_producers: at most one) */
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -1011,6 +1015,55 @@ static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mo
     return MOTE_OK;
 }
 
+/* The field of node kind `tag` that holds its output value id (the schema's
+ * order, as the define_* functions read it); UINT32_MAX for a kind this
+ * backend does not define. */
+static uint32_t output_field(uint8_t tag)
+{
+    switch (tag) {
+    case XN_CONV2D: case XN_DEPTHWISE_CONV2D: return 18u;
+    case XN_MAX_POOL: case XN_AVG_POOL: return 11u;
+    case XN_STATIC_TRANSPOSE: case XN_STATIC_RESHAPE: case XN_FULLY_CONNECTED: return 3u;
+    case XN_ADD: case XN_MULTIPLY: case XN_SUBTRACT: case XN_DIV: case XN_MINIMUM: return 2u;
+    case XN_CLAMP: case XN_SIGMOID: case XN_SOFTMAX: case XN_GLOBAL_AVG_POOL: case XN_FLOOR: case XN_CEILING:
+    case XN_SQRT: case XN_HARDSWISH: case XN_CONVERT: return 1u;
+    default: return UINT32_MAX;
+    }
+}
+
+/* One pass over the payload's nodes, before XNNPACK sees anything: every
+ * value has at most one producing node (XNNPACK's subgraph analysis asserts
+ * `producer == XNN_INVALID_NODE_ID` otherwise), and no node writes a value the
+ * payload declares an external input or a constant. Each output id is
+ * marked USE_PRODUCED in p->use (zeroed before): linear in nodes,
+ * no memory beyond the value table. BACKEND_PAYLOAD otherwise. */
+static mote_err_t prove_producers(payload_t *p, const mote_fb_vec_t *values, const mote_fb_vec_t *nodes)
+{
+    mote_fb_table_t xn, n, xv, t, qt;
+    uint32_t i, f, out, flags, cidx;
+    uint8_t tag, qtag;
+    mote_err_t err = MOTE_OK;
+
+    for (i = 0; i < nodes->len; i++) {
+        MOTE_TRY(mote_fb_vec_table(&p->fb, nodes, i, &xn));
+        MOTE_TRY(mote_fb_union_field(&p->fb, &xn, 0, XN_MAX_TAG, &tag, &n));
+        f = output_field(tag);
+        MOTE_CHECK(f != UINT32_MAX, MOTE_ERR_BACKEND_PAYLOAD); /* an operator this backend does not define */
+        out = scalar_u32(p, &n, f, 0u, &err);
+        MOTE_TRY(err);
+        MOTE_CHECK(out < p->num_values && !(p->use[out] & USE_PRODUCED), MOTE_ERR_BACKEND_PAYLOAD);
+        p->use[out] |= USE_PRODUCED;
+        MOTE_TRY(mote_fb_vec_table(&p->fb, values, out, &xv));
+        MOTE_TRY(value_tensor(p, &xv, &t, &qt, &qtag));
+        flags = scalar_u32(p, &t, XT_FLAGS, 0u, &err);
+        cidx = scalar_u32(p, &t, XT_CONST, 0u, &err);
+        MOTE_CHECK(scalar_u32(p, &t, XT_ID, 0u, &err) == out, MOTE_ERR_BACKEND_PAYLOAD); /* ids are positions */
+        MOTE_TRY(err);
+        MOTE_CHECK(cidx == 0u && !(flags & XNN_VALUE_FLAG_EXTERNAL_INPUT), MOTE_ERR_BACKEND_PAYLOAD);
+    }
+    return MOTE_OK;
+}
+
 /* Every value, then every node, into `sg`; the number of outputs into ctx. */
 static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_init_t *ctx, uint32_t num_externs)
 {
@@ -1046,6 +1099,7 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
         p->data[i] = NULL;
         p->use[i] = 0u;
     }
+    MOTE_TRY(prove_producers(p, &values, &nodes));
     for (i = 0; i < nodes.len; i++) {      /* edge transposes first: they change which values are external */
         mote_fb_table_t n;
         uint8_t tag;

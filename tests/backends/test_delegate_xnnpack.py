@@ -335,6 +335,41 @@ def test_backend_proves_every_write_stays_inside_its_tensor(mixed):
             Program(_with_payload(c, edit, 1)).method()
 
 
+
+def test_backend_refuses_a_value_two_nodes_write(mixed):
+    """Before any xnn_define_* call the backend proves that each value has at most one
+    producing node (Debian's XNNPACK asserts `producer == XNN_INVALID_NODE_ID`: SIGABRT,
+    tests/runtime/repro/xnn_two_producers_min.pte) and that no node writes an external
+    input or a constant: such payloads are MOTE_ERR_BACKEND_PAYLOAD at init."""
+    from aot.host.runtime import MoteError as RtError, Program
+    c = compile_model_file(mixed, delegate="xnnpack")
+
+    def conv(g):
+        return next(n.xnode_union for n in g.xnodes if type(n.xnode_union).__name__ == "XNNDepthwiseConv2d")
+
+    def conv_index(g):
+        return next(i for i, n in enumerate(g.xnodes) if n.xnode_union is conv(g))
+
+    def second_producer(g):   # a Clamp of the conv's input also writes the conv's output, after it
+        extra = xs.NODE_TYPES["XNNClamp"](input_id=conv(g).input1_id, output_id=conv(g).output_id, flags=0)
+        g.xnodes.insert(conv_index(g) + 1, xs.XNode(xnode_union=extra))
+    def second_producer_first(g):   # the same, with the extra writer before the conv
+        extra = xs.NODE_TYPES["XNNClamp"](input_id=conv(g).input1_id, output_id=conv(g).output_id, flags=0)
+        g.xnodes.insert(conv_index(g), xs.XNode(xnode_union=extra))
+    def write_an_external_input(g):
+        conv(g).output_id = next(v.xvalue_union.id_out for v in g.xvalues
+                                 if v.xvalue_union.flags == xs.EXTERNAL_INPUT)
+    payload = [i for i in c.spec.instructions if isinstance(i, ir.DelegateCall)][1].payload
+    for edit in (second_producer, second_producer_first, write_an_external_input):
+        g, _ = xs.read_payload(payload)
+        edit(g)
+        outs = [n.xnode_union.output_id for n in g.xnodes]
+        assert (len(outs) != len(set(outs))) == (edit is not write_an_external_input)   # the edit did what it says
+        with pytest.raises(RtError, match="BACKEND_PAYLOAD") as e:
+            Program(_with_payload(c, edit, 1)).method()
+        assert e.value.name == "MOTE_ERR_BACKEND_PAYLOAD", edit.__name__
+
+
 # ---------------------------------------------------------------- int8 (qs8 / qc8)
 
 MIXED8 = textwrap.dedent("""\
