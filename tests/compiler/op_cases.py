@@ -132,6 +132,12 @@ INT8_PLANAR = _planar_ops()
 INT8_PLANAR_MODEL = (lambda: nn.Sequential(nn.Conv2d(3, 8, 1), nn.ReLU(), nn.Conv2d(8, 8, 3, padding=1, groups=8),
                                            nn.ReLU(), nn.Conv2d(8, 4, 1)).eval(), (_r(1, 3, 8, 8),))
 
+#: what an --int8 compile with DSP weights (a DSP board) of an RGB 3x3 stem emits: the stem
+#: reads the NCHW input (aot.compiler.dsp_weights.nchw_stem_pass; tests/compiler/test_op_coverage.py)
+INT8_NCHW = ("mote::conv2d_s8_nchw.out",)
+INT8_NCHW_MODEL = (lambda: nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1), nn.ReLU(),
+                                         nn.Conv2d(8, 4, 1)).eval(), (_r(1, 3, 12, 12),))
+
 #: what an --int8 --int4-weights compile of a Linear emits (tests/compiler/test_op_coverage.py)
 INT4X8 = ("mote::linear_s4.out",)
 

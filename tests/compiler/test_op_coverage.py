@@ -37,7 +37,7 @@ def _max_rel(a, b) -> float:
 
 
 def test_every_operator_with_a_kernel_has_a_case():
-    cases = (set(op_cases.FP32) | set(op_cases.INT8) | set(op_cases.INT8_PLANAR) | set(op_cases.INT4X8) | set(op_cases.INT16)
+    cases = (set(op_cases.FP32) | set(op_cases.INT8) | set(op_cases.INT8_PLANAR) | set(op_cases.INT8_NCHW) | set(op_cases.INT4X8) | set(op_cases.INT16)
              | op_cases.EXECUTORCH_ONLY)
     assert supported_ops() - cases == set(), "a kernel without a case in tests/compiler/op_cases*.py"
     assert cases - supported_ops() == set(), "a case for an operator without a kernel"
@@ -93,6 +93,24 @@ def test_int8_planar_operators_compile_and_run_as_their_nhwc_pair():
         out[layout] = Program(c.pte).method().run([x.numpy() for x in inputs])[0]
     assert np.any(out["nhwc"] != 0)
     assert out["planar"].tobytes() == out["nhwc"].tobytes()
+
+
+def test_int8_nchw_stem_compiles_and_runs_as_the_nhwc_stem():
+    """With DSP weights the RGB stem reads the NCHW input (no permute_copy before it);
+    the program's output bytes are those of the program without DSP weights."""
+    make, inputs = op_cases.INT8_NCHW_MODEL
+    module = make()
+    out, permutes = {}, {}
+    for dsp in (True, False):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            c = compile_module(f"nchw_{dsp}", module, inputs, int8=True, calibration=[inputs], dsp_weights=dsp)
+        assert (set(op_cases.INT8_NCHW) <= _ops(c)) == dsp
+        permutes[dsp] = sum(k.op == "aten::permute_copy" for k in c.spec.instructions)
+        out[dsp] = Program(c.pte).method().run([x.numpy() for x in inputs])[0]
+    assert permutes[True] == permutes[False] - 1  # the input's; the output's stays
+    assert np.any(out[False] != 0)
+    assert out[True].tobytes() == out[False].tobytes()
 
 
 def _write_model(tmp_path, body: str, inputs: str) -> Path:
