@@ -32,40 +32,9 @@ from __future__ import annotations
 import numpy as np
 
 from aot import ir
-
-CONV = ("mote::conv2d_s8", "out")
-#: conv2d_s8 on the NCHW program input (aot.compiler.quant.int8ref.conv2d_s8_nchw,
-#: nchw_stem_pass): conv2d_s8's arguments, the panel included
-CONV_NCHW = ("mote::conv2d_s8_nchw", "out")
-LINEAR = ("mote::linear_s8", "out")
-#: argument index of the pre-widened weights in the 14-argument conv2d_s8
-PANEL_ARG = 12
-#: argument index of the panel in the 11-argument linear_s8
-LINEAR_PANEL_ARG = 9
-#: longest row of a linear panel, K rounded up to 8 (MOTE_S8_LIN_PANEL_KMAX)
-LINEAR_KMAX = 256
-INT16 = ir.NUMPY_CODES[np.dtype(np.int16)]
-INT32 = ir.NUMPY_CODES[np.dtype(np.int32)]
-INT8 = ir.NUMPY_CODES[np.dtype(np.int8)]
-
-
-def has_panel(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
-    """True if conv2d_s8 ``call`` carries pre-widened weights (argument 12 an int16
-    tensor), or linear_s8 ``call`` its panel (argument 9)."""
-    at = {CONV: PANEL_ARG, CONV_NCHW: PANEL_ARG, LINEAR: LINEAR_PANEL_ARG}.get((call.op, call.overload))
-    if at is None or len(call.args) <= at + 1:
-        return False
-    v = spec.values[call.args[at]]
-    return isinstance(v, ir.TensorValue) and v.dtype == INT16
-
-
-def has_table(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
-    """True if linear_s8 ``call`` carries its requantization table alone (argument 9
-    an int32 tensor, linear_table): the DSP kernel reads the int8 weights in place."""
-    if (call.op, call.overload) != LINEAR or len(call.args) <= LINEAR_PANEL_ARG + 1:
-        return False
-    v = spec.values[call.args[LINEAR_PANEL_ARG]]
-    return isinstance(v, ir.TensorValue) and v.dtype == INT32
+from aot.compiler.dsp_calls import (  # noqa: F401 (the DSP facts, used here and by importers)
+    CONV, CONV_NCHW, LINEAR, PANEL_ARG, LINEAR_PANEL_ARG, LINEAR_KMAX, INT16, INT32, INT8, has_panel, has_table, is_conv, EFORM_E, EFORM_MARK, EFORM_KMAX, EFORM_PWMAX, EFORM_K8)
+from aot.compiler.scratch import eform_pw, has_eform  # noqa: F401 (re-exported)
 
 
 def panel(weight: np.ndarray) -> np.ndarray:
@@ -107,17 +76,6 @@ def fast_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int):
         t += [2 * bc[a], 2 * bc[a], 2 * bc[b], 2 * bc[b],
               mult[a], rz[a], e[a], mult[b], rz[b], e[b]]
     return _wrap32(np.array(t, np.int64)).astype(np.int32)
-
-
-#: the E-form of the table (kernels/requant.h): SSAT's shift E, the marker of its
-#: third words, the longest K (MOTE_S8_EFORM_E, _MARK, _KMAX)
-EFORM_E = 12
-EFORM_MARK = 0x100
-EFORM_KMAX = 256
-#: its stride-1 pointwise calls of K <= EFORM_PWMAX run their own rows (MOTE_S8_EFORM_PWMAX,
-#: mote_s8_eform_pw); K = EFORM_K8 the channel-stationary core (ops.json "pointwise8+etable")
-EFORM_PWMAX = 32
-EFORM_K8 = 8
 
 
 def eform_table(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int, act=(-128, 127)):
@@ -174,27 +132,6 @@ def call_panel(weight: np.ndarray, bias, mult, shift, in_zp: int, out_zp: int, a
     return np.concatenate([2 * p, t.astype("<i4").view("<i2").astype(np.int16)])
 
 
-def has_eform(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
-    """True if conv2d_s8 ``call``'s panel ends with the E-form table (its third word
-    marked, EFORM_MARK): the DSP kernel's conv_rows_pwe (MOTE_S8_USE_CONV_PWE)."""
-    from aot.compiler.scratch import conv_has_table
-    if not is_conv(call) or not conv_has_table(spec, call):
-        return False
-    w = spec.values[call.args[1]]
-    k = int(np.prod(w.sizes[1:]))
-    pv = spec.values[call.args[PANEL_ARG]]
-    n = ((int(w.sizes[0]) + 1) & ~1) * ((k + 3) & ~3)        # int16 elements of the rows
-    t = np.frombuffer(pv.constant, "<i4", count=10, offset=2 * n)
-    return bool(int(t[6]) & EFORM_MARK)
-
-
-def eform_pw(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
-    """conv2d_s8 ``call`` is a stride-1 pointwise one with Cin <= EFORM_PWMAX
-    (MOTE_S8_CONV_POINTWISE by the kernels' rule, aot.compiler.scratch.conv_code): with
-    the E-form it runs the kernel's conv_rows_pwe (mote_s8_eform_pw)."""
-    from aot.compiler.scratch import conv_code
-    return (conv_code(spec, call) == 1 and list(spec.values[call.args[5]].items) == [1, 1]
-            and int(spec.values[call.args[0]].sizes[3]) <= EFORM_PWMAX)
 
 
 PERMUTE = ("aten::permute_copy", "out")
@@ -203,11 +140,6 @@ PERMUTE = ("aten::permute_copy", "out")
 #: 27 is the panel's zero pad: the column's byte before plane 2's last row there)
 NCHW_K = (0, 9, 6, 15, 18, 1, 24, 7, 10, 19, 16, 25, 2, 11, 8, 17,
           20, 27, 26, 23, 3, 21, 12, 4, 13, 5, 22, 14)
-
-
-def is_conv(call) -> bool:
-    """True if ``call`` is a conv2d_s8 or conv2d_s8_nchw call (the same arguments)."""
-    return isinstance(call, ir.KernelCall) and (call.op, call.overload) in (CONV, CONV_NCHW)
 
 
 def nchw_panel(p: np.ndarray, cout: int) -> np.ndarray:

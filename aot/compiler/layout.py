@@ -41,6 +41,8 @@ import numpy as np
 
 from aot import ir
 from aot.compiler.quant import int8ref
+from aot.compiler.scratch import (  # noqa: F401 (re-exported: the planes' keys and sizes)
+    DW_PLANES2, DW_PLANES4, dw_planes2_bytes, dw_planes4_bytes)
 
 MODES = ("auto", "planar", "nhwc")
 PW = ("mote::conv2d_s8", "out")
@@ -256,14 +258,6 @@ def layout_pass(mode: str = "auto", *, scratch_fn: Optional[Callable] = None, pl
     return run
 
 
-#: spec.plan_info key: steps of depthwise_conv2d_s8 calls whose scratch holds four
-#: int16 planes (aot.compiler.scratch.scratch_bytes reads it)
-DW_PLANES4 = "dw_planes4"
-
-
-#: spec.plan_info key: steps of the depthwise calls whose scratch holds two int16 planes
-DW_PLANES2 = "dw_planes2"
-
 #: How much planes4_pass may grow the arena at --opt speed (a fraction of the arena
 #: without planes): MobileNetV1-0.25 (VWW, int8 I/O) gets four planes on its first four
 #: depthwise layers for 1,328 B more arena (55,936 -> 57,264 B):
@@ -273,27 +267,6 @@ PLANES_GROWTH = 1 / 16
 #: spec.plan_info key: {"arena_without": the arena (bytes) with no call given two or four
 #: planes, "budget": the most planes4_pass let the arena grow to}
 DW_PLANES_ARENA = "dw_planes_arena"
-
-
-def dw_planes2_bytes(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
-    """Scratch bytes with which the DSP depthwise_conv2d_s8 widens two channels at once
-    (mote_s8_dw_planes2_bytes in kernels/requant.h), 0 when Cout is odd."""
-    x, out = spec.values[call.args[0]], spec.values[call.args[-1]]
-    ph, pw = _pair(_ints(spec, call.args[6])) or (0, 0)
-    if int(out.sizes[3]) % 2:
-        return 0
-    return 16 + 4 * (int(x.sizes[1]) + 2 * ph) * (int(x.sizes[2]) + 2 * pw)
-
-
-def dw_planes4_bytes(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
-    """Scratch bytes with which the DSP depthwise_conv2d_s8 widens four channels at
-    once (mote_s8_dw_planes4_bytes in kernels/requant.h: four int16 planes of the
-    padded input after 16 bytes of alignment), 0 when Cout is not a multiple of 4."""
-    x, out = spec.values[call.args[0]], spec.values[call.args[-1]]
-    ph, pw = _pair(_ints(spec, call.args[6])) or (0, 0)
-    if int(out.sizes[3]) % 4:
-        return 0
-    return 16 + 8 * (int(x.sizes[1]) + 2 * ph) * (int(x.sizes[2]) + 2 * pw)
 
 
 def planes4_pass(*, scratch_fn: Callable, planner: str = "best", growth: float = 0.0) -> Callable:

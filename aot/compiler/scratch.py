@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 
+from aot.compiler.dsp_calls import EFORM_K8, EFORM_MARK, EFORM_PWMAX, PANEL_ARG, has_panel, has_table, is_conv
 from aot.errors import LoweringError
 from aot.paths import KERNELS_DIR, ROOT, RUNTIME_DIR
 
@@ -96,13 +97,11 @@ def scratch_bytes(spec, call) -> int:
         cout = int(out.sizes[3])
         kh, kw = int(w.sizes[1]), int(w.sizes[2])
         if name != "mote::depthwise_conv2d_s8.out":
-            from aot.compiler.dsp_weights import has_panel
             return int(_scratch_library().mote_scratch_mote_conv2d_s8(
                 n, h, wd, cin, cout, kh, kw, int(has_panel(spec, call))))
         pad = vals[call.args[6]].items
         ph, pw = (int(pad[0]), int(pad[-1]))
         own = int(_scratch_library().mote_scratch_mote_depthwise_conv2d_s8(n, h, wd, cin, cout, kh, kw, ph, pw))
-        from aot.compiler.layout import DW_PLANES2, DW_PLANES4, dw_planes2_bytes, dw_planes4_bytes
         if spec.plan_info.get(DW_PLANES4) and spec.instructions.index(call) in spec.plan_info[DW_PLANES4]:
             own = max(own, dw_planes4_bytes(spec, call))  # the DSP plane path's four planes
         elif spec.plan_info.get(DW_PLANES2) and spec.instructions.index(call) in spec.plan_info[DW_PLANES2]:
@@ -150,7 +149,6 @@ def call_variant(spec, call):
     the E-form requantization (dw_planar_eform), else None (channels-last on both); add_s8: which
     core its multipliers and shifts select (mote_variant_mote_add_s8: "power+general"
     for the compiler's arguments, "power+power" for equal input scales)."""
-    from aot.compiler.dsp_weights import has_panel, has_table
     name = f"{call.op}.{call.overload}"
     vals = spec.values
     if name == "mote::linear_s8.out":
@@ -174,7 +172,6 @@ def call_variant(spec, call):
     if name == "mote::conv2d_s8_nchw.out":   # the column gathered from the input's planes
         label += "+nchw"
     if conv_has_table(spec, call):
-        from aot.compiler.dsp_weights import EFORM_K8, eform_pw, has_eform
         if has_eform(spec, call):   # stride-1 Cin = K = 8: the channel-stationary core (MOTE_S8_EFORM_K8)
             k8 = eform_pw(spec, call) and int(vals[call.args[0]].sizes[3]) == EFORM_K8
             label = (f"pointwise{EFORM_K8}" if k8 else label) + "+etable"
@@ -187,7 +184,6 @@ def conv_has_table(spec, call) -> bool:
     """True if conv2d_s8 `call`'s pre-widened weights end with the DSP kernel's fast
     requantization table (aot.compiler.dsp_weights: the panel's numel beyond
     round2(Cout) * round4(K), as the kernel's parser reads it)."""
-    from aot.compiler.dsp_weights import PANEL_ARG, has_panel
     if not has_panel(spec, call):
         return False
     w = spec.values[call.args[1]]
@@ -247,7 +243,6 @@ def placement(spec, call) -> int:
 def conv_direct_in_place(spec, call) -> bool:
     """True if the DSP conv2d_s8 runs `call`, planned in place, without the row ring
     (mote_s8_conv_direct_in_place in kernels/requant.h)."""
-    from aot.compiler.dsp_weights import has_panel
     vals = spec.values
     x, w, out = vals[call.args[0]], vals[call.args[1]], vals[call.args[-1]]
     stride, pad = vals[call.args[5]], vals[call.args[6]]
@@ -322,3 +317,61 @@ def rows_ring_bytes(spec, call, band: int = 1) -> int:
         n, h, w, cin, ho, wo, cout, int(stride.items[0]), int(pad.items[0]),
         band))
 
+
+def has_eform(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
+    """True if conv2d_s8 ``call``'s panel ends with the E-form table (its third word
+    marked, EFORM_MARK): the DSP kernel's conv_rows_pwe (MOTE_S8_USE_CONV_PWE)."""
+    if not is_conv(call) or not conv_has_table(spec, call):
+        return False
+    import numpy as np
+    w = spec.values[call.args[1]]
+    k = int(np.prod(w.sizes[1:]))
+    pv = spec.values[call.args[PANEL_ARG]]
+    n = ((int(w.sizes[0]) + 1) & ~1) * ((k + 3) & ~3)        # int16 elements of the rows
+    t = np.frombuffer(pv.constant, "<i4", count=10, offset=2 * n)
+    return bool(int(t[6]) & EFORM_MARK)
+
+
+def eform_pw(spec: ir.ProgramSpec, call: ir.KernelCall) -> bool:
+    """conv2d_s8 ``call`` is a stride-1 pointwise one with Cin <= EFORM_PWMAX
+    (MOTE_S8_CONV_POINTWISE by the kernels' rule, aot.compiler.scratch.conv_code): with
+    the E-form it runs the kernel's conv_rows_pwe (mote_s8_eform_pw)."""
+    return (conv_code(spec, call) == 1 and list(spec.values[call.args[5]].items) == [1, 1]
+            and int(spec.values[call.args[0]].sizes[3]) <= EFORM_PWMAX)
+
+
+def _padding(spec, call) -> tuple:
+    """(pad_h, pad_w) of a depthwise_conv2d_s8 call (argument 6: one or two ints)."""
+    v = spec.values[call.args[6]]
+    p = [int(x) for x in getattr(v, "items", ())]
+    return (p * 2 if len(p) == 1 else p) if len(p) in (1, 2) else (0, 0)
+
+
+#: spec.plan_info key: steps of depthwise_conv2d_s8 calls whose scratch holds four
+#: int16 planes (scratch_bytes reads it)
+DW_PLANES4 = "dw_planes4"
+
+
+#: spec.plan_info key: steps of the depthwise calls whose scratch holds two int16 planes
+DW_PLANES2 = "dw_planes2"
+
+
+def dw_planes2_bytes(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
+    """Scratch bytes with which the DSP depthwise_conv2d_s8 widens two channels at once
+    (mote_s8_dw_planes2_bytes in kernels/requant.h), 0 when Cout is odd."""
+    x, out = spec.values[call.args[0]], spec.values[call.args[-1]]
+    ph, pw = _padding(spec, call)
+    if int(out.sizes[3]) % 2:
+        return 0
+    return 16 + 4 * (int(x.sizes[1]) + 2 * ph) * (int(x.sizes[2]) + 2 * pw)
+
+
+def dw_planes4_bytes(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
+    """Scratch bytes with which the DSP depthwise_conv2d_s8 widens four channels at
+    once (mote_s8_dw_planes4_bytes in kernels/requant.h: four int16 planes of the
+    padded input after 16 bytes of alignment), 0 when Cout is not a multiple of 4."""
+    x, out = spec.values[call.args[0]], spec.values[call.args[-1]]
+    ph, pw = _padding(spec, call)
+    if int(out.sizes[3]) % 4:
+        return 0
+    return 16 + 8 * (int(x.sizes[1]) + 2 * ph) * (int(x.sizes[2]) + 2 * pw)
