@@ -3,7 +3,6 @@ JSON they print. The work itself is in aot.deploy (build, run) and
 aot.compiler (compile)."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from aot.deploy.build import build_compiled
 from aot.deploy.run import SIM_TARGETS, _check_inputs, read_build, run_host, run_simulator
 from aot.deploy.size import size_table
 from aot.tools.device import format_array
+from aot.tools import jsonout
 
 
 def _note(message: str) -> None:
@@ -67,7 +67,7 @@ def generate_command(args) -> int:
     gen = generate_compiled(compiled, board, out, selftest=selftest,
                             verify_checksum=recipe.verify_checksum, opt=recipe.opt)
     if args.json:
-        print(json.dumps(gen.sources))
+        print(jsonout.dumps(gen.sources))
         return 0
     print(f"aot generate: {compiled.summary()}")
     print(planned_table(gen.sources, board))
@@ -90,7 +90,7 @@ def _generate_dry_run(args, recipe, board) -> int:
             "generated_headers": list(GENERATED_HEADERS),
             "depends": [str(Path(recipe.calib).resolve())] if recipe.calib else []}
     if args.json:
-        print(json.dumps(info))
+        print(jsonout.dumps(info))
     else:
         print(f"aot generate: options checked for {board.name}; would write "
               + ", ".join(info["generated_sources"] + info["generated_headers"]) + ", mote_sources.json")
@@ -231,7 +231,7 @@ def run_command(args) -> int:
                 arrays[f"output_{i}" if k == 0 else f"set{k}_output_{i}"] = np.asarray(o)
         np.savez(args.outputs, **arrays)
     if args.json:
-        print(json.dumps(_jsonable(result)))
+        print(jsonout.dumps(_jsonable(result)))
         return 0
     print(f"aot run: {result['program']} on {result['target']}")
     counter = result.get("counter", "instructions")

@@ -8,12 +8,13 @@ int8 program is compared with eager fp32 and with the PT2E reference
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 import torch
+
+from aot.tools import jsonout
 
 
 def random_inputs(example_inputs, seed: int) -> tuple:
@@ -212,7 +213,7 @@ def compare_command(args) -> int:
         compiled = compiled.for_method(args.method)
     report = compare(compiled, args.target, args.seed, args.output_dir, steps=args.steps)
     if args.json:
-        print(json.dumps(report))
+        print(jsonout.dumps(report))
         return 0
     print(f"model {report['model']}{'.' + report['method'] if 'method' in report else ''} on "
           f"{report['target']}{' (int16 activations)' if report.get('int16_activations') else ' (int8)' if report['int8'] else ''}"

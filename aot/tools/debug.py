@@ -11,11 +11,11 @@ op by op (aot.devtools.debug). Exit 0 when no op diverges, 1 otherwise.
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from aot.errors import RunError
+from aot.tools import jsonout
 
 
 def debug_compiled(compiled, target: str, seed: int = 0, out_dir=None, tol=None, tol_quanta=None,
@@ -50,18 +50,6 @@ def debug_compiled(compiled, target: str, seed: int = 0, out_dir=None, tol=None,
     return rep
 
 
-def _json_ready(obj):
-    """`obj` with non-finite floats as null (an exact op's SNR is infinite; JSON has no inf)."""
-    import math
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {k: _json_ready(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_json_ready(v) for v in obj]
-    return obj
-
-
 def debug_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.recipe import Recipe
@@ -82,7 +70,7 @@ def debug_command(args) -> int:
     rep = debug_compiled(compiled, args.target, args.seed, args.output_dir, args.tol, args.tol_quanta,
                          args.timeout, target.board)
     if args.json:
-        print(json.dumps(_json_ready(rep)))
+        print(jsonout.dumps(rep))
     else:
         print(render_text(rep))
     return 0 if rep["first_divergent"] is None else 1

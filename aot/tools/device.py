@@ -3,7 +3,6 @@ in aot.deploy.flash (drive, UF2 checks, tools) and aot.deploy.serial_port
 (pyserial); the line protocol in aot.deploy.protocol."""
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from aot.errors import SerialPortError
+from aot.tools import jsonout
 
 
 def add_flash_arguments(p) -> None:
@@ -149,7 +149,7 @@ def monitor_command(args) -> int:
             if ev["event"] == "boot" and not args.build:
                 counter = _counter_for(ev["board"])
             if args.json:
-                print(json.dumps(event_json(ev, counter)), flush=True)
+                print(jsonout.dumps(event_json(ev, counter)), flush=True)
             else:
                 for text in event_text(ev, counter):
                     print(text, flush=True)

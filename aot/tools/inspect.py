@@ -31,6 +31,7 @@ from aot.pte import schema as fb
 from aot.compiler.liveness import (VIEW_OPS, lifetimes, live_bytes_lower_bound, plan_conflicts,
                                    with_view_aliases)
 from aot.pte.reader import PlanInfo, PteFile, PteFormatError, read_pte
+from aot.tools import jsonout
 
 
 def _plan_uses(p: PlanInfo) -> list:
@@ -292,7 +293,7 @@ def run_inspect(args: argparse.Namespace, draw=None) -> int:
         png = draw(path, args.png)
         info["arena_png"] = png
     if args.json:
-        print(json.dumps(info, indent=2))
+        print(jsonout.dumps(info, indent=2))
     else:
         sys.stdout.write(render_text(info))
         if png is not None:

@@ -8,9 +8,8 @@ variants from cmsis/, and the deliberate exclusions from kernels/excluded.json.
 """
 from __future__ import annotations
 
-import json
-
 from aot.compiler import kernels as K
+from aot.tools import jsonout
 
 DOC_PATH = K.KERNELS_DIR.parent / "docs" / "ops.md"
 
@@ -95,7 +94,7 @@ def ops_markdown(report: dict) -> str:
 def ops_command(args) -> int:
     report = ops_report()
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(jsonout.dumps(report, indent=2))
     elif args.markdown:
         print(ops_markdown(report), end="")
     else:

@@ -15,12 +15,12 @@ The work is in aot.devtools.profile; this module is argument handling.
 """
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
 
 from aot.errors import RunError
+from aot.tools import jsonout
 
 
 def _note(message: str) -> None:
@@ -199,7 +199,7 @@ def profile_command(args) -> int:
         from aot.devtools.etdump import inspector_time_scale, write_etdump
         write_etdump(etdump_profile(p), args.etdump)
     if args.json:
-        print(json.dumps(p))
+        print(jsonout.dumps(p))
         return 0
     print(render_text(p))
     if args.png:

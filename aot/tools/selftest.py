@@ -11,13 +11,13 @@ aot.deploy.protocol.read_selftest.
 """
 from __future__ import annotations
 
-import json
 import math
 import time
 from pathlib import Path
 
 from aot.errors import ProtocolError, RunError, SerialPortError
 from aot.deploy.selftest import DEFAULT_CASES, read_bpte, run_host  # noqa: F401 (DEFAULT_CASES: the CLI's)
+from aot.tools import jsonout
 
 
 def run_selftest(program, target: str = "host", timeout: float = 120.0) -> dict:
@@ -123,7 +123,7 @@ def format_report(rep: dict) -> str:
 def test_command(args) -> int:
     rep = run_selftest(args.program, args.target, args.timeout)
     if args.json:
-        print(json.dumps(rep))
+        print(jsonout.dumps(rep))
     else:
         print(format_report(rep))
     return 0 if rep["verdict"] == "PASS" else 1

@@ -245,3 +245,24 @@ def test_an_operator_with_side_effects_is_named_with_its_line(tmp_path):
     assert r.returncode != 0 and "Traceback" not in r.stderr
     assert "aten::_linalg_check_errors.default is not supported" in r.stderr and "inv.py:6" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def _strict_json(text: str):
+    """json.loads that refuses the NaN/Infinity tokens RFC 8259 does not have."""
+    def refuse(token):
+        raise ValueError(f"non-JSON token {token}")
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.slow  # two aot processes, each importing torch
+def test_run_json_is_strict_json_when_an_output_is_nan(model_file, tmp_path):
+    """A NaN in the model's output is `null` in --json (Python's json would write NaN)."""
+    assert _aot("export", model_file, "-o", tmp_path / "m.pte").returncode == 0
+    x = np.zeros((2, 8), np.float32)
+    x[0, 0] = np.nan
+    np.savez(tmp_path / "in.npz", x)
+    r = _aot("run", tmp_path / "m.pte", "--inputs", tmp_path / "in.npz", "--json")
+    assert r.returncode == 0, r.stderr
+    out = _strict_json(r.stdout)["outputs"][0]
+    assert out[0] == [None] * 4  # row 0 went through fc with a NaN: every output NaN
+    assert all(0.0 < v < 1.0 for v in out[1])  # row 1 is sigmoid of finite values
