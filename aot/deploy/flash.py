@@ -89,12 +89,23 @@ def mount_points() -> list[Path]:
     return found
 
 
+def _open(path: Path, flags: int, follow_symlinks: bool = False, mode: int = 0o644) -> int:
+    """os.open(path, flags | _OPEN_FLAGS) that never follows a symlink unless follow_symlinks.
+    Where the OS has no O_NOFOLLOW (Windows) the link is refused by an lstat first, so the
+    refusal is the same everywhere: OSError(ELOOP)."""
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    if follow_symlinks:
+        return os.open(path, flags | (_OPEN_FLAGS & ~nofollow), mode)
+    if not (_OPEN_FLAGS & nofollow) and os.path.islink(path):
+        raise OSError(errno.ELOOP, "is a symbolic link", str(path))
+    return os.open(path, flags | _OPEN_FLAGS, mode)
+
+
 def read_regular(path: Path, limit: int, follow_symlinks: bool = False) -> bytes:
     """The bytes of `path`, a regular file (not a FIFO or device; not a symlink
     unless follow_symlinks) of at most `limit` bytes. Raises OSError (a symlink:
     ELOOP), FlashError (not a regular file, too large)."""
-    flags = _OPEN_FLAGS & ~getattr(os, "O_NOFOLLOW", 0) if follow_symlinks else _OPEN_FLAGS
-    fd = os.open(path, os.O_RDONLY | flags)
+    fd = _open(path, os.O_RDONLY, follow_symlinks)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -236,7 +247,7 @@ def copy_uf2(data: bytes, drive: Path, name: str = "firmware.uf2") -> Path:
     symlink and must be (or become) a regular file: else FlashError, nothing written."""
     dest = Path(drive) / name
     try:
-        fd = os.open(dest, os.O_WRONLY | os.O_CREAT | _OPEN_FLAGS, 0o644)
+        fd = _open(dest, os.O_WRONLY | os.O_CREAT)
     except OSError as e:
         why = {errno.ELOOP: "it is a symbolic link", errno.ENXIO: "it is a FIFO"}.get(e.errno, e.strerror or e)
         raise FlashError(f"cannot write {dest}: {why}; nothing written") from None

@@ -297,7 +297,16 @@ def _refused_in_a_thread(capsys, args, *drives):
     return got["msg"]
 
 
-def test_info_file_that_is_a_symlink_is_not_followed(tmp_path, capsys, no_mounts):
+@pytest.fixture(params=["O_NOFOLLOW", "lstat"])
+def nofollow(request, monkeypatch):
+    """Both ways flash refuses a symlink: POSIX's O_NOFOLLOW, and the lstat check of an OS
+    without it (Windows), simulated by taking the flag out of the open flags."""
+    if request.param == "lstat":
+        monkeypatch.setattr(flash, "_OPEN_FLAGS", flash._OPEN_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
+    return request.param
+
+
+def test_info_file_that_is_a_symlink_is_not_followed(tmp_path, capsys, no_mounts, nofollow):
     build = make_build(tmp_path / "b")
     (tmp_path / "elsewhere.txt").write_text(RP2350_INFO)
     drive = make_drive(tmp_path / "RP2350", info=None)
@@ -327,7 +336,7 @@ def test_info_file_of_2_gib_is_not_read(tmp_path, capsys, no_mounts):
     assert flash.read_board_id(drive) is None
 
 
-def test_uf2_on_the_drive_that_is_a_symlink_is_not_written_through(tmp_path, capsys, no_mounts):
+def test_uf2_on_the_drive_that_is_a_symlink_is_not_written_through(tmp_path, capsys, no_mounts, nofollow):
     build = make_build(tmp_path / "b")
     drive = make_drive(tmp_path / "RP2350")
     victim = tmp_path / "victim.txt"
