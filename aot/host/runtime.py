@@ -115,6 +115,10 @@ def _load_lib(path=None):
         "mote_host_sizeof_method": (sz, []),
         "mote_host_sizeof_data_map": (sz, []),
         "mote_data_map_load": (i32, [vp, vp, sz]),
+        "mote_data_map_index_size": (sz, [vp]),
+        "mote_data_map_set_index": (i32, [vp, vp, sz]),
+        "mote_program_named_index_size": (sz, [vp]),
+        "mote_program_set_named_index": (i32, [vp, vp, sz]),
         "mote_program_set_data_map": (i32, [vp, vp]),
         "mote_host_max_arenas": (u32, []),
         "mote_method_destroy": (None, [vp]),
@@ -185,6 +189,10 @@ class Program:
                                                + ("; a .ptd goes to --ptd" if bytes(data[4:8]) == b"FT01" else "")
                     }.get(err_name(code, lib), f"load {name}")
             raise MoteError(code, err_name(code, lib), hint)
+        # the named data's lookup index (mote/program.h): binary searches instead of a scan per key
+        self._named_index = _aligned(max(lib.mote_program_named_index_size(self._obj.ctypes.data), 4), 4)
+        _check(lib, lib.mote_program_set_named_index(self._obj.ctypes.data, self._named_index.ctypes.data,
+                                                     len(self._named_index)), "named data index")
         if data_map is not None:
             ptd = _read(data_map)
             self._ptd = _aligned(len(ptd), PROGRAM_ALIGN)
@@ -197,6 +205,10 @@ class Program:
             if hint:
                 label += f" is not a .ptd file ({hint})"
             _check(lib, code, f"load {label}")
+            # keys not in order (ExecuTorch's .ptd): an index in our memory, so each lookup is a binary search
+            self._map_index = _aligned(max(lib.mote_data_map_index_size(self._map.ctypes.data), 4), 4)
+            _check(lib, lib.mote_data_map_set_index(self._map.ctypes.data, self._map_index.ctypes.data,
+                                                    len(self._map_index)), f"index {label}")
             _check(lib, lib.mote_program_set_data_map(self._obj.ctypes.data, self._map.ctypes.data), "data map")
 
     @property

@@ -1,7 +1,7 @@
 /*
  * mote-run - run one method of a .pte program on the host.
  *
- *   mote-run [-m METHOD] [-o PREFIX|OUT.npz] program.pte [input.npy|inputs.npz ...]
+ *   mote-run [-m METHOD] [-o PREFIX|OUT.npz] [-d WEIGHTS.ptd] [-t] program.pte [input.npy|inputs.npz ...]
  *
  * Inputs are .npy files (little-endian, C order) matching the method's input
  * dtypes and shapes, or .npz archives written by numpy.savez (stored, not
@@ -11,12 +11,20 @@
  * PREFIX "out"), or, when the -o argument ends in ".npz", all outputs go to
  * that one archive as output_0, output_1, ... Exit status 0 on success, 1 on
  * a usage/IO error, 2 on a runtime error (its mote_err_t name is printed).
+ *
+ * -d attaches the .ptd holding the program's external weights (mote/data_map.h).
+ * -t prints each stage's wall time to stderr, one line per stage:
+ * "mote-run: time STAGE SECONDS" for load (the .pte), index (its named-data
+ * index), ptd_load, ptd_index (a .ptd's key index, when its keys are not in
+ * order), requirements, init and execute (benchmarks/ read them).
  */
 #define _POSIX_C_SOURCE 200112L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "mote/data_map.h"
 #include "mote/mote.h"
 #include "npy.h"
 #include "npz.h"
@@ -30,7 +38,9 @@
 /* The backend pool delegates allocate from (mote/backend.h): XNNPACK's packed
  * weights and workspace (aot/host/runtime.py HOST_BACKEND_POOL_BYTES). */
 #define RUN_BACKEND_POOL_BYTES ((size_t)64 << 20)
-#define RUN_USAGE "usage: mote-run [-m METHOD] [-o PREFIX|OUT.npz] program.pte [input.npy|inputs.npz ...]\n"
+#define RUN_USAGE                                                                                        \
+    "usage: mote-run [-m METHOD] [-o PREFIX|OUT.npz] [-d WEIGHTS.ptd] [-t] program.pte "                 \
+    "[input.npy|inputs.npz ...]\n"
 
 /* Every input array, in order; data points into the file buffers, kept until exit. */
 static mote_npz_member_t run_inputs[RUN_MAX_INPUTS];
@@ -70,6 +80,33 @@ static uint8_t *read_file(const char *path, size_t *size)
     return buf;
 }
 
+/* -t: seconds since the last call (the first call starts the clock). */
+static int run_timed;
+static double run_clock(void)
+{
+    static struct timespec last;
+    struct timespec now;
+    double dt;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    dt = (double)(now.tv_sec - last.tv_sec) + 1e-9 * (double)(now.tv_nsec - last.tv_nsec);
+    last = now;
+    return dt;
+}
+
+static void run_stage(const char *stage)
+{
+    const double dt = run_clock();
+    if (run_timed) {
+        fprintf(stderr, "mote-run: time %s %.9f\n", stage, dt);
+    }
+}
+
+/* A caller index of `size` bytes (at least 4) for mote_*_set_index, kept until exit. */
+static uint32_t *index_alloc(size_t size)
+{
+    return (uint32_t *)aligned_zalloc(size < 4u ? 4u : size, 16u);
+}
+
 static int fail(const char *what, mote_err_t err)
 {
     fprintf(stderr, "mote-run: %s: %s (%d)\n", what, mote_err_name(err), (int)err);
@@ -78,14 +115,17 @@ static int fail(const char *what, mote_err_t err)
 
 int main(int argc, char **argv)
 {
-    const char *method_name = "forward", *prefix = "out", *path = NULL;
+    const char *method_name = "forward", *prefix = "out", *path = NULL, *ptd_path = NULL;
     const char *inputs[RUN_MAX_INPUTS];
     uint32_t ninputs = 0, narrays = 0, i, index;
     size_t plen;
     int to_npz;
     int a;
     size_t size;
-    static uint8_t *file; /* static: the buffers stay reachable until exit */
+    static uint8_t *file, *ptd; /* static: the buffers stay reachable until exit */
+    static uint32_t *named_index, *ptd_index;
+    static mote_data_map_t map;
+    size_t ptd_size;
     mote_program_t prog;
     mote_method_t method;
     mote_method_requirements_t req;
@@ -97,6 +137,10 @@ int main(int argc, char **argv)
             method_name = argv[++a];
         } else if (strcmp(argv[a], "-o") == 0 && a + 1 < argc) {
             prefix = argv[++a];
+        } else if (strcmp(argv[a], "-d") == 0 && a + 1 < argc) {
+            ptd_path = argv[++a];
+        } else if (strcmp(argv[a], "-t") == 0) {
+            run_timed = 1;
         } else if (argv[a][0] == '-') {
             fprintf(stderr, RUN_USAGE);
             return 1;
@@ -118,9 +162,47 @@ int main(int argc, char **argv)
         fprintf(stderr, "mote-run: cannot read %s\n", path);
         return 1;
     }
+    (void)run_clock();
     err = mote_program_load(&prog, file, size);
     if (err != MOTE_OK) {
         return fail("load", err);
+    }
+    run_stage("load");
+    named_index = index_alloc(mote_program_named_index_size(&prog));
+    if (named_index == NULL) {
+        fprintf(stderr, "mote-run: out of memory\n");
+        return 1;
+    }
+    err = mote_program_set_named_index(&prog, named_index, mote_program_named_index_size(&prog));
+    if (err != MOTE_OK) {
+        return fail("named data index", err);
+    }
+    run_stage("index");
+    if (ptd_path != NULL) {
+        ptd = read_file(ptd_path, &ptd_size);
+        if (ptd == NULL) {
+            fprintf(stderr, "mote-run: cannot read %s\n", ptd_path);
+            return 1;
+        }
+        (void)run_clock();
+        err = mote_data_map_load(&map, ptd, ptd_size);
+        if (err != MOTE_OK) {
+            return fail("load .ptd", err);
+        }
+        run_stage("ptd_load");
+        ptd_index = index_alloc(mote_data_map_index_size(&map));
+        if (ptd_index == NULL) {
+            fprintf(stderr, "mote-run: out of memory\n");
+            return 1;
+        }
+        err = mote_data_map_set_index(&map, ptd_index, mote_data_map_index_size(&map));
+        if (err == MOTE_OK) {
+            err = mote_program_set_data_map(&prog, &map);
+        }
+        if (err != MOTE_OK) {
+            return fail(".ptd index", err);
+        }
+        run_stage("ptd_index");
     }
     err = mote_program_method_index(&prog, method_name, &index);
     if (err == MOTE_OK) {
@@ -129,6 +211,7 @@ int main(int argc, char **argv)
     if (err != MOTE_OK) {
         return fail("method", err);
     }
+    run_stage("requirements");
     memset(&mem, 0, sizeof(mem));
     mem.state.ptr = aligned_zalloc(req.state_size, req.state_align);
     mem.state.size = req.state_size;
@@ -151,6 +234,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "mote-run: out of memory\n");
         return 1;
     }
+    (void)run_clock();
     err = mote_method_init(&method, &prog, index, &mem);
     if (err == MOTE_ERR_OP_NOT_FOUND) {
         const char *name = "?", *overload = "";
@@ -162,6 +246,7 @@ int main(int argc, char **argv)
     if (err != MOTE_OK) {
         return fail("init", err);
     }
+    run_stage("init");
     for (i = 0; i < ninputs; i++) {
         size_t nsize;
         uint8_t *nbuf = run_files[i] = read_file(inputs[i], &nsize);
@@ -204,11 +289,13 @@ int main(int argc, char **argv)
             return fail("set_input", err);
         }
     }
+    (void)run_clock();
     err = mote_method_execute(&method);
     if (err != MOTE_OK) {
         fprintf(stderr, "mote-run: instruction %d failed\n", (int)mote_method_failed_instruction(&method));
         return fail("execute", err);
     }
+    run_stage("execute");
     plen = strlen(prefix);
     to_npz = plen >= 4 && strcmp(prefix + plen - 4, ".npz") == 0;
     if (to_npz && mote_npz_open(&run_npz_out, prefix) != 0) {

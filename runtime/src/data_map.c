@@ -122,9 +122,10 @@ static mote_err_t map_entry(const mote_data_map_t *map, uint32_t i, mote_data_en
     return MOTE_OK;
 }
 
-/* Key of named entry `i` (map_entry verified it at load). */
-static mote_err_t map_key(const mote_data_map_t *map, uint32_t i, const char **key, uint32_t *key_len)
+/* Key of named entry `i` (map_entry verified it at load); a mote_key_fn_t over the map. */
+static mote_err_t map_key(const void *ctx, uint32_t i, const char **key, uint32_t *key_len)
 {
+    const mote_data_map_t *map = (const mote_data_map_t *)ctx;
     mote_fb_t fb = map_fb(map);
     mote_fb_vec_t v;
     mote_fb_table_t t;
@@ -135,20 +136,6 @@ static mote_err_t map_key(const mote_data_map_t *map, uint32_t i, const char **k
     MOTE_TRY(mote_fb_string_field(&fb, &t, MOTE_F_ND_KEY, key, key_len));
     MOTE_CHECK(*key != NULL, MOTE_ERR_BAD_INDEX);
     return MOTE_OK;
-}
-
-/* Key order: bytes as unsigned, then length (a prefix first). <0, 0, >0. */
-static int key_cmp(const char *a, uint32_t na, const char *b, uint32_t nb)
-{
-    const uint32_t n = na < nb ? na : nb;
-    uint32_t k;
-
-    for (k = 0; k < n; k++) {
-        if (a[k] != b[k]) {
-            return (uint8_t)a[k] < (uint8_t)b[k] ? -1 : 1;
-        }
-    }
-    return na < nb ? -1 : (na > nb ? 1 : 0);
 }
 
 mote_err_t mote_data_map_load(mote_data_map_t *map, const void *data, size_t size)
@@ -175,11 +162,12 @@ mote_err_t mote_data_map_load(mote_data_map_t *map, const void *data, size_t siz
     map->named_pos = v.pos;
     map->num_named = v.len;
     map->sorted = 1u;
+    map->index = NULL;
     for (i = 0; i < map->num_named; i++) {
         const char *prev = e.key;
         const uint32_t prev_len = e.key_len;
         MOTE_TRY(map_entry(map, i, &e));
-        if (i > 0u && key_cmp(prev, prev_len, e.key, e.key_len) >= 0) {
+        if (i > 0u && mote_key_cmp(prev, prev_len, e.key, e.key_len) >= 0) {
             map->sorted = 0u; /* ExecuTorch writes keys in insertion order */
         }
     }
@@ -192,36 +180,52 @@ uint32_t mote_data_map_count(const mote_data_map_t *map)
     return (map != NULL && map->magic == MOTE_DATA_MAP_MAGIC) ? map->num_named : 0u;
 }
 
+size_t mote_data_map_index_size(const mote_data_map_t *map)
+{
+    if (map == NULL || map->magic != MOTE_DATA_MAP_MAGIC || map->sorted) {
+        return 0u;
+    }
+    return (size_t)map->num_named * sizeof(uint32_t);
+}
+
+mote_err_t mote_data_map_set_index(mote_data_map_t *map, uint32_t *index, size_t size)
+{
+    MOTE_CHECK(map != NULL && map->magic == MOTE_DATA_MAP_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+    map->index = NULL;
+    if (map->sorted || map->num_named == 0u) {
+        return MOTE_OK; /* binary-searched in place: no index needed */
+    }
+    MOTE_CHECK(index != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    MOTE_CHECK(((uintptr_t)index & (sizeof(uint32_t) - 1u)) == 0u, MOTE_ERR_MEMORY_ALIGNMENT);
+    MOTE_CHECK(size / sizeof(uint32_t) >= map->num_named, MOTE_ERR_MEMORY_TOO_SMALL);
+    MOTE_TRY(mote_key_index_sort(map_key, map, index, map->num_named));
+    map->index = index;
+    return MOTE_OK;
+}
+
 mote_err_t mote_data_map_find_counted(const mote_data_map_t *map, const char *key, uint32_t key_len,
                                       mote_data_entry_t *out, uint32_t *compares)
 {
     const char *k;
-    uint32_t n, i, lo = 0, hi, done = 0;
+    uint32_t n, i, done = 0;
     int c = 1;
 
     MOTE_CHECK(map != NULL && map->magic == MOTE_DATA_MAP_MAGIC, MOTE_ERR_EXTERNAL_MISSING);
-    hi = map->num_named;
-    i = 0;
-    while (c != 0 && (map->sorted ? lo < hi : i < hi)) {
-        if (map->sorted) {
-            i = lo + (hi - lo) / 2u; /* keys strictly increasing (checked at load) */
-        }
+    if (map->sorted || map->index != NULL) {
+        MOTE_TRY(mote_key_index_find(map_key, map, map->sorted ? NULL : map->index, map->num_named, key, key_len,
+                                     &i, compares));
+        return map_entry(map, i, out);
+    }
+    for (i = 0; i < map->num_named && c != 0; i++) { /* no index: a scan, in file order */
         MOTE_TRY(map_key(map, i, &k, &n));
-        c = key_cmp(key, key_len, k, n);
+        c = mote_key_cmp(key, key_len, k, n);
         done++;
-        if (c != 0 && !map->sorted) {
-            i++;
-        } else if (c < 0) {
-            hi = i;
-        } else if (c > 0) {
-            lo = i + 1u;
-        }
     }
     if (compares != NULL) {
         *compares = done;
     }
     MOTE_CHECK(c == 0, MOTE_ERR_EXTERNAL_MISSING);
-    return map_entry(map, i, out);
+    return map_entry(map, i - 1u, out);
 }
 
 mote_err_t mote_data_map_find(const mote_data_map_t *map, const char *key, uint32_t key_len,

@@ -216,6 +216,8 @@ mote_err_t mote_program_load(mote_program_t *prog, const void *data, size_t size
     MOTE_CHECK(size >= 8u, MOTE_ERR_TRUNCATED);
     MOTE_CHECK(bytes_eq(prog->data + 4, "ET12", 4u), MOTE_ERR_BAD_IDENTIFIER);
     prog->data_map = NULL;
+    prog->named_index = NULL;
+    prog->num_named_index = 0;
     MOTE_TRY(program_header(prog));
     MOTE_TRY(program_tables(prog));
     prog->magic = MOTE_PROGRAM_MAGIC;
@@ -394,38 +396,118 @@ mote_err_t mote_program_delegate(const mote_program_t *prog, const mote_fb_table
     return MOTE_OK;
 }
 
+/* Program.named_data entry `i` (a mote_key_fn_t over the program): its table and key. */
+static mote_err_t program_named_entry(const mote_program_t *prog, uint32_t i, mote_fb_table_t *nd, const char **key,
+                                      uint32_t *key_len)
+{
+    mote_fb_t fb = mote_program_fb(prog);
+    mote_fb_table_t root;
+    mote_fb_vec_t v;
+
+    MOTE_TRY(mote_fb_root(&fb, &root));
+    MOTE_TRY(mote_fb_vec_field(&fb, &root, MOTE_F_PROGRAM_NAMED_DATA, 4u, &v));
+    MOTE_TRY(mote_fb_vec_table(&fb, &v, i, nd));
+    return mote_fb_string_field(&fb, nd, MOTE_F_NAMED_DATA_KEY, key, key_len); /* absent: NULL, never found */
+}
+
+static mote_err_t program_named_key(const void *ctx, uint32_t i, const char **key, uint32_t *key_len)
+{
+    mote_fb_table_t nd;
+    return program_named_entry((const mote_program_t *)ctx, i, &nd, key, key_len);
+}
+
+/* Number of Program.named_data entries. */
+static mote_err_t program_named_count(const mote_program_t *prog, uint32_t *n)
+{
+    mote_fb_t fb = mote_program_fb(prog);
+    mote_fb_table_t root;
+    mote_fb_vec_t v;
+
+    MOTE_TRY(mote_fb_root(&fb, &root));
+    MOTE_TRY(mote_fb_vec_field(&fb, &root, MOTE_F_PROGRAM_NAMED_DATA, 4u, &v));
+    *n = v.len;
+    return MOTE_OK;
+}
+
+size_t mote_program_named_index_size(const mote_program_t *prog)
+{
+    uint32_t n = 0;
+    if (prog == NULL || prog->magic != MOTE_PROGRAM_MAGIC || program_named_count(prog, &n) != MOTE_OK) {
+        return 0u;
+    }
+    return (size_t)n * sizeof(uint32_t);
+}
+
+mote_err_t mote_program_set_named_index(mote_program_t *prog, uint32_t *index, size_t size)
+{
+    uint32_t n;
+
+    MOTE_CHECK(prog != NULL && prog->magic == MOTE_PROGRAM_MAGIC, MOTE_ERR_NOT_INITIALIZED);
+    prog->named_index = NULL;
+    MOTE_TRY(program_named_count(prog, &n));
+    if (n == 0u) {
+        return MOTE_OK;
+    }
+    MOTE_CHECK(index != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    MOTE_CHECK(((uintptr_t)index & (sizeof(uint32_t) - 1u)) == 0u, MOTE_ERR_MEMORY_ALIGNMENT);
+    MOTE_CHECK(size / sizeof(uint32_t) >= n, MOTE_ERR_MEMORY_TOO_SMALL);
+    MOTE_TRY(mote_key_index_sort(program_named_key, prog, index, n));
+    prog->named_index = index;
+    prog->num_named_index = n;
+    return MOTE_OK;
+}
+
+/* The Program.named_data entry of `key`: the first in the file. *found = false when there is none. */
+static mote_err_t program_named_find(const mote_program_t *prog, const char *key, uint32_t key_len,
+                                     mote_fb_table_t *nd, bool *found)
+{
+    const char *k;
+    uint32_t i, n, len;
+    mote_err_t err;
+
+    *found = false;
+    if (prog->named_index != NULL) {
+        err = mote_key_index_find(program_named_key, prog, prog->named_index, prog->num_named_index, key, key_len,
+                                  &i, NULL);
+        if (err == MOTE_ERR_EXTERNAL_MISSING) {
+            return MOTE_OK;
+        }
+        MOTE_TRY(err);
+        MOTE_TRY(program_named_entry(prog, i, nd, &k, &len));
+        *found = true;
+        return MOTE_OK;
+    }
+    MOTE_TRY(program_named_count(prog, &n));
+    for (i = 0; i < n; i++) { /* no index: a scan */
+        MOTE_TRY(program_named_entry(prog, i, nd, &k, &len));
+        if (k != NULL && mote_key_cmp(key, key_len, k, len) == 0) {
+            *found = true;
+            return MOTE_OK;
+        }
+    }
+    return MOTE_OK;
+}
+
 mote_err_t mote_program_named_data(const mote_program_t *prog, const char *key, uint32_t key_len,
                                    const uint8_t **data, size_t *size)
 {
     mote_fb_t fb;
-    mote_fb_table_t root, nd;
-    mote_fb_vec_t v;
+    mote_fb_table_t nd;
     mote_data_entry_t e;
-    const char *k;
-    uint32_t i, len, j;
     uint64_t seg, start, sz;
+    bool found;
 
     MOTE_CHECK(prog != NULL && prog->magic == MOTE_PROGRAM_MAGIC, MOTE_ERR_NOT_INITIALIZED);
     MOTE_CHECK(key != NULL && data != NULL && size != NULL, MOTE_ERR_INVALID_ARGUMENT);
     fb = mote_program_fb(prog);
-    MOTE_TRY(mote_fb_root(&fb, &root));
-    MOTE_TRY(mote_fb_vec_field(&fb, &root, MOTE_F_PROGRAM_NAMED_DATA, 4u, &v));
-    for (i = 0; i < v.len; i++) {
-        MOTE_TRY(mote_fb_vec_table(&fb, &v, i, &nd));
-        MOTE_TRY(mote_fb_string_field(&fb, &nd, MOTE_F_NAMED_DATA_KEY, &k, &len));
-        if (k == NULL || len != key_len) {
-            continue;
-        }
-        for (j = 0; j < len && k[j] == key[j]; j++) {
-        }
-        if (j == len) {
-            MOTE_TRY(mote_fb_scalar(&fb, &nd, MOTE_F_NAMED_DATA_SEGMENT, 4u, 0u, &seg));
-            MOTE_CHECK(seg < prog->num_segments, MOTE_ERR_BAD_INDEX);
-            MOTE_TRY(program_segment(prog, (uint32_t)seg, &start, &sz));
-            *data = prog->data + start;
-            *size = (size_t)sz;
-            return MOTE_OK;
-        }
+    MOTE_TRY(program_named_find(prog, key, key_len, &nd, &found));
+    if (found) {
+        MOTE_TRY(mote_fb_scalar(&fb, &nd, MOTE_F_NAMED_DATA_SEGMENT, 4u, 0u, &seg));
+        MOTE_CHECK(seg < prog->num_segments, MOTE_ERR_BAD_INDEX);
+        MOTE_TRY(program_segment(prog, (uint32_t)seg, &start, &sz));
+        *data = prog->data + start;
+        *size = (size_t)sz;
+        return MOTE_OK;
     }
     MOTE_TRY(mote_data_map_find(prog->data_map, key, key_len, &e)); /* then the attached .ptd */
     *data = e.data;

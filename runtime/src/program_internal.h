@@ -92,14 +92,34 @@ typedef struct mote_data_entry {
     uint64_t nbytes;
 } mote_data_entry_t;
 
-/* The entry of `key` (key_len bytes). Errors: EXTERNAL_MISSING (no map, no such key), file errors.
- * Work: a binary search (at most floor(log2 n) + 1 key comparisons) when the map's keys are strictly
- * increasing (mote_data_map_t.sorted, checked at load), else a scan (at most n comparisons). */
+/* The entry of `key` (key_len bytes; the first in the file if several have it). Errors:
+ * EXTERNAL_MISSING (no map, no such key), file errors. Work: a binary search (at most
+ * floor(log2 n) + 1 key comparisons) when the map's keys are strictly increasing
+ * (mote_data_map_t.sorted, checked at load) or the map has an index (mote_data_map_set_index),
+ * else a scan (at most n comparisons). */
 MOTE_NODISCARD mote_err_t mote_data_map_find(const mote_data_map_t *map, const char *key, uint32_t key_len,
                                              mote_data_entry_t *out);
 /* mote_data_map_find that also stores in *compares (if not NULL) the key comparisons it made (tests). */
 MOTE_NODISCARD mote_err_t mote_data_map_find_counted(const mote_data_map_t *map, const char *key, uint32_t key_len,
                                                      mote_data_entry_t *out, uint32_t *compares);
+
+/* Key of named entry `i` of a table of n entries (ctx: the map or the program); NULL for none. */
+typedef mote_err_t (*mote_key_fn_t)(const void *ctx, uint32_t i, const char **key, uint32_t *key_len);
+
+/* Key order: bytes as unsigned, then length (a prefix first); NULL (no key) first. <0, 0, >0. */
+int mote_key_cmp(const char *a, uint32_t na, const char *b, uint32_t nb);
+
+/* Fills index[0..n) with 0..n-1 ordered by key, then entry number (key_index.c): a heapsort, at most
+ * about 2 n log2 n key comparisons, no recursion, no memory but `index`. Errors: key_of's. */
+MOTE_NODISCARD mote_err_t mote_key_index_sort(mote_key_fn_t key_of, const void *ctx, uint32_t *index, uint32_t n);
+
+/* The entry whose key is `key` by binary search (at most floor(log2 n) + 1 key comparisons, counted in
+ * *compares if not NULL) over `index` (as mote_key_index_sort leaves it), or over the entries
+ * themselves when index is NULL (their keys strictly increasing). Among equal keys, the lowest entry
+ * number. Errors: EXTERNAL_MISSING, BAD_INDEX (an index entry >= n), key_of's. */
+MOTE_NODISCARD mote_err_t mote_key_index_find(mote_key_fn_t key_of, const void *ctx, const uint32_t *index,
+                                              uint32_t n, const char *key, uint32_t key_len, uint32_t *entry,
+                                              uint32_t *compares);
 
 /* Does `p` point into the map's bytes (external constants: never written)? */
 bool mote_data_map_contains(const mote_data_map_t *map, const void *p);

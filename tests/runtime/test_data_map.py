@@ -3,6 +3,7 @@ strictly increasing (checked once at load), a scan otherwise; counted in key com
 (mote_data_map_find_counted), never timed."""
 import ctypes as C
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -88,3 +89,126 @@ def test_a_repeated_key_is_not_sorted(lib):
     assert data.count(c_str) == 1
     counts, miss = _lookups(lib, ["a", "b", "b", "d"], data.replace(c_str, b"\x01\x00\x00\x00b\x00"))
     assert counts == [1, 2, 2, 4] and miss == 4
+
+
+# --- an index in caller memory (mote_data_map_set_index): unsorted keys binary-searched too ---
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def ilib(lib):
+    lib.mote_data_map_index_size.restype, lib.mote_data_map_index_size.argtypes = C.c_size_t, [C.c_void_p]
+    lib.mote_data_map_set_index.argtypes = [C.c_void_p, C.c_void_p, C.c_size_t]
+    return lib
+
+
+def _indexed_lookups(lib, keys, data):
+    """As _lookups, with the map given an index of exactly mote_data_map_index_size bytes."""
+    buf = np.zeros(len(data) + 16, np.uint8)
+    off = (-buf.ctypes.data) % 16
+    buf[off:off + len(data)] = np.frombuffer(data, np.uint8)
+    m = np.zeros(lib.mote_host_sizeof_data_map() + 16, np.uint8)
+    assert lib.mote_data_map_load(m.ctypes.data, buf.ctypes.data + off, len(data)) == 0
+    size = lib.mote_data_map_index_size(m.ctypes.data)
+    assert size == 4 * len(keys)  # keys not in order: 4 bytes per entry
+    index = np.full(len(keys), 0xFFFFFFFF, np.uint32)
+    assert lib.mote_data_map_set_index(m.ctypes.data, index.ctypes.data, size - 1) == -101  # MEMORY_TOO_SMALL
+    assert lib.mote_data_map_set_index(m.ctypes.data, None, size) == -100  # INVALID_ARGUMENT
+    assert lib.mote_data_map_set_index(m.ctypes.data, index.ctypes.data + 1, size) == -102  # MEMORY_ALIGNMENT
+    assert lib.mote_data_map_set_index(m.ctypes.data, index.ctypes.data, size) == 0
+    # the index is the entry numbers ordered by (key, entry number)
+    assert index.tolist() == sorted(range(len(keys)), key=lambda i: (keys[i].encode(), i))
+    entry, n, counts = Entry(), C.c_uint32(0), []
+    for k in keys:
+        assert lib.mote_data_map_find_counted(m.ctypes.data, k.encode(), len(k), C.byref(entry), C.byref(n)) == 0, k
+        counts.append(n.value)
+        assert C.string_at(entry.key, entry.key_len) == k.encode()
+    missing = "zz-not-there"
+    assert lib.mote_data_map_find_counted(m.ctypes.data, missing.encode(), len(missing), C.byref(entry), C.byref(n)) == -220
+    return counts, n.value, entry
+
+
+def test_unsorted_keys_with_an_index_are_binary_searched_and_grow_n_log_n(ilib):
+    total = {}
+    for n in (1000, 10000):
+        keys = _keys(n)[::-1]
+        counts, miss, _ = _indexed_lookups(ilib, keys, _ptd(keys))
+        bound = math.floor(math.log2(n)) + 1
+        assert max(counts) <= bound and miss <= bound, (n, max(counts), miss)
+        total[n] = sum(counts)
+    ratio = total[10000] / total[1000]
+    assert 10 < ratio < 16, (total, ratio)  # the scan took 100x
+
+
+def test_an_index_finds_the_first_of_repeated_keys_sharing_one_offset(ilib):
+    """Crafted: 2,000 entries on one data segment (every offset the same), keys out of order and
+    each key twice; with the index each lookup finds the first entry of its key, as the scan does."""
+    import sys
+    sys.path.insert(0, str(BENCH))
+    from bench_init_growth import ptd_bytes
+    base = [f"k{(i * 7919) % 1000:04d}" for i in range(1000)]  # a permutation: not in order
+    keys = base + base[::-1]
+    data = ptd_bytes(keys, shared=True)
+    counts, miss, _ = _indexed_lookups(ilib, keys, data)
+    assert max(counts) <= math.floor(math.log2(2000)) + 1 and miss <= 11
+    # the scan (no index) agrees on which entry each key is: the first in the file
+    buf = np.zeros(len(data) + 16, np.uint8)
+    off = (-buf.ctypes.data) % 16
+    buf[off:off + len(data)] = np.frombuffer(data, np.uint8)
+    m1 = np.zeros(ilib.mote_host_sizeof_data_map() + 16, np.uint8)
+    m2 = np.zeros(ilib.mote_host_sizeof_data_map() + 16, np.uint8)
+    assert ilib.mote_data_map_load(m1.ctypes.data, buf.ctypes.data + off, len(data)) == 0
+    assert ilib.mote_data_map_load(m2.ctypes.data, buf.ctypes.data + off, len(data)) == 0
+    index = np.zeros(len(keys), np.uint32)
+    assert ilib.mote_data_map_set_index(m2.ctypes.data, index.ctypes.data, index.nbytes) == 0
+    e1, e2 = Entry(), Entry()
+    for k in base[:50]:
+        assert ilib.mote_data_map_find_counted(m1.ctypes.data, k.encode(), len(k), C.byref(e1), None) == 0
+        assert ilib.mote_data_map_find_counted(m2.ctypes.data, k.encode(), len(k), C.byref(e2), None) == 0
+        assert e1.key == e2.key  # the same entry: its key string's address in the file
+
+
+def test_a_sorted_map_needs_no_index(ilib):
+    data = _ptd(_keys(100))
+    buf = np.zeros(len(data) + 16, np.uint8)
+    off = (-buf.ctypes.data) % 16
+    buf[off:off + len(data)] = np.frombuffer(data, np.uint8)
+    m = np.zeros(ilib.mote_host_sizeof_data_map() + 16, np.uint8)
+    assert ilib.mote_data_map_load(m.ctypes.data, buf.ctypes.data + off, len(data)) == 0
+    assert ilib.mote_data_map_index_size(m.ctypes.data) == 0
+    assert ilib.mote_data_map_set_index(m.ctypes.data, None, 0) == 0
+
+
+@pytest.mark.oracle
+def test_executorchs_ptd_with_many_entries_is_indexed_and_runs(ilib, tmp_path):
+    """ExecuTorch 1.5.1 writes a model's 500 parameters in insertion order (p.0, p.1, ..., p.10, ...:
+    not sorted); the host binding gives the map an index and the program runs as ExecuTorch runs it."""
+    import torch
+    from executorch.exir import ExecutorchBackendConfig, to_edge
+    from executorch.runtime import Runtime
+    from aot.host.runtime import Program
+    from aot.pte.flat_tensor import read_ptd
+
+    class Many(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.p = torch.nn.ParameterList([torch.nn.Parameter(torch.full((2,), float(i))) for i in range(500)])
+
+        def forward(self, x):
+            for p in self.p:
+                x = x * 0.5 + p
+            return x
+
+    x = torch.tensor([1.0, -2.0])
+    et = to_edge(torch.export.export(Many().eval(), (x,))).to_executorch(ExecutorchBackendConfig(external_constants=True))
+    (tmp_path / "m.pte").write_bytes(et.buffer)
+    et.write_tensor_data_to_file(str(tmp_path))
+    (ptd,) = tmp_path.glob("*.ptd")
+    keys = list(read_ptd(ptd.read_bytes()))
+    assert len(keys) == 500 and keys != sorted(keys)
+    counts, miss, _ = _indexed_lookups(ilib, keys, ptd.read_bytes())
+    assert max(counts) <= 9 and miss <= 9  # floor(log2 500) + 1
+    want = Runtime.get().load_program(tmp_path / "m.pte", data_path=str(ptd)).load_method("forward").execute([x])[0]
+    got = Program(tmp_path / "m.pte", data_map=ptd).method().run([x.numpy()])[0]
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-6, atol=1e-6)

@@ -220,3 +220,27 @@ def test_corrupted_archives_under_asan(asan_build, chain, tmp_path):
             with np.load(tmp_path / "o.npz") as z:
                 _close(z["output_0"], want[0])
     assert seen.get(1, 0) > 50  # most corruptions are caught by the archive checks (CRC, offsets)
+
+
+def test_mote_run_attaches_a_ptd_and_times_each_stage(exe, tmp_path):
+    """-d FILE.ptd attaches external weights (keys out of order: mote-run gives the map its
+    index); -t prints one "mote-run: time STAGE SECONDS" line per stage (benchmarks read them).
+    The program (benchmarks/bench_init_growth.py) has 300 external tensors and returns its input."""
+    import sys
+    sys.path.insert(0, str(H.ROOT / "benchmarks"))
+    from bench_init_growth import ptd_program
+    pte, ptd = ptd_program(300)
+    (tmp_path / "p.pte").write_bytes(pte)
+    (tmp_path / "w.ptd").write_bytes(ptd)
+    np.save(tmp_path / "x.npy", np.array([2.5], np.float32))
+    r = _run(exe, "-t", "-d", tmp_path / "w.ptd", "-o", tmp_path / "o", tmp_path / "p.pte", tmp_path / "x.npy")
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "o0.npy"), np.array([2.5], np.float32))
+    stages = [line.split()[2] for line in r.stderr.splitlines() if line.startswith("mote-run: time ")]
+    assert stages == ["load", "index", "ptd_load", "ptd_index", "requirements", "init", "execute"], r.stderr
+    assert all(float(line.split()[3]) >= 0 for line in r.stderr.splitlines() if line.startswith("mote-run: time "))
+    # without the .ptd the external tensors are missing; a .pte given as -d is not a .ptd
+    r = _run(exe, tmp_path / "p.pte", tmp_path / "x.npy")
+    assert r.returncode == 2 and "MOTE_ERR_EXTERNAL_MISSING" in r.stderr
+    r = _run(exe, "-d", tmp_path / "p.pte", tmp_path / "p.pte", tmp_path / "x.npy")
+    assert r.returncode == 2 and "load .ptd: MOTE_ERR_BAD_IDENTIFIER" in r.stderr

@@ -6,7 +6,7 @@ import subprocess
 
 import _harness as H
 
-SRCS = ["fb.c", "program.c", "method_init.c", "method_verify.c", "method_exec.c", "crc32.c", "pool.c"]
+SRCS = ["fb.c", "program.c", "key_index.c", "method_init.c", "method_verify.c", "method_exec.c", "crc32.c", "pool.c"]
 
 
 def test_core_text_size_cortex_m33(tmp_path):

@@ -44,6 +44,7 @@ typedef struct mote_data_map {
     uint64_t segment_base; /* file offset of segment data */
     uint64_t segment_size; /* bytes of segment data */
     uint32_t sorted;       /* 1: keys strictly increasing (bytes, then length): lookups binary-search */
+    const uint32_t *index; /* mote_data_map_set_index's entry numbers in key order, or NULL */
     uint32_t magic;        /* set after a successful load */
 } mote_data_map_t;
 /**
@@ -54,12 +55,35 @@ typedef struct mote_data_map {
  * BAD_HEADER, BAD_OFFSET, BAD_VTABLE, BAD_VECTOR, BAD_ALIGNMENT, BAD_SEGMENT,
  * BAD_INDEX, BAD_DTYPE, BAD_SHAPE, UNSUPPORTED (larger than MOTE_MAX_BYTES).
  * Work: linear in the file. It also notes whether the keys are strictly
- * increasing (unsigned bytes, then length); then each key lookup at init is a
- * binary search, O(log n) key comparisons for n entries, without memory of
- * its own. Other files (ExecuTorch 1.5.1 writes keys in insertion order) are
- * scanned: O(n) comparisons per lookup.
+ * increasing (unsigned bytes, then length; Mote writes them so); then each
+ * key lookup at init is a binary search, O(log n) key comparisons for n
+ * entries, without memory of its own. Other files (ExecuTorch 1.5.1 writes
+ * keys in insertion order) need an index (mote_data_map_set_index) for the
+ * same; without one each lookup scans: O(n) comparisons, O(n m) for m
+ * external tensors.
  */
 MOTE_NODISCARD mote_err_t mote_data_map_load(mote_data_map_t *map, const void *data, size_t size);
+
+/**
+ * Bytes of the lookup index a loaded map needs (mote_data_map_set_index):
+ * 4 per named entry (uint32_t) when its keys are not strictly increasing,
+ * else 0 (also for a map not loaded).
+ */
+size_t mote_data_map_index_size(const mote_data_map_t *map);
+
+/**
+ * Gives the map an index in caller memory: `index` (`size` bytes, at least
+ * mote_data_map_index_size, aligned to 4) is filled with the entry numbers
+ * ordered by key (then by entry number, so of entries sharing a key the
+ * first in the file is found, as a scan finds it). Work: a heapsort, at most
+ * about 2 n log2 n key comparisons for n entries, no recursion and no memory
+ * besides `index`; afterwards each lookup is a binary search, O(log n). The
+ * index must stay valid and unchanged while the map is used; a new
+ * mote_data_map_load drops it. A map whose keys are already in order needs
+ * none: then `index` may be NULL and is not used. Errors: NOT_INITIALIZED,
+ * INVALID_ARGUMENT (index NULL), MEMORY_ALIGNMENT, MEMORY_TOO_SMALL.
+ */
+MOTE_NODISCARD mote_err_t mote_data_map_set_index(mote_data_map_t *map, uint32_t *index, size_t size);
 /** Number of named entries (0 if not loaded). */
 uint32_t mote_data_map_count(const mote_data_map_t *map);
 #ifdef __cplusplus

@@ -57,6 +57,8 @@ typedef struct mote_program {
     uint32_t num_mutable_segs;
     uint32_t format_version;   /* the eh00 stamp (0: unstamped, ExecuTorch's own) */
     const struct mote_data_map *data_map; /* external weights (mote_program_set_data_map), or NULL */
+    const uint32_t *named_index; /* mote_program_set_named_index's entry numbers in key order, or NULL */
+    uint32_t num_named_index;    /* its entries */
     uint32_t magic;            /* set after a successful load */
 } mote_program_t;
 
@@ -101,12 +103,35 @@ MOTE_NODISCARD mote_err_t mote_program_verify_crc32(const void *data, size_t siz
  * The named data `key` (key_len bytes, no NUL needed): Program.named_data
  * (ExecuTorch's NamedDataMap in the program: key -> data segment), else the
  * attached .ptd. Delegates read weights stored by name this way. *data points
- * into the program or the .ptd (read-only), *size in bytes. Errors:
+ * into the program or the .ptd (read-only), *size in bytes. Of entries
+ * sharing a key, the first in the file. Work: with an index
+ * (mote_program_set_named_index) a binary search, O(log n) key comparisons
+ * for n entries; without, a scan, O(n) (a delegate looking up its m weights:
+ * O(n m)); then the .ptd's lookup (mote/data_map.h). Errors:
  * NOT_INITIALIZED, INVALID_ARGUMENT, EXTERNAL_MISSING (no such key),
  * BAD_INDEX / BAD_SEGMENT, file errors.
  */
 MOTE_NODISCARD mote_err_t mote_program_named_data(const mote_program_t *prog, const char *key, uint32_t key_len,
                                                   const uint8_t **data, size_t *size);
+
+/**
+ * Bytes of the index mote_program_set_named_index needs: 4 per
+ * Program.named_data entry (0 for none, or `prog` not loaded).
+ */
+size_t mote_program_named_index_size(const mote_program_t *prog);
+
+/**
+ * Gives the program an index of its named data in caller memory: `index`
+ * (`size` bytes, at least mote_program_named_index_size, aligned to 4) is
+ * filled with the entry numbers ordered by key (then entry number). Work: a
+ * heapsort, at most about 2 n log2 n key comparisons, no recursion and no
+ * memory besides `index`; then every mote_program_named_data is a binary
+ * search. Call after mote_program_load, before mote_method_init; the index
+ * must stay valid and unchanged while the program is used. Errors:
+ * NOT_INITIALIZED, INVALID_ARGUMENT (index NULL with entries to order),
+ * MEMORY_ALIGNMENT, MEMORY_TOO_SMALL, file errors.
+ */
+MOTE_NODISCARD mote_err_t mote_program_set_named_index(mote_program_t *prog, uint32_t *index, size_t size);
 
 /** Number of methods (execution plans); 0 if `prog` is not loaded. */
 uint32_t mote_program_method_count(const mote_program_t *prog);
