@@ -1,8 +1,25 @@
 /*
  * fuzz_loader.c - fuzz target over the whole runtime path a device takes:
- * mote_program_load -> mote_method_memory_requirements -> memory from a
- * fixed static pool -> mote_method_init -> zeroed inputs -> execute ->
- * outputs read back, for up to FUZZ_MAX_METHODS methods of each input.
+ * mote_program_load [-> mote_data_map_load + mote_program_set_data_map] ->
+ * mote_method_memory_requirements -> memory from a fixed static pool ->
+ * mote_method_init -> inputs from the fuzz data -> execute -> outputs read
+ * back, for up to FUZZ_MAX_METHODS methods of each input.
+ *
+ * Fuzz data layout: a plain .pte (run with zeroed inputs), or a container
+ * that also carries a .ptd and the input bytes, so that mutation reaches the
+ * external weights and the data-dependent kernel paths (index, gather,
+ * embedding, scatter, index_put) too:
+ *
+ *   [program: P bytes][.ptd: D bytes][input bytes: I bytes][u32 P][u32 D]["MFZ1"]
+ *
+ * (u32 little-endian; I = size - 12 - P - D.) D = 0: no .ptd attached; a
+ * .ptd that fails mote_data_map_load is not attached either (init then
+ * refuses the external tensors). The input bytes are one stream: tensor
+ * input 0 takes its nbytes first, input 1 the next, ..., wrapping around to
+ * the stream's start when it runs out (I = 0: zeros). Data whose last 12
+ * bytes are not such a trailer (P + D beyond the data, or no "MFZ1") is a
+ * plain program. tests/fuzz/test_libfuzzer.py writes containers
+ * (fuzz_container()).
  *
  * libFuzzer:  clang -fsanitize=fuzzer,address,undefined -DMOTE_LIBFUZZER
  *             (LLVMFuzzerTestOneInput is the entry point; the pytest
@@ -34,8 +51,10 @@
  * empty buffers (init must refuse them).
  *
  * Environment (both modes): MOTE_FUZZ_STATS=1 prints per-stage counters at
- * exit; MOTE_FUZZ_STOP=load|requirements|init stops every input after that
- * stage (the pytest uses it to measure the loader-only coverage baseline).
+ * exit; MOTE_FUZZ_VERBOSE=1 (libFuzzer mode) prints "mote_fuzz: <code>
+ * <NAME> <stage>" per input, as the standalone driver does;
+ * MOTE_FUZZ_STOP=load|requirements|init stops every input after that stage
+ * (the pytest uses it to measure the loader-only coverage baseline).
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #define _POSIX_C_SOURCE 200809L
@@ -46,6 +65,7 @@
 #include <unistd.h>
 
 #include "mote/mote.h"
+#include "mote/data_map.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -91,9 +111,13 @@ static struct {
     unsigned long reached[ST_COUNT]; /* methods that reached (started) each stage */
     unsigned long ok[ST_COUNT];      /* ... and passed it */
     unsigned long too_big;           /* requirements above the pool: init given empty buffers */
+    unsigned long ptd_reached;       /* containers with a .ptd, ... */
+    unsigned long ptd_ok;            /* ... which mote_data_map_load accepted (attached) */
+    unsigned long input_bytes;       /* inputs whose bytes came from the fuzz data (not zeros) */
 } stats;
 
 static int stop_after = ST_DONE; /* MOTE_FUZZ_STOP */
+static int verbose;               /* MOTE_FUZZ_VERBOSE */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FUZZ_ALIGNED(n) __attribute__((aligned(n)))
@@ -107,8 +131,15 @@ static uint8_t pool[FUZZ_POOL_BYTES] FUZZ_ALIGNED(64);
 #define FUZZ_SCRATCH_BYTES ((size_t)1 << 20)
 static uint8_t scratch[FUZZ_SCRATCH_BYTES] FUZZ_ALIGNED(64);
 static uint8_t backend_pool[FUZZ_BACKEND_BYTES] FUZZ_ALIGNED(64);
-static const uint8_t zeros[FUZZ_POOL_BYTES]; /* input bytes; an input is at most an arena */
+static uint8_t input_buf[FUZZ_POOL_BYTES]; /* one input's bytes; an input is at most an arena */
 static volatile uint8_t sink;
+
+/* The input byte stream of the current fuzz input (container), read cyclically. */
+static struct {
+    const uint8_t *data;
+    size_t size;
+    size_t at;
+} in_stream;
 
 static void print_stats(void)
 {
@@ -117,7 +148,8 @@ static void print_stats(void)
     for (s = 0; s < ST_DONE; s++) {
         fprintf(stderr, " %s %lu/%lu", stage_names[s], stats.ok[s], stats.reached[s]);
     }
-    fprintf(stderr, " too_big %lu\n", stats.too_big);
+    fprintf(stderr, " too_big %lu ptd %lu/%lu input_bytes %lu\n", stats.too_big, stats.ptd_ok, stats.ptd_reached,
+            stats.input_bytes);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -131,6 +163,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
             stop_after = s;
         }
     }
+    e = getenv("MOTE_FUZZ_VERBOSE");
+    verbose = e != NULL && e[0] != '\0' && e[0] != '0';
     e = getenv("MOTE_FUZZ_STATS");
     if (e != NULL && e[0] != '\0' && e[0] != '0') {
         atexit(print_stats);
@@ -193,6 +227,27 @@ static void *pool_take(size_t *at, size_t size)
     memset(p, 0, size);
     *at += FUZZ_REDZONE + round16(size);
     return p;
+}
+
+/* Fills input_buf[0:n] with the next n bytes of the input stream (wrapping), or zeros if it is empty. */
+static void input_fill(size_t n)
+{
+    size_t k = 0, take;
+    if (in_stream.size == 0) {
+        memset(input_buf, 0, n);
+        return;
+    }
+    stats.input_bytes++;
+    while (k < n) {
+        take = in_stream.size - in_stream.at;
+        take = take < n - k ? take : n - k;
+        memcpy(input_buf + k, in_stream.data + in_stream.at, take);
+        k += take;
+        in_stream.at += take;
+        if (in_stream.at == in_stream.size) {
+            in_stream.at = 0;
+        }
+    }
 }
 
 /* Bytes pool_take needs for the requirements (+ final redzone), saturating. */
@@ -292,7 +347,12 @@ static mote_err_t run_method(const mote_program_t *prog, uint32_t k, int *stage)
         if (mote_method_input_tensor(&m, i, &t) != MOTE_OK) {
             continue; /* a non-tensor input (int, bool, ...) keeps its program value */
         }
-        err = t->nbytes <= sizeof(zeros) ? mote_method_set_input(&m, i, zeros, t->nbytes) : MOTE_ERR_INPUT_SHAPE;
+        if (t->nbytes > sizeof(input_buf)) {
+            err = MOTE_ERR_INPUT_SHAPE;
+            break;
+        }
+        input_fill(t->nbytes);
+        err = mote_method_set_input(&m, i, input_buf, t->nbytes);
     }
     if (err != MOTE_OK) {
         goto out;
@@ -330,24 +390,72 @@ out:
     return err;
 }
 
+static uint32_t get_u32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Splits the fuzz data (layout: top of file) into program, .ptd and input bytes. */
+static void split(const uint8_t *data, size_t size, size_t *prog_len, size_t *ptd_len)
+{
+    size_t p, d;
+    *prog_len = size;
+    *ptd_len = 0;
+    in_stream.data = NULL;
+    in_stream.size = 0;
+    in_stream.at = 0;
+    if (size < 12u || memcmp(data + size - 4u, "MFZ1", 4) != 0) {
+        return;
+    }
+    p = get_u32le(data + size - 12u);
+    d = get_u32le(data + size - 8u);
+    if (p > size - 12u || d > size - 12u - p) {
+        return;
+    }
+    *prog_len = p;
+    *ptd_len = d;
+    in_stream.data = data + p + d;
+    in_stream.size = size - 12u - p - d;
+}
+
 /* One input: the first method's status and stage in *first_stage. */
 static mote_err_t fuzz_one(const uint8_t *data, size_t size, int *first_stage)
 {
     static mote_program_t prog;
-    ro_copy_t ro;
+    static mote_data_map_t map;
+    ro_copy_t ro, ro_ptd;
     mote_err_t err, first;
+    size_t prog_len, ptd_len;
     uint32_t k, n;
-    int stage;
+    int stage, have_ptd = 0;
 
     stats.inputs++;
     *first_stage = ST_LOAD;
-    if (size > FUZZ_MAX_PROGRAM || ro_copy_make(&ro, data, size) != 0) {
+    split(data, size, &prog_len, &ptd_len);
+    if (prog_len > FUZZ_MAX_PROGRAM || ptd_len > FUZZ_MAX_PROGRAM || ro_copy_make(&ro, data, prog_len) != 0) {
         return MOTE_ERR_INVALID_ARGUMENT;
     }
+    if (ptd_len > 0u) {
+        if (ro_copy_make(&ro_ptd, data + prog_len, ptd_len) != 0) {
+            ro_copy_free(&ro);
+            return MOTE_ERR_INVALID_ARGUMENT;
+        }
+        have_ptd = 1;
+    }
     stats.reached[ST_LOAD]++;
-    first = err = mote_program_load(&prog, ro.prog, size);
+    first = err = mote_program_load(&prog, ro.prog, prog_len);
     if (err == MOTE_OK) {
         stats.ok[ST_LOAD]++;
+        if (have_ptd) {
+            stats.ptd_reached++;
+            if (mote_data_map_load(&map, ro_ptd.prog, ptd_len) == MOTE_OK) {
+                stats.ptd_ok++;
+                if (mote_program_set_data_map(&prog, &map) != MOTE_OK) {
+                    fprintf(stderr, "mote_fuzz: a loaded .ptd was not attached to a loaded program\n");
+                    abort();
+                }
+            }
+        }
     }
     n = err == MOTE_OK && stop_after > ST_LOAD ? mote_program_method_count(&prog) : 0u;
     for (k = 0; k < n && k < FUZZ_MAX_METHODS; k++) {
@@ -357,6 +465,9 @@ static mote_err_t fuzz_one(const uint8_t *data, size_t size, int *first_stage)
             *first_stage = stage;
         }
     }
+    if (have_ptd) {
+        ro_copy_free(&ro_ptd);
+    }
     ro_copy_free(&ro);
     return first;
 }
@@ -364,7 +475,10 @@ static mote_err_t fuzz_one(const uint8_t *data, size_t size, int *first_stage)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     int stage;
-    (void)fuzz_one(data, size, &stage);
+    mote_err_t err = fuzz_one(data, size, &stage);
+    if (verbose) {
+        fprintf(stderr, "mote_fuzz: %d %s %s\n", (int)err, mote_err_name(err), stage_names[stage]);
+    }
     return 0;
 }
 

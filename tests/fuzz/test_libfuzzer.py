@@ -1,24 +1,35 @@
-"""libFuzzer over load + requirements + init + execute, seeded with zoo programs.
+"""libFuzzer over load + requirements + init + execute, seeded with zoo programs
+and with programs that read their inputs and a .ptd.
 
 Builds tests/fuzz/fuzz_loader.c as the libFuzzer target `fuzz_mote` (clang,
 -fsanitize=fuzzer,address,undefined, every kernel of kernels/) into
-build/fuzz, exports fp32 and int8 zoo programs with `aot export` as the seed
-corpus (cached under build/fuzz/seeds-<content hash>), checks that every seed
-runs to the end of execute and that this reaches far more code than the loader
-alone, then fuzzes for FUZZ_SECONDS with a fixed seed: no crash, no sanitizer
-report, no timeout, and enough executions. How to fuzz for hours:
-runtime/README.md, "Fuzzing".
+build/fuzz. Two seed corpora, each cached under build/fuzz/ by content hash:
+fp32 and int8 zoo programs (`aot export`), and containers (fuzz_loader.c's
+layout: program, .ptd, input bytes) of small programs whose kernels index by
+their inputs (embedding, gather, index, index_put, scatter) or whose weights sit
+in a .ptd (tests/fuzz/_seeds.py). Checks that every seed runs to the end of
+execute, that the zoo seeds reach far more code than the loader alone and that
+the input bytes reach the index kernels, then fuzzes each corpus for
+FUZZ_SECONDS with a fixed seed: no crash, no sanitizer report, no timeout
+(-timeout=TIMEOUT_S) and no slow unit (-report_slow_units=SLOW_UNIT_S: a slow
+input is a bug like a crash; the failure names the input libFuzzer saved), and
+enough executions. How to fuzz for hours: runtime/README.md, "Fuzzing".
 """
 import hashlib
+import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from shared_build import build_lock
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _seeds import with_input_bytes  # noqa: E402
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
@@ -27,6 +38,11 @@ BUILD = ROOT / "build" / "fuzz"
 FUZZ_SECONDS = 20
 FUZZ_SEED = 20260607
 MIN_EXECS = 2000  # ~1200 exec/s on one core of the CI machine: 20 s gives ~25000
+#: libFuzzer's per-input limits (seconds): an input running TIMEOUT_S is a timeout (libFuzzer
+#: stops and saves it as timeout-*), one running SLOW_UNIT_S a slow unit (saved as slow-unit-*);
+#: either fails the test. The slowest seed runs in milliseconds under ASan.
+TIMEOUT_S = 10
+SLOW_UNIT_S = 2
 # (zoo model, aot export flags): small programs (<= 115 KB) covering every kernel family of the
 # zoo, and delegated ones for the XNNPACK backend's payload reader, quantized values and shape proof
 INT8, XNN = ("--int8",), ("--delegate", "xnnpack")
@@ -37,7 +53,7 @@ SEED_MODELS = [("cov_activations", ()), ("cov_activations", INT8), ("cov_batchno
                ("small_cnn", XNN), ("cov_pooling", INT8 + XNN)]
 
 STATS_RE = re.compile(r"mote_fuzz: inputs (\d+) load (\d+)/(\d+) requirements (\d+)/(\d+) init (\d+)/(\d+) "
-                      r"input (\d+)/(\d+) execute (\d+)/(\d+) too_big (\d+)")
+                      r"input (\d+)/(\d+) execute (\d+)/(\d+) too_big (\d+) ptd (\d+)/(\d+) input_bytes (\d+)")
 
 
 def _clang() -> str:
@@ -113,6 +129,28 @@ def seed_corpus():
     return d
 
 
+@pytest.fixture(scope="session")
+def io_seeds(host_build):
+    """(corpus directory, {file name: has an integer-index input}) of tests/fuzz/_seeds.py's
+    containers, made once per content key (the compiler checks them on the host library)."""
+    h = hashlib.sha256()
+    files = sorted((ROOT / "aot").rglob("*.py")) + [Path(__file__).parent / "_seeds.py", ROOT / "pyproject.toml"]
+    for f in files:
+        h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes() + b"\0")
+    d = BUILD / f"ioseeds-{h.hexdigest()[:16]}"
+    if not (d / "seeds.json").is_file():
+        tmp = BUILD / "ioseeds-tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        r = subprocess.run([sys.executable, Path(__file__).parent / "_seeds.py", tmp], capture_output=True,
+                           text=True, timeout=900, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        assert r.returncode == 0, f"tests/fuzz/_seeds.py failed:\n{r.stderr[-4000:]}"
+        for old in BUILD.glob("ioseeds-*"):
+            if old != tmp:
+                shutil.rmtree(old)
+        tmp.rename(d)
+    return d / "corpus", json.loads((d / "seeds.json").read_text())
+
+
 def _env(**extra):
     env = dict(os.environ, MOTE_FUZZ_STATS="1", UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
     env.pop("MOTE_FUZZ_STOP", None)
@@ -125,7 +163,7 @@ def _stats(log: str) -> dict:
     assert m, f"no mote_fuzz stats line:\n{log[-3000:]}"
     v = list(map(int, m.groups()))
     return dict(inputs=v[0], load=(v[1], v[2]), requirements=(v[3], v[4]), init=(v[5], v[6]), input=(v[7], v[8]),
-                execute=(v[9], v[10]), too_big=v[11])
+                execute=(v[9], v[10]), too_big=v[11], ptd=(v[12], v[13]), input_bytes=v[14])
 
 
 def _cov(log: str, what: str):
@@ -135,18 +173,96 @@ def _cov(log: str, what: str):
     return tuple(map(int, m[-1]))
 
 
+def _fuzz(fuzz_mote, tmp_path, name, seeds, seconds=FUZZ_SECONDS):
+    """libFuzzer for `seconds` (fixed seed) from the corpus `seeds`: (libFuzzer's log, runs, cov, ft, stats).
+    Fails on a crash, a sanitizer report, a timeout or a slow unit, naming the input libFuzzer saved."""
+    corpus = tmp_path / f"{name}-corpus"
+    corpus.mkdir()
+    art = tmp_path / f"{name}-artifacts"
+    art.mkdir()
+    cmd = [fuzz_mote, f"-max_total_time={seconds}", f"-seed={FUZZ_SEED}", f"-timeout={TIMEOUT_S}",
+           f"-report_slow_units={SLOW_UNIT_S}", "-rss_limit_mb=2048", f"-artifact_prefix={art}/",
+           "-print_final_stats=1", corpus, seeds]
+    r = _run(cmd, seconds + 120, _env())
+    log = r.stderr
+    found = sorted(p.name for p in art.iterdir())  # crash-*, leak-*, oom-*, timeout-*, slow-unit-*
+    slow = re.findall(r"^Slowest unit: (\d+) s:", log, re.M)
+    assert r.returncode == 0 and not found and not slow, (
+        f"fuzz_mote ({name}) found a problem (rc={r.returncode}; saved inputs {found} in {art}"
+        f"{'; slow units of ' + ', '.join(slow) + ' s' if slow else ''}; reproduce with `{fuzz_mote} <input>`):\n"
+        f"{log[-6000:]}")
+    assert "ERROR:" not in log and "runtime error" not in log, log[-6000:]
+    runs, cov, ft = _cov(log, "DONE")
+    st = _stats(log)
+    m = re.search(r"exec/s: (\d+)", log.split("DONE", 1)[1])
+    print(f"fuzz_mote {name} {seconds}s seed {FUZZ_SEED}: {runs} runs ({m.group(1) if m else '?'} exec/s), "
+          f"cov {cov} ft {ft}, corpus {len(list(corpus.iterdir()))} new units; stages (ok/reached) {st}")
+    assert runs > MIN_EXECS
+    assert st["inputs"] == runs  # every run went through the harness
+    return log, runs, cov, ft, st
+
+
+def _verdicts(fuzz_mote, files) -> list:
+    """fuzz_mote's "<code> <NAME> <stage>" of each file, run one by one (MOTE_FUZZ_VERBOSE;
+    libFuzzer may run a file twice: both runs must agree)."""
+    r = _run([fuzz_mote, f"-timeout={TIMEOUT_S}", *files], 300, _env(MOTE_FUZZ_VERBOSE="1"))
+    assert r.returncode == 0, r.stderr[-4000:]
+    blocks = r.stderr.split("\nRunning: ")[1:]
+    assert len(blocks) == len(files), r.stderr[-4000:]
+    got = []
+    for f, b in zip(files, blocks):
+        assert b.startswith(str(f)), (f, b[:200])
+        v = set(re.findall(r"^mote_fuzz: (-?\d+ \S+ \S+)$", b, re.M))
+        assert len(v) == 1, (f, b[-2000:])
+        got.append(v.pop())
+    return got
+
+
 def test_libfuzzer_regressions(fuzz_mote):
-    """Inputs libFuzzer once crashed on (tests/fuzz/regressions/) run to an error code now:
+    """Inputs libFuzzer once crashed on (tests/fuzz/regressions/) run to an error code now, e.g.
     mutated int8 delegated programs whose delegate argument has no storage at init
     (xnnpack_unbound_view_argument.pte: Debian's XNNPACK asserted on the NULL pointer in
     xnn_setup_runtime) or is not a tensor at all (xnnpack_argument_not_a_tensor.pte: the
     backend read its storage; UBSan)."""
-    reg = Path(__file__).resolve().parent / "regressions"
-    assert sorted(p.name for p in reg.iterdir()) == ["xnnpack_argument_not_a_tensor.pte",
-                                                     "xnnpack_unbound_view_argument.pte"]
-    r = _run([fuzz_mote, "-runs=0", reg], 300, _env())
+    reg = sorted((Path(__file__).resolve().parent / "regressions").iterdir())
+    assert {"xnnpack_argument_not_a_tensor.pte", "xnnpack_unbound_view_argument.pte"} <= {p.name for p in reg}
+    verdicts = dict(zip((p.name for p in reg), _verdicts(fuzz_mote, reg)))
+    for name in ("xnnpack_argument_not_a_tensor.pte", "xnnpack_unbound_view_argument.pte"):
+        assert verdicts[name].endswith(" init") and not verdicts[name].startswith("0 "), verdicts  # refused at init
+
+
+def test_libfuzzer_io_seeds(fuzz_mote, io_seeds, tmp_path):
+    """The containers' input bytes reach the kernels that index by them, and their .ptd the init:
+    every seed runs to the end of execute with its example inputs; with every input byte 0x7f
+    (indices far out of range), each seed with an integer-index input is refused by its kernel
+    at execute (zeros would have run); then libFuzzer mutates programs, .ptd files and inputs."""
+    corpus, seeds = io_seeds
+    files = sorted(corpus.iterdir())
+    assert sorted(p.name for p in files) == sorted(seeds)
+    assert sum(seeds.values()) >= 12 and sum(n.startswith("ptd-") for n in seeds) >= 4
+    assert _verdicts(fuzz_mote, files) == ["0 MOTE_OK done"] * len(files)
+    bad = tmp_path / "out-of-range"
+    bad.mkdir()
+    for f in files:
+        d = f.read_bytes()
+        p, t = struct.unpack_from("<II", d, len(d) - 12)
+        n_in = len(d) - 12 - p - t
+        assert n_in > 0 and d[-4:] == b"MFZ1", f.name
+        (bad / f.name).write_bytes(d[:p + t] + b"\x7f" * n_in + d[-12:])
+    got = dict(zip((f.name for f in files), _verdicts(fuzz_mote, [bad / f.name for f in files])))
+    want = {n: "-400 MOTE_ERR_KERNEL_ARGS execute" if idx else "0 MOTE_OK done" for n, idx in seeds.items()}
+    assert got == want
+
+    r = _run([fuzz_mote, "-runs=0", corpus], 300, _env())
     assert r.returncode == 0, r.stderr[-4000:]
-    assert _stats(r.stderr)["init"][1] >= 2, r.stderr[-2000:]   # both reached the backend's init
+    st = _stats(r.stderr)
+    n_ptd = sum(n.startswith("ptd-") for n in seeds)
+    assert st["ptd"][0] == st["ptd"][1] >= n_ptd and st["execute"][0] == st["execute"][1] >= len(files), st
+
+    log, runs, cov, ft, st = _fuzz(fuzz_mote, tmp_path, "io", corpus)
+    assert st["input_bytes"] > runs // 100  # mutants ran with mutated input bytes
+    assert st["ptd"][1] > runs // 100 and 0 < st["ptd"][0] < st["ptd"][1]  # .ptd files loaded and refused
+    assert st["execute"][1] > runs // 100 and 0 < st["execute"][0] < st["execute"][1]
 
 
 def test_libfuzzer_zoo_seeds(fuzz_mote, seed_corpus, tmp_path):
@@ -170,27 +286,13 @@ def test_libfuzzer_zoo_seeds(fuzz_mote, seed_corpus, tmp_path):
           f"load..execute {full[1]} (ft {load_only[2]} -> {full[2]})")
     assert full[1] > 4 * load_only[1]
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    art = tmp_path / "artifacts"
-    art.mkdir()
-    cmd = [fuzz_mote, f"-max_total_time={FUZZ_SECONDS}", f"-seed={FUZZ_SEED}", "-timeout=10",
-           "-rss_limit_mb=2048", f"-artifact_prefix={art}/", "-print_final_stats=1", corpus, seed_corpus]
-    r = _run(cmd, FUZZ_SECONDS + 120, _env())
-    log = r.stderr
-    crashes = sorted(p.name for p in art.iterdir())
-    assert r.returncode == 0 and not crashes, (
-        f"fuzz_mote found a problem (rc={r.returncode}, artifacts {crashes} in {art}; reproduce with "
-        f"`{fuzz_mote} <artifact>`):\n{log[-6000:]}")
-    assert "ERROR:" not in log and "runtime error" not in log, log[-6000:]
-    runs, cov, ft = _cov(log, "DONE")
-    st = _stats(log)
-    m = re.search(r"exec/s: (\d+)", log.split("DONE", 1)[1])
-    print(f"fuzz_mote {FUZZ_SECONDS}s seed {FUZZ_SEED}: {runs} runs ({m.group(1) if m else '?'} exec/s), "
-          f"cov {cov} ft {ft}, corpus {len(list(corpus.iterdir()))} new units; stages (ok/reached) {st}")
-    assert runs > MIN_EXECS
-    assert st["inputs"] == runs  # every run went through the harness
+    # the fuzzed seeds carry input bytes (random floats, NaN and inf among them): still run to the end
+    wrapped = with_input_bytes(seed_corpus, tmp_path / "zoo-seeds", FUZZ_SEED)
+    assert _verdicts(fuzz_mote, wrapped) == ["0 MOTE_OK done"] * len(seeds)
+
+    log, runs, cov, ft, st = _fuzz(fuzz_mote, tmp_path, "zoo", tmp_path / "zoo-seeds")
     assert cov >= full[1] and ft > full[2]  # mutation found new features beyond the seeds
+    assert st["input_bytes"] > runs // 100
     # mutants get all the way through: loaded, verified, executed
     assert st["load"][0] > runs // 10 and st["init"][0] > runs // 100
     assert st["execute"][1] > runs // 100 and st["execute"][0] > 0
