@@ -13,8 +13,11 @@
  *   [program: P bytes][.ptd: D bytes][input bytes: I bytes][u32 P][u32 D]["MFZ1"]
  *
  * (u32 little-endian; I = size - 12 - P - D.) D = 0: no .ptd attached; a
- * .ptd that fails mote_data_map_load is not attached either (init then
- * refuses the external tensors). The input bytes are one stream: tensor
+ * .ptd that fails mote_data_map_load (or its index) is not attached either
+ * (init then refuses the external tensors). A container's program and .ptd
+ * get their key indexes (mote_program_set_named_index, mote_data_map_set_index,
+ * as mote-run and the host binding give them, in exactly sized buffers with
+ * poisoned bytes after them); a plain program gets none (the scan path). The input bytes are one stream: tensor
  * input 0 takes its nbytes first, input 1 the next, ..., wrapping around to
  * the stream's start when it runs out (I = 0: zeros). Data whose last 12
  * bytes are not such a trailer (P + D beyond the data, or no "MFZ1") is a
@@ -114,6 +117,7 @@ static struct {
     unsigned long ptd_reached;       /* containers with a .ptd, ... */
     unsigned long ptd_ok;            /* ... which mote_data_map_load accepted (attached) */
     unsigned long input_bytes;       /* inputs whose bytes came from the fuzz data (not zeros) */
+    unsigned long index_ok;          /* key indexes built (program named data, .ptd) */
 } stats;
 
 static int stop_after = ST_DONE; /* MOTE_FUZZ_STOP */
@@ -131,6 +135,10 @@ static uint8_t pool[FUZZ_POOL_BYTES] FUZZ_ALIGNED(64);
 #define FUZZ_SCRATCH_BYTES ((size_t)1 << 20)
 static uint8_t scratch[FUZZ_SCRATCH_BYTES] FUZZ_ALIGNED(64);
 static uint8_t backend_pool[FUZZ_BACKEND_BYTES] FUZZ_ALIGNED(64);
+/* Key indexes (4 bytes per named entry); an index needing more is given this much and must be refused. */
+#define FUZZ_INDEX_BYTES ((size_t)1 << 20)
+static uint32_t named_index_buf[FUZZ_INDEX_BYTES / 4u];
+static uint32_t ptd_index_buf[FUZZ_INDEX_BYTES / 4u];
 static uint8_t input_buf[FUZZ_POOL_BYTES]; /* one input's bytes; an input is at most an arena */
 static volatile uint8_t sink;
 
@@ -148,8 +156,8 @@ static void print_stats(void)
     for (s = 0; s < ST_DONE; s++) {
         fprintf(stderr, " %s %lu/%lu", stage_names[s], stats.ok[s], stats.reached[s]);
     }
-    fprintf(stderr, " too_big %lu ptd %lu/%lu input_bytes %lu\n", stats.too_big, stats.ptd_ok, stats.ptd_reached,
-            stats.input_bytes);
+    fprintf(stderr, " too_big %lu ptd %lu/%lu input_bytes %lu index %lu\n", stats.too_big, stats.ptd_ok,
+            stats.ptd_reached, stats.input_bytes, stats.index_ok);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -170,6 +178,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         atexit(print_stats);
     }
     FUZZ_POISON(pool, sizeof(pool));
+    FUZZ_POISON(named_index_buf, sizeof(named_index_buf));
+    FUZZ_POISON(ptd_index_buf, sizeof(ptd_index_buf));
     return 0;
 }
 
@@ -395,6 +405,35 @@ static uint32_t get_u32le(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* Builds a key index of `need` bytes in buf (at most FUZZ_INDEX_BYTES; the rest stays poisoned) with
+   set(); MOTE_OK only if set() accepted it. */
+static mote_err_t index_give(uint32_t *buf, size_t need, void *obj,
+                             mote_err_t (*set)(void *obj, uint32_t *index, size_t size))
+{
+    size_t give = need < FUZZ_INDEX_BYTES ? need : FUZZ_INDEX_BYTES;
+    mote_err_t err;
+    FUZZ_UNPOISON(buf, give);
+    err = set(obj, buf, give);
+    if (err == MOTE_OK && give < need) {
+        fprintf(stderr, "mote_fuzz: an index smaller than its size was accepted\n");
+        abort();
+    }
+    if (err == MOTE_OK) {
+        stats.index_ok++;
+    }
+    return err;
+}
+
+static mote_err_t set_named_index(void *prog, uint32_t *index, size_t size)
+{
+    return mote_program_set_named_index((mote_program_t *)prog, index, size);
+}
+
+static mote_err_t set_ptd_index(void *map, uint32_t *index, size_t size)
+{
+    return mote_data_map_set_index((mote_data_map_t *)map, index, size);
+}
+
 /* Splits the fuzz data (layout: top of file) into program, .ptd and input bytes. */
 static void split(const uint8_t *data, size_t size, size_t *prog_len, size_t *ptd_len)
 {
@@ -446,9 +485,15 @@ static mote_err_t fuzz_one(const uint8_t *data, size_t size, int *first_stage)
     first = err = mote_program_load(&prog, ro.prog, prog_len);
     if (err == MOTE_OK) {
         stats.ok[ST_LOAD]++;
+        if (in_stream.data != NULL) { /* a container: the program's named-data index */
+            first = err = index_give(named_index_buf, mote_program_named_index_size(&prog), &prog, set_named_index);
+        }
+    }
+    if (err == MOTE_OK) {
         if (have_ptd) {
             stats.ptd_reached++;
-            if (mote_data_map_load(&map, ro_ptd.prog, ptd_len) == MOTE_OK) {
+            if (mote_data_map_load(&map, ro_ptd.prog, ptd_len) == MOTE_OK &&
+                index_give(ptd_index_buf, mote_data_map_index_size(&map), &map, set_ptd_index) == MOTE_OK) {
                 stats.ptd_ok++;
                 if (mote_program_set_data_map(&prog, &map) != MOTE_OK) {
                     fprintf(stderr, "mote_fuzz: a loaded .ptd was not attached to a loaded program\n");
@@ -469,6 +514,8 @@ static mote_err_t fuzz_one(const uint8_t *data, size_t size, int *first_stage)
         ro_copy_free(&ro_ptd);
     }
     ro_copy_free(&ro);
+    FUZZ_POISON(named_index_buf, sizeof(named_index_buf));
+    FUZZ_POISON(ptd_index_buf, sizeof(ptd_index_buf));
     return first;
 }
 

@@ -53,7 +53,8 @@ SEED_MODELS = [("cov_activations", ()), ("cov_activations", INT8), ("cov_batchno
                ("small_cnn", XNN), ("cov_pooling", INT8 + XNN)]
 
 STATS_RE = re.compile(r"mote_fuzz: inputs (\d+) load (\d+)/(\d+) requirements (\d+)/(\d+) init (\d+)/(\d+) "
-                      r"input (\d+)/(\d+) execute (\d+)/(\d+) too_big (\d+) ptd (\d+)/(\d+) input_bytes (\d+)")
+                      r"input (\d+)/(\d+) execute (\d+)/(\d+) too_big (\d+) ptd (\d+)/(\d+) input_bytes (\d+) "
+                      r"index (\d+)")
 
 
 def _clang() -> str:
@@ -163,7 +164,8 @@ def _stats(log: str) -> dict:
     assert m, f"no mote_fuzz stats line:\n{log[-3000:]}"
     v = list(map(int, m.groups()))
     return dict(inputs=v[0], load=(v[1], v[2]), requirements=(v[3], v[4]), init=(v[5], v[6]), input=(v[7], v[8]),
-                execute=(v[9], v[10]), too_big=v[11], ptd=(v[12], v[13]), input_bytes=v[14])
+                execute=(v[9], v[10]), too_big=v[11], ptd=(v[12], v[13]), input_bytes=v[14],
+                index=v[15])
 
 
 def _cov(log: str, what: str):
@@ -258,6 +260,7 @@ def test_libfuzzer_io_seeds(fuzz_mote, io_seeds, tmp_path):
     st = _stats(r.stderr)
     n_ptd = sum(n.startswith("ptd-") for n in seeds)
     assert st["ptd"][0] == st["ptd"][1] >= n_ptd and st["execute"][0] == st["execute"][1] >= len(files), st
+    assert st["index"] >= len(files) + n_ptd, st  # each program's named-data index and each .ptd's
 
     log, runs, cov, ft, st = _fuzz(fuzz_mote, tmp_path, "io", corpus)
     assert st["input_bytes"] > runs // 100  # mutants ran with mutated input bytes
