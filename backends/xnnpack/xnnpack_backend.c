@@ -14,6 +14,9 @@
  * xnn_define_* call, one linear pass over the nodes (prove_producers) proves
  * every value has at most one producing node (XNNPACK's subgraph analysis
  * asserts otherwise) and no node writes an external input or a constant.
+ * Every other assumption Debian's XNNPACK asserts on (or silently relies on)
+ * is proven before xnn_create_runtime_v2: the list, where XNNPACK makes each
+ * one and which function here proves it, is backends/xnnpack/README.md.
  *
  * Values are fp32, or quantized (XNNQuantizedTensorValue): qint8 / qint32
  * per tensor (scale, zero point) and qcint8 / qcint32 per channel (a scale
@@ -210,6 +213,8 @@ typedef struct payload {
     quant_t *quant;     /* per value: its verified element type and quantization */
     uint8_t *use;       /* per value: USE_* bits (every value a node writes must be read or an output) */
     const void **data;  /* per value: its constant bytes, or NULL */
+    uint8_t *ext_taken; /* per argument: an XNNPACK value is defined on its external id (at most one) */
+    uint32_t num_externs;
 } payload_t;
 
 #define OV_NONE 0u
@@ -220,6 +225,47 @@ typedef struct payload {
 #define USE_OUTPUT 4u
 #define USE_SOURCE 8u   /* a constant or an external input: readable before any node runs */
 #define USE_PRODUCED 16u /* a node of the payload writes it (prove_producers: at most one) */
+
+/* What XNNPACK's define function of a node kind takes (the schema's field
+ * order): value inputs (field ids; `bias` the optional one or UINT8_MAX), the
+ * output's field and the datatype rule (prove_dtypes). */
+enum { DT_FLOAT = 1, DT_SAME, DT_CONVERT, DT_WEIGHTS };
+typedef struct node_kind {
+    uint8_t nin;
+    uint8_t in[3];
+    uint8_t bias;
+    uint8_t out;
+    uint8_t rule;
+} node_kind_t;
+
+/* Node kind `tag`'s fields and rule; false for a kind this backend does not define. */
+static bool node_kind(uint8_t tag, node_kind_t *k)
+{
+    static const node_kind_t conv = {3u, {15u, 16u, 17u}, 17u, 18u, DT_WEIGHTS};
+    static const node_kind_t fc = {3u, {0u, 1u, 2u}, 2u, 3u, DT_WEIGHTS};
+    static const node_kind_t pool = {1u, {10u, 0u, 0u}, UINT8_MAX, 11u, DT_SAME};
+    static const node_kind_t shape = {1u, {2u, 0u, 0u}, UINT8_MAX, 3u, DT_SAME};
+    static const node_kind_t binary = {2u, {0u, 1u, 0u}, UINT8_MAX, 2u, DT_SAME};
+    static const node_kind_t unary = {1u, {0u, 0u, 0u}, UINT8_MAX, 1u, DT_SAME};
+
+    switch (tag) {
+    case XN_CONV2D: case XN_DEPTHWISE_CONV2D: *k = conv; return true;
+    case XN_FULLY_CONNECTED: *k = fc; return true;
+    case XN_MAX_POOL: case XN_AVG_POOL: *k = pool; break;
+    case XN_STATIC_TRANSPOSE: case XN_STATIC_RESHAPE: *k = shape; break;
+    case XN_ADD: case XN_MULTIPLY: case XN_SUBTRACT: case XN_DIV: case XN_MINIMUM: *k = binary; break;
+    case XN_CLAMP: case XN_SIGMOID: case XN_SOFTMAX: case XN_GLOBAL_AVG_POOL: case XN_FLOOR: case XN_CEILING:
+    case XN_SQRT: case XN_HARDSWISH: case XN_CONVERT: *k = unary; break;
+    default: return false;
+    }
+    switch (tag) { /* XNNPACK 2022 defines these for fp32 only; the others also for qint8 */
+    case XN_AVG_POOL: case XN_DIV: case XN_MINIMUM: case XN_SOFTMAX: case XN_FLOOR: case XN_CEILING: case XN_SQRT:
+    case XN_HARDSWISH: k->rule = DT_FLOAT; break;
+    case XN_CONVERT: k->rule = DT_CONVERT; break;
+    default: break;
+    }
+    return true;
+}
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -426,6 +472,19 @@ static mote_err_t define_as(xnn_subgraph_t sg, const quant_t *q, uint32_t ndim, 
                                                                  shape, data, ext, flags, xid));
 }
 
+/* XNNPACK keeps one value per external id: a second value defined on `ext`
+ * would replace the first one's dims and datatype under the nodes already
+ * proven against them. BACKEND_PAYLOAD when `ext` is taken (INVALID: internal). */
+static mote_err_t take_external(const payload_t *p, uint32_t ext)
+{
+    if (ext == XNN_INVALID_VALUE_ID) {
+        return MOTE_OK;
+    }
+    MOTE_CHECK(ext < p->num_externs && !p->ext_taken[ext], MOTE_ERR_BACKEND_PAYLOAD);
+    p->ext_taken[ext] = 1u;
+    return MOTE_OK;
+}
+
 /* Defines xvalue `i` and records its XNNPACK id. */
 static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_vec_t *values, uint32_t i,
                                const mote_delegate_init_t *ctx, uint32_t num_externs)
@@ -448,6 +507,9 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
                MOTE_ERR_BACKEND_PAYLOAD);
     for (k = 0; k < dims.len; k++) {
         shape[k] = mote_fb_u32_at(&p->fb, dims.pos + 4u * k);
+        /* no empty tensors: XNNPACK gives no workspace to a graph whose internal values
+         * all have 0 bytes, and a node's setup asserts its output's data is not NULL */
+        MOTE_CHECK(shape[k] >= 1u, MOTE_ERR_BACKEND_PAYLOAD);
         numel *= shape[k]; /* at most 6 factors below 2^32 each: checked below before any use */
         MOTE_CHECK(numel <= (uint64_t)UINT32_MAX, MOTE_ERR_SIZE_OVERFLOW);
     }
@@ -492,6 +554,7 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
     if (cidx != 0u) {
         MOTE_TRY(constant_data(p, ctx->prog, cidx, numel * q.elsize, &data));
     }
+    MOTE_TRY(take_external(p, ext));
     MOTE_TRY(define_as(sg, &q, dims.len, shape, data, ext, flags, &xid));
     p->ids[id] = xid;
     p->use[id] = (uint8_t)(((flags & XNN_VALUE_FLAG_EXTERNAL_OUTPUT) ? USE_OUTPUT : 0u) |
@@ -829,6 +892,8 @@ static mote_err_t define_staged_convert(const payload_t *p, xnn_subgraph_t sg, c
     /* the Convert writes the target: the same proof as node_out (not a constant, not an input) */
     MOTE_CHECK(st != NULL && out == st->mid && p->ids[st->target] != XNN_INVALID_VALUE_ID && p->writable[st->target],
                MOTE_ERR_BACKEND_PAYLOAD);
+    MOTE_CHECK(p->quant[st->target].dtype == xnn_datatype_qint8, MOTE_ERR_BACKEND_PAYLOAD); /* fp32 -> qint8 */
+    MOTE_TRY(take_external(p, st->ext));
     for (k = 0; k < p->dims[st->target].n; k++) {
         shape[k] = p->dims[st->target].d[k];
     }
@@ -837,6 +902,69 @@ static mote_err_t define_staged_convert(const payload_t *p, xnn_subgraph_t sg, c
     *done = true;
     p->use[st->target] |= USE_WRITTEN;
     return xnn_err(xnn_define_convert(sg, sid, p->ids[st->target], 0u));
+}
+
+/* The datatypes of node `n` (kind `tag`) are a combination XNNPACK's define
+ * function takes (node_kind_t.rule): DT_FLOAT all fp32; DT_SAME every input
+ * of the output's datatype, fp32 or qint8; DT_CONVERT fp32 -> qint8 or
+ * qint8 -> fp32; DT_WEIGHTS input and output fp32 with an fp32 filter and
+ * bias, or qint8 with a qint8 filter of zero point 0 and a qint32 bias or a
+ * qcint8 filter and a qcint32 bias (no bias: INVALID, the one optional id).
+ * Every id names a defined value. BACKEND_PAYLOAD otherwise. */
+static mote_err_t prove_dtypes(const payload_t *p, uint8_t tag, const mote_fb_table_t *n)
+{
+    node_kind_t k;
+    enum xnn_datatype dt[3] = {xnn_datatype_invalid, xnn_datatype_invalid, xnn_datatype_invalid};
+    enum xnn_datatype out_dt = xnn_datatype_invalid;
+    uint32_t i, id;
+    mote_err_t err = MOTE_OK;
+
+    MOTE_CHECK(node_kind(tag, &k), MOTE_ERR_BACKEND_PAYLOAD);
+    for (i = 0; i <= k.nin; i++) {
+        const uint8_t f = i < k.nin ? k.in[i] : k.out;
+        id = scalar_u32(p, n, f, 0u, &err);
+        MOTE_TRY(err);
+        if (f == k.bias && id == XNN_INVALID_VALUE_ID) {
+            dt[i] = xnn_datatype_invalid; /* no bias */
+            continue;
+        }
+        MOTE_CHECK(id < p->num_values && p->ids[id] != XNN_INVALID_VALUE_ID, MOTE_ERR_BACKEND_PAYLOAD);
+        if (i < k.nin) {
+            dt[i] = p->quant[id].dtype;
+            MOTE_CHECK(!(i == 1u && k.rule == DT_WEIGHTS && dt[1] == xnn_datatype_qint8) ||
+                           p->quant[id].zero_point == 0,
+                       MOTE_ERR_BACKEND_PAYLOAD); /* XNNPACK logs, then computes as if it were 0 */
+        } else {
+            out_dt = p->quant[id].dtype;
+        }
+    }
+    switch (k.rule) {
+    case DT_FLOAT: case DT_SAME:
+        MOTE_CHECK(out_dt == xnn_datatype_fp32 || (k.rule == DT_SAME && out_dt == xnn_datatype_qint8),
+                   MOTE_ERR_BACKEND_PAYLOAD);
+        for (i = 0; i < k.nin; i++) {
+            MOTE_CHECK(dt[i] == out_dt, MOTE_ERR_BACKEND_PAYLOAD);
+        }
+        return MOTE_OK;
+    case DT_CONVERT:
+        MOTE_CHECK((dt[0] == xnn_datatype_fp32 && out_dt == xnn_datatype_qint8) ||
+                       (dt[0] == xnn_datatype_qint8 && out_dt == xnn_datatype_fp32),
+                   MOTE_ERR_BACKEND_PAYLOAD);
+        return MOTE_OK;
+    default: /* DT_WEIGHTS */
+        MOTE_CHECK(dt[0] == out_dt, MOTE_ERR_BACKEND_PAYLOAD);
+        if (out_dt == xnn_datatype_fp32) {
+            MOTE_CHECK(dt[1] == xnn_datatype_fp32 && (dt[2] == xnn_datatype_invalid || dt[2] == xnn_datatype_fp32),
+                       MOTE_ERR_BACKEND_PAYLOAD);
+            return MOTE_OK;
+        }
+        MOTE_CHECK(out_dt == xnn_datatype_qint8, MOTE_ERR_BACKEND_PAYLOAD);
+        MOTE_CHECK((dt[1] == xnn_datatype_qint8 && (dt[2] == xnn_datatype_invalid || dt[2] == xnn_datatype_qint32)) ||
+                       (dt[1] == xnn_datatype_qcint8 &&
+                        (dt[2] == xnn_datatype_invalid || dt[2] == xnn_datatype_qcint32)),
+                   MOTE_ERR_BACKEND_PAYLOAD);
+        return MOTE_OK;
+    }
 }
 
 static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_fb_table_t *xn)
@@ -855,18 +983,19 @@ static mote_err_t define_node(const payload_t *p, xnn_subgraph_t sg, const mote_
             return MOTE_OK;
         }
     }
-    switch (tag) {
-    case XN_CONV2D: case XN_DEPTHWISE_CONV2D: return define_conv(p, sg, &n, tag, lo, hi);
-    case XN_MAX_POOL: case XN_AVG_POOL: return define_pool(p, sg, &n, tag, lo, hi);
-    case XN_STATIC_RESHAPE: return define_reshape(p, sg, &n);
-    case XN_STATIC_TRANSPOSE: {
+    if (tag == XN_STATIC_TRANSPOSE) {
         uint32_t in = scalar_u32(p, &n, 2, 0u, &err);
         MOTE_TRY(err);
         if (in < p->num_values && p->ov_flags[in] != OV_NONE) {
             return MOTE_OK; /* an edge transpose: staged by the backend (find_stage) */
         }
-        return define_transpose(p, sg, &n);
     }
+    MOTE_TRY(prove_dtypes(p, tag, &n));
+    switch (tag) {
+    case XN_CONV2D: case XN_DEPTHWISE_CONV2D: return define_conv(p, sg, &n, tag, lo, hi);
+    case XN_MAX_POOL: case XN_AVG_POOL: return define_pool(p, sg, &n, tag, lo, hi);
+    case XN_STATIC_RESHAPE: return define_reshape(p, sg, &n);
+    case XN_STATIC_TRANSPOSE: return define_transpose(p, sg, &n);
     case XN_ADD: case XN_MULTIPLY: case XN_SUBTRACT: case XN_DIV: case XN_MINIMUM:
         return define_binary(p, sg, &n, tag, lo, hi);
     case XN_CLAMP: case XN_SIGMOID: case XN_SOFTMAX: case XN_GLOBAL_AVG_POOL: case XN_FLOOR: case XN_CEILING:
@@ -1015,22 +1144,6 @@ static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mo
     return MOTE_OK;
 }
 
-/* The field of node kind `tag` that holds its output value id (the schema's
- * order, as the define_* functions read it); UINT32_MAX for a kind this
- * backend does not define. */
-static uint32_t output_field(uint8_t tag)
-{
-    switch (tag) {
-    case XN_CONV2D: case XN_DEPTHWISE_CONV2D: return 18u;
-    case XN_MAX_POOL: case XN_AVG_POOL: return 11u;
-    case XN_STATIC_TRANSPOSE: case XN_STATIC_RESHAPE: case XN_FULLY_CONNECTED: return 3u;
-    case XN_ADD: case XN_MULTIPLY: case XN_SUBTRACT: case XN_DIV: case XN_MINIMUM: return 2u;
-    case XN_CLAMP: case XN_SIGMOID: case XN_SOFTMAX: case XN_GLOBAL_AVG_POOL: case XN_FLOOR: case XN_CEILING:
-    case XN_SQRT: case XN_HARDSWISH: case XN_CONVERT: return 1u;
-    default: return UINT32_MAX;
-    }
-}
-
 /* One pass over the payload's nodes, before XNNPACK sees anything: every
  * value has at most one producing node (XNNPACK's subgraph analysis asserts
  * `producer == XNN_INVALID_NODE_ID` otherwise), and no node writes a value the
@@ -1040,16 +1153,16 @@ static uint32_t output_field(uint8_t tag)
 static mote_err_t prove_producers(payload_t *p, const mote_fb_vec_t *values, const mote_fb_vec_t *nodes)
 {
     mote_fb_table_t xn, n, xv, t, qt;
-    uint32_t i, f, out, flags, cidx;
+    uint32_t i, out, flags, cidx;
     uint8_t tag, qtag;
+    node_kind_t kind;
     mote_err_t err = MOTE_OK;
 
     for (i = 0; i < nodes->len; i++) {
         MOTE_TRY(mote_fb_vec_table(&p->fb, nodes, i, &xn));
         MOTE_TRY(mote_fb_union_field(&p->fb, &xn, 0, XN_MAX_TAG, &tag, &n));
-        f = output_field(tag);
-        MOTE_CHECK(f != UINT32_MAX, MOTE_ERR_BACKEND_PAYLOAD); /* an operator this backend does not define */
-        out = scalar_u32(p, &n, f, 0u, &err);
+        MOTE_CHECK(node_kind(tag, &kind), MOTE_ERR_BACKEND_PAYLOAD); /* an operator this backend does not define */
+        out = scalar_u32(p, &n, kind.out, 0u, &err);
         MOTE_TRY(err);
         MOTE_CHECK(out < p->num_values && !(p->use[out] & USE_PRODUCED), MOTE_ERR_BACKEND_PAYLOAD);
         p->use[out] |= USE_PRODUCED;
@@ -1086,8 +1199,11 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
     p->quant = (quant_t *)mote_pool_alloc(ctx->pool, sizeof(quant_t) * ((size_t)values.len + 1u), sizeof(void *));
     p->data = (const void **)mote_pool_alloc(ctx->pool, sizeof(void *) * ((size_t)values.len + 1u), sizeof(void *));
     p->use = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)values.len + 1u, 1u);
+    p->ext_taken = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)num_externs, 1u);
+    p->num_externs = num_externs;
     MOTE_CHECK(p->ids != NULL && p->ov_ext != NULL && p->ov_flags != NULL && p->stages != NULL && p->dims != NULL &&
-                   p->writable != NULL && p->quant != NULL && p->data != NULL && p->use != NULL,
+                   p->writable != NULL && p->quant != NULL && p->data != NULL && p->use != NULL &&
+                   p->ext_taken != NULL,
                MOTE_ERR_BACKEND_MEMORY);
     p->num_stages = 0;
     for (i = 0; i < values.len; i++) {
@@ -1099,6 +1215,7 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
         p->data[i] = NULL;
         p->use[i] = 0u;
     }
+    memset(p->ext_taken, 0, num_externs);
     MOTE_TRY(prove_producers(p, &values, &nodes));
     for (i = 0; i < nodes.len; i++) {      /* edge transposes first: they change which values are external */
         mote_fb_table_t n;

@@ -636,3 +636,180 @@ def test_staged_convert_writes_only_what_a_node_may(tmp_path):
     assert np.allclose(got, inside.transpose(0, 3, 1, 2), atol=1e-6)
     with pytest.raises(RtError, match="BACKEND_PAYLOAD"):
         Program(program(True)).method()
+
+
+# ------------------------------------------- XNNPACK's assertions (backends/xnnpack/README.md)
+
+def _tv(i, dims, dt=xs.FP32, ext=xs.INVALID_ID, flags=0, buf=0):
+    """An XValue: tensor `i` of `dims` (constant entry `buf`, argument `ext` with `flags`)."""
+    return xs.XValue(xs.XNNTensorValue(datatype=dt, num_dims=len(dims), dims=dims, constant_buffer_idx=buf,
+                                       external_id=ext, flags=flags, id_out=i))
+
+
+def _q8(i, dims, dt=xs.QINT8, scale=0.05, zero_point=0, buf=0):
+    """A per-tensor quantized XValue."""
+    t = xs.tensor_of(_tv(i, dims, dt=dt, buf=buf))
+    return xs.XValue(xs.XNNQuantizedTensorValue(t, xs.PerTensorQuant(scale=scale, zero_point=zero_point)))
+
+
+def _with_graph(c, values, nodes, consts=b"", n_consts=1) -> bytes:
+    """c's program (one delegate, one input, one output) with its payload replaced by a graph of
+    `values` and `nodes` (node tables); constant entries 1..n_consts all at offset 0 of `consts`."""
+    import copy as _copy
+    from aot.compiler.emit import build_program
+    spec = _copy.deepcopy(c.spec)
+    dc = next(i for i in spec.instructions if isinstance(i, ir.DelegateCall))
+    g = xs.XNNGraph(version="0", num_externs=2, input_ids=[0], output_ids=[1], xvalues=values,
+                    xnodes=[xs.XNode(xnode_union=n) for n in nodes],
+                    constant_data=[xs.ConstantDataOffset(0, 0)] +
+                    [xs.ConstantDataOffset(0, len(consts))] * n_consts)
+    dc.payload = xs.serialize_payload(g, consts)
+    return build_program(spec).data
+
+
+@pytest.fixture(scope="module")
+def conv1x1(tmp_path_factory):
+    """CONV1X1 delegated: one DelegateCall whose arguments are [1, 4, 4, 2] fp32 (in, out)."""
+    p = tmp_path_factory.mktemp("conv1x1") / "conv1x1.py"
+    p.write_text(CONV1X1)
+    c = compile_model_file(p, delegate="xnnpack")
+    dc = next(i for i in c.spec.instructions if isinstance(i, ir.DelegateCall))
+    assert [c.spec.values[a].sizes for a in dc.args] == [[1, 4, 4, 2], [1, 4, 4, 2]]
+    return c
+
+
+def _refused_payloads(mixed_c, conv1x1_c) -> dict:
+    """name -> (program bytes, accepted?) for the preconditions XNNPACK asserts on (or that its
+    define functions take for granted), each with its accepted control."""
+    N = xs.NODE_TYPES
+
+    def node(g, name):
+        return next(n.xnode_union for n in g.xnodes if type(n.xnode_union).__name__ == name)
+
+    def edit(name, **fields):
+        def f(g):
+            for k, v in fields.items():
+                setattr(node(g, name), k, v)
+        return f
+
+    def reverse_nodes(g):            # the add reads the conv's output before the conv writes it
+        g.xnodes.reverse()
+
+    def second_value_on_input_argument(g):   # XNNPACK keeps one value per external id: the later
+        g.xvalues.insert(0, _tv(0, [1, 8, 16, 4], ext=0, flags=xs.EXTERNAL_INPUT))   # one replaces it
+        for i, v in enumerate(g.xvalues[1:], 1):
+            xs.tensor_of(v).id_out = i
+        for n in g.xnodes:
+            u = n.xnode_union
+            for f in ("input1_id", "input2_id", "filter_id", "bias_id", "output_id"):
+                if getattr(u, f, xs.INVALID_ID) != xs.INVALID_ID:
+                    setattr(u, f, getattr(u, f) + 1)
+
+    def second_value_on_output_argument(g):
+        g.xvalues.append(_tv(len(g.xvalues), [1, 512], ext=1, flags=xs.EXTERNAL_OUTPUT))
+
+    io = [_tv(0, [1, 4, 4, 2], ext=0, flags=xs.EXTERNAL_INPUT), _tv(1, [1, 4, 4, 2], ext=1, flags=xs.EXTERNAL_OUTPUT)]
+
+    def chain(kind, q_in=True, q_out=True, convert_in=xs.QINT8):
+        """in -> Convert -> v2 -> kind -> v3 -> Convert -> out (v2, v3 qint8 or fp32; v3 at
+        scale 1/256, zero point -128: the only qint8 output XNNPACK's sigmoid takes)."""
+        v2 = _q8(2, [1, 4, 4, 2], dt=convert_in) if q_in else _tv(2, [1, 4, 4, 2])
+        v3 = _q8(3, [1, 4, 4, 2], scale=1 / 256, zero_point=-128) if q_out else _tv(3, [1, 4, 4, 2])
+        return _with_graph(conv1x1_c, io + [v2, v3],
+                           [N["XNNConvert"](input_id=0, output_id=2, flags=0),
+                            N[kind](input_id=2, output_id=3, flags=0),
+                            N["XNNConvert"](input_id=3, output_id=1, flags=0)])
+
+    w = _with_payload
+    return {
+        # value ids: in range, defined, INVALID only for a bias
+        "input id past the values": (w(mixed_c, edit("XNNDepthwiseConv2d", input1_id=99), 1), False),
+        "input id INVALID": (w(mixed_c, edit("XNNDepthwiseConv2d", input1_id=xs.INVALID_ID), 1), False),
+        "filter id INVALID": (w(mixed_c, edit("XNNDepthwiseConv2d", filter_id=xs.INVALID_ID), 1), False),
+        "second input INVALID": (w(mixed_c, edit("XNNAdd", input2_id=xs.INVALID_ID), 1), False),
+        "output id past the values": (w(mixed_c, edit("XNNAdd", output_id=99), 1), False),
+        "no bias (INVALID)": (w(mixed_c, edit("XNNDepthwiseConv2d", bias_id=xs.INVALID_ID), 1), True),
+        # topological order
+        "nodes reversed": (w(mixed_c, reverse_nodes, 1), False),
+        # one value per external id
+        "second value on an input argument": (w(mixed_c, second_value_on_input_argument, 1), False),
+        "second value on an output argument": (w(mixed_c, second_value_on_output_argument, 1), False),
+        # datatypes per node kind
+        "qint8 softmax (fp32 only)": (chain("XNNSoftmax"), False),
+        "qint8 sigmoid": (chain("XNNSigmoid"), True),
+        "fp32 sigmoid into qint8": (chain("XNNSigmoid", q_in=False), False),
+        "convert fp32 -> fp32": (chain("XNNSigmoid", q_in=False, q_out=False), False),
+        "convert fp32 -> qint32": (chain("XNNSigmoid", convert_in=xs.QINT32), False),
+        # no empty tensors: XNNPACK gives a graph whose internal values all have 0 bytes no
+        # workspace, and the add's setup asserted `output_data != NULL` (SIGABRT)
+        "empty internal value": (_with_graph(conv1x1_c, io[:1] + [
+            _tv(1, [1, 1, 1, 32], ext=1, flags=xs.EXTERNAL_OUTPUT), _tv(2, [1, 0, 1, 32], buf=1),
+            _tv(3, [1, 0, 1, 32], buf=1), _tv(4, [1, 0, 1, 32])],
+            [N["XNNAdd"](input1_id=2, input2_id=3, output_id=4, flags=0),
+             N["XNNGlobalAvgPooling2d"](input_id=4, output_id=1, flags=0)]), False),
+    }
+
+
+def test_backend_proves_what_xnnpack_asserts(mixed, conv1x1):
+    """Every precondition backends/xnnpack/README.md lists is proven before XNNPACK creates the
+    runtime: a payload breaking one is MOTE_ERR_BACKEND_PAYLOAD at init (never XNNPACK's
+    assertion, a SIGABRT), and each one's control (the same graph keeping the rule) inits."""
+    from aot.host.runtime import MoteError as RtError, Program
+    mixed_c = compile_model_file(mixed, delegate="xnnpack")
+    cases = _refused_payloads(mixed_c, conv1x1)
+    x = np.linspace(-1, 1, 32, dtype=np.float32).reshape(1, 2, 4, 4)
+    for name, (pte, accepted) in cases.items():
+        if accepted:
+            assert Program(pte).method() is not None, name
+            continue
+        with pytest.raises(RtError) as e:
+            Program(pte).method()
+        assert e.value.name == "MOTE_ERR_BACKEND_PAYLOAD", name
+    # the accepted qint8 sigmoid computes: in -> int8 (scale 0.05) -> sigmoid -> int8 (1/256, -128) -> out
+    got = Program(cases["qint8 sigmoid"][0]).method().run([x])[0]
+    q_in = np.round(x.astype(np.float64) / 0.05) * 0.05
+    want = np.round(1 / (1 + np.exp(-q_in)) * 256) / 256
+    assert np.array_equal(got, want.astype(np.float32)), np.abs(got - want).max() * 256
+
+
+def test_backend_refuses_a_nonzero_filter_zero_point():
+    """A qint8 (per-tensor) filter must have zero point 0: Debian's XNNPACK logs an error for
+    another one and then computes as if it were 0. The same payload with zero point 0 inits."""
+    from aot.host.runtime import MoteError as RtError, Program
+    c = _delegated8("ds_cnn")
+
+    def per_tensor_filter(zero_point):
+        def edit(g):
+            conv = next(n.xnode_union for n in g.xnodes if type(n.xnode_union).__name__ == "XNNConv2d")
+            filt, bias = g.xvalues[conv.filter_id].xvalue_union, g.xvalues[conv.bias_id].xvalue_union
+            scale = max(filt.quant_params.scale)
+            filt.tensor_value.datatype = xs.QINT8
+            filt.quant_params = xs.PerTensorQuant(scale=scale, zero_point=zero_point)
+            bias.tensor_value.datatype = xs.QINT32
+            bias.quant_params = xs.PerTensorQuant(scale=scale * 0.01, zero_point=0)
+        return edit
+
+    assert Program(_with_payload(c, per_tensor_filter(0), 0)).method() is not None
+    with pytest.raises(RtError) as e:
+        Program(_with_payload(c, per_tensor_filter(3), 0)).method()
+    assert e.value.name == "MOTE_ERR_BACKEND_PAYLOAD"
+
+
+def test_refused_payloads_never_reach_xnnpack_under_asan(mixed, conv1x1, tmp_path):
+    """The ASan + UBSan build's mote-run refuses each of them at init with the code, with no
+    sanitizer report (XNNPACK never runs on them)."""
+    import os
+    import subprocess
+    from shared_build import ASAN, cmake_build
+    exe = cmake_build(ASAN, sanitize=True) / "ports" / "linux" / "mote-run"
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:halt_on_error=1", UBSAN_OPTIONS="halt_on_error=1")
+    cases = _refused_payloads(compile_model_file(mixed, delegate="xnnpack"), conv1x1)
+    for k, (name, (pte, accepted)) in enumerate(cases.items()):
+        f = tmp_path / f"case{k}.pte"
+        f.write_bytes(pte)
+        r = subprocess.run([str(exe), "-o", str(tmp_path / "out"), str(f)], capture_output=True, text=True,
+                           timeout=120, env=env)
+        assert "Sanitizer" not in r.stderr and "runtime error" not in r.stderr, (name, r.stderr[-3000:])
+        if not accepted:
+            assert r.returncode == 2 and "MOTE_ERR_BACKEND_PAYLOAD" in r.stdout + r.stderr, (name, r.returncode,
+                                                                                                r.stderr[-2000:])
