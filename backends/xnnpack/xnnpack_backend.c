@@ -108,11 +108,45 @@ typedef struct xnn_delegate {
 static mote_pool_t *g_pool;
 static int g_initialized;
 
+/* Debian's XNNPACK does not check three allocations of xnn_create_runtime_v2:
+ * its memory planner's value table (24 bytes per value), sorted pointers (8)
+ * and live blocks (16), made by the allocate hook right after the runtime, its
+ * operator data and its blobs (the only allocate-hook calls before them: the
+ * operators use the aligned hook). A pool that runs out there would be a NULL
+ * write inside the library. So while g_plain_left > 0 every allocation must
+ * leave g_reserve bytes free (planner_reserve); the third allocate-hook call
+ * (the blobs) disarms it, and the planner's tables then fit. */
+static size_t g_reserve;
+static uint32_t g_plain_left;
+
+/* The reserve for a graph of at most `num_values` XNNPACK values: the three
+ * tables, each with its block header and alignment padding. */
+static size_t planner_reserve(uint64_t num_values)
+{
+    const uint64_t bytes = num_values * (24u + 8u + 16u) + 3u * (16u + 16u);
+    return bytes > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)bytes;
+}
+
 /* A block: 16 bytes of header (its size, the pool mark before it) right before it. */
 typedef struct block_header {
     size_t size;
     size_t mark;
 } block_header_t;
+
+/* `bytes` more (plus up to `align` - 1 of padding) still leave the planner's reserve free. */
+static bool leaves_reserve(size_t bytes, size_t align)
+{
+    size_t avail;
+
+    if (g_plain_left == 0u) {
+        return true;
+    }
+    if (g_pool->used > g_pool->size || g_pool->size - g_pool->used < g_reserve) {
+        return false;
+    }
+    avail = g_pool->size - g_pool->used - g_reserve;
+    return bytes <= avail && align - 1u <= avail - bytes;
+}
 
 static void *pool_allocate_aligned(void *context, size_t alignment, size_t size)
 {
@@ -123,6 +157,9 @@ static void *pool_allocate_aligned(void *context, size_t alignment, size_t size)
 
     (void)context;
     if (g_pool == NULL || size > SIZE_MAX - head) {
+        return NULL;
+    }
+    if (!leaves_reserve(head + size, alignment > 16u ? alignment : 16u)) {
         return NULL;
     }
     mark = g_pool->used;
@@ -138,7 +175,11 @@ static void *pool_allocate_aligned(void *context, size_t alignment, size_t size)
 
 static void *pool_allocate(void *context, size_t size)
 {
-    return pool_allocate_aligned(context, 16u, size);
+    void *p = pool_allocate_aligned(context, 16u, size);
+    if (p != NULL && g_plain_left > 0u) {
+        g_plain_left--;
+    }
+    return p;
 }
 
 static block_header_t *header_of(void *ptr)
@@ -168,13 +209,13 @@ static void *pool_reallocate(void *context, void *ptr, size_t size)
         return ptr;
     }
     if (g_pool != NULL && (uint8_t *)ptr + h->size == g_pool->base + g_pool->used &&
-        size - h->size <= g_pool->size - g_pool->used) { /* the last block grows in place */
+        size - h->size <= g_pool->size - g_pool->used && leaves_reserve(size - h->size, 1u)) { /* grows in place */
         g_pool->used += size - h->size;
         g_pool->peak = g_pool->used > g_pool->peak ? g_pool->used : g_pool->peak;
         h->size = size;
         return ptr;
     }
-    q = pool_allocate(context, size);
+    q = pool_allocate_aligned(context, 16u, size);
     if (q != NULL) {
         memcpy(q, ptr, h->size);
     }
@@ -215,6 +256,7 @@ typedef struct payload {
     const void **data;  /* per value: its constant bytes, or NULL */
     uint8_t *ext_taken; /* per argument: an XNNPACK value is defined on its external id (at most one) */
     uint32_t num_externs;
+    uint32_t num_nodes;
 } payload_t;
 
 #define OV_NONE 0u
@@ -1190,6 +1232,7 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
     MOTE_CHECK(outs.len >= 1u && outs.len <= num_externs, MOTE_ERR_BACKEND_PAYLOAD);
     ctx->num_outputs = outs.len; /* the trailing arguments: outputs */
     p->num_values = values.len;
+    p->num_nodes = nodes.len;
     p->ids = (uint32_t *)mote_pool_alloc(ctx->pool, (size_t)values.len * 4u + 4u, 4u);
     p->ov_ext = (uint32_t *)mote_pool_alloc(ctx->pool, (size_t)values.len * 4u + 4u, 4u);
     p->ov_flags = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)values.len + 1u, 1u);
@@ -1331,7 +1374,13 @@ static mote_err_t xnnpack_init(mote_delegate_init_t *ctx, void **handle)
     d->stages = p.stages;
     d->num_stages = err == MOTE_OK ? p.num_stages : 0u;
     if (err == MOTE_OK) {
+        g_reserve = planner_reserve((uint64_t)num_externs + p.num_values + 3u * (uint64_t)p.num_nodes);
+        g_plain_left = 3u; /* the runtime, its operator data, its blobs (see g_reserve) */
         err = xnn_err(xnn_create_runtime_v2(sg, NULL, 0, &d->runtime));
+        g_plain_left = 0u;
+        /* Debian's XNNPACK returns success without a runtime when the pool runs out after
+         * the operators are created (its status still holds the last operator's success) */
+        err = err == MOTE_OK && d->runtime == NULL ? MOTE_ERR_BACKEND_MEMORY : err;
     }
     if (sg != NULL) {
         (void)xnn_delete_subgraph(sg);

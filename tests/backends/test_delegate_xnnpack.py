@@ -813,3 +813,25 @@ def test_refused_payloads_never_reach_xnnpack_under_asan(mixed, conv1x1, tmp_pat
         if not accepted:
             assert r.returncode == 2 and "MOTE_ERR_BACKEND_PAYLOAD" in r.stdout + r.stderr, (name, r.returncode,
                                                                                                 r.stderr[-2000:])
+
+
+def test_every_backend_pool_size_refuses_or_inits(mixed):
+    """A backend pool too small for a payload is MOTE_ERR_BACKEND_MEMORY at whatever point it
+    runs out. Debian's XNNPACK does not check its memory planner's allocations (a NULL write,
+    SIGSEGV, at some sizes) and returned success without a runtime when its blobs did not fit
+    (SIGSEGV in xnn_setup_runtime): the backend keeps the planner's tables free until then
+    (xnnpack_backend.c, g_reserve). Every size in 16-byte steps up to the first that fits."""
+    from aot.host.runtime import MoteError as RtError, Program
+    c = compile_model_file(mixed, delegate="xnnpack")
+    used = Program(c.pte).method().backend_pool_used
+    size, refused = 1024, 0
+    while True:
+        try:
+            Program(c.pte).method(backend_pool=size)
+            break
+        except RtError as e:
+            assert e.name == "MOTE_ERR_BACKEND_MEMORY", (size, e.name)
+            refused += 1
+        size += 16
+    # every smaller size was refused; the reserve costs at most a few hundred bytes at the end
+    assert refused == (size - 1024) // 16 and used - 64 <= size <= used + 1024, (size, used)
