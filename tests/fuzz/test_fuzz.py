@@ -7,7 +7,6 @@ of what verifies): each must return an error code or MOTE_OK, never crash.
 The coverage-guided libFuzzer run is test_libfuzzer.py.
 """
 import random
-import struct
 import sys
 from collections import Counter
 from pathlib import Path
@@ -15,43 +14,15 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _harness as H  # noqa: E402
 import _synth  # noqa: E402
+from _mutate import mutate  # noqa: E402
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 N_MUTANTS = 3000
 SEED = 20260607
-INTERESTING = [0, 1, 2, 3, 4, 7, 8, 16, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF, 0x80000000,
-               0xFFFFFFFF, 0xFFFFFFF0, 0x10000000]
-
-
-def mutate(rng: random.Random, base: bytes) -> bytes:
-    d = bytearray(base)
-    for _ in range(rng.choice((1, 1, 1, 2, 3, 5))):
-        kind = rng.randrange(6)
-        if kind == 0:  # bit flip
-            p = rng.randrange(len(d))
-            d[p] ^= 1 << rng.randrange(8)
-        elif kind == 1:  # interesting u32 at an aligned position (offsets, lengths, indices)
-            p = rng.randrange(0, len(d) - 4) & ~3
-            struct.pack_into("<I", d, p, rng.choice(INTERESTING + [len(d), len(d) - p, rng.getrandbits(32)]))
-        elif kind == 2:  # random byte (union tags, dtypes, bools, dim orders)
-            d[rng.randrange(len(d))] = rng.randrange(256)
-        elif kind == 3:  # small signed delta on an aligned u32
-            p = rng.randrange(0, len(d) - 4) & ~3
-            v = (struct.unpack_from("<I", d, p)[0] + rng.randint(-64, 64)) & 0xFFFFFFFF
-            struct.pack_into("<I", d, p, v)
-        elif kind == 4:  # truncate
-            del d[rng.randrange(1, len(d)):]
-            if len(d) < 8:
-                break
-        else:  # copy a chunk over another place
-            a, b = rng.randrange(len(d)), rng.randrange(len(d))
-            n = rng.randint(1, 64)
-            chunk = d[a:a + n]
-            d[b:b + len(chunk)] = chunk
-    return bytes(d)
 
 
 def test_mutation_fuzz(pte, asan_build, tmp_path):
