@@ -101,6 +101,7 @@ typedef struct xnn_delegate {
     struct xnn_external_value *ext; /* nargs entries: external id k is argument k */
     stage_t *stages;
     uint32_t num_stages;
+    uint8_t *staged;  /* nargs entries: the argument is a stage's (XNNPACK reads its staging buffer) */
     uint32_t bound;   /* xnn_setup_runtime done with the arguments' current storage */
 } xnn_delegate_t;
 
@@ -254,6 +255,8 @@ typedef struct payload {
     quant_t *quant;     /* per value: its verified element type and quantization */
     uint8_t *use;       /* per value: USE_* bits (every value a node writes must be read or an output) */
     const void **data;  /* per value: its constant bytes, or NULL */
+    uint32_t *producer; /* per value: the index of the node writing it (prove_producers), or UINT32_MAX */
+    uint32_t *stage_of; /* per value hidden by a via_convert stage: that stage's index in stages */
     uint8_t *ext_taken; /* per argument: an XNNPACK value is defined on its external id (at most one) */
     uint32_t num_externs;
     uint32_t num_nodes;
@@ -926,10 +929,9 @@ static mote_err_t define_staged_convert(const payload_t *p, xnn_subgraph_t sg, c
     if (in >= p->num_values || p->ov_flags[in] != OV_HIDDEN) {
         return MOTE_OK;
     }
-    for (k = 0; k < p->num_stages; k++) {
-        if (p->stages[k].via_convert && p->stages[k].hidden == in) {
-            st = &p->stages[k];
-        }
+    if (p->stage_of[in] < p->num_stages && p->stages[p->stage_of[in]].via_convert &&
+        p->stages[p->stage_of[in]].hidden == in) {
+        st = &p->stages[p->stage_of[in]];
     }
     /* the Convert writes the target: the same proof as node_out (not a constant, not an input) */
     MOTE_CHECK(st != NULL && out == st->mid && p->ids[st->target] != XNN_INVALID_VALUE_ID && p->writable[st->target],
@@ -1071,38 +1073,38 @@ static mote_err_t value_at(const payload_t *p, const mote_fb_vec_t *values, uint
 /* *src: the value a Convert node turns into value `mid` when that is an
  * external fp32 input (INVALID when no Convert writes `mid` or its input is
  * not one); *ext its argument index. A source whose dims differ from `mid`'s
- * is BACKEND_PAYLOAD. */
+ * is BACKEND_PAYLOAD. Constant time: `mid`'s writer is p->producer[mid]. */
 static mote_err_t convert_source(const payload_t *p, const mote_fb_vec_t *values, const mote_fb_vec_t *nodes,
                                  uint32_t mid, const mote_fb_vec_t *dmid, uint32_t *src, uint32_t *ext)
 {
     mote_fb_table_t xn, n;
     mote_fb_vec_t dims;
-    uint32_t i, j, k, flags;
+    uint32_t j, k, flags;
     uint8_t tag;
     bool quantized;
     mote_err_t err = MOTE_OK;
 
     *src = XNN_INVALID_VALUE_ID;
-    for (i = 0; i < nodes->len; i++) {
-        MOTE_TRY(mote_fb_vec_table(&p->fb, nodes, i, &xn));
-        MOTE_TRY(mote_fb_union_field(&p->fb, &xn, 0, XN_MAX_TAG, &tag, &n));
-        if (tag != XN_CONVERT || scalar_u32(p, &n, 1, 0u, &err) != mid) {
-            continue;
-        }
-        k = scalar_u32(p, &n, 0, 0u, &err);
-        MOTE_TRY(err);
-        MOTE_TRY(value_at(p, values, k, &dims, &flags, ext, &quantized));
-        if (!(flags & XNN_VALUE_FLAG_EXTERNAL_INPUT) || quantized || dims.len != dmid->len) {
-            return MOTE_OK;
-        }
-        for (j = 0; j < dims.len; j++) {
-            MOTE_CHECK(mote_fb_u32_at(&p->fb, dims.pos + 4u * j) == mote_fb_u32_at(&p->fb, dmid->pos + 4u * j),
-                       MOTE_ERR_BACKEND_PAYLOAD);
-        }
-        *src = k;
+    if (mid >= p->num_values || p->producer[mid] >= nodes->len) {
+        return MOTE_OK; /* no node writes it */
+    }
+    MOTE_TRY(mote_fb_vec_table(&p->fb, nodes, p->producer[mid], &xn));
+    MOTE_TRY(mote_fb_union_field(&p->fb, &xn, 0, XN_MAX_TAG, &tag, &n));
+    if (tag != XN_CONVERT) {
         return MOTE_OK;
     }
-    return err;
+    k = scalar_u32(p, &n, 0, 0u, &err);
+    MOTE_TRY(err);
+    MOTE_TRY(value_at(p, values, k, &dims, &flags, ext, &quantized));
+    if (!(flags & XNN_VALUE_FLAG_EXTERNAL_INPUT) || quantized || dims.len != dmid->len) {
+        return MOTE_OK;
+    }
+    for (j = 0; j < dims.len; j++) {
+        MOTE_CHECK(mote_fb_u32_at(&p->fb, dims.pos + 4u * j) == mote_fb_u32_at(&p->fb, dmid->pos + 4u * j),
+                   MOTE_ERR_BACKEND_PAYLOAD);
+    }
+    *src = k;
+    return MOTE_OK;
 }
 
 /* Transpose node `n` that moves data at the subgraph's edge (its input an
@@ -1159,6 +1161,7 @@ static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mo
         st->mid = in_id;
         st->target = out_id;
         p->ov_flags[conv_src] = OV_HIDDEN;
+        p->stage_of[conv_src] = p->num_stages;
         p->ov_flags[in_id] = OV_SKIP;
     }
     MOTE_CHECK(st->via_convert || (!qin && !qout), MOTE_ERR_BACKEND_PAYLOAD); /* the staging copy moves floats */
@@ -1190,8 +1193,9 @@ static mote_err_t find_stage(payload_t *p, const mote_fb_vec_t *values, const mo
  * value has at most one producing node (XNNPACK's subgraph analysis asserts
  * `producer == XNN_INVALID_NODE_ID` otherwise), and no node writes a value the
  * payload declares an external input or a constant. Each output id is
- * marked USE_PRODUCED in p->use (zeroed before): linear in nodes,
- * no memory beyond the value table. BACKEND_PAYLOAD otherwise. */
+ * marked USE_PRODUCED in p->use (zeroed before) and its node recorded in
+ * p->producer (convert_source looks it up): linear in nodes, no memory
+ * beyond the value table. BACKEND_PAYLOAD otherwise. */
 static mote_err_t prove_producers(payload_t *p, const mote_fb_vec_t *values, const mote_fb_vec_t *nodes)
 {
     mote_fb_table_t xn, n, xv, t, qt;
@@ -1208,6 +1212,7 @@ static mote_err_t prove_producers(payload_t *p, const mote_fb_vec_t *values, con
         MOTE_TRY(err);
         MOTE_CHECK(out < p->num_values && !(p->use[out] & USE_PRODUCED), MOTE_ERR_BACKEND_PAYLOAD);
         p->use[out] |= USE_PRODUCED;
+        p->producer[out] = i;
         MOTE_TRY(mote_fb_vec_table(&p->fb, values, out, &xv));
         MOTE_TRY(value_tensor(p, &xv, &t, &qt, &qtag));
         flags = scalar_u32(p, &t, XT_FLAGS, 0u, &err);
@@ -1243,10 +1248,12 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
     p->data = (const void **)mote_pool_alloc(ctx->pool, sizeof(void *) * ((size_t)values.len + 1u), sizeof(void *));
     p->use = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)values.len + 1u, 1u);
     p->ext_taken = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)num_externs, 1u);
+    p->producer = (uint32_t *)mote_pool_alloc(ctx->pool, (size_t)values.len * 4u + 4u, 4u);
+    p->stage_of = (uint32_t *)mote_pool_alloc(ctx->pool, (size_t)values.len * 4u + 4u, 4u);
     p->num_externs = num_externs;
     MOTE_CHECK(p->ids != NULL && p->ov_ext != NULL && p->ov_flags != NULL && p->stages != NULL && p->dims != NULL &&
                    p->writable != NULL && p->quant != NULL && p->data != NULL && p->use != NULL &&
-                   p->ext_taken != NULL,
+                   p->ext_taken != NULL && p->producer != NULL && p->stage_of != NULL,
                MOTE_ERR_BACKEND_MEMORY);
     p->num_stages = 0;
     for (i = 0; i < values.len; i++) {
@@ -1257,6 +1264,8 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
         p->quant[i].dtype = xnn_datatype_fp32;
         p->data[i] = NULL;
         p->use[i] = 0u;
+        p->producer[i] = UINT32_MAX;
+        p->stage_of[i] = UINT32_MAX;
     }
     memset(p->ext_taken, 0, num_externs);
     MOTE_TRY(prove_producers(p, &values, &nodes));
@@ -1374,6 +1383,16 @@ static mote_err_t xnnpack_init(mote_delegate_init_t *ctx, void **handle)
     d->stages = p.stages;
     d->num_stages = err == MOTE_OK ? p.num_stages : 0u;
     if (err == MOTE_OK) {
+        d->staged = (uint8_t *)mote_pool_alloc(ctx->pool, ctx->nargs, 1u);
+        err = d->staged == NULL ? MOTE_ERR_BACKEND_MEMORY : MOTE_OK;
+    }
+    if (err == MOTE_OK) {
+        memset(d->staged, 0, ctx->nargs);
+        for (k = 0; k < d->num_stages; k++) {
+            d->staged[d->stages[k].ext] = 1u;
+        }
+    }
+    if (err == MOTE_OK) {
         g_reserve = planner_reserve((uint64_t)num_externs + p.num_values + 3u * (uint64_t)p.num_nodes);
         g_plain_left = 3u; /* the runtime, its operator data, its blobs (see g_reserve) */
         err = xnn_err(xnn_create_runtime_v2(sg, NULL, 0, &d->runtime));
@@ -1400,17 +1419,6 @@ static mote_err_t xnnpack_init(mote_delegate_init_t *ctx, void **handle)
     return MOTE_OK;
 }
 
-static bool staged_arg(const xnn_delegate_t *d, uint32_t k)
-{
-    uint32_t i;
-    for (i = 0; i < d->num_stages; i++) {
-        if (d->stages[i].ext == k) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static mote_err_t xnnpack_execute(void *handle, mote_value_t *const *args, uint32_t nargs)
 {
     xnn_delegate_t *d = (xnn_delegate_t *)handle;
@@ -1426,7 +1434,7 @@ static mote_err_t xnnpack_execute(void *handle, mote_value_t *const *args, uint3
         }
     }
     for (k = 0; k < nargs; k++) { /* storage moved (an et_view): bind again */
-        if (!d->bound || (d->ext[k].data != args[k]->u.t->data && !staged_arg(d, k))) {
+        if (!d->bound || (d->ext[k].data != args[k]->u.t->data && !d->staged[k])) {
             err = bind(d, args);
             break;
         }
