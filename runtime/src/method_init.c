@@ -761,22 +761,9 @@ static mote_err_t value_by_view(const mote_method_t *m, const mote_fb_t *fb, uin
     return MOTE_OK;
 }
 
-/* Is value `idx` the output of an et_view among instructions [0, upto)? */
-static bool view_output_before(const mote_method_t *m, uint32_t idx, uint32_t upto)
-{
-    uint32_t j;
-
-    for (j = 0; j < upto; j++) {
-        if (m->instrs[j].kind == MOTE_INSTR_VIEW && m->instrs[j].b == idx) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* One KernelCall (instruction `index`): et_view or a registry kernel; args into value pointers. */
+/* One KernelCall: et_view or a registry kernel; args into value pointers. */
 static mote_err_t instr_kernel(mote_method_t *m, const mote_fb_t *fb, const mote_fb_table_t *call,
-                               const mote_fb_vec_t *ops, uint32_t index, mote_instr_t *ins, mote_value_t **kargs)
+                               const mote_fb_vec_t *ops, mote_instr_t *ins, mote_value_t **kargs)
 {
     mote_fb_table_t op;
     mote_fb_vec_t args;
@@ -806,13 +793,8 @@ static mote_err_t instr_kernel(mote_method_t *m, const mote_fb_t *fb, const mote
         ins->kind = MOTE_INSTR_VIEW;
         ins->a = mote_fb_u32_at(fb, args.pos);
         ins->b = mote_fb_u32_at(fb, args.pos + 8u);
-        if (!MOTE_WRITES_STATE(m)) {
-            /* the input's storage must be fixed already: its own, or an
-             * earlier view's (so the image's view chains start at storage) */
-            bool by_view;
-            MOTE_TRY(value_by_view(m, fb, ins->a, &by_view));
-            MOTE_CHECK(!by_view || view_output_before(m, ins->a, index), MOTE_ERR_BAD_IMAGE);
-        }
+        /* with an image, the input's storage must be fixed already (its own, or an
+         * earlier view's): image_views_check proves it for every view at once */
         return mote_method_verify_view(m, kargs[0]->u.t, kargs[2]->u.t);
     }
     return instr_link(m, (uint32_t)op_index, name, overload, ins, kargs);
@@ -933,14 +915,24 @@ static mote_err_t instr_control(mote_method_t *m, const mote_fb_t *fb, const mot
     return MOTE_OK;
 }
 
-/* The planned scratch slot of kernel call `index` (at most one; none: NULL, 0). */
-static mote_err_t scratch_slot_of(const mote_memory_t *mem, uint32_t index, mote_instr_t *ins)
-{
-    uint32_t i;
+/* The caller's scratch slots as instrs_parse meets them: in instruction order
+ * (sorted) one cursor walks them once; otherwise each call scans them all. */
+typedef struct slot_cursor {
+    uint32_t next;
+    bool sorted;
+} slot_cursor_t;
 
-    for (i = 0; i < mem->num_scratch_slots; i++) {
+/* The planned scratch slot of kernel call `index` (at most one; none: NULL, 0). */
+static mote_err_t scratch_slot_of(const mote_memory_t *mem, uint32_t index, mote_instr_t *ins, slot_cursor_t *cur)
+{
+    uint32_t i = cur->sorted ? cur->next : 0u;
+
+    for (; i < mem->num_scratch_slots; i++) {
         const mote_scratch_slot_t *s = &mem->scratch_slots[i];
         if (s->instruction != index) {
+            if (cur->sorted) {
+                break; /* the slots of later instructions */
+            }
             continue;
         }
         MOTE_CHECK(ins->kind == MOTE_INSTR_KERNEL, MOTE_ERR_BAD_SCRATCH_PLAN);
@@ -949,6 +941,9 @@ static mote_err_t scratch_slot_of(const mote_memory_t *mem, uint32_t index, mote
             ins->scratch = (uint8_t *)mem->arenas[0].ptr + s->offset;
             ins->scratch_size = s->size;
         }
+    }
+    if (cur->sorted) {
+        cur->next = i;
     }
     return MOTE_OK;
 }
@@ -961,7 +956,13 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
     uint64_t nk = 0;
     uint32_t i;
     uint8_t tag;
+    slot_cursor_t cur;
 
+    cur.next = 0;
+    cur.sorted = true;
+    for (i = 1; i < mem->num_scratch_slots; i++) {
+        cur.sorted = cur.sorted && mem->scratch_slots[i - 1u].instruction <= mem->scratch_slots[i].instruction;
+    }
     MOTE_TRY(method_instructions(fb, plan, &v));
     MOTE_TRY(mote_fb_vec_field(fb, plan, MOTE_F_PLAN_OPERATORS, 4u, &ops));
     MOTE_CHECK(v.len == m->num_instrs, MOTE_ERR_BAD_INDEX);
@@ -973,7 +974,7 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
         if (tag == MOTE_INSTR_KERNEL) {
             MOTE_TRY(mote_fb_vec_field(fb, &u, 1, 4u, &args));
             MOTE_CHECK(args.len <= c->kargs - nk, MOTE_ERR_BAD_INDEX);
-            MOTE_TRY(instr_kernel(m, fb, &u, &ops, i, &ins, kargs + nk));
+            MOTE_TRY(instr_kernel(m, fb, &u, &ops, &ins, kargs + nk));
             nk += args.len;
         } else if (tag == MOTE_INSTR_DELEGATE) {
 #if MOTE_RUNTIME_DELEGATES
@@ -982,7 +983,7 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
             /* stored before its checks: a failure destroys the handle */
             m->instrs[i] = ins;
             MOTE_TRY(instr_delegate(m, fb, plan, &u, &m->instrs[i], kargs + nk));
-            MOTE_TRY(scratch_slot_of(mem, i, &m->instrs[i]));
+            MOTE_TRY(scratch_slot_of(mem, i, &m->instrs[i], &cur));
             nk += args.len;
             continue;
 #else
@@ -991,7 +992,7 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
         } else {
             MOTE_TRY(instr_control(m, fb, &u, tag, i, v.len, &ins));
         }
-        MOTE_TRY(scratch_slot_of(mem, i, &ins));
+        MOTE_TRY(scratch_slot_of(mem, i, &ins, &cur));
         MOTE_TRY(instr_put(m, &m->instrs[i], &ins));
     }
     return MOTE_OK;
@@ -1055,19 +1056,53 @@ static mote_err_t image_check(const mote_method_image_t *img, const method_count
     return MOTE_OK;
 }
 
-/* With an image: every tensor whose storage only an et_view gives has the
- * storage of one (init compared each view's output with its input) or none. */
-static mote_err_t image_views_check(const mote_method_t *m, const mote_fb_t *fb)
+/* Value indices one pass of image_views_check covers: a bitmap of this many bits on the stack. */
+#define MOTE_VIEW_WINDOW 2048u
+
+/*
+ * With an image: every et_view whose input's storage only a view gives
+ * (value_by_view) comes after a view that outputs that input, so the image's
+ * view chains start at storage (init compared each view's output with its
+ * input); and every tensor whose storage only a view gives has the storage of
+ * one or none. One pass over the instructions per MOTE_VIEW_WINDOW value
+ * indices marks the views' outputs in order: O(instructions * ceil(values /
+ * MOTE_VIEW_WINDOW)) steps, each value's flatbuffer read once.
+ */
+static mote_err_t image_views_check(mote_method_t *m, const mote_fb_t *fb)
 {
-    uint32_t i;
+    uint8_t seen[MOTE_VIEW_WINDOW / 8u];
+    uint32_t lo, hi, i;
     bool by_view;
 
-    for (i = 0; i < m->num_values; i++) {
-        if (m->values[i].tag != MOTE_TAG_TENSOR || m->values[i].u.t->data == NULL) {
-            continue;
+    for (lo = 0; lo < m->num_values; lo = hi) {
+        hi = m->num_values - lo < MOTE_VIEW_WINDOW ? m->num_values : lo + MOTE_VIEW_WINDOW;
+        for (i = 0; i < MOTE_VIEW_WINDOW / 8u; i++) {
+            seen[i] = 0;
         }
-        MOTE_TRY(value_by_view(m, fb, i, &by_view));
-        MOTE_CHECK(!by_view || view_output_before(m, i, m->num_instrs), MOTE_ERR_BAD_IMAGE);
+        for (i = 0; i < m->num_instrs; i++) {
+            const mote_instr_t *ins = &m->instrs[i];
+            if (ins->kind != MOTE_INSTR_VIEW) {
+                continue;
+            }
+            if (ins->a >= lo && ins->a < hi && (seen[(ins->a - lo) / 8u] & (1u << ((ins->a - lo) % 8u))) == 0u) {
+                MOTE_TRY(value_by_view(m, fb, ins->a, &by_view));
+                if (by_view) {
+                    m->failed_instr = (int32_t)i;
+                    return MOTE_ERR_BAD_IMAGE; /* no earlier view gave the input storage */
+                }
+            }
+            if (ins->b >= lo && ins->b < hi) {
+                seen[(ins->b - lo) / 8u] |= (uint8_t)(1u << ((ins->b - lo) % 8u));
+            }
+        }
+        for (i = lo; i < hi; i++) {
+            if (m->values[i].tag != MOTE_TAG_TENSOR || m->values[i].u.t->data == NULL ||
+                (seen[(i - lo) / 8u] & (1u << ((i - lo) % 8u))) != 0u) {
+                continue;
+            }
+            MOTE_TRY(value_by_view(m, fb, i, &by_view));
+            MOTE_CHECK(!by_view, MOTE_ERR_BAD_IMAGE);
+        }
     }
     return MOTE_OK;
 }

@@ -121,7 +121,10 @@ typedef struct mote_method_image {
  * planned per-call scratch slots (may be NULL/0), the backend pool that
  * delegates allocate from (mote/backend.h; may be empty for a program
  * without DelegateCalls; 16-byte aligned) and the method's image (may be
- * NULL; with one the state buffer is not used and may be empty).
+ * NULL; with one the state buffer is not used and may be empty). Init
+ * matches scratch slots listed in instruction order (as `aot generate` writes
+ * them) to their calls in one pass; slots in another order cost a scan of
+ * all of them per instruction.
  */
 typedef struct mote_memory {
     mote_buffer_t state;
