@@ -13,6 +13,9 @@ int mote_key_cmp(const char *a, uint32_t na, const char *b, uint32_t nb)
     if (a == NULL || b == NULL) { /* no key (a program's named_data entry without one): before every key */
         return a == b ? 0 : (a == NULL ? -1 : 1);
     }
+    if (a == b) { /* one string shared by two entries (a flatbuffer may share): no need to read it */
+        return na < nb ? -1 : (na > nb ? 1 : 0);
+    }
     for (k = 0; k < n; k++) {
         if (a[k] != b[k]) {
             return (uint8_t)a[k] < (uint8_t)b[k] ? -1 : 1;
