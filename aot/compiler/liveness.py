@@ -17,6 +17,8 @@ view value) for each view instruction; ``planned`` maps value index ->
 """
 from __future__ import annotations
 
+import bisect
+import heapq
 from typing import Iterable
 
 from aot import ir
@@ -68,32 +70,80 @@ def lifetimes(uses: list, inputs: Iterable[int], outputs: Iterable[int]) -> dict
     return life
 
 
-def _union_bytes(ranges: list) -> int:
-    total, end = 0, None
-    for lo, hi in sorted(ranges):
-        if end is None or lo >= end:
-            total += hi - lo
-            end = hi
-        elif hi > end:
-            total += hi - end
-            end = hi
-    return total
+class _CoveredBytes:
+    """Bytes covered by a multiset of byte ranges [lo, hi) that grows and shrinks: a segment
+    tree over the ranges' sorted distinct ends, each node holding how many ranges cover it
+    whole and how many bytes under it are covered. add/remove: O(log n) for n ends."""
+
+    def __init__(self, ends: list):
+        self.x = sorted(set(ends))
+        self.pos = {v: i for i, v in enumerate(self.x)}
+        size = max(len(self.x) - 1, 1)
+        self.count = [0] * (4 * size)
+        self.length = [0] * (4 * size)
+        self.last = size
+
+    @property
+    def covered(self) -> int:
+        return self.length[1]
+
+    def change(self, lo: int, hi: int, delta: int) -> None:
+        """Adds (delta 1) or removes (delta -1) the range [lo, hi) (one of the ends given)."""
+        if hi > lo:
+            self._update(1, 0, self.last, self.pos[lo], self.pos[hi], delta)
+
+    def _update(self, node: int, a: int, b: int, lo: int, hi: int, delta: int) -> None:
+        # node covers the elementary ranges a..b-1 (bytes x[a]..x[b]); depth <= log2(n) + 2
+        if hi <= a or b <= lo:
+            return
+        if lo <= a and b <= hi:
+            self.count[node] += delta
+        else:
+            mid = (a + b) // 2
+            self._update(2 * node, a, mid, lo, hi, delta)
+            self._update(2 * node + 1, mid, b, lo, hi, delta)
+        if self.count[node] > 0:
+            self.length[node] = self.x[b] - self.x[a]
+        elif b - a == 1:
+            self.length[node] = 0
+        else:
+            self.length[node] = self.length[2 * node] + self.length[2 * node + 1]
 
 
 def live_bytes_lower_bound(planned: dict, uses: list, inputs: Iterable[int],
                            outputs: Iterable[int]) -> int:
     """Peak over instructions of the live planned bytes: at each instruction the
     live tensors' byte ranges are unioned per memory id (aliases that share
-    bytes count once) and summed. Returns bytes."""
+    bytes count once) and summed. Returns bytes.
+
+    Work: a sweep over the instructions, each tensor entering its memory id's
+    union at its first instruction and leaving after its last: O((n + v) log v)
+    for n instructions and v planned tensors."""
     life = lifetimes(uses, inputs, outputs)
     steps = max(len(uses), 1)
-    peak = 0
+    items = [(v, mem, off, off + nb) for v, (mem, off, nb) in planned.items() if v in life and nb > 0]
+    ends: dict = {}
+    for _, mem, lo, hi in items:
+        ends.setdefault(mem, []).extend((lo, hi))
+    union = {mem: _CoveredBytes(e) for mem, e in ends.items()}
+    starts: dict = {}
+    stops: dict = {}
+    for it in items:
+        f, l = life[it[0]]
+        if f <= l and f < steps and l >= 0:
+            starts.setdefault(max(f, 0), []).append(it)
+            stops.setdefault(min(l, steps - 1), []).append(it)
+    total = peak = 0
     for k in range(steps):
-        per_mem: dict = {}
-        for v, (mem, off, nb) in planned.items():
-            if v in life and life[v][0] <= k <= life[v][1] and nb > 0:
-                per_mem.setdefault(mem, []).append((off, off + nb))
-        peak = max(peak, sum(_union_bytes(r) for r in per_mem.values()))
+        for phase, delta in ((starts, 1), (None, 0), (stops, -1)):
+            if phase is None:
+                peak = max(peak, total)
+                continue
+            for _, mem, lo, hi in phase.get(k, ()):
+                u = union[mem]
+                total -= u.covered
+                u.change(lo, hi, delta)
+                total += u.covered
     return peak
 
 
@@ -102,20 +152,41 @@ def plan_conflicts(planned: dict, uses: list, inputs: Iterable[int], outputs: It
     id while both are live, excluding exact aliases (same offset and size) and
     in-place handoffs (same first byte, one's last instruction the other's
     first: a kernel writing its output over its input, elementwise or by rows).
-    A correct plan has none."""
+    A correct plan has none. Sorted, a < b in each pair.
+
+    Work: a sweep over first instructions; each tensor is checked against the
+    live tensors of its memory id whose offsets lie within the id's largest
+    tensor size below its end (found by bisection): O(v log v + checks) for v
+    planned tensors, where checks is small unless many tensors live at once
+    near the same bytes."""
     life = lifetimes(uses, inputs, outputs)
-    items = sorted((v, m, o, n) for v, (m, o, n) in planned.items() if v in life and n > 0)
+    items = sorted((life[v][0], v, m, o, n) for v, (m, o, n) in planned.items() if v in life and n > 0)
+    longest: dict = {}
+    for _, _, m, _, n in items:
+        longest[m] = max(longest.get(m, 0), n)
+    live: dict = {}   # mem id -> sorted [(offset, value)] of the tensors live at the sweep's instruction
+    ending: list = []  # heap of (last instruction, mem id, offset, value)
     out = []
-    for i, (a, ma, oa, na) in enumerate(items):
-        for b, mb, ob, nb in items[i + 1:]:
-            if ma != mb or (oa, na) == (ob, nb) or oa >= ob + nb or ob >= oa + na:
+    for fb_, b, m, ob, nb in items:
+        while ending and ending[0][0] < fb_:
+            _, mem, off, v = heapq.heappop(ending)
+            lst = live[mem]
+            del lst[bisect.bisect_left(lst, (off, v))]
+        lst = live.setdefault(m, [])
+        lb = life[b][1]
+        lo = bisect.bisect_left(lst, (ob - longest[m] + 1, -1))
+        hi = bisect.bisect_left(lst, (ob + nb, -1))
+        for oa, a in lst[lo:hi]:
+            na = planned[a][2]
+            if (oa, na) == (ob, nb) or oa >= ob + nb or ob >= oa + na:
                 continue
-            (fa, la), (fb_, lb) = life[a], life[b]
+            fa, la = life[a]
             if oa == ob and (la == fb_ or lb == fa):
                 continue
-            if fa <= lb and fb_ <= la:
-                out.append((a, b))
-    return out
+            out.append((min(a, b), max(a, b)))
+        bisect.insort(lst, (ob, b))
+        heapq.heappush(ending, (lb, m, ob, b))
+    return sorted(out)
 
 
 # --------------------------------------------------------------------------- on a ProgramSpec
