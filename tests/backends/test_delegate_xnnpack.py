@@ -652,9 +652,10 @@ def _q8(i, dims, dt=xs.QINT8, scale=0.05, zero_point=0, buf=0):
     return xs.XValue(xs.XNNQuantizedTensorValue(t, xs.PerTensorQuant(scale=scale, zero_point=zero_point)))
 
 
-def _with_graph(c, values, nodes, consts=b"", n_consts=1) -> bytes:
+def _with_graph(c, values, nodes, consts=b"", n_consts=1, edit=None) -> bytes:
     """c's program (one delegate, one input, one output) with its payload replaced by a graph of
-    `values` and `nodes` (node tables); constant entries 1..n_consts all at offset 0 of `consts`."""
+    `values` and `nodes` (node tables), changed by edit(graph) when given; constant entries
+    1..n_consts all at offset 0 of `consts`."""
     import copy as _copy
     from aot.compiler.emit import build_program
     spec = _copy.deepcopy(c.spec)
@@ -663,6 +664,8 @@ def _with_graph(c, values, nodes, consts=b"", n_consts=1) -> bytes:
                     xnodes=[xs.XNode(xnode_union=n) for n in nodes],
                     constant_data=[xs.ConstantDataOffset(0, 0)] +
                     [xs.ConstantDataOffset(0, len(consts))] * n_consts)
+    if edit is not None:
+        edit(g)
     dc.payload = xs.serialize_payload(g, consts)
     return build_program(spec).data
 
@@ -837,7 +840,7 @@ def test_every_backend_pool_size_refuses_or_inits(mixed):
     assert refused == (size - 1024) // 16 and used - 64 <= size <= used + 1024, (size, used)
 
 
-def _many_nodes(conv1x1_c, n: int) -> bytes:
+def _many_nodes(conv1x1_c, n: int, edit=None) -> bytes:
     """conv1x1's program with a payload of about n nodes: ExecuTorch's int8 input pattern (Convert
     of the fp32 argument, a data-moving transpose: staged), then n - 3 nodes alternating a
     layout-free transpose ([1, 4, 4, 2] <-> [4, 1, 4, 2]: a reshape) and an unbounded qint8
@@ -862,7 +865,7 @@ def _many_nodes(conv1x1_c, n: int) -> bytes:
         prev = out
     assert (n - 3) % 4 == 0 and dims == a
     nodes.append(N["XNNConvert"](input_id=prev, output_id=1, flags=0))
-    return _with_graph(conv1x1_c, values, nodes)
+    return _with_graph(conv1x1_c, values, nodes, edit=edit)
 
 
 def test_a_payload_of_many_nodes_inits_and_computes(conv1x1):
