@@ -92,6 +92,7 @@ static mote_err_t map_entry(const mote_data_map_t *map, uint32_t i, mote_data_en
     MOTE_TRY(mote_fb_vec_table(&fb, &v, i, &t));
     MOTE_TRY(mote_fb_string_field(&fb, &t, MOTE_F_ND_KEY, &e->key, &e->key_len));
     MOTE_CHECK(e->key != NULL, MOTE_ERR_BAD_INDEX);
+    MOTE_CHECK(e->key_len <= MOTE_MAX_KEY_BYTES, MOTE_ERR_UNSUPPORTED);
     MOTE_TRY(mote_fb_scalar(&fb, &t, MOTE_F_ND_SEGMENT, 4u, 0u, &seg));
     MOTE_TRY(map_segment(map, (uint32_t)seg, &e->data, &e->nbytes));
     MOTE_TRY(mote_fb_table_field(&fb, &t, MOTE_F_ND_LAYOUT, &lay, &present));
@@ -210,7 +211,11 @@ mote_err_t mote_data_map_find_counted(const mote_data_map_t *map, const char *ke
     uint32_t n, i, done = 0;
     int c = 1;
 
+    if (compares != NULL) {
+        *compares = 0;
+    }
     MOTE_CHECK(map != NULL && map->magic == MOTE_DATA_MAP_MAGIC, MOTE_ERR_EXTERNAL_MISSING);
+    MOTE_CHECK(key_len <= MOTE_MAX_KEY_BYTES, MOTE_ERR_EXTERNAL_MISSING); /* load refused longer keys */
     if (map->sorted || map->index != NULL) {
         MOTE_TRY(mote_key_index_find(map_key, map, map->sorted ? NULL : map->index, map->num_named, key, key_len,
                                      &i, compares));

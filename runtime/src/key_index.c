@@ -70,9 +70,12 @@ static mote_err_t sift_down(mote_key_fn_t key_of, const void *ctx, uint32_t *ind
 
 mote_err_t mote_key_index_sort(mote_key_fn_t key_of, const void *ctx, uint32_t *index, uint32_t n)
 {
-    uint32_t i, end, t;
+    const char *k;
+    uint32_t i, end, t, len;
 
     for (i = 0; i < n; i++) {
+        MOTE_TRY(key_of(ctx, i, &k, &len));
+        MOTE_CHECK(len <= MOTE_MAX_KEY_BYTES, MOTE_ERR_UNSUPPORTED); /* each comparison reads a bounded key */
         index[i] = i;
     }
     for (i = n / 2u; i > 0u; i--) {
@@ -94,6 +97,12 @@ mote_err_t mote_key_index_find(mote_key_fn_t key_of, const void *ctx, const uint
     const char *k;
     uint32_t kn;
 
+    if (key_len > MOTE_MAX_KEY_BYTES) { /* no indexed entry has one (mote_key_index_sort refused it) */
+        if (compares != NULL) {
+            *compares = 0;
+        }
+        return MOTE_ERR_EXTERNAL_MISSING;
+    }
     /* Lower bound: the first position whose key is not below `key`; among equal keys the sort put
      * the lowest entry number first, the one a scan of the file would find. */
     while (lo < hi) {

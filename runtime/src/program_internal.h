@@ -110,13 +110,15 @@ typedef mote_err_t (*mote_key_fn_t)(const void *ctx, uint32_t i, const char **ke
 int mote_key_cmp(const char *a, uint32_t na, const char *b, uint32_t nb);
 
 /* Fills index[0..n) with 0..n-1 ordered by key, then entry number (key_index.c): a heapsort, at most
- * about 2 n log2 n key comparisons, no recursion, no memory but `index`. Errors: key_of's. */
+ * about 2 n log2 n key comparisons of at most MOTE_MAX_KEY_BYTES bytes each, no recursion, no memory
+ * but `index`. Errors: UNSUPPORTED (a key longer than MOTE_MAX_KEY_BYTES), key_of's. */
 MOTE_NODISCARD mote_err_t mote_key_index_sort(mote_key_fn_t key_of, const void *ctx, uint32_t *index, uint32_t n);
 
 /* The entry whose key is `key` by binary search (at most floor(log2 n) + 1 key comparisons, counted in
  * *compares if not NULL) over `index` (as mote_key_index_sort leaves it), or over the entries
  * themselves when index is NULL (their keys strictly increasing). Among equal keys, the lowest entry
- * number. Errors: EXTERNAL_MISSING, BAD_INDEX (an index entry >= n), key_of's. */
+ * number. Errors: EXTERNAL_MISSING (also for a key longer than MOTE_MAX_KEY_BYTES), BAD_INDEX (an index
+ * entry >= n), key_of's. */
 MOTE_NODISCARD mote_err_t mote_key_index_find(mote_key_fn_t key_of, const void *ctx, const uint32_t *index,
                                               uint32_t n, const char *key, uint32_t key_len, uint32_t *entry,
                                               uint32_t *compares);

@@ -212,3 +212,26 @@ def test_executorchs_ptd_with_many_entries_is_indexed_and_runs(ilib, tmp_path):
     want = Runtime.get().load_program(tmp_path / "m.pte", data_path=str(ptd)).load_method("forward").execute([x])[0]
     got = Program(tmp_path / "m.pte", data_map=ptd).method().run([x.numpy()])[0]
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_keys_longer_than_the_limit_are_refused_and_never_compared(ilib):
+    """MOTE_MAX_KEY_BYTES (1,024): a .ptd key of 1,025 bytes is UNSUPPORTED at load; 1,024 loads; a
+    longer key looked up is missing without a comparison (each comparison reads a bounded key)."""
+    def load(keys):
+        data = _ptd(keys)
+        buf = np.zeros(len(data) + 16, np.uint8)
+        off = (-buf.ctypes.data) % 16
+        buf[off:off + len(data)] = np.frombuffer(data, np.uint8)
+        m = np.zeros(ilib.mote_host_sizeof_data_map() + 16, np.uint8)
+        return ilib.mote_data_map_load(m.ctypes.data, buf.ctypes.data + off, len(data)), m, buf
+    assert load(["a", "k" * 1025])[0] == -217  # UNSUPPORTED
+    code, m, _keep = load(["k" * 1024, "a"])
+    assert code == 0
+    index = np.zeros(2, np.uint32)
+    assert ilib.mote_data_map_set_index(m.ctypes.data, index.ctypes.data, index.nbytes) == 0
+    entry, n = Entry(), C.c_uint32(7)
+    k = "k" * 1024
+    assert ilib.mote_data_map_find_counted(m.ctypes.data, k.encode(), len(k), C.byref(entry), C.byref(n)) == 0
+    k = "k" * 1025
+    assert ilib.mote_data_map_find_counted(m.ctypes.data, k.encode(), len(k), C.byref(entry), C.byref(n)) == -220
+    assert n.value == 0

@@ -37,6 +37,18 @@
 #define MOTE_MAX_BYTES 0x7fffffffu
 #endif
 
+/**
+ * Longest named-data key, bytes: a .ptd entry's key (mote_data_map_load
+ * refuses a longer one: MOTE_ERR_UNSUPPORTED) and a program's named_data key
+ * (mote_program_set_named_index likewise). Bounds the bytes one key
+ * comparison reads, so ordering and lookups stay O(n log n) however a file
+ * shares its strings; a longer key looked up is in no map. ExecuTorch's keys
+ * are module paths and 64-digit content hashes; Mote's are 37 bytes.
+ */
+#ifndef MOTE_MAX_KEY_BYTES
+#define MOTE_MAX_KEY_BYTES 1024u
+#endif
+
 /** Longest "eh00" extended header accepted, bytes (ExecuTorch writes 32, Mote 40). */
 #ifndef MOTE_MAX_HEADER_BYTES
 #define MOTE_MAX_HEADER_BYTES 256u
@@ -107,6 +119,9 @@
 #endif
 #if MOTE_MAX_BYTES > 0x7fffffff || MOTE_MAX_BYTES < 64
 #error "MOTE_MAX_BYTES must be 64..0x7fffffff"
+#endif
+#if MOTE_MAX_KEY_BYTES < 64 || MOTE_MAX_KEY_BYTES > 0x7fffffff
+#error "MOTE_MAX_KEY_BYTES must be 64..0x7fffffff (content-hash keys are 64 bytes)"
 #endif
 #if MOTE_MAX_HEADER_BYTES < 40
 #error "MOTE_MAX_HEADER_BYTES must be at least 40 (Mote's stamped eh00 header)"

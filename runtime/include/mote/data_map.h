@@ -53,7 +53,8 @@ typedef struct mote_data_map {
  * every named entry's key string, segment index and layout. Errors:
  * INVALID_ARGUMENT, MEMORY_ALIGNMENT, TRUNCATED, BAD_IDENTIFIER (not "FT01"),
  * BAD_HEADER, BAD_OFFSET, BAD_VTABLE, BAD_VECTOR, BAD_ALIGNMENT, BAD_SEGMENT,
- * BAD_INDEX, BAD_DTYPE, BAD_SHAPE, UNSUPPORTED (larger than MOTE_MAX_BYTES).
+ * BAD_INDEX, BAD_DTYPE, BAD_SHAPE, UNSUPPORTED (larger than MOTE_MAX_BYTES, or
+ * a key longer than MOTE_MAX_KEY_BYTES: mote/config.h).
  * Work: linear in the file. It also notes whether the keys are strictly
  * increasing (unsigned bytes, then length; Mote writes them so); then each
  * key lookup at init is a binary search, O(log n) key comparisons for n

@@ -129,7 +129,8 @@ size_t mote_program_named_index_size(const mote_program_t *prog);
  * search. Call after mote_program_load, before mote_method_init; the index
  * must stay valid and unchanged while the program is used. Errors:
  * NOT_INITIALIZED, INVALID_ARGUMENT (index NULL with entries to order),
- * MEMORY_ALIGNMENT, MEMORY_TOO_SMALL, file errors.
+ * MEMORY_ALIGNMENT, MEMORY_TOO_SMALL, UNSUPPORTED (a key longer than
+ * MOTE_MAX_KEY_BYTES: mote/config.h), file errors.
  */
 MOTE_NODISCARD mote_err_t mote_program_set_named_index(mote_program_t *prog, uint32_t *index, size_t size);
 
