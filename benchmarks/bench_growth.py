@@ -12,6 +12,10 @@ Inputs (crafted with benchmarks/bench_init_growth.py's generators unless said):
                 insertion order: the runtime's key index, a heapsort)
   xnnpack       one XNNPACK delegate of n add+relu nodes (compiled from torch by the Mote
                 compiler; only when the host library has the XNNPACK backend)
+  xnnpack-staging  one XNNPACK delegate of n StaticTranspose nodes that move data: the
+                backend's staging of edge transposes looks at every one, then init refuses
+                the payload (MOTE_ERR_BACKEND_PAYLOAD: XNNPACK 2022 has no subgraph
+                transpose); its init is that refusal, and `aot run` is not timed
   bundled       a .bpte of n test cases around a 2-tensor program
 
 Each size runs --repeat times (fewer once its runs took RUN_BUDGET_S seconds: a quadratic
@@ -60,7 +64,7 @@ DOUBLING = 2.2
 TENFOLD = DOUBLING ** math.log2(10)
 #: base size n of each input (full run, --quick)
 BASE = {"views": (2000, 500), "ptd-sorted": (2000, 500), "ptd-unsorted": (2000, 500),
-        "xnnpack": (100, 50), "bundled": (200, 50)}
+        "xnnpack": (100, 50), "xnnpack-staging": (1000, 200), "bundled": (200, 50)}
 #: seconds of runs per size after which no further run starts (a quadratic stage at 10n)
 RUN_BUDGET_S = 60
 HOST_BACKEND_POOL_BYTES = 64 << 20
@@ -90,15 +94,16 @@ class Lib:
         self.lib = lib
 
 
-def c_stages(L: Lib, pte: bytes, ptd: bytes | None) -> dict:
-    """Seconds of each C stage on (pte, ptd). Raises RuntimeError naming a stage that failed."""
+def c_stages(L: Lib, pte: bytes, ptd: bytes | None, init_code: int = 0) -> dict:
+    """Seconds of each C stage on (pte, ptd). Raises RuntimeError naming a stage that failed
+    (init: that returned another code than init_code)."""
     lib, times = L.lib, {}
 
     def stage(name, fn):
         t0 = time.perf_counter()
         code = fn()
         times[name] = time.perf_counter() - t0
-        if code:
+        if code != (init_code if name == "init" else 0):
             raise RuntimeError(f"{name}: mote error {code}")
 
     buf = gen._aligned(pte)
@@ -176,6 +181,43 @@ def _xnnpack_chain(n: int) -> bytes:
         return compile_module("chain", Chain().eval(), (x, x.clone()), delegate="xnnpack").pte
 
 
+def _xnnpack_staging(n: int) -> bytes:
+    """One XNNPACK delegate (arguments float32 [1, 4, 4, 2] in and out) whose payload is a chain
+    of n StaticTranspose nodes alternating [1, 4, 4, 2] -> [1, 2, 4, 4] -> [1, 4, 4, 2]: the
+    first and last are edge transposes (staged), the others move data inside the subgraph."""
+    import torch
+    from torch import nn
+
+    from aot import ir
+    from aot.backends.xnnpack import schema as xs
+    from aot.compiler.emit import build_program
+    from aot.compiler.pipeline import compile_module
+
+    x = torch.randn(1, 2, 4, 4, generator=torch.Generator().manual_seed(0))
+    with contextlib.redirect_stderr(io.StringIO()):
+        c = compile_module("conv1x1", nn.Conv2d(2, 2, 1).eval(), (x,), delegate="xnnpack")
+    dc = next(i for i in c.spec.instructions if isinstance(i, ir.DelegateCall))
+    assert [c.spec.values[a].sizes for a in dc.args] == [[1, 4, 4, 2], [1, 4, 4, 2]]
+
+    def value(i, dims, ext=xs.INVALID_ID, flags=0):
+        return xs.XValue(xs.XNNTensorValue(datatype=xs.FP32, num_dims=4, dims=dims, external_id=ext, flags=flags,
+                                           id_out=i))
+    a, b = [1, 4, 4, 2], [1, 2, 4, 4]
+    values = [value(0, a, 0, xs.EXTERNAL_INPUT), value(1, a, 1, xs.EXTERNAL_OUTPUT)]
+    nodes, prev = [], 0
+    for i in range(n):
+        out = 1 if i == n - 1 else len(values)
+        if out != 1:
+            values.append(value(out, a if i % 2 else b))
+        nodes.append(xs.XNode(xnode_union=xs.NODE_TYPES["XNNStaticTranspose"](
+            num_dims=4, perm=[0, 2, 3, 1] if i % 2 else [0, 3, 1, 2], input_id=prev, output_id=out, flags=0)))
+        prev = out
+    g = xs.XNNGraph(version="0", num_externs=2, input_ids=[0], output_ids=[1], xvalues=values, xnodes=nodes,
+                    constant_data=[xs.ConstantDataOffset(0, 0)])
+    dc.payload = xs.serialize_payload(g, b"")
+    return build_program(c.spec).data
+
+
 def make_input(kind: str, n: int, d: Path) -> dict:
     """Files of input `kind` at size n in d: {"pte": path, "ptd": path or None, "bpte": path or None}."""
     ptd = bpte = None
@@ -187,6 +229,8 @@ def make_input(kind: str, n: int, d: Path) -> dict:
             ptd = gen.ptd_bytes(sorted(f"w{i:07d}" for i in range(n)))
     elif kind == "xnnpack":
         pte = _xnnpack_chain(n)
+    elif kind == "xnnpack-staging":
+        pte = _xnnpack_staging(2 * (n // 2))
     elif kind == "bundled":
         pte, bpte = None, _bundle(n)
     else:
@@ -208,6 +252,11 @@ def stage_times(L: Lib, kind: str, files: dict) -> dict:
         return {"bundled": time.perf_counter() - t0}
     pte = files["pte"].read_bytes()
     ptd = files["ptd"].read_bytes() if files["ptd"] else None
+    if kind == "xnnpack-staging":   # init stages the transposes, then refuses the payload
+        from aot.host.abi import error_codes
+        times = c_stages(L, pte, ptd, init_code=error_codes()["BACKEND_PAYLOAD"])
+        times["inspect"] = cli_seconds(["inspect", files["pte"]])
+        return times
     times = c_stages(L, pte, ptd)
     times["inspect"] = cli_seconds(["inspect", files["pte"]])
     times["run"] = cli_seconds(["run", files["pte"]] + (["--ptd", files["ptd"]] if files["ptd"] else []))
@@ -233,9 +282,10 @@ def main(argv=None) -> int:
     repeat = args.repeat or (3 if args.quick else 5)
     L = Lib(args.library)
     kinds = [k for k in args.inputs.split(",") if k]
-    if "xnnpack" in kinds and not has_xnnpack(args.library):
-        print("xnnpack: skipped (the host library has no XNNPACK backend)")
-        kinds.remove("xnnpack")
+    for k in ("xnnpack", "xnnpack-staging"):
+        if k in kinds and not has_xnnpack(args.library):
+            print(f"{k}: skipped (the host library has no XNNPACK backend)")
+            kinds.remove(k)
     results, overs = [], []
     print(f"bench_growth: median of {repeat} runs per size; OK: x2 <= {DOUBLING}, x10 <= {TENFOLD:.1f} "
           f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
