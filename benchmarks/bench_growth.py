@@ -1,7 +1,8 @@
 """Growth of every stage a file reaches with the size of the file (issue 34): each stage's
 median time on inputs of size n, 2n and 10n, the ratios, and OK/over against the target
 "doubling an input at most doubles the time" (x2 <= 2.2 with noise; x10 <= 2.2**log2(10)
-= 13.7, which n log n meets from n = 1024 on). Not a test: it prints figures and asserts
+= 13.7, which n log n meets from n = 1024 on); "OK (n log n)": within 1.1x of n log n's
+ratios (what sorting n keys costs at small n). Not a test: it prints figures and asserts
 nothing about time.
 
 Inputs (crafted with benchmarks/bench_init_growth.py's generators unless said):
@@ -19,7 +20,7 @@ Inputs (crafted with benchmarks/bench_init_growth.py's generators unless said):
   bundled       a .bpte of n test cases around a 2-tensor program
 
 Each size runs --repeat times (fewer once its runs took RUN_BUDGET_S seconds: a quadratic
-stage at 10n); the median of each stage is kept.
+stage at 10n), each run the C stages C_REPEAT times; the medians are kept.
 
 Stages:
   C, through ctypes on the host library (the calls a device makes): load
@@ -30,8 +31,8 @@ Stages:
   host tools, in process: inspect (`aot inspect FILE`), run (`aot run FILE` on the host,
   zero inputs), bundled (aot.deploy.selftest.read_bpte: what `aot test` reads).
 
-    .venv/bin/python benchmarks/bench_growth.py [--quick] [--repeat 5] [--inputs views,...]
-        [--library build/host/ports/linux/libmote.so] [--json FILE]
+    .venv/bin/python benchmarks/bench_growth.py [--quick] [--scale K] [--repeat 5]
+        [--inputs views,...] [--library build/host/ports/linux/libmote.so] [--json FILE]
 """
 from __future__ import annotations
 
@@ -58,13 +59,20 @@ for p in (str(ROOT), str(HERE)):
 import bench_init_growth as gen  # noqa: E402
 from aot.host.abi import Buffer, Memory, Requirements  # noqa: E402
 
+#: the noise allowed on a ratio (shared machine)
+NOISE = 1.1
 #: the target: doubling an input at most doubles a stage's time (noise allowed: 2.2)
-DOUBLING = 2.2
+DOUBLING = 2 * NOISE
 #: the same for 10x the input: DOUBLING per doubling, log2(10) doublings
 TENFOLD = DOUBLING ** math.log2(10)
-#: base size n of each input (full run, --quick)
-BASE = {"views": (2000, 500), "ptd-sorted": (2000, 500), "ptd-unsorted": (2000, 500),
+#: base size n of each input (full run, --quick): at 10n the C stages' data (program, .ptd, method
+#: state) still fits a 1 MiB L2 cache, so the ratios show the algorithm, not the memory hierarchy
+#: (--scale 5 crosses it: see benchmarks/README.md)
+BASE = {"views": (400, 200), "ptd-sorted": (300, 150), "ptd-unsorted": (300, 150),
         "xnnpack": (100, 50), "xnnpack-staging": (1000, 200), "bundled": (200, 50)}
+#: the C stages and the bundled reader (micro- to milliseconds, preemption-prone on a shared
+#: machine) run this many times per run, their median kept
+C_REPEAT = 7
 #: seconds of runs per size after which no further run starts (a quadratic stage at 10n)
 RUN_BUDGET_S = 60
 HOST_BACKEND_POOL_BYTES = 64 << 20
@@ -92,6 +100,14 @@ class Lib:
             f = getattr(lib, name)
             f.restype, f.argtypes = res, args
         self.lib = lib
+        self._scratch = self._pool = None
+
+    def scratch_and_pool(self) -> tuple:
+        """(kernel scratch array, backend pool address): made once, shared by every init."""
+        if self._pool is None:
+            self._scratch = gen._aligned(bytes(HOST_SCRATCH_BYTES))
+            self._pool = np.zeros(HOST_BACKEND_POOL_BYTES + 16, np.uint8)
+        return self._scratch, self._pool.ctypes.data + (-self._pool.ctypes.data) % 16
 
 
 def c_stages(L: Lib, pte: bytes, ptd: bytes | None, init_code: int = 0) -> dict:
@@ -124,9 +140,7 @@ def c_stages(L: Lib, pte: bytes, ptd: bytes | None, init_code: int = 0) -> dict:
     stage("verify", lambda: lib.mote_method_memory_requirements(prog.ctypes.data, 0, C.byref(req)))
     state = gen._aligned(bytes(max(req.state_size, 16)))
     arenas = [gen._aligned(bytes(max(req.arena_size[i], 16))) for i in range(req.num_arenas)]
-    scratch = gen._aligned(bytes(HOST_SCRATCH_BYTES))
-    pool = np.zeros(HOST_BACKEND_POOL_BYTES + 16, np.uint8)
-    pool_at = pool.ctypes.data + (-pool.ctypes.data) % 16
+    scratch, pool_at = L.scratch_and_pool()
     mem = Memory()
     mem.state = Buffer(state.ctypes.data, req.state_size)
     for i, a in enumerate(arenas):
@@ -247,17 +261,23 @@ def stage_times(L: Lib, kind: str, files: dict) -> dict:
     """Seconds of every stage input `kind` reaches (one run)."""
     if kind == "bundled":
         from aot.deploy.selftest import read_bpte
-        t0 = time.perf_counter()
-        read_bpte(files["bpte"])
-        return {"bundled": time.perf_counter() - t0}
+        ts = []
+        for _ in range(C_REPEAT):
+            t0 = time.perf_counter()
+            read_bpte(files["bpte"])
+            ts.append(time.perf_counter() - t0)
+        return {"bundled": statistics.median(ts)}
     pte = files["pte"].read_bytes()
     ptd = files["ptd"].read_bytes() if files["ptd"] else None
+    init_code = 0
     if kind == "xnnpack-staging":   # init stages the transposes, then refuses the payload
         from aot.host.abi import error_codes
-        times = c_stages(L, pte, ptd, init_code=error_codes()["BACKEND_PAYLOAD"])
+        init_code = error_codes()["BACKEND_PAYLOAD"]
+    c_runs = [c_stages(L, pte, ptd, init_code=init_code) for _ in range(C_REPEAT)]
+    times = {k: statistics.median(r[k] for r in c_runs) for k in c_runs[0]}
+    if kind == "xnnpack-staging":   # the payload is refused: nothing to run
         times["inspect"] = cli_seconds(["inspect", files["pte"]])
         return times
-    times = c_stages(L, pte, ptd)
     times["inspect"] = cli_seconds(["inspect", files["pte"]])
     times["run"] = cli_seconds(["run", files["pte"]] + (["--ptd", files["ptd"]] if files["ptd"] else []))
     return times
@@ -276,6 +296,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="smaller base sizes, 3 runs (a smoke run)")
     ap.add_argument("--inputs", default=",".join(BASE), help="which inputs (default %(default)s)")
     ap.add_argument("--repeat", type=int, default=None, help="runs per size; the median is kept (default 5, --quick 3)")
+    ap.add_argument("--scale", type=int, default=1, help="multiply every base size n (default %(default)s)")
     ap.add_argument("--library", default=str(gen.DEFAULT_LIBRARY), help="libmote.so (default %(default)s)")
     ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = ap.parse_args(argv)
@@ -291,7 +312,7 @@ def main(argv=None) -> int:
           f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
     with tempfile.TemporaryDirectory() as tmp:
         for kind in kinds:
-            n = BASE[kind][1 if args.quick else 0]
+            n = BASE[kind][1 if args.quick else 0] * args.scale
             sizes = [n, 2 * n, 10 * n]
             med, nbytes = {}, {}
             for s in sizes:
@@ -309,13 +330,17 @@ def main(argv=None) -> int:
                 x2 = t[1] / t[0] if t[0] > 0 else float("inf")
                 x10 = t[2] / t[0] if t[0] > 0 else float("inf")
                 ok = x2 <= DOUBLING and x10 <= TENFOLD
-                if not ok:
+                # n log n (the key index's heapsort) grows faster than 2.2x per doubling below n = 1024
+                nlogn = x2 <= NOISE * 2 * math.log2(2 * n) / math.log2(n) and \
+                    x10 <= NOISE * 10 * math.log2(10 * n) / math.log2(n)
+                verdict = "OK" if ok else "OK (n log n)" if nlogn else "over"
+                if not (ok or nlogn):
                     overs.append(f"{kind}/{st}")
                 print(f"  {st:<12} {t[0] * 1e3:>10.3f} {t[1] * 1e3:>10.3f} {t[2] * 1e3:>10.3f} {x2:>6.2f} {x10:>6.2f}  "
-                      f"{'OK' if ok else 'over'}")
+                      f"{verdict}")
                 results.append({"input": kind, "stage": st, "n": sizes, "bytes": [nbytes[s] for s in sizes],
-                                "seconds": t, "x2": x2, "x10": x10, "ok": ok})
-    print(f"\n{len(results) - len(overs)} of {len(results)} stages OK" + (f"; over: {', '.join(overs)}" if overs else ""))
+                                "seconds": t, "x2": x2, "x10": x10, "verdict": verdict})
+    print(f"\n{len(results) - len(overs)} of {len(results)} stages OK or n log n" + (f"; over: {', '.join(overs)}" if overs else ""))
     if args.json:
         Path(args.json).write_text(json.dumps({"library": args.library, "repeat": repeat, "doubling": DOUBLING,
                                                "tenfold": TENFOLD, "results": results}, indent=1))
