@@ -233,6 +233,17 @@ def test_libfuzzer_regressions(fuzz_mote):
         assert verdicts[name].endswith(" init") and not verdicts[name].startswith("0 "), verdicts  # refused at init
 
 
+def test_libfuzzer_reproducers(fuzz_mote):
+    """The reproducers of tests/runtime/repro (programs that once escaped their memory or time)
+    go through the whole fuzz target, every kernel and the XNNPACK backend under ASan/UBSan, none
+    skipped: each is refused at init; the backward jump (execute ran forever) by its own code."""
+    repro = sorted((ROOT / "tests" / "runtime" / "repro").glob("*.pte"))
+    verdicts = dict(zip((p.name for p in repro), _verdicts(fuzz_mote, repro)))
+    assert len(verdicts) >= 7 and all(v.endswith(" init") and not v.startswith("0 ") for v in verdicts.values()), \
+        verdicts
+    assert verdicts["jump_self_forever.pte"] == "-222 MOTE_ERR_BACKWARD_JUMP init"
+
+
 def test_libfuzzer_io_seeds(fuzz_mote, io_seeds, tmp_path):
     """The containers' input bytes reach the kernels that index by them, and their .ptd the init:
     every seed runs to the end of execute with its example inputs; with every input byte 0x7f
