@@ -39,6 +39,7 @@
 #include "fb.h"
 #include "xnnpack_shapes.h"
 #include "mote/backend.h"
+#include "mote/data_map.h"
 #include "mote/program.h"
 
 #define XH_MIN_HEADER 30u
@@ -241,6 +242,7 @@ typedef struct payload {
     mote_fb_table_t graph;
     const uint8_t *consts;
     uint64_t consts_size;
+    const uint8_t *end; /* the payload's end */
     mote_fb_vec_t const_entries;
     uint32_t *ids; /* id_out -> XNNPACK value id, per xvalue */
     uint32_t num_values;
@@ -338,6 +340,7 @@ static mote_err_t payload_open(const mote_delegate_init_t *ctx, payload_t *p)
     MOTE_CHECK(memcmp(p->fb.buf + 4, "XN01", 4) == 0, MOTE_ERR_BACKEND_PAYLOAD);
     p->consts = d + c_off;
     p->consts_size = c_size;
+    p->end = d + ctx->payload_size;
     MOTE_TRY(mote_fb_root(&p->fb, &p->graph));
     return mote_fb_vec_field(&p->fb, &p->graph, XG_CONSTANTS, 4u, &p->const_entries);
 }
@@ -351,11 +354,34 @@ static uint32_t scalar_u32(const payload_t *p, const mote_fb_table_t *t, uint32_
     return (uint32_t)v;
 }
 
+/* Bytes readable after [ptr, ptr + n): up to the end of the program file or
+ * of its .ptd when ptr lies in one, else `fallback` (what the caller knows). */
+static size_t bytes_after(const mote_program_t *prog, const uint8_t *ptr, size_t n, size_t fallback)
+{
+    const uintptr_t at = (uintptr_t)ptr;
+    const uint8_t *base[2];
+    size_t size[2];
+    uint32_t i;
+
+    base[0] = prog->data;
+    size[0] = prog->size;
+    base[1] = prog->data_map != NULL ? prog->data_map->data : NULL;
+    size[1] = prog->data_map != NULL ? prog->data_map->size : 0u;
+    for (i = 0; i < 2u; i++) {
+        if (base[i] != NULL && at >= (uintptr_t)base[i] && at - (uintptr_t)base[i] <= size[i] &&
+            n <= size[i] - (at - (uintptr_t)base[i])) {
+            return size[i] - (at - (uintptr_t)base[i]) - n;
+        }
+    }
+    return fallback;
+}
+
 /* Constant entry `k`'s bytes: exactly `nbytes`, 4-byte aligned, inside the
  * payload's constant data, or the program's named data its named_key names
- * (ExecuTorch keeps delegate weights there). */
+ * (ExecuTorch keeps delegate weights there). *after (unless NULL): how many
+ * bytes of the same buffer (the payload, the named entry) follow them. */
 static mote_err_t constant_data(const payload_t *p, const mote_program_t *prog, uint32_t k, uint64_t nbytes,
-                                const void **data)
+                                const void **data, size_t *after)
 {
     mote_fb_table_t e;
     uint64_t off, size;
@@ -374,11 +400,17 @@ static mote_err_t constant_data(const payload_t *p, const mote_program_t *prog, 
         MOTE_TRY(mote_program_named_data(prog, key, key_len, &named, &named_size));
         MOTE_CHECK((uint64_t)named_size >= nbytes && (((uintptr_t)named) & 3u) == 0u, MOTE_ERR_BACKEND_PAYLOAD);
         *data = named;
+        if (after != NULL) {
+            *after = bytes_after(prog, named, (size_t)nbytes, named_size - (size_t)nbytes);
+        }
         return MOTE_OK;
     }
     MOTE_CHECK(off <= p->consts_size && size <= p->consts_size - off, MOTE_ERR_BACKEND_PAYLOAD);
     MOTE_CHECK((((uintptr_t)(p->consts + off)) & 3u) == 0u, MOTE_ERR_BACKEND_PAYLOAD);
     *data = p->consts + off;
+    if (after != NULL) {
+        *after = bytes_after(prog, p->consts + off, (size_t)size, (size_t)(p->end - (p->consts + off + size)));
+    }
     return MOTE_OK;
 }
 
@@ -491,7 +523,7 @@ static mote_err_t check_quant(const payload_t *p, const mote_program_t *prog, ui
             idx = scalar_u32(p, qt, 2, 0u, &err);
             MOTE_TRY(err);
             MOTE_CHECK(idx != 0u, MOTE_ERR_BACKEND_PAYLOAD);
-            MOTE_TRY(constant_data(p, prog, idx, (uint64_t)shape[q->channel_dim] * 4u, &data));
+            MOTE_TRY(constant_data(p, prog, idx, (uint64_t)shape[q->channel_dim] * 4u, &data, NULL));
         }
         MOTE_CHECK((((uintptr_t)data) & 3u) == 0u, MOTE_ERR_BACKEND_PAYLOAD);
         q->scales = (const float *)data;
@@ -597,7 +629,15 @@ static mote_err_t define_value(payload_t *p, xnn_subgraph_t sg, const mote_fb_ve
         ext = XNN_INVALID_VALUE_ID;
     }
     if (cidx != 0u) {
-        MOTE_TRY(constant_data(p, ctx->prog, cidx, numel * q.elsize, &data));
+        size_t after;
+        MOTE_TRY(constant_data(p, ctx->prog, cidx, numel * q.elsize, &data, &after));
+        if (after < XNN_EXTRA_BYTES) { /* XNNPACK reads up to XNN_EXTRA_BYTES past a tensor's data */
+            uint8_t *copy = (uint8_t *)mote_pool_alloc(ctx->pool, (size_t)(numel * q.elsize) + XNN_EXTRA_BYTES, 16u);
+            MOTE_CHECK(copy != NULL, MOTE_ERR_BACKEND_MEMORY);
+            memcpy(copy, data, (size_t)(numel * q.elsize));
+            memset(copy + numel * q.elsize, 0, XNN_EXTRA_BYTES);
+            data = copy;
+        }
     }
     MOTE_TRY(take_external(p, ext));
     MOTE_TRY(define_as(sg, &q, dims.len, shape, data, ext, flags, &xid));
@@ -1290,7 +1330,8 @@ static mote_err_t define_graph(payload_t *p, xnn_subgraph_t sg, mote_delegate_in
         MOTE_CHECK(!(p->use[i] & USE_WRITTEN) || (p->use[i] & (USE_READ | USE_OUTPUT)), MOTE_ERR_BACKEND_PAYLOAD);
     }
     for (i = 0; i < p->num_stages; i++) {
-        p->stages[i].buf = (float *)mote_pool_alloc(ctx->pool, (size_t)p->stages[i].numel * 4u, 16u);
+        /* XNNPACK reads an external input up to XNN_EXTRA_BYTES past its end */
+        p->stages[i].buf = (float *)mote_pool_alloc(ctx->pool, (size_t)p->stages[i].numel * 4u + XNN_EXTRA_BYTES, 16u);
         MOTE_CHECK(p->stages[i].buf != NULL, MOTE_ERR_BACKEND_MEMORY);
     }
     return MOTE_OK;

@@ -879,3 +879,33 @@ def test_a_payload_of_many_nodes_inits_and_computes(conv1x1):
     for n in (3, 4003):
         got = Program(_many_nodes(conv1x1, n)).method().run([x])[0]
         assert np.allclose(got, inside.transpose(0, 3, 1, 2), atol=1e-6), n
+
+
+def test_constants_xnnpack_reads_have_its_extra_bytes_after_them(conv1x1):
+    """XNNPACK reads up to XNN_EXTRA_BYTES (16) past the end of a tensor's data (xnnpack.h: the
+    caller must allocate them). A constant an Add reads at run time that ends less than 16 bytes
+    before the end of the program file (the payload is the file's last segment here) is read
+    from a padded copy in the backend pool; 16 bytes of payload after it, in place."""
+    from aot.host.runtime import Program
+    c = np.arange(32, dtype=np.float32) * 0.5
+
+    def program(pad: int) -> bytes:
+        def entry_size(g):
+            g.constant_data[1].size = c.nbytes
+        return _with_graph(conv1x1, [_tv(0, [1, 4, 4, 2], ext=0, flags=xs.EXTERNAL_INPUT),
+                                     _tv(1, [1, 4, 4, 2], ext=1, flags=xs.EXTERNAL_OUTPUT),
+                                     _tv(2, [1, 4, 4, 2], buf=1)],
+                           [xs.NODE_TYPES["XNNAdd"](input1_id=0, input2_id=2, output_id=1, flags=0)],
+                           consts=c.tobytes() + bytes(pad), edit=entry_size)
+
+    x = np.linspace(-1, 1, 32, dtype=np.float32).reshape(1, 2, 4, 4)
+    want = x + c.reshape(1, 4, 4, 2).transpose(0, 3, 1, 2)   # the delegate adds in NHWC
+    used = {}
+    for pad in (0, 16):
+        pte = program(pad)
+        start, end = _payload_span(pte)
+        assert end == len(pte)                                # nothing after the payload
+        m = Program(pte).method()
+        used[pad] = m.backend_pool_used
+        assert np.array_equal(m.run([x])[0], want), pad
+    assert used[0] - used[16] >= c.nbytes, used               # the copy of the constant, in the pool
