@@ -8,6 +8,8 @@ Inputs (crafted, no torch needed):
            so not sorted), every entry sharing one data segment (duplicate offsets).
   values   a program of n planned float32 [1] tensors and n et_view calls, each viewing
            tensor i as tensor i+1 (the view chains that init's view bookkeeping walks).
+  lists    a tensor list of n planned tensors written by n split_copy calls (init's write
+           proof of a list out argument, per call).
 
 Stages (wall time of the C calls through ctypes, each the best of --repeat runs): load
 (mote_program_load), ptd_load (mote_data_map_load), ptd_index (mote_data_map_set_index,
@@ -16,7 +18,7 @@ absent in a library from before it), requirements, init (mote_method_init).
     .venv/bin/python benchmarks/bench_init_growth.py [--sizes 1000,10000,30000]
         [--library build/host/ports/linux/libmote.so] [--json FILE]
 
-For other scripts (benchmarks/bench_growth.py): ptd_program(n), view_program(n) give the
+For other scripts (benchmarks/bench_growth.py): ptd_program(n), view_program(n), list_program(n) give the
 (pte, ptd) bytes; stage_times(pte, ptd, library) the seconds per stage. mote-run -t -d
 FILE.ptd prints the same stages from C (ports/linux/mote_run.c).
 """
@@ -95,6 +97,14 @@ def view_program(n: int) -> tuple:
     return _program(values, instrs, [fb.Operator(name="executorch_prim::et_view", overload="default")], 16), None
 
 
+def list_program(n: int) -> tuple:
+    """(pte, None): one TensorList of n planned tensors, the out argument of n
+    aten::split_copy.Tensor_out calls (x, split_size, dim, out)."""
+    values = [_planned(0) for _ in range(n + 1)] + [fb.EValue(fb.Int(1)), fb.EValue(fb.TensorList(list(range(1, n + 1))))]
+    instrs = [fb.Instruction(fb.KernelCall(op_index=0, args=[0, n + 1, n + 1, n + 2])) for _ in range(n)]
+    return _program(values, instrs, [fb.Operator(name="aten::split_copy", overload="Tensor_out")], 16), None
+
+
 def _aligned(data: bytes, align: int = 16) -> np.ndarray:
     raw = np.zeros(len(data) + align, np.uint8)
     off = (-raw.ctypes.data) % align
@@ -160,12 +170,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     ap.add_argument("--sizes", default="1000,10000,30000", help="n values, comma-separated (default %(default)s)")
     ap.add_argument("--library", default=str(DEFAULT_LIBRARY), help="libmote.so to time (default %(default)s)")
-    ap.add_argument("--inputs", default="ptd,values", help="which inputs: ptd, values (default %(default)s)")
+    ap.add_argument("--inputs", default="ptd,values,lists",
+                    help="which inputs: ptd, values, lists (default %(default)s)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per size; the best is kept (default %(default)s)")
     ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    makers = {"ptd": ptd_program, "values": view_program}
+    makers = {"ptd": ptd_program, "values": view_program, "lists": list_program}
     results = []
     for kind in args.inputs.split(","):
         rows = {}

@@ -555,45 +555,80 @@ static mote_err_t tensor_list_resolve(const mote_method_t *m, const mote_fb_t *f
 }
 #endif
 
-/* Int lists into int64 arrays, tensor lists into tensor-pointer arrays (in state). */
+#if MOTE_RUNTIME_TENSOR_LISTS
+/* Does the tensor list `items` name a constant tensor? (Items that name no tensor: tensor_list_resolve refuses.) */
+static bool tensor_list_has_constant(const mote_method_t *m, const mote_fb_t *fb, const mote_fb_vec_t *items)
+{
+    uint32_t k;
+
+    for (k = 0; k < items->len; k++) {
+        const int32_t idx = (int32_t)mote_fb_u32_at(fb, items->pos + 4u * k);
+        if (idx >= 0 && (uint32_t)idx < m->num_values && m->values[idx].tag == MOTE_TAG_TENSOR &&
+            mote_method_is_constant(m, m->values[idx].u.t)) {
+            return true;
+        }
+    }
+    return false;
+}
+#endif
+
+/*
+ * Int lists into int64 arrays, tensor lists into tensor-pointer arrays (in
+ * state). Tensor lists that name a constant tensor go last, from
+ * m->const_lists on, so the write proof knows a list out argument writable by
+ * its place (mote_method_verify_outputs), not by reading it at every call.
+ */
 static mote_err_t values_lists(mote_method_t *m, const mote_fb_t *fb, const mote_fb_vec_t *vals,
                                const method_counts_t *c, int64_t *ints, mote_tensor_t **tptrs)
 {
     mote_fb_table_t t, u;
     mote_fb_vec_t items;
     uint64_t ni = 0, ntp = 0;
-    uint32_t i;
+    uint32_t i, pass;
     uint8_t tag;
 
-    for (i = 0; i < vals->len; i++) {
-        mote_value_t v = m->values[i];
-        const bool is_ints = v.tag == MOTE_TAG_INT_LIST;
-        if (!is_ints && v.tag != MOTE_TAG_TENSOR_LIST && v.tag != MOTE_TAG_OPT_TENSOR_LIST) {
-            continue;
-        }
-        MOTE_TRY(mote_fb_vec_table(fb, vals, i, &t));
-        MOTE_TRY(mote_fb_union_field(fb, &t, MOTE_F_EVALUE_VAL, MOTE_TAG_OPT_TENSOR_LIST, &tag, &u));
-        MOTE_TRY(mote_fb_vec_field(fb, &u, 0, is_ints ? 8u : 4u, &items));
-        if (is_ints) {
-            MOTE_CHECK(items.len <= c->ints - ni, MOTE_ERR_BAD_INDEX);
-            MOTE_TRY(int_list_resolve(m, fb, &items, ints + ni));
-            v.u.ints.items = ints + ni;
-            v.u.ints.len = items.len;
-            ni += items.len;
-        } else {
+    m->const_lists = (mote_tensor_t *const *)tptrs;
+    for (pass = 0; pass < 2u; pass++) {
+        for (i = 0; i < vals->len; i++) {
+            mote_value_t v = m->values[i];
+            const bool is_ints = v.tag == MOTE_TAG_INT_LIST;
+            if (!is_ints && v.tag != MOTE_TAG_TENSOR_LIST && v.tag != MOTE_TAG_OPT_TENSOR_LIST) {
+                continue;
+            }
+            if (is_ints && pass != 0u) {
+                continue;
+            }
+            MOTE_TRY(mote_fb_vec_table(fb, vals, i, &t));
+            MOTE_TRY(mote_fb_union_field(fb, &t, MOTE_F_EVALUE_VAL, MOTE_TAG_OPT_TENSOR_LIST, &tag, &u));
+            MOTE_TRY(mote_fb_vec_field(fb, &u, 0, is_ints ? 8u : 4u, &items));
+            if (is_ints) {
+                MOTE_CHECK(items.len <= c->ints - ni, MOTE_ERR_BAD_INDEX);
+                MOTE_TRY(int_list_resolve(m, fb, &items, ints + ni));
+                v.u.ints.items = ints + ni;
+                v.u.ints.len = items.len;
+                ni += items.len;
+            } else {
 #if MOTE_RUNTIME_TENSOR_LISTS
-            MOTE_CHECK(items.len <= c->tptrs - ntp, MOTE_ERR_BAD_INDEX);
-            MOTE_TRY(tensor_list_resolve(m, fb, &items, v.tag == MOTE_TAG_OPT_TENSOR_LIST, tptrs + ntp));
-            v.u.tensors.items = tptrs + ntp;
-            v.u.tensors.len = items.len;
-            ntp += items.len;
+                const bool has_const = v.tag == MOTE_TAG_TENSOR_LIST && tensor_list_has_constant(m, fb, &items);
+                if (has_const != (pass == 1u)) {
+                    continue;
+                }
+                MOTE_CHECK(items.len <= c->tptrs - ntp, MOTE_ERR_BAD_INDEX);
+                MOTE_TRY(tensor_list_resolve(m, fb, &items, v.tag == MOTE_TAG_OPT_TENSOR_LIST, tptrs + ntp));
+                v.u.tensors.items = tptrs + ntp;
+                v.u.tensors.len = items.len;
+                ntp += items.len;
 #else
-            (void)tptrs;
-            (void)ntp;
-            return MOTE_ERR_UNSUPPORTED; /* value_parse refused them */
+                (void)tptrs;
+                (void)ntp;
+                return MOTE_ERR_UNSUPPORTED; /* value_parse refused them */
 #endif
+            }
+            MOTE_TRY(value_put(m, &m->values[i], &v));
         }
-        MOTE_TRY(value_put(m, &m->values[i], &v));
+        if (pass == 0u) {
+            m->const_lists = (mote_tensor_t *const *)(tptrs + ntp);
+        }
     }
     return MOTE_OK;
 }
@@ -678,8 +713,9 @@ static uint32_t strip_returns(const mote_fb_t *fb, const mote_fb_vec_t *args)
 }
 
 /* Drops a trailing TensorList return holding exactly the out tensors before
- * it: several out tensors, or one `Tensor(a!)[] out` list (ExecuTorch writes
- * split_with_sizes_copy's return as a second list of the same tensors). */
+ * it (several out tensors), or as many as the `Tensor(a!)[] out` list before
+ * it (ExecuTorch writes split_with_sizes_copy's return as a second list of the
+ * same tensors). */
 static void strip_list_return(mote_instr_t *ins, mote_value_t *const *kargs, uint32_t nargs_in_call)
 {
     const mote_value_t *ret, *prev;
@@ -691,10 +727,10 @@ static void strip_list_return(mote_instr_t *ins, mote_value_t *const *kargs, uin
     }
     ret = kargs[ins->a - 1u];
     prev = kargs[ins->a - 2u];
-    if (prev->tag == MOTE_TAG_TENSOR_LIST && prev->u.tensors.len == ret->u.tensors.len) {
-        for (j = 0; j < ret->u.tensors.len && prev->u.tensors.items[j] == ret->u.tensors.items[j]; j++) {
-        }
-        if (j == ret->u.tensors.len) {
+    if (prev->tag == MOTE_TAG_TENSOR_LIST) {
+        /* the out list's repetition: the same length is enough, without reading the items at every
+         * call (a list passed to no kernel is written by none; the out list is proven writable) */
+        if (prev->u.tensors.len == ret->u.tensors.len) {
             ins->a--;
         }
         return;

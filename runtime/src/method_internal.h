@@ -23,6 +23,9 @@
  * input's storage as each view is met).
  */
 
+/* Is `t`'s storage constant (in the program, or in the attached .ptd)? Never written. */
+bool mote_method_is_constant(const mote_method_t *m, const mote_tensor_t *t);
+
 /* MoveCall from value `from` to value `to`. Errors: BAD_VALUE_TYPE, ALIAS_NOT_WRITABLE, ALIAS_MISMATCH. */
 MOTE_NODISCARD mote_err_t mote_method_verify_move(const mote_method_t *m, uint32_t from, uint32_t to);
 

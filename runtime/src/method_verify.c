@@ -20,7 +20,7 @@
  */
 #include "method_internal.h"
 
-static bool is_constant(const mote_method_t *m, const mote_tensor_t *t)
+bool mote_method_is_constant(const mote_method_t *m, const mote_tensor_t *t)
 {
 #if MOTE_RUNTIME_EXTERNAL
     return mote_program_contains(m->prog, t->data) || mote_data_map_contains(m->prog->data_map, t->data);
@@ -38,7 +38,7 @@ mote_err_t mote_method_verify_move(const mote_method_t *m, uint32_t from, uint32
     MOTE_CHECK(a->tag == b->tag && a->tag != MOTE_TAG_TENSOR_LIST && a->tag != MOTE_TAG_OPT_TENSOR_LIST,
                MOTE_ERR_BAD_VALUE_TYPE);
     if (a->tag == MOTE_TAG_TENSOR) {
-        MOTE_CHECK(!is_constant(m, a->u.t) && !is_constant(m, b->u.t), MOTE_ERR_ALIAS_NOT_WRITABLE);
+        MOTE_CHECK(!mote_method_is_constant(m, a->u.t) && !mote_method_is_constant(m, b->u.t), MOTE_ERR_ALIAS_NOT_WRITABLE);
         MOTE_CHECK(a->u.t->dtype == b->u.t->dtype && a->u.t->nbytes == b->u.t->nbytes, MOTE_ERR_ALIAS_MISMATCH);
     }
     return MOTE_OK;
@@ -48,7 +48,7 @@ mote_err_t mote_method_verify_view(const mote_method_t *m, mote_tensor_t *in, mo
 {
     MOTE_CHECK(in->dtype == out->dtype && in->nbytes == out->nbytes, MOTE_ERR_ALIAS_MISMATCH);
     MOTE_CHECK(in->data != NULL || in->nbytes == 0u, MOTE_ERR_BAD_ALLOCATION); /* no storage yet */
-    MOTE_CHECK(!is_constant(m, in) && !is_constant(m, out), MOTE_ERR_ALIAS_NOT_WRITABLE);
+    MOTE_CHECK(!mote_method_is_constant(m, in) && !mote_method_is_constant(m, out), MOTE_ERR_ALIAS_NOT_WRITABLE);
     if (!MOTE_WRITES_STATE(m)) { /* the image holds the output's storage already */
         MOTE_CHECK(out->data == in->data, MOTE_ERR_BAD_IMAGE);
         return MOTE_OK;
@@ -60,17 +60,16 @@ mote_err_t mote_method_verify_view(const mote_method_t *m, mote_tensor_t *in, mo
 mote_err_t mote_method_verify_outputs(const mote_method_t *m, mote_value_t *const *args, uint32_t nargs,
                                       uint32_t nouts)
 {
-    uint32_t i, k;
+    uint32_t i;
 
     MOTE_CHECK(nouts <= nargs, MOTE_ERR_BAD_INSTRUCTION);
     for (i = nargs - nouts; i < nargs; i++) {
         const mote_value_t *v = args[i];
         if (v->tag == MOTE_TAG_TENSOR) {
-            MOTE_CHECK(!is_constant(m, v->u.t), MOTE_ERR_OUTPUT_NOT_WRITABLE);
+            MOTE_CHECK(!mote_method_is_constant(m, v->u.t), MOTE_ERR_OUTPUT_NOT_WRITABLE);
         } else if (v->tag == MOTE_TAG_TENSOR_LIST) {
-            for (k = 0; k < v->u.tensors.len; k++) {
-                MOTE_CHECK(!is_constant(m, v->u.tensors.items[k]), MOTE_ERR_OUTPUT_NOT_WRITABLE);
-            }
+            /* init placed the lists that name a constant tensor from m->const_lists on */
+            MOTE_CHECK(v->u.tensors.len == 0u || v->u.tensors.items < m->const_lists, MOTE_ERR_OUTPUT_NOT_WRITABLE);
         } else {
             return MOTE_ERR_OUTPUT_NOT_WRITABLE; /* nothing a kernel can write to */
         }
@@ -87,7 +86,7 @@ mote_err_t mote_method_verify_storage(const mote_method_t *m)
         if (v->tag == MOTE_TAG_TENSOR) {
             /* input memory not planned (ExecuTorch's alloc_graph_input=False) */
             MOTE_CHECK(v->u.t->data != NULL || v->u.t->nbytes == 0u, MOTE_ERR_UNSUPPORTED);
-            MOTE_CHECK(!is_constant(m, v->u.t), MOTE_ERR_INPUT_NOT_WRITABLE);
+            MOTE_CHECK(!mote_method_is_constant(m, v->u.t), MOTE_ERR_INPUT_NOT_WRITABLE);
         }
     }
     for (i = 0; i < m->num_values; i++) {

@@ -184,6 +184,7 @@ typedef struct mote_method {
     uint32_t method_index;  /* the program's execution plan */
     mote_pool_t pool;       /* mote_memory_t.backend: what delegates allocate from */
     const mote_method_image_t *image; /* mote_memory_t.image: the state in read-only memory, or NULL */
+    mote_tensor_t *const *const_lists; /* tensor-list items from here on: lists naming a constant tensor */
     uint32_t magic;
 } mote_method_t;
 
