@@ -147,7 +147,13 @@ static bool leaves_reserve(size_t bytes, size_t align)
         return false;
     }
     avail = g_pool->size - g_pool->used - g_reserve;
-    return bytes <= avail && align - 1u <= avail - bytes;
+    if (bytes > avail || align - 1u > avail - bytes) {
+        return false;
+    }
+    /* the high-water mark counts the reserve: a pool of mote_method_backend_pool_used() bytes passes */
+    bytes = g_pool->size - avail + bytes + (align - 1u);
+    g_pool->peak = bytes > g_pool->peak ? bytes : g_pool->peak;
+    return true;
 }
 
 static void *pool_allocate_aligned(void *context, size_t alignment, size_t size)

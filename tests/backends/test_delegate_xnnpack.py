@@ -823,7 +823,8 @@ def test_every_backend_pool_size_refuses_or_inits(mixed):
     runs out. Debian's XNNPACK does not check its memory planner's allocations (a NULL write,
     SIGSEGV, at some sizes) and returned success without a runtime when its blobs did not fit
     (SIGSEGV in xnn_setup_runtime): the backend keeps the planner's tables free until then
-    (xnnpack_backend.c, g_reserve). Every size in 16-byte steps up to the first that fits."""
+    (xnnpack_backend.c, g_reserve). Every size in 16-byte steps up to the first that fits, which is
+    about the high-water mark the method reports (it counts that reserve)."""
     from aot.host.runtime import MoteError as RtError, Program
     c = compile_model_file(mixed, delegate="xnnpack")
     used = Program(c.pte).method().backend_pool_used
@@ -836,8 +837,9 @@ def test_every_backend_pool_size_refuses_or_inits(mixed):
             assert e.name == "MOTE_ERR_BACKEND_MEMORY", (size, e.name)
             refused += 1
         size += 16
-    # every smaller size was refused; the reserve costs at most a few hundred bytes at the end
-    assert refused == (size - 1024) // 16 and used - 64 <= size <= used + 1024, (size, used)
+    # every smaller size was refused; the reported high-water mark is enough, give or take the
+    # padding of XNNPACK's 64-byte aligned blocks (another pool, another base address mod 64)
+    assert refused == (size - 1024) // 16 and used - 1024 <= size <= used + 256, (size, used)
 
 
 def _many_nodes(conv1x1_c, n: int, edit=None) -> bytes:
