@@ -253,3 +253,45 @@ def test_every_value_kind_view_and_jump_in_an_image(tmp_path, testk_lib):
     assert out == ["MOTE_OK", "0", "0", "0", "0", "1", "2"]  # relu over the view of x, the add jumped over
     syms = subprocess.run(["nm", str(exe)], capture_output=True, text=True, check=True).stdout
     assert all(re.search(rf" r mote_image0_{k}\b", syms) for k in REGIONS)
+
+
+def _synth_image_run(tmp_path, testk_lib, spec) -> list:
+    """The _synth program of `spec` with its image (aot.deploy.image), built with SYNTH_APP and run."""
+    from types import SimpleNamespace
+    import _synth as S
+    from aot.deploy.generate import pte_header_text, pte_source_text
+    from aot.deploy.image import image_source
+    from aot.paths import RUNTIME_DIR
+    c = SimpleNamespace(pte=S.build(spec), ptd=None, name="synth",
+                        spec=SimpleNamespace(arena_sizes=spec["buffer_sizes"][1:]))
+    text = image_source(c, [], library=testk_lib)
+    assert text is not None
+    (tmp_path / "model_image.c").write_text(text)
+    (tmp_path / "model_pte.h").write_text(pte_header_text("synth", len(c.pte)))
+    (tmp_path / "model_pte.c").write_text(pte_source_text("synth", c.pte))
+    (tmp_path / "app.c").write_text(SYNTH_APP)
+    exe = tmp_path / "app"
+    srcs = [str(p) for p in sorted((RUNTIME_DIR / "src").glob("*.c"))]
+    subprocess.run(["cc", "-fno-pie", "-no-pie", "-std=c99", "-O1", f"-I{RUNTIME_DIR / 'include'}",
+                    f"-I{tmp_path}", str(tmp_path / "app.c"), str(tmp_path / "model_image.c"),
+                    str(tmp_path / "model_pte.c"), *srcs, "-o", str(exe)], check=True, capture_output=True, text=True)
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout.split()
+
+
+def test_view_chain_across_value_windows_in_an_image(tmp_path, testk_lib):
+    """With an image, init proves view order one window of 2,048 value indices at a time
+    (runtime/src/method_init.c image_views_check): a chain x -> v -> w whose by-view values sit
+    in different windows (v at index 2,500, w at 5) inits and runs; relu(w) is relu(x)."""
+    import _synth as S
+    values = [(S.TENSOR, dict(dtype=S.F32, sizes=[2, 3], mem=(1, 0))),   # 0 x (input)
+              (S.INT, 3), (S.INT, 2), (S.INT_LIST, [1, 2]),              # 1..3 (3, 2)
+              (S.TENSOR, dict(dtype=S.F32, sizes=[3, 2], mem=(1, 32))),  # 4 y (output)
+              (S.TENSOR, dict(dtype=S.F32, sizes=[3, 2], mem=None))]     # 5 w: a view of v
+    values += [(S.INT, k) for k in range(2500 - len(values))]
+    values.append((S.TENSOR, dict(dtype=S.F32, sizes=[3, 2], mem=None)))  # 2500 v: a view of x
+    spec = dict(values=values, instrs=[(S.KERNEL, dict(op=0, args=[0, 3, 2500])),
+                                       (S.KERNEL, dict(op=0, args=[2500, 3, 5])),
+                                       (S.KERNEL, dict(op=1, args=[5, 4, 4]))],
+                ops=[("executorch_prim::et_view", "default"), ("aten::relu", "out")], inputs=[0], outputs=[4],
+                buffer_sizes=[0, 128], name="forward")
+    assert _synth_image_run(tmp_path, testk_lib, spec) == ["MOTE_OK", "0", "0", "0", "0", "1", "2"]
