@@ -143,6 +143,10 @@ mote_err_t mote_model_init(void)
     MOTE_TRY(mote_program_load(&mote_embed_program, mote_model_pte, MOTE_MODEL_PTE_SIZE));
 #ifdef MOTE_MODEL_PTD_BYTES
     MOTE_TRY(mote_data_map_load(&mote_embed_map, mote_model_ptd, (size_t)MOTE_MODEL_PTD_BYTES));
+    /* aot generate writes the keys in order: each lookup a binary search without memory. Keys out
+     * of order would need an index in RAM (mote_data_map_set_index) or a scan per external tensor
+     * (O(n m)): refused instead. */
+    MOTE_CHECK(mote_data_map_index_size(&mote_embed_map) == 0u, MOTE_ERR_UNSUPPORTED);
     MOTE_TRY(mote_program_set_data_map(&mote_embed_program, &mote_embed_map));
 #endif
     MOTE_CHECK(mote_program_method_count(&mote_embed_program) == MOTE_MODEL_NUM_METHODS, MOTE_ERR_UNSUPPORTED);

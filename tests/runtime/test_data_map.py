@@ -235,3 +235,49 @@ def test_keys_longer_than_the_limit_are_refused_and_never_compared(ilib):
     k = "k" * 1025
     assert ilib.mote_data_map_find_counted(m.ctypes.data, k.encode(), len(k), C.byref(entry), C.byref(n)) == -220
     assert n.value == 0
+
+
+EMBED_MAIN = r"""
+#include <stdio.h>
+#include "mote/model.h"
+int main(void)
+{
+    printf("%s\n", mote_err_name(mote_model_init()));
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+def test_embedding_api_takes_a_ptd_with_keys_in_order_only(host_build, tmp_path, in_order):
+    """The embedding API (runtime/embed/mote_model.c, static memory, no index RAM) with a .ptd of
+    300 entries: keys in order (as aot generate writes them) init; out of order (ExecuTorch's
+    insertion order) is MOTE_ERR_UNSUPPORTED rather than a scan per external tensor."""
+    import subprocess
+    import sys
+    sys.path.insert(0, str(BENCH))
+    from bench_init_growth import ptd_bytes, ptd_program
+    from aot.deploy.generate import blob_source_text, pte_header_text, pte_source_text
+    pte, _ = ptd_program(300)
+    keys = [f"w{i:07d}" for i in range(300)]
+    ptd = ptd_bytes(keys if in_order else keys[::-1])
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "model_pte.h").write_text(pte_header_text("t", len(pte)))
+    (tmp_path / "model_pte.c").write_text(pte_source_text("t", pte))
+    (tmp_path / "model_ptd.c").write_text(blob_source_text("t", "mote_model_ptd", "MOTE_MODEL_PTD_SECTION",
+                                                           ".mote_model.ptd", ptd, align=16))
+    (tmp_path / "mote_model.h").write_text(
+        "#define MOTE_MODEL_STATE_BYTES 65536\n#define MOTE_MODEL_ARENA0_BYTES 16\n#define MOTE_MODEL_SCRATCH_BYTES 0\n"
+        f"#define MOTE_MODEL_PTD_BYTES {len(ptd)}u\n")
+    (tmp_path / "main.c").write_text(EMBED_MAIN)
+    exe = tmp_path / "app"
+    xnn = host_build / "backends/xnnpack/libmote_backend_xnnpack.a"
+    subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", f"-I{root / 'runtime/include'}",
+                    f"-I{root / 'runtime/embed'}", f"-I{tmp_path}", str(tmp_path / "main.c"),
+                    str(root / "runtime/embed/mote_model.c"), str(tmp_path / "model_pte.c"),
+                    str(tmp_path / "model_ptd.c"), str(root / "tests/runtime/app_host_port.c"),
+                    f"-I{root / 'ports/cortex-m'}", "-Wl,--start-group", str(host_build / "runtime/libmote_runtime.a"),
+                    str(host_build / "kernels/libmote_kernels.a"), *([str(xnn), "-lXNNPACK"] if xnn.exists() else []),
+                    "-Wl,--end-group", "-lm", "-o", str(exe)], check=True, capture_output=True, text=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout.strip()
+    assert out == ("MOTE_OK" if in_order else "MOTE_ERR_UNSUPPORTED")

@@ -51,7 +51,10 @@ extern "C" {
  * static storage (one runtime state each, the arenas shared). With MOTE_VERIFY_CHECKSUM defined it first checks the
  * program's CRC-32 against MOTE_MODEL_CRC32. Safe to call again (re-inits).
  * Errors: CHECKSUM, the loader's and mote_method_init's codes (a program the
- * kernel registry cannot run: OP_NOT_FOUND).
+ * kernel registry cannot run: OP_NOT_FOUND); with external weights
+ * (MOTE_MODEL_PTD_BYTES) the .ptd loader's, and UNSUPPORTED for a .ptd whose
+ * keys are not in order (aot generate writes them in order; lookups are then
+ * binary searches needing no RAM).
  */
 MOTE_NODISCARD mote_err_t mote_model_init(void);
 
