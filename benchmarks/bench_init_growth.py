@@ -97,11 +97,15 @@ def view_program(n: int) -> tuple:
     return _program(values, instrs, [fb.Operator(name="executorch_prim::et_view", overload="default")], 16), None
 
 
-def list_program(n: int) -> tuple:
-    """(pte, None): one TensorList of n planned tensors, the out argument of n
-    aten::split_copy.Tensor_out calls (x, split_size, dim, out)."""
-    values = [_planned(0) for _ in range(n + 1)] + [fb.EValue(fb.Int(1)), fb.EValue(fb.TensorList(list(range(1, n + 1))))]
-    instrs = [fb.Instruction(fb.KernelCall(op_index=0, args=[0, n + 1, n + 1, n + 2])) for _ in range(n)]
+def list_program(n: int, calls: int | None = None, repeat: bool = False) -> tuple:
+    """(pte, None): one TensorList of n planned tensors, the out argument of `calls` (default n)
+    aten::split_copy.Tensor_out calls (x, split_size, dim, out); with `repeat`, each call also
+    names a second list of the same tensors after it, as ExecuTorch repeats a returned list."""
+    items = list(range(1, n + 1))
+    values = [_planned(0) for _ in range(n + 1)] + [fb.EValue(fb.Int(1)), fb.EValue(fb.TensorList(items)),
+                                                     fb.EValue(fb.TensorList(items))]
+    args = [0, n + 1, n + 1, n + 2] + ([n + 3] if repeat else [])
+    instrs = [fb.Instruction(fb.KernelCall(op_index=0, args=args)) for _ in range(n if calls is None else calls)]
     return _program(values, instrs, [fb.Operator(name="aten::split_copy", overload="Tensor_out")], 16), None
 
 

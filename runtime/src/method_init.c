@@ -713,39 +713,52 @@ static uint32_t strip_returns(const mote_fb_t *fb, const mote_fb_vec_t *args)
 }
 
 /* Drops a trailing TensorList return holding exactly the out tensors before
- * it (several out tensors), or as many as the `Tensor(a!)[] out` list before
- * it (ExecuTorch writes split_with_sizes_copy's return as a second list of the
- * same tensors). */
-static void strip_list_return(mote_instr_t *ins, mote_value_t *const *kargs, uint32_t nargs_in_call)
+ * it: several out tensors, or one `Tensor(a!)[] out` list (ExecuTorch writes
+ * split_with_sizes_copy's return as a second list of the same tensors).
+ * Comparing two lists reads their items: *budget (the method's tensor-list
+ * items, c->tptrs) bounds what init reads over all calls, so init stays linear
+ * (ExecuTorch compares each call's own return list once); a program that
+ * would read more, by repeating long lists in many calls, is UNSUPPORTED. */
+static mote_err_t strip_list_return(mote_instr_t *ins, mote_value_t *const *kargs, uint32_t nargs_in_call,
+                                    uint64_t *budget)
 {
     const mote_value_t *ret, *prev;
     uint32_t k, j;
 
     if (!MOTE_RUNTIME_TENSOR_LISTS || ins->a != nargs_in_call || ins->a < 2u ||
         kargs[ins->a - 1u]->tag != MOTE_TAG_TENSOR_LIST) {
-        return;
+        return MOTE_OK;
     }
     ret = kargs[ins->a - 1u];
     prev = kargs[ins->a - 2u];
-    if (prev->tag == MOTE_TAG_TENSOR_LIST) {
-        /* the out list's repetition: the same length is enough, without reading the items at every
-         * call (a list passed to no kernel is written by none; the out list is proven writable) */
-        if (prev->u.tensors.len == ret->u.tensors.len) {
-            ins->a--;
+    if (prev->tag == MOTE_TAG_TENSOR_LIST && prev->u.tensors.len == ret->u.tensors.len) {
+        if (prev->u.tensors.items != ret->u.tensors.items) { /* one list twice is equal unread */
+            MOTE_CHECK(ret->u.tensors.len <= *budget, MOTE_ERR_UNSUPPORTED);
+            *budget -= ret->u.tensors.len;
+            for (j = 0; j < ret->u.tensors.len && prev->u.tensors.items[j] == ret->u.tensors.items[j]; j++) {
+            }
+            if (j != ret->u.tensors.len) {
+                return MOTE_OK;
+            }
         }
-        return;
+        ins->a--;
+        return MOTE_OK;
+    }
+    if (prev->tag == MOTE_TAG_TENSOR_LIST) {
+        return MOTE_OK;
     }
     k = ret->u.tensors.len;
     if (k == 0u || k >= ins->a) {
-        return;
+        return MOTE_OK;
     }
-    for (j = 0; j < k; j++) {
+    for (j = 0; j < k; j++) { /* at most the call's own arguments */
         const mote_value_t *o = kargs[ins->a - 1u - k + j];
         if (o->tag != MOTE_TAG_TENSOR || o->u.t != ret->u.tensors.items[j]) {
-            return;
+            return MOTE_OK;
         }
     }
     ins->a--;
+    return MOTE_OK;
 }
 
 /* The registry kernel of `name`.`overload`: links it after proving its out arguments writable. */
@@ -799,7 +812,7 @@ static mote_err_t value_by_view(const mote_method_t *m, const mote_fb_t *fb, uin
 
 /* One KernelCall: et_view or a registry kernel; args into value pointers. */
 static mote_err_t instr_kernel(mote_method_t *m, const mote_fb_t *fb, const mote_fb_table_t *call,
-                               const mote_fb_vec_t *ops, mote_instr_t *ins, mote_value_t **kargs)
+                               const mote_fb_vec_t *ops, mote_instr_t *ins, mote_value_t **kargs, uint64_t *budget)
 {
     mote_fb_table_t op;
     mote_fb_vec_t args;
@@ -822,7 +835,7 @@ static mote_err_t instr_kernel(mote_method_t *m, const mote_fb_t *fb, const mote
     }
     ins->a = strip_returns(fb, &args);
     ins->args = (mote_value_t *const *)kargs;
-    strip_list_return(ins, kargs, args.len);
+    MOTE_TRY(strip_list_return(ins, kargs, args.len, budget));
     if (op_name_eq("executorch_prim::et_view.default", name, overload)) {
         MOTE_CHECK(ins->a == 3u && kargs[0]->tag == MOTE_TAG_TENSOR && kargs[2]->tag == MOTE_TAG_TENSOR,
                    MOTE_ERR_BAD_INSTRUCTION);
@@ -989,7 +1002,7 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
 {
     mote_fb_vec_t v, ops, args;
     mote_fb_table_t t, u;
-    uint64_t nk = 0;
+    uint64_t nk = 0, list_budget = c->tptrs; /* strip_list_return's reads */
     uint32_t i;
     uint8_t tag;
     slot_cursor_t cur;
@@ -1010,7 +1023,7 @@ static mote_err_t instrs_parse(mote_method_t *m, const mote_fb_t *fb, const mote
         if (tag == MOTE_INSTR_KERNEL) {
             MOTE_TRY(mote_fb_vec_field(fb, &u, 1, 4u, &args));
             MOTE_CHECK(args.len <= c->kargs - nk, MOTE_ERR_BAD_INDEX);
-            MOTE_TRY(instr_kernel(m, fb, &u, &ops, &ins, kargs + nk));
+            MOTE_TRY(instr_kernel(m, fb, &u, &ops, &ins, kargs + nk, &list_budget));
             nk += args.len;
         } else if (tag == MOTE_INSTR_DELEGATE) {
 #if MOTE_RUNTIME_DELEGATES

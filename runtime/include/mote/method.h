@@ -211,7 +211,8 @@ MOTE_NODISCARD mote_err_t mote_method_memory_requirements(const mote_program_t *
  * BAD_SCRATCH_PLAN (a scratch slot names no kernel call, lies outside arenas[0]
  * or is the second for its call), BAD_IMAGE (mem->image differs from what
  * init computes), UNSUPPORTED (an image for a method with MoveCalls or
- * DelegateCalls).
+ * DelegateCalls; kernel calls repeating long tensor lists, whose return lists
+ * would need more comparisons than the method's lists hold items).
  */
 MOTE_NODISCARD mote_err_t mote_method_init(mote_method_t *m, const mote_program_t *prog, uint32_t method_index,
                                            const mote_memory_t *mem);
