@@ -345,7 +345,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     _one_line_warnings(args.command)
     from aot.errors import MoteError
+    from aot.tools.preflight import preflight
     try:
+        preflight(args)  # what needs no model is refused before torch is imported
         return args.func(args)
     except MoteError as exc:
         print(f"aot {args.command}: error: {exc}", file=sys.stderr)

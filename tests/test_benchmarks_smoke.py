@@ -87,3 +87,13 @@ def test_benchmark_scripts_quick(tmp_path):
     # the traced cycle estimate of the int8 run on the M33, beside its instruction count
     assert q["instructions"] < q["estimated_cycles"] < 3 * q["instructions"]
     assert f"{q['estimated_cycles']:,}" in stdout
+
+
+def test_bench_cli_quick(tmp_path):
+    """bench_cli: every mistake it times is refused (exit 1); times are positive figures."""
+    stdout, data = _run("bench_cli", tmp_path)
+    assert len(data["refusals"]) >= 6
+    for r in data["refusals"]:
+        assert r["exit_code"] == 1 and r["seconds"] > 0, r
+        assert r["argv"][0] in stdout
+    assert data["import_torch_s"] > 0

@@ -21,6 +21,7 @@ from typing import Optional
 
 import torch
 
+from aot.compiler.model_path import model_path
 from aot.errors import ModelFileError
 
 
@@ -57,14 +58,8 @@ class BoundMethod(torch.nn.Module):
 def load_model_file(path) -> ModelFile:
     """Load ``path`` (.py or .pt2). Raises ModelFileError (missing file, wrong
     suffix, missing/invalid ``model()`` or ``example_inputs()``)."""
-    p = Path(path).resolve()
-    if not p.is_file():
-        raise ModelFileError(f"model file not found: {p}")
-    if p.suffix == ".py":
-        return _load_py(p)
-    if p.suffix == ".pt2":
-        return _load_pt2(p)
-    raise ModelFileError(f"{p.name}: expected a .py model file or a .pt2 ExportedProgram")
+    p = model_path(path)
+    return _load_py(p) if p.suffix == ".py" else _load_pt2(p)
 
 
 def _import_file(p: Path):

@@ -24,6 +24,9 @@ from aot.errors import FirmwareError
 from aot.deploy.stack import stack_report
 from aot.deploy.size import size_report
 
+#: the optimisation flags a build passes to arm-none-eabi-gcc (--opt, --kernel-opt)
+GCC_OPT_FLAGS = ("-Os", "-O2", "-O3", "-O1", "-O0", "-Og")
+
 CORTEX_M_DIR = PORTS_DIR / "cortex-m"
 
 CC = "arm-none-eabi-gcc"
@@ -375,7 +378,7 @@ def compile_sources(board: Board, sources: Sequence[Path], include_dirs: Sequenc
     small). include_dirs come before the port's. Returns the objects in
     source order. Raises FirmwareError."""
     for flag in (opt, fast_opt):
-        if flag not in ("-Os", "-O2", "-O3", "-O1", "-O0", "-Og"):
+        if flag not in GCC_OPT_FLAGS:
             raise FirmwareError(f"unsupported optimization flag {flag!r}")
     fast = {Path(f).resolve() for f in fast_sources}
     obj_dir = Path(obj_dir).resolve()
@@ -436,7 +439,7 @@ def build_firmware(
     if shutil.which(CC) is None:
         raise FirmwareError(f"{CC} not found (Debian: apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)")
     for flag in (opt, fast_opt):
-        if flag not in ("-Os", "-O2", "-O3", "-O1", "-O0", "-Og"):
+        if flag not in GCC_OPT_FLAGS:
             raise FirmwareError(f"unsupported optimization flag {flag!r}")
     out = Path(out_dir).resolve()
     gen = out / "gen"

@@ -44,6 +44,7 @@ from aot.errors import BuildError
 from aot.paths import CMSIS_DIR, KERNELS_DIR, RUNTIME_DIR
 from aot.compiler.kernels import RUNTIME_OPS, kernel_files, optimized_kernel_files
 from aot.compiler.scratch import scratch_bytes, scratch_slots
+from aot.deploy.firmware import GCC_OPT_FLAGS
 
 #: The embedding API (mote/model.h): storage and the three calls; the self-test runner.
 EMBED_DIR = RUNTIME_DIR / "embed"
@@ -144,9 +145,21 @@ OPT_PROFILES = {
 DEFAULT_OPT = "speed"
 
 
+def check_opt(opt: str, kernel_opt: str = KERNEL_OPT_AUTO) -> None:
+    """Raise BuildError unless --opt is a profile (OPT_PROFILES) or a GCC flag and
+    --kernel-opt is "auto" or a GCC flag (aot.deploy.firmware.GCC_OPT_FLAGS)."""
+    flags = ", ".join(GCC_OPT_FLAGS)
+    if opt not in OPT_PROFILES and opt not in GCC_OPT_FLAGS:
+        raise BuildError(f"--opt {opt}: choose {' or '.join(OPT_PROFILES)}, or a GCC flag ({flags})")
+    if kernel_opt != KERNEL_OPT_AUTO and kernel_opt not in GCC_OPT_FLAGS:
+        raise BuildError(f"--kernel-opt {kernel_opt}: choose {KERNEL_OPT_AUTO} or a GCC flag ({flags})")
+
+
 def resolve_opt(opt: str, kernel_opt: str = KERNEL_OPT_AUTO) -> tuple:
     """(runtime flag, kernels' flag or "auto", {"MOTE_OPT_SIZE": 0|1}) of --opt
-    and --kernel-opt (an explicit --kernel-opt wins over the profile's)."""
+    and --kernel-opt (an explicit --kernel-opt wins over the profile's). Raises
+    BuildError (check_opt)."""
+    check_opt(opt, kernel_opt)
     prof = OPT_PROFILES.get(opt, OPT_PROFILES["speed"])
     flag = prof["opt"] if opt in OPT_PROFILES else opt
     kflag = prof["kernel_opt"] if kernel_opt == KERNEL_OPT_AUTO else kernel_opt
