@@ -138,6 +138,8 @@ def _cmd_demo(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="aot", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="also show torch's and torchao's own warnings and log lines (hidden by default)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("export", help="compile a model file to a .pte program (+ ops.json)")
@@ -326,6 +328,9 @@ def _quiet_dependencies() -> None:
     warnings.filterwarnings("ignore", category=FutureWarning)
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     warnings.filterwarnings("ignore", message=".*is an Enum subclass.*")
+    # nn.GRU / nn.LSTM: torch.export notes that the module's _flat_weights list is not a
+    # registered buffer; the weights are exported as parameters all the same
+    warnings.filterwarnings("ignore", message=r"(?s).*_flat_weights.*were assigned during export")
 
 
 def _one_line_warnings(command: str) -> None:
@@ -340,9 +345,10 @@ def _one_line_warnings(command: str) -> None:
 
 
 def main(argv=None) -> int:
-    _quiet_dependencies()
     parser = build_parser()
     args = parser.parse_args(argv)
+    if not args.verbose:
+        _quiet_dependencies()
     _one_line_warnings(args.command)
     from aot.errors import MoteError
     from aot.tools.preflight import preflight

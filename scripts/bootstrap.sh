@@ -46,15 +46,21 @@ if [ ! -x .venv/bin/python ]; then
 fi
 STAMP=.venv/.mote-installed
 if [ ! -f "$STAMP" ] || [ pyproject.toml -nt "$STAMP" ]; then
-    echo "bootstrap: installing the aot package and pinned dependencies (torch 2.13.0 CPU)"
+    echo "bootstrap: installing the aot package and pinned dependencies (torch 2.13.0 CPU; about 3 minutes)"
+    # On a terminal pip draws its own bars (bytes, rate, time left) for each download;
+    # in a log (CI) it stays quiet and the step lines below say where it is.
+    if [ -t 1 ]; then PIP_SHOW="--progress-bar on"; else PIP_SHOW="-q"; fi
+    echo "bootstrap: [1/3] pip"
     .venv/bin/pip install -q --upgrade pip >/dev/null
     # torch first and pinned: any other version pulls a multi-GB CUDA build.
-    .venv/bin/pip install -q "torch==2.13.0"
-    .venv/bin/pip install -q -e ".[dev]"
+    echo "bootstrap: [2/3] torch 2.13.0 (CPU wheel)"
+    .venv/bin/pip install $PIP_SHOW "torch==2.13.0"
+    echo "bootstrap: [3/3] the aot package and its pinned dependencies (executorch, torchao, ...)"
+    .venv/bin/pip install $PIP_SHOW -e ".[dev]"
     touch "$STAMP"
 fi
 
-echo "bootstrap: building the host runtime (build/host)"
+echo "bootstrap: building the host runtime (build/host; about a minute the first time)"
 cmake -S . -B build/host -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/host -j"$(nproc)" >/dev/null
 echo "bootstrap: ready"

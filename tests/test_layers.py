@@ -12,7 +12,7 @@ AOT = Path(__file__).resolve().parents[1] / "aot"
 
 #: lowest first; a module may import its own layer or any layer below it
 LAYERS = [
-    {"aot.errors", "aot.paths", "aot.ir"},
+    {"aot.errors", "aot.paths", "aot.ir", "aot.progress"},
     {"aot.pte"},
     {"aot.host"},
     {"aot.compiler", "aot.backends"},  # a backend's partitioner plugs into the compiler's delegation pass

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import torch
 
+from aot.compiler.source import raised_at
 from aot.errors import ExportError
 
 
@@ -18,11 +19,19 @@ def export(module: torch.nn.Module, example_inputs) -> torch.export.ExportedProg
         example_inputs = (example_inputs,)
     if module.training:
         module.eval()  # batch norm / dropout must export in inference form
+    return to_core_aten(capture(module, example_inputs, strict=False))
+
+
+def capture(module: torch.nn.Module, example_inputs, **kwargs) -> torch.export.ExportedProgram:
+    """``torch.export.export(module, example_inputs, **kwargs)``, its failure one
+    ExportError line naming where the model's code raised ("bad.py:9", when the error
+    came from the user's forward). Raises ExportError."""
     try:
-        ep = torch.export.export(module, tuple(example_inputs), strict=False)
+        return torch.export.export(module, tuple(example_inputs), **kwargs)
     except Exception as e:
-        raise ExportError(f"torch.export failed: {e}") from e
-    return to_core_aten(ep)
+        where = raised_at(e)
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise ExportError(f"torch.export failed{f' at {where}' if where else ''}: {first}") from e
 
 
 #: ops the decomposition keeps (by name, so torchao need not be imported):

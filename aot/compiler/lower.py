@@ -45,10 +45,32 @@ def resolve_op(node: torch.fx.Node) -> tuple:
     return fop, oop, (op_name(oop) if oop is not None else op_name(fop))
 
 
+def _data_dependent_node(prog: EdgeProgram):
+    """The first operator node whose output shape is symbolic (torch.export's unbacked
+    sizes: torch.nonzero, masked_select, unique), else None."""
+    for n in prog.graph.nodes:
+        if n.op != "call_function" or not isinstance(n.target, torch._ops.OpOverload):
+            continue
+        val = n.meta.get("val")
+        vals = val if isinstance(val, (list, tuple)) else [val]
+        if any(isinstance(d, torch.SymInt) for t in vals if isinstance(t, torch.Tensor) for d in t.shape):
+            return n
+    return None
+
+
 def check_supported(prog: EdgeProgram) -> None:
     """Raise UnsupportedOpError naming the first node whose out-variant op the
     runtime lacks (op name, model file:line, module), and listing every other
-    unsupported operator of the graph after it, so one run shows them all."""
+    unsupported operator of the graph after it, so one run shows them all. An
+    operator whose output shape depends on the data is named first, as such (the
+    size checks torch.export adds after it are not what the user wrote)."""
+    dyn = _data_dependent_node(prog)
+    if dyn is not None:
+        from aot.compiler.kernels import excluded_ops
+        name = resolve_op(dyn)[2]
+        why = excluded_ops().get(name, "its output shape depends on the data; a static memory plan needs "
+                                       "every size at compile time")
+        raise UnsupportedOpError(name, source_of(dyn), f"{why}; see kernels/excluded.json")
     found = []
     for n in prog.graph.nodes:
         if n.op != "call_function" or n.target == operator.getitem:

@@ -244,7 +244,16 @@ def _ptd_of(external: list, base: Optional[bytes]) -> bytes:
 def _compile(name, eager, mf, recipe: Recipe, calibration, base_ptd: Optional[bytes] = None) -> Compiled:
     """The compile of model file `mf` (eager: the module it runs) as `recipe` says;
     calibration: the int8 calibration inputs (None: the example inputs alone);
-    base_ptd: the bytes of the .ptd the external weights are merged into."""
+    base_ptd: the bytes of the .ptd the external weights are merged into. A progress
+    bar (aot.progress) names the stage on a terminal."""
+    from aot.progress import stages
+    first = "quantize" if recipe.quantized else "export"
+    with stages(f"compile {name}", [first, "lower", "emit", "check"]) as st:
+        return _compile_stages(name, eager, mf, recipe, calibration, base_ptd, st)
+
+
+def _compile_stages(name, eager, mf, recipe: Recipe, calibration, base_ptd, st) -> Compiled:
+    """_compile's work; st: its aot.progress.Stages."""
     from aot.compiler.accept import check_kernels_accept
     from aot.compiler.emit import build_program
     from aot.compiler.lower import core_program, lower_core
@@ -261,6 +270,7 @@ def _compile(name, eager, mf, recipe: Recipe, calibration, base_ptd: Optional[by
             raise MoteError("--int8 needs a .py model file (a .pt2 cannot be re-quantized)")
         from aot.compiler.quant.lowering import quantized_program
         from aot.compiler.scratch import scratch_bytes  # int8 kernels' scratch, planned in the arena
+        st.enter("quantize")
         ep, info, reference = quantized_program(mf.module, example_inputs, calibration, mf.path,
                                                 int8_io=int8_io, int4_linear=recipe.int4_linear,
                                                 int16=recipe.int16_activations)
@@ -277,6 +287,7 @@ def _compile(name, eager, mf, recipe: Recipe, calibration, base_ptd: Optional[by
         growth = PLANES_GROWTH if recipe.opt == "speed" else 0.0
         planes4 = (planes4_pass(scratch_fn=scratch_bytes, planner=planner, growth=growth),) \
             if recipe.dsp_weights else ()
+        st.enter("lower")
         spec = lower_core(core, planner=planner, scratch_fn=scratch_bytes,
                           spec_passes=passes + (layout_pass(recipe.layout, scratch_fn=scratch_bytes, planner=planner,
                                                             then=later, dsp_weights=recipe.dsp_weights),) + later
@@ -284,15 +295,19 @@ def _compile(name, eager, mf, recipe: Recipe, calibration, base_ptd: Optional[by
     else:
         info = None
         reference = eager
+        st.enter("export")
         core = core_program(mf.exported if mf.exported is not None else mf.module, example_inputs)
         passes, delegation = _delegation(delegate)
+        st.enter("lower")
         spec = lower_core(core, planner=planner, spec_passes=passes)
     if delegation:
         spec.plan_info["delegation"] = delegation
     if mf.methods is not None:  # methods() with one method: its name
         spec.method_name = next(iter(mf.methods))
+    st.enter("emit")
     program = build_program(spec, external=external)  # the one serialisation of this compile
     ptd = _ptd_of(program.external, base_ptd) if external else None
+    st.enter("check")
     # refused calls fail here, before any write (a delegated program's kernel
     # calls are checked by the runtime that runs it: Mote's host library has
     # no backend linked yet)

@@ -25,6 +25,27 @@ def source_location(node: torch.fx.Node) -> Optional[tuple]:
     return path, int(line)
 
 
+def raised_at(exc: BaseException) -> str:
+    """"file.py:LINE" of the innermost frame of `exc`'s traceback (and of the exceptions
+    it was raised from) in the user's code: outside torch, the installed packages and
+    aot itself; "" when there is none (the error is torch's own)."""
+    aot_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    found, seen = "", set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        tb = exc.__traceback__
+        while tb is not None:
+            path = tb.tb_frame.f_code.co_filename
+            if not (path.startswith((_TORCH_DIR, aot_dir, "<")) or "site-packages" in path
+                    or path.startswith(os.path.dirname(os.__file__))):
+                found = f"{os.path.basename(path)}:{tb.tb_lineno}"
+            tb = tb.tb_next
+        if found:
+            return found
+        exc = exc.__cause__ or exc.__context__
+    return found
+
+
 def source_of(node: torch.fx.Node) -> str:
     """"file.py:LINE" of :func:`source_location`, "" when unknown."""
     loc = source_location(node)

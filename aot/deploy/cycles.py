@@ -64,10 +64,13 @@ from __future__ import annotations
 import re
 import subprocess
 import tempfile
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Union
+
+from aot import progress
 
 #: Pipeline refill after a taken branch from zero-wait-state memory, cycles.
 REFILL_CYCLES = 2
@@ -410,21 +413,51 @@ def instruction_spans(inference: Inference, events: int) -> list:
     return [inference.spans[first + 2 * i] for i in range(events)]
 
 
+def _traced_run(cmd: list, log: Path, timeout_s: float, elf) -> tuple:
+    """(exit status, stderr text) of the traced QEMU run `cmd`, whose log grows at `log`;
+    a bar shows the log's size while it runs. Raises QemuTimeout after `timeout_s`."""
+    from aot.deploy.qemu import QemuTimeout
+    with tempfile.TemporaryFile() as err, progress.bar("estimate cycles: traced run", None, "B",
+                                                       unit_scale=True) as b:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.monotonic() + timeout_s
+        while proc.poll() is None:
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                raise QemuTimeout(f"traced run of {elf} did not end within {timeout_s} s", "")
+            time.sleep(0.25)
+            if log.is_file():
+                b.update(log.stat().st_size - b.n)
+        err.seek(0)
+        return proc.returncode, err.read().decode(errors="replace")
+
+
+def _counting(lines, b, every: int = 65536):
+    """`lines` (a text file) with bar `b` advanced by their length, every `every` lines."""
+    n = pending = 0
+    for line in lines:
+        pending += len(line)
+        n += 1
+        if n % every == 0:
+            b.update(pending)
+            pending = 0
+        yield line
+    b.update(pending)
+
+
 def trace_firmware(elf: Union[str, Path], board, timeout_s: float = 600.0,
                    refill: int = REFILL_CYCLES) -> Estimate:
     """Run `elf` on the board's QEMU machine with the translation/execution log
     and estimate the cycles of its inferences. Raises QemuError/QemuTimeout."""
-    from aot.deploy.qemu import QemuError, QemuTimeout, qemu_command
+    from aot.deploy.qemu import QemuError, qemu_command
     with tempfile.TemporaryDirectory(prefix="mote-trace-") as tmp:
         log = Path(tmp) / "trace.log"
         cmd = qemu_command(elf, board, serial="null") + ["-d", "in_asm,exec,nochain", "-D", str(log)]
-        try:
-            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            raise QemuTimeout(f"traced run of {elf} did not end within {timeout_s} s", "") from None
+        returncode, stderr = _traced_run(cmd, log, timeout_s, elf)
         if not log.is_file():
-            raise QemuError(f"QEMU wrote no trace ({proc.returncode}): {proc.stderr.decode(errors='replace')}")
-        with open(log, errors="replace") as f:
-            tbs, runs = parse_trace(f)
+            raise QemuError(f"QEMU wrote no trace ({returncode}): {stderr}")
+        with open(log, errors="replace") as f, progress.bar("estimate cycles: read trace", log.stat().st_size,
+                                                           "B", unit_scale=True) as b:
+            tbs, runs = parse_trace(_counting(f, b))
     return estimate(tbs, runs, refill=refill)

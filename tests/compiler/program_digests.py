@@ -94,6 +94,28 @@ def file_digests(compiled) -> dict:
     return d
 
 
+def weight_bytes(compiled) -> int:
+    """Bytes of the eager model's parameters and buffers (each tensor once, over every
+    method's module): what the program's constants start from."""
+    seen, total = set(), 0
+    for module in [compiled.eager] + [mp.eager for mp in compiled.methods or []]:
+        if not hasattr(module, "parameters"):
+            continue
+        for t in list(module.parameters()) + list(module.buffers()):
+            if id(t) not in seen:
+                seen.add(id(t))
+                total += t.numel() * t.element_size()
+    return total
+
+
+def constant_bytes(compiled) -> int:
+    """Bytes of the program's constant data (.pte segment, or the .ptd's tensors)."""
+    from aot.pte.reader import parse_pte
+    if compiled.ptd is not None:
+        return len(compiled.ptd)
+    return parse_pte(compiled.pte).constants_bytes
+
+
 def differences(expected: dict, got: dict) -> list:
     """Names of the files whose digest differs (or is only on one side)."""
     return sorted(k for k in set(expected) | set(got) if expected.get(k) != got.get(k))

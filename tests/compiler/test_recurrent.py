@@ -80,3 +80,49 @@ def test_split_out_list_holding_a_constant_is_refused_at_init():
     with pytest.raises(MoteError) as e:
         Program(pte).method()
     assert "OUTPUT_NOT_WRITABLE" in str(e.value)
+
+
+class _ConvGru(torch.nn.Module):
+    """Issue 39's keyword model: Conv1d features, a GRU over 32 steps, a Linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv1d(40, 64, 3, padding=1)
+        self.gru = torch.nn.GRU(64, 48, batch_first=True)
+        self.fc = torch.nn.Linear(48, 12)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x)).transpose(1, 2)
+        out, _ = self.gru(y)
+        return self.fc(out[:, -1])
+
+
+def test_gru_input_projection_is_not_folded_into_copies_of_its_weight():
+    """The GRU's input projection (bmm by the weight broadcast over 32 steps) is one mm of
+    the weight as it is: before, constant folding stored the broadcast, 1,179,648 B for a
+    36,864 B weight (program 1,353,648 B for 98,992 B of weights)."""
+    from aot.pte.reader import parse_pte
+    torch.manual_seed(0)
+    module = _ConvGru().eval()
+    x = torch.randn(1, 40, 32)
+    c = compile_module("conv_gru", module, (x,))
+    weights = sum(p.numel() * 4 for p in module.parameters())
+    assert parse_pte(c.pte).constants_bytes <= weights + 1024
+    assert not any(i.op == "aten::bmm" for i in c.spec.instructions)
+    got = Program(c.pte).method().run([x.numpy()])[0]
+    with torch.no_grad():
+        want = module(x).numpy()
+    assert float(np.max(np.abs(got - want)) / np.max(np.abs(want))) <= 1e-5
+
+
+def test_folding_never_stores_a_value_larger_than_its_weights():
+    """`w.expand(...)` of a constant would fold into 8 copies of w: it runs at run time."""
+    from op_cases import Fn
+    from aot.pte.reader import parse_pte
+    w = torch.randn(1, 16, 16)
+    module = Fn(lambda x: x * w.expand(8, 16, 16))
+    x = torch.randn(8, 16, 16)
+    c = compile_module("expand", module, (x,))
+    assert parse_pte(c.pte).constants_bytes <= w.numel() * 4 + 64
+    got = Program(c.pte).method().run([x.numpy()])[0]
+    np.testing.assert_allclose(got, (x * w).numpy(), rtol=1e-6)

@@ -1,6 +1,11 @@
 """Constant folding: evaluate ahead of time every node that depends only on
 parameters, buffers and constants (e.g. ``permute(weight)`` of a Linear), so no
-weight is copied, permuted or transposed at run time."""
+weight is copied, permuted or transposed at run time.
+
+A folded value is stored in the program, so folding never makes a value larger than
+the constants it derives from (an ``expand`` or ``repeat`` of a weight, a broadcast
+``add``): such a node, and what depends on it, runs at run time instead. A value made
+from no constant at all (``full``, ``arange``) folds up to FREE_FOLD_BYTES."""
 from __future__ import annotations
 
 import torch
@@ -10,6 +15,26 @@ from aot.compiler.passes.edge_program import EdgeProgram
 #: ops never folded (non-deterministic: their value is not a constant)
 _KEEP = {torch.ops.aten.rand.default, torch.ops.aten.randn.default,
          torch.ops.aten.bernoulli.default}
+
+
+#: the most bytes a folded value derived from no constant may take (a zeros/arange table)
+FREE_FOLD_BYTES = 1024
+
+
+def _nbytes(v) -> int:
+    if isinstance(v, torch.Tensor):
+        return v.numel() * v.element_size()
+    if isinstance(v, (list, tuple)):
+        return sum(_nbytes(x) for x in v)
+    return 0
+
+
+def _roots(prog: EdgeProgram, roots: dict, n: torch.fx.Node) -> frozenset:
+    """The constant placeholders (names) a foldable node's value derives from."""
+    out = set()
+    for i in n.all_input_nodes:
+        out |= roots[i] if i in roots else {i.name} if prog.is_const(i) else set()
+    return frozenset(out)
 
 
 def _real(prog: EdgeProgram, env: dict, a):
@@ -24,6 +49,7 @@ def fold_constants(prog: EdgeProgram) -> int:
     """Replace constant subgraphs by new constant placeholders. Returns the
     number of nodes folded."""
     env = {}  # folded node -> real value (tensors and tuples of tensors)
+    roots = {}  # folded node -> the constants its value derives from
     folded = 0
     outputs = set(prog.output_nodes())
     for n in list(prog.graph.nodes):
@@ -35,7 +61,10 @@ def fold_constants(prog: EdgeProgram) -> int:
             continue  # a graph output must be computed into the arena
         with torch.no_grad():
             val = n.target(*_real(prog, env, n.args), **_real(prog, env, n.kwargs))
-        env[n] = val
+        src = _roots(prog, roots, n)
+        if _nbytes(val) > max(sum(_nbytes(prog.constants[r]) for r in src), FREE_FOLD_BYTES if not src else 0):
+            continue  # larger than what it is made of: computed at run time (module docstring)
+        env[n], roots[n] = val, src
         folded += 1
     # materialize only the folded values a non-folded node still reads; the
     # rest (e.g. the original weight before its permute) is pruned

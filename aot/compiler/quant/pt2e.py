@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from aot.errors import InputError
+from aot.compiler.export import capture
 from torch.fx import GraphModule, Node
 
 from aot.compiler.quant.annotate import ANNOTATION_KEY, FiniteMinMaxObserver, MoteQuantizer
@@ -51,7 +52,7 @@ def export_for_quantization(module: torch.nn.Module, example_inputs: Sequence[to
     """``torch.export.export(module, inputs).module(check_guards=False)`` (a
     GraphModule of ATen ops that PT2E can annotate), with every
     ``scaled_dot_product_attention`` decomposed (:func:`decompose_sdpa`)."""
-    ep = torch.export.export(module, tuple(example_inputs))
+    ep = capture(module, example_inputs)
     gm = ep.module(check_guards=False)
     decompose_sdpa(gm)
     return gm
@@ -217,8 +218,9 @@ def quantize(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor],
     gm = export_for_quantization(module, example_inputs)
     prepared = prepare_pt2e(gm, quantizer or MoteQuantizer())
     samples = _samples(calibration, example_inputs, module)
+    from aot.progress import iterate
     with torch.no_grad():
-        for s in samples:  # in order: a stateful model sees one stream
+        for s in iterate(samples, "calibrate", unit="sample"):  # in order: a stateful model sees one stream
             prepared(*s)
     converted = convert_pt2e(prepared)
     # calibration ran forward, which updated the mutable buffers (the exported
