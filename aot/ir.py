@@ -49,6 +49,9 @@ class TensorValue:
     or neither (unplanned alias). A mutable buffer (model state that persists
     across calls) is planned and also has ``initial`` (its bytes at init and
     after a reset, len == nbytes) and ``fqn`` (the module's buffer name).
+    origin: for a constant, the user's name of what it was made from
+    ("features.3.weight", or "fc.weight" for its folded transpose; messages only,
+    never serialized).
     """
     sizes: list[int]
     dtype: int
@@ -59,6 +62,7 @@ class TensorValue:
     name: str = ""
     initial: Optional[bytes] = None
     fqn: str = ""
+    origin: str = ""
 
     @property
     def is_mutable(self) -> bool:

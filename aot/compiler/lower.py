@@ -27,7 +27,7 @@ from aot.compiler.passes.views import ET_VIEW_NAME, et_view
 from aot.compiler.plan import plan_memory
 from aot.compiler.share_values import share_values
 from aot.compiler.source import module_of as _module_of
-from aot.compiler.source import fused_nodes, qparams_of, quant_of, source_of
+from aot.compiler.source import fused_nodes, module_path, qparams_of, quant_of, source_of
 
 #: torch.memory_format -> c10::MemoryFormat code
 _MEMORY_FORMATS = {torch.contiguous_format: 0, torch.preserve_format: 1,
@@ -95,6 +95,7 @@ class _Builder:
         self.prog = prog
         self.spec = ir.ProgramSpec()
         self.node_values = {}  # fx node -> value index (tuple for multi-output ops)
+        self.current = None  # the node being lowered (call)
 
     def add(self, v) -> int:
         self.spec.values.append(v)
@@ -123,12 +124,24 @@ class _Builder:
             raise LoweringError(f"{n.name}: multi-output value used as a tensor")
         return v
 
+    def origin(self, const: torch.fx.Node, argument: str) -> str:
+        """The user's name of constant `const`: the parameters it was made from, else the
+        module of the op being lowered and the argument it fills ("features.3.weight")."""
+        if const.name in self.prog.origins:
+            return self.prog.origins[const.name]
+        where = module_path(self.current) if self.current is not None else ""
+        return f"{where}.{argument}" if where else ""
+
     def arg(self, a, value) -> int:
         """Value index for ``value`` passed to schema argument ``a``."""
         if value is None:
             return self.add(None)
         if isinstance(value, torch.fx.Node):
-            return self.node_value(value)
+            idx = self.node_value(value)
+            v = self.spec.values[idx]
+            if v.constant is not None and not v.origin:
+                v.origin = self.origin(value, a.name)
+            return idx
         if isinstance(value, bool):
             return self.add(bool(value))
         if isinstance(value, torch.dtype):
@@ -189,6 +202,7 @@ class _Builder:
 
     def call(self, n: torch.fx.Node) -> None:
         first = len(self.spec.instructions)
+        self.current = n
         self._call(n)
         for call in self.spec.instructions[first:]:
             call.node, call.nodes, call.module, call.q = n.name, fused_nodes(n), _module_of(n), quant_of(n)

@@ -52,6 +52,12 @@ def source_of(node: torch.fx.Node) -> str:
     return f"{os.path.basename(loc[0])}:{loc[1]}" if loc else ""
 
 
+def module_path(node: torch.fx.Node) -> str:
+    """The path of the innermost nn.Module that produced ``node`` ("features.3"), or ""."""
+    stack = node.meta.get("nn_module_stack") or {}
+    return str(list(stack.values())[-1][0]) if stack else ""
+
+
 def module_of(node: torch.fx.Node) -> str:
     """"module 'path' (Class)" of the innermost nn.Module that produced ``node``, or ""."""
     stack = node.meta.get("nn_module_stack") or {}

@@ -51,7 +51,7 @@ from aot.deploy.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, 
                                  kernel_fast_sources, kernel_variant_defines,
                                  runtime_feature_defines, KERNEL_OPT_AUTO, OPT_PROFILES, DEFAULT_OPT,
                                  resolve_opt,
-                                 fit_check, input_sets_bytes, largest, model_header, runtime_sources,
+                                 check_fits, fit_check, input_sets_bytes, largest, model_header, runtime_sources,
                                  select_kernels, staged_folder, support_sources, target_memory,
                                  write_model_sources)
 from aot.deploy.stack import stack_budget
@@ -275,6 +275,11 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     if input_sets is None:
         input_sets = [[t.numpy() for t in compiled.example_inputs]]
     blob = input_sets_bytes(spec, input_sets)
+    # what does not fit is refused before any C is compiled, as aot generate refuses it
+    # (with a self-test, input_sets are its cases and the expected outputs come on top)
+    from aot.deploy.selftest import selftest_blob
+    embedded = len(blob) + (len(selftest_blob(selftest)) if selftest is not None else 0)
+    check_fits(spec, board, state, scratch, len(compiled.pte) + embedded)
 
     # The model's sources are aot generate's (model_pte.c, registry.c,
     # mote_model.h, the self-test's cases); the app and its inputs are the build's.
@@ -286,7 +291,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
         (gen / "model_inputs.S").write_text(inputs_source(gen / "inputs.bin", len(input_sets)))
         inputs_sources = [gen / "model_inputs.S"]
     else:
-        from aot.deploy.selftest import bpte_bytes, selftest_blob
+        from aot.deploy.selftest import bpte_bytes
         selftest_bytes = len(selftest_blob(selftest))
         (out / "model.bpte").write_bytes(bpte_bytes(compiled.pte, selftest))
 

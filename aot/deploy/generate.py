@@ -545,12 +545,28 @@ def fit_check(spec: "ir.ProgramSpec", board, state: int, scratch: int, stack: in
 
 
 def largest(spec: "ir.ProgramSpec", constants: bool, n: int = 5) -> str:
-    """The `n` largest planned (constants=False) or constant tensors, "name [shape] bytes B", ..."""
-    rows = [(v.nbytes, v.name or f"value {i}", tuple(v.sizes)) for i, v in enumerate(spec.values)
-            if isinstance(v, ir.TensorValue)
-            and ((v.constant is not None) if constants else (v.mem_id is not None))]
+    """The `n` largest planned (constants=False) or constant tensors, "name [shape] bytes B", ...;
+    a constant by the user's name of what it was made from (TensorValue.origin) when known,
+    and once when several values hold the same bytes (the program stores them once)."""
+    rows, stored = [], set()
+    for i, v in enumerate(spec.values):
+        if not isinstance(v, ir.TensorValue) or not ((v.constant is not None) if constants else (v.mem_id is not None)):
+            continue
+        if constants:
+            if v.constant in stored:
+                continue
+            stored.add(v.constant)
+        rows.append((v.nbytes, v.origin or v.name or f"value {i}", tuple(v.sizes)))
     rows.sort(reverse=True)
     return ", ".join(f"{name} {list(shape)} {b:,} B" for b, name, shape in rows[:n])
+
+
+def check_fits(spec: "ir.ProgramSpec", board, state: int, scratch: int, program_bytes: int) -> None:
+    """Before any C is compiled (aot generate, aot build): the planned RAM (fit_check, no
+    stack yet) and the program with its embedded data (flash_check) fit `board`.
+    Raises BuildError naming the largest tensors by the user's names."""
+    fit_check(spec, board, state, scratch, 0)
+    flash_check(spec, board, program_bytes)
 
 
 def flash_check(spec: "ir.ProgramSpec", board, program_bytes: int) -> None:
@@ -741,10 +757,9 @@ def generate_compiled(compiled, board, out_dir, selftest=None,
         kernels = select_kernels(op_names, board)
         state, scratch = target_memory(compiled, board, stage)
         # The stack is the application's (its own linker script or RTOS sizes it).
-        fit_check(compiled.spec, board, state, scratch, 0)
         st_bytes = len(selftest_blob(selftest)) + len(input_sets_bytes(compiled.spec, selftest.inputs)) \
             if selftest is not None else 0
-        flash_check(compiled.spec, board, len(compiled.pte) + st_bytes)
+        check_fits(compiled.spec, board, state, scratch, len(compiled.pte) + st_bytes)
         (stage / "abi_probe.o").unlink(missing_ok=True)
         generated = write_model_sources(compiled, board, stage, state, selftest)
         write_outputs(compiled, stage / "model.pte")

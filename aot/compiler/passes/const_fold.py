@@ -74,7 +74,7 @@ def fold_constants(prog: EdgeProgram) -> int:
         users = [u for u in n.users if u not in env]
         if not users:
             continue
-        c = prog.add_constant(n.name, val)
+        c = prog.add_constant(n.name, val, made_from=roots[n])
         for u in users:
             u.replace_input_with(n, c)
     prog.prune_constants()

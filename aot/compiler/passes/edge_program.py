@@ -60,27 +60,34 @@ class EdgeProgram:
     """graph: torch.fx.Graph; constants: placeholder name -> real tensor;
     user_inputs: placeholder names of the program inputs, in call order;
     mutable: placeholder name -> MutableBuffer; mutated: the placeholder names
-    of the buffers the first ``len(mutated)`` graph outputs are the new values of."""
+    of the buffers the first ``len(mutated)`` graph outputs are the new values of;
+    origins: constant placeholder name -> the user's name of the parameters, buffers or
+    constants it was made from ("fc.weight"), for messages."""
     graph: torch.fx.Graph
     constants: dict = field(default_factory=dict)
     user_inputs: list = field(default_factory=list)
     mutable: dict = field(default_factory=dict)
     mutated: list = field(default_factory=list)
+    origins: dict = field(default_factory=dict)
 
     def is_const(self, node) -> bool:
         """True if ``node`` is a placeholder holding a constant tensor."""
         return isinstance(node, torch.fx.Node) and node.op == "placeholder" \
             and node.name in self.constants
 
-    def add_constant(self, hint: str, value: torch.Tensor) -> torch.fx.Node:
+    def add_constant(self, hint: str, value: torch.Tensor, made_from=()) -> torch.fx.Node:
         """Add a constant placeholder holding ``value`` (a real tensor, made
-        contiguous). Returns its node."""
+        contiguous); made_from: the constant placeholders (nodes or names) it was
+        computed from, whose origins it inherits. Returns its node."""
         first = next(n for n in self.graph.nodes if n.op != "placeholder")
         with self.graph.inserting_before(first):
             node = self.graph.placeholder(f"_c_{hint}")
         value = value.detach().contiguous()
         node.meta["val"] = value
         self.constants[node.name] = value
+        names = sorted({self.origins.get(getattr(m, "name", m), "") for m in made_from} - {""})
+        if names:
+            self.origins[node.name] = " + ".join(names)
         return node
 
     def output_nodes(self) -> list:
@@ -159,4 +166,9 @@ def from_exported(ep: torch.export.ExportedProgram, names: dict | None = None) -
     for n in gm.graph.nodes:
         if n.op == "placeholder" and n.name in users and not isinstance(n.meta.get("val"), torch.Tensor):
             raise LoweringError(f"input {n.name} is not a tensor")
-    return EdgeProgram(graph=gm.graph, constants=consts, user_inputs=users, mutable=mutable, mutated=mutated)
+    # the user's names of the constants (Mote's int8 lowering registers its own "_mote_*"
+    # buffers: those are named by the op that uses them, aot.compiler.lower)
+    origins = {name: holder_of[name] for name in consts
+               if holder_of.get(name) and not holder_of[name].startswith("_mote_")}
+    return EdgeProgram(graph=gm.graph, constants=consts, user_inputs=users, mutable=mutable, mutated=mutated,
+                       origins=origins)

@@ -52,8 +52,9 @@ def fold_batchnorm(prog: EdgeProgram) -> int:
         dtype = c[conv.args[1].name].dtype
         new_w = (w * scale.reshape([-1] + [1] * (w.dim() - 1))).to(dtype)
         new_b = ((b - mean) * scale + beta).to(dtype)
-        wn = prog.add_constant(f"{conv.name}_w_bn", new_w)
-        bnode = prog.add_constant(f"{conv.name}_b_bn", new_b)
+        wn = prog.add_constant(f"{conv.name}_w_bn", new_w, made_from=[conv.args[1]])
+        bnode = prog.add_constant(f"{conv.name}_b_bn", new_b,
+                                  made_from=[a for a in (conv.args[2], bn.args[2]) if a is not None][:1])
         args = list(conv.args)
         args[1], args[2] = wn, bnode
         conv.args = tuple(args)

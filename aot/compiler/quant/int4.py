@@ -113,8 +113,9 @@ def fuse_int4_weights(prog: EdgeProgram) -> int:
                 if p is None:
                     continue
                 if packed is None:
-                    packed = prog.add_constant(f"{dq.name}_w4", torch.from_numpy(pack_int4(q.numpy())))
-                    scale_node = prog.add_constant(f"{dq.name}_scales", scales.contiguous())
+                    src = [a for a in dq.all_input_nodes if prog.is_const(a)]
+                    packed = prog.add_constant(f"{dq.name}_w4", torch.from_numpy(pack_int4(q.numpy())), src)
+                    scale_node = prog.add_constant(f"{dq.name}_scales", scales.contiguous(), src)
                 _replace(prog, c, mote_ops.op(p.mote_ops().pop()), p.emit(c, packed, scale_node, g))
                 done += 1
             if via is not None and not u.users:
