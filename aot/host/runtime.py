@@ -178,6 +178,8 @@ class Program:
         library_path()); data_map: a path or the bytes of the .ptd holding the program's
         external weights (mote/data_map.h), attached before any method is initialised."""
         lib = self._lib = _load_lib(library)
+        #: the file the program came from ("" for bytes): every error of a call on it names it
+        self.label = str(source) if isinstance(source, (str, os.PathLike)) else ""
         data = _read(source)
         self._data = _aligned(len(data), PROGRAM_ALIGN)
         self._data[:] = np.frombuffer(data, dtype=np.uint8)
@@ -215,6 +217,10 @@ class Program:
     def _ptr(self):
         return self._obj.ctypes.data
 
+    def where(self, what: str) -> str:
+        """`what` prefixed with the program's file ("m.pte: requirements"), for error lines."""
+        return f"{self.label}: {what}" if self.label else what
+
     @property
     def method_names(self) -> list:
         lib = self._lib
@@ -232,13 +238,13 @@ class Program:
 
     def method_index(self, name: str) -> int:
         idx = C.c_uint32()
-        _check(self._lib, self._lib.mote_program_method_index(self._ptr, name.encode(), C.byref(idx)), name)
+        _check(self._lib, self._lib.mote_program_method_index(self._ptr, name.encode(), C.byref(idx)), self.where(name))
         return idx.value
 
     def requirements(self, method="forward") -> Requirements:
         idx = method if isinstance(method, int) else self.method_index(method)
         req = _Requirements()
-        _check(self._lib, self._lib.mote_method_memory_requirements(self._ptr, idx, C.byref(req)), "requirements")
+        _check(self._lib, self._lib.mote_method_memory_requirements(self._ptr, idx, C.byref(req)), self.where("requirements"))
         return Requirements(req.state_size, req.state_align,
                             tuple(req.arena_size[i] for i in range(req.num_arenas)), req.arena_align)
 
@@ -247,7 +253,7 @@ class Program:
         {"values", "tensors", "ints", "tptrs", "instrs", "kargs"} -> count."""
         idx = method if isinstance(method, int) else self.method_index(method)
         arr = (C.c_uint64 * 6)()
-        _check(self._lib, self._lib.mote_method_state_counts(self._ptr, idx, arr), "state counts")
+        _check(self._lib, self._lib.mote_method_state_counts(self._ptr, idx, arr), self.where("state counts"))
         return dict(zip(("values", "tensors", "ints", "tptrs", "instrs", "kargs"), (int(v) for v in arr)))
 
     def operator_name(self, method_index: int, op_index: int) -> str:
@@ -323,22 +329,11 @@ class Method:
             if op >= 0:
                 what += f" (no kernel for {program.operator_name(self.index, op)})"
                 self.missing_operator = program.operator_name(self.index, op)
-            raise MoteError(code, err_name(code, lib), what)
+            raise MoteError(code, err_name(code, lib), program.where(what))
 
     @property
     def _ptr(self):
         return self._obj.ctypes.data
-
-    def __del__(self):
-        # the delegates' library handles (their memory is self._pool)
-        obj = getattr(self, "_obj", None)
-        if obj is not None:
-            self._lib.mote_method_destroy(obj.ctypes.data)
-
-    @property
-    def backend_pool_used(self) -> int:
-        """Bytes of the backend pool the method's delegates took at most (0 without delegates)."""
-        return int(self._lib.mote_method_backend_pool_used(self._ptr))
 
     def __del__(self):
         # the delegates' library handles (their memory is self._pool); a plain

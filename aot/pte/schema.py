@@ -550,10 +550,10 @@ class _Reader:
         n = self.scalar("u32", p)
         self._need(p + 4, n, "string")
         self._visit(4 + n)
-        try:
-            return bytes(self.buf[p + 4:p + 4 + n]).decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise FlatbufferError(f"string at {p}: {e}") from None
+        # the runtime takes any bytes in a name (it compares them, never decodes them): bytes
+        # that are not UTF-8 read as escapes ("\\xff"), as aot.host.runtime shows them, so the
+        # readers accept what the runtime runs
+        return bytes(self.buf[p + 4:p + 4 + n]).decode("utf-8", errors="backslashreplace")
 
     def vector(self, ns: Namespace, owner: str, s: _Slot, pos: int):
         name, elem = s.name, s.kind[1:-1]

@@ -183,6 +183,8 @@ def run_command(args) -> int:
         raise RunError("--method picks the method of a .pte on the host; a firmware build runs the "
                        "method it was built for (aot build --method NAME)")
     elif target.kind == HOST:
+        if program.is_dir():
+            read_build(program)  # a build folder's files must belong together, as on every target
         pte = program / "model.pte" if program.is_dir() else program
         if not pte.exists():
             raise RunError(f"{pte} not found")

@@ -139,7 +139,10 @@ def inspect_plan(p: PlanInfo) -> dict:
         "arena_lower_bound_bytes": live_bytes_lower_bound(planned, live_uses, p.inputs, live_outs),
         "plan_conflicts": [list(c) for c in plan_conflicts(planned, live_uses, p.inputs, live_outs)],
         "num_constants": len(constants),
-        "constant_tensor_bytes": sum(t.nbytes for t in constants),
+        "constant_tensor_bytes": sum(t.nbytes for t in constants),  # a buffer shared by n tensors: n times
+        # what the program stores: each constant buffer once (several values may view one)
+        "constant_buffers": len({t.buffer_idx for t in constants}),
+        "constant_stored_bytes": sum({t.buffer_idx: t.nbytes for t in constants}.values()),
         "unplanned_tensors": sorted(i for i, t in p.tensors.items() if t.kind == "unplanned"),
         # state kept across calls (planned with an initial value), and weights kept in a .ptd
         "mutable_buffers": [{"value": i, "name": t.fqn, "mem_id": t.mem_id, "offset": t.mem_offset,
@@ -167,7 +170,8 @@ def inspect_file(pte: PteFile, path: Optional[Path] = None) -> dict:
     if methods:
         first = next((m for m in methods if m["name"] == "forward"), methods[0])
         for k in ("ops", "inputs", "outputs", "memory_plan", "arena_bytes", "arena_total_bytes",
-                  "arena_lower_bound_bytes", "num_constants", "constant_tensor_bytes"):
+                  "arena_lower_bound_bytes", "num_constants", "constant_tensor_bytes",
+                  "constant_buffers", "constant_stored_bytes"):
             info[k] = first[k]
     if path is not None:
         from aot.compiler.manifest import manifest_path
@@ -237,7 +241,9 @@ def render_text(info: dict) -> str:
         tot = m["arena_total_bytes"]
         ratio = f" ({tot / lb:.2f}x)" if lb else ""
         L.append(f"  arenas {m['arena_bytes']} = {_kb(tot)}; live-bytes lower bound {_kb(lb)}{ratio}")
-        L.append(f"  constants: {m['num_constants']} tensors, {m['constant_tensor_bytes']} bytes")
+        shared = (f" in {m['constant_buffers']} stored buffers"
+                  if m["constant_buffers"] != m["num_constants"] else "")
+        L.append(f"  constants: {m['num_constants']} tensors{shared}, {m['constant_stored_bytes']} bytes stored")
         if m["mutable_buffers"]:
             L.append(f"  mutable buffers (state kept across calls): " + ", ".join(
                 f"{b['name'] or 'v%d' % b['value']} {b['bytes']} B @mem{b['mem_id']}+{b['offset']}"

@@ -424,3 +424,23 @@ def test_plans_sharing_values_many_times_are_refused(tmp_path, capsys):
     assert main(["inspect", str(path)]) == 1
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "sub-objects shared many times" in err
+
+
+def test_constants_shared_by_several_values_are_counted_once(tmp_path):
+    """Issue 39: a GRU's recurrent weight is read by each step's value, stored once: the
+    text gives the stored bytes (the header's constants figure), not one copy per value."""
+    import torch
+    from aot.compiler.pipeline import compile_module
+    torch.manual_seed(0)
+    gru = torch.nn.GRU(8, 8, batch_first=True).eval()
+    c = compile_module("gru", gru, (torch.randn(1, 6, 8),))
+    path = tmp_path / "gru.pte"
+    path.write_bytes(c.pte)
+    info = ins.inspect_pte(path)
+    assert info["num_constants"] > info["constant_buffers"]  # each step's view of weight_hh
+    assert info["constant_tensor_bytes"] > info["constant_stored_bytes"]
+    assert info["constant_stored_bytes"] == info["constants_bytes"]
+    text = ins.render_text(info)
+    assert (f"constants: {info['num_constants']} tensors in {info['constant_buffers']} stored buffers, "
+            f"{info['constants_bytes']} bytes stored") in text
+    assert str(info["constant_tensor_bytes"]) not in text
