@@ -50,14 +50,19 @@ def debug_compiled(compiled, target: str, seed: int = 0, out_dir=None, tol=None,
     return rep
 
 
+def check_debug_model(model) -> None:
+    """Refuse a build folder or a .pte (RunError): aot debug needs the model to compare with."""
+    path = Path(model)
+    if path.is_dir() or path.suffix == ".pte":
+        raise RunError(f"aot debug compares against the model, so it takes the model file (.py/.pt2), not "
+                       f"{path}; `aot profile` takes build folders and .pte files")
+
+
 def debug_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.recipe import Recipe
     from aot.devtools.debug import render_text
-    path = Path(args.model)
-    if path.is_dir() or path.suffix == ".pte":
-        raise RunError(f"aot debug compares against the model, so it takes the model file (.py/.pt2), not "
-                       f"{path}; `aot profile` takes build folders and .pte files")
+    check_debug_model(args.model)
     if args.target.startswith("serial:"):
         raise RunError("aot debug runs on host or a simulated board: it needs every op's outputs, which "
                        "a board's UART would take minutes to send (use aot profile for a real board)")

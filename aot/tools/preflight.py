@@ -45,6 +45,9 @@ def preflight(args) -> None:
 
 
 def _check_model(cmd: str, model: str) -> None:
+    if cmd == "debug":
+        from aot.tools.debug import check_debug_model
+        check_debug_model(model)
     if cmd == "profile" and (Path(model).is_dir() or Path(model).suffix == ".pte"):
         _exists(model, "", "a model file, a .pte or a build folder")  # profile also takes programs
         return

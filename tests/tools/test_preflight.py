@@ -31,6 +31,7 @@ MISTAKES = [
     (["debug", MLP, "--target", "host", "--int4-weights", "--group-size", "64", "--int16-activations"],
      "--int16-activations takes int8 weights"),
     (["profile", "nope.pte", "--target", "host"], "nope.pte: no such file"),
+    (["debug", str(ROOT / "zoo"), "--target", "host"], "`aot profile` takes build folders and .pte files"),
     (["run", "nope.pte"], "nope.pte: no such file"),
     (["run", MLP, "--target", "serial:"], "serial:PORT needs a port"),
     (["test", "nope"], "nope: no such file"),
