@@ -59,9 +59,6 @@ def check_debug_model(model) -> None:
 
 
 def debug_command(args) -> int:
-    from aot.compiler.pipeline import compile_model_file
-    from aot.compiler.recipe import Recipe
-    from aot.devtools.debug import render_text
     check_debug_model(args.model)
     if args.target.startswith("serial:"):
         raise RunError("aot debug runs on host or a simulated board: it needs every op's outputs, which "
@@ -71,6 +68,9 @@ def debug_command(args) -> int:
     if target.board is not None:
         target.require_simulator(f"board {target.board.name} has no simulator; aot debug runs on host or a "
                                  f"simulated board ({', '.join(simulated_boards())})")
+    from aot.compiler.pipeline import compile_model_file  # torch: after every check that needs no model
+    from aot.compiler.recipe import Recipe
+    from aot.devtools.debug import render_text
     compiled = compile_model_file(args.model, Recipe.from_args(args, target))
     rep = debug_compiled(compiled, args.target, args.seed, args.output_dir, args.tol, args.tol_quanta,
                          args.timeout, target.board)

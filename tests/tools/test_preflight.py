@@ -32,6 +32,7 @@ MISTAKES = [
      "--int16-activations takes int8 weights"),
     (["profile", "nope.pte", "--target", "host"], "nope.pte: no such file"),
     (["debug", str(ROOT / "zoo"), "--target", "host"], "`aot profile` takes build folders and .pte files"),
+    (["debug", MLP, "--target", "serial:/dev/ttyACM0"], "aot debug runs on host or a simulated board"),
     (["run", "nope.pte"], "nope.pte: no such file"),
     (["run", MLP, "--target", "serial:"], "serial:PORT needs a port"),
     (["test", "nope"], "nope: no such file"),
@@ -53,7 +54,6 @@ def test_refused_in_one_line_without_torch(argv, needle):
     ["export", MLP, "-o", "unused.pte"],
     ["build", MLP, "--board", "pico2", "--int8", "--opt", "size", "--kernel-opt=-O2"],
     ["compare", MLP, "--target", "linux-aarch64"],
-    ["debug", MLP, "--target", "serial:/dev/ttyACM0"],
     ["run", str(ROOT / "zoo"), "--target", "serial:socket://127.0.0.1:1"],
 ])
 def test_a_good_command_line_passes(argv, tmp_path):
