@@ -29,9 +29,13 @@ class Partitioner:
     """What one backend takes and how it compiles it.
 
     backend: the id the program's delegates table names (the runtime's
-    registry key); name: the ``--delegate`` name."""
+    registry key); name: the ``--delegate`` name; read_past_end: bytes the
+    backend's library may read after the end of a tensor it is given (never
+    writes): the memory plan leaves that many after every arena of a program
+    that delegates to it (spec.plan_info "arena_tail_bytes", aot.compiler.plan)."""
     name = ""
     backend = ""
+    read_past_end = 0
 
     def supports(self, spec: ir.ProgramSpec, call: ir.KernelCall) -> str:
         """"" if the backend takes ``call`` (op, dtypes, shapes), else why not (one phrase)."""
@@ -140,6 +144,8 @@ def delegate(spec: ir.ProgramSpec, name: str) -> dict:
         pos = last + 1
     new.extend(spec.instructions[pos:])
     spec.instructions = new
+    if subgraphs and part.read_past_end:
+        spec.plan_info["arena_tail_bytes"] = max(spec.plan_info.get("arena_tail_bytes", 0), part.read_past_end)
     part.finish(spec)
     _drop_unused(spec)
     ops: dict = {}

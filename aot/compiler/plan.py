@@ -305,6 +305,9 @@ def plan_memory(spec: ir.ProgramSpec, planner: str = "best", in_place: bool = Tr
             else:
                 spec.values[m].mem_id = ARENA_MEM_ID
                 spec.values[m].mem_offset = off
+    # a backend that reads past a tensor's end (aot.compiler.partition.Partitioner.read_past_end)
+    # reads inside the arena even for the tensor planned last
+    top += spec.plan_info.get("arena_tail_bytes", 0)
     spec.arena_sizes = [0, top]
     mutable = plan_mutable(spec)
     spec.plan_info.update({

@@ -883,6 +883,16 @@ def test_a_payload_of_many_nodes_inits_and_computes(conv1x1):
         assert np.allclose(got, inside.transpose(0, 3, 1, 2), atol=1e-6), n
 
 
+def test_a_payload_over_the_node_cap_is_refused_before_xnnpack(conv1x1):
+    """XNNPACK's planner is quadratic in a subgraph's values, so a payload holds at most
+    MOTE_XNNPACK_MAX_NODES (8,192) nodes: 8,188 init, 8,196 are MOTE_ERR_UNSUPPORTED."""
+    from aot.host.runtime import MoteError, Program
+    Program(_many_nodes(conv1x1, 8187)).method()  # + the Convert: 8,188 nodes
+    with pytest.raises(MoteError) as e:
+        Program(_many_nodes(conv1x1, 8195)).method()
+    assert e.value.name == "MOTE_ERR_UNSUPPORTED"
+
+
 def test_constants_xnnpack_reads_have_its_extra_bytes_after_them(conv1x1):
     """XNNPACK reads up to XNN_EXTRA_BYTES (16) past the end of a tensor's data (xnnpack.h: the
     caller must allocate them). A constant an Add reads at run time that ends less than 16 bytes
@@ -911,3 +921,16 @@ def test_constants_xnnpack_reads_have_its_extra_bytes_after_them(conv1x1):
         used[pad] = m.backend_pool_used
         assert np.array_equal(m.run([x])[0], want), pad
     assert used[0] - used[16] >= c.nbytes, used               # the copy of the constant, in the pool
+
+
+def test_arena_leaves_xnnpack_its_extra_bytes_after_the_last_tensor():
+    """XNN_EXTRA_BYTES (xnnpack.h): XNNPACK may read 16 bytes past any tensor it is given;
+    the plan of a delegating program ends each arena that far after its last tensor."""
+    import zoo
+    from aot.compiler.pipeline import compile_model_file
+    c = compile_model_file(zoo.path("mlp"), delegate="xnnpack")
+    plain = compile_model_file(zoo.path("mlp"))
+    ends = [v.mem_offset + v.nbytes for v in c.spec.values
+            if isinstance(v, ir.TensorValue) and v.mem_id == 1]
+    assert c.spec.arena_sizes[1] - max(ends) >= 16
+    assert c.spec.plan_info["arena_tail_bytes"] == 16 and "arena_tail_bytes" not in plain.spec.plan_info

@@ -56,6 +56,9 @@ def _layout_free(sizes: list) -> bool:
 class XnnpackPartitioner(Partitioner):
     name = "xnnpack"
     backend = "XnnpackBackend"
+    #: XNN_EXTRA_BYTES (xnnpack.h): "the caller must allocate" 16 readable bytes after
+    #: every tensor XNNPACK reads; its kernels read past the end, never write
+    read_past_end = 16
 
     def supports(self, spec: ir.ProgramSpec, call: ir.KernelCall) -> str:
         name = f"{call.op}.{call.overload}"
