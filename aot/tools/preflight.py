@@ -31,8 +31,8 @@ def preflight(args) -> None:
         target = _board_or_target(cmd, args)
         _check_recipe(args, target)
     elif cmd in ("run", "test"):
+        _run_target(cmd, args.target)  # the target first, as the commands check it
         _exists(args.program, "", "a .pte or a build folder" if cmd == "run" else "a build folder or a .bpte")
-        _run_target(cmd, args.target)
     elif cmd in ("qemu", "board-sources"):
         from aot.deploy.target import build_target
         build_target(args.board)
