@@ -324,7 +324,12 @@ def _quiet_dependencies() -> None:
     import warnings
     for name in ("torchao", "torch.utils._pytree", "torch._export", "torch.export",
                  "torch._subclasses.fake_tensor"):  # its tracebacks repeat our one-line error
-        logging.getLogger(name).setLevel(logging.CRITICAL if "fake_tensor" in name else logging.ERROR)
+        level = logging.CRITICAL if "fake_tensor" in name else logging.ERROR
+        # a filter, not only a level: importing torch (after this, since aot.cli imports no
+        # torch) resets its loggers' levels, but keeps their filters
+        logger = logging.getLogger(name)
+        logger.setLevel(level)
+        logger.addFilter(lambda record, level=level: record.levelno >= level)
     warnings.filterwarnings("ignore", category=FutureWarning)
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     warnings.filterwarnings("ignore", message=".*is an Enum subclass.*")

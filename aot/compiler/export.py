@@ -29,9 +29,24 @@ def capture(module: torch.nn.Module, example_inputs, **kwargs) -> torch.export.E
     try:
         return torch.export.export(module, tuple(example_inputs), **kwargs)
     except Exception as e:
-        where = raised_at(e)
+        where = raised_at(e) or _raised_in_module(e, module)
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise ExportError(f"torch.export failed{f' at {where}' if where else ''}: {first}") from e
+
+
+def _raised_in_module(exc: BaseException, root: torch.nn.Module) -> str:
+    """"module '0' (Linear)": the innermost submodule of `root` whose forward is on `exc`'s
+    traceback, for an error raised inside torch's own layers (an nn.Sequential has no
+    user code on the stack); "" when none is."""
+    names = {id(m): name for name, m in root.named_modules()}
+    found, tb = "", exc.__traceback__
+    while tb is not None:
+        owner = tb.tb_frame.f_locals.get("self")
+        if isinstance(owner, torch.nn.Module) and id(owner) in names:
+            name = names[id(owner)]
+            found = f"module '{name}' ({type(owner).__name__})" if name else found
+        tb = tb.tb_next
+    return found
 
 
 #: ops the decomposition keeps (by name, so torchao need not be imported):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Optional
 import shutil
 import subprocess
 from pathlib import Path
@@ -94,17 +95,20 @@ def _progress_cb(progress):
 # --------------------------------------------------------------------------- host
 
 
-def run_host(pte_path, inputs=None, method=None, ptd=None) -> dict:
+def run_host(pte_path, inputs=None, method=None, ptd=None, input_sets=None) -> dict:
     """Run method `method` (name; None: the first) of the .pte at `pte_path`
-    with the host runtime (libmote.so); ptd: the .ptd of its external weights."""
+    with the host runtime (libmote.so); ptd: the .ptd of its external weights.
+    inputs: one input set (None: zeros); input_sets: several, run in order on one
+    method instance as a firmware runs its embedded sets (embedded_inputs)."""
     from aot.host.runtime import Program
     method = Program(Path(pte_path), data_map=ptd).method(method)
-    if inputs is None:
-        inputs = [np.zeros(info.shape, info.dtype)
-                  for info in (method.input_info(i) for i in range(method.num_inputs))]
-    outs = method.run(inputs)
-    return {"target": "host", "program": str(pte_path),
-            "runs": [{"outputs": [np.asarray(o) for o in outs], "instructions": None}]}
+    if input_sets is None:
+        input_sets = [inputs if inputs is not None else
+                      [np.zeros(info.shape, info.dtype)
+                       for info in (method.input_info(i) for i in range(method.num_inputs))]]
+    runs = [{"outputs": [np.asarray(o) for o in method.run(list(s))], "instructions": None}
+            for s in input_sets]
+    return {"target": "host", "program": str(pte_path), "runs": runs}
 
 
 # --------------------------------------------------------------------------- simulator
@@ -117,6 +121,21 @@ def _check_inputs(info: dict, arrays: list, note=None) -> list:
                           [ir.DTYPE_NUMPY[m["dtype"]] for m in metas], note)
 
 
+def read_json(path: Path, keys=()) -> dict:
+    """The JSON object in `path` (a build folder's build.json, size.json) holding `keys`.
+    Raises RunError naming the file when it is not one: a folder edited by hand or by
+    another tool is refused in one line."""
+    try:
+        info = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise RunError(f"{path} cannot be read ({e}); rebuild the folder with `aot build`") from None
+    missing = [k for k in keys if not isinstance(info, dict) or k not in info]
+    if missing:
+        raise RunError(f"{path} is not a Mote build record (no {', '.join(missing)}); rebuild the folder "
+                       "with `aot build`")
+    return info
+
+
 def read_build(build_dir) -> dict:
     """build.json of `build_dir`, after checking that its files belong together:
     model.pte and firmware.elf must be the ones that build wrote (sha-256), so a
@@ -126,7 +145,7 @@ def read_build(build_dir) -> dict:
     if not (build_dir / "build.json").exists():
         raise RunError(f"{build_dir} is not a build directory (no build.json); "
                        "for a .pte use --target host")
-    info = json.loads((build_dir / "build.json").read_text())
+    info = read_json(build_dir / "build.json", ("board",))
     for key, name in (("pte_sha256", "model.pte"), ("firmware_sha256", "firmware.elf")):
         path = build_dir / name
         if not path.exists():
@@ -135,6 +154,33 @@ def read_build(build_dir) -> dict:
             raise RunError(f"{build_dir}: {name} does not match build.json (the folder mixes two "
                            "builds); rebuild with `aot build`")
     return info
+
+
+def embedded_inputs(build_dir, info: dict) -> Optional[list]:
+    """The input sets the firmware of `build_dir` runs, as lists of arrays: gen/inputs.bin
+    (aot build's embedded inputs, back to back in build.json's "inputs" order) or, for a
+    self-test build, its cases (model.bpte). None when the folder holds neither (a build
+    with --uart-inputs)."""
+    build_dir = Path(build_dir)
+    metas = info.get("inputs") or []
+    blob = build_dir / "gen" / "inputs.bin"
+    if blob.is_file() and metas:
+        data, sets, pos = blob.read_bytes(), [], 0
+        for _ in range(int(info.get("input_sets", 1))):
+            arrays = []
+            for m in metas:
+                dt = np.dtype(ir.DTYPE_NUMPY[m["dtype"]])
+                n = int(np.prod(m["sizes"], dtype=np.int64)) * dt.itemsize
+                if pos + n > len(data):
+                    raise RunError(f"{blob} holds fewer input bytes than build.json describes; rebuild")
+                arrays.append(np.frombuffer(data[pos:pos + n], dt).reshape(m["sizes"]).copy())
+                pos += n
+            sets.append(arrays)
+        return sets
+    if (build_dir / "model.bpte").is_file():
+        from aot.deploy.selftest import read_bpte
+        return [list(c) for c in read_bpte(build_dir / "model.bpte")[2].inputs]
+    return None
 
 
 def build_board(info: dict):
@@ -221,7 +267,7 @@ def run_simulator(build_dir, target: str, inputs=None, timeout: float = 120.0) -
     if code != 0 or len(outputs) != expected:
         raise RunError(f"firmware exited with status {code} after {len(outputs)} of {expected} "
                        f"inferences; UART:\n{text[-2000:]}")
-    size = json.loads((build_dir / "size.json").read_text())
+    size = read_json(build_dir / "size.json", ("flash_bytes", "ram_bytes"))
     if elf != build_dir / "firmware.elf":
         from aot.deploy.size import size_report
         rep = size_report(elf, out_dir=elf.parent)

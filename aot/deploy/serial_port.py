@@ -164,8 +164,8 @@ def run_serial(build_dir, port: str, inputs: Optional[list] = None, timeout: flo
         raise RunError(f"{e} after {len(runs)} of {len(sets)} inferences; last lines: {seen[-5:]}") from None
     finally:
         ser.close()
-    import json
-    size = json.loads((build_dir / "size.json").read_text())
+    from aot.deploy.run import read_json
+    size = read_json(build_dir / "size.json", ("flash_bytes", "ram_bytes"))
     return {"target": f"serial:{port}", "program": str(build_dir), "counter": counter,
             "runs": runs, "flash_bytes": size["flash_bytes"], "ram_bytes": size["ram_bytes"],
             "uart": "\n".join(seen) + "\n"}

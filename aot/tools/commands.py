@@ -12,7 +12,7 @@ from aot.errors import RunError
 from aot.host.inputs import conform_inputs, load_npz_inputs
 from aot.deploy.target import HOST, SERIAL, build_target, run_target
 from aot.deploy.build import build_compiled
-from aot.deploy.run import SIM_TARGETS, _check_inputs, read_build, run_host, run_simulator
+from aot.deploy.run import SIM_TARGETS, _check_inputs, embedded_inputs, read_build, run_host, run_simulator
 from aot.deploy.size import size_table
 from aot.tools.device import format_array
 from aot.tools import jsonout
@@ -183,8 +183,11 @@ def run_command(args) -> int:
         raise RunError("--method picks the method of a .pte on the host; a firmware build runs the "
                        "method it was built for (aot build --method NAME)")
     elif target.kind == HOST:
+        input_sets = None
         if program.is_dir():
-            read_build(program)  # a build folder's files must belong together, as on every target
+            info = read_build(program)  # a build folder's files must belong together, as on every target
+            if inputs is None:  # the inputs embedded at build time, as the firmware runs them
+                input_sets = embedded_inputs(program, info)
         pte = program / "model.pte" if program.is_dir() else program
         if not pte.exists():
             raise RunError(f"{pte} not found")
@@ -203,7 +206,7 @@ def run_command(args) -> int:
             inputs = conform_inputs(inputs, [x.shape for x in infos], [x.dtype for x in infos], _note)
         from aot.errors import RuntimeCallError
         try:
-            result = run_host(pte, inputs, name, ptd)
+            result = run_host(pte, inputs, name, ptd, input_sets=input_sets)
         except RuntimeCallError as e:
             if e.name != "MOTE_ERR_EXTERNAL_MISSING":
                 raise

@@ -67,9 +67,27 @@ def test_run_on_the_host_checks_a_build_folder_like_every_target(tmp_path, capsy
     assert "is not a build directory (no build.json)" in capsys.readouterr().err
     sha = {k: hashlib.sha256((build / n).read_bytes()).hexdigest()
            for k, n in (("pte_sha256", "model.pte"), ("firmware_sha256", "firmware.elf"))}
+    sha["board"] = "mps2-an505"
     (build / "build.json").write_text(json.dumps(sha))
     assert main(["run", str(build), "--target", "host"]) == 0
     capsys.readouterr()
+    # the inputs embedded at build time (gen/inputs.bin, two sets), as the firmware runs them
+    import numpy as np
+    sets = [np.full((2, 3), v, np.float32) for v in (1.0, -2.0)]
+    (build / "gen").mkdir()
+    (build / "gen" / "inputs.bin").write_bytes(b"".join(a.tobytes() for a in sets))
+    (build / "build.json").write_text(json.dumps({**sha, "board": "mps2-an505", "input_sets": 2,
+                                                  "inputs": [{"sizes": [2, 3], "dtype": 6}]}))
+    assert main(["run", str(build), "--target", "host", "--outputs", str(tmp_path / "o.npz")]) == 0
+    got = np.load(tmp_path / "o.npz")
+    for k, a in enumerate(sets):
+        want = Program(build / "model.pte").method().run([a])[0]
+        assert np.array_equal(got["output_0" if k == 0 else f"set{k}_output_0"], want)
+    assert not np.array_equal(got["output_0"], got["set1_output_0"])
+    capsys.readouterr()
+    (build / "build.json").write_text("garbage")  # a folder edited by hand: one line, no traceback
+    assert main(["run", str(build), "--target", "host"]) == 1
+    assert "build.json cannot be read" in capsys.readouterr().err
     (build / "build.json").write_text(json.dumps({**sha, "pte_sha256": "0" * 64}))
     assert main(["run", str(build), "--target", "host"]) == 1
     assert "model.pte does not match build.json" in capsys.readouterr().err

@@ -31,6 +31,18 @@ def example_inputs():
     return (torch.randn(2, 8),)
 '''
 
+MISMATCH = '''import torch
+from torch import nn
+
+
+def model():
+    return nn.Sequential(nn.Linear(10, 4)).eval()
+
+
+def example_inputs():
+    return (torch.randn(1, 12),)
+'''
+
 NONZERO = '''import torch
 from torch import nn
 
@@ -86,6 +98,19 @@ def test_forward_that_raises_is_one_line_with_the_model_line(tmp_path, int8):
                       "shape '[3, 5]' is invalid for input of size 8"], r.stderr
     assert len(r.stderr.splitlines()) <= 2  # (with --int8: the no-calibration-data warning)
     assert not (tmp_path / "m.pte").exists()
+
+
+@pytest.mark.parametrize("int8", [False, True])
+def test_shape_error_inside_a_torch_layer_names_the_module_and_no_torch_log(tmp_path, int8):
+    """A Linear fed the wrong width fails in torch's own code: the line names the layer, and
+    torch's fake-tensor logger (whose level importing torch resets) prints no traceback."""
+    (tmp_path / "lin.py").write_text(MISMATCH)
+    r = _aot("export", tmp_path / "lin.py", "-o", tmp_path / "m.pte", *(["--int8"] if int8 else []))
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "fake_tensor" not in r.stderr, r.stderr
+    assert [ln for ln in r.stderr.splitlines() if ": error: " in ln] == [
+        "aot export: error: torch.export failed at module '0' (Linear): a and b must have same reduction "
+        "dim, but got [1, 12] X [10, 4]."], r.stderr
+    assert len(r.stderr.splitlines()) <= 2
 
 
 def test_data_dependent_shape_is_named_as_such(tmp_path):
