@@ -81,6 +81,12 @@ class TensorValue:
         return self.numel * DTYPE_SIZES[self.dtype]
 
 
+
+def derived_origin(v: "TensorValue", what: str) -> str:
+    """The origin of a constant made from `v` (its DSP panel, its requantization record):
+    "features.6.weight (DSP panel)", or "" when `v` has none."""
+    return f"{v.origin} ({what})" if v.origin else ""
+
 @dataclass
 class IntListValue:
     """A list of ints. In the .pte, IntList items are *value indices* of Int

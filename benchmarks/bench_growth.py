@@ -292,7 +292,7 @@ def has_xnnpack(library) -> bool:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.strip().split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--quick", action="store_true", help="smaller base sizes, 3 runs (a smoke run)")
     ap.add_argument("--inputs", default=",".join(BASE), help="which inputs (default %(default)s)")
     ap.add_argument("--repeat", type=int, default=None, help="runs per size; the median is kept (default 5, --quick 3)")

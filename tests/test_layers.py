@@ -152,6 +152,7 @@ def test_layer_check_sees_dynamic_imports(tmp_path):
     "aot.deploy.run, aot.deploy.qemu, aot.deploy.uf2, aot.deploy.boards",
     "aot.host.runtime",
     "aot.tools.preflight, aot.compiler.model_path, aot.compiler.recipe, aot.deploy.generate",
+    "aot.tools.compare, aot.tools.profile, aot.tools.debug, aot.tools.commands",
 ])
 def test_fast_start_without_torch(modules):
     code = (f"import sys, importlib\nfor m in '{modules}'.split(', '): importlib.import_module(m)\n"

@@ -185,7 +185,7 @@ def nchw_stem_pass(spec: ir.ProgramSpec) -> int:
         pv = spec.values[c.args[PANEL_ARG]]
         p = nchw_panel(np.frombuffer(pv.constant, "<i2"), int(spec.values[c.args[-1]].sizes[3]))
         spec.values.append(ir.TensorValue(sizes=[int(p.size)], dtype=INT16, dim_order=[0],
-                                          constant=p.astype("<i2").tobytes(), name=f"{pv.name}_nchw"))
+                                          constant=p.astype("<i2").tobytes(), name=f"{pv.name}_nchw", origin=ir.derived_origin(pv, "NCHW panel")))
         if len(uses.get(c.args[PANEL_ARG], [])) == 1:
             spec.values[c.args[PANEL_ARG]] = None
         c.args[PANEL_ARG] = len(spec.values) - 1
@@ -324,7 +324,8 @@ def _add_linear_panel(spec: ir.ProgramSpec, call: ir.KernelCall, mode: str = "pa
     p = p.astype("<i2" if p.dtype == np.int16 else "<i4")
     spec.values.append(ir.TensorValue(sizes=[int(p.size)], dtype=ir.NUMPY_CODES[np.dtype(p.dtype.type)],
                                       dim_order=[0], constant=p.tobytes(),
-                                      name=f"{vals[0].name}_{'dsp' if p.dtype == np.int16 else 'rq'}"))
+                                      name=f"{vals[0].name}_{'dsp' if p.dtype == np.int16 else 'rq'}",
+                                      origin=ir.derived_origin(vals[0], 'DSP panel' if p.dtype == np.int16 else 'requantization table')))
     call.args.insert(LINEAR_PANEL_ARG, len(spec.values) - 1)
     return p.nbytes
 
@@ -392,7 +393,7 @@ def _add_dw_record(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
         return 0
     r = r.astype("<i4")
     spec.values.append(ir.TensorValue(sizes=[int(r.size)], dtype=INT32, dim_order=[0], constant=r.tobytes(),
-                                      name=f"{vals[0].name}_rec"))
+                                      name=f"{vals[0].name}_rec", origin=ir.derived_origin(vals[0], "depthwise record")))
     call.args.insert(DW_RECORD_ARG, len(spec.values) - 1)
     return r.nbytes
 
@@ -436,7 +437,7 @@ def add_dsp_weights(spec: ir.ProgramSpec, linear="panel", conv: bool = True) -> 
             p = panel(w).astype("<i2")
         spec.values.append(ir.TensorValue(sizes=[int(p.size)], dtype=INT16,
                                           dim_order=[0], constant=p.tobytes(),
-                                          name=f"{wv.name}_dsp"))
+                                          name=f"{wv.name}_dsp", origin=ir.derived_origin(wv, "DSP panel")))
         call.args.insert(PANEL_ARG, len(spec.values) - 1)
         added += p.nbytes
     if conv:

@@ -144,7 +144,7 @@ def apply(spec: ir.ProgramSpec, pairs, panels: bool = False) -> int:
         bv = spec.values[a[2]]
         replaced.append(a[2])
         spec.values.append(ir.TensorValue(sizes=list(bv.sizes), dtype=INT32, dim_order=[0],
-                                          constant=folded.tobytes(), name=f"{bv.name}_folded"))
+                                          constant=folded.tobytes(), name=f"{bv.name}_folded", origin=ir.derived_origin(bv, "zero point folded")))
         fb = len(spec.values) - 1
         border = _pair(_ints(spec, dc.args[6]))
         spec.values.append(ir.IntListValue(items=list(border)))
@@ -162,7 +162,7 @@ def apply(spec: ir.ProgramSpec, pairs, panels: bool = False) -> int:
             wv = spec.values[a[1]]
             pn = panel(w).astype("<i2")
             spec.values.append(ir.TensorValue(sizes=[int(pn.size)], dtype=INT16, dim_order=[0],
-                                              constant=pn.tobytes(), name=f"{wv.name}_dsp"))
+                                              constant=pn.tobytes(), name=f"{wv.name}_dsp", origin=ir.derived_origin(wv, "DSP panel")))
             pc.args.insert(9, len(spec.values) - 1)
             added += pn.nbytes
         pc.q = None  # the planar tensor is not the int8 value aot debug compares

@@ -565,8 +565,16 @@ def check_fits(spec: "ir.ProgramSpec", board, state: int, scratch: int, program_
     """Before any C is compiled (aot generate, aot build): the planned RAM (fit_check, no
     stack yet) and the program with its embedded data (flash_check) fit `board`.
     Raises BuildError naming the largest tensors by the user's names."""
-    fit_check(spec, board, state, scratch, 0)
-    flash_check(spec, board, program_bytes)
+    problems = []
+    for check in (lambda: fit_check(spec, board, state, scratch, 0), lambda: flash_check(spec, board, program_bytes)):
+        try:
+            check()
+        except BuildError as e:
+            problems.append(str(e))
+    if len(problems) == 2:  # both: one line that says so, not the RAM alone
+        raise BuildError(problems[0].rstrip(".") + ". Flash too: " + problems[1].split(": ", 1)[1])
+    if problems:
+        raise BuildError(problems[0])
 
 
 def flash_check(spec: "ir.ProgramSpec", board, program_bytes: int) -> None:

@@ -188,21 +188,26 @@ def compare(got, want, tol: float) -> dict:
             "verdict": "FAIL" if first is not None else "PASS"}
 
 
-def run_host(pte: bytes, st: SelfTest, method: str = METHOD) -> dict:
+def run_host(pte: bytes, st: SelfTest, method: str = METHOD, source: str = "") -> dict:
     """Run every case of `st` on the host runtime; the report of
-    aot.deploy.protocol.read_selftest."""
+    aot.deploy.protocol.read_selftest. source: the file the cases came from, named by
+    every error."""
     from aot.host.runtime import Program
     from aot.errors import RuntimeCallError
+    where = f"{source}: " if source else ""
     try:
         m = Program(bytes(pte)).method(method)
     except RuntimeCallError as e:
-        raise RunError(f"the host runtime cannot load method {method!r}: {e}") from None
+        raise RunError(f"{where}the host runtime cannot load method {method!r}: {e}") from None
     rows, fail = [], None
     for k, (ins, outs) in enumerate(zip(st.inputs, st.expected)):
         if len(ins) != m.num_inputs or len(outs) != m.num_outputs:
             raise RunError(f"case {k}: {len(ins)} inputs / {len(outs)} expected outputs, method "
                            f"{method!r} has {m.num_inputs} / {m.num_outputs}")
-        got = m.run(ins)
+        try:
+            got = m.run(ins)
+        except RuntimeCallError as e:
+            raise RunError(f"{where}case {k}: {e}") from None
         for o, (g, w) in enumerate(zip(got, outs)):
             tol = tolerance(w)
             r = compare(g, w, tol)

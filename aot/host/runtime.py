@@ -194,7 +194,7 @@ class Program:
         # the named data's lookup index (mote/program.h): binary searches instead of a scan per key
         self._named_index = _aligned(max(lib.mote_program_named_index_size(self._obj.ctypes.data), 4), 4)
         _check(lib, lib.mote_program_set_named_index(self._obj.ctypes.data, self._named_index.ctypes.data,
-                                                     len(self._named_index)), "named data index")
+                                                     len(self._named_index)), self.where("named data index"))
         if data_map is not None:
             ptd = _read(data_map)
             self._ptd = _aligned(len(ptd), PROGRAM_ALIGN)
@@ -211,7 +211,8 @@ class Program:
             self._map_index = _aligned(max(lib.mote_data_map_index_size(self._map.ctypes.data), 4), 4)
             _check(lib, lib.mote_data_map_set_index(self._map.ctypes.data, self._map_index.ctypes.data,
                                                     len(self._map_index)), f"index {label}")
-            _check(lib, lib.mote_program_set_data_map(self._obj.ctypes.data, self._map.ctypes.data), "data map")
+            _check(lib, lib.mote_program_set_data_map(self._obj.ctypes.data, self._map.ctypes.data),
+                   self.where(f"attach {label}"))
 
     @property
     def _ptr(self):
@@ -227,7 +228,7 @@ class Program:
         names = []
         for i in range(lib.mote_program_method_count(self._ptr)):
             s = C.c_char_p()
-            _check(lib, lib.mote_program_method_name(self._ptr, i, C.byref(s)))
+            _check(lib, lib.mote_program_method_name(self._ptr, i, C.byref(s)), self.where(f"method {i}'s name"))
             names.append(_c_text(s.value))
         return names
 

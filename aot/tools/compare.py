@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from aot.tools import jsonout
 
@@ -21,6 +20,7 @@ def random_inputs(example_inputs, seed: int) -> tuple:
     """Random inputs shaped and typed like `example_inputs`: normal for floats;
     integers and bools uniform within the example's own range (so token ids and
     indices stay valid for the model)."""
+    import torch
     g = torch.Generator().manual_seed(seed)
     out = []
     for t in example_inputs:
@@ -120,6 +120,7 @@ def _stateful_calls(fn, steps) -> list:
     input tuple of `steps`: its buffers start at their exported values and
     carry over as on the device; `fn` itself is left untouched."""
     import copy
+    import torch
     from aot.compiler.pipeline import outputs_tuple
     fn = copy.deepcopy(fn)
     with torch.no_grad():
@@ -201,12 +202,12 @@ def _output_scale(compiled):
 
 
 def compare_command(args) -> int:
-    from aot.compiler.pipeline import compile_model_file
-    from aot.compiler.recipe import Recipe
     from aot.deploy.target import run_target
     target = run_target(args.target, serial=False, linux=True)  # a board is checked before the compile
     if target.board is not None:
         target.require_simulator(f"board {target.board.name} has no simulator to compare on")
+    from aot.compiler.pipeline import compile_model_file  # torch: after the checks
+    from aot.compiler.recipe import Recipe
     # the program aot build would ship for that board (pre-widened DSP weights by default)
     compiled = compile_model_file(args.model, Recipe.from_args(args, target))
     if args.method:

@@ -10,7 +10,7 @@ same message, by calling the same checks: it restates none of them.
 """
 from __future__ import annotations
 
-import os
+import tempfile
 from pathlib import Path
 
 from aot.errors import MoteError, RunError
@@ -96,5 +96,10 @@ def _check_output(cmd: str, out: Path) -> None:
     parent = out if out.is_dir() else out.parent
     while not parent.exists():
         parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise MoteError(f"-o {out}: cannot write there ({parent} is not a folder this user may write)")
+    if not parent.is_dir():
+        raise MoteError(f"-o {out}: cannot write there ({parent} is not a folder)")
+    try:  # a real write, not os.access: root passes every permission check, not /proc or /sys
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as e:
+        raise MoteError(f"-o {out}: cannot write there ({parent}: {e.strerror or e})") from None

@@ -138,10 +138,6 @@ def _profile_serial(folder: Path, target: str, board, record: dict, args) -> dic
 
 
 def _profile_model(args) -> dict:
-    from aot.compiler.pipeline import compile_model_file, program_inputs
-    from aot.devtools.profile import profile_host
-    from aot.compiler.debug_record import debug_record
-    from aot.compiler.recipe import Recipe
     from aot.deploy.target import run_target
     if args.target.startswith("serial:"):
         raise RunError("--target serial:PORT profiles a build folder whose traced firmware is on "
@@ -156,6 +152,10 @@ def _profile_model(args) -> dict:
     if board is not None:
         target.require_simulator(f"board {board.name} has no simulator; build with --trace profile, flash it "
                                  "and use --target serial:PORT")
+    from aot.compiler.pipeline import compile_model_file, program_inputs  # torch: after the checks
+    from aot.devtools.profile import profile_host
+    from aot.compiler.debug_record import debug_record
+    from aot.compiler.recipe import Recipe
     compiled = compile_model_file(args.model, Recipe.from_args(args, target))
     inputs = program_inputs(compiled, compiled.example_inputs)
     if board is None:

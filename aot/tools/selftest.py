@@ -32,7 +32,7 @@ def run_selftest(program, target: str = "host", timeout: float = 120.0) -> dict:
             raise RunError(f"a .bpte runs on the host (--target host); for {target} give a build "
                            "directory made with `aot build ... --selftest`")
         pte, method, st = read_bpte(path)
-        rep = run_host(pte, st, method)
+        rep = run_host(pte, st, method, source=str(path))
     else:
         from aot.deploy.run import read_build
         info = read_build(path)
@@ -40,8 +40,9 @@ def run_selftest(program, target: str = "host", timeout: float = 120.0) -> dict:
             raise RunError(f"{path} was built without --selftest; rebuild it with "
                            f"`aot build MODEL --board {info['board']} --selftest`")
         if target == "host":
-            pte, method, st = read_bpte(path / info["selftest"].get("bundle", "model.bpte"))
-            rep = run_host(pte, st, method)
+            bundle = path / info["selftest"].get("bundle", "model.bpte")
+            pte, method, st = read_bpte(bundle)
+            rep = run_host(pte, st, method, source=str(bundle))
         elif target.startswith("serial:"):
             rep = _run_serial(path, info, target[len("serial:"):], timeout)
         else:

@@ -107,9 +107,12 @@ static uint32_t *index_alloc(size_t size)
     return (uint32_t *)aligned_zalloc(size < 4u ? 4u : size, 16u);
 }
 
+/* The program's path, named by every error line (set once main has it). */
+static const char *run_program_path = "";
+
 static int fail(const char *what, mote_err_t err)
 {
-    fprintf(stderr, "mote-run: %s: %s (%d)\n", what, mote_err_name(err), (int)err);
+    fprintf(stderr, "mote-run: %s: %s: %s (%d)\n", run_program_path, what, mote_err_name(err), (int)err);
     return 2;
 }
 
@@ -157,6 +160,7 @@ int main(int argc, char **argv)
         fprintf(stderr, RUN_USAGE);
         return 1;
     }
+    run_program_path = path;
     file = read_file(path, &size);
     if (file == NULL) {
         fprintf(stderr, "mote-run: cannot read %s\n", path);

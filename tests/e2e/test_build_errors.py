@@ -171,3 +171,19 @@ def test_selective_build_compiles_only_used_dtypes(tmp_path):
     from aot.host.runtime import library_path
     host = subprocess.run(["nm", str(library_path())], capture_output=True, text=True).stdout
     assert "mote_bin_row_i32" in host and "mote_bin_row_i64" in host
+
+
+def test_ram_and_flash_both_short_say_so_and_name_dsp_panels_by_their_weight(tmp_path):
+    """Issue 39: when RAM and flash are both short, the one line says both; a DSP panel
+    (the int16 copy of an int8 conv weight) is named by the weight it was made from."""
+    m = nn.Sequential(nn.Conv2d(8, 256, 3), nn.ReLU(), nn.Conv2d(256, 256, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compile_module("bigc", m.eval(), (torch.randn(1, 8, 8, 8),), int8=True, dsp_weights=True)
+    with pytest.raises(BuildError) as e:
+        build_compiled(c, "microbit", tmp_path / "out")
+    msg = str(e.value)
+    assert msg.startswith("model does not fit microbit: needs ") and "B of RAM" in msg
+    assert ". Flash too: the program needs " in msg
+    assert "Largest constants: 2.weight (DSP panel) [592384] 1,184,768 B, 2.weight [256, 3, 3, 256]" in msg
+    assert "_dsp" not in msg and "b__mote" not in msg

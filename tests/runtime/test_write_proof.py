@@ -101,7 +101,7 @@ def test_repro_rejected_by_mote_run(host_build, tmp_path):
         line = f"init: MOTE_ERR_{want} ({H.E[want]})"
         if name.startswith("fuzz_"):  # mote-run looks the method up by name first; the fuzzer broke a string
             line = "method: MOTE_ERR_BAD_VECTOR" if "method:" in r.stderr else line
-        assert r.returncode == 2 and f"mote-run: {line}" in r.stderr, (name, r.stderr)
+        assert r.returncode == 2 and f"mote-run: {local}: {line}" in r.stderr, (name, r.stderr)
 
 
 def test_repro_rejected_by_the_host_library(host_build):
