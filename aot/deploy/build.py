@@ -3,6 +3,8 @@
 Output directory (default build/<model>-<board>):
   model.pte, ops.json, mote_model.h      the program, its manifest, exact sizes
   firmware.elf / .bin (/ .uf2)           runtime + only the kernels in ops.json + model
+                                         (pico, pico2: with Raspberry Pi binary info for
+                                         `picotool info -a`, aot.deploy.binary_info)
   size.json                              flash and RAM by part (bytes), read from the
                                          link map and the ELF; the parts add up to
                                          flash_bytes / ram_bytes (see _size_json)
