@@ -80,11 +80,8 @@ GPIO_FUNC_UART = 2
 #: looks for the header. RP2040: after the 256-byte boot2; RP2350: from the start.
 HEADER_WINDOW = {"RP2040": (256, 256), "RP2350": (0, 1024)}
 
-#: the header's and the mapping table's sections (ports/rp2/binary_info.c),
-#: placed by aot.deploy.firmware.linker_script
+#: the header's section (ports/rp2/binary_info.c), placed by aot.deploy.firmware.linker_script
 HEADER_SECTION = ".mote_binary_info_header"
-#: the source file that lays the entries out
-C_SOURCE_NAME = "binary_info.c"
 HEADER_NAME = "mote_binary_info.h"
 #: picotool reads at most this many bytes of a string; Mote's are shorter
 MAX_STRING = 512
@@ -185,6 +182,7 @@ def header_text(board, program: ProgramInfo) -> str:
             raise BinaryInfoError(f"binary info {label} is longer than {MAX_STRING - 1} bytes or holds a NUL")
     tx, rx = uart_pins(board)
     macros = [
+        ("HEADER_SECTION", f'"{HEADER_SECTION}"', "placed by the generated linker script"),
         ("MARKER_START", f"0x{MARKER_START:08x}u", None),
         ("MARKER_END", f"0x{MARKER_END:08x}u", None),
         ("TYPE_ID_AND_INT", f"{TYPE_ID_AND_INT}u", None),

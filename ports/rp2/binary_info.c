@@ -8,7 +8,7 @@
  * generated mote_binary_info.h):
  *  - a 5-word header (MOTE_BI_MARKER_START, first entry pointer, end of the
  *    entry pointers, address mapping table, MOTE_BI_MARKER_END) in section
- *    .mote_binary_info_header, which the generated linker script places after
+ *    MOTE_BI_HEADER_SECTION, which the generated linker script places after
  *    the vector table (pico2: after the IMAGE_DEF block) and asserts inside the
  *    window picotool searches: RP2040 the 256 bytes after boot2 (RP2040
  *    datasheet 2.8.1: boot2 is the first 256 bytes of flash), RP2350 the first
@@ -84,7 +84,7 @@ static const void *const mote_bi_entries[] = {
 static const uint32_t mote_bi_mapping[1] = {0u};
 
 static const mote_bi_header_t mote_bi_header
-    __attribute__((section(".mote_binary_info_header"), used, aligned(4))) = {
+    __attribute__((section(MOTE_BI_HEADER_SECTION), used, aligned(4))) = {
         MOTE_BI_MARKER_START,
         mote_bi_entries,
         mote_bi_entries + sizeof mote_bi_entries / sizeof mote_bi_entries[0],
