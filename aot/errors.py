@@ -131,6 +131,11 @@ class Uf2Error(MoteError):
     """A UF2 file is malformed."""
 
 
+class BinaryInfoError(MoteError):
+    """An image has no readable Raspberry Pi binary info (aot.deploy.binary_info), or
+    what Mote would write there does not fit its layout."""
+
+
 class ProtocolError(MoteError):
     """A firmware's UART line does not fit the protocol or the build's outputs."""
 

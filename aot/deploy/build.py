@@ -3,6 +3,8 @@
 Output directory (default build/<model>-<board>):
   model.pte, ops.json, mote_model.h      the program, its manifest, exact sizes
   firmware.elf / .bin (/ .uf2)           runtime + only the kernels in ops.json + model
+                                         (pico, pico2: with Raspberry Pi binary info for
+                                         `picotool info -a`, aot.deploy.binary_info)
   size.json                              flash and RAM by part (bytes), read from the
                                          link map and the ELF; the parts add up to
                                          flash_bytes / ram_bytes (see _size_json)
@@ -44,6 +46,7 @@ from pathlib import Path
 from typing import Optional
 
 from aot.paths import CMSIS_DIR, KERNELS_DIR, PORTS_DIR, RUNTIME_DIR
+from aot.deploy import binary_info
 from aot.deploy.boards import load_board
 from aot.errors import BuildError, FirmwareError
 from aot.deploy.size import size_json
@@ -343,9 +346,12 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
         # leaves room for .data/.bss; the exact reserve follows as on every board.
         stack = max(256, spare // 4 // 8 * 8)
     (gen / "mote_model.h").write_text(model_header(compiled, state, stack, cases))
+    # RP2040/RP2350 images carry Raspberry Pi binary info (`picotool info -a`)
+    program = (binary_info.model_program(compiled.name, bool(compiled.int8), int(sum(spec.arena_sizes)))
+               if binary_info.board_chip(board) else None)
     try:
         art = build_firmware(board, sources, include_dirs=includes, defines=defines, out_dir=out,
-                             stack_bytes=stack, opt=opt_flag, layout=layout,
+                             stack_bytes=stack, opt=opt_flag, layout=layout, program=program,
                              **kernel_opt_groups(support_sources() + kernels, kernel_flag))
     except FirmwareError as e:
         raise _link_error(e, spec, board, state, scratch, stack) from None

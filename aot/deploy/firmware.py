@@ -167,6 +167,38 @@ def boot2_image(board: Board, gen: Path) -> Path:
     return out
 
 
+# --------------------------------------------------------------------------- RP2 binary info
+
+
+BINARY_INFO_SOURCE = PORTS_DIR / "rp2" / "binary_info.c"
+
+
+def binary_info_sources(board: Board, gen: Path, program=None, name: str = "firmware") -> list:
+    """For an RP2040/RP2350 board: write gen/mote_binary_info.h (`program`, an
+    aot.deploy.binary_info.ProgramInfo, default binary_info.firmware_program(name))
+    and return [ports/rp2/binary_info.c]; [] for other boards."""
+    from aot.deploy import binary_info
+    if binary_info.board_chip(board) is None:
+        return []
+    program = program or binary_info.firmware_program(name, board.name)
+    (gen / binary_info.HEADER_NAME).write_text(binary_info.header_text(board, program))
+    return [BINARY_INFO_SOURCE]
+
+
+#: The output sections linker_script loads into FLASH, in address order.
+FLASH_LOAD_SECTIONS = (".text", ".ARM.extab", ".ARM.exidx", ".data", ".mote_sram")
+
+
+def flash_end_expression() -> str:
+    """GNU ld expression of the first flash address after the image (= the end of
+    the .bin): the load end of the last non-empty FLASH_LOAD_SECTIONS member (an
+    empty one may be placed at an aligned address past the image)."""
+    expr = f"LOADADDR({FLASH_LOAD_SECTIONS[0]}) + SIZEOF({FLASH_LOAD_SECTIONS[0]})"
+    for sec in FLASH_LOAD_SECTIONS[1:]:
+        expr = f"(SIZEOF({sec}) ? LOADADDR({sec}) + SIZEOF({sec}) : {expr})"
+    return expr
+
+
 #: Object files whose code `code_in_sram` places in SRAM: the kernels (obj/ mirrors the sources' folders).
 SRAM_CODE_OBJECTS = ("*/obj/cmsis/*", "*/obj/kernels/*")
 
@@ -212,6 +244,11 @@ def linker_script(board: Board, stack_bytes: int = DEFAULT_STACK_BYTES, code_in_
             "ASSERT(__mote_image_def_end__ <= ORIGIN(FLASH) + 4096,\n"
             "       \"IMAGE_DEF block must lie in the first 4 KB of flash\")\n"
         )
+    from aot.deploy.binary_info import linker_lines
+    binary_info, binary_info_check = linker_lines(board)
+    image_def += binary_info
+    if binary_info:
+        image_def_check += f"__mote_flash_binary_end__ = {flash_end_expression()};\n" + binary_info_check
     mr = board.model_region
     if weights_in_sram and mr:
         raise FirmwareError(f"{board.name} keeps the program in its model region; weights in SRAM are for "
@@ -432,9 +469,13 @@ def build_firmware(
     name: str = "firmware",
     jobs: int = 2,
     layout: Optional[Mapping] = None,
+    program=None,
 ) -> FirmwareArtifacts:
     """Compile `sources` + the board's port, link, and write elf/bin/map(/uf2).
-    layout: linker_script's code_in_sram / weights_in_sram."""
+    layout: linker_script's code_in_sram / weights_in_sram. program: the
+    Raspberry Pi binary info of an RP2040/RP2350 image (an
+    aot.deploy.binary_info.ProgramInfo; default: binary_info.firmware_program(name)),
+    written to gen/mote_binary_info.h for ports/rp2/binary_info.c."""
     board = load_board(board)
     if shutil.which(CC) is None:
         raise FirmwareError(f"{CC} not found (Debian: apt install gcc-arm-none-eabi libnewlib-arm-none-eabi)")
@@ -450,6 +491,7 @@ def build_firmware(
     all_sources = [Path(s) for s in sources] + port_sources(board)
     if board.boot2_bytes:
         all_sources.append(boot2_image(board, gen))
+    all_sources += binary_info_sources(board, gen, program, name)
     objects = compile_sources(board, all_sources, [gen] + [Path(d) for d in include_dirs], defines,
                               out / "obj", opt, fast_sources, fast_opt, extra_cflags, jobs)
     objects += [Path(o).resolve() for o in extra_objects]

@@ -18,7 +18,7 @@ _MAP_ADDR_LINE = re.compile(r"^\s+0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+(\S.*)$"
 def _section_kind(name: str) -> Optional[str]:
     if name.startswith((".text", ".vectors", ".mote_image_def", ".ARM.exidx", ".ARM.extab")):
         return "text"
-    if name.startswith((".rodata", ".mote_model")):
+    if name.startswith((".rodata", ".mote_model", ".mote_binary_info")):
         return "rodata"
     if name.startswith(".data"):
         return "data"
