@@ -63,13 +63,15 @@ class Rp2040Run:
     budget, asleep); exit_status: the firmware's MOTE EXIT status (None without
     one); uart: UART0's text ("\\r\\n" as "\\n"); cycles: core cycles of the whole run;
     boot2_cycles / image_cycles: cycles from reset until boot2 (in SRAM) and the
-    image's reset handler ran their first instruction; message: the runner's line."""
+    image's reset handler ran their first instruction; out_cycles: the cycle count as
+    each OUT line ended; message: the runner's line."""
     result: str
     exit_status: Optional[int]
     uart: str
     cycles: int
     boot2_cycles: Optional[int]
     image_cycles: Optional[int]
+    out_cycles: list
     message: str
     fault: Optional[dict]
 
@@ -152,7 +154,8 @@ def run_uf2(uf2: Union[str, Path], board: Union[str, Board] = "pico", max_cycles
         except (OSError, ValueError):
             raise RunError(f"the rp2040js runner ended without a status; UART:\n{text[-2000:]}") from None
     return Rp2040Run(st["result"], st.get("exit_status"), text, int(st.get("cycles") or 0),
-                     st.get("boot2_cycles"), st.get("image_cycles"), st.get("message", ""), st.get("fault"))
+                     st.get("boot2_cycles"), st.get("image_cycles"), list(st.get("out_cycles") or []),
+                     st.get("message", ""), st.get("fault"))
 
 
 def _stream(cmd: list, timeout_s: float, on_line, budget: int) -> str:

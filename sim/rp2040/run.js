@@ -40,7 +40,8 @@
  *
  * UART0's bytes go to stdout as they arrive. One line on stderr says how a run
  * ended unless the firmware exited; --status writes {"result", "exit_status",
- * "cycles", "boot2_cycles", "image_cycles", "message", "fault"} with result one of
+ * "cycles", "boot2_cycles", "image_cycles", "out_cycles" (the core cycle count as each "OUT"
+ * line ended), "message", "fault"} with result one of
  * "exit" (the firmware's MOTE EXIT), "fault", "bad_uf2", "bad_boot2", "budget",
  * "asleep" (WFI with nothing left to wake the core). Exit status: the firmware's
  * for "exit", else EXIT_CODES below.
@@ -185,7 +186,7 @@ class XipCtrl extends BasePeripheral {
 function main() {
   let opts;
   const status = { result: null, exit_status: null, cycles: 0, boot2_cycles: null, image_cycles: null,
-                   message: '', fault: null };
+                   out_cycles: [], message: '', fault: null };
   const finish = (result, message, extra) => {
     Object.assign(status, { result, message }, extra || {});
     if (opts && opts.status) fs.writeFileSync(opts.status, JSON.stringify(status) + '\n');
@@ -253,6 +254,7 @@ function main() {
     if (b === 0x0a) {
       const m = /^MOTE EXIT (-?[0-9]{1,10})\r?$/.exec(line);
       if (m) exitStatus = Number(m[1]);
+      if (line.startsWith('OUT ')) status.out_cycles.push(core.cycles + slept);
       line = '';
     } else if (line.length < 200) {
       line += String.fromCharCode(b);
