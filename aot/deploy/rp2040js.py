@@ -91,7 +91,7 @@ def check_installed() -> None:
     except (OSError, ValueError):
         version = None
     if version != RP2040JS_VERSION:
-        raise RunError(f"rp2040js {RP2040JS_VERSION} is not installed in {SIM_DIR.relative_to(ROOT)} "
+        raise RunError(f"rp2040js {RP2040JS_VERSION} is not installed in {SIM_DIR} "
                        f"(found {version}); run `npm ci --prefix sim/rp2040` (scripts/bootstrap.sh does)")
 
 

@@ -144,3 +144,26 @@ def test_cycle_budget_bounds_a_run(builds):
     assert run.result == "budget" and 200_000 < run.cycles < 200_100
     assert "MOTE BOOT pico" in run.uart and "MOTE DONE" not in run.uart
     assert rp2040js.cycle_budget(board) == 10 * 125_000_000
+
+
+def test_uart_inputs_reach_the_firmware(tmp_path):
+    """--uart-inputs: the runner feeds UART0's receiver as its FIFO has room; the outputs
+    are the host runtime's for the same program and input, byte for byte."""
+    import numpy as np
+    from aot.deploy.run import run_host, run_simulator
+    d = tmp_path / "uin"
+    r = _aot("build", MODEL, "--board", "pico", "--int8", "--uart-inputs", "-o", d)
+    assert r.returncode == 0, r.stderr
+    x = np.linspace(-1, 1, 64, dtype=np.float32).reshape(1, 1, 8, 8)
+    sim = run_simulator(d, "pico", [x], timeout=120)
+    host = run_host(d / "model.pte", [x])
+    assert sim["counter"] == "cycles" and sim["runs"][0]["cycles"] > 100_000
+    assert np.asarray(sim["runs"][0]["outputs"][0]).tobytes() == np.asarray(host["runs"][0]["outputs"][0]).tobytes()
+
+
+def test_missing_rp2040js_is_one_line(monkeypatch, tmp_path):
+    from aot.errors import RunError
+    monkeypatch.setattr(rp2040js, "SIM_DIR", tmp_path)
+    with pytest.raises(RunError) as e:
+        rp2040js.check_installed()
+    assert "rp2040js 1.4.1 is not installed" in str(e.value) and "npm ci --prefix sim/rp2040" in str(e.value)
