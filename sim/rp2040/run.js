@@ -32,11 +32,13 @@
  *    its next timer alarm; its cycles count towards the budget.
  *
  * Faults: rp2040js does not raise HardFault itself. BKPT and UDF (which on a
- * Cortex-M0+ without a debugger escalate to HardFault) enter HardFault here with
- * the instruction's address stacked. An unaligned access, a read or write of an
- * address nothing answers, or an instruction rp2040js does not decode (a HardFault
- * on silicon) stop the run as a fault at once. A HardFault taken while in
- * HardFault or NMI is a lockup.
+ * Cortex-M0+ without a debugger escalate to HardFault), an unaligned access, a
+ * read or write of an address nothing answers and an instruction rp2040js does not
+ * decode (each a HardFault on silicon) enter HardFault here after the instruction,
+ * with its address stacked; a load's register then holds the model's 0xffffffff
+ * where silicon would leave it unchanged. The firmware's handler gets
+ * AFTER_FAULT_CYCLES to print its report and MOTE EXIT; the run's result is
+ * "fault" either way. A HardFault taken while in HardFault or NMI is a lockup.
  *
  * UART0's bytes go to stdout as they arrive. One line on stderr says how a run
  * ended unless the firmware exited; --status writes {"result", "exit_status",
@@ -274,19 +276,19 @@ function main() {
         status.cycles = cycles;
         status.exit_status = exitStatus;
         if (fault) {
-          return finish('fault', `hard fault at pc=${fault.pc} (lr=${fault.lr}) after ${fault.cycle} cycles; the firmware reported it and exited with status ${exitStatus}`, { fault });
+          return finish('fault', `hard fault at pc=${fault.pc} (lr=${fault.lr}) after ${fault.cycle} cycles${fault.detail ? ` (${fault.detail})` : ''}; the firmware reported it and exited with status ${exitStatus}`, { fault });
         }
         return finish('exit', '');
       }
       if (cycles > budget) {
         status.cycles = cycles;
-        if (fault) return finish('fault', `hard fault at pc=${fault.pc} (lr=${fault.lr}) after ${fault.cycle} cycles; no exit report followed`, { fault });
+        if (fault) return finish('fault', `hard fault at pc=${fault.pc} (lr=${fault.lr}) after ${fault.cycle} cycles${fault.detail ? ` (${fault.detail})` : ''}; no exit report followed`, { fault });
         return finish('budget', `the cycle budget (${budget} cycles) ran out before the firmware printed MOTE EXIT`);
       }
       if (fault && fault.cycle === 0) fault.cycle = cycles;
       if (fault && cycles - fault.cycle > AFTER_FAULT_CYCLES) {
         status.cycles = cycles;
-        return finish('fault', `hard fault at pc=${fault.pc} (lr=${fault.lr}) after ${fault.cycle} cycles; no exit report followed`, { fault });
+        return finish('fault', `hard fault at pc=${fault.pc} (lr=${fault.lr}) after ${fault.cycle} cycles${fault.detail ? ` (${fault.detail})` : ''}; no exit report followed`, { fault });
       }
       const pc = core.PC;
       if (status.image_cycles === null) {
@@ -320,9 +322,13 @@ function main() {
         core.exceptionEntry(EXC_HARDFAULT);
       }
       if (simFaults.length) {
-        status.cycles = core.cycles + slept;
-        const info = { pc: hex(pc), lr: hex(core.LR), sp: hex(core.SP), ipsr: core.IPSR, detail: simFaults[0] };
-        return finish('fault', `hard fault at pc=${info.pc} (lr=${info.lr}) after ${status.cycles} cycles: ${simFaults[0]}`, { fault: info });
+        /* what faults on silicon: HardFault with the instruction's address stacked (the
+         * model has already finished the instruction: a load's register holds its 0xffffffff) */
+        const detail = simFaults[0];
+        simFaults.length = 0;
+        core.PC = pc;
+        core.exceptionEntry(EXC_HARDFAULT);
+        if (fault && !fault.detail) fault.detail = detail;
       }
     }
   } catch (e) {

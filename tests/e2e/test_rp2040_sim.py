@@ -167,3 +167,22 @@ def test_missing_rp2040js_is_one_line(monkeypatch, tmp_path):
     with pytest.raises(RunError) as e:
         rp2040js.check_installed()
     assert "rp2040js 1.4.1 is not installed" in str(e.value) and "npm ci --prefix sim/rp2040" in str(e.value)
+
+
+def test_bus_fault_enters_the_firmwares_handler(tmp_path):
+    """The port self-test's fault variant reads 0xf0000000 (nothing answers there): the
+    core enters HardFault at that load, as on silicon, and the pico port's handler
+    reports it on UART0 before the run ends as a fault."""
+    import re
+    from aot.deploy.firmware import build_firmware
+    a = build_firmware("pico", [ROOT / "ports" / "cortex-m" / "selftest.c"],
+                       defines={"MOTE_SELFTEST_FAULT": None}, out_dir=tmp_path / "fw", stack_bytes=4096)
+    run = rp2040js.run_uf2(a.uf2, "pico")
+    assert (run.result, run.exit_status) == ("fault", 3)  # MOTE_PORT_EXIT_FAULT, from the firmware
+    assert "FAULT TEST" in run.uart and "NOT REACHED" not in run.uart
+    m = re.search(r"MOTE FAULT exception=3 pc=0x([0-9a-f]{8})", run.uart)
+    nm = subprocess.run(["arm-none-eabi-nm", "-S", str(a.elf)], capture_output=True, text=True, check=True).stdout
+    start, size = next((int(f[0], 16) & ~1, int(f[1], 16)) for f in (ln.split() for ln in nm.splitlines())
+                       if f[-1] == "mote_selftest_fault_read")
+    assert m and start <= int(m.group(1), 16) < start + size
+    assert run.fault["pc"] == "0x" + m.group(1) and "f0000000" in run.message
