@@ -120,6 +120,13 @@ class Board:
     path: Path = field(compare=False)
 
     @property
+    def count_unit(self) -> str:
+        """What the firmware's cycle counter counts here: "instructions" under QEMU
+        (-icount, cycle_counter systick-icount), else "cycles" of the core clock (DWT or
+        SysTick on silicon; rp2040js's cycle accounting for the pico)."""
+        return "instructions" if self.cycle_counter == "systick-icount" else "cycles"
+
+    @property
     def dsp_kernels(self) -> bool:
         """True if the board's int8 kernels are cmsis/'s DSP versions (DSP, no MVE:
         mote_s8_arm.h picks MVE first)."""

@@ -228,8 +228,7 @@ def run_simulator(build_dir, target: str, inputs=None, timeout: float = 120.0) -
         flash, ram = int(rep["flash_used"]), int(rep["ram_used"])
     else:
         flash, ram = size["flash_bytes"], size["ram_bytes"]
-    from aot.deploy.serial_port import count_name
-    counter = count_name(board)  # QEMU's icount: instructions; rp2040js's SysTick: core cycles
+    counter = board.count_unit  # QEMU's icount: instructions; rp2040js's SysTick: core cycles
     return {"target": target, "program": str(build_dir), "elf": str(elf), "counter": counter,
             "runs": [{"outputs": o, counter: c} for o, c in zip(outputs, cycles)],
             "flash_bytes": flash, "ram_bytes": ram, "uart": text}
