@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 
-APT_PKGS="cmake make gcc g++ python3-venv gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm binutils clang libclang-rt-14-dev gcc-aarch64-linux-gnu qemu-user libxnnpack-dev libpthreadpool-dev"
+APT_PKGS="cmake make gcc g++ python3-venv gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm binutils clang libclang-rt-14-dev gcc-aarch64-linux-gnu qemu-user libxnnpack-dev libpthreadpool-dev nodejs"
 missing=""
 for p in $APT_PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -37,6 +37,20 @@ if [ ! -f "$A64_SYSROOT/usr/include/xnnpack.h" ]; then
     mkdir -p "$A64_SYSROOT"
     for d in "$debs"/*.deb; do dpkg -x "$d" "$A64_SYSROOT"; done
     rm -rf "$debs"
+fi
+
+# rp2040js (npm), the RP2040 model the pico board runs on (sim/rp2040, aot/deploy/rp2040js.py):
+# the version its package-lock.json pins, installed with `npm ci` only when the lock file is
+# newer than the installed tree (so a set-up machine needs no network here).
+if ! command -v npm >/dev/null 2>&1; then
+    echo "bootstrap: installing npm"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q npm
+fi
+RP_TREE=sim/rp2040/node_modules/.package-lock.json
+if [ ! -f "$RP_TREE" ] || [ sim/rp2040/package-lock.json -nt "$RP_TREE" ]; then
+    echo "bootstrap: installing rp2040js (npm ci in sim/rp2040)"
+    npm ci --prefix sim/rp2040 --no-audit --no-fund --loglevel=error
 fi
 
 PY="${PYTHON:-python3}"

@@ -20,7 +20,8 @@ Fields (addresses and sizes may be JSON integers or "0x..." strings):
     cycle_counter: dwt | systick | systick-icount   (systick: core clock cycles from
                                      SysTick + wrap count, for cores without DWT CYCCNT)
     semihosting: bool                mote_port_exit() uses SYS_EXIT_EXTENDED
-    simulator: null | {kind: "qemu", machine, systick_hz}
+    simulator: null | {kind: "qemu", machine, systick_hz} | {kind: "rp2040js", machine: "rp2040"}
+                                     (rp2040js: the npm RP2040 model, sim/rp2040, rp2040 port only)
     uf2_family_id: null | "0x..."    UF2 family written by aot.deploy.uf2
     clock_tree (optional) {name: integer}: the port's clock set-up numbers (PLL
                                      dividers, wait states), each a MOTE_BOARD_CLOCK_<NAME> macro
@@ -61,6 +62,8 @@ DSP_CORES = FPU_CORES
 UART_KINDS = ("cmsdk", "pl011", "nrf51", "stm32-usart", "none")
 PORTS = ("qemu", "pico2", "rp2040", "stm32f446", "generic")
 CYCLE_COUNTERS = ("dwt", "systick", "systick-icount")
+#: simulator.kind values: QEMU machines, and rp2040js (npm) for the RP2040 (sim/rp2040)
+SIMULATOR_KINDS = ("qemu", "rp2040js")
 FLOAT_ABIS = ("soft", "softfp", "hard")
 
 
@@ -88,9 +91,9 @@ class Uart:
 
 @dataclass(frozen=True)
 class Simulator:
-    kind: str  # "qemu"
-    machine: str  # -machine value
-    systick_hz: int  # SysTick (CPU clock source) frequency QEMU models, Hz
+    kind: str  # "qemu" or "rp2040js" (sim/rp2040: the RP2040 model from npm, aot.deploy.rp2040js)
+    machine: str  # QEMU: -machine value; rp2040js: "rp2040"
+    systick_hz: Optional[int] = None  # QEMU: SysTick (CPU clock source) frequency it models, Hz; rp2040js: None (SysTick counts core cycles)
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,13 @@ class Board:
     uf2_family_id: Optional[int]
     irq_count: int
     path: Path = field(compare=False)
+
+    @property
+    def count_unit(self) -> str:
+        """What the firmware's cycle counter counts here: "instructions" under QEMU
+        (-icount, cycle_counter systick-icount), else "cycles" of the core clock (DWT or
+        SysTick on silicon; rp2040js's cycle accounting for the pico)."""
+        return "instructions" if self.cycle_counter == "systick-icount" else "cycles"
 
     @property
     def dsp_kernels(self) -> bool:
@@ -247,14 +257,20 @@ def parse_board(path: Path) -> Board:
     sim = d.get("simulator")
     simulator = None
     if sim is not None:
-        if _need(sim, "kind", path, "simulator.") != "qemu":
-            raise BoardError(f"{path.name}: simulator.kind must be 'qemu'")
-        simulator = Simulator("qemu", str(_need(sim, "machine", path, "simulator.")),
-                              _int(_need(sim, "systick_hz", path, "simulator."),
-                                   "simulator.systick_hz", path))
+        kind = _need(sim, "kind", path, "simulator.")
+        if kind not in SIMULATOR_KINDS:
+            raise BoardError(f"{path.name}: simulator.kind must be one of {', '.join(SIMULATOR_KINDS)}")
+        machine = str(_need(sim, "machine", path, "simulator."))
+        if kind == "qemu":
+            simulator = Simulator(kind, machine, _int(_need(sim, "systick_hz", path, "simulator."),
+                                                      "simulator.systick_hz", path))
+        else:
+            if machine != "rp2040" or port != "rp2040":
+                raise BoardError(f"{path.name}: simulator rp2040js runs the rp2040 port (machine 'rp2040')")
+            simulator = Simulator(kind, machine)
     counter = _choice(_need(d, "cycle_counter", path), CYCLE_COUNTERS, "cycle_counter", path)
-    if counter == "systick-icount" and simulator is None:
-        raise BoardError(f"{path.name}: cycle_counter 'systick-icount' needs a simulator")
+    if counter == "systick-icount" and (simulator is None or simulator.kind != "qemu"):
+        raise BoardError(f"{path.name}: cycle_counter 'systick-icount' needs a QEMU simulator")
     if counter == "dwt" and core in ARMV6M_CORES:
         raise BoardError(f"{path.name}: {core} has no DWT cycle counter (use 'systick')")
     boot2 = _int(d.get("boot2", {}).get("size", 0) if d.get("boot2") else 0, "boot2.size", path)

@@ -866,7 +866,8 @@ def board_sources(board_name: str, port_dir=None) -> dict:
         "kernel_sources": [str(p) for p in support_sources() + board_kernel_files(board)],
         "include_dirs": [str(RUNTIME_DIR / "include"), str(EMBED_DIR), str(KERNELS_DIR)],
         "arch_flags": list(board.arch_flags),
-        "qemu_machine": board.simulator.machine if board.simulator is not None else None,
+        "qemu_machine": (board.simulator.machine if board.simulator is not None
+                         and board.simulator.kind == "qemu" else None),
         "port": port_manifest(board),
     }
 

@@ -58,6 +58,11 @@ def run_firmware(elf: Union[str, Path], board: Union[str, Board], timeout_s: flo
     `stdin_bytes` are fed to UART0's receiver. UART text has "\\r\\n" turned into "\\n".
     Raises QemuTimeout when the firmware has not exited after `timeout_s` seconds.
     """
+    board = load_board(board)
+    if board.simulator is not None and board.simulator.kind == "rp2040js":
+        from aot.deploy import rp2040js
+        return rp2040js.run_firmware_streaming(elf, board, timeout_s=max(timeout_s, 300.0),
+                                               stdin_bytes=stdin_bytes)
     if shutil.which(QEMU) is None:
         raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
     cmd = qemu_command(elf, board)
@@ -79,7 +84,15 @@ def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], time
     """As run_firmware, but reads UART0 line by line while the firmware runs and
     calls `on_line(line)` for each (for progress bars). Always under `timeout_s`
     seconds of wall time; on timeout QEMU is killed and QemuTimeout raised.
+
+    A board whose simulator is rp2040js (pico) runs its UF2 there instead
+    (aot.deploy.rp2040js.run_firmware_streaming: bounded by core cycles).
     """
+    board = load_board(board)
+    if board.simulator is not None and board.simulator.kind == "rp2040js":
+        from aot.deploy import rp2040js
+        return rp2040js.run_firmware_streaming(elf, board, timeout_s=max(timeout_s, 300.0),
+                                               on_line=on_line, stdin_bytes=stdin_bytes)
     import selectors
     import time
 

@@ -274,6 +274,7 @@ def run_simulator(build_dir, target: str, inputs=None, timeout: float = 120.0) -
         flash, ram = int(rep["flash_used"]), int(rep["ram_used"])
     else:
         flash, ram = size["flash_bytes"], size["ram_bytes"]
-    return {"target": target, "program": str(build_dir), "elf": str(elf),
-            "runs": [{"outputs": o, "instructions": c} for o, c in zip(outputs, cycles)],
+    counter = board.count_unit  # QEMU's icount: instructions; rp2040js's SysTick: core cycles
+    return {"target": target, "program": str(build_dir), "elf": str(elf), "counter": counter,
+            "runs": [{"outputs": o, counter: c} for o, c in zip(outputs, cycles)],
             "flash_bytes": flash, "ram_bytes": ram, "uart": text}

@@ -93,9 +93,9 @@ def read_lines(ser, deadline: Optional[float] = None) -> Iterator[str]:
 
 
 def count_name(board) -> str:
-    """What an OUT line's count is on `board`: exact instructions under QEMU
-    (-icount), core cycles on silicon (DWT)."""
-    return "instructions" if board.cycle_counter == "systick-icount" else "cycles"
+    """What an OUT line's count is on `board` (Board.count_unit): exact instructions
+    under QEMU (-icount), core cycles on silicon (DWT)."""
+    return board.count_unit
 
 
 def run_serial(build_dir, port: str, inputs: Optional[list] = None, timeout: float = 120.0,

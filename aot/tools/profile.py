@@ -101,11 +101,11 @@ def _profile_build(folder: Path, target: str, args) -> dict:
     if args.estimate_cycles and info.get("uart_inputs"):
         raise RunError("--estimate-cycles traces a firmware with embedded inputs; this one reads "
                        "them from the UART (built with --uart-inputs)")
-    _note(f"running {folder.name} on {board.name} (QEMU)...")
+    _note(f"running {folder.name} on {board.name} ({'QEMU' if board.simulator.kind == 'qemu' else 'rp2040js'})...")
     code, text = run_firmware_streaming(folder / "firmware.elf", board, timeout_s=args.timeout)
     if code != 0:
         raise RunError(f"firmware exited with status {code}; last lines: {text.splitlines()[-3:]}")
-    p = profile_uart(text.splitlines(), record, board, board.name, "instructions")
+    p = profile_uart(text.splitlines(), record, board, board.name, board.count_unit)
     if args.annotate is not None and all(o["instr"] != args.annotate for o in p["ops"]):
         raise RunError(f"--annotate {args.annotate}: program instruction {args.annotate} did not run; "
                        f"the rows are instructions {', '.join(str(o['instr']) for o in p['ops'])}")

@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from aot.deploy.boards import BOARDS_DIR, BoardError, known_boards, load_board, parse_board
+from aot.deploy.boards import BOARDS_DIR, BoardError, Simulator, known_boards, load_board, parse_board
 from aot.deploy.firmware import board_header, linker_script
 
 
@@ -80,6 +80,8 @@ def test_board_from_a_path(tmp_path):
     ({"uart": {"kind": "usb", "base": 0, "baud": 1}}, "uart.kind"),
     ({"flash": {"origin": "zero", "size": 4}}, "flash.origin"),
     ({"simulator": None}, "simulator"),
+    ({"simulator": {"kind": "renode", "machine": "x"}}, "simulator.kind must be one of qemu, rp2040js"),
+    ({"simulator": {"kind": "rp2040js", "machine": "rp2040"}}, "simulator rp2040js runs the rp2040 port"),
     ({"model_region": {"origin": "0x10100000", "size": "0x1000"}}, "flash and model_region regions overlap"),
     ({"core": "cortex-m0", "mcpu": "cortex-m0"}, "cortex-m0 has no FPU"),
     ({"core": "cortex-m3", "features": {"fpu": False, "dsp": True, "mve": False},
@@ -142,11 +144,13 @@ def test_small_core_boards():
     assert "#define MOTE_BOARD_HAS_VTOR 0" in h and "#define MOTE_BOARD_SYSTICK_NS_Q8 16000u" in h
     assert "#define MOTE_BOARD_SYSTICK_NS_Q8 10240u" in board_header(load_board("mps2-an385"))  # 40 ns
     p = load_board("pico")
-    assert (p.core, p.simulator, p.cycle_counter, p.uf2_family_id) == ("cortex-m0plus", None, "systick",
-                                                                       0xE48BFF56)
+    assert (p.core, p.simulator, p.cycle_counter, p.uf2_family_id) == (
+        "cortex-m0plus", Simulator("rp2040js", "rp2040", None), "systick", 0xE48BFF56)
+    # rp2040js counts core cycles: no QEMU icount scale in the pico image's header
+    assert "#define MOTE_BOARD_SYSTICK_NS_Q8 0u" in board_header(p)
     assert (p.flash.origin, p.ram.size, p.boot2_bytes, p.uart.base) == (0x10000000, 264 * 1024, 256,
                                                                        0x40034000)
-    assert "Build-only" in p.description
+    assert "rp2040js" in p.description
 
 
 def test_nrf51_baudrate_register():

@@ -127,7 +127,8 @@ def _small_qemu_boards() -> list:
     out = []
     for name in known_boards():
         b = load_board(name)
-        if b.simulator is not None and name not in ("mps2-an505", "mps3-an547"):
+        if (b.simulator is not None and b.simulator.kind == "qemu"  # pico: tests/e2e/test_rp2040_sim.py
+                and name not in ("mps2-an505", "mps3-an547")):
             out.append(name)
     return out
 
