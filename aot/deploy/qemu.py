@@ -28,6 +28,7 @@ import subprocess
 from pathlib import Path
 from typing import Optional, Union
 
+from aot.deploy.proc_stream import stream_stdout
 from aot.deploy.boards import Board, load_board
 from aot.errors import MoteError, QemuError, QemuTimeout
 
@@ -93,9 +94,6 @@ def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], time
         from aot.deploy import rp2040js
         return rp2040js.run_firmware_streaming(elf, board, timeout_s=max(timeout_s, 300.0),
                                                on_line=on_line, stdin_bytes=stdin_bytes)
-    import selectors
-    import time
-
     if shutil.which(QEMU) is None:
         raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
     cmd = qemu_command(elf, board)
@@ -104,38 +102,15 @@ def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], time
     if stdin_bytes:
         proc.stdin.write(stdin_bytes)
     proc.stdin.close()
-    deadline = time.monotonic() + timeout_s
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    chunks, pending = [], b""
-    try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise QemuTimeout(f"firmware {elf} did not exit within {timeout_s} s; UART so far:\n"
-                                  + _text(b"".join(chunks))[-2000:], _text(b"".join(chunks)))
-            if not sel.select(timeout=min(left, 0.5)):
-                continue
-            data = proc.stdout.read1(65536)
-            if not data:
-                break
-            chunks.append(data)
-            pending += data
-            *lines, pending = pending.split(b"\n")
-            if on_line is not None:
-                for ln in lines:
-                    on_line(_text(ln).rstrip("\r"))
-        code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-    except BaseException:
-        proc.kill()
-        proc.wait()
-        raise
-    finally:
-        sel.close()
+
+    def timed_out(so_far: bytes) -> QemuTimeout:
+        return QemuTimeout(f"firmware {elf} did not exit within {timeout_s} s; UART so far:\n"
+                           + _text(so_far)[-2000:], _text(so_far))
+    code, stdout = stream_stdout(proc, timeout_s, on_line, timed_out)
     err = _text(proc.stderr.read())
     proc.stderr.close()
     proc.stdout.close()
-    out = _text(b"".join(chunks))
+    out = _text(stdout)
     if code != 0 and not out and err:
         raise QemuError(f"QEMU failed ({code}): {err.strip()}")
     return code, out

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from aot.deploy.boards import Board, load_board
+from aot.deploy.proc_stream import stream_stdout
 from aot.errors import RunError
 from aot.paths import ROOT
 
@@ -160,39 +161,17 @@ def run_uf2(uf2: Union[str, Path], board: Union[str, Board] = "pico", max_cycles
 
 def _stream(cmd: list, timeout_s: float, on_line, budget: int) -> str:
     """Run `cmd`, calling on_line per stdout line; its text ("\\r\\n" as "\\n")."""
-    import selectors
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + timeout_s
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    chunks, pending = [], b""
+
+    def timed_out(_so_far: bytes) -> RunError:
+        return RunError(f"rp2040js did not finish a budget of {budget:,} cycles within {timeout_s:g} s "
+                        "of wall time (the machine is busy, or raise the timeout)")
     try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise RunError(f"rp2040js did not finish a budget of {budget:,} cycles within {timeout_s:g} s "
-                               "of wall time (the machine is busy, or raise the timeout)")
-            if not sel.select(timeout=min(left, 0.5)):
-                continue
-            data = proc.stdout.read1(65536)
-            if not data:
-                break
-            chunks.append(data)
-            pending += data
-            *lines, pending = pending.split(b"\n")
-            if on_line is not None:
-                for ln in lines:
-                    on_line(ln.decode("utf-8", errors="replace").rstrip("\r"))
-        proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-    except BaseException:
-        proc.kill()
-        proc.wait()
-        raise
+        _, stdout = stream_stdout(proc, timeout_s, on_line, timed_out)
     finally:
-        sel.close()
         proc.stdout.close()
         proc.stderr.close()
-    return b"".join(chunks).decode("utf-8", errors="replace").replace("\r\n", "\n")
+    return stdout.decode("utf-8", errors="replace").replace("\r\n", "\n")
 
 
 def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], timeout_s: float = 300.0,
