@@ -114,7 +114,10 @@ def mote_version() -> str:
 
 
 def build_date() -> str:
-    """Today's UTC date, YYYY-MM-DD, or SOURCE_DATE_EPOCH's when it is set (reproducible builds)."""
+    """Today's UTC date, YYYY-MM-DD, or SOURCE_DATE_EPOCH's when it is set (reproducible builds).
+    `aot build`: the day of the build; `aot generate`: the day the sources were generated
+    (the generated mote_binary_info.h holds it, so the user's build of that folder is
+    reproducible)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch is None:
         return time.strftime("%Y-%m-%d", time.gmtime())
@@ -130,6 +133,13 @@ def model_program(model: str, int8: bool, arena_bytes: int) -> ProgramInfo:
     dtype = "int8" if int8 else "fp32"
     return ProgramInfo(name=f"mote {model}", version=mote_version(), build_date=build_date(),
                        description=f"Mote model {model}, {dtype}, arena {arena_bytes} bytes")
+
+
+def compiled_program(compiled) -> ProgramInfo:
+    """model_program of a compiled model (aot.compiler.pipeline.Compiled): its name,
+    dtype and planned arena bytes (the sum of its arenas). The one source of the
+    entries of `aot build` images and of the projects `aot generate` writes."""
+    return model_program(compiled.name, bool(compiled.int8), int(sum(compiled.spec.arena_sizes)))
 
 
 def firmware_program(name: str, board_name: str) -> ProgramInfo:

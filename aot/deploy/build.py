@@ -347,8 +347,7 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
         stack = max(256, spare // 4 // 8 * 8)
     (gen / "mote_model.h").write_text(model_header(compiled, state, stack, cases))
     # RP2040/RP2350 images carry Raspberry Pi binary info (`picotool info -a`)
-    program = (binary_info.model_program(compiled.name, bool(compiled.int8), int(sum(spec.arena_sizes)))
-               if binary_info.board_chip(board) else None)
+    program = binary_info.compiled_program(compiled) if binary_info.board_chip(board) else None
     try:
         art = build_firmware(board, sources, include_dirs=includes, defines=defines, out_dir=out,
                              stack_bytes=stack, opt=opt_flag, layout=layout, program=program,

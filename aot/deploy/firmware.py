@@ -173,16 +173,35 @@ def boot2_image(board: Board, gen: Path) -> Path:
 BINARY_INFO_SOURCE = PORTS_DIR / "rp2" / "binary_info.c"
 
 
+def binary_info_port_sources(board: Board) -> list:
+    """[ports/rp2/binary_info.c] for an RP2040/RP2350 board, [] for other boards: the
+    port source of the image's Raspberry Pi binary info (it includes the generated
+    mote_binary_info.h; the board's linker script places its header). `aot build`
+    (binary_info_sources) and a generated project's port (aot.deploy.generate) compile it."""
+    from aot.deploy import binary_info
+    return [BINARY_INFO_SOURCE] if binary_info.board_chip(board) is not None else []
+
+
+def write_binary_info_header(board: Board, gen: Path, program) -> Optional[Path]:
+    """For an RP2040/RP2350 board: write gen/mote_binary_info.h of `program` (an
+    aot.deploy.binary_info.ProgramInfo) and return its path; None for other boards."""
+    from aot.deploy import binary_info
+    if binary_info.board_chip(board) is None:
+        return None
+    path = gen / binary_info.HEADER_NAME
+    path.write_text(binary_info.header_text(board, program))
+    return path
+
+
 def binary_info_sources(board: Board, gen: Path, program=None, name: str = "firmware") -> list:
     """For an RP2040/RP2350 board: write gen/mote_binary_info.h (`program`, an
     aot.deploy.binary_info.ProgramInfo, default binary_info.firmware_program(name))
     and return [ports/rp2/binary_info.c]; [] for other boards."""
     from aot.deploy import binary_info
-    if binary_info.board_chip(board) is None:
-        return []
-    program = program or binary_info.firmware_program(name, board.name)
-    (gen / binary_info.HEADER_NAME).write_text(binary_info.header_text(board, program))
-    return [BINARY_INFO_SOURCE]
+    sources = binary_info_port_sources(board)
+    if sources:
+        write_binary_info_header(board, gen, program or binary_info.firmware_program(name, board.name))
+    return sources
 
 
 #: The output sections linker_script loads into FLASH, in address order.
@@ -370,16 +389,26 @@ def link_image(board: Board, objects: Sequence[Union[str, Path]], out_dir: Union
     out = Path(out_dir)
     script = Path(script) if script is not None else out / f"{name}.ld"
     script.write_text(linker_script(board, stack_bytes, **dict(layout or {})))
-    elf, mapf, binf = out / f"{name}.elf", out / f"{name}.map", out / f"{name}.bin"
+    elf, mapf = out / f"{name}.elf", out / f"{name}.map"
     _run([CC] + link_flags(board, script) + [f"-Wl,-Map={mapf}", "-o", str(elf)]
          + [str(o) for o in objects] + LINK_LIBS, f"linking {elf.name}")
+    binf, uf2 = flash_images(board, elf)
+    return elf, binf, uf2, mapf
+
+
+def flash_images(board: Board, elf: Union[str, Path]) -> tuple:
+    """The flash image of a linked `elf` beside it: <stem>.bin (everything but a
+    separate model region's .mote_model) and, for boards with a UF2 family,
+    <stem>.uf2 of it. Returns (bin, uf2 or None). Raises FirmwareError."""
+    elf = Path(elf)
+    binf = elf.with_suffix(".bin")
     _run([OBJCOPY, "-O", "binary", "-R", ".mote_model", str(elf), str(binf)], "objcopy")
     uf2 = None
     if board.uf2_family_id is not None:
         from aot.deploy.uf2 import bin_to_uf2
-        uf2 = out / f"{name}.uf2"
+        uf2 = elf.with_suffix(".uf2")
         uf2.write_bytes(bin_to_uf2(binf.read_bytes(), board.flash.origin, board.uf2_family_id))
-    return elf, binf, uf2, mapf
+    return binf, uf2
 
 
 

@@ -16,6 +16,11 @@ for a user's own build (CMake, PlatformIO, Zephyr, anything that compiles C).
   model.pte, ops.json         the program and its manifest (+ model.bpte)
   port/                       the board's linker script and mote_board.h, for
                               projects that use Mote's bare-metal port
+  mote_binary_info.h          pico/pico2 (RP2040/RP2350): the Raspberry Pi binary
+                              info `picotool info -a` reads, as `aot build` gives
+                              it (aot.deploy.binary_info: name, version, date of
+                              this generate, description, UART pins); the port's
+                              ports/rp2/binary_info.c includes it
   mote_sources.json           what to compile: sources, include folders,
                               defines, the kernel subset, the port (see
                               :func:`sources_manifest`)
@@ -651,6 +656,15 @@ def model_header(compiled, state: int, stack_reserved: Optional[int] = None, sel
 GENERATED_HEADERS = ("model_pte.h", "mote_model.h")
 
 
+def generated_headers(board) -> list:
+    """The headers aot generate writes for `board`: GENERATED_HEADERS and, for an
+    RP2040/RP2350 board, mote_binary_info.h (the image's Raspberry Pi binary info,
+    included by the port's ports/rp2/binary_info.c). What a build system lists as
+    the generate step's outputs (``aot generate --dry-run --json``)."""
+    from aot.deploy import binary_info
+    return list(GENERATED_HEADERS) + ([binary_info.HEADER_NAME] if binary_info.board_chip(board) else [])
+
+
 def generated_sources(external_weights: bool, selftest: bool) -> list:
     """The names of the C files write_model_sources writes, in its order: the program, the
     registry and the method image, with external weights the .ptd, with a self-test its
@@ -770,6 +784,11 @@ def generate_compiled(compiled, board, out_dir, selftest=None,
         check_fits(compiled.spec, board, state, scratch, len(compiled.pte) + st_bytes)
         (stage / "abi_probe.o").unlink(missing_ok=True)
         generated = write_model_sources(compiled, board, stage, state, selftest)
+        # RP2040/RP2350: the binary info `aot build` gives this model (picotool info -a),
+        # compiled with the port (port_manifest: ports/rp2/binary_info.c)
+        from aot.deploy import binary_info
+        from aot.deploy.firmware import write_binary_info_header
+        write_binary_info_header(board, stage, binary_info.compiled_program(compiled))
         write_outputs(compiled, stage / "model.pte")
         if selftest is not None:
             from aot.deploy.selftest import bpte_bytes
@@ -834,12 +853,15 @@ def write_port_files(board, port_dir: Path) -> list:
 
 
 def port_manifest(board) -> dict:
-    """Mote's bare-metal port for `board` (startup, vectors, UART, port hooks) as a
-    build system needs it: sources, include folders, the files `aot generate`
-    writes under port/ (relative to its folder), link flags without the linker
-    script (port/firmware.ld) and the libraries."""
-    from aot.deploy.firmware import LINK_LIBS, link_flags, port_include_dirs, port_sources
-    return {"sources": [str(p) for p in port_sources(board)],
+    """Mote's bare-metal port for `board` (startup, vectors, UART, port hooks; on
+    an RP2040/RP2350 board the Raspberry Pi binary info, ports/rp2/binary_info.c,
+    which includes the mote_binary_info.h `aot generate` writes) as a build
+    system needs it: sources, include folders, the files `aot generate` writes
+    under port/ (relative to its folder), link flags without the linker script
+    (port/firmware.ld) and the libraries."""
+    from aot.deploy.firmware import (LINK_LIBS, binary_info_port_sources, link_flags, port_include_dirs,
+                                     port_sources)
+    return {"sources": [str(p) for p in port_sources(board) + binary_info_port_sources(board)],
             "include_dirs": [str(d) for d in port_include_dirs(board)],
             "generated_sources": ["port/boot2_image.S"] if board.boot2_bytes else [],
             "linker_script": "port/firmware.ld",

@@ -81,13 +81,13 @@ def generate_command(args) -> int:
 def _generate_dry_run(args, recipe, board) -> int:
     """`aot generate --dry-run`: the checked recipe and the files the generate would write."""
     import dataclasses
-    from aot.deploy.generate import GENERATED_HEADERS, generated_sources
+    from aot.deploy.generate import generated_headers, generated_sources
     if recipe.calib and not Path(recipe.calib).is_file():
         from aot.errors import MoteError
         raise MoteError(f"--calib {recipe.calib}: no such file")
     info = {"board": board.name, "recipe": dataclasses.asdict(recipe),
             "generated_sources": generated_sources(recipe.external_weights is not None, bool(recipe.selftest)),
-            "generated_headers": list(GENERATED_HEADERS),
+            "generated_headers": generated_headers(board),
             "depends": [str(Path(recipe.calib).resolve())] if recipe.calib else []}
     if args.json:
         print(jsonout.dumps(info))

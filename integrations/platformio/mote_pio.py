@@ -201,11 +201,16 @@ def model_files(model: Path) -> list[Path]:
 
 def cache_key(opts: MoteOptions, root: Path = MOTE_ROOT, extra: Sequence[str] = ()) -> str:
     """sha256 over the generate arguments (without the output folder), the
-    contents of the model file (and its .py siblings), the calibration file and
-    Mote's compiler sources. Same inputs, same key; any change, another key."""
+    contents of the model file (and its .py siblings), the calibration file,
+    Mote's compiler sources and, when it is set, SOURCE_DATE_EPOCH (the build
+    date of a pico/pico2 image's binary info: aot.deploy.binary_info.build_date).
+    Same inputs, same key; any change, another key."""
     h = hashlib.sha256()
     args = opts.generate_args(Path("OUT"))
     h.update(json.dumps(args[:-2] + list(extra)).encode())
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None:  # unset: the keys of earlier builds stay valid
+        h.update(f"SOURCE_DATE_EPOCH\0{epoch}\0".encode())
     for i, f in enumerate(model_files(opts.model)):
         _hash_file(h, f, f"model{i}:{f.name}")
     if opts.calib is not None:

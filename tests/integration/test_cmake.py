@@ -74,6 +74,12 @@ def test_example_builds_runs_and_passes_selftest(project):
               if op["kernel"] != "mote_kernel_executorch_prim_et_view_default"}
     assert linked == wanted, linked ^ wanted
     assert "mote_kernel_aten_convolution_out" not in linked  # an fp32 kernel the int8 model does not use
+    # mps2-an505 is no Raspberry Pi chip: no binary info (tests/integration/test_generate_binary_info.py
+    # has the pico and pico2 projects'), neither its header file, its symbols nor its marker word
+    from aot.deploy import binary_info
+    assert not (gen / binary_info.HEADER_NAME).exists()
+    assert not re.search(r" mote_bi_\w+$", nm, re.M)
+    assert binary_info.MARKER_START.to_bytes(4, "little") not in (build / "app.elf").read_bytes()
 
 
 def test_rebuild_without_change_does_nothing(project):

@@ -110,7 +110,8 @@ def test_custom_mote_options_go_to_aot_generate_as_they_are(tmp_path):
         mote_pio.read_options({"model": "m.py", "options": "--calib 'x"}.get, tmp_path, "mps2-an505")
 
 
-def test_cache_key_follows_contents_only(tmp_path):
+def test_cache_key_follows_contents_only(tmp_path, monkeypatch):
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     model = tmp_path / "m.py"
     model.write_text("WIDTH = 8\n")
     calib = tmp_path / "c.npz"
@@ -139,6 +140,13 @@ def test_cache_key_follows_contents_only(tmp_path):
     assert mote_pio.cache_key(opts) == k3
     # The output folder is not an input.
     assert mote_pio.cache_key(opts) == mote_pio.cache_key(opts)
+    # SOURCE_DATE_EPOCH is (the build date in a pico/pico2 image's binary info), when it is set.
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1796601600")
+    k4 = mote_pio.cache_key(opts)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1796688000")
+    assert k4 not in (k3, mote_pio.cache_key(opts))
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    assert mote_pio.cache_key(opts) == k3
     # Mote's compiler is: the key covers aot/**/*.py and boards/*.json.
     files = mote_pio.compiler_files()
     assert ROOT / "aot" / "deploy" / "generate.py" in files
@@ -452,6 +460,47 @@ def test_custom_mote_options_reach_the_generated_program(pio_env, tmp_path):
     assert {"mote::conv2d_s16", "mote::linear_s16"} <= ops, ops
     assert "mote/obj/gen/model_ptd.o" in _compiled(log), _compiled(log)
     assert PASS_RE.search(log), log[-4000:]
+
+
+@pytest.mark.slow
+def test_pico_project_image_carries_the_binary_info(pio_env, tmp_path):
+    """A Pico (RP2040) environment: Mote's local platform with the board's core
+    overridden to the Pico's (board_build.mcu = rp2040 -> Mote board pico,
+    board_build.cpu = cortex-m0plus) and Mote's port, standing in for the community
+    Raspberry Pi platform, which comes only from PlatformIO's registry. Its image
+    carries the binary info `aot build` gives the model (`picotool info -a`), read
+    back from PlatformIO's ELF and from the UF2 of its program.bin."""
+    from importlib.metadata import version
+    from aot.deploy import binary_info as bi
+    from aot.deploy.boards import load_board
+    from aot.deploy.uf2 import bin_to_uf2
+    proj = tmp_path / "app"
+    shutil.copytree(EXAMPLE, proj, ignore=shutil.ignore_patterns(".pio", "README.md", "platformio.ini"))
+    (proj / "platformio.ini").write_text(
+        "[env:pico]\nplatform = mote-qemu\nboard = mps2-an385\nboard_build.mcu = rp2040\n"
+        f"board_build.cpu = cortex-m0plus\nlib_deps = symlink://{ROOT}\ncustom_mote_model = model.py\n"
+        "custom_mote_int8 = yes\ncustom_mote_selftest = 2\n")
+    env = dict(pio_env, SOURCE_DATE_EPOCH="1796601600")  # 2026-12-07
+    proc = subprocess.run([PYTHON, "-m", "platformio", "run", "-d", str(proj)], capture_output=True, text=True,
+                          env=env, timeout=600)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log[-6000:]
+    assert re.search(r"^mote: aot generate \S+model\.py \(board pico, int8, self-test 2 case\(s\); ", log, re.M)
+    assert "mote: bare-metal port for pico: " in log, log[-4000:]
+    out = proj / ".pio" / "build" / "pico"
+    sources = json.loads((out / "mote" / "gen" / "mote_sources.json").read_text())
+    assert sources["board"] == "pico" and "-mcpu=cortex-m0plus" in sources["arch_flags"]
+    board = load_board("pico")
+    image = (out / "program.bin").read_bytes()
+    expected = {
+        "program name": f"mote {sources['model']}", "version": version("mote-aot"), "build date": "2026-12-07",
+        "description": f"Mote model {sources['model']}, int8, arena {sum(sources['memory']['arena_bytes'])} bytes",
+        "binary end": board.flash.origin + len(image),
+        "pins": {board.uart.pins["tx_pin"]: 2, board.uart.pins["rx_pin"]: 2}}
+    assert sources["model"] == "app" and expected["pins"] == {0: 2, 1: 2}
+    from_uf2 = bi.read_uf2(bin_to_uf2(image, board.flash.origin, board.uf2_family_id))
+    from_elf = bi.read_elf(out / "program.elf", "RP2040")
+    assert from_uf2.summary() == expected and from_elf == from_uf2
 
 
 @pytest.mark.slow
