@@ -174,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "when there is one)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--timeout", type=_positive_seconds, default=120.0,
-                   help="simulator or serial timeout, seconds (> 0; default 120)")
+                   help="simulator or serial timeout, seconds (> 0; default 120): wall time on QEMU and "
+                        "serial, simulated time on the pico's rp2040js (a budget of core cycles)")
     p.add_argument("--estimate-cycles", action="store_true",
                    help="on a simulated Cortex-M33 board: also trace the run and estimate the cycles "
                         "per inference from per-instruction-class costs (aot.deploy.cycles)")
@@ -281,7 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "or serial:PORT (read the lines of a board running the build; reset it)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--timeout", type=_positive_seconds, default=120.0,
-                   help="simulator or serial timeout, seconds (> 0; default 120)")
+                   help="simulator or serial timeout, seconds (> 0; default 120): wall time on QEMU and "
+                        "serial, simulated time on the pico's rp2040js (a budget of core cycles)")
     p.set_defaults(func=_cmd_test)
 
     from aot.tools.device import add_flash_arguments, add_monitor_arguments

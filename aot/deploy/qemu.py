@@ -62,7 +62,7 @@ def run_firmware(elf: Union[str, Path], board: Union[str, Board], timeout_s: flo
     board = load_board(board)
     if board.simulator is not None and board.simulator.kind == "rp2040js":
         from aot.deploy import rp2040js
-        return rp2040js.run_firmware_streaming(elf, board, timeout_s=max(timeout_s, 300.0),
+        return rp2040js.run_firmware_streaming(elf, board, sim_seconds=max(timeout_s, rp2040js.DEFAULT_SIM_SECONDS),
                                                stdin_bytes=stdin_bytes)
     if shutil.which(QEMU) is None:
         raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")
@@ -87,12 +87,13 @@ def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], time
     seconds of wall time; on timeout QEMU is killed and QemuTimeout raised.
 
     A board whose simulator is rp2040js (pico) runs its UF2 there instead
-    (aot.deploy.rp2040js.run_firmware_streaming: bounded by core cycles).
+    (aot.deploy.rp2040js.run_firmware_streaming): `timeout_s` is then simulated
+    time, a budget of core cycles at the board's clock.
     """
     board = load_board(board)
     if board.simulator is not None and board.simulator.kind == "rp2040js":
         from aot.deploy import rp2040js
-        return rp2040js.run_firmware_streaming(elf, board, timeout_s=max(timeout_s, 300.0),
+        return rp2040js.run_firmware_streaming(elf, board, sim_seconds=timeout_s,
                                                on_line=on_line, stdin_bytes=stdin_bytes)
     if shutil.which(QEMU) is None:
         raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")

@@ -48,12 +48,16 @@ RP2040JS_VERSION = "1.4.1"
 NODE = "node"
 #: default budget of a run, in seconds of simulated time at the board's core clock
 DEFAULT_SIM_SECONDS = 10.0
+#: wall-clock safety of a run (wall_limit): seconds, plus seconds per simulated second
+WALL_MIN_SECONDS = 60.0
+WALL_PER_SIM_SECOND = 20.0
 #: run.js results other than "exit", as one line each (the runner's message follows)
 _RESULT_LINES = {
     "bad_uf2": "the Pico's drive would not take {uf2}: {message}",
     "bad_boot2": "the RP2040 bootrom did not boot {uf2}: {message}",
     "fault": "the firmware hard-faulted on the RP2040 (rp2040js): {message}",
-    "budget": "the firmware did not finish on the RP2040 (rp2040js): {message}",
+    "budget": "the firmware did not finish on the RP2040 (rp2040js): {message} (raise --timeout: "
+              "seconds of simulated time)",
     "asleep": "the firmware stopped on the RP2040 (rp2040js): {message}",
 }
 
@@ -174,17 +178,28 @@ def _stream(cmd: list, timeout_s: float, on_line, budget: int) -> str:
     return stdout.decode("utf-8", errors="replace").replace("\r\n", "\n")
 
 
-def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], timeout_s: float = 300.0,
+def wall_limit(sim_seconds: float) -> float:
+    """Wall-clock safety for a run of `sim_seconds` simulated seconds: rp2040js simulates
+    the 125 MHz core at roughly 50-60 M cycles/s on one host core (0.4-0.5x real time),
+    so WALL_PER_SIM_SECOND leaves room for a machine several times busier."""
+    return WALL_MIN_SECONDS + WALL_PER_SIM_SECOND * sim_seconds
+
+
+def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], sim_seconds: float = DEFAULT_SIM_SECONDS,
                            on_line=None, stdin_bytes: Optional[bytes] = None) -> tuple[int, str]:
     """aot.deploy.qemu.run_firmware_streaming's contract for an rp2040js board: run the UF2
-    beside `elf` (firmware.uf2, which `aot build` writes), return (the firmware's MOTE EXIT
-    status, UART0 text). A run that does not reach MOTE EXIT (refused UF2 or boot2, hard
-    fault, cycle budget spent) raises RunError with one line."""
+    beside `elf` (firmware.uf2, which `aot build` writes) for at most `sim_seconds` of
+    simulated time (`aot run/test --timeout` on the pico: a cycle budget, as Renode's
+    virtual time), return (the firmware's MOTE EXIT status, UART0 text). A run that does
+    not reach MOTE EXIT (refused UF2 or boot2, hard fault, cycle budget spent) raises
+    RunError with one line."""
     uf2 = Path(elf).with_suffix(".uf2")
     if not uf2.exists():
         raise RunError(f"{uf2} is missing: the pico board runs the UF2 `aot build` writes beside "
                        f"{Path(elf).name}; rebuild with `aot build`")
-    run = run_uf2(uf2, board, timeout_s=timeout_s, on_line=on_line, stdin_bytes=stdin_bytes)
+    board = load_board(board)
+    run = run_uf2(uf2, board, max_cycles=cycle_budget(board, sim_seconds), timeout_s=wall_limit(sim_seconds),
+                  on_line=on_line, stdin_bytes=stdin_bytes)
     if run.result != "exit":
         raise RunError(run.error_line(uf2))
     return run.exit_status, run.uart

@@ -86,6 +86,51 @@ def test_selftest_passes_on_rp2040(builds, dtype):
         assert 0.5 * between < counts[k + 1] < between
 
 
+@pytest.mark.parametrize("model", ["ds_cnn", "garden/tcn"])
+@pytest.mark.parametrize("dtype", ["fp32", "int8"])
+def test_kws_and_a_garden_model_selftest_on_rp2040(model, dtype, tmp_path):
+    """DS-CNN (KWS, 2.66 M MACs) and the garden's TCN (Conv1d) fit the RP2040's 264 KiB
+    and pass their self-test on rp2040js; fp32 runs on soft float (DS-CNN: ~578 M cycles,
+    4.6 s at 125 MHz, per inference), inside `aot test`'s default budget of 120 s of
+    simulated time. Two cases keep the fp32 run short."""
+    d = tmp_path / "b"
+    extra = ["--int8"] if dtype == "int8" else []
+    r = _aot("build", ROOT / "zoo" / f"{model}.py", "--board", "pico", "--selftest", "2", *extra, "-o", d)
+    assert r.returncode == 0, r.stderr
+    r = _aot("test", d, "--target", "pico", "--json", timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    import json
+    rep = json.loads(r.stdout)
+    assert rep["verdict"] == "PASS" and rep["n"] == 2 and rep["target"] == "pico"
+    assert all(row["verdict"] == "PASS" for row in rep["rows"])
+
+
+def test_a_budget_too_small_names_the_timeout(builds):
+    err = _one_error_line(_aot("test", builds["int8"], "--target", "pico", "--timeout", "0.001", timeout=120),
+                          "test")
+    assert "cycle budget (125000 cycles) ran out" in err and "raise --timeout" in err
+
+
+def test_profile_and_debug_on_rp2040(tmp_path):
+    """`aot profile` prices each op in rp2040js core cycles (the rows account for the
+    untraced inference) and `aot debug` finds every int8 op within 1 quantum of PT2E and
+    equal to the integer reference, on the Cortex-M0+."""
+    import json
+    r = _aot("profile", MODEL, "--int8", "--target", "pico", "--json", "-o", tmp_path / "p", timeout=600)
+    assert r.returncode == 0, r.stderr
+    p = json.loads(r.stdout)
+    assert p["tick_unit"] == "cycles" and p["target"] == "pico" and len(p["ops"]) == 8
+    assert abs(p["total_ticks"] - p["whole_ticks"]) <= 0.01 * p["whole_ticks"]
+    convs = [o for o in p["ops"] if o["op"] == "mote::conv2d_s8.out"]
+    assert [o["macs"] for o in convs] == [4_608, 18_432] and all(o["kernel"] == "portable" for o in convs)
+    r = _aot("debug", MODEL, "--int8", "--target", "pico", "--json", "-o", tmp_path / "d", timeout=600)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["first_divergent"] is None and len(d["ops"]) == 8
+    assert all(o["quanta_vs_pt2e"] in (None, 0, 1) for o in d["ops"])
+    assert all(o["quanta_vs_int8ref"] in (0, None) for o in d["ops"])
+
+
 def test_corrupted_boot2_is_refused(builds, tmp_path):
     d = _copy(builds["int8"], tmp_path)
     blocks = _blocks((d / "firmware.uf2").read_bytes())
