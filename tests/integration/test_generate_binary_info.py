@@ -8,7 +8,8 @@ block is read back from the linked ELF and from the UF2 of its flash image
 with aot.deploy.binary_info, every entry against the project's own files (the
 generated mote_sources.json's model, dtype and planned arena, the board
 file's UART pins, the Mote package version, SOURCE_DATE_EPOCH's date, the end
-of the flash image). A non-RP board's generated project carries no block
+of the flash image), and the pico2 project's entries against an `aot build`
+of the same model file. A non-RP board's generated project carries no block
 (tests/integration/test_cmake.py's mps2-an505 build; the fast checks here)."""
 from __future__ import annotations
 
@@ -110,6 +111,21 @@ def test_cmake_project_image_carries_the_binary_info(cmake_builds, board, int8):
                              build_date=expected["build date"], description=expected["description"])
     assert (gen / bi.HEADER_NAME).read_text() == bi.header_text(b, program)
     print(f"\n{board}: {from_uf2.summary()}")
+
+
+@pytest.mark.slow
+def test_cmake_project_carries_what_aot_build_gives(cmake_builds, tmp_path):
+    """`aot build` of the same model file for pico2 (fp32, the same date): every entry
+    but the binary end (the images differ: the app, the stack) is the same."""
+    build = cmake_builds["pico2"]
+    model = build.parent / "tinycnn" / "model.py"
+    out = tmp_path / "aot-build"
+    _run([PYTHON, "-m", "aot", "build", model, "--board", "pico2", "-o", out],
+         env=dict(os.environ, SOURCE_DATE_EPOCH=EPOCH), timeout=900)
+    built = bi.read_uf2((out / "firmware.uf2").read_bytes()).summary()
+    generated = bi.read_elf(build / "app.elf", "RP2350").summary()
+    assert built.pop("binary end") != generated.pop("binary end")
+    assert built == generated and built["description"].startswith("Mote model tinycnn, fp32, arena ")
 
 
 # --------------------------------------------------------------------------- fast
