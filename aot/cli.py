@@ -177,8 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="simulator or serial timeout, seconds (> 0; default 120): wall time on QEMU and "
                         "serial, simulated time on the pico's rp2040js (a budget of core cycles)")
     p.add_argument("--estimate-cycles", action="store_true",
-                   help="on a simulated Cortex-M33 board: also trace the run and estimate the cycles "
-                        "per inference from per-instruction-class costs (aot.deploy.cycles)")
+                   help="on a simulated board with a cost model (mps2-an505: Cortex-M33; microbit: "
+                        "Cortex-M0+ of the RP2040, priced from the Cortex-M0 trace): also trace the run and "
+                        "estimate the cycles per inference from per-instruction-class costs (aot.deploy.cycles)")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("compare", help="eager PyTorch vs the Mote runtime on a target")

@@ -97,3 +97,33 @@ def test_bench_cli_quick(tmp_path):
         assert r["exit_code"] == 1 and r["seconds"] > 0, r
         assert r["argv"][0] in stdout
     assert data["import_torch_s"] > 0
+
+
+def test_bench_m0_quick(tmp_path):
+    """bench_m0: small_cnn on the microbit (QEMU) and the pico (rp2040js), fp32 and int8:
+    the same code and outputs on both boards, the M0+ estimate at least one cycle per
+    instruction and, without rp2040js's uncounted lr pushes, within 0.5 % of rp2040js."""
+    stdout, data = _run("bench_m0", tmp_path)
+    assert data["arch_flags"]["microbit"].split()[1:2] == ["-mcpu=cortex-m0"]
+    assert data["arch_flags"]["pico"].split()[1:2] == ["-mcpu=cortex-m0plus"]
+    for tag in ("fp32", "int8"):
+        q = data["results"][QUICK_MODEL][tag]
+        instr, est, cyc, lr = (q["instructions"], q["estimated_cycles"], q["rp2040js_cycles"],
+                               q["push_lr_executions"])
+        assert 0 < instr <= est < 3 * instr and instr < cyc < 3 * instr, q
+        assert q["outputs_equal"] and q["same_code"]["functions"] > 50 and q["same_code"]["differ"] == [], q
+        assert 0 < lr and abs(est - lr - cyc) <= cyc // 200, q
+        assert q["estimate_over_rp2040js"] == round(est / cyc, 5)
+        assert abs(q["traced_instructions"] - instr) <= max(40, instr // 1000)
+        row = [r for r in data["table"]["rows"] if r[:2] == [QUICK_MODEL, tag]]
+        assert row and row[0][2:5] == [f"{instr:,}", f"{est:,}", f"{cyc:,}"]
+        assert " ".join(row[0][2:5]) in " ".join(_table_row_for(stdout, QUICK_MODEL, tag))
+
+
+def _table_row_for(stdout: str, first_cell: str, second_cell: str) -> list:
+    """Cells of the table row starting with `first_cell`, `second_cell`."""
+    for line in stdout.splitlines():
+        cells = line.split()
+        if cells[:2] == [first_cell, second_cell]:
+            return cells
+    raise AssertionError(f"no table row for {first_cell} {second_cell} in:\n{stdout}")

@@ -1,4 +1,5 @@
-"""A Cortex-M33 cycle estimate from an instruction trace of a QEMU run.
+"""Cycle estimates from an instruction trace of a QEMU run: the Cortex-M33
+(Pico 2 / RP2350) and the Cortex-M0+ (Pico / RP2040).
 
 QEMU's `-icount shift=0` counts instructions exactly, and instructions are not
 cycles: a load costs more than an add, a taken branch refills the pipeline.
@@ -6,7 +7,11 @@ This module runs the firmware once more with QEMU's translation and
 execution log (`-d in_asm,exec,nochain`), rebuilds from it how often every
 instruction of the inference ran (the region from entering
 ``mote_method_execute`` to the return into its caller) and prices each
-instruction by class:
+instruction by class with the cost table of one core (CoreCosts: M33,
+M0PLUS; `cost_model` picks it from the board's core). One pricing function
+(insn_cost) reads either table.
+
+Cortex-M33 (M33; traced on mps2-an505, the same Armv8-M Mainline core):
 
 ========================================  ======  ==========================================
 class (mnemonics)                         cycles  note
@@ -37,8 +42,48 @@ cycle counts: loads 2 unless pipelined, stores 1, LDM/STM 1+N, branches
 FPv5 single-precision unit adds/multiplies in 1 cycle, fused MACs in 3,
 divides and square roots in 14. It is an estimate: data-side wait states
 (weights read from XIP flash through the RP2350's cache), bus contention
-and register-dependency stalls are not modelled (MEMORY_ASSUMPTIONS, which
+and register-dependency stalls are not modelled (M33.memory, which
 `aot run --estimate-cycles` prints with the figure).
+
+Cortex-M0+ (M0PLUS; the RP2040's core). QEMU has no Cortex-M0+ machine and
+the pico board runs on rp2040js, not QEMU; the trace comes from QEMU's
+`microbit` (nRF51, Cortex-M0), which executes the same Armv6-M instruction
+set: the same model built for `--board microbit` is traced there and its
+instructions priced with the M0+'s two-stage pipeline. It is an RP2040/M0+
+estimate from an M0 trace (the M0's own timings differ: 3-cycle branches,
+4+N pop-and-return). Timings from Arm's Cortex-M0+ Technical Reference Manual
+(r0p1, ARM DDI 0484C, 3.3 "Instruction set summary", Table 3.1, zero wait
+states):
+
+========================================  ======  ==========================================
+class (mnemonics)                         cycles  note
+========================================  ======  ==========================================
+data processing, moves, compares,         1       adds, movs, lsls, sxtb, rev, cpsid, nop, ...
+extends, reverses, hints
+multiply (muls)                           1       the TRM's fast-multiplier option (1 or 32);
+                                                  the RP2040 has the single-cycle multiplier
+                                                  (RP2040 datasheet, 2.4 "Cortex-M0+": the
+                                                  processor's configuration)
+load (ldr, ldrb, ldrh, ldrsb, ldrsh)      2       no pipelining of consecutive loads; 1 only
+                                                  on the single-cycle I/O port (the RP2040's
+                                                  SIO), which an inference does not touch
+store (str, strb, strh)                   2
+ldm/pop, stm/push                         1 + N   N registers, lr of a push included
+pop with pc (pop and return)              3 + N   N registers besides pc
+taken branch (b, b<cond> taken)           2
+not-taken conditional branch              1
+bl                                        3
+bx, blx, mov/add into pc                  2
+mrs, msr, isb, dsb, dmb                   3
+wfi, wfe                                  2       plus the time asleep
+========================================  ======  ==========================================
+
+What the RP2040's memory system adds (M0PLUS.memory): code and the weights run
+from the 2 MiB QSPI flash through the XIP cache, whose hits take 1 cycle (RP2040
+datasheet, 2.6.3.1 "XIP Cache": 16 kB, two-way set-associative, 1 cycle hit),
+i.e. no wait state; SRAM is zero-wait-state and uncontended with one core and
+no DMA. The estimate assumes every XIP access hits: a miss is a serial flash
+read (tens of cycles), which a kernel whose code and weights exceed 16 KiB meets.
 
 Per program instruction: a firmware built with the event tracer (`aot build
 --trace profile`) reads the ticks (MARKER, mote_port_ticks) before and after
@@ -72,12 +117,94 @@ from typing import Iterable, Optional, Union
 
 from aot import progress
 
-#: Pipeline refill after a taken branch from zero-wait-state memory, cycles.
-REFILL_CYCLES = 2
-#: What the estimate assumes of the memory system (printed with every estimate).
-MEMORY_ASSUMPTIONS = ("code and data in zero-wait-state memory: no flash/XIP wait states or cache misses "
-                      "(on a Pico 2, weights in QSPI flash behind a 16 KiB XIP cache cost more unless in "
-                      "SRAM), no bus contention, no register-dependency stalls")
+
+@dataclass(frozen=True)
+class CoreCosts:
+    """The cycle table of one core (see the module docstring), in cycles per
+    execution. refill: the pipeline refill after a taken branch or a write to
+    pc (a taken branch, bx, blx, mov/add into pc cost 1 + refill; an ldm/pop
+    loading pc 1 + N + refill, N counting pc). None: the core has no such
+    instruction (a trace holding one is not of this core)."""
+    name: str                   #: the "model" key of the JSON figures ("cortex-m33")
+    label: str                  #: the core as the output names it ("Cortex-M33")
+    refill: int
+    load: int                   #: ldr*, vldr, lda* (the first of a run)
+    load_pipelined: int         #: a load right after a load
+    store: int
+    bl: int
+    multiply: int               #: mul, MAC, DSP multiplies
+    system: int                 #: mrs, msr, isb, dsb, dmb
+    wait: int                   #: wfi, wfe (without the time asleep)
+    divide: Optional[int]
+    fp: Optional[int]           #: FP add/sub/mul/convert/move
+    fp_mac: Optional[int]
+    fp_divide: Optional[int]
+    #: the board whose clock (and power figure) turns cycles into time and energy, its
+    #: product and chip names ("pico2", "Pico 2", "RP2350")
+    clock_board: str
+    product: str
+    chip: str
+    #: what the estimate assumes of the memory system (printed with every estimate)
+    memory: str
+    #: where the trace comes from, when it is not the priced core itself
+    traced_on: str = ""
+
+    @property
+    def note(self) -> str:
+        """The line that says what priced a trace of another core ("" for none)."""
+        return f"priced with the {self.chip}'s {self.label} timings from {self.traced_on}" if self.traced_on else ""
+
+
+#: Cortex-M33 (Pico 2 / RP2350), traced on mps2-an505.
+M33 = CoreCosts(
+    name="cortex-m33", label="Cortex-M33", refill=2, load=2, load_pipelined=1, store=1, bl=3,
+    multiply=1, system=1, wait=1, divide=7, fp=1, fp_mac=3, fp_divide=14,
+    clock_board="pico2", product="Pico 2", chip="RP2350",
+    memory=("code and data in zero-wait-state memory: no flash/XIP wait states or cache misses "
+            "(on a Pico 2, weights in QSPI flash behind a 16 KiB XIP cache cost more unless in "
+            "SRAM), no bus contention, no register-dependency stalls"))
+#: Cortex-M0+ (Pico / RP2040: single-cycle multiplier), from a QEMU microbit (Cortex-M0) trace.
+M0PLUS = CoreCosts(
+    name="cortex-m0plus", label="Cortex-M0+", refill=1, load=2, load_pipelined=2, store=2, bl=3,
+    multiply=1, system=3, wait=2, divide=None, fp=None, fp_mac=None, fp_divide=None, clock_board="pico",
+    product="Pico", chip="RP2040",
+    memory=("RP2040: every XIP flash access (code, weights) a cache hit (1 cycle, no wait state; a miss "
+            "is a serial flash read), SRAM zero-wait-state and uncontended (one core, no DMA), no "
+            "exception taken during the inference"),
+    traced_on="the QEMU microbit (Cortex-M0) trace of the same Armv6-M code")
+#: The cost table for a traced board's core (Board.core). An Armv6-M trace is priced
+#: as the RP2040's Cortex-M0+ (the only Armv6-M chip Mote targets).
+COST_MODELS = {"cortex-m33": M33, "cortex-m0": M0PLUS, "cortex-m0plus": M0PLUS}
+#: The refusal of --estimate-cycles on a target that is no simulated board (host, serial:PORT).
+ESTIMATE_TARGETS = ("--estimate-cycles traces a run on a simulated board with a cost model "
+                    "(--target mps2-an505: Cortex-M33; --target microbit: Cortex-M0+)")
+#: Pipeline refill after a taken branch from zero-wait-state memory on the M33, cycles.
+REFILL_CYCLES = M33.refill
+#: What the M33 estimate assumes of the memory system.
+MEMORY_ASSUMPTIONS = M33.memory
+
+
+def costs_named(name: str) -> CoreCosts:
+    """The cost table whose name is `name` (an estimate's "model" key)."""
+    return next(c for c in COST_MODELS.values() if c.name == name)
+
+
+def cost_model(board) -> CoreCosts:
+    """The cost table that prices a QEMU trace of `board` (aot.deploy.boards.Board).
+    Raises RunError with one line for a board that has none or is not run on QEMU."""
+    from aot.errors import RunError
+    costs = COST_MODELS.get(board.core)
+    if board.simulator is not None and board.simulator.kind == "rp2040js":
+        raise RunError(f"--estimate-cycles prices a QEMU trace; {board.name} runs on rp2040js, whose "
+                       "OUT figures are core cycles already: for Mote's Cortex-M0+ estimate build the "
+                       "same model with --board microbit and run it with --target microbit "
+                       "--estimate-cycles")
+    if costs is None:
+        raise RunError(f"--estimate-cycles has Cortex-M33 (mps2-an505) and Cortex-M0+ (microbit) cost "
+                       f"models; {board.name} is a {board.core}")
+    if board.simulator is None or board.simulator.kind != "qemu":
+        raise RunError(f"--estimate-cycles traces a run on QEMU; {board.name} has no QEMU machine")
+    return costs
 
 
 def energy(cycles: int, board) -> Optional[dict]:
@@ -104,6 +231,9 @@ _TRACE = re.compile(r"^Trace \d+: (0x[0-9a-f]+) \[[0-9a-f]+/([0-9a-f]+)/[0-9a-f]
 
 _COND = ("eq", "ne", "cs", "hs", "cc", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le", "al")
 _BRANCHES = ("b", "bl", "bx", "blx", "cbz", "cbnz", "tbb", "tbh")
+#: Mnemonics whose last letters spell a condition code ("muls": ls) and are no
+#: conditional form of a shorter one
+_ENDS_LIKE_A_CONDITION = frozenset(("muls", "movs", "lsls", "bics", "sbcs", "smmls", "vmls", "vnmls"))
 
 
 @dataclass(frozen=True)
@@ -163,10 +293,10 @@ class Inference(Span):
 @dataclass
 class Estimate:
     """The inference regions of a traced run, in order (see `estimate`), the
-    translation blocks they ran (host address -> [Insn]) and the refill priced."""
+    translation blocks they ran (host address -> [Insn]) and the cost table that priced them."""
     inferences: list = field(default_factory=list)
     translations: dict = field(default_factory=dict, repr=False, compare=False)
-    refill: int = REFILL_CYCLES
+    costs: CoreCosts = M33
 
     @property
     def runs(self) -> int:
@@ -202,7 +332,7 @@ class Estimate:
         """The inferences that called no marker: without the event tracer's
         reads (a --trace profile firmware runs each input set untraced, then
         traced)."""
-        return Estimate([i for i in self.inferences if not i.markers], self.translations, self.refill)
+        return Estimate([i for i in self.inferences if not i.markers], self.translations, self.costs)
 
 
 def _base(mnemonic: str) -> str:
@@ -211,6 +341,8 @@ def _base(mnemonic: str) -> str:
     m = mnemonic.lower().split(".")[0]
     if m.startswith("b") and m[1:] in _COND:
         return "b"
+    if m in _ENDS_LIKE_A_CONDITION:
+        return m
     for cc in _COND:  # IT blocks: "moveq", "ldrne", ...
         if len(m) > 3 and m.endswith(cc) and not m.startswith("it"):
             m = m[: -len(cc)]
@@ -231,39 +363,54 @@ def _reglist(operands: str) -> int:
     return n
 
 
-def insn_cost(insn: Insn, taken: bool, after_load: bool, refill: int = REFILL_CYCLES) -> tuple:
-    """(cycles, class) of one execution of `insn`. taken: it was a branch that
-    changed the flow; after_load: the previous instruction was a load (a
-    following load pipelines with it)."""
+def insn_cost(insn: Insn, taken: bool, after_load: bool, costs: CoreCosts = M33) -> tuple:
+    """(cycles, class) of one execution of `insn` on the core of `costs`. taken:
+    it was a branch that changed the flow; after_load: the previous instruction
+    was a load (on the M33 a following load pipelines with it). Raises
+    ValueError for an instruction the core does not have."""
     m = _base(insn.mnemonic)
+    refill = costs.refill
     writes_pc = "pc" in insn.operands.split(",")[0] or bool(re.search(r"\{[^}]*pc[^}]*\}", insn.operands))
     if m in ("pop", "ldm", "ldmia", "ldmdb", "ldmfd", "vpop", "vldm", "vldmia", "vldmdb"):
         n = _reglist(insn.operands)
         return (1 + n + (refill if writes_pc else 0), "load multiple")
     if m in ("push", "stm", "stmia", "stmdb", "stmfd", "vpush", "vstm", "vstmia", "vstmdb"):
         return (1 + _reglist(insn.operands), "store multiple")
+    if m == "bl":
+        return (costs.bl, "branch taken")
     if m in _BRANCHES:
         return (1 + refill, "branch taken") if taken else (1, "branch not taken")
     if m.startswith("ldr") or m.startswith("vldr") or m.startswith("lda"):
         if writes_pc:
-            return (2 + refill, "load")
-        return (1 if after_load else 2, "load")
+            return (costs.load + refill, "load")
+        return (costs.load_pipelined if after_load else costs.load, "load")
     if m.startswith("str") or m.startswith("vstr") or m.startswith("stl"):
-        return (1, "store")
+        return (costs.store, "store")
+    if m in ("mrs", "msr", "isb", "dsb", "dmb"):
+        return (costs.system, "system")
+    if m in ("wfi", "wfe"):
+        return (costs.wait, "system")
     if m in ("sdiv", "udiv"):
-        return (7, "divide")
+        return (_has(costs.divide, insn, costs), "divide")
     if m in ("vdiv", "vsqrt"):
-        return (14, "fp divide")
+        return (_has(costs.fp_divide, insn, costs), "fp divide")
     if m in ("vmla", "vmls", "vnmla", "vnmls", "vfma", "vfms", "vfnma", "vfnms"):
-        return (3, "fp mac")
+        return (_has(costs.fp_mac, insn, costs), "fp mac")
     if m.startswith("v"):
-        return (1, "fp")
+        return (_has(costs.fp, insn, costs), "fp")
     if m.startswith(("mul", "mla", "mls", "smul", "smla", "smls", "smua", "smus", "smmul", "smmla",
                      "smmls", "umul", "umla", "umaal", "smlal", "sml")):
-        return (1, "multiply")
+        return (costs.multiply, "multiply")
     if writes_pc and m in ("mov", "add"):
         return (1 + refill, "branch taken")
     return (1, "data processing")
+
+
+def _has(cycles: Optional[int], insn: Insn, costs: CoreCosts) -> int:
+    if cycles is None:
+        raise ValueError(f"{insn.mnemonic} at 0x{insn.addr:x} is not a {costs.label} instruction: "
+                         "the trace is not of that core")
+    return cycles
 
 
 def parse_trace(lines: Iterable[str]):
@@ -308,12 +455,12 @@ class _TbPrice:
     ends_with_load: bool
 
 
-def _price_tb(insns: list, after_load: bool, taken: bool, refill: int) -> _TbPrice:
+def _price_tb(insns: list, after_load: bool, taken: bool, costs: CoreCosts) -> _TbPrice:
     """`insns` executed once: the first after a load or not, the last a branch
     taken or not (the only two things that differ between executions)."""
     cycles, by_class, prev = 0, {}, after_load
     for i, insn in enumerate(insns):
-        cyc, cls = insn_cost(insn, taken and i == len(insns) - 1, prev, refill)
+        cyc, cls = insn_cost(insn, taken and i == len(insns) - 1, prev, costs)
         prev = cls == "load"
         cycles += cyc
         n, c = by_class.get(cls, (0, 0))
@@ -322,13 +469,13 @@ def _price_tb(insns: list, after_load: bool, taken: bool, refill: int) -> _TbPri
 
 
 def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS,
-             refill: int = REFILL_CYCLES, marker: str = MARKER) -> Estimate:
+             costs: CoreCosts = M33, marker: str = MARKER) -> Estimate:
     """Price every instruction executed inside the region [first TB of `entry`,
     next TB of one of `callers`) of each inference (see module docstring). A
     call of `marker` inside the region (from its first TB until a TB of the
     function that called it runs again) ends one span of the inference and
     starts the next (Inference.spans)."""
-    est = Estimate(translations=tbs, refill=refill)
+    est = Estimate(translations=tbs, costs=costs)
     inside = False
     prev_load = False
     inf: Optional[Inference] = None
@@ -366,7 +513,7 @@ def estimate(tbs: dict, runs: list, entry: str = ENTRY, callers: tuple = CALLERS
             inf.spans[-1].blocks[key] += 1
         price = prices.get(key[:3])
         if price is None:
-            price = prices[key[:3]] = _price_tb(insns, key[1], key[2], refill)
+            price = prices[key[:3]] = _price_tb(insns, key[1], key[2], costs)
         prev_load = price.ends_with_load
     for inf in est.inferences:
         for part in [inf] + inf.spans:
@@ -385,7 +532,7 @@ def annotate(est: Estimate, span: Span) -> list:
         insns = est.translations[host]
         prev = after_load
         for i, insn in enumerate(insns):
-            cyc, cls = insn_cost(insn, taken and i == len(insns) - 1, prev, est.refill)
+            cyc, cls = insn_cost(insn, taken and i == len(insns) - 1, prev, est.costs)
             prev = cls == "load"
             r = rows.get(insn.addr)
             if r is None:
@@ -447,10 +594,14 @@ def _counting(lines, b, every: int = 65536):
 
 
 def trace_firmware(elf: Union[str, Path], board, timeout_s: float = 600.0,
-                   refill: int = REFILL_CYCLES) -> Estimate:
+                   costs: Optional[CoreCosts] = None) -> Estimate:
     """Run `elf` on the board's QEMU machine with the translation/execution log
-    and estimate the cycles of its inferences. Raises QemuError/QemuTimeout."""
+    and estimate the cycles of its inferences with `costs` (default: the board's,
+    cost_model). Raises QemuError/QemuTimeout, RunError for a board without a cost model."""
+    from aot.deploy.boards import load_board
     from aot.deploy.qemu import QemuError, qemu_command
+    board = load_board(board)
+    costs = costs or cost_model(board)
     with tempfile.TemporaryDirectory(prefix="mote-trace-") as tmp:
         log = Path(tmp) / "trace.log"
         cmd = qemu_command(elf, board, serial="null") + ["-d", "in_asm,exec,nochain", "-D", str(log)]
@@ -460,4 +611,4 @@ def trace_firmware(elf: Union[str, Path], board, timeout_s: float = 600.0,
         with open(log, errors="replace") as f, progress.bar("estimate cycles: read trace", log.stat().st_size,
                                                            "B", unit_scale=True) as b:
             tbs, runs = parse_trace(_counting(f, b))
-    return estimate(tbs, runs, refill=refill)
+    return estimate(tbs, runs, costs=costs)

@@ -145,15 +145,16 @@ def profile_uart(lines, record: dict, board, target: str, tick_unit: str) -> dic
 
 
 def add_cycle_estimate(p: dict, est, annotate: Optional[int] = None) -> dict:
-    """Adds to the profile `p` of a --trace profile firmware the Cortex-M33
-    cycle estimate of the same firmware's QEMU trace (est: an
+    """Adds to the profile `p` of a --trace profile firmware the cycle estimate
+    of the same firmware's QEMU trace (est: an
     aot.deploy.cycles.Estimate of it; each input set ran untraced, then traced).
     Each row gains "est_cycles" (the estimated cycles of its stretch of the
     first traced inference, aot.deploy.cycles.instruction_spans), "est_instructions"
     (the instructions priced: the row's ticks give or take the tick read's own),
     "cycles_per_instruction", "cycles_by_class" and "cycles_by_function" (by the
     ELF symbol QEMU names); p gains "estimate":
-    {"model": "cortex-m33", "total_cycles": the rows' sum, "whole_cycles": the
+    {"model": the core priced (est.costs.name: "cortex-m33", "cortex-m0plus"), "label"
+    (its name: "Cortex-M33"), "total_cycles": the rows' sum, "whole_cycles": the
     first untraced inference (the figure `aot run --estimate-cycles` prints),
     "agreement": total / whole, "cycles_by_class": the rows',
     "extra_cycles_by_class": the rows' cycles above one per instruction, "memory"}.
@@ -161,7 +162,7 @@ def add_cycle_estimate(p: dict, est, annotate: Optional[int] = None) -> dict:
     (aot.deploy.cycles.annotate: every executed address with its executions and
     cycles). Returns p."""
     from collections import Counter
-    from aot.deploy.cycles import MEMORY_ASSUMPTIONS, annotate as annotate_span, instruction_spans
+    from aot.deploy.cycles import annotate as annotate_span, instruction_spans
     traced = [i for i in est.inferences if i.markers]
     plain = est.untraced().inferences
     if not traced or not plain:
@@ -188,12 +189,14 @@ def add_cycle_estimate(p: dict, est, annotate: Optional[int] = None) -> dict:
                         f"{', '.join(str(o['instr']) for o in p['ops'])}")
     total = sum(sp.cycles for sp in spans)
     whole = plain[0].cycles
-    p["estimate"] = {"model": "cortex-m33", "total_cycles": total, "whole_cycles": whole,
-                     "whole_instructions": plain[0].instructions,
+    p["estimate"] = {"model": est.costs.name, "label": est.costs.label, "total_cycles": total,
+                     "whole_cycles": whole, "whole_instructions": plain[0].instructions,
                      "agreement": total / whole if whole else 0.0,
                      "cycles_by_class": dict(by_class.most_common()),
                      "extra_cycles_by_class": {c: n for c, n in extra.most_common() if n > 0},
-                     "memory": MEMORY_ASSUMPTIONS}
+                     "memory": est.costs.memory}
+    if est.costs.traced_on:
+        p["estimate"]["traced_on"] = est.costs.traced_on
     return p
 
 
@@ -232,14 +235,18 @@ def render_text(p: dict, limit: Optional[int] = None) -> str:
                  f"untraced whole inference: {p['whole_ticks']:,} {unit} "
                  f"(rows sum to {100 * p['agreement']:.2f}% of it)")
     if est:
+        from aot.deploy.cycles import costs_named
         instrs = sum(o["est_instructions"] for o in p["ops"])
-        lines.append(f"estimated Cortex-M33 cycles: {est['total_cycles']:,} over the rows "
+        costs = costs_named(est["model"])
+        lines.append(f"estimated {costs.label} cycles: {est['total_cycles']:,} over the rows "
                      f"({est['total_cycles'] / instrs if instrs else 0:.2f} cycles/instruction, "
                      f"{macs / est['total_cycles'] if est['total_cycles'] else 0:.2f} MACs/cycle); untraced "
                      f"whole inference: {est['whole_cycles']:,} (the figure of aot run --estimate-cycles; "
                      f"rows sum to {100 * est['agreement']:.2f}% of it)")
         lines.append("cycles above one per instruction, by class: " + ", ".join(
             f"{cls} {n:,}" for cls, n in est["extra_cycles_by_class"].items()))
+        if costs.note:
+            lines.append(costs.note)
         lines.append(f"memory assumed: {est['memory']}")
     for o in p["ops"]:
         if "addresses" in o:

@@ -147,30 +147,33 @@ def build_command(args) -> int:
 
 
 def _estimate_cycles(result: dict, board, timeout: float) -> None:
-    """Trace the run of `result` again and add the Cortex-M33 cycle estimate per
-    inference ("estimated_cycles", "cycles_per_instruction") to it and its runs."""
-    from aot.deploy.cycles import MEMORY_ASSUMPTIONS, energy, trace_firmware
-    if board.core != "cortex-m33":
-        raise RunError(f"--estimate-cycles has a Cortex-M33 cost model; {board.name} is a {board.core}")
+    """Trace the run of `result` again and add the cycle estimate of the board's
+    cost model (aot.deploy.cycles.cost_model: Cortex-M33 on mps2-an505, Cortex-M0+
+    on microbit) per inference ("estimated_cycles", "cycles_per_instruction") to it."""
+    from aot.deploy.cycles import cost_model, energy, trace_firmware
+    costs = cost_model(board)
     # a --trace profile|debug firmware runs every input set twice, the second time with the
     # event tracer: the figure is the untraced inferences'
-    est = trace_firmware(result["elf"], board, timeout_s=max(timeout, 60.0) * 10).untraced()
+    est = trace_firmware(result["elf"], board, timeout_s=max(timeout, 60.0) * 10, costs=costs).untraced()
     if est.runs != len(result["runs"]):
         raise RunError(f"the traced run made {est.runs} inferences, the run {len(result['runs'])}")
     result["estimated_cycles"] = est.cycles // est.runs
     result["cycles_per_instruction"] = round(est.cycles_per_instruction, 4)
-    result["estimate"] = {"model": "cortex-m33", "traced_instructions": est.instructions // est.runs,
+    chip = build_target(costs.clock_board).board
+    result["estimate"] = {"model": costs.name, "traced_instructions": est.instructions // est.runs,
                           "cycles_by_class": dict(est.by_class.most_common()),
-                          "memory": MEMORY_ASSUMPTIONS,
-                          "pico2_energy": energy(result["estimated_cycles"], build_target("pico2").board)}
+                          "memory": costs.memory, "clock_board": chip.name, "clock_hz": chip.clock_hz}
+    if costs.traced_on:
+        result["estimate"]["traced_on"] = costs.traced_on
+    result["estimate"][f"{chip.name}_energy"] = energy(result["estimated_cycles"], chip)
 
 
 def run_command(args) -> int:
     program = Path(args.program)
     inputs = load_npz_inputs(args.inputs) if args.inputs else None
     if getattr(args, "estimate_cycles", False) and (args.target == "host" or args.target.startswith("serial:")):
-        raise RunError("--estimate-cycles traces a run on a simulated Cortex-M33 board "
-                       f"(--target mps2-an505), not {args.target}")
+        from aot.deploy.cycles import ESTIMATE_TARGETS
+        raise RunError(f"{ESTIMATE_TARGETS}, not {args.target}")
     target = run_target(args.target)
     if target.kind == SERIAL:
         from aot.deploy.serial_port import run_serial
@@ -220,6 +223,9 @@ def run_command(args) -> int:
         if not program.is_dir():
             raise RunError(f"--target {args.target} runs a build directory (`aot build ... "
                            f"--board {args.target} -o DIR`), not {program}")
+        if getattr(args, "estimate_cycles", False):
+            from aot.deploy.cycles import cost_model
+            cost_model(board)  # refuse a board without one before the run
         if getattr(args, "estimate_cycles", False) and read_build(program).get("uart_inputs"):
             # the traced run has no UART input: the firmware would wait for it until the timeout
             raise RunError("--estimate-cycles traces a firmware with embedded inputs; this one reads "
@@ -248,15 +254,20 @@ def run_command(args) -> int:
     if "flash_bytes" in result:
         print(f"  flash {result['flash_bytes']:,} B, RAM {result['ram_bytes']:,} B")
     if "estimated_cycles" in result:
-        pico2 = build_target("pico2").board.clock_hz
-        est = result["estimated_cycles"]
-        print(f"  estimated Cortex-M33 cycles: {est:,} per inference ({result['cycles_per_instruction']:.2f} "
-              f"cycles/instruction; {1000 * est / pico2:.2f} ms at {pico2 / 1e6:.0f} MHz on a Pico 2)")
-        print(f"  memory assumed: {result['estimate']['memory']}")
-        e = result["estimate"].get("pico2_energy")
-        if e:
-            print(f"  estimated energy on a Pico 2: {e['microjoules']:.1f} uJ per inference ({e['milliseconds']:.3f} ms "
-                  f"x {e['active_mw']:g} mW at {e['clock_hz'] / 1e6:g} MHz; power figure: {e['source']})")
+        e = result["estimate"]
+        from aot.deploy.cycles import costs_named
+        costs = costs_named(e["model"])
+        est, hz = result["estimated_cycles"], e["clock_hz"]
+        print(f"  estimated {costs.label} cycles: {est:,} per inference ({result['cycles_per_instruction']:.2f} "
+              f"cycles/instruction; {1000 * est / hz:.2f} ms at {hz / 1e6:.0f} MHz on a {costs.product})")
+        if costs.note:
+            print(f"  {costs.note}")
+        print(f"  memory assumed: {e['memory']}")
+        en = e.get(f"{e['clock_board']}_energy")
+        if en:
+            print(f"  estimated energy on a {costs.product}: {en['microjoules']:.1f} uJ per inference "
+                  f"({en['milliseconds']:.3f} ms x {en['active_mw']:g} mW at {en['clock_hz'] / 1e6:g} MHz; "
+                  f"power figure: {en['source']})")
     if args.outputs:
         print(f"  wrote {args.outputs}")
     return 0

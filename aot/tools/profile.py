@@ -79,8 +79,8 @@ def _profile_build(folder: Path, target: str, args) -> dict:
     info = read_build(folder)
     record = _record(folder / "model.pte")
     if args.estimate_cycles and (target == "host" or target.startswith("serial:")):
-        raise RunError("--estimate-cycles traces a run on a simulated Cortex-M33 board "
-                       f"(--target mps2-an505), not {target}")
+        from aot.deploy.cycles import ESTIMATE_TARGETS
+        raise RunError(f"{ESTIMATE_TARGETS}, not {target}")
     if target == "host":
         return profile_host((folder / "model.pte").read_bytes(), record, _embedded_inputs(folder, info),
                             repeats=args.repeats)
@@ -96,8 +96,9 @@ def _profile_build(folder: Path, target: str, args) -> dict:
     if board.simulator is None:
         raise RunError(f"board {board.name} has no simulator; run the firmware on the board and "
                        "use --target serial:PORT")
-    if args.estimate_cycles and board.core != "cortex-m33":
-        raise RunError(f"--estimate-cycles has a Cortex-M33 cost model; {board.name} is a {board.core}")
+    if args.estimate_cycles:
+        from aot.deploy.cycles import cost_model
+        cost_model(board)  # one line for a board without one, before the run
     if args.estimate_cycles and info.get("uart_inputs"):
         raise RunError("--estimate-cycles traces a firmware with embedded inputs; this one reads "
                        "them from the UART (built with --uart-inputs)")
@@ -144,11 +145,11 @@ def _profile_model(args) -> dict:
                        "the board (`aot build ... --trace profile -o DIR`, `aot flash DIR`)")
     target = run_target(args.target, serial=False)  # a board is checked before the (slower) compile
     board = target.board
-    if args.estimate_cycles and board is None:
-        raise RunError("--estimate-cycles traces a run on a simulated Cortex-M33 board "
-                       f"(--target mps2-an505), not {args.target}")
-    if args.estimate_cycles and board.core != "cortex-m33":
-        raise RunError(f"--estimate-cycles has a Cortex-M33 cost model; {board.name} is a {board.core}")
+    if args.estimate_cycles:
+        from aot.deploy.cycles import ESTIMATE_TARGETS, cost_model
+        if board is None:
+            raise RunError(f"{ESTIMATE_TARGETS}, not {args.target}")
+        cost_model(board)  # before the (slower) compile
     if board is not None:
         target.require_simulator(f"board {board.name} has no simulator; build with --trace profile, flash it "
                                  "and use --target serial:PORT")
@@ -187,8 +188,8 @@ def profile_command(args) -> int:
         from aot.devtools.profile import profile_host
         pte = path.read_bytes()
         if args.estimate_cycles:
-            raise RunError("--estimate-cycles traces a run on a simulated Cortex-M33 board "
-                           "(--target mps2-an505), not host")
+            from aot.deploy.cycles import ESTIMATE_TARGETS
+            raise RunError(f"{ESTIMATE_TARGETS}, not host")
         p = profile_host(pte, _record(path), _random_program_inputs(pte), repeats=args.repeats)
     else:
         p = _profile_model(args)
@@ -223,8 +224,9 @@ def add_profile_arguments(p, sim_boards: str) -> None:
                    help="host: traced runs; each row keeps its least time (default 30)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the firmware")
     p.add_argument("--estimate-cycles", action="store_true",
-                   help="on a simulated Cortex-M33 board: also trace the run and estimate each row's "
-                        "cycles (aot run --estimate-cycles's model; the trace is slower)")
+                   help="on a simulated board with a cost model (mps2-an505: Cortex-M33; microbit: "
+                        "Cortex-M0+): also trace the run and estimate each row's cycles (aot run "
+                        "--estimate-cycles's model; the trace is slower)")
     p.add_argument("--annotate", type=int, metavar="N",
                    help="with --estimate-cycles: also list program instruction N's estimated cycles "
                         "per function and per instruction address (N: the table's # column)")

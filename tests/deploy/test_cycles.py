@@ -1,8 +1,9 @@
-"""The Cortex-M33 cycle estimate (aot.deploy.cycles): the cost classes on
-hand-written instructions, the trace parser on a hand-written QEMU log, its
-cut at the event tracer's tick reads into per-instruction spans, and (sim) a
-traced run whose instruction count matches the exact -icount one, and
-`aot profile --estimate-cycles`, whose rows sum to `aot run --estimate-cycles`."""
+"""The cycle estimates (aot.deploy.cycles): the Cortex-M33 and Cortex-M0+ cost
+classes on hand-written instructions, the trace parser on a hand-written QEMU
+log, its cut at the event tracer's tick reads into per-instruction spans, and
+(sim) a traced run whose instruction count matches the exact -icount one,
+`aot profile --estimate-cycles`, whose rows sum to `aot run --estimate-cycles`,
+and the M0+ estimate of a microbit build."""
 from __future__ import annotations
 
 import json
@@ -12,7 +13,8 @@ import warnings
 import pytest
 
 import zoo
-from aot.deploy.cycles import Insn, annotate, estimate, instruction_spans, insn_cost, parse_trace
+from aot.deploy.cycles import (M0PLUS, M33, Insn, annotate, cost_model, estimate, instruction_spans, insn_cost,
+                               parse_trace)
 
 
 def _i(m, ops="", addr=0x100, size=2):
@@ -39,9 +41,125 @@ def _i(m, ops="", addr=0x100, size=2):
     (_i("vdiv.f32", "s0, s1, s2"), False, False, (14, "fp divide")),
     (_i("vadd.f32", "s0, s1, s2"), False, False, (1, "fp")),
     (_i("ldr", "pc, [sp], #4"), False, False, (4, "load")),
+    (_i("muls", "r0, r1, r0"), False, False, (1, "multiply")),
+    (_i("vmls.f32", "s0, s1, s2"), False, False, (3, "fp mac")),
 ])
 def test_cost_classes(insn, taken, after_load, want):
     assert insn_cost(insn, taken, after_load) == want
+    assert insn_cost(insn, taken, after_load, M33) == want
+
+
+# Cortex-M0+ (Cortex-M0+ TRM, Table 3.1; the RP2040's single-cycle multiplier).
+@pytest.mark.parametrize("insn,taken,want", [
+    (_i("adds", "r0, r1, r2"), False, (1, "data processing")),
+    (_i("movs", "r3, #0"), False, (1, "data processing")),
+    (_i("sxtb", "r2, r2"), False, (1, "data processing")),
+    (_i("muls", "r0, r1, r0"), False, (1, "multiply")),          # fast multiplier: 1, not 32
+    (_i("ldr", "r2, [r0, #4]"), False, (2, "load")),
+    (_i("ldrsb", "r2, [r0, r1]"), False, (2, "load")),
+    (_i("str", "r3, [sp, #8]"), False, (2, "store")),
+    (_i("strb", "r3, [r1]"), False, (2, "store")),
+    (_i("push", "{r4, r5, r6, r7, lr}"), False, (6, "store multiple")),   # 1 + N, lr counted
+    (_i("pop", "{r4, r5, r6, r7}"), False, (5, "load multiple")),         # 1 + N
+    (_i("pop", "{r4, r5, r6, r7, pc}"), True, (7, "load multiple")),      # 3 + N, N without pc
+    (_i("pop", "{pc}"), True, (3, "load multiple")),
+    (_i("ldm", "r0!, {r1, r2, r3}"), False, (4, "load multiple")),
+    (_i("stm", "r0!, {r1, r2}"), False, (3, "store multiple")),
+    (_i("bne", "#0x1000075e"), True, (2, "branch taken")),
+    (_i("bne", "#0x1000075e"), False, (1, "branch not taken")),
+    (_i("b", "#0x1000075e"), True, (2, "branch taken")),
+    (_i("bl", "#0x10000100", size=4), True, (3, "branch taken")),
+    (_i("bx", "lr"), True, (2, "branch taken")),
+    (_i("blx", "r3"), True, (2, "branch taken")),
+    (_i("mov", "pc, r3"), True, (2, "branch taken")),
+    (_i("mrs", "r0, primask", size=4), False, (3, "system")),
+    (_i("msr", "primask, r0", size=4), False, (3, "system")),
+    (_i("dsb", "sy", size=4), False, (3, "system")),
+    (_i("isb", "sy", size=4), False, (3, "system")),
+    (_i("wfi", ""), False, (2, "system")),
+    (_i("cpsid", "i"), False, (1, "data processing")),
+])
+def test_m0plus_cost_classes(insn, taken, want):
+    assert insn_cost(insn, taken, False, M0PLUS) == want
+    # no pipelining of consecutive loads on the two-stage M0+ (the M33 pipelines them)
+    assert insn_cost(insn, taken, True, M0PLUS) == want
+
+
+def test_m0plus_lacks_the_mainline_instructions():
+    for m in ("sdiv", "vadd.f32", "vfma.f32", "vdiv.f32"):
+        with pytest.raises(ValueError, match=f"{m} at 0x100 is not a Cortex-M0\\+ instruction"):
+            insn_cost(_i(m, "r0, r1, r2"), False, False, M0PLUS)
+
+
+# An Armv6-M loop (QEMU microbit's disassembly of a byte MAC): 16 iterations.
+M0_LOG = """\
+IN: main
+0x00000100:  b510       push     {r4, lr}
+0x00000102:  f000 f801  bl       #0x108
+
+Trace 0: 0x7f0000002100 [00000000/00000100/00000050/ff020200] main
+----------------
+IN: mote_method_execute
+0x00000108:  b570       push     {r4, r5, r6, lr}
+0x0000010a:  2400       movs     r4, #0
+
+Trace 0: 0x7f0000002200 [00000000/00000108/00000050/ff020200] mote_method_execute
+----------------
+IN: mote_method_execute
+0x0000010c:  5705       ldrsb    r5, [r0, r4]
+0x0000010e:  570e       ldrsb    r6, [r1, r4]
+0x00000110:  4375       muls     r5, r6, r5
+0x00000112:  18ed       adds     r5, r5, r3
+0x00000114:  3401       adds     r4, #1
+0x00000116:  2c10       cmp      r4, #0x10
+0x00000118:  d1f8       bne      #0x10c
+
+""" + "".join("Trace 0: 0x7f0000002300 [00000000/0000010c/00000050/ff020200] mote_method_execute\n"
+              for _ in range(16)) + """----------------
+IN: mote_method_execute
+0x0000011a:  bd70       pop      {r4, r5, r6, pc}
+
+Trace 0: 0x7f0000002400 [00000000/0000011a/00000050/ff020200] mote_method_execute
+----------------
+IN: main
+0x00000106:  bd10       pop      {r4, pc}
+
+Trace 0: 0x7f0000002500 [00000000/00000106/00000050/ff020200] main
+"""
+
+
+def test_m0plus_prices_an_armv6m_trace():
+    """The loop above on the M0+: push (1 + 4), movs; 16 x (two loads of 2, muls,
+    adds, adds, cmp, bne: 2 taken, 1 the last time); pop and return 3 + 3."""
+    tbs, runs = parse_trace(M0_LOG.splitlines())
+    m0 = estimate(tbs, runs, costs=M0PLUS)
+    body = 2 + 2 + 1 + 1 + 1 + 1
+    want = (1 + 4) + 1 + 15 * (body + 2) + (body + 1) + (3 + 3)
+    assert (m0.runs, m0.instructions, m0.cycles) == (1, 2 + 16 * 7 + 1, want)
+    assert m0.costs is M0PLUS and m0.untraced().costs is M0PLUS
+    assert m0.by_class == {"store multiple": 5, "data processing": 1 + 16 * 3, "load": 16 * 4,
+                           "multiply": 16, "branch taken": 15 * 2, "branch not taken": 1, "load multiple": 6}
+    # the same trace on the M33 cost table: loads pipeline, branches refill 2, pop with pc 1 + N + 2
+    m33 = estimate(tbs, runs, costs=M33)
+    assert m33.cycles == (1 + 4) + 1 + 15 * (2 + 1 + 4 + 3) + (2 + 1 + 4 + 1) + (1 + 4 + 2)
+    assert m0.cycles >= m0.instructions
+    assert [r["cycles"] for r in annotate(m0, m0.inferences[0]) if r["address"] in (0x10c, 0x110, 0x118)] == \
+        [16 * 2, 16, 15 * 2 + 1]
+
+
+def test_cost_model_by_board():
+    """microbit (Cortex-M0) traces are priced as the RP2040's M0+, mps2-an505 as the M33;
+    the pico (rp2040js) and boards without a table get one line each."""
+    from aot.deploy.boards import load_board
+    from aot.errors import RunError
+    assert cost_model(load_board("microbit")) is M0PLUS
+    assert cost_model(load_board("mps2-an505")) is M33
+    with pytest.raises(RunError, match=r"^--estimate-cycles prices a QEMU trace; pico runs on rp2040js, whose OUT "
+                                       r"figures are core cycles already: .* --target microbit --estimate-cycles$"):
+        cost_model(load_board("pico"))
+    with pytest.raises(RunError, match=r"^--estimate-cycles has Cortex-M33 \(mps2-an505\) and Cortex-M0\+ "
+                                       r"\(microbit\) cost models; mps2-an385 is a cortex-m3$"):
+        cost_model(load_board("mps2-an385"))
 
 
 LOG = """\
@@ -250,7 +368,8 @@ def test_traced_run_matches_the_exact_instruction_count(tmp_path, capsys):
     assert float(m.group(1)) == pytest.approx(cyc / 150e6 * 0.080 * 1e6, abs=0.05)
     assert float(m.group(2)) == pytest.approx(cyc / 150e6 * 1e3, abs=5e-4)
     assert main(["run", str(out), "--target", "host", "--estimate-cycles"]) == 1
-    assert "--estimate-cycles traces a run on a simulated Cortex-M33 board" in capsys.readouterr().err
+    assert ("--estimate-cycles traces a run on a simulated board with a cost model (--target mps2-an505: "
+            "Cortex-M33; --target microbit: Cortex-M0+), not host") in capsys.readouterr().err
 
 
 @pytest.mark.sim
@@ -290,7 +409,8 @@ def test_profile_estimate_cycles_rows_sum_to_the_run_estimate(tmp_path, capsys):
     assert "est. cycles  cycles/instr  MACs/cycle" in text
     assert f"untraced whole inference: {e['whole_cycles']:,} (the figure of aot run --estimate-cycles" in text
     assert main(["profile", str(out), "--target", "host", "--estimate-cycles"]) == 1
-    assert "--estimate-cycles traces a run on a simulated Cortex-M33 board" in capsys.readouterr().err
+    assert ("--estimate-cycles traces a run on a simulated board with a cost model (--target mps2-an505: "
+            "Cortex-M33; --target microbit: Cortex-M0+), not host") in capsys.readouterr().err
     # one row per address: the conv's rows sum to the row
     k = conv[0]["instr"]
     assert main(["profile", str(out), "--target", "mps2-an505", "--estimate-cycles", "--annotate", str(k),
@@ -303,3 +423,54 @@ def test_profile_estimate_cycles_rows_sum_to_the_run_estimate(tmp_path, capsys):
     assert main(["profile", str(out), "--target", "mps2-an505", "--annotate", str(k)]) == 1
     assert "--annotate N lists the estimated cycles of instruction N's addresses: add --estimate-cycles" \
         in capsys.readouterr().err
+
+
+@pytest.mark.sim
+def test_microbit_estimate_prices_the_m0_trace_as_the_rp2040s_m0plus(tmp_path, capsys):
+    """`aot profile` and `aot run --estimate-cycles` on small_cnn int8 built for the
+    microbit (QEMU, Cortex-M0): the estimate names the Cortex-M0+ and the trace it
+    priced, costs at least one cycle per instruction (within 3), its rows sum to the
+    untraced inference; the pico (rp2040js) and a board without a cost table are
+    refused with one line before any run."""
+    from aot.cli import main
+    out = tmp_path / "mb"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["profile", str(zoo.path("small_cnn")), "--int8", "--target", "microbit",
+                     "-o", str(out), "--estimate-cycles", "--json"]) == 0
+    p = json.loads(capsys.readouterr().out)
+    e = p["estimate"]
+    assert (e["model"], e["label"]) == ("cortex-m0plus", "Cortex-M0+")
+    assert e["traced_on"] == "the QEMU microbit (Cortex-M0) trace of the same Armv6-M code"
+    assert e["memory"].startswith("RP2040: every XIP flash access (code, weights) a cache hit")
+    assert e["total_cycles"] == sum(o["est_cycles"] for o in p["ops"]) and 0.995 <= e["agreement"] <= 1.0
+    for o in p["ops"]:
+        assert o["ticks"] <= o["est_cycles"] <= 3 * o["est_instructions"], o
+    conv = [o for o in p["ops"] if o["op"] == "mote::conv2d_s8.out"]
+    assert conv and all(o["cycles_by_class"]["multiply"] > 0 for o in conv)
+    assert main(["run", str(out), "--target", "microbit", "--estimate-cycles", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    exact, est = r["instructions"], r["estimated_cycles"]
+    assert est == e["whole_cycles"] and exact <= est < 3 * exact
+    assert abs(r["estimate"]["traced_instructions"] - exact) <= max(40, exact // 1000)
+    assert (r["estimate"]["model"], r["estimate"]["clock_board"], r["estimate"]["clock_hz"]) == \
+        ("cortex-m0plus", "pico", 125_000_000)
+    assert set(r["estimate"]["cycles_by_class"]) >= {"load", "store", "multiply", "branch taken"}
+    assert main(["run", str(out), "--target", "microbit", "--estimate-cycles"]) == 0
+    text = capsys.readouterr().out
+    m = re.search(r"estimated Cortex-M0\+ cycles: ([\d,]+) per inference \(([\d.]+) cycles/instruction; "
+                  r"([\d.]+) ms at 125 MHz on a Pico\)", text)
+    assert m and int(m.group(1).replace(",", "")) == est
+    assert float(m.group(3)) == pytest.approx(est / 125e3, abs=0.005)
+    assert "  priced with the RP2040's Cortex-M0+ timings from the QEMU microbit (Cortex-M0) trace" in text
+    assert "Cortex-M33" not in text and "Pico 2" not in text
+    assert main(["profile", str(out), "--target", "microbit", "--estimate-cycles"]) == 0
+    text = capsys.readouterr().out
+    assert f"estimated Cortex-M0+ cycles: {e['total_cycles']:,} over the rows" in text
+    assert "priced with the RP2040's Cortex-M0+ timings from the QEMU microbit" in text
+    for target, line in (("pico", "--estimate-cycles prices a QEMU trace; pico runs on rp2040js"),
+                         ("mps2-an385", "--estimate-cycles has Cortex-M33 (mps2-an505) and Cortex-M0+ "
+                                        "(microbit) cost models; mps2-an385 is a cortex-m3")):
+        assert main(["run", str(out), "--target", target, "--estimate-cycles"]) == 1
+        err = capsys.readouterr().err
+        assert line in err and len(err.strip().splitlines()) == 1, err
