@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence, Union
@@ -402,13 +403,35 @@ def flash_images(board: Board, elf: Union[str, Path]) -> tuple:
     <stem>.uf2 of it. Returns (bin, uf2 or None). Raises FirmwareError."""
     elf = Path(elf)
     binf = elf.with_suffix(".bin")
-    _run([OBJCOPY, "-O", "binary", "-R", ".mote_model", str(elf), str(binf)], "objcopy")
+    write_flash_bin(elf, binf)
     uf2 = None
     if board.uf2_family_id is not None:
-        from aot.deploy.uf2 import bin_to_uf2
         uf2 = elf.with_suffix(".uf2")
-        uf2.write_bytes(bin_to_uf2(binf.read_bytes(), board.flash.origin, board.uf2_family_id))
+        uf2.write_bytes(uf2_image(board, binf.read_bytes()))
     return binf, uf2
+
+
+def write_flash_bin(elf: Union[str, Path], binf: Union[str, Path]) -> None:
+    """Write `binf`: the flash image of `elf` from the flash origin, without a separate
+    model region (.mote_model). Raises FirmwareError."""
+    _run([OBJCOPY, "-O", "binary", "-R", ".mote_model", str(elf), str(binf)], "objcopy")
+
+
+def uf2_image(board: Board, flash_bin: bytes) -> bytes:
+    """The UF2 of a flash image (write_flash_bin's bytes) for a board with a UF2 family."""
+    from aot.deploy.uf2 import bin_to_uf2
+    if board.uf2_family_id is None:
+        raise FirmwareError(f"board {board.name} takes no UF2 (boards/{board.name}.json: no uf2_family_id)")
+    return bin_to_uf2(flash_bin, board.flash.origin, board.uf2_family_id)
+
+
+def uf2_from_elf(board: Board, elf: Union[str, Path]) -> bytes:
+    """The UF2 flash_images writes beside `elf` (firmware.uf2), made again from the ELF
+    into memory: write_flash_bin then uf2_image. Raises FirmwareError."""
+    with tempfile.TemporaryDirectory(prefix="mote-uf2-") as tmp:
+        binf = Path(tmp) / "flash.bin"
+        write_flash_bin(elf, binf)
+        return uf2_image(board, binf.read_bytes())
 
 
 

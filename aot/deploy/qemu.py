@@ -120,7 +120,7 @@ def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], time
 def start_firmware(elf: Union[str, Path], board: Union[str, Board]) -> subprocess.Popen:
     """Start `elf` on the board's QEMU machine and return at once: UART0 is the
     process's stdout (binary pipe; stdin closed, stderr piped). For callers that
-    read the UART while the firmware runs (renode/qemu_keywords, the Renode
+    read the UART while the firmware runs (renode/sim_keywords, the Renode
     keywords on QEMU); the caller reads stdout to its end or kills the process."""
     if shutil.which(QEMU) is None:
         raise QemuError(f"{QEMU} not found (Debian: apt install qemu-system-arm)")

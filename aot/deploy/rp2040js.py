@@ -134,6 +134,33 @@ def cycle_budget(board: Board, sim_seconds: float = DEFAULT_SIM_SECONDS) -> int:
     return int(board.clock_hz * sim_seconds)
 
 
+def runner_command(uf2: Union[str, Path], board: Board, max_cycles: int, status_path: Path,
+                   stdin_path: Optional[Path] = None, tester: bool = False) -> list:
+    """The command line of one run.js run of `uf2` on `board` (after check_installed):
+    the bootrom stand-in, a budget of `max_cycles` core cycles, the status written to
+    `status_path`; stdin_path: bytes for UART0's receiver; tester: run.js's --tester
+    protocol (per-line cycle stamps, pause at the budget; see run.js)."""
+    rom, symbols = bootrom()
+    cmd = [NODE, str(RUNNER), "--bootrom", str(rom), "--rom-symbols", str(symbols), "--uf2", str(uf2),
+           "--cycles", str(int(max_cycles)), "--flash-bytes", str(board.flash.size), "--status", str(status_path)]
+    if stdin_path is not None:
+        cmd += ["--stdin", str(stdin_path)]
+    if tester:
+        cmd.append("--tester")
+    return cmd
+
+
+def read_status(status_path: Path, uart: str) -> Rp2040Run:
+    """The Rp2040Run of a finished run.js run from its --status file and UART0 text."""
+    try:
+        st = json.loads(Path(status_path).read_text())
+    except (OSError, ValueError):
+        raise RunError(f"the rp2040js runner ended without a status; UART:\n{uart[-2000:]}") from None
+    return Rp2040Run(st["result"], st.get("exit_status"), uart, int(st.get("cycles") or 0),
+                     st.get("boot2_cycles"), st.get("image_cycles"), list(st.get("out_cycles") or []),
+                     st.get("message", ""), st.get("fault"))
+
+
 def run_uf2(uf2: Union[str, Path], board: Union[str, Board] = "pico", max_cycles: Optional[int] = None,
             timeout_s: float = 300.0, on_line=None, stdin_bytes: Optional[bytes] = None) -> Rp2040Run:
     """Run `uf2` on rp2040js from reset (bootrom stand-in, boot2, image).
@@ -144,23 +171,50 @@ def run_uf2(uf2: Union[str, Path], board: Union[str, Board] = "pico", max_cycles
     receiver as its FIFO has room."""
     board = load_board(board)
     check_installed()
-    rom, symbols = bootrom()
     budget = max_cycles if max_cycles is not None else cycle_budget(board)
     with tempfile.TemporaryDirectory(prefix="mote-rp2040-") as tmp:
         status_path = Path(tmp) / "status.json"
-        cmd = [NODE, str(RUNNER), "--bootrom", str(rom), "--rom-symbols", str(symbols), "--uf2", str(uf2),
-               "--cycles", str(int(budget)), "--flash-bytes", str(board.flash.size), "--status", str(status_path)]
+        stdin_path = None
         if stdin_bytes:
-            (Path(tmp) / "stdin.bin").write_bytes(stdin_bytes)
-            cmd += ["--stdin", str(Path(tmp) / "stdin.bin")]
-        text = _stream(cmd, timeout_s, on_line, budget)
-        try:
-            st = json.loads(status_path.read_text())
-        except (OSError, ValueError):
-            raise RunError(f"the rp2040js runner ended without a status; UART:\n{text[-2000:]}") from None
-    return Rp2040Run(st["result"], st.get("exit_status"), text, int(st.get("cycles") or 0),
-                     st.get("boot2_cycles"), st.get("image_cycles"), list(st.get("out_cycles") or []),
-                     st.get("message", ""), st.get("fault"))
+            stdin_path = Path(tmp) / "stdin.bin"
+            stdin_path.write_bytes(stdin_bytes)
+        text = _stream(runner_command(uf2, board, budget, status_path, stdin_path), timeout_s, on_line, budget)
+        return read_status(status_path, text)
+
+
+def start_uf2(uf2: Union[str, Path], board: Union[str, Board], max_cycles: int,
+              status_path: Union[str, Path]) -> subprocess.Popen:
+    """Start `uf2` on rp2040js with run.js's --tester protocol and return at once
+    (aot.deploy.qemu.start_firmware's counterpart, for renode/sim_keywords): UART0 is
+    the process's stdout (binary pipe); stderr carries "@line <cycles>" after each
+    UART0 line and "@paused <cycles>" when `max_cycles` core cycles are spent, after
+    which the run waits for a larger budget (a decimal line on stdin, a pipe; closing
+    it ends the run as "budget"). The status is written to `status_path` at the end
+    (read_status). The caller reads stdout and stderr to their ends or kills the process."""
+    board = load_board(board)
+    check_installed()
+    cmd = runner_command(uf2, board, max_cycles, Path(status_path), tester=True)
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def image_uf2(elf: Union[str, Path], board: Union[str, Board], work_dir: Union[str, Path]) -> Path:
+    """The UF2 a user flashes for `elf`, which rp2040js boots: firmware.uf2 beside it (as
+    `aot build` writes it) after proving it is the UF2 of this ELF (aot.deploy.firmware
+    .uf2_from_elf, the helper `aot build` writes it with); without one, that UF2 written
+    into `work_dir`. Raises RunError (one line) when the sibling is another image."""
+    from aot.deploy.firmware import uf2_from_elf
+    board = load_board(board)
+    elf = Path(elf)
+    made = uf2_from_elf(board, elf)
+    sibling = elf.with_suffix(".uf2")
+    if sibling.exists():
+        if sibling.read_bytes() != made:
+            raise RunError(f"{sibling} is not the UF2 of {elf.name} (a stale or edited image); "
+                           "rebuild with `aot build`")
+        return sibling
+    out = Path(work_dir) / sibling.name
+    out.write_bytes(made)
+    return out
 
 
 def _stream(cmd: list, timeout_s: float, on_line, budget: int) -> str:

@@ -3,7 +3,7 @@ Mote's firmware self-test on the mps2-an505-like Cortex-M33 (renode/mps2-an505.r
 Build the firmware first, from the repository root:
     aot build zoo/small_cnn.py --board mps2-an505 --selftest -o build/renode/an505
 Renode:        renode-test renode/tests/*.robot   (renode-test takes files, not a folder)
-QEMU (here):   see README.md, "Renode" (the same file, keywords from renode/qemu_keywords).
+QEMU:          see docs/testing.md, "Renode" (the same file, keywords from renode/sim_keywords).
 Another ELF:   --variable AN505_ELF:/path/to/firmware.elf
 
 *** Settings ***

@@ -4,7 +4,8 @@ Pico 2's memory map (a memory-map stand-in: Renode models no RP2350).
 Build the firmware first, from the repository root:
     aot build zoo/small_cnn.py --board pico2 --selftest -o build/renode/pico2
 Renode:        renode-test renode/tests/*.robot   (renode-test takes files, not a folder)
-QEMU (here):   skipped at "machine LoadPlatformDescription": QEMU has no machine for this board.
+Without Renode (renode/sim_keywords): skipped at "machine LoadPlatformDescription":
+               boards/pico2.json names no simulator (no QEMU machine, no RP2350 model).
 Another ELF:   --variable PICO2_ELF:/path/to/firmware.elf
 
 *** Settings ***

@@ -4,7 +4,7 @@
  *
  *   node sim/rp2040/run.js --bootrom BOOTROM.bin --rom-symbols BOOTROM.json
  *        --uf2 firmware.uf2 [--cycles N] [--flash-bytes N] [--stdin FILE]
- *        [--status STATUS.json]
+ *        [--status STATUS.json] [--tester]
  *
  * 1. The UF2 is loaded as the RP2040 bootrom's USB drive (BOOTSEL) would write it
  *    to flash (UF2 format: 512-byte blocks, magics 0x0a324655 0x9e5d5157 ...
@@ -39,6 +39,13 @@
  * where silicon would leave it unchanged. The firmware's handler gets
  * AFTER_FAULT_CYCLES to print its report and MOTE EXIT; the run's result is
  * "fault" either way. A HardFault taken while in HardFault or NMI is a lockup.
+ *
+ * --tester (for a test that waits on UART0 lines in simulated time, such as
+ * renode/sim_keywords): after each UART0 line stderr gets "@line <cycles>" (the
+ * core cycle count as its "\n" went out), and when the budget is spent the run
+ * pauses instead of ending: stderr gets "@paused <cycles>" and the next line read
+ * from stdin is the new budget (absolute core cycles, more than before); end of
+ * input, or anything else, ends the run as "budget".
  *
  * UART0's bytes go to stdout as they arrive. One line on stderr says how a run
  * ended unless the firmware exited; --status writes {"result", "exit_status",
@@ -88,6 +95,10 @@ function parseArgs(argv) {
   const opts = { cycles: 2000000000, flashBytes: 2 * 1024 * 1024 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === '--tester') {
+      opts.tester = true;
+      continue;
+    }
     const v = argv[i + 1];
     if (v === undefined) throw new Outcome('usage', `${a} needs a value`);
     i++;
@@ -102,7 +113,7 @@ function parseArgs(argv) {
   }
   for (const k of ['bootrom', 'romSymbols', 'uf2']) {
     if (!opts[k]) throw new Outcome('usage', 'usage: run.js --bootrom BIN --rom-symbols JSON --uf2 FILE ' +
-                                    '[--cycles N] [--flash-bytes N] [--stdin FILE] [--status FILE]');
+                                    '[--cycles N] [--flash-bytes N] [--stdin FILE] [--status FILE] [--tester]');
   }
   if (!(opts.cycles > 0) || !(opts.flashBytes > 0)) throw new Outcome('usage', '--cycles and --flash-bytes must be positive');
   return opts;
@@ -165,6 +176,28 @@ function loadUf2(uf2, flashBytes, name) {
     next = Math.max(next, b.addr + PAGE);
   }
   return sorted;
+}
+
+/* --tester: one line from stdin (blocking), without its newline; null at end of input. */
+function readLineSync() {
+  const byte = Buffer.alloc(1);
+  let text = '';
+  for (;;) {
+    let n;
+    try {
+      n = fs.readSync(0, byte, 0, 1, null);
+    } catch (e) {
+      if (e.code === 'EAGAIN') {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        continue;
+      }
+      if (e.code === 'EOF') return null;
+      throw e;
+    }
+    if (n === 0) return null;
+    if (byte[0] === 0x0a) return text;
+    if (text.length < 40) text += String.fromCharCode(byte[0]);
+  }
 }
 
 /* XIP_CTRL (0x14000000: CTRL 0x0, FLUSH 0x4, STAT 0x8), which rp2040js leaves unmapped:
@@ -257,6 +290,7 @@ function main() {
       const m = /^MOTE EXIT (-?[0-9]{1,10})\r?$/.exec(line);
       if (m) exitStatus = Number(m[1]);
       if (line.startsWith('OUT ')) status.out_cycles.push(core.cycles + slept);
+      if (opts.tester) process.stderr.write(`@line ${core.cycles + slept}\n`);
       line = '';
     } else if (line.length < 200) {
       line += String.fromCharCode(b);
@@ -266,7 +300,7 @@ function main() {
   let stdinPos = 0;
 
   let slept = 0;
-  const budget = opts.cycles;
+  let budget = opts.cycles;
   const romPark = Number(symbols.mote_rom_usb_boot) & ~1;
   const romHardfault = Number(symbols.mote_rom_hardfault) & ~1;
   try {
@@ -279,6 +313,14 @@ function main() {
           return finish('fault', `hard fault at pc=${fault.pc} (lr=${fault.lr}) after ${fault.cycle} cycles${fault.detail ? ` (${fault.detail})` : ''}; the firmware reported it and exited with status ${exitStatus}`, { fault });
         }
         return finish('exit', '');
+      }
+      if (cycles > budget && opts.tester && !fault) {
+        process.stderr.write(`@paused ${cycles}\n`);
+        const more = readLineSync();
+        if (more !== null && /^[0-9]{1,16}$/.test(more.trim()) && Number(more) > cycles) {
+          budget = Number(more);
+          continue;
+        }
       }
       if (cycles > budget) {
         status.cycles = cycles;
