@@ -82,11 +82,6 @@ SIMULATORS = ("qemu", "rp2040js")
 #: Renode's default tester timeout (Set Default Uart Timeout), seconds.
 DEFAULT_TIMEOUT = 8.0
 
-#: rp2040js: wall-clock safety of a wait, over the time its cycles take at
-#: MIN_CYCLES_PER_S (a stuck runner; the run itself is bounded by cycles)
-WALL_SAFETY_S = 120.0
-MIN_CYCLES_PER_S = 1_000_000
-
 _PERIPHERAL = re.compile(r"^(\w+):\s*([\w.]+)\s*@")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _CPU_TYPE = re.compile(r'^\s+cpuType:\s*"([^"]+)"', re.M)
@@ -546,7 +541,7 @@ class SimKeywords:
         budget = self._cycles(limit)
         deadline = start + budget
         self._grant(deadline)
-        wall_limit = WALL_SAFETY_S + budget / MIN_CYCLES_PER_S
+        wall_limit = rp2040js.wall_limit(limit)  # a safety against a stuck runner only
         wall_end = time.monotonic() + wall_limit
         why = None
         with u.cond:
