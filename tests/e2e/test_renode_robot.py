@@ -159,21 +159,27 @@ def test_resc_script_and_a_line_that_never_comes(an505_elf, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def pico_int8_bad(tmp_path_factory):
-    """int8 small_cnn --selftest for the pico, case 1's expected bytes changed: the
-    firmware prints MOTE SELFTEST FAIL case=1."""
+def pico_int8(tmp_path_factory):
+    """int8 small_cnn --selftest for the pico, one compile: (the firmware ELF, one
+    whose case 1 expected bytes are changed: it prints MOTE SELFTEST FAIL case=1)."""
     c = compile_model_file(zoo.path("small_cnn"), int8=True, int8_io=True)
     st = make_selftest(c.pte, case_inputs(c, 2))
+    root = tmp_path_factory.mktemp("renode")
+    build_compiled(c, "pico", root / "pico-int8", selftest=st)
     flat = st.expected[1][0].reshape(-1)
     flat[3] = np.int8(int(flat[3]) + 1 if flat[3] < 127 else int(flat[3]) - 1)
-    out = tmp_path_factory.mktemp("renode") / "pico-bad"
-    build_compiled(c, "pico", out, selftest=st)
-    return out / "firmware.elf"
+    build_compiled(c, "pico", root / "pico-bad", selftest=st)
+    return root / "pico-int8" / "firmware.elf", root / "pico-bad" / "firmware.elf"
 
 
-def test_failing_selftest_fails_the_pico_robot_run(pico_int8_bad, tmp_path):
+def test_int8_selftest_passes_the_pico_robot_file(pico_int8, tmp_path):
+    code, tests = _robot(tmp_path, "--variable", f"PICO_ELF:{pico_int8[0]}", PICO_ROBOT)
+    assert code == 0 and tests["Pico.Self-Test Should Pass"] == ("PASS", ""), tests
+
+
+def test_failing_selftest_fails_the_pico_robot_run(pico_int8, tmp_path):
     """On rp2040js as on QEMU: MOTE SELFTEST FAIL is a failing UART string of the file."""
-    code, tests = _robot(tmp_path, "--variable", f"PICO_ELF:{pico_int8_bad}", PICO_ROBOT)
+    code, tests = _robot(tmp_path, "--variable", f"PICO_ELF:{pico_int8[1]}", PICO_ROBOT)
     assert code == 1
     status, why = tests["Pico.Self-Test Should Pass"]
     assert status == "FAIL" and "failing entry" in why and "MOTE SELFTEST FAIL case=1" in why
