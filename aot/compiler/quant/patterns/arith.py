@@ -39,7 +39,7 @@ def match_binary(lw, site: Site) -> bool:
     core = site.core
     a = core.args
     return len(a) == 2 and int_inputs(a[:2]) and lw.shape(a[0]) == lw.shape(a[1]) \
-        and (core.target != aten.add.Tensor or core.kwargs.get("alpha", 1) == 1)
+        and core.kwargs.get("alpha", 1) == 1
 
 
 def emit_binary(lw, site: Site) -> QVal:
@@ -293,9 +293,9 @@ def emit_lut(lw, site: Site) -> QVal:
 
 
 PATTERNS = (
-    Pattern("add", frozenset({aten.add.Tensor}), ("mote::add_s8",), match_binary, emit_binary,
+    Pattern("add", frozenset({aten.add.Tensor, aten.add_.Tensor}), ("mote::add_s8",), match_binary, emit_binary,
             "mote::add_s8 adds two int8 tensors of one shape (no broadcast, no constant, alpha 1)", tail="act"),
-    Pattern("mul", frozenset({aten.mul.Tensor}), ("mote::mul_s8",), match_binary, emit_binary,
+    Pattern("mul", frozenset({aten.mul.Tensor, aten.mul_.Tensor}), ("mote::mul_s8",), match_binary, emit_binary,
             "mote::mul_s8 multiplies two int8 tensors of one shape (no broadcast, no constant)", tail="act"),
     Pattern("bmm", MATMUL_OPS, ("mote::bmm_s8",), match_bmm, emit_bmm,
             "mote::bmm_s8 multiplies two int8 tensors of rank 2 to 4 with equal batch dims", tail="scale"),
