@@ -424,6 +424,8 @@ mote_err_t mote_kernel_mote_depthwise_planar16_s8_out(mote_kernel_ctx_t *ctx, mo
     uint32_t nargs); /* op_mote_depthwise_planar16_s8.c */
 mote_err_t mote_kernel_mote_embedding_w4_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_embedding_w4.c */
+mote_err_t mote_kernel_mote_grouped_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_grouped_conv2d_s8.c */
 mote_err_t mote_kernel_mote_linear_s16_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_linear_s16.c */
 mote_err_t mote_kernel_mote_linear_s4_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -674,6 +676,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::depthwise_conv2d_s8.out", mote_kernel_mote_depthwise_conv2d_s8_out},
     {"mote::depthwise_planar16_s8.out", mote_kernel_mote_depthwise_planar16_s8_out},
     {"mote::embedding_w4.out", mote_kernel_mote_embedding_w4_out},
+    {"mote::grouped_conv2d_s8.out", mote_kernel_mote_grouped_conv2d_s8_out},
     {"mote::linear_s16.out", mote_kernel_mote_linear_s16_out},
     {"mote::linear_s4.out", mote_kernel_mote_linear_s4_out},
     {"mote::linear_s8.out", mote_kernel_mote_linear_s8_out},
@@ -907,6 +910,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::depthwise_conv2d_s8.out */
     1u, /* mote::depthwise_planar16_s8.out */
     1u, /* mote::embedding_w4.out */
+    1u, /* mote::grouped_conv2d_s8.out */
     1u, /* mote::linear_s16.out */
     1u, /* mote::linear_s4.out */
     1u, /* mote::linear_s8.out */
@@ -928,7 +932,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 229u;
+const uint32_t mote_kernel_registry_len = 230u;
 
 #include "mote/backend.h"
 

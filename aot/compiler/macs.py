@@ -19,7 +19,7 @@ _MATMUL = {"aten::mm", "aten::bmm", "aten::addmm", "aten::linear"}
 #: the same product operators as ATen call names in the int8 lowering (its fp32
 #: fallback sites): the --int8 summary lists those with their MACs, not twice
 FALLBACK_MAC_OPS = {"conv2d", "conv1d", "conv_transpose2d", "linear", "matmul", "bmm", "mm", "addmm"}
-_INT8 = {"mote::conv2d_s8", "mote::conv2d_s8_nchw", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::bmm_s8",
+_INT8 = {"mote::conv2d_s8", "mote::conv2d_s8_nchw", "mote::grouped_conv2d_s8", "mote::depthwise_conv2d_s8", "mote::linear_s8", "mote::bmm_s8",
          "mote::depthwise_planar16_s8"}
 #: int8 pointwise writing the planar int16 layout (aot.compiler.layout): its
 #: output [N, Cout, H+2ph, W+2pw] has a border, so MACs = input numel * Cout

@@ -38,6 +38,10 @@ SCHEMAS = {
     "pointwise_s8_planar16": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, "
                              "Tensor shift, int[2] border, int output_zero_point, "
                              "int activation_min, int activation_max",
+    "grouped_conv2d_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, Tensor shift, "
+                         "int[2] stride, int[2] padding, int[2] dilation, int groups, "
+                         "int input_zero_point, int output_zero_point, int activation_min, "
+                         "int activation_max",
     "depthwise_planar16_s8": "Tensor input, Tensor weight, Tensor bias, Tensor multiplier, "
                              "Tensor shift, int[2] stride, int[2] padding, int[2] dilation, "
                              "int output_zero_point, int activation_min, int activation_max",
@@ -99,6 +103,10 @@ def _shape(name: str, args) -> tuple:
     """Output shape of op `name` from its (functional) arguments."""
     name = name.replace("_s16", "_s8")  # the int16 ops take their int8 twins' geometry arguments
     if name == "conv2d_s8":
+        x, w = args[0], args[1]
+        return _conv_shape(x.shape[0], x.shape[1], x.shape[2], w.shape[0],
+                           (w.shape[1], w.shape[2]), args[5], args[6], args[7])
+    if name == "grouped_conv2d_s8":
         x, w = args[0], args[1]
         return _conv_shape(x.shape[0], x.shape[1], x.shape[2], w.shape[0],
                            (w.shape[1], w.shape[2]), args[5], args[6], args[7])

@@ -80,13 +80,14 @@ class _Cnn(nn.Module):
         super().__init__()
         self.conv = nn.Conv2d(3, 8, 3, padding=1)
         self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.gc = nn.Conv2d(8, 8, 3, padding=1, groups=2)
         self.pool = nn.MaxPool2d(2)
         self.avg = nn.AvgPool2d(2)
         self.fc = nn.Linear(8, 5)
 
     def forward(self, x):
         y = torch.relu(self.conv(F.pad(x, (1, 1, 1, 1))))
-        y = torch.relu(self.dw(y))
+        y = torch.relu(self.gc(torch.relu(self.dw(y))))
         y = self.avg(self.pool(y) + self.pool(y) * self.pool(y))
         y = torch.sigmoid(y.mean(dim=(2, 3)))
         return F.softmax(self.fc(y), -1)
@@ -119,7 +120,7 @@ INT8 = ("mote::add_s8.out", "mote::avg_pool2d_s8.out", "mote::conv2d_s8.out",
         "quantized_decomposed::quantize_per_tensor.out",
         "quantized_decomposed::dequantize_per_tensor.out")
 INT8 = INT8 + ("mote::conv_transpose2d_s8.out", "mote::upsample_bilinear2d_s8.out",
-               "mote::upsample_nearest2d_s8.out", "mote::bmm_s8.out")
+               "mote::upsample_nearest2d_s8.out", "mote::bmm_s8.out", "mote::grouped_conv2d_s8.out")
 
 #: what an --int8 --layout planar compile of a pointwise -> depthwise pair emits
 #: (aot.compiler.layout names them; tests/compiler/test_op_coverage.py runs them)

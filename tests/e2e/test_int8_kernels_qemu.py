@@ -507,6 +507,7 @@ def make_cases():
         cases.append(dict(name=name, op="softmax_s8", args=args, out=R.softmax_s8(*args),
                           macs=0, scratch=0))
     cases += _resize_cases()
+    cases += _island_cases()
     for c in cases:  # one output buffer for the larger outputs (the M55's 512 KiB)
         if c["out"].nbytes >= 1000:
             c["shared_out"] = True
@@ -569,6 +570,21 @@ def _resize_cases():
         args = [x, list(size), ac, steps]
         cases.append(dict(name=name, op="upsample_bilinear2d_s8", args=args,
                           out=R.upsample_bilinear2d_s8(*args), macs=0, scratch=0))
+    return cases
+
+
+def _island_cases():
+    """The kernels that keep issue 36's ops in int8 (portable C on every target):
+    grouped convolution (RegNetX's group width 16, a stride-2 one with a clamp)."""
+    from tests.kernels.test_int8_island_kernels import _gconv_args
+    rng = np.random.default_rng(36)
+    cases = []
+    # small: the M55's 512 KiB holds every case of the suite at once
+    for i, case in enumerate([(1, 5, 5, 16, 16, 2, (3, 3), (1, 1), (1, 1), (1, 1), (-128, 127)),
+                              (1, 5, 4, 12, 12, 3, (3, 3), (2, 2), (1, 1), (1, 1), (-40, 127))]):
+        args = _gconv_args(rng, case)
+        cases.append(dict(name=f"gconv{i}", op="grouped_conv2d_s8", args=args,
+                          out=R.grouped_conv2d_s8(*args), macs=0, scratch=0))
     return cases
 
 

@@ -28,7 +28,7 @@ INT32_MAX = (1 << 31) - 1
 
 __all__ = [
     "quantize_multiplier", "srdhm", "rdbpot", "requantize",
-    "conv2d_s8", "conv2d_s8_nchw", "depthwise_conv2d_s8", "pointwise_s8_planar16", "depthwise_planar16_s8",
+    "conv2d_s8", "conv2d_s8_nchw", "grouped_conv2d_s8", "depthwise_conv2d_s8", "pointwise_s8_planar16", "depthwise_planar16_s8",
     "planar16", "fold_input_zero_point", "linear_s8", "bmm_s8", "add_s8", "mul_s8",
     "avg_pool2d_s8", "max_pool2d_s8", "mean_s8", "pad_s8",
     "conv_transpose2d_s8", "upsample_nearest2d_s8", "upsample_bilinear2d_s8",
@@ -223,6 +223,34 @@ def conv2d_s8_nchw(input, weight, bias, multiplier, shift, stride, padding, dila
     return conv2d_s8(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), weight, bias, multiplier, shift,
                      stride, padding, dilation, input_zero_point, output_zero_point,
                      activation_min, activation_max)
+
+
+def grouped_conv2d_s8(input, weight, bias, multiplier, shift, stride, padding, dilation,
+                      groups: int, input_zero_point: int, output_zero_point: int,
+                      activation_min: int, activation_max: int) -> np.ndarray:
+    """int8 grouped 2-D convolution (1 < groups < Cin: RegNet, ResNeXt), NHWC.
+
+    input int8 [N,H,W,Cin]; weight int8 [Cout,KH,KW,Cin/groups]; output channel
+    c reads the input channels of group c // (Cout/groups); the rest as
+    :func:`conv2d_s8` (each group is a conv2d_s8 of its channels). Returns int8
+    [N,Ho,Wo,Cout].
+    """
+    x = _check_int8(input, "input", 4)
+    w = _check_int8(weight, "weight", 4)
+    g = int(groups)
+    cout, cin_g = w.shape[0], w.shape[3]
+    if g < 1 or cout % g or cin_g * g != x.shape[3]:
+        raise ValueError(f"weight {w.shape} / groups {g} do not fit input {x.shape}")
+    for name, v in (("bias", bias), ("multiplier", multiplier), ("shift", shift)):
+        if np.shape(v) != (cout,):
+            raise ValueError(f"{name} must have shape [{cout}], got {np.shape(v)}")
+    cog = cout // g
+    parts = [conv2d_s8(np.ascontiguousarray(x[..., gi * cin_g:(gi + 1) * cin_g]),
+                       w[gi * cog:(gi + 1) * cog], *(np.asarray(v)[gi * cog:(gi + 1) * cog]
+                                                     for v in (bias, multiplier, shift)),
+                       stride, padding, dilation, input_zero_point, output_zero_point,
+                       activation_min, activation_max) for gi in range(g)]
+    return np.concatenate(parts, axis=3)
 
 
 def depthwise_conv2d_s8(input, weight, bias, multiplier, shift, stride, padding,

@@ -25,9 +25,10 @@ from aot.compiler.source import set_qparams
 
 aten = torch.ops.aten
 
-CONV_REASON = ("mote::conv2d_s8 / depthwise_conv2d_s8 take an int8 input, int8 weights quantized "
-               "symmetrically per output channel, a constant bias, and groups 1 or = input channels")
-CONV16_REASON = CONV_REASON.replace("_s8", "_s16").replace("an int8 input", "an int16 input")
+CONV_REASON = ("mote::conv2d_s8 / grouped_conv2d_s8 / depthwise_conv2d_s8 take an int8 input, int8 weights "
+               "quantized symmetrically per output channel and a constant bias")
+CONV16_REASON = ("mote::conv2d_s16 / depthwise_conv2d_s16 take an int16 input, int8 weights quantized "
+                 "symmetrically per output channel, a constant bias, and groups 1 or = input channels")
 LINEAR_REASON = ("mote::linear_s8 takes an int8 input, int8 weights quantized symmetrically "
                  "per output channel and a constant bias")
 
@@ -142,8 +143,9 @@ def _weighted(lw, site: Site, axis: int = 0) -> bool:
 
 
 def _conv_groups(lw, site: Site) -> Optional[str]:
-    """"conv" (groups 1) or "dwconv" (groups = Cin, Cout a multiple) of a conv
-    with a rank-4 (conv2d) / rank-3 (conv1d) input and int8 weights, else None."""
+    """"conv" (groups 1), "dwconv" (groups = Cin, Cout a multiple) or "gconv"
+    (1 < groups < Cin, dividing Cin and Cout: RegNet, ResNeXt) of a conv with a
+    rank-4 (conv2d) / rank-3 (conv1d) input and int8 weights, else None."""
     core = site.core
     if not _weighted(lw, site):
         return None
@@ -156,6 +158,8 @@ def _conv_groups(lw, site: Site) -> Optional[str]:
         return "conv"
     if groups == xshape[1] and lw.shape(core)[1] % xshape[1] == 0:
         return "dwconv"
+    if 1 < groups < xshape[1] and xshape[1] % groups == 0 and lw.shape(core)[1] % groups == 0:
+        return "gconv"
     return None
 
 
@@ -165,6 +169,10 @@ def match_conv(lw, site: Site) -> bool:
 
 def match_dwconv(lw, site: Site) -> bool:
     return _conv_groups(lw, site) == "dwconv"
+
+
+def match_gconv(lw, site: Site) -> bool:
+    return _conv_groups(lw, site) == "gconv"
 
 
 def match_linear(lw, site: Site) -> bool:
@@ -184,9 +192,9 @@ def match_tconv(lw, site: Site) -> bool:
 
 # ------------------------------------------------------------------ emission
 def emit_conv(lw, site: Site) -> QVal:
-    """mote::conv2d_s8 / depthwise_conv2d_s8 on the NHWC input (conv1d: [N, C, L]
-    as NHWC [N, 1, L, C], output held channels-last), weight packed to
-    [Cout, KH, KW, Cin] / [1, KH, KW, Cout]."""
+    """mote::conv2d_s8 / grouped_conv2d_s8 / depthwise_conv2d_s8 on the NHWC input
+    (conv1d: [N, C, L] as NHWC [N, 1, L, C], output held channels-last), weight
+    packed to [Cout, KH, KW, Cin] / [Cout, KH, KW, Cin/groups] / [1, KH, KW, Cout]."""
     core, act = site.core, site.act
     s_out, zp_out = site.out_qparams
     a, name = core.args, core.name
@@ -200,11 +208,13 @@ def emit_conv(lw, site: Site) -> QVal:
     conv1d = core.target == aten.conv1d.default
     xin, w4 = (lw.nlc4(x, core), wq.unsqueeze(2)) if conv1d else (lw.nhwc(x, core), wq)
     wpk = (w4.permute(1, 2, 3, 0) if depthwise else w4.permute(0, 2, 3, 1)).contiguous()
-    dm = (wq.shape[0] // x.shape[1],) if depthwise else ()
-    op = lw.op("depthwise_conv2d_s8" if depthwise else "conv2d_s8")
+    grouped = lw.pattern.name == "gconv"
+    # depthwise: the depth multiplier; grouped: the groups (both after the geometry)
+    extra = (wq.shape[0] // x.shape[1],) if depthwise else (int(a[6]),) if grouped else ()
+    op = lw.op("depthwise_conv2d_s8" if depthwise else "grouped_conv2d_s8" if grouped else "conv2d_s8")
     node = lw.call(op, (xin, lw.const(wpk, name + "_w"), lw.const(bias, name + "_b"),
                         lw.const(mult, name + "_m"), lw.const(shift, name + "_s"))
-                   + _conv_geometry(core) + dm + (x.zp, zp_out, lo, hi), core)
+                   + _conv_geometry(core) + extra + (x.zp, zp_out, lo, hi), core)
     if conv1d:
         return _to_ncl(lw, site, node, oshape, s_out, zp_out)
     set_qparams(node, [(x.scale, x.zp)], (s_out, zp_out), wsc.tolist())
@@ -325,6 +335,8 @@ def emit_tconv(lw, site: Site) -> QVal:
 PATTERNS = (
     Pattern("conv", CONV_OPS, ("mote::conv2d_s8",), match_conv, emit_conv, CONV_REASON, tail="act"),
     Pattern("dwconv", CONV_OPS, ("mote::depthwise_conv2d_s8",), match_dwconv, emit_conv, CONV_REASON,
+            tail="act"),
+    Pattern("gconv", CONV_OPS, ("mote::grouped_conv2d_s8",), match_gconv, emit_conv, CONV_REASON,
             tail="act"),
     Pattern("linear_s4", LINEAR_OPS, ("mote::linear_s4",), match_linear_s4, emit_linear, LINEAR_REASON,
             tail="act"),
