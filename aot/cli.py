@@ -326,6 +326,7 @@ def _quiet_dependencies() -> None:
     import logging
     import warnings
     for name in ("torchao", "torch.utils._pytree", "torch._export", "torch.export",
+                 "torch.fx.experimental.symbolic_shapes",  # "Unable to find user code" before our line
                  "torch._subclasses.fake_tensor"):  # its tracebacks repeat our one-line error
         level = logging.CRITICAL if "fake_tensor" in name else logging.ERROR
         # a filter, not only a level: importing torch (after this, since aot.cli imports no
@@ -364,6 +365,9 @@ def main(argv=None) -> int:
         preflight(args)  # what needs no model is refused before torch is imported
         return args.func(args)
     except MoteError as exc:
+        if args.verbose and exc.__cause__ is not None:  # -v: where torch or the compiler failed
+            import traceback
+            traceback.print_exception(exc.__cause__, file=sys.stderr)
         print(f"aot {args.command}: error: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", 1)
     except FileNotFoundError as exc:

@@ -37,6 +37,13 @@ class UnsupportedOpError(MoteError):
         super().__init__(f"operator {op} is not supported by the Mote runtime{where}{extra}")
 
 
+class CompileError(MoteError):
+    """The compiler failed on the model with an exception of its own or of torch's
+    (not a MoteError): the message names the stage, the operator and the model's
+    file:line where known; ``__cause__`` is the original exception (``aot -v`` prints
+    its traceback)."""
+
+
 class LoweringError(MoteError):
     """The graph has a construct the lowering cannot express (dynamic shapes,
     unsupported dtypes, buffer mutation, ...)."""

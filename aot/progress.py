@@ -44,10 +44,12 @@ class Stages:
 
     def __init__(self, desc: str, names: Sequence[str]):
         self.desc, self.names, self.done = desc, list(names), 0
+        self.current = self.names[0] if self.names else ""  # the stage under way (for an error's message)
         self._bar = bar(desc, total=len(self.names), unit="stage")
 
     def enter(self, name: str) -> None:
         """Start stage `name` (the stages before it count as done)."""
+        self.current = name
         if name in self.names:
             self.done_to(self.names.index(name))
         self._bar.set_description_str(f"{self.desc}: {name}")

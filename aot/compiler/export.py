@@ -5,6 +5,10 @@ permute of the constant weight ahead of time (see aot/compiler/passes/const_fold
 """
 from __future__ import annotations
 
+import contextlib
+import io
+import sys
+
 import torch
 
 from aot.compiler.source import raised_at
@@ -25,13 +29,26 @@ def export(module: torch.nn.Module, example_inputs) -> torch.export.ExportedProg
 def capture(module: torch.nn.Module, example_inputs, **kwargs) -> torch.export.ExportedProgram:
     """``torch.export.export(module, example_inputs, **kwargs)``, its failure one
     ExportError line naming where the model's code raised ("bad.py:9", when the error
-    came from the user's forward). Raises ExportError."""
+    came from the user's forward). What the export writes to stderr (warnings, the
+    model's own messages) is passed on, except the partial graph torch prints before a
+    data-dependent failure, which the one line replaces. Raises ExportError."""
+    said = io.StringIO()
     try:
-        return torch.export.export(module, tuple(example_inputs), **kwargs)
+        with contextlib.redirect_stderr(said):
+            return torch.export.export(module, tuple(example_inputs), **kwargs)
     except Exception as e:
+        graph = str(getattr(e, "partial_fx_graph", "") or "")
+        said = io.StringIO(said.getvalue().replace(graph, "") if graph else said.getvalue())
         where = raised_at(e) or _raised_in_module(e, module)
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        if "data-dependent" in first:  # torch's words for an `if`, int() or size taken from a tensor's values
+            first += (" (Python control flow or a size taken from a tensor's values: the graph must be the "
+                      "same for every input)")
         raise ExportError(f"torch.export failed{f' at {where}' if where else ''}: {first}") from e
+    finally:
+        text = said.getvalue()
+        if text.strip():
+            sys.stderr.write(text if text.endswith("\n") else text + "\n")
 
 
 def _raised_in_module(exc: BaseException, root: torch.nn.Module) -> str:

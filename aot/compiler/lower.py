@@ -267,9 +267,11 @@ def build_spec(prog: EdgeProgram) -> ir.ProgramSpec:
             b.call(n)
     for holder, new in prog.mutation_nodes():
         b.write_back(holder, new)
-    for o in prog.user_output_nodes():
+    for i, o in enumerate(prog.user_output_nodes()):
         if not isinstance(o, torch.fx.Node) or prog.is_const(o):
-            raise LoweringError(f"output {o} is a constant; constant outputs are not supported")
+            what = f"the Python value {o!r}" if not isinstance(o, torch.fx.Node) else f"the constant tensor {o.name}"
+            raise LoweringError(f"forward() returns {what} as output {i}: a program's outputs are tensors it "
+                                "computes from its inputs; constant outputs are not supported")
         b.spec.outputs.append(b.node_value(o))
     return b.spec
 

@@ -2,7 +2,9 @@
 
 A ``.py`` model file defines ``model()`` (returns an eval-mode ``nn.Module``),
 ``example_inputs()`` (returns a tuple of tensors) and optionally
-``calibration_data()`` (a list of input tuples, for --int8). A program with
+``calibration_data()`` (a list of input tuples, for --int8). Each may also be
+the value itself: ``model = M()`` (an nn.Module instance), ``example_inputs =
+(torch.randn(1, 8),)``, ``calibration_data = [...]`` (see :func:`_value`). A program with
 several methods comes from ``methods()`` instead: ``{name: (module,
 example_inputs)}`` whose modules share parameters and buffers (``prefill``
 and ``decode`` over one transformer, ``forward`` and ``reset``); the first
@@ -62,6 +64,13 @@ def load_model_file(path) -> ModelFile:
     return _load_py(p) if p.suffix == ".py" else _load_pt2(p)
 
 
+def _where(exc: BaseException, p: Path) -> str:
+    """"model.py:LINE": the deepest line of model file `p` on `exc`'s traceback ("model.py" when none is)."""
+    import traceback
+    frames = [fr for fr in traceback.extract_tb(exc.__traceback__) if Path(fr.filename) == p]
+    return f"{p.name}:{frames[-1].lineno}" if frames else p.name
+
+
 def _import_file(p: Path):
     # A zoo-style file imports its siblings as a package ("from zoo._common import"),
     # so the folder above the outermost package must be importable too.
@@ -80,8 +89,8 @@ def _import_file(p: Path):
         spec.loader.exec_module(mod)
     except SyntaxError as e:   # file:line:column as a compiler says it, not the exception's repr
         raise ModelFileError(f"{p.name}:{e.lineno}:{e.offset or 0}: {e.msg} (importing the model file)") from e
-    except Exception as e:  # the user's code failed: say which file
-        raise ModelFileError(f"{p.name}: importing the model file failed: {e!r}") from e
+    except Exception as e:  # the user's code failed: say which file and line
+        raise ModelFileError(f"{_where(e, p)}: importing the model file failed: {e!r}") from e
     return mod
 
 
@@ -94,10 +103,18 @@ def _call(mod, p: Path, fn: str):
     try:
         return f()
     except Exception as e:  # noqa: BLE001 - the user's code failed: say where
-        import traceback
-        frames = [fr for fr in traceback.extract_tb(e.__traceback__) if Path(fr.filename) == p]
-        where = f"{p.name}:{frames[-1].lineno}" if frames else p.name
-        raise ModelFileError(f"{where}: {fn}() failed: {type(e).__name__}: {e}") from e
+        raise ModelFileError(f"{_where(e, p)}: {fn}() failed: {type(e).__name__}: {e}") from e
+
+
+def _value(mod, p: Path, name: str):
+    """The model file's `name`: the value itself when the file binds it to one
+    (``model = M()``: an nn.Module instance, which is callable but is no factory;
+    ``example_inputs = (x,)``; ``calibration_data = [...]``), else what calling the
+    function returns (:func:`_call`)."""
+    v = getattr(mod, name, None)
+    if isinstance(v, torch.nn.Module) or (name != "model" and isinstance(v, (tuple, list, torch.Tensor))):
+        return v
+    return _call(mod, p, name)
 
 
 def _inputs_tuple(inputs, p: Path, what: str) -> tuple:
@@ -137,20 +154,20 @@ def _load_py(p: Path) -> ModelFile:
     mod = _import_file(p)
     if callable(getattr(mod, "methods", None)):
         return _load_methods(mod, p)
-    module = _call(mod, p, "model")
+    module = _value(mod, p, "model")
     if not isinstance(module, torch.nn.Module):
         raise ModelFileError(f"{p.name}: model() returned {type(module).__name__}, not an nn.Module")
     if module.training:
         warnings.warn(f"{p.name}: model() returned a module in training mode; calling .eval()")
         module.eval()
-    inputs = _call(mod, p, "example_inputs")
+    inputs = _value(mod, p, "example_inputs")
     if isinstance(inputs, torch.Tensor):
         inputs = (inputs,)
     if not isinstance(inputs, (tuple, list)) or not all(isinstance(t, torch.Tensor) for t in inputs):
         raise ModelFileError(f"{p.name}: example_inputs() must return a tuple of tensors")
     calib = None
-    if callable(getattr(mod, "calibration_data", None)):
-        calib = [tuple(c) if isinstance(c, (tuple, list)) else (c,) for c in _call(mod, p, "calibration_data")]
+    if getattr(mod, "calibration_data", None) is not None:
+        calib = [tuple(c) if isinstance(c, (tuple, list)) else (c,) for c in _value(mod, p, "calibration_data")]
     return ModelFile(path=p, example_inputs=tuple(inputs), module=module, calibration_data=calib)
 
 

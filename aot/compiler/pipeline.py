@@ -249,7 +249,28 @@ def _compile(name, eager, mf, recipe: Recipe, calibration, base_ptd: Optional[by
     from aot.progress import stages
     first = "quantize" if recipe.quantized else "export"
     with stages(f"compile {name}", [first, "lower", "emit", "check"]) as st:
-        return _compile_stages(name, eager, mf, recipe, calibration, base_ptd, st)
+        try:
+            return _compile_stages(name, eager, mf, recipe, calibration, base_ptd, st)
+        except MoteError:
+            raise
+        except Exception as e:  # noqa: BLE001 - torch's or the compiler's own: one line, not a traceback
+            raise compile_error(e, st.current) from e
+
+
+def compile_error(exc: BaseException, stage: str) -> "CompileError":
+    """One CompileError line for an exception that is not a MoteError raised while
+    compiling: the stage, the graph node's operator and model file:line (the node the
+    failing pass was visiting, aot.compiler.source.failing_node), else the innermost
+    line of the model's code on the traceback, then the exception's first line."""
+    from aot.compiler.source import failing_node, op_name, raised_at, source_of
+    from aot.errors import CompileError
+    node = failing_node(exc)
+    where = source_of(node) if node is not None else ""
+    where = where or raised_at(exc)
+    what = f" on {op_name(node)}" if node is not None else ""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return CompileError(f"{stage} failed{what}{f' at {where}' if where else ''}: {type(exc).__name__}: {first} "
+                        "(aot -v shows the traceback)")
 
 
 def _compile_stages(name, eager, mf, recipe: Recipe, calibration, base_ptd, st) -> Compiled:

@@ -46,6 +46,34 @@ def raised_at(exc: BaseException) -> str:
     return found
 
 
+def failing_node(exc: BaseException) -> Optional[torch.fx.Node]:
+    """The graph node a compiler pass was working on when `exc` was raised: the
+    innermost frame of its traceback (and of the exceptions it came from) with a
+    local ``n`` or ``node`` that is an FX node, the names every pass here uses for
+    the node it visits; None when there is none."""
+    found, seen = None, set()
+    while exc is not None and id(exc) not in seen and found is None:
+        seen.add(id(exc))
+        tb = exc.__traceback__
+        while tb is not None:
+            for name in ("n", "node"):
+                v = tb.tb_frame.f_locals.get(name)
+                if isinstance(v, torch.fx.Node):
+                    found = v
+                    break
+            tb = tb.tb_next
+        exc = exc.__cause__ or exc.__context__
+    return found
+
+
+def op_name(node: torch.fx.Node) -> str:
+    """"aten.view.default" for a call_function node (its target's name), else the node's op."""
+    if node.op != "call_function":
+        return node.op
+    t = node.target
+    return str(t) if isinstance(t, torch._ops.OpOverload) else getattr(t, "__name__", str(t))
+
+
 def source_of(node: torch.fx.Node) -> str:
     """"file.py:LINE" of :func:`source_location`, "" when unknown."""
     loc = source_location(node)

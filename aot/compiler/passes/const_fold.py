@@ -37,6 +37,17 @@ def _roots(prog: EdgeProgram, roots: dict, n: torch.fx.Node) -> frozenset:
     return frozenset(out)
 
 
+def _contiguous(v):
+    """`v` (a tensor or a tuple/list of them) laid out contiguously: every tensor of the
+    edge graph is (a permute is a permute_copy, remove_noops dropped the clones that
+    made torch's views of it valid), so a folded value is too."""
+    if isinstance(v, torch.Tensor):
+        return v.contiguous()
+    if isinstance(v, (list, tuple)):
+        return type(v)([_contiguous(x) for x in v])
+    return v
+
+
 def _real(prog: EdgeProgram, env: dict, a):
     if isinstance(a, torch.fx.Node):
         return env[a] if a in env else prog.constants[a.name]
@@ -60,7 +71,7 @@ def fold_constants(prog: EdgeProgram) -> int:
         if n in outputs:
             continue  # a graph output must be computed into the arena
         with torch.no_grad():
-            val = n.target(*_real(prog, env, n.args), **_real(prog, env, n.kwargs))
+            val = _contiguous(n.target(*_real(prog, env, n.args), **_real(prog, env, n.kwargs)))
         src = _roots(prog, roots, n)
         if _nbytes(val) > max(sum(_nbytes(prog.constants[r]) for r in src), FREE_FOLD_BYTES if not src else 0):
             continue  # larger than what it is made of: computed at run time (module docstring)

@@ -199,6 +199,12 @@ def _samples(calibration, example_inputs, module=None) -> list[tuple]:
         out.append((s,) if isinstance(s, torch.Tensor) else tuple(s))
     if not out:
         raise ValueError("empty calibration set")
+    for i, s in enumerate(out):  # the program's shapes are the example inputs': calibrate on those
+        shapes = [tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__ for t in s]
+        want = [tuple(t.shape) for t in example_inputs]
+        if shapes != want:
+            raise InputError(f"calibration_data() sample {i} has input shapes {shapes}; the example inputs "
+                             f"have {want} (every sample is shaped like example_inputs())")
     return out
 
 
