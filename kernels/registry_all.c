@@ -426,6 +426,8 @@ mote_err_t mote_kernel_mote_embedding_w4_out(mote_kernel_ctx_t *ctx, mote_value_
     uint32_t nargs); /* op_mote_embedding_w4.c */
 mote_err_t mote_kernel_mote_grouped_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_grouped_conv2d_s8.c */
+mote_err_t mote_kernel_mote_gru_cell_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_gru_cell_s8.c */
 mote_err_t mote_kernel_mote_linear_s16_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_linear_s16.c */
 mote_err_t mote_kernel_mote_linear_s4_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -434,6 +436,8 @@ mote_err_t mote_kernel_mote_linear_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *
     uint32_t nargs); /* op_mote_linear_s8.c */
 mote_err_t mote_kernel_mote_linear_w4_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_linear_w4.c */
+mote_err_t mote_kernel_mote_lstm_cell_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_lstm_cell_s8.c */
 mote_err_t mote_kernel_mote_lut_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_lut_s8.c */
 mote_err_t mote_kernel_mote_max_pool2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -677,10 +681,12 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::depthwise_planar16_s8.out", mote_kernel_mote_depthwise_planar16_s8_out},
     {"mote::embedding_w4.out", mote_kernel_mote_embedding_w4_out},
     {"mote::grouped_conv2d_s8.out", mote_kernel_mote_grouped_conv2d_s8_out},
+    {"mote::gru_cell_s8.out", mote_kernel_mote_gru_cell_s8_out},
     {"mote::linear_s16.out", mote_kernel_mote_linear_s16_out},
     {"mote::linear_s4.out", mote_kernel_mote_linear_s4_out},
     {"mote::linear_s8.out", mote_kernel_mote_linear_s8_out},
     {"mote::linear_w4.out", mote_kernel_mote_linear_w4_out},
+    {"mote::lstm_cell_s8.out", mote_kernel_mote_lstm_cell_s8_out},
     {"mote::lut_s8.out", mote_kernel_mote_lut_s8_out},
     {"mote::max_pool2d_s8.out", mote_kernel_mote_max_pool2d_s8_out},
     {"mote::mean_s8.out", mote_kernel_mote_mean_s8_out},
@@ -911,10 +917,12 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::depthwise_planar16_s8.out */
     1u, /* mote::embedding_w4.out */
     1u, /* mote::grouped_conv2d_s8.out */
+    1u, /* mote::gru_cell_s8.out */
     1u, /* mote::linear_s16.out */
     1u, /* mote::linear_s4.out */
     1u, /* mote::linear_s8.out */
     1u, /* mote::linear_w4.out */
+    2u, /* mote::lstm_cell_s8.out */
     1u, /* mote::lut_s8.out */
     1u, /* mote::max_pool2d_s8.out */
     1u, /* mote::mean_s8.out */
@@ -932,7 +940,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 230u;
+const uint32_t mote_kernel_registry_len = 232u;
 
 #include "mote/backend.h"
 

@@ -29,6 +29,10 @@ _INT8_TCONV = {"mote::conv_transpose2d_s8"}
 _INT8 = _INT8 | _INT8_TCONV | _INT8_PLANAR_OUT
 #: int16-activation products (int8 weights in the int8 ops' layouts)
 _INT16 = {"mote::conv2d_s16", "mote::depthwise_conv2d_s16", "mote::linear_s16"}
+#: recurrent cells, one step: input [B, I], hidden [B, H], weights [G, I] and
+#: [G, H] (the op's weight_ih / weight_hh arguments): B * G * (I + H)
+_RNN_WEIGHTS = {"mote::lstm_cell_s8": (3, 4), "mote::gru_cell_s8": (2, 3)}
+_INT8 = _INT8 | set(_RNN_WEIGHTS)
 #: int4-weight products (weights packed two per byte): [M, K] x [N, K/2] -> [M, N]
 _INT4_LINEAR = {"mote::linear_s4", "mote::linear_w4"}
 
@@ -42,6 +46,9 @@ def instruction_macs(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
     """MACs of one instruction (0 for operators that multiply nothing)."""
     if call.op not in _CONV | _MATMUL | _INT8 | _INT16 | _INT4_LINEAR or not call.args:
         return 0
+    if call.op in _RNN_WEIGHTS:
+        x = _tensor(spec, call.args[0])
+        return x.sizes[0] * sum(prod(_tensor(spec, call.args[i]).sizes) for i in _RNN_WEIGHTS[call.op])
     out = _tensor(spec, call.args[-1])
     if out is None:
         return 0

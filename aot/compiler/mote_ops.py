@@ -8,7 +8,9 @@ run :mod:`aot.compiler.quant.int8ref` (the integer reference), so a lowered grap
 
 Tensors: activations int8 (4-D NHWC), weights int8, bias / multiplier / shift
 int32. Shapes are documented in :mod:`aot.compiler.quant.int8ref`. The ``*_s16`` ops
-take int16 activations and an int64 bias (:mod:`aot.compiler.quant.int16ref`).
+take int16 activations and an int64 bias (:mod:`aot.compiler.quant.int16ref`);
+the recurrent cells ``lstm_cell_s8`` (two outputs: hidden int8, cell int16) and
+``gru_cell_s8`` run :mod:`aot.compiler.quant.recurrentref`.
 """
 from __future__ import annotations
 
@@ -259,6 +261,76 @@ def _register_w4():
 
 
 _W4_LIB = _register_w4()
+
+#: recurrent cells, one time step (aot.compiler.quant.recurrentref): op name ->
+#: (argument schema without outs, out arguments with their dtypes)
+RNN_SCHEMAS = {
+    "lstm_cell_s8": ("Tensor input, Tensor hidden, Tensor cell, Tensor weight_ih, Tensor weight_hh, "
+                     "Tensor bias, Tensor multiplier, Tensor shift, Tensor table, int cell_frac_bits, "
+                     "int hidden_zero_point, int hidden_multiplier, int hidden_shift",
+                     (("out", torch.int8), ("cell_out", torch.int16))),
+    "gru_cell_s8": ("Tensor input, Tensor hidden, Tensor weight_ih, Tensor weight_hh, Tensor bias, "
+                    "Tensor multiplier, Tensor shift, Tensor table, int hidden_zero_point, "
+                    "int hidden_multiplier, int hidden_shift",
+                    (("out", torch.int8),)),
+}
+
+
+def _register_rnn():
+    from aot.compiler.quant import recurrentref
+    ns = getattr(torch.ops, NAMESPACE)
+    if hasattr(ns, "gru_cell_s8"):
+        try:
+            ns.gru_cell_s8.default
+            return None  # already registered (module reloaded)
+        except (AttributeError, RuntimeError):
+            pass
+    lib = torch.library.Library(NAMESPACE, "FRAGMENT")
+    for name, (args, outs) in RNN_SCHEMAS.items():
+        letters = "abcd"
+        if len(outs) == 1:
+            ret, ret_out = "Tensor", "Tensor(a!)"
+        else:
+            ret = "(" + ", ".join("Tensor" for _ in outs) + ")"
+            ret_out = "(" + ", ".join(f"Tensor({letters[i]}!)" for i in range(len(outs))) + ")"
+        out_args = ", ".join(f"Tensor({letters[i]}!) {o}" for i, (o, _) in enumerate(outs))
+        lib.define(f"{name}({args}) -> {ret}")
+        lib.define(f"{name}.out({args}, *, {out_args}) -> {ret_out}")
+        ref = getattr(recurrentref, name)
+
+        def cpu(*a, _ref=ref, _n=len(outs)):
+            res = _ref(*[_np(x) for x in a])
+            res = res if isinstance(res, tuple) else (res,)
+            res = tuple(torch.from_numpy(np.ascontiguousarray(r)) for r in res)
+            return res if _n > 1 else res[0]
+
+        def cpu_out(*a, _cpu=cpu, _outs=outs, **kw):
+            res = _cpu(*a)
+            res = res if isinstance(res, tuple) else (res,)
+            dst = tuple(kw[o] for o, _ in _outs)
+            for d, r in zip(dst, res):
+                if tuple(d.shape) != tuple(r.shape):
+                    d.resize_(r.shape)
+                d.copy_(r)
+            return dst if len(dst) > 1 else dst[0]
+
+        def fake(*a, _outs=outs):
+            shape = (a[0].shape[0], a[1].shape[1])
+            res = tuple(a[0].new_empty(shape, dtype=dt) for _, dt in _outs)
+            return res if len(res) > 1 else res[0]
+
+        def fake_out(*a, _outs=outs, **kw):
+            dst = tuple(kw[o] for o, _ in _outs)
+            return dst if len(dst) > 1 else dst[0]
+
+        lib.impl(name, cpu, "CPU")
+        lib.impl(f"{name}.out", cpu_out, "CPU")
+        torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=lib)
+        torch.library.register_fake(f"{NAMESPACE}::{name}.out", fake_out, lib=lib)
+    return lib
+
+
+_RNN_LIB = _register_rnn()
 
 #: ExecuTorch's out-variants of the edge quantize/dequantize ops (torch only
 #: defines the functional ones); same names and argument order as ExecuTorch.

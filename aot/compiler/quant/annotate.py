@@ -25,6 +25,9 @@ int8 scheme of ``docs/int8-ops.md``:
   own output observer; a multiplication / division by a positive Python number
   right after it (attention's 1/sqrt(d)) carries the output observer instead, so
   the lowering folds the constant into ``mote::bmm_s8``'s requantize multiplier;
+- recurrent cells (nn.LSTM / nn.GRU / LSTMCell / GRUCell, unrolled by
+  aot.compiler.quant.recurrent.decompose_recurrent): int8 input and hidden state,
+  int8 per-row weights, int16 gates and cell state (aot.compiler.quant.recurrent.annotate);
 - masked_fill(x, mask, -inf) read only by a softmax (a causal mask): the pair is
   a planned fp32 island (scores quantized before, probabilities after), so masked
   positions get exactly 0; masked_fill with another constant: output shares the
@@ -257,6 +260,8 @@ class MoteQuantizer(Quantizer):
         act = _act_qspec(self.qat)
         wq = _weight_qspec(self.qat)
         state = state_constants(model)
+        from aot.compiler.quant import recurrent  # recurrent cells first (their tagged steps)
+        recurrent.annotate(model, act, wq, _set, _bias_qspec)
         for n in model.graph.nodes:
             if n.op != "call_function" or _annotated(n):
                 continue

@@ -27,6 +27,7 @@ import torch
 from torch.fx import Graph, GraphModule, Node
 
 from aot.compiler.quant.opsets import ISLAND_KEY
+from aot.compiler.quant.recurrent import KEEP_ROLES, RNN_KEY
 from aot.compiler.quant.patterns import BY_OP, INT16_REASON, find
 from aot.compiler.quant.patterns.base import DQ, DQ_CH, Q, Pattern, is_dq_of_q, qd
 from aot.compiler.quant.values import NHWC, NLC, QRANGE, QVal, same_bytes, tag
@@ -95,6 +96,7 @@ class Lowering:
         # buffers the model replaces by a quantized value: kept int8 ({target: (scale, zp)})
         self.int8_state = int8_state_qparams(gm)
         self.state_nodes: dict = {}  # target -> the new graph's get_attr of that buffer
+        self.rnn: dict = {}          # quantize node of a recurrent step -> (step, output) (recurrent.plan)
 
     # ------------------------------------------------------------------ helpers
     def shape(self, n: Node) -> tuple:
@@ -282,8 +284,10 @@ class Lowering:
     def run(self) -> GraphModule:
         """Plan every quantize node's pattern, then build the new graph in the old order."""
         nodes = list(self.gm.graph.nodes)
+        from aot.compiler.quant import recurrent
+        recurrent.plan(self)  # LSTM / GRU steps: one cell op each (self.rnn)
         for n in nodes:
-            if n.op == "call_function" and n.target == Q:
+            if n.op == "call_function" and n.target == Q and n not in self.rnn:
                 m = find(self, n)
                 if m is not None:
                     self.plans[n] = m
@@ -332,7 +336,8 @@ class Lowering:
         if island is not None:   # planned fp32 island: reported, not warned
             if island[1]:
                 self.islands.append((island[0], source_of(n)))
-        elif n.target not in _NO_WARN:
+        elif n.target not in _NO_WARN and n.meta.get(RNN_KEY, (None,) * 4)[3] not in KEEP_ROLES:
+            # (a recurrent layer's initial-state selects are constant set-up, not a fallback)
             if any(is_dq_of_q(x) for x in n.all_input_nodes) or any(u.target == Q for u in n.users):
                 self.warn_fallback(n)
         new = self.g.call_function(n.target, self.map_arg(n.args), self.map_arg(n.kwargs))
@@ -344,6 +349,13 @@ class Lowering:
         s, zp, qmin, qmax, dt = q.args[1:6]
         if QRANGE.get(dt) != (qmin, qmax) or (dt == torch.int16 and zp != 0):
             raise ValueError(f"int8 lowering: unsupported quantize {q.format_node()}")
+        if q in self.rnn:
+            from aot.compiler.quant import recurrent
+            v = recurrent.lower_q(self, q)
+            if v is not None:
+                tag(v.node, q.name, v.perm)
+                self.qv[q] = v
+            return
         if q in self.plans:
             pattern, site = self.plans[q]
             core, act = site.core, site.act

@@ -51,10 +51,14 @@ def export_for_quantization(module: torch.nn.Module, example_inputs: Sequence[to
                             ) -> GraphModule:
     """``torch.export.export(module, inputs).module(check_guards=False)`` (a
     GraphModule of ATen ops that PT2E can annotate), with every
-    ``scaled_dot_product_attention`` decomposed (:func:`decompose_sdpa`)."""
+    ``scaled_dot_product_attention`` decomposed (:func:`decompose_sdpa`) and
+    every LSTM / GRU layer or cell unrolled into tagged steps
+    (:func:`aot.compiler.quant.recurrent.decompose_recurrent`)."""
     ep = capture(module, example_inputs)
     gm = ep.module(check_guards=False)
     decompose_sdpa(gm)
+    from aot.compiler.quant.recurrent import decompose_recurrent
+    decompose_recurrent(gm)
     return gm
 
 

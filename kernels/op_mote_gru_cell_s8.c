@@ -1,0 +1,53 @@
+/*
+ * mote::gru_cell_s8.out - one GRU time step with int8 input, hidden state and
+ * weights and int16 gates (docs/quantization.md, "Recurrent cells";
+ * aot/compiler/quant/recurrentref.py gru_cell_s8 is the same arithmetic).
+ * Per batch row b and hidden unit j, gate rows j, H+j, 2H+j (r, z, n), the
+ * products at 2^-20 (gx: input, gh: hidden):
+ *   r, z = sigmoid(clamp16(round((gx + gh) / 2^8)))                 Q0.15
+ *   n    = tanh(clamp16(round((gx_n + ((r * gh_n + 2^14) >> 15)) / 2^8)))
+ *   t1   = rq64((2^15 - z) * n, hidden_multiplier, hidden_shift), t2 = z * (h - zp)
+ *   h'   = clamp8(((t1 + t2 + 2^14) >> 15) + zp)
+ *
+ *   args (12): input int8 [B, I], hidden int8 [B, H], weight_ih int8 [3H, I],
+ *              weight_hh int8 [3H, H], bias int32 [2, 3H], multiplier int32 [2, 3H],
+ *              shift int32 [2, 3H], table int16 [2, 1025], int hidden_zero_point,
+ *              int hidden_multiplier, int hidden_shift, out int8 [B, H].
+ *   errors: MOTE_ERR_KERNEL_ARGS, MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE.
+ *   out must not alias the inputs (the planner gives it its own memory).
+ */
+#include "kutil.h"
+#include "rnn_s8.h"
+
+MOTE_KERNEL("mote::gru_cell_s8.out")
+
+MOTE_K_DECLARE(mote_kernel_mote_gru_cell_s8_out);
+
+mote_err_t mote_kernel_mote_gru_cell_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+{
+    mote_rnn_params_t p;
+    int32_t b, j;
+    (void)ctx;
+    MOTE_TRY(mote_rnn_parse(args, nargs, 0, &p));
+    for (b = 0; b < p.batch; b++) {
+        for (j = 0; j < p.hidden_size; j++) {
+            const size_t at = (size_t)b * (size_t)p.hidden_size + (size_t)j;
+            const int32_t hs = p.hidden_size;
+            const int64_t r = mote_rnn_act(
+                &p, 0, mote_rnn_q12(mote_rnn_product(&p, 0, b, j) + mote_rnn_product(&p, 1, b, j)),
+                MOTE_RNN_GATE_FRAC_BITS);
+            const int64_t z = mote_rnn_act(
+                &p, 0, mote_rnn_q12(mote_rnn_product(&p, 0, b, hs + j) + mote_rnn_product(&p, 1, b, hs + j)),
+                MOTE_RNN_GATE_FRAC_BITS);
+            const int64_t ghn = mote_rnn_product(&p, 1, b, 2 * hs + j);
+            const int64_t n = mote_rnn_act(
+                &p, 1, mote_rnn_q12(mote_rnn_product(&p, 0, b, 2 * hs + j) + ((r * ghn + 16384) >> 15)),
+                MOTE_RNN_GATE_FRAC_BITS);
+            const int64_t t1 = mote_rnn_rq64((32768 - z) * n, p.hidden_mult, p.hidden_shift);
+            const int64_t t2 = z * ((int64_t)p.hidden[at] - p.hidden_zp);
+            const int64_t h2 = ((t1 + t2 + 16384) >> 15) + p.hidden_zp;
+            p.out[at] = (int8_t)(h2 < -128 ? -128 : (h2 > 127 ? 127 : h2));
+        }
+    }
+    return MOTE_OK;
+}

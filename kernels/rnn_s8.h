@@ -1,0 +1,74 @@
+/*
+ * Shared arithmetic of the int8 recurrent cells mote::lstm_cell_s8 and
+ * mote::gru_cell_s8 (kernels/rnn_s8.c; aot/compiler/quant/recurrentref.py is
+ * the same arithmetic and defines the bytes):
+ *   - gate products: acc = bias[r] + sum_k v[k] * w[r, k] (int32; the input zero
+ *     point is folded into the bias ahead of time), requantized to 2^-20 with
+ *     mote_rnn_rq64 and clamped to int32;
+ *   - sigmoid / tanh of an int16 value: a 1025-entry int16 table over [-8, 8]
+ *     (steps of 2^-6, output Q0.15) with linear interpolation (mote_rnn_act).
+ */
+#ifndef MOTE_RNN_S8_H
+#define MOTE_RNN_S8_H
+
+#include "mote/kernel.h"
+
+#define MOTE_RNN_TABLE_STEP_BITS 6
+#define MOTE_RNN_TABLE_SIZE (16 * (1 << MOTE_RNN_TABLE_STEP_BITS) + 1)
+#define MOTE_RNN_GATE_FRAC_BITS 12
+#define MOTE_RNN_ACC_FRAC_BITS 20
+/** Largest input / hidden size: |acc| <= 2^14 * 2^15 + 2^30 < 2^31. */
+#define MOTE_RNN_TAPS_MAX 32768
+#define MOTE_RNN_BIAS_MAX ((int32_t)1 << 30)
+
+/** The arguments of one cell step, verified by mote_rnn_parse. */
+typedef struct mote_rnn_params {
+    int32_t batch, input_size, hidden_size, gates; /* gates = 4H (LSTM) or 3H (GRU) rows */
+    const int8_t *input;     /* [B, I] */
+    const int8_t *hidden;    /* [B, H] */
+    const int16_t *cell;     /* LSTM: [B, H]; GRU: NULL */
+    const int8_t *weight_ih; /* [G, I] */
+    const int8_t *weight_hh; /* [G, H] */
+    const int32_t *bias;     /* [2, G]: input product, recurrent product */
+    const int32_t *mult;     /* [2, G], Q31 in [0, 2^31) */
+    const int32_t *shift;    /* [2, G], in [-31, 30] */
+    const int16_t *table;    /* [2, MOTE_RNN_TABLE_SIZE]: sigmoid, tanh */
+    int32_t cell_frac_bits;  /* LSTM: cell scale 2^-k, k in [0, 15] */
+    int32_t hidden_zp, hidden_mult, hidden_shift;
+    int8_t *out;             /* [B, H] */
+    int16_t *cell_out;       /* LSTM: [B, H]; GRU: NULL */
+} mote_rnn_params_t;
+
+/**
+ * Verify and read the arguments of lstm_cell_s8 (lstm = 1: 15 args: input,
+ * hidden, cell, weight_ih, weight_hh, bias, multiplier, shift, table,
+ * cell_frac_bits, hidden_zero_point, hidden_multiplier, hidden_shift, out,
+ * cell_out) or gru_cell_s8 (lstm = 0: 12 args, no cell / cell_frac_bits /
+ * cell_out). Errors: MOTE_ERR_KERNEL_ARGS / DTYPE / SHAPE.
+ */
+mote_err_t mote_rnn_parse(mote_value_t *const *args, uint32_t nargs, int lstm, mote_rnn_params_t *p);
+
+/** acc * mult * 2^(shift - 31) rounded half up: (acc * M + 2^(30 - S)) >> (31 - S).
+ *  |acc| < 2^31, M in [0, 2^31), S in [-31, 30]. */
+static inline int64_t mote_rnn_rq64(int64_t acc, int32_t mult, int32_t shift)
+{
+    const int32_t e = 31 - shift;
+    return (acc * (int64_t)mult + ((int64_t)1 << (e - 1))) >> e; /* arithmetic shift */
+}
+
+/** Gate product of row r: which = 0 (input x weight_ih) or 1 (hidden x
+ *  weight_hh) for batch row b, at 2^-20, clamped to int32. */
+int64_t mote_rnn_product(const mote_rnn_params_t *p, int which, int32_t b, int32_t r);
+
+/** The table's function (0 sigmoid, 1 tanh) of v * 2^-frac_bits, Q0.15. */
+int16_t mote_rnn_act(const mote_rnn_params_t *p, int fn, int64_t v, int32_t frac_bits);
+
+/** A sum at 2^-20 rounded half up to Q3.12 and clamped to int16. */
+static inline int64_t mote_rnn_q12(int64_t v)
+{
+    const int32_t e = MOTE_RNN_ACC_FRAC_BITS - MOTE_RNN_GATE_FRAC_BITS;
+    const int64_t q = (v + ((int64_t)1 << (e - 1))) >> e;
+    return q < -32768 ? -32768 : (q > 32767 ? 32767 : q);
+}
+
+#endif /* MOTE_RNN_S8_H */
