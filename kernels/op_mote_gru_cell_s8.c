@@ -13,11 +13,12 @@
  *              weight_hh int8 [3H, H], bias int32 [2, 3H], multiplier int32 [2, 3H],
  *              shift int32 [2, 3H], table int16 [2, 1025], int hidden_zero_point,
  *              int hidden_multiplier, int hidden_shift, out int8 [B, H].
+ *   dtypes: int8 input, hidden, weights and out, int16 table, int32 bias / requantization.
  *   errors: MOTE_ERR_KERNEL_ARGS, MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE.
  *   out must not alias the inputs (the planner gives it its own memory).
  */
 #include "kutil.h"
-#include "rnn_s8.h"
+#include "s8_rnn.h"
 
 MOTE_KERNEL("mote::gru_cell_s8.out")
 

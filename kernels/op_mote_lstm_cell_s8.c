@@ -14,11 +14,12 @@
  *              multiplier int32 [2, 4H], shift int32 [2, 4H], table int16 [2, 1025],
  *              int cell_frac_bits (k, 0..15), int hidden_zero_point,
  *              int hidden_multiplier, int hidden_shift, out int8 [B, H], cell_out int16 [B, H].
+ *   dtypes: int8 input, hidden, weights and out, int16 cell / table, int32 bias / requantization.
  *   errors: MOTE_ERR_KERNEL_ARGS, MOTE_ERR_KERNEL_DTYPE, MOTE_ERR_KERNEL_SHAPE.
  *   out and cell_out must not alias the inputs (the planner gives them their own memory).
  */
 #include "kutil.h"
-#include "rnn_s8.h"
+#include "s8_rnn.h"
 
 MOTE_KERNEL("mote::lstm_cell_s8.out")
 MOTE_KERNEL_OUTPUTS("mote::lstm_cell_s8.out", 2)

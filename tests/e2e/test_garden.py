@@ -49,8 +49,6 @@ def test_garden_fp32_on_mps2_an505(compiled, name, tmp_path):
 # N_SETS random input sets), checked on the four paths of test_firmware_int8.py.
 
 SIM_BOARDS = ("mps2-an505", "mps3-an547")
-#: recurrent models: their GRU/LSTM cells are addmm in fp32 (no int8 recurrence yet)
-RECURRENT = {"gru_kws", "lstm_sensor"}
 #: models whose output is class logits [1, classes] ([1, T, vocab] for tiny_decoder:
 #: top-1 per position); the others' accuracy is the relative error alone
 CLASSIFIERS = {"mobilenet_v2", "mobilenet_v3_small", "efficientnet_block", "gru_kws",
@@ -191,8 +189,8 @@ def test_garden_int8_accuracy_vs_fp32(fw, name):
 
 @pytest.mark.parametrize("name", sorted(GARDEN))
 def test_garden_int8_mac_share(fw, name):
-    """At least 95% of the MACs run in int8 kernels (recurrent models excepted:
-    their share is printed)."""
+    """At least 95% of the MACs run in int8 kernels (the recurrent gru_kws and
+    lstm_sensor too: 100.0 %, their cells are mote::gru_cell_s8 / lstm_cell_s8)."""
     from aot.compiler.macs import int8_mac_share
     c = fw.compile(name, True)
     int8, total = int8_mac_share(c.spec)
@@ -200,5 +198,4 @@ def test_garden_int8_mac_share(fw, name):
     fw.record(name, "host", "int8", int8_mac_share=round(share, 4), macs=total)
     print(f"\n{name}: {100 * share:.1f}% of {total:,} MACs in int8 kernels\n{c.int8_report()}")
     assert total > 0
-    if name not in RECURRENT:
-        assert share >= MIN_INT8_MAC_SHARE, f"{name}: {100 * share:.1f}% of the MACs in int8"
+    assert share >= MIN_INT8_MAC_SHARE, f"{name}: {100 * share:.1f}% of the MACs in int8"

@@ -338,7 +338,9 @@ class Lowering:
                 self.islands.append((island[0], source_of(n)))
         elif n.target not in _NO_WARN and n.meta.get(RNN_KEY, (None,) * 4)[3] not in KEEP_ROLES:
             # (a recurrent layer's initial-state selects are constant set-up, not a fallback)
-            if any(is_dq_of_q(x) for x in n.all_input_nodes) or any(u.target == Q for u in n.users):
+            to_cell = n.users and all(u.target == Q and all(RNN_KEY in d.meta for w in u.users for d in w.users)
+                                      for u in n.users)  # an initial state quantized for a recurrent cell
+            if not to_cell and (any(is_dq_of_q(x) for x in n.all_input_nodes) or any(u.target == Q for u in n.users)):
                 self.warn_fallback(n)
         new = self.g.call_function(n.target, self.map_arg(n.args), self.map_arg(n.kwargs))
         new.meta = {k: v for k, v in n.meta.items() if k not in ("tensor_meta", "val")}

@@ -146,11 +146,25 @@ def _replace_outputs(n: Node, outs: list) -> None:
         g.erase_node(n)
 
 
+def _refuse(n: Node) -> bool:
+    """Warn (Int8FallbackWarning, at the model's file:line) that `n` stays fp32."""
+    import warnings
+    from aot.compiler.quant.lowering import Int8FallbackWarning
+    from aot.compiler.source import source_location, source_of
+    name = str(n.target).split(".")[1] if "." in str(n.target) else str(n.target)
+    msg = f"mote int8: {name} ({source_of(n) or n.name}) runs in fp32: {REFUSED}"
+    loc = source_location(n)
+    if loc is None:
+        warnings.warn(msg, Int8FallbackWarning, stacklevel=4)
+    else:
+        warnings.warn_explicit(msg, Int8FallbackWarning, filename=loc[0], lineno=loc[1], module="mote.int8")
+    return False
+
+
 def _decompose_layers(gm: GraphModule, n: Node, kind: str, k: int) -> bool:
     a = _rnn_args(n)
     if a is None:
-        n.meta[RNN_KEY + "_refused"] = REFUSED
-        return False
+        return _refuse(n)
     x, layers, tdim = a["input"], int(a["num_layers"]), 1 if a["batch_first"] else 0
     steps = int(x.meta["val"].shape[tdim])
     used = {u.args[1] for u in n.users if u.target is operator.getitem and u.users}
@@ -186,8 +200,7 @@ def _decompose_cell(gm: GraphModule, n: Node, kind: str, cells: dict) -> bool:
     x = n.args[0]
     xv = x.meta.get("val")
     if xv is None or xv.dim() != 2:
-        n.meta[RNN_KEY + "_refused"] = REFUSED
-        return False
+        return _refuse(n)
     w = tuple(n.args[2:6]) + (None,) * (6 - len(n.args))
     key = (kind, w[0])
     cell = cells.setdefault(key, f"{kind}cell{len(cells)}")

@@ -1,8 +1,8 @@
 /*
- * Shared parts of the int8 recurrent cells (kernels/rnn_s8.h): argument
+ * Shared parts of the int8 recurrent cells (kernels/s8_rnn.h): argument
  * verification, the gate products and the interpolated sigmoid / tanh.
  */
-#include "rnn_s8.h"
+#include "s8_rnn.h"
 #include "requant.h"
 
 static mote_err_t rnn_tensor(mote_value_t *v, uint8_t dtype, int32_t d0, int32_t d1, mote_tensor_t **t)

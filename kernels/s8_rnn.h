@@ -1,6 +1,6 @@
 /*
  * Shared arithmetic of the int8 recurrent cells mote::lstm_cell_s8 and
- * mote::gru_cell_s8 (kernels/rnn_s8.c; aot/compiler/quant/recurrentref.py is
+ * mote::gru_cell_s8 (kernels/s8_rnn.c; aot/compiler/quant/recurrentref.py is
  * the same arithmetic and defines the bytes):
  *   - gate products: acc = bias[r] + sum_k v[k] * w[r, k] (int32; the input zero
  *     point is folded into the bias ahead of time), requantized to 2^-20 with
@@ -8,8 +8,8 @@
  *   - sigmoid / tanh of an int16 value: a 1025-entry int16 table over [-8, 8]
  *     (steps of 2^-6, output Q0.15) with linear interpolation (mote_rnn_act).
  */
-#ifndef MOTE_RNN_S8_H
-#define MOTE_RNN_S8_H
+#ifndef MOTE_S8_RNN_H
+#define MOTE_S8_RNN_H
 
 #include "mote/kernel.h"
 
@@ -71,4 +71,4 @@ static inline int64_t mote_rnn_q12(int64_t v)
     return q < -32768 ? -32768 : (q > 32767 ? 32767 : q);
 }
 
-#endif /* MOTE_RNN_S8_H */
+#endif /* MOTE_S8_RNN_H */
