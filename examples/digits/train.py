@@ -52,58 +52,82 @@ class DigitsCNN(nn.Module):
 
 
 def _recipe_hash() -> str:
-    src = inspect.getsource(DigitsCNN) + f"{EPOCHS}/{BATCH}/{LR}/{TRAIN_SEED}/{TRAIN_THREADS}"
+    return recipe_hash(DigitsCNN, EPOCHS, BATCH, LR, TRAIN_SEED)
+
+
+def recipe_hash(model_cls: type, epochs: int, batch: int, lr: float, seed: int) -> str:
+    """16 hex digits naming a training recipe: the model class's source and the
+    hyper-parameters (a changed model or recipe gets a new cache file)."""
+    src = inspect.getsource(model_cls) + f"{epochs}/{batch}/{lr}/{seed}/{TRAIN_THREADS}"
     return hashlib.sha256(src.encode()).hexdigest()[:16]
 
 
 def train(verbose: bool = True) -> DigitsCNN:
-    """Train from scratch with a fixed seed; returns the eval-mode model."""
+    """Train the CNN from scratch with a fixed seed; returns the eval-mode model."""
+    return fit(DigitsCNN, EPOCHS, BATCH, LR, TRAIN_SEED, verbose)
+
+
+def fit(model_cls: type, epochs: int, batch: int, lr: float, seed: int,
+        verbose: bool = True) -> nn.Module:
+    """Train ``model_cls()`` on the training split from seed `seed` (Adam at `lr`, cosine
+    schedule over `epochs`, mini-batches of `batch`) on TRAIN_THREADS threads, bit for bit
+    reproducible; returns the eval-mode model."""
     threads = torch.get_num_threads()
     torch.set_num_threads(TRAIN_THREADS)
     try:
-        return _train(verbose)
+        return _fit(model_cls, epochs, batch, lr, seed, verbose)
     finally:
         torch.set_num_threads(threads)
 
 
-def _train(verbose: bool) -> DigitsCNN:
-    torch.manual_seed(TRAIN_SEED)
+def _fit(model_cls: type, epochs: int, batch: int, lr: float, seed: int, verbose: bool) -> nn.Module:
+    torch.manual_seed(seed)
     x_tr, y_tr, _, _ = load_split()
     x_tr, y_tr = torch.from_numpy(x_tr), torch.from_numpy(y_tr)
-    model = DigitsCNN()
-    opt = torch.optim.Adam(model.parameters(), lr=LR)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, EPOCHS)
+    model = model_cls()
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
     loss_fn = nn.CrossEntropyLoss()
     t0 = time.time()
-    for epoch in range(EPOCHS):
+    for epoch in range(epochs):
         model.train()
         perm = torch.randperm(len(x_tr))
-        for i in range(0, len(perm), BATCH):
-            idx = perm[i:i + BATCH]
+        for i in range(0, len(perm), batch):
+            idx = perm[i:i + batch]
             opt.zero_grad()
             loss = loss_fn(model(x_tr[idx]), y_tr[idx])
             loss.backward()
             opt.step()
         sched.step()
     if verbose:
-        print(f"trained DigitsCNN: {EPOCHS} epochs on {len(x_tr)} images in {time.time() - t0:.1f} s")
+        print(f"trained {model_cls.__name__}: {epochs} epochs on {len(x_tr)} images in {time.time() - t0:.1f} s")
     return model.eval()
+
+
+def cache_path(stem: str, digest: str, cache_dir: Path | None = None) -> Path:
+    """Where trained weights of recipe `digest` are cached: build/digits/<stem>-<digest>.pt."""
+    cache_dir = cache_dir or Path(__file__).resolve().parents[2] / "build" / "digits"
+    return cache_dir / f"{stem}-{digest}.pt"
+
+
+def cached(model_cls: type, cache: Path, train_fn, verbose: bool = True) -> nn.Module:
+    """``model_cls()`` with the weights in `cache`, or trained now by ``train_fn(verbose)``
+    and saved there (atomically: several test processes may train at once)."""
+    model = model_cls()
+    if cache.exists():
+        model.load_state_dict(torch.load(cache, weights_only=True))
+        return model.eval()
+    model = train_fn(verbose)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+    torch.save(model.state_dict(), tmp)
+    tmp.replace(cache)
+    return model
 
 
 def trained_model(cache_dir: Path | None = None, verbose: bool = True) -> DigitsCNN:
     """The trained model, from the cache when the recipe has not changed."""
-    cache_dir = cache_dir or Path(__file__).resolve().parents[2] / "build" / "digits"
-    cache = cache_dir / f"digits_cnn-{_recipe_hash()}.pt"
-    model = DigitsCNN()
-    if cache.exists():
-        model.load_state_dict(torch.load(cache, weights_only=True))
-        return model.eval()
-    model = train(verbose=verbose)
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(f".{os.getpid()}.tmp")  # several test processes may train at once
-    torch.save(model.state_dict(), tmp)
-    tmp.replace(cache)
-    return model
+    return cached(DigitsCNN, cache_path("digits_cnn", _recipe_hash(), cache_dir), train, verbose)
 
 
 def accuracy(model: nn.Module, x: np.ndarray, y: np.ndarray) -> float:
