@@ -164,3 +164,56 @@ def test_grouped_conv_alone_within_one_quantum(groups, shape):
     w = getattr(low, n.args[1].target)
     assert w.dtype == torch.int8 and tuple(w.shape) == (12, 3, 3, 8 // groups)   # [Cout, KH, KW, Cin/g]
     assert n.args[8] == groups
+
+
+# ----------------------------------------------------------------------------- squeeze-excitation
+
+class SqueezeExcitation(nn.Module):
+    """torchvision's SqueezeExcitation (MobileNetV3, EfficientNet, RegNetY):
+    x * gate(fc2(relu(fc1(avgpool(x))))), a [N, C, 1, 1] gate broadcast over
+    [N, C, H, W], behind a conv and in front of a 1x1 projection."""
+
+    def __init__(self, c=16, squeeze=4, gate=nn.Hardsigmoid):
+        super().__init__()
+        self.conv = nn.Conv2d(3, c, 3, padding=1)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc1 = nn.Conv2d(c, squeeze, 1)
+        self.fc2 = nn.Conv2d(squeeze, c, 1)
+        self.relu = nn.ReLU()
+        self.scale_activation = gate()
+        self.proj = nn.Conv2d(c, 8, 1)
+
+    def forward(self, x):
+        x = torch.relu(self.conv(x))
+        scale = self.scale_activation(self.fc2(self.relu(self.fc1(self.avgpool(x)))))
+        return self.proj(scale * x)        # gate first: mul_s8 takes the full operand first
+
+
+@pytest.mark.parametrize("gate,arena,before", [(nn.Hardsigmoid, 4000, 8064), (nn.Sigmoid, 4000, 8064)])
+def test_squeeze_excitation_mul_broadcasts_in_mul_s8(gate, arena, before):
+    # before: the mul stayed fp32 between dequantize and quantize (arena `before` B)
+    c, calib, held = _compiled(SqueezeExcitation(gate=gate), (1, 3, 10, 10))
+    share, got_arena, fallbacks = _figures(c)
+    assert fallbacks == []
+    assert share == 100.0
+    assert got_arena == arena < before            # measured
+    assert "mote::mul_s8" in {i.op for i in c.spec.instructions}
+    _host_equals_reference(c, calib, calib + held)
+    per_op, end = _quanta_vs_pt2e(SqueezeExcitation(gate=gate), (1, 3, 10, 10))
+    assert per_op <= 1
+    assert end <= 1 + 1e-3                        # measured
+
+
+@pytest.mark.parametrize("name,arena", [("mobilenet_v3_small", 61440), ("efficientnet_block", 50304)])
+def test_garden_squeeze_excitation_stays_int8(name, arena):
+    # before: mobilenet_v3_small 3 and efficientnet_block 4 fp32 muls between dequantize and
+    # quantize (arenas 61,440 B / 72,672 B, 65 / 78 instructions)
+    from aot.compiler.pipeline import compile_model_file
+    from zoo.garden import path
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compile_model_file(path(name), int8=True)
+    share, got_arena, fallbacks = _figures(c)
+    assert fallbacks == [] and share == 100.0
+    assert got_arena == arena                     # measured
+    assert len(c.spec.instructions) == {"mobilenet_v3_small": 47, "efficientnet_block": 54}[name]

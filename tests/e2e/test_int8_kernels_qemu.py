@@ -575,16 +575,22 @@ def _resize_cases():
 
 def _island_cases():
     """The kernels that keep issue 36's ops in int8 (portable C on every target):
-    grouped convolution (RegNetX's group width 16, a stride-2 one with a clamp)."""
+    grouped convolution (RegNetX's group width 16, a stride-2 one with a clamp), mul
+    with a broadcast operand (a squeeze-excitation gate)."""
     from tests.kernels.test_int8_island_kernels import _gconv_args
     rng = np.random.default_rng(36)
     cases = []
     # small: the M55's 512 KiB holds every case of the suite at once
-    for i, case in enumerate([(1, 5, 5, 16, 16, 2, (3, 3), (1, 1), (1, 1), (1, 1), (-128, 127)),
-                              (1, 5, 4, 12, 12, 3, (3, 3), (2, 2), (1, 1), (1, 1), (-40, 127))]):
+    for i, case in enumerate([(1, 4, 4, 8, 8, 2, (3, 3), (1, 1), (1, 1), (1, 1), (-128, 127)),
+                              (1, 5, 4, 6, 6, 3, (3, 3), (2, 2), (1, 1), (1, 1), (-40, 127))]):
         args = _gconv_args(rng, case)
         cases.append(dict(name=f"gconv{i}", op="grouped_conv2d_s8", args=args,
                           out=R.grouped_conv2d_s8(*args), macs=0, scratch=0))
+    from tests.kernels.test_int8_island_kernels import MUL_CASES, _mul_args
+    for i, (sa, sb) in enumerate(MUL_CASES[:2]):   # mul_s8 with b broadcast (squeeze-excitation)
+        args = _mul_args(rng, sa, sb)
+        cases.append(dict(name=f"mul_bcast{i}", op="mul_s8", args=args, out=R.mul_s8(*args), macs=0,
+                          scratch=0))
     return cases
 
 

@@ -85,3 +85,57 @@ def test_grouped_conv2d_s8_errors(libs):
         assert run(ref, SYM_GCONV, args, exp.shape)[0] == code, (i, v)
     assert run(ref, SYM_GCONV, good, (1, exp.shape[1] + 1, exp.shape[2], 48))[0] == ERR_SHAPE
     assert run(ref, SYM_GCONV, good[:-1], exp.shape)[0] == ERR_ARGS
+
+
+# ----------------------------------------------------------------------------- broadcast mul
+# (a shape, b shape): b broadcasts over a (same rank, each size a's or 1)
+MUL_CASES = [
+    ((1, 5, 4, 8), (1, 1, 1, 8)),      # squeeze-excitation gate over NHWC
+    ((2, 3, 4, 5), (2, 3, 1, 1)),      # a gate over NCHW (plain layout)
+    ((3, 7), (1, 7)),
+    ((4, 1, 6), (1, 1, 1)),            # one value
+    ((2, 6, 5), (2, 1, 5)),            # a middle dim broadcast
+]
+SYM_MUL = "mote_kernel_mote_mul_s8_out"
+
+
+def _mul_args(rng, sa, sb):
+    a = rng.integers(-128, 128, sa, dtype=np.int8)
+    b = rng.integers(-128, 128, sb, dtype=np.int8)
+    m, s = R.quantize_multiplier(float(rng.uniform(0.2, 1.5)) / 128)
+    return [a, b, int(rng.integers(-128, 128)), int(rng.integers(-128, 128)), int(rng.integers(-128, 128)),
+            m, s, -128, 127]
+
+
+@pytest.mark.parametrize("sa,sb", MUL_CASES)
+def test_mul_s8_broadcast_bytes(libs, sa, sb):
+    ref, _ = libs
+    rng = np.random.default_rng(sum(sa) * 31 + sum(sb))
+    for _ in range(3):
+        args = _mul_args(rng, sa, sb)
+        exp = R.mul_s8(*args)
+        # the reference is numpy's broadcast of the same integer arithmetic
+        assert np.array_equal(exp, R.mul_s8(args[0], np.ascontiguousarray(np.broadcast_to(args[1], sa)),
+                                            *args[2:]))
+        rc, out = run(ref, SYM_MUL, args, sa)
+        assert rc == 0
+        assert np.array_equal(out, exp)
+        assert len(np.unique(exp)) > 3
+
+
+def test_mul_s8_broadcast_errors(libs):
+    ref, _ = libs
+    rng = np.random.default_rng(3)
+    good = _mul_args(rng, (1, 5, 4, 8), (1, 1, 1, 8))
+    assert run(ref, SYM_MUL, good, (1, 5, 4, 8))[0] == 0
+    for b_shape in [(1, 1, 1, 3), (1, 8), (1, 5, 4, 8, 1), (2, 1, 1, 8)]:   # not broadcastable to a
+        args = list(good)
+        args[1] = rng.integers(-128, 128, b_shape, dtype=np.int8)
+        assert run(ref, SYM_MUL, args, (1, 5, 4, 8))[0] == ERR_SHAPE, b_shape
+        with pytest.raises(ValueError):
+            R.mul_s8(*args)
+    # a broadcast over b is not taken (the lowering puts the full operand first); out is a's shape
+    args = list(good)
+    args[0], args[1] = good[1], good[0]
+    assert run(ref, SYM_MUL, args, (1, 5, 4, 8))[0] == ERR_SHAPE
+    assert run(ref, SYM_MUL, good, (1, 5, 4, 1))[0] == ERR_SHAPE

@@ -591,12 +591,14 @@ def add_s8(a, b, a_zero_point: int, a_multiplier: int, a_shift: int,
 def mul_s8(a, b, a_zero_point: int, b_zero_point: int, output_zero_point: int,
            output_multiplier: int, output_shift: int, activation_min: int,
            activation_max: int) -> np.ndarray:
-    """int8 elementwise multiply of two same-shape int8 tensors; the real
-    multiplier is a_scale * b_scale / out_scale."""
+    """int8 elementwise multiply; the real multiplier is a_scale * b_scale /
+    out_scale. b has a's shape or broadcasts to it (a's rank, each size a's or
+    1: a squeeze-excitation gate [N, 1, 1, C] over NHWC [N, H, W, C]); the
+    result has a's shape."""
     a = _check_int8(a, "a")
     b = _check_int8(b, "b")
-    if a.shape != b.shape:
-        raise ValueError(f"mul_s8 shapes differ: {a.shape} vs {b.shape}")
+    if b.ndim != a.ndim or any(sb not in (1, sa) for sa, sb in zip(a.shape, b.shape)):
+        raise ValueError(f"mul_s8: b {b.shape} does not broadcast to a {a.shape}")
     p = (_i64(a) - int(a_zero_point)) * (_i64(b) - int(b_zero_point))
     out = _i64(requantize(p, output_multiplier, output_shift)) + int(output_zero_point)
     return _clamp_s8(out, int(activation_min), int(activation_max))

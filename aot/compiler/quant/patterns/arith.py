@@ -5,6 +5,7 @@ and elementwise functions of one tensor as 256-entry lookup tables.
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import numpy as np
 import torch
@@ -34,20 +35,42 @@ def lut_table(op, args, kwargs, qin: tuple, qout: tuple) -> torch.Tensor:
 
 
 # ------------------------------------------------------------------ add, mul
-def match_binary(lw, site: Site) -> bool:
-    """Two int8 tensors of one shape (add: alpha 1)."""
+def broadcast_operand(sa, sb) -> Optional[int]:
+    """Which operand (0 or 1) of a product of shapes `sa`, `sb` broadcasts to the
+    other's shape (same rank, each size the other's or 1) when the shapes differ;
+    None when neither does (or the shapes are equal)."""
+    if len(sa) != len(sb) or tuple(sa) == tuple(sb):
+        return None
+    for i, (small, big) in enumerate(((sa, sb), (sb, sa))):
+        if all(s in (1, b) for s, b in zip(small, big)):
+            return i
+    return None
+
+
+def match_binary(lw, site: Site, broadcast: bool = False) -> bool:
+    """Two int8 tensors of one shape (add: alpha 1); with `broadcast` (mul) or
+    one broadcast to the other's shape."""
     core = site.core
     a = core.args
-    return len(a) == 2 and int_inputs(a[:2]) and lw.shape(a[0]) == lw.shape(a[1]) \
-        and core.kwargs.get("alpha", 1) == 1
+    if not (len(a) == 2 and int_inputs(a[:2]) and core.kwargs.get("alpha", 1) == 1):
+        return False
+    sa, sb = lw.shape(a[0]), lw.shape(a[1])
+    return sa == sb or (broadcast and broadcast_operand(sa, sb) is not None)
+
+
+def match_mul(lw, site: Site) -> bool:
+    return match_binary(lw, site, broadcast=True)
 
 
 def emit_binary(lw, site: Site) -> QVal:
     """mote::add_s8 (each input rescaled to a common scale, int8ref.add_params)
-    / mote::mul_s8 (a_scale * b_scale / out_scale) in the first operand's layout."""
+    / mote::mul_s8 (a_scale * b_scale / out_scale) in the first operand's layout;
+    a broadcast operand of mul goes second (the product is symmetric), in that layout."""
     core = site.core
     s_out, zp_out = site.out_qparams
     a = core.args
+    if broadcast_operand(lw.shape(a[0]), lw.shape(a[1])) == 0:
+        a = (a[1], a[0])
     xa, xb = lw.dq_src(a[0]), lw.dq_src(a[1])
     perm = xa.perm
     na, nb = xa.node, lw.layout(xb, perm, core)
@@ -295,8 +318,9 @@ def emit_lut(lw, site: Site) -> QVal:
 PATTERNS = (
     Pattern("add", frozenset({aten.add.Tensor, aten.add_.Tensor}), ("mote::add_s8",), match_binary, emit_binary,
             "mote::add_s8 adds two int8 tensors of one shape (no broadcast, no constant, alpha 1)", tail="act"),
-    Pattern("mul", frozenset({aten.mul.Tensor, aten.mul_.Tensor}), ("mote::mul_s8",), match_binary, emit_binary,
-            "mote::mul_s8 multiplies two int8 tensors of one shape (no broadcast, no constant)", tail="act"),
+    Pattern("mul", frozenset({aten.mul.Tensor, aten.mul_.Tensor}), ("mote::mul_s8",), match_mul, emit_binary,
+            "mote::mul_s8 multiplies two int8 tensors of one shape, or one broadcast over the other "
+            "(same rank; no constant)", tail="act"),
     Pattern("bmm", MATMUL_OPS, ("mote::bmm_s8",), match_bmm, emit_bmm,
             "mote::bmm_s8 multiplies two int8 tensors of rank 2 to 4 with equal batch dims", tail="scale"),
     Pattern("masked_fill", MASKED_FILL_OPS, ("aten::masked_fill",), match_masked_fill, emit_masked_fill,
