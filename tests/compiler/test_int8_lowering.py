@@ -1,6 +1,7 @@
 """aot/compiler/quant/lowering.py: PT2E graphs lowered to mote:: int8 ops agree with the PT2E
 reference within one quantum, on the whole zoo and on odd-shaped single ops."""
 import importlib
+import operator
 import warnings
 
 import pytest
@@ -39,7 +40,9 @@ def _lower(module, inputs, calib=None, **kw):
 def per_op_quanta(conv, low, inputs) -> dict:
     """Run every mote op of `low` on the int8 tensors PT2E computed for its
     inputs and compare with PT2E's int8 output of the same layer.
-    Returns ({node name: max |difference| in quanta}, PT2E output, lowered output)."""
+    Returns ({node name: max |difference| in quanta}, PT2E output, lowered output);
+    an int16 output of a multi-output op (an LSTM cell's state) is keyed
+    "<name> (int16)", its difference in int16 steps."""
     qvals = {}
 
     class Record(torch.fx.Interpreter):
@@ -67,6 +70,13 @@ def per_op_quanta(conv, low, inputs) -> dict:
                     return self.env[a]
                 args = torch.fx.node.map_aggregate(n.args, sub)
                 out = n.target(*args)
+                if isinstance(out, tuple):  # a recurrent cell: its outputs are getitem nodes' values
+                    for u in n.users:
+                        if u.target is operator.getitem and "mote_q" in u.meta:
+                            o, ref = out[u.args[1]], pt2e_value(u, out[u.args[1]])
+                            key = u.name + (" (int16)" if o.dtype == torch.int16 else "")
+                            worst[key] = int((o.to(torch.int32) - ref.to(torch.int32)).abs().max())
+                    return r
                 ref = pt2e_value(n, out)
                 worst[n.name] = int((out.to(torch.int32) - ref.to(torch.int32)).abs().max())
             return r

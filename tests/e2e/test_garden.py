@@ -105,7 +105,13 @@ def test_garden_int8_bytes_identical_on_four_paths(fw, name):
 #: rescale a one-step input difference to the norm's full output range)
 #: tiny_decoder reaches 3 and tiny_vit 8.
 PT2E_QUANTA = {name: 1.0 for name in GARDEN} | {"tcn": 2.0, "unet_small": 2.0,
-                                                 "tiny_decoder": 3.0, "tiny_vit": 8.0}
+                                                 "tiny_decoder": 3.0, "tiny_vit": 8.0,
+                                                 # two GRU layers of 49 int8 steps (measured)
+                                                 "gru_kws": 2.0}
+#: lstm_sensor's int16 cell state vs PT2E's per step, in steps of its 2^-15 scale
+#: (measured 5; the interpolated sigmoid / tanh are within 1 / 2 steps of the float
+#: functions PT2E uses; one int8 quantum of the hidden state is ~94 such steps)
+INT16_STATE_STEPS = 5
 
 
 @pytest.mark.parametrize("name", sorted(GARDEN))
@@ -128,8 +134,12 @@ def test_garden_int8_every_op_within_a_quantum_of_pt2e(fw, name):
         for x in sets:
             for k, v in per_op_quanta(conv, low, x)[0].items():
                 worst[k] = max(worst.get(k, 0), v)
-    print(f"\n{name}: {len(worst)} int8 ops, worst {max(worst.values(), default=0)} quanta from PT2E per op")
+    state = {k: v for k, v in worst.items() if k.endswith(" (int16)")}
+    worst = {k: v for k, v in worst.items() if k not in state}
+    print(f"\n{name}: {len(worst)} int8 ops, worst {max(worst.values(), default=0)} quanta from PT2E per op"
+          + (f"; int16 cell state at most {max(state.values())} steps of 2^-k" if state else ""))
     assert worst and max(worst.values()) <= 1, {k: v for k, v in worst.items() if v > 1}
+    assert max(state.values(), default=0) <= INT16_STATE_STEPS, state
 
 
 @pytest.mark.parametrize("name", sorted(GARDEN))
