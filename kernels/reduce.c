@@ -278,6 +278,36 @@ void mote_red_prod(const mote_tensor_t *in, const mote_red_geom_t *g, void *out,
     }
 }
 
+void mote_red_vector_norm_f32(const mote_tensor_t *in, const mote_red_geom_t *g, double ord, float *out)
+{
+    const float *x = (const float *)in->data;
+    float acc = 0.0f;
+    if (ord == 0.0) {
+        MOTE_RED_WALK(g, float, x, 1, xb, off, r, acc = 0.0f, acc += xb[off] != 0.0f ? 1.0f : 0.0f,
+                      out[o] = acc);
+    } else if (isinf(ord)) {
+        const int is_max = ord > 0.0;
+        MOTE_RED_WALK(g, float, x, 1, xb, off, r, acc = is_max ? 0.0f : INFINITY,
+                      {
+                          const float a = fabsf(xb[off]);
+                          if (MOTE_RED_ISNAN_F(a) || MOTE_RED_ISNAN_F(acc)) {
+                              acc = NAN;
+                          } else if (is_max ? a > acc : a < acc) {
+                              acc = a;
+                          }
+                      },
+                      out[o] = acc);
+    } else if (ord == 1.0) {
+        MOTE_RED_WALK(g, float, x, 1, xb, off, r, acc = 0.0f, acc += fabsf(xb[off]), out[o] = acc);
+    } else if (ord == 2.0) {
+        MOTE_RED_WALK(g, float, x, 1, xb, off, r, acc = 0.0f, acc += xb[off] * xb[off], out[o] = sqrtf(acc));
+    } else {
+        const float p = (float)ord, inv = (float)(1.0 / ord);
+        MOTE_RED_WALK(g, float, x, 1, xb, off, r, acc = 0.0f, acc += powf(fabsf(xb[off]), p),
+                      out[o] = powf(acc, inv));
+    }
+}
+
 void mote_red_var_f32(const mote_tensor_t *in, const mote_red_geom_t *g, double correction,
                       float *var, float *mean)
 {

@@ -87,6 +87,15 @@ void mote_red_var_f32(const mote_tensor_t *in, const mote_red_geom_t *g, double 
                       float *var, float *mean);
 
 /**
+ * float32 vector norm of each out element's inputs (torch.linalg.vector_norm):
+ * ord 0 = count of non-zero inputs (NaN counts), inf = max |x|, -inf = min |x|
+ * (a NaN input gives NaN), 1 = sum |x|, 2 = sqrt(sum x*x), other ord =
+ * (sum |x|^ord)^(1/ord); float accumulation in input order. An empty reduction
+ * gives 0 (the caller refuses ord < 0 and inf there, as torch does).
+ */
+void mote_red_vector_norm_f32(const mote_tensor_t *in, const mote_red_geom_t *g, double ord, float *out);
+
+/**
  * Arguments of var.correction_out / var_mean.correction_out:
  * (self, dim int[]? (None or [] = all), correction Scalar? (None = 1),
  *  keepdim bool, out...), `nouts` float32 outs of the reduced shape.

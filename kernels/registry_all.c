@@ -202,6 +202,8 @@ mote_err_t mote_kernel_aten_leaky_relu_out(mote_kernel_ctx_t *ctx, mote_value_t 
     uint32_t nargs); /* op_leaky_relu.c */
 mote_err_t mote_kernel_aten_lift_fresh_copy_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_lift_fresh_copy.c */
+mote_err_t mote_kernel_aten_linalg_vector_norm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_linalg_vector_norm.c */
 mote_err_t mote_kernel_aten_linear_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_linear.c */
 mote_err_t mote_kernel_aten_log_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -569,6 +571,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"aten::le.Tensor_out", mote_kernel_aten_le_Tensor_out},
     {"aten::leaky_relu.out", mote_kernel_aten_leaky_relu_out},
     {"aten::lift_fresh_copy.out", mote_kernel_aten_lift_fresh_copy_out},
+    {"aten::linalg_vector_norm.out", mote_kernel_aten_linalg_vector_norm_out},
     {"aten::linear.out", mote_kernel_aten_linear_out},
     {"aten::log.out", mote_kernel_aten_log_out},
     {"aten::log10.out", mote_kernel_aten_log10_out},
@@ -805,6 +808,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* aten::le.Tensor_out */
     1u, /* aten::leaky_relu.out */
     1u, /* aten::lift_fresh_copy.out */
+    1u, /* aten::linalg_vector_norm.out */
     1u, /* aten::linear.out */
     1u, /* aten::log.out */
     1u, /* aten::log10.out */
@@ -940,7 +944,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 232u;
+const uint32_t mote_kernel_registry_len = 233u;
 
 #include "mote/backend.h"
 

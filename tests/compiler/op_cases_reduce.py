@@ -23,6 +23,8 @@ _MASK = _r(3, 5) > 0.3
 FP32 = {
     "aten::amax.out": (lambda: Fn(lambda x: x.amax(dim=(2, 3))), (_r(2, 3, 4, 5),)),
     "aten::amin.out": (lambda: Fn(lambda x: x.amin(dim=1, keepdim=True)), (_r(3, 6),)),
+    "aten::linalg_vector_norm.out": (lambda: Fn(lambda x: F.normalize(x, dim=1) + torch.linalg.vector_norm(
+        x, 3.0, (1, 2), keepdim=True)), (_r(2, 3, 4),)),
     "aten::any.all_out": (lambda: _BoolIn(lambda m: m.any()), (_MASK,)),
     "aten::any.dims_out": (lambda: _BoolIn(lambda m: m.any(dim=(0, 1))), (_MASK,)),
     "aten::any.out": (lambda: _BoolIn(lambda m: m.any(dim=1)), (_MASK,)),

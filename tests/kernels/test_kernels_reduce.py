@@ -89,6 +89,44 @@ def test_amax_nan_and_errors(K):
     assert K.call("aten::amax.out", torch.empty(0, 3), [0], False, torch.empty(3)) == ERR["SHAPE"]
 
 
+# ---------------------------------------------------------- linalg_vector_norm
+
+INF = float("inf")
+NORMS = [(2.0, [-1], True), (2, [1], False), (1.0, [0, 2], False), (INF, [2], True), (-INF, [0], False),
+         (0.0, [1], True), (3.0, [-1], False), (0.5, None, False), (2.0, [], True), (-1.5, [2], False)]
+
+
+@pytest.mark.parametrize("ord_,dims,keepdim", NORMS, ids=[f"{o}-{d}-{k}" for o, d, k in NORMS])
+def test_linalg_vector_norm(K, ord_, dims, keepdim):
+    x = rand((3, 4, 5))
+    x[0, 1, :2] = 0.0  # zeros: ord 0 counts the others
+    want = torch.linalg.vector_norm(x, ord_, dims, keepdim)
+    run(K, "aten::linalg_vector_norm.out", want, x, ord_, dims, keepdim, None)
+    run(K, "aten::linalg_vector_norm.out", want, x, ord_, dims, keepdim, DTYPE[torch.float32])
+
+
+def test_linalg_vector_norm_edges_and_errors(K):
+    x = torch.randn(3, 6)
+    x[1, 2] = NAN
+    for o in (2.0, INF, -INF, 1.0, 0.0):  # NaN propagates (ord 0: a NaN is non-zero)
+        run(K, "aten::linalg_vector_norm.out", torch.linalg.vector_norm(x, o, [1]), x, o, [1], False, None)
+    e = torch.empty(0, 3)
+    run(K, "aten::linalg_vector_norm.out", torch.linalg.vector_norm(e, 2.0, [0]), e, 2.0, [0], False, None)
+    o = torch.empty(3)
+    # an empty reduction has no inf / negative-order norm (torch raises)
+    assert K.call("aten::linalg_vector_norm.out", e, INF, [0], False, None, o) == ERR["SHAPE"]
+    assert K.call("aten::linalg_vector_norm.out", e, -1.0, [0], False, None, o) == ERR["SHAPE"]
+    assert K.call("aten::linalg_vector_norm.out", x, 2.0, [1], False, None, torch.empty(6)) == ERR["SHAPE"]
+    assert K.call("aten::linalg_vector_norm.out", x, 2.0, [1], True, None, o) == ERR["SHAPE"]
+    assert K.call("aten::linalg_vector_norm.out", x, 2.0, [2], False, None, o) == ERR["ARGS"]
+    assert K.call("aten::linalg_vector_norm.out", x, 2.0, [1, -1], False, None, o) == ERR["ARGS"]
+    assert K.call("aten::linalg_vector_norm.out", x, NAN, [1], False, None, o) == ERR["ARGS"]
+    assert K.call("aten::linalg_vector_norm.out", x, True, [1], False, None, o) == ERR["ARGS"]
+    assert K.call("aten::linalg_vector_norm.out", x, 2.0, [1], False, DTYPE[torch.float64], o) == ERR["DTYPE"]
+    assert K.call("aten::linalg_vector_norm.out", x.int(), 2.0, [1], False, None, o) == ERR["DTYPE"]
+    assert K.call("aten::linalg_vector_norm.out", x, 2.0, [1], False, o) == ERR["ARGS"]
+
+
 # ---------------------------------------------------------- argmax / argmin
 
 ARG = [((3, 7), None), ((3, 7), 1), ((3, 7), 0), ((3, 7), -1), ((2, 3, 4), 1), ((2, 3, 4), None),
@@ -651,6 +689,7 @@ ET_MODELS = {
     "instancenorm": (lambda: torch.nn.InstanceNorm2d(4), [(2, 4, 3, 3)]),
     "cumsum_argmax": (lambda: _Fn(lambda x: (x.cumsum(0), x.argmax())), [(3, 6)]),
     "cdist": (lambda: _Fn(lambda x, y: torch.cdist(x, y)), [(3, 6), (2, 6)]),
+    "normalize": (lambda: _Fn(lambda x: F.normalize(x, dim=-1)), [(3, 6)]),
 }
 
 

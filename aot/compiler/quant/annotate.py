@@ -46,7 +46,7 @@ import torch
 from torch.fx import GraphModule, Node
 
 from aot.compiler.quant.opsets import (BINARY_OPS, CAT_OPS, CONV_OPS, CONV_TRANSPOSE_OPS, EMBEDDING_OPS,
-                                        FP32_ISLAND_OPS, FUSABLE_ACTS, INT16_SHARED_OPS, ISLAND_KEY, LINEAR_OPS,
+                                        FP32_ISLAND_OPS, VECTOR_NORM_OPS, FUSABLE_ACTS, INT16_SHARED_OPS, ISLAND_KEY, LINEAR_OPS,
                                         MASKED_FILL_OPS, MATMUL_OPS, MATMUL_SCALE_OPS,
                                         OWN_QPARAM_OPS, PRELU_OPS, SCALAR_OPS, SHARED_OPS, SOFTMAX_OPS)
 from aot.compiler.quant.state import state_constants
@@ -187,6 +187,27 @@ def _island_name(target) -> str:
 
 def _only_user(n: Node):
     return next(iter(n.users)) if len(n.users) == 1 else None
+
+
+def _normalize_chain(norm: Node) -> Optional[list]:
+    """[vector_norm, clamp_min(, expand_as), div] when ``norm`` = vector_norm(x, ord,
+    dim, keepdim=True) starts F.normalize's x / clamp_min(norm, eps).expand_as(x) over
+    float x with nothing else reading the intermediates (none annotated yet); else None."""
+    x = norm.args[0]
+    keepdim = norm.args[3] if len(norm.args) > 3 else norm.kwargs.get("keepdim", False)
+    if not (_is_float_tensor(x) and keepdim):
+        return None
+    clamp = _only_user(norm)
+    if clamp is None or clamp.target != aten.clamp_min.default or isinstance(clamp.args[1], Node):
+        return None
+    chain, last = [norm, clamp], _only_user(clamp)
+    if last is not None and last.target == aten.expand_as.default and last.args[0] is clamp:
+        chain.append(last)
+        last = _only_user(last)
+    if last is None or last.target != aten.div.Tensor or last.args[0] is not x or last.args[1] is not chain[-1]:
+        return None
+    chain.append(last)
+    return None if any(_annotated(c) for c in chain) else chain
 
 
 def _rms_norm_chain(pw: Node) -> Optional[list]:
@@ -474,6 +495,23 @@ def _rms_norm(qz, n: Node, act, wq) -> None:
     chain[-1].meta[ISLAND_KEY] = ("rms_norm", True)
 
 
+def _normalize(qz, n: Node, act, wq) -> None:
+    """F.normalize: x quantized into the chain, the quotient out of it; fp32 between."""
+    chain = _normalize_chain(n)
+    x = n.args[0]
+    for c in chain[:-1]:
+        _set(c, {x: act} if x in c.args else {}, None)
+        c.meta[ISLAND_KEY] = ("normalize", False)
+    _set(chain[-1], {x: act}, act)
+    chain[-1].meta[ISLAND_KEY] = ("normalize", True)
+
+
+def _vector_norm(qz, n: Node, act, wq) -> None:
+    """A vector norm on its own: fp32 between its own input and output observers."""
+    _set(n, {n.args[0]: act}, act)
+    n.meta[ISLAND_KEY] = ("vector_norm", True)
+
+
 def _embedding_table(qz, n: Node) -> bool:
     return isinstance(n.args[0], Node) and n.args[0].op == "get_attr" and _is_float_tensor(n.args[0])
 
@@ -504,6 +542,8 @@ RULES = (
     Rule("softmax", SOFTMAX_OPS, _float_first, _softmax),
     Rule("fp32_island", FP32_ISLAND_OPS | PRELU_OPS, _float_first, _island),
     Rule("rms_norm", frozenset({aten.pow.Tensor_Scalar}), lambda qz, n: bool(_rms_norm_chain(n)), _rms_norm),
+    Rule("normalize", VECTOR_NORM_OPS, lambda qz, n: bool(_normalize_chain(n)), _normalize),
+    Rule("vector_norm", VECTOR_NORM_OPS, _float_first, _vector_norm),
     Rule("embedding", EMBEDDING_OPS, _embedding_table, _shared),
 )
 #: the int16x8 scheme's annotation (MoteQuantizer.annotate_int16)

@@ -70,6 +70,10 @@ OWN_QPARAM_OPS = MEAN_OPS | LUT_OPS
 #: RMSNorm (x * rsqrt(mean(x^2) + eps) [* weight]) is matched as a chain (annotate._rms_norm_chain).
 FP32_ISLAND_OPS = frozenset({aten.layer_norm.default, aten.group_norm.default,
                              aten.native_layer_norm.default, aten.native_group_norm.default})
+#: vector norms: F.normalize's chain x / clamp_min(vector_norm(x), eps)[.expand_as(x)]
+#: is a planned fp32 island (annotate._normalize_chain: x quantized before, the quotient
+#: after); a norm alone is an island of its own (own input and output observers)
+VECTOR_NORM_OPS = frozenset({aten.linalg_vector_norm.default})
 #: meta key on the nodes of a planned fp32 island: (kind, is_last); the last
 #: node's output is the island's (quantized) output
 ISLAND_KEY = "mote_fp32_island"
