@@ -33,20 +33,15 @@ mote_err_t mote_kernel_mote_gru_cell_s8_out(mote_kernel_ctx_t *ctx, mote_value_t
     for (b = 0; b < p.batch; b++) {
         for (j = 0; j < p.hidden_size; j++) {
             const size_t at = (size_t)b * (size_t)p.hidden_size + (size_t)j;
-            const int32_t hs = p.hidden_size;
-            const int64_t r = mote_rnn_act(
-                &p, 0, mote_rnn_q12(mote_rnn_product(&p, 0, b, j) + mote_rnn_product(&p, 1, b, j)),
-                MOTE_RNN_GATE_FRAC_BITS);
-            const int64_t z = mote_rnn_act(
-                &p, 0, mote_rnn_q12(mote_rnn_product(&p, 0, b, hs + j) + mote_rnn_product(&p, 1, b, hs + j)),
-                MOTE_RNN_GATE_FRAC_BITS);
-            const int64_t ghn = mote_rnn_product(&p, 1, b, 2 * hs + j);
-            const int64_t n = mote_rnn_act(
-                &p, 1, mote_rnn_q12(mote_rnn_product(&p, 0, b, 2 * hs + j) + ((r * ghn + 16384) >> 15)),
-                MOTE_RNN_GATE_FRAC_BITS);
-            const int64_t t1 = mote_rnn_rq64((32768 - z) * n, p.hidden_mult, p.hidden_shift);
-            const int64_t t2 = z * ((int64_t)p.hidden[at] - p.hidden_zp);
-            const int64_t h2 = ((t1 + t2 + 16384) >> 15) + p.hidden_zp;
+            int64_t gx[3], gh[3];
+            int64_t r, z, n, t1, t2, h2;
+            mote_rnn_products(&p, b, j, gx, gh);
+            r = mote_rnn_act12(&p, 0, (int32_t)mote_rnn_q12(gx[0] + gh[0]));
+            z = mote_rnn_act12(&p, 0, (int32_t)mote_rnn_q12(gx[1] + gh[1]));
+            n = mote_rnn_act12(&p, 1, (int32_t)mote_rnn_q12(gx[2] + ((r * gh[2] + 16384) >> 15)));
+            t1 = mote_rnn_rq64((32768 - z) * n, p.hidden_mult, p.hidden_shift);
+            t2 = z * ((int64_t)p.hidden[at] - p.hidden_zp);
+            h2 = ((t1 + t2 + 16384) >> 15) + p.hidden_zp;
             p.out[at] = (int8_t)(h2 < -128 ? -128 : (h2 > 127 ? 127 : h2));
         }
     }

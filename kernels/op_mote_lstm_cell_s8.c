@@ -35,13 +35,12 @@ mote_err_t mote_kernel_mote_lstm_cell_s8_out(mote_kernel_ctx_t *ctx, mote_value_
     for (b = 0; b < p.batch; b++) {
         for (j = 0; j < p.hidden_size; j++) {
             const size_t at = (size_t)b * (size_t)p.hidden_size + (size_t)j;
-            int64_t a[4];
+            int64_t a[4], gx[4], gh[4];
             int64_t c2;
             int64_t h2;
+            mote_rnn_products(&p, b, j, gx, gh);
             for (g = 0; g < 4; g++) {
-                const int32_t r = g * p.hidden_size + j;
-                const int64_t q = mote_rnn_q12(mote_rnn_product(&p, 0, b, r) + mote_rnn_product(&p, 1, b, r));
-                a[g] = mote_rnn_act(&p, g == 2, q, MOTE_RNN_GATE_FRAC_BITS);
+                a[g] = mote_rnn_act12(&p, g == 2, (int32_t)mote_rnn_q12(gx[g] + gh[g]));
             }
             c2 = (a[1] * (int64_t)p.cell[at] * 32768 + a[0] * a[2] * ((int64_t)1 << p.cell_frac_bits) +
                   ((int64_t)1 << 29)) >> 30;

@@ -14,35 +14,67 @@
 #define MOTE_RNN_DSP 1
 #endif
 
-/* sum_i v[i] * w[i] + acc over k int8 pairs. |result| < 2^31 by the parser's limits,
- * so the order of the additions does not change it: the MVE path (16 lanes per
- * VMLADAVA, the tail predicated), the DSP path (SXTB16 + SMLAD, 4 taps per step)
- * and the plain loop give the same value. */
-static int32_t rnn_dot(const int8_t *v, const int8_t *w, int32_t k, int32_t acc)
+/* acc[g] += sum_i v[i] * w[g * stride + i] for the n (3 or 4) gate rows of one
+ * hidden unit: v is read once for all of them, the sums stay in registers (with
+ * n = 3 the fourth row repeats the third and is dropped). |acc| < 2^31 by the
+ * parser's limits, so the order of the additions does not change the sums: the
+ * MVE path (16 taps per VMLADAVA, the tail predicated), the DSP path (SXTB16 +
+ * SMLAD, 4 taps per step) and the plain loop give the same values. */
+static void rnn_dot(const int8_t *v, const int8_t *w, size_t stride, int32_t n, int32_t k, int32_t *acc)
 {
+    const int8_t *w0 = w;
+    const int8_t *w1 = w + stride;
+    const int8_t *w2 = w + 2u * stride;
+    const int8_t *w3 = n > 3 ? w + 3u * stride : w2;
+    int32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = n > 3 ? acc[3] : 0;
     int32_t i = 0;
 #if defined(MOTE_RNN_MVE)
     for (; i + 16 <= k; i += 16) {
-        acc = vmladavaq_s8(acc, vld1q_s8(v + i), vld1q_s8(w + i));
+        const int8x16_t x = vld1q_s8(v + i);
+        s0 = vmladavaq_s8(s0, x, vld1q_s8(w0 + i));
+        s1 = vmladavaq_s8(s1, x, vld1q_s8(w1 + i));
+        s2 = vmladavaq_s8(s2, x, vld1q_s8(w2 + i));
+        s3 = vmladavaq_s8(s3, x, vld1q_s8(w3 + i));
     }
     if (i < k) {
         const mve_pred16_t pr = vctp8q((uint32_t)(k - i));
-        acc = vmladavaq_p_s8(acc, vld1q_z_s8(v + i, pr), vld1q_z_s8(w + i, pr), pr);
+        const int8x16_t x = vld1q_z_s8(v + i, pr);
+        s0 = vmladavaq_p_s8(s0, x, vld1q_z_s8(w0 + i, pr), pr);
+        s1 = vmladavaq_p_s8(s1, x, vld1q_z_s8(w1 + i, pr), pr);
+        s2 = vmladavaq_p_s8(s2, x, vld1q_z_s8(w2 + i, pr), pr);
+        s3 = vmladavaq_p_s8(s3, x, vld1q_z_s8(w3 + i, pr), pr);
         i = k;
     }
 #elif defined(MOTE_RNN_DSP)
     for (; i + 4 <= k; i += 4) {
         uint32_t a, b;
+        int32_t a02, a13;
         memcpy(&a, v + i, 4);
-        memcpy(&b, w + i, 4);
-        acc = __smlad(__sxtb16(a), __sxtb16(b), acc);                          /* taps 0, 2 */
-        acc = __smlad(__sxtb16((a >> 8) | (a << 24)), __sxtb16((b >> 8) | (b << 24)), acc); /* 1, 3 */
+        a02 = (int32_t)__sxtb16(a);                     /* taps 0, 2 */
+        a13 = (int32_t)__sxtb16((a >> 8) | (a << 24));  /* taps 1, 3 */
+        memcpy(&b, w0 + i, 4);
+        s0 = __smlad(a13, __sxtb16((b >> 8) | (b << 24)), __smlad(a02, __sxtb16(b), s0));
+        memcpy(&b, w1 + i, 4);
+        s1 = __smlad(a13, __sxtb16((b >> 8) | (b << 24)), __smlad(a02, __sxtb16(b), s1));
+        memcpy(&b, w2 + i, 4);
+        s2 = __smlad(a13, __sxtb16((b >> 8) | (b << 24)), __smlad(a02, __sxtb16(b), s2));
+        memcpy(&b, w3 + i, 4);
+        s3 = __smlad(a13, __sxtb16((b >> 8) | (b << 24)), __smlad(a02, __sxtb16(b), s3));
     }
 #endif
     for (; i < k; i++) {
-        acc += (int32_t)v[i] * (int32_t)w[i];
+        const int32_t x = v[i];
+        s0 += x * w0[i];
+        s1 += x * w1[i];
+        s2 += x * w2[i];
+        s3 += x * w3[i];
     }
-    return acc;
+    acc[0] = s0;
+    acc[1] = s1;
+    acc[2] = s2;
+    if (n > 3) {
+        acc[3] = s3;
+    }
 }
 
 static mote_err_t rnn_tensor(mote_value_t *v, uint8_t dtype, int32_t d0, int32_t d1, mote_tensor_t **t)
@@ -110,14 +142,25 @@ mote_err_t mote_rnn_parse(mote_value_t *const *args, uint32_t nargs, int lstm, m
     return MOTE_OK;
 }
 
-int64_t mote_rnn_product(const mote_rnn_params_t *p, int which, int32_t b, int32_t r)
+void mote_rnn_products(const mote_rnn_params_t *p, int32_t b, int32_t j, int64_t *gx, int64_t *gh)
 {
-    const int32_t k = which ? p->hidden_size : p->input_size;
-    const int8_t *v = which ? p->hidden + (size_t)b * (size_t)k : p->input + (size_t)b * (size_t)k;
-    const int8_t *w = (which ? p->weight_hh : p->weight_ih) + (size_t)r * (size_t)k;
-    const int32_t j = which * p->gates + r;
-    const int64_t g = mote_rnn_rq64(rnn_dot(v, w, k, p->bias[j]), p->mult[j], p->shift[j]);
-    return g < INT32_MIN ? INT32_MIN : (g > INT32_MAX ? INT32_MAX : g);
+    const int32_t n = p->gates / p->hidden_size; /* 4 (LSTM) or 3 (GRU) gate rows per unit */
+    const int32_t ki = p->input_size, kh = p->hidden_size;
+    int32_t ax[4], ah[4];
+    int32_t g;
+    for (g = 0; g < n; g++) {
+        ax[g] = p->bias[g * kh + j];
+        ah[g] = p->bias[p->gates + g * kh + j];
+    }
+    rnn_dot(p->input + (size_t)b * (size_t)ki, p->weight_ih + (size_t)j * (size_t)ki, (size_t)kh * (size_t)ki, n,
+            ki, ax);
+    rnn_dot(p->hidden + (size_t)b * (size_t)kh, p->weight_hh + (size_t)j * (size_t)kh, (size_t)kh * (size_t)kh, n,
+            kh, ah);
+    for (g = 0; g < n; g++) {
+        const int32_t r = g * kh + j;
+        gx[g] = mote_rnn_rq_gate(ax[g], p->mult[r], p->shift[r]);
+        gh[g] = mote_rnn_rq_gate(ah[g], p->mult[p->gates + r], p->shift[p->gates + r]);
+    }
 }
 
 int16_t mote_rnn_act(const mote_rnn_params_t *p, int fn, int64_t v, int32_t frac_bits)

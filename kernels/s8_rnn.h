@@ -4,7 +4,7 @@
  * the same arithmetic and defines the bytes):
  *   - gate products: acc = bias[r] + sum_k v[k] * w[r, k] (int32; the input zero
  *     point is folded into the bias ahead of time), requantized to 2^-20 with
- *     mote_rnn_rq64 and clamped to int32;
+ *     mote_rnn_rq_gate (clamped to int32);
  *   - sigmoid / tanh of an int16 value: a 1025-entry int16 table over [-8, 8]
  *     (steps of 2^-6, output Q0.15) with linear interpolation (mote_rnn_act).
  */
@@ -56,12 +56,44 @@ static inline int64_t mote_rnn_rq64(int64_t acc, int32_t mult, int32_t shift)
     return (acc * (int64_t)mult + ((int64_t)1 << (e - 1))) >> e; /* arithmetic shift */
 }
 
-/** Gate product of row r: which = 0 (input x weight_ih) or 1 (hidden x
- *  weight_hh) for batch row b, at 2^-20, clamped to int32. */
-int64_t mote_rnn_product(const mote_rnn_params_t *p, int which, int32_t b, int32_t r);
+/** A gate product acc * mult * 2^(shift - 31) in 32-bit steps (recurrentref.rq_gate):
+ *  hi = (acc * M + 2^31) >> 32, then hi << (S + 1) or rounded half up >> -(S + 1),
+ *  clamped to int32. */
+static inline int32_t mote_rnn_rq_gate(int32_t acc, int32_t mult, int32_t shift)
+{
+    const int32_t hi = (int32_t)(((int64_t)acc * mult + ((int64_t)1 << 31)) >> 32);
+    const int32_t e = shift + 1;
+    if (e <= 0) {
+        return (int32_t)(((int64_t)hi + ((int64_t)1 << -e >> 1)) >> -e);
+    }
+    if (hi > (INT32_MAX >> e)) {
+        return INT32_MAX;
+    }
+    if (hi < (INT32_MIN >> e)) {
+        return INT32_MIN;
+    }
+    return (int32_t)((uint32_t)hi << e);
+}
+
+/** The gate products of hidden unit j for batch row b, at 2^-20, clamped to int32:
+ *  gx[g] (input x weight_ih row g*H + j) and gh[g] (hidden x weight_hh), g < 4 (LSTM)
+ *  or 3 (GRU). */
+void mote_rnn_products(const mote_rnn_params_t *p, int32_t b, int32_t j, int64_t *gx, int64_t *gh);
 
 /** The table's function (0 sigmoid, 1 tanh) of v * 2^-frac_bits, Q0.15. */
 int16_t mote_rnn_act(const mote_rnn_params_t *p, int fn, int64_t v, int32_t frac_bits);
+
+/** mote_rnn_act of a Q3.12 gate value q (already within int16) in 32-bit
+ *  arithmetic: the same value (entry (q + 2^15) >> 6, the next, and 6 bits of
+ *  interpolation). */
+static inline int32_t mote_rnn_act12(const mote_rnn_params_t *p, int fn, int32_t q)
+{
+    const int16_t *t = p->table + (fn ? MOTE_RNN_TABLE_SIZE : 0);
+    const int32_t u = q + 32768;
+    const int32_t i = u >> MOTE_RNN_TABLE_STEP_BITS;
+    const int32_t fr = u & ((1 << MOTE_RNN_TABLE_STEP_BITS) - 1);
+    return t[i] + (((t[i + 1] - t[i]) * fr + (1 << (MOTE_RNN_TABLE_STEP_BITS - 1))) >> MOTE_RNN_TABLE_STEP_BITS);
+}
 
 /** A sum at 2^-20 rounded half up to Q3.12 and clamped to int16. */
 static inline int64_t mote_rnn_q12(int64_t v)

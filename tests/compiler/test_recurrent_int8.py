@@ -87,10 +87,10 @@ def test_garden_recurrent_models_run_every_mac_in_int8(garden, name, op, steps):
     assert dt == ([1, 1, 2, 1, 1] if name == "lstm_sensor" else [1, 1, 1, 1, 3])  # ScalarType codes
 
 
-#: measured bounds vs PT2E's reference over seeds 0..2 (output quanta): lstm_sensor 0, gru_kws 2
+#: measured bounds vs PT2E's reference over seeds 0..2 (output quanta): lstm_sensor 1, gru_kws 2
 #: (two GRU layers: the interpolated tanh / sigmoid and 2^-20 products round apart from
 #: PT2E's float ops now and then), the two-layer LSTM + cells 0
-PT2E_QUANTA = {"lstm_sensor": 0.0, "gru_kws": 2.0, "layers": 0.0}
+PT2E_QUANTA = {"lstm_sensor": 1.0, "gru_kws": 2.0, "layers": 0.0}
 
 
 @pytest.mark.parametrize("name", ["lstm_sensor", "gru_kws", "layers"])

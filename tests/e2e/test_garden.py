@@ -109,9 +109,9 @@ PT2E_QUANTA = {name: 1.0 for name in GARDEN} | {"tcn": 2.0, "unet_small": 2.0,
                                                  # two GRU layers of 49 int8 steps (measured)
                                                  "gru_kws": 2.0}
 #: lstm_sensor's int16 cell state vs PT2E's per step, in steps of its 2^-15 scale
-#: (measured 5; the interpolated sigmoid / tanh are within 1 / 2 steps of the float
+#: (measured 6; the interpolated sigmoid / tanh are within 1 / 2 steps of the float
 #: functions PT2E uses; one int8 quantum of the hidden state is ~94 such steps)
-INT16_STATE_STEPS = 5
+INT16_STATE_STEPS = 6
 
 
 @pytest.mark.parametrize("name", sorted(GARDEN))

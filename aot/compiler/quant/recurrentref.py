@@ -10,12 +10,14 @@ The scheme is the one CMSIS-NN and TFLite Micro ship for integer LSTMs:
   input_scale * weight_scale[row] with the input zero point folded in
   (bias - zero_point * sum(weight row));
 - each gate's two products (input and recurrent) requantized to 20 fractional
-  bits (clamped to int32), added, rounded to the gate pre-activation int16 Q3.12 (scale 2^-12);
+  bits (:func:`rq_gate`, clamped to int32), added, rounded to the gate pre-activation int16 Q3.12 (scale 2^-12);
 - sigmoid / tanh of an int16 value: a 1025-entry int16 table over [-8, 8]
   (steps of 2^-6, output Q0.15: scale 2^-15) with linear interpolation
   (:func:`activation_tables`, :func:`act16`);
 - LSTM cell state int16 with a power-of-two scale 2^-cell_frac_bits;
-- requantization in 64 bits: :func:`rq64` (acc * M * 2^(S - 31), rounded half up).
+- requantization: the gate products with :func:`rq_gate` (the rounded high word of
+  acc * M, then shifted: 32-bit steps on a Cortex-M), the hidden output with
+  :func:`rq64` (acc * M * 2^(S - 31) in 64 bits, rounded half up).
 
 Shapes: input int8 [B, I], hidden int8 [B, H], cell int16 [B, H]; LSTM
 weight_ih int8 [4H, I], weight_hh int8 [4H, H] (gate rows i, f, g, o, torch's
@@ -30,7 +32,7 @@ import math
 
 import numpy as np
 
-__all__ = ["rq64", "act16", "activation_tables", "lstm_cell_s8", "gru_cell_s8",
+__all__ = ["rq64", "rq_gate", "act16", "activation_tables", "lstm_cell_s8", "gru_cell_s8",
            "GATE_FRAC_BITS", "ACC_FRAC_BITS", "TABLE_SIZE", "TABLE_STEP_BITS",
            "TAPS_MAX", "BIAS_MAX", "CELL_FRAC_RANGE"]
 
@@ -61,6 +63,20 @@ def rq64(acc, multiplier, shift) -> np.ndarray:
         raise ValueError("rq64 needs multiplier >= 0 and shift in [-31, 30]")
     e = 31 - s
     return (_i64(acc) * m + (np.int64(1) << (e - 1))) >> e
+
+
+def rq_gate(acc, multiplier, shift) -> np.ndarray:
+    """A gate product acc * multiplier * 2^(shift - 31) in 32-bit steps: the high word
+    hi = (acc * M + 2^31) >> 32 (rounded), then hi << (S + 1), or rounded half up
+    >> -(S + 1); clamped to int32. acc |.| < 2^31, M in [0, 2^31), S in [-31, 30]."""
+    m, s = _i64(multiplier), _i64(shift)
+    if np.any(m < 0) or np.any(s < -31) or np.any(s > 30):
+        raise ValueError("rq_gate needs multiplier >= 0 and shift in [-31, 30]")
+    hi = (_i64(acc) * m + (np.int64(1) << 31)) >> 32
+    e = s + 1
+    left = hi << np.maximum(e, 0)
+    right = (hi + ((np.int64(1) << np.maximum(-e, 1)) >> 1)) >> np.maximum(-e, 0)
+    return np.clip(np.where(e >= 0, left, right), -(1 << 31), (1 << 31) - 1)
 
 
 def activation_tables() -> np.ndarray:
@@ -120,9 +136,8 @@ def _gates(input, hidden, weight_ih, weight_hh, bias, multiplier, shift, table, 
     tb = _check(table, np.int16, "table", (2, TABLE_SIZE))
     if np.any(np.abs(_i64(bs)) > BIAS_MAX):
         raise ValueError("bias beyond +-2^30")
-    lim = (-(1 << 31), (1 << 31) - 1)  # a product beyond +-2^11 (at 2^-20) saturates any gate anyway
-    gx = np.clip(rq64(_i64(x) @ _i64(wih).T + bs[0], ms[0], ss[0]), *lim)
-    gh = np.clip(rq64(_i64(h) @ _i64(whh).T + bs[1], ms[1], ss[1]), *lim)
+    gx = rq_gate(_i64(x) @ _i64(wih).T + bs[0], ms[0], ss[0])
+    gh = rq_gate(_i64(h) @ _i64(whh).T + bs[1], ms[1], ss[1])
     return gx, gh, tb, hid
 
 
