@@ -47,18 +47,19 @@ class Int8CalibrationWarning(UserWarning):
 aten = torch.ops.aten
 
 
-def export_for_quantization(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor]
-                            ) -> GraphModule:
+def export_for_quantization(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor],
+                            recurrent: bool = True) -> GraphModule:
     """``torch.export.export(module, inputs).module(check_guards=False)`` (a
     GraphModule of ATen ops that PT2E can annotate), with every
     ``scaled_dot_product_attention`` decomposed (:func:`decompose_sdpa`) and
-    every LSTM / GRU layer or cell unrolled into tagged steps
-    (:func:`aot.compiler.quant.recurrent.decompose_recurrent`)."""
+    (recurrent: the int8 scheme's) every LSTM / GRU layer or cell unrolled into
+    tagged steps (:func:`aot.compiler.quant.recurrent.decompose_recurrent`)."""
     ep = capture(module, example_inputs)
     gm = ep.module(check_guards=False)
     decompose_sdpa(gm)
-    from aot.compiler.quant.recurrent import decompose_recurrent
-    decompose_recurrent(gm)
+    if recurrent:
+        from aot.compiler.quant.recurrent import decompose_recurrent
+        decompose_recurrent(gm)
     return gm
 
 
@@ -225,8 +226,12 @@ def quantize(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor],
     dict ``{"calibration_samples": int}``.
     """
     initial = {name: b.detach().clone() for name, b in module.named_buffers()}
-    gm = export_for_quantization(module, example_inputs)
-    prepared = prepare_pt2e(gm, quantizer or MoteQuantizer())
+    quantizer = quantizer or MoteQuantizer()
+    # int8 recurrent cells: MoteQuantizer's int8 post-training scheme (int16 activations keep
+    # the layers whole, as QAT does)
+    cells = isinstance(quantizer, MoteQuantizer) and not quantizer.int16_activations and not quantizer.qat
+    gm = export_for_quantization(module, example_inputs, recurrent=cells)
+    prepared = prepare_pt2e(gm, quantizer)
     samples = _samples(calibration, example_inputs, module)
     from aot.progress import iterate
     with torch.no_grad():
@@ -253,7 +258,7 @@ def prepare_qat(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor])
     (``prepare_qat_pt2e`` with ``MoteQuantizer(qat=True)``). Train the returned
     GraphModule, then call ``torchao...convert_pt2e`` on it (or pass it to
     ``aot.compiler.quant.lowering.lower_int8`` after conversion)."""
-    gm = export_for_quantization(module, example_inputs)
+    gm = export_for_quantization(module, example_inputs, recurrent=False)
     return prepare_qat_pt2e(gm, MoteQuantizer(qat=True))
 
 
