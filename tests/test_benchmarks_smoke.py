@@ -127,3 +127,18 @@ def _table_row_for(stdout: str, first_cell: str, second_cell: str) -> list:
         if cells[:2] == [first_cell, second_cell]:
             return cells
     raise AssertionError(f"no table row for {first_cell} {second_cell} in:\n{stdout}")
+
+
+def test_bench_vit_parity_quick(tmp_path):
+    """bench_vit_parity --quick: the digits ViT on the first 50 held-out images, with the
+    residual adds int8 (before) and in the LayerNorm islands (now): the table prints the
+    JSON's figures, which count every image."""
+    stdout, data = _run("bench_vit_parity", tmp_path)
+    rows = data["models"]["digits_vit"]
+    for label in ("before", "now"):
+        r = rows[label]
+        assert r["inputs"] == 50 and sum(r["histogram"]) == 50
+        assert r["max_quanta"] == len(r["histogram"]) - 1 and r["within_2"] == sum(r["histogram"][:3])
+        assert 0.9 <= r["accuracy_pt2e"] <= 1.0 and r["top1_agreement"] >= 0.96
+        cells = _table_row_for(stdout, "digits_vit", label)
+        assert cells[2:5] == ["50", str(r["max_quanta"]), f"{r['mean_quanta']:.2f}"]

@@ -28,7 +28,10 @@ int8, "int8ref" for int8 values PT2E has no node for). max_rel_error =
 max|got - ref| / max|ref|; snr_db = 10 log10(sum ref^2 / sum (got - ref)^2)
 (inf when equal). ``first_divergent``: index into ``ops`` of the first row
 over tolerance (fp32: max_rel_error > tol; int8: more than tol_quanta quanta
-from PT2E, or any quantum from the integer reference), or None.
+from PT2E, or any quantum from the integer reference), or None. int8 reports
+also have ``islands`` (:func:`fp32_islands`): per fp32 island between
+dequantize and quantize, the end-to-end quanta vs PT2E going in and coming
+out and their ratio, the island's gain.
 """
 from __future__ import annotations
 
@@ -126,8 +129,71 @@ def compare_outputs(compiled, record: dict, captured: dict, model_inputs,
         rows.append(row)
         if first is None and _diverges(row, compiled.int8, tol, tol_quanta):
             first = len(rows) - 1
-    return {"model": record["model"], "int8": record["int8"], "tol": tol,
-            "tol_quanta": tol_quanta if compiled.int8 else None, "ops": rows, "first_divergent": first}
+    rep = {"model": record["model"], "int8": record["int8"], "tol": tol,
+           "tol_quanta": tol_quanta if compiled.int8 else None, "ops": rows, "first_divergent": first}
+    if compiled.int8:
+        rep["islands"] = fp32_islands(record, rows)
+    return rep
+
+
+DEQUANTIZE = "quantized_decomposed::dequantize_per_tensor.out"
+QUANTIZE = "quantized_decomposed::quantize_per_tensor.out"
+
+
+def fp32_islands(record: dict, rows: list) -> list:
+    """Every fp32 island of an int8 program (instructions between dequantize and
+    quantize: planned norms, fp32 fallbacks) with the end-to-end drift it passes on.
+
+    One entry per quantize instruction that ends an island, walking back through the
+    fp32 instructions that feed it to the dequantizes that start it: {"instrs":
+    [instruction indices, in order], "ops": [its fp32 ops but dequantize / quantize],
+    "module", "source" (of its last fp32 op), "quanta_in": the largest end-to-end
+    quanta vs PT2E of the int8 tensors it dequantizes (in their quanta), "quanta_out":
+    the same of the int8 tensor it quantizes (in its quanta), "gain": quanta_out /
+    quanta_in (None when quanta_in is 0 or either is unknown)}. A gain above 1 is an
+    island that amplifies the differences it is given; it is PT2E's own sensitivity
+    (the island computes what PT2E computes from the same int8 input: its quantize
+    row's ``quanta_vs_pt2e`` is the op's own error)."""
+    by_instr = {r["instr"]: r for r in record["instructions"]}
+    row_of = {o["instr"]: o for o in rows}
+    producer: dict = {}   # value index -> instruction that last wrote it
+    islands = []
+    for r in record["instructions"]:
+        if r["op"] == QUANTIZE and r["inputs"]:
+            isl = _island_behind(r, by_instr, producer)
+            if isl is not None:
+                instrs, starts = isl
+                q_in = [row_of.get(p, {}).get("quanta_vs_pt2e_end_to_end") for p in starts]
+                q_out = row_of.get(r["instr"], {}).get("quanta_vs_pt2e_end_to_end")
+                known = bool(q_in) and None not in q_in
+                qi = max(q_in) if known else None
+                fp32 = [by_instr[i] for i in instrs if by_instr[i]["op"] not in (DEQUANTIZE, QUANTIZE)]
+                last = fp32[-1] if fp32 else r
+                islands.append({"instrs": instrs, "ops": [f["op"] for f in fp32], "module": last["module"],
+                                "source": last["source"], "quanta_in": qi, "quanta_out": q_out,
+                                "gain": (q_out / qi) if qi and q_out is not None else None})
+        for v in r["outputs"]:
+            producer[v] = r["instr"]
+    return islands
+
+
+def _island_behind(q: dict, by_instr: dict, producer: dict) -> Optional[tuple]:
+    """([instruction indices of the island that quantize `q` ends], [instructions that
+    wrote the int8 tensors its dequantizes read]), or None when `q` reads no
+    dequantized value (the program's input quantize)."""
+    seen, starts, stack, deq = set(), [], [q["instr"]], False
+    while stack:
+        k = stack.pop()
+        if k in seen:
+            continue
+        seen.add(k)
+        r = by_instr[k]
+        if r["op"] == DEQUANTIZE:
+            deq = True
+            starts += [producer[v] for v in r["inputs"] if v in producer]
+            continue
+        stack += [producer[v] for v in r["inputs"] if v in producer]
+    return (sorted(seen), sorted(set(starts))) if deq else None
 
 
 def _first_output(v, got: np.ndarray) -> Optional[np.ndarray]:
@@ -252,6 +318,35 @@ def captured_uart(lines, record: dict) -> dict:
     return out
 
 
+def render_islands(islands: list) -> list:
+    """The fp32 islands' lines (fp32_islands): quanta vs PT2E end to end in and out, the gain;
+    the island with the largest gain is marked with '>'."""
+    if not islands:
+        return []
+    gains = [i["gain"] for i in islands if i["gain"] is not None]
+    top = max(gains) if gains else None
+    head = ["", "instrs", "fp32 ops", "q in", "q out", "gain", "source", "module"]
+    rows = []
+    for i in islands:
+        ops = ", ".join(o.split("::")[-1].split(".")[0] for o in i["ops"]) or "-"
+        mark = ">" if top is not None and i["gain"] == top and top > 1 else ""
+        rows.append([mark, f"#{i['instrs'][0]}-#{i['instrs'][-1]}", ops,
+                     "-" if i["quanta_in"] is None else str(i["quanta_in"]),
+                     "-" if i["quanta_out"] is None else str(i["quanta_out"]),
+                     "-" if i["gain"] is None else f"{i['gain']:.1f}",
+                     i["source"] or "-", i["module"].replace("module ", "") or "-"])
+    widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(head)]
+    out = ["", "fp32 islands (dequantize -> fp32 ops -> quantize): the largest end-to-end quanta vs PT2E "
+           "of their int8 inputs (q in) and output (q out), gain = out / in"]
+    out.append("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    if top is not None and top > 1:
+        i = next(i for i in islands if i["gain"] == top)
+        out.append(f"largest amplification: x{top:.1f} ({i['quanta_in']} -> {i['quanta_out']} quanta) at "
+                   f"#{i['instrs'][-1]} {i['source'] or ''} {i['module']}".rstrip())
+    return out
+
+
 def render_text(rep: dict) -> str:
     """The report as a table; the first divergent row is marked with '>'."""
     lines = [f"debug: {rep['model']}{' int8' if rep['int8'] else ''} on {rep.get('target', '?')}: "
@@ -274,6 +369,7 @@ def render_text(rep: dict) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
     lines.append("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines += render_islands(rep.get("islands") or [])
     fd = rep["first_divergent"]
     if fd is None:
         bar = (f"<= {rep['tol_quanta']} quantum from PT2E op by op, 0 from the integer reference"

@@ -667,6 +667,57 @@ def test_norms_are_planned_fp32_islands(kind):
             assert _quanta(conv(*x), low(*x), info.output_qparams[0][0]) <= 1.0 + 1e-3
 
 
+class PreNormResidual(nn.Module):
+    """linear -> two pre-norm residual steps x = x + f(ln(x)) -> ln -> linear: the
+    residual stream of a transformer."""
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(8, 16)
+        self.ln1, self.f1 = nn.LayerNorm(16), nn.Linear(16, 16)
+        self.ln2, self.f2 = nn.LayerNorm(16), nn.Linear(16, 16)
+        self.ln3, self.head = nn.LayerNorm(16), nn.Linear(16, 4)
+
+    def forward(self, x):
+        x = self.inp(x)
+        x = x + self.f1(self.ln1(x))
+        x = x + self.f2(self.ln2(x))
+        return self.head(self.ln3(x))
+
+
+def _pre_norm(residual_islands: bool):
+    from aot.compiler.quant.annotate import MoteQuantizer
+    torch.manual_seed(0)
+    m = PreNormResidual().eval()
+    calib = [(x * torch.linspace(0.05, 3, 6).reshape(1, 6, 1),) for (x,) in _inputs((1, 6, 8), 8)]
+    with torch.no_grad():
+        conv, _ = quantize(m, calib[0], calib, quantizer=MoteQuantizer(residual_islands=residual_islands))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Int8FallbackWarning)   # the adds join islands: no fallback
+            low = lower_int8(conv, calib[0])
+    return conv, low, calib
+
+
+def test_residual_adds_join_the_norm_islands_and_stay_fp32():
+    conv, low, calib = _pre_norm(True)
+    info = low.meta["mote_int8"]
+    assert info.fallback_ops == []
+    assert [k for k, _ in info.fp32_islands] == ["layer_norm"] * 3
+    # the three linears of the branches and the head are int8; the two residual adds are not
+    assert _mote_ops(low) == ["mote.linear_s8.default"]
+    assert _targets(low).count(torch.ops.mote.linear_s8.default) == 4
+    adds = [n for n in conv.graph.nodes if n.target == torch.ops.aten.add.Tensor]
+    assert len(adds) == 2
+    # PT2E's model (the reference) agrees: no quantize after either add; the first add
+    # feeds ln2 and the second add in fp32, the second feeds ln3 alone
+    assert all(u.target != QD.quantize_per_tensor.default for a in adds for u in a.users)
+    assert set(adds[0].users) == {adds[1], next(n for n in conv.graph.nodes if n.target ==
+                                                torch.ops.aten.layer_norm.default and n.args[0] is adds[0])}
+    # each int8 op within a quantum of PT2E on PT2E's own inputs
+    for x in calib:
+        per_op, _, _ = per_op_quanta(conv, low, x)
+        assert per_op and max(per_op.values()) <= 1, per_op
+
+
 class PReLUNet(nn.Module):
     def __init__(self, n):
         super().__init__()

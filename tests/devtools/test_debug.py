@@ -11,6 +11,7 @@ import zoo
 from aot.cli import main
 from aot.compiler.emit import build_program
 from aot.compiler.pipeline import compile_model_file
+from aot.compiler.quant.annotate import MoteQuantizer as _MoteQuantizer
 from aot.tools.debug import debug_compiled
 
 
@@ -125,3 +126,50 @@ def test_bad_debug_targets_are_one_line(tmp_path, capsys):
         assert main(args) == 1
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "Traceback" not in err[0], err
+
+
+def _tiny_vit_islands(monkeypatch, residual_islands: bool):
+    """aot debug --int8 of the garden's tiny_vit on the host (seed 0): the report and its text;
+    residual_islands False compiles with the scheme before (int8 residual adds)."""
+    from zoo.garden import path as garden_path
+    from aot.compiler.quant import annotate
+    from aot.devtools.debug import render_text
+    monkeypatch.setattr(annotate, "MoteQuantizer",
+                        lambda **kw: _MoteQuantizer(residual_islands=residual_islands, **kw))
+    rep = debug_compiled(compile_model_file(str(garden_path("tiny_vit")), int8=True), "host")
+    return rep, render_text(rep)
+
+
+def _by_module(islands: list) -> dict:
+    return {i["module"]: i for i in islands if i["ops"] and i["ops"][-1] == "aten::native_layer_norm.out"}
+
+
+def test_int8_islands_report_which_norm_amplified_and_by_how_much(monkeypatch, capsys):
+    """tiny_vit with int8 residual adds (the scheme before): block 0's second LayerNorm
+    turns a 1-quantum difference from PT2E into 6 (measured), the largest gain; with
+    the residual adds in the norms' islands it gives 1 for the 2 it is given."""
+    rep, text = _tiny_vit_islands(monkeypatch, residual_islands=False)
+    ln = _by_module(rep["islands"])
+    assert len(ln) == 5
+    worst = ln["module 'blocks.0.ln2' (LayerNorm)"]
+    assert (worst["quanta_in"], worst["quanta_out"], worst["gain"]) == (1, 6, 6.0)
+    assert worst["ops"] == ["aten::native_layer_norm.out"] and worst["source"] == "tiny_vit.py:21"
+    assert max(i["gain"] for i in rep["islands"] if i["gain"] is not None) == 6.0
+    # quanta_out is the island's quantize row's end-to-end figure, quanta_in its input's
+    rows = {o["instr"]: o for o in rep["ops"]}
+    assert rows[worst["instrs"][-1]]["quanta_vs_pt2e_end_to_end"] == 6
+    assert rows[worst["instrs"][-1]]["quanta_vs_pt2e"] == 0   # the island itself computes what PT2E does
+    assert "largest amplification: x6.0 (1 -> 6 quanta) at" in text and "'blocks.0.ln2'" in text.splitlines()[-3]
+
+    rep, text = _tiny_vit_islands(monkeypatch, residual_islands=True)
+    ln = _by_module(rep["islands"])
+    assert len(ln) == 5
+    now = ln["module 'blocks.0.ln2' (LayerNorm)"]
+    # the island now holds both residual adds before it, read in fp32
+    assert now["ops"] == ["aten::add.out", "aten::add.out", "aten::native_layer_norm.out"]
+    assert (now["quanta_in"], now["quanta_out"], now["gain"]) == (2, 1, 0.5)
+    assert max(i["gain"] for i in rep["islands"] if i["gain"] is not None) == 1.0
+    assert "largest amplification" not in text
+    # the input quantize starts no island; every island starts at dequantizes
+    assert all(rep["ops"][0]["instr"] not in i["instrs"] for i in rep["islands"])
+    assert json.loads(json.dumps(rep["islands"])) == rep["islands"]

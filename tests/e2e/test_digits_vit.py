@@ -44,7 +44,7 @@ def test_firmware_accuracy_and_agreement_with_pt2e(parity, board):
     assert fw.shape == (450, 10) and fw.dtype == np.float32
     # the bar: firmware int8 accuracy within 1 point of the PT2E model's
     drop = 100 * abs(parity.accuracy(fw) - parity.accuracy(parity.pt2e))
-    assert drop <= 1.0, f"{drop:.2f} points"          # measured 0.00 (94.89 % both)
+    assert drop <= 1.0, f"{drop:.2f} points"          # measured 0.22 (94.67 % vs 94.89 %)
     agree = parity.agreement(fw)
     assert agree >= 0.99                               # measured 449/450
     # counted image by image
@@ -59,8 +59,10 @@ def test_end_to_end_output_quanta_vs_pt2e(parity, board):
     assert 0.01 < scale < 1.0
     worst = np.abs(parity.firmware[board].astype(np.float64) - parity.pt2e).max()
     assert q.max() == round(worst / scale)
-    assert q.max() <= 10                               # measured 10 (one image), 8 (one)
-    assert np.count_nonzero(q <= 2) >= 391             # measured 391/450 images within 2 quanta
+    # measured with the residual adds in the LayerNorm islands: 9 at most (one image),
+    # 406/450 images within 2 quanta (int8 residual adds, before: 10 and 391/450)
+    assert q.max() <= 9
+    assert np.count_nonzero(q <= 2) >= 406
     assert 0 < np.count_nonzero(q == 0) < 450          # some images exactly as PT2E, not all
 
 

@@ -103,9 +103,10 @@ def test_garden_int8_bytes_identical_on_four_paths(fw, name):
 #: end to end, one-quantum differences propagate: tcn and unet_small reach 2 on
 #: one of nine inputs, and behind the fp32 LayerNorm / RMSNorm islands (which
 #: rescale a one-step input difference to the norm's full output range)
-#: tiny_decoder reaches 3 and tiny_vit 8.
+#: tiny_decoder reaches 3 and tiny_vit 5 (8 while its residual adds were int8 and
+#: the LayerNorms read their rounded sums; now the adds are in the norms' islands).
 PT2E_QUANTA = {name: 1.0 for name in GARDEN} | {"tcn": 2.0, "unet_small": 2.0,
-                                                 "tiny_decoder": 3.0, "tiny_vit": 8.0,
+                                                 "tiny_decoder": 3.0, "tiny_vit": 5.0,
                                                  # two GRU layers of 49 int8 steps (measured)
                                                  "gru_kws": 2.0}
 #: lstm_sensor's int16 cell state vs PT2E's per step, in steps of its 2^-15 scale

@@ -261,11 +261,16 @@ class MoteQuantizer(Quantizer):
     int16_activations: conv and linear with int16 activations (zero point 0)
     and int8 per-channel weights, their bias left fp32 (the lowering makes it
     int64 at input_scale * weight_scale), layout ops sharing qparams, every other
-    op fp32 (:meth:`annotate_int16`).
+    op fp32 (:meth:`annotate_int16`); residual_islands: a residual add read by a
+    LayerNorm / GroupNorm joins the norm's fp32 island (:func:`_joins_norm`; False:
+    the add is int8 and the norm reads its int8 output, the scheme before, kept to
+    measure the difference).
     """
 
-    def __init__(self, qat: bool = False, int4_linear: bool = False, int16_activations: bool = False):
+    def __init__(self, qat: bool = False, int4_linear: bool = False, int16_activations: bool = False,
+                 residual_islands: bool = True):
         super().__init__()
+        self.residual_islands = residual_islands
         self.qat = qat
         self.int4_linear = int4_linear  # Linear weights int4 [-8, 7] per channel (mote::linear_s4)
         self.int16_activations = int16_activations
@@ -479,10 +484,46 @@ def _softmax(qz, n: Node, act, wq) -> None:
 
 
 def _island(qz, n: Node, act, wq) -> None:
-    """A norm (or a per-channel PReLU) kept fp32 between its own observers."""
-    _set(n, {n.args[0]: act}, act)
+    """A norm (or a per-channel PReLU) kept fp32 between its own observers; a norm
+    whose input is a residual add takes that add into its island (:func:`_joins_norm`)."""
+    x = n.args[0]
+    if qz.residual_islands and n.target in FP32_ISLAND_OPS and _joins_norm(x, n):
+        _into_island(x, _island_name(n.target))
+        _set(n, {}, act)
+    else:
+        _set(n, {x: act}, act)
     if n.target in FP32_ISLAND_OPS or _numel(n.args[1]) != 1:
         n.meta[ISLAND_KEY] = (_island_name(n.target), True)
+
+
+def _joins_norm(x, norm: Node) -> bool:
+    """True when `x`, the input of `norm`, is an add of two float tensors with its own
+    output observer (a transformer's residual add: ``x + attn(ln(x))``) that no op
+    annotated so far reads: the norm then reads the add's exact fp32 sum, not the sum
+    rounded to the add's int8 grid. That grid is as coarse as the residual stream's
+    range demands, while a norm rescales its input by 1 / (its std over the normalised
+    axis): a one-step difference at the input came out as up to gamma * in_scale /
+    (std * out_scale) steps (6 in tiny_vit's second LayerNorm)."""
+    if not (isinstance(x, Node) and x.target == aten.add.Tensor and _float_two(None, x)):
+        return False
+    a = x.meta.get(ANNOTATION_KEY)
+    return (a is not None and a._annotated and isinstance(a.output_qspec, QuantizationSpec)
+            and not any(_annotated(u) for u in x.users if u is not norm))
+
+
+def _into_island(add: Node, kind: str) -> None:
+    """Residual add `add` joins a norm's fp32 island: its output is not quantized
+    (the norm reads the fp32 sum; any other reader quantizes it on its own input
+    edge), and an operand that is itself such an add is read in fp32, so a chain of
+    residual adds (the residual stream of a pre-norm transformer) stays fp32 between
+    the int8 branches that feed it."""
+    a = add.meta[ANNOTATION_KEY]
+    a.output_qspec = None
+    for x in list(a.input_qspec_map):
+        if x.meta.get(ISLAND_KEY) is not None and x.target == aten.add.Tensor \
+                and x.meta[ANNOTATION_KEY].output_qspec is None:
+            del a.input_qspec_map[x]
+    add.meta[ISLAND_KEY] = (kind, False)
 
 
 def _rms_norm(qz, n: Node, act, wq) -> None:
