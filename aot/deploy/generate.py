@@ -579,7 +579,28 @@ def check_fits(spec: "ir.ProgramSpec", board, state: int, scratch: int, program_
     if len(problems) == 2:  # both: one line that says so, not the RAM alone
         raise BuildError(problems[0].rstrip(".") + ". Flash too: " + problems[1].split(": ", 1)[1])
     if problems:
-        raise BuildError(problems[0])
+        raise BuildError(problems[0] + _dsp_weights_hint(spec, board, state, scratch, program_bytes,
+                                                         flash_short=len(problems) == 1 and "program needs" in problems[0]))
+
+
+#: the most bytes a DSP conv call widens its weight rows into at run time without
+#: pre-widened weights (kernels/requant.h mote_s8_conv_dsp_rows: 16 KiB)
+DSP_ROWS_SCRATCH_BYTES = 16384
+
+
+def _dsp_weights_hint(spec: "ir.ProgramSpec", board, state: int, scratch: int, program_bytes: int,
+                      flash_short: bool) -> str:
+    """" ...: --dsp-weights arena fits" when the program overflows flash only by its
+    pre-widened DSP weights (spec.plan_info["dsp_weights_bytes"]) and the RAM holds the
+    run-time widening scratch (at most DSP_ROWS_SCRATCH_BYTES more); else ""."""
+    dsp = int((spec.plan_info or {}).get("dsp_weights_bytes") or 0)
+    region = board.model_region or board.flash
+    ram = int(sum(spec.arena_sizes)) + state + scratch + DSP_ROWS_SCRATCH_BYTES
+    if not (flash_short and dsp and program_bytes - dsp <= region.size and ram <= board.ram.size):
+        return ""
+    return (f" {dsp:,} B of the program are the int8 weights pre-widened to int16 for the DSP kernels: "
+            f"--dsp-weights arena fits (program {program_bytes - dsp:,} B; the convolutions then widen "
+            f"their weights at run time in at most {DSP_ROWS_SCRATCH_BYTES // 1024} KiB of RAM scratch, slower)")
 
 
 def flash_check(spec: "ir.ProgramSpec", board, program_bytes: int) -> None:

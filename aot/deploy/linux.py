@@ -117,14 +117,20 @@ def run_on_linux(pte: bytes, steps: list, target: str, method: str = "forward",
     with tempfile.TemporaryDirectory(prefix=f"mote-{t.name}-") as tmp:
         prog = Path(tmp) / "program.pte"
         prog.write_bytes(pte)
+        from aot.host.runtime import HOST_BACKEND_POOL_BYTES, HOST_BACKEND_POOL_MAX_BYTES
+        pool_mib, max_mib = HOST_BACKEND_POOL_BYTES >> 20, HOST_BACKEND_POOL_MAX_BYTES >> 20  # the host's bounds
         for k, arrays in enumerate(steps):
             inp, out = Path(tmp) / f"in{k}.npz", Path(tmp) / f"out{k}.npz"
             np.savez(inp, *[np.ascontiguousarray(a) for a in arrays])
-            try:
-                r = subprocess.run([*exe, "-m", method, "-o", str(out), str(prog), str(inp)],
-                                   capture_output=True, text=True, timeout=timeout)
-            except subprocess.TimeoutExpired:
-                raise RunError(f"{t.name}: mote-run did not finish in {timeout:.0f} s") from None
+            while True:  # a delegate's backend pool: doubled (mote-run -p) while init says it is short
+                try:
+                    r = subprocess.run([*exe, "-m", method, "-p", str(pool_mib), "-o", str(out), str(prog),
+                                        str(inp)], capture_output=True, text=True, timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    raise RunError(f"{t.name}: mote-run did not finish in {timeout:.0f} s") from None
+                if r.returncode == 0 or "MOTE_ERR_BACKEND_MEMORY" not in r.stderr or pool_mib >= max_mib:
+                    break
+                pool_mib = min(2 * pool_mib, max_mib)
             if r.returncode != 0:
                 raise RunError(f"{t.name}: mote-run failed (exit {r.returncode}): "
                                f"{(r.stderr or r.stdout).strip().splitlines()[-1:]}")

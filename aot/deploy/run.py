@@ -100,8 +100,8 @@ def run_host(pte_path, inputs=None, method=None, ptd=None, input_sets=None) -> d
     with the host runtime (libmote.so); ptd: the .ptd of its external weights.
     inputs: one input set (None: zeros); input_sets: several, run in order on one
     method instance as a firmware runs its embedded sets (embedded_inputs)."""
-    from aot.host.runtime import Program
-    method = Program(Path(pte_path), data_map=ptd).method(method)
+    from aot.host.runtime import Program, method_sized
+    method = method_sized(Program(Path(pte_path), data_map=ptd), method)  # a delegate's pool as it needs
     if input_sets is None:
         input_sets = [inputs if inputs is not None else
                       [np.zeros(info.shape, info.dtype)

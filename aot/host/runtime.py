@@ -168,6 +168,23 @@ def _read(source) -> bytes:
 #: the backend pool a host Method gives its delegates (mote/backend.h), bytes:
 #: XNNPACK's packed weights and workspace; pages are only touched when used
 HOST_BACKEND_POOL_BYTES = 64 << 20
+#: the largest pool :func:`method_sized` tries (virtual memory: untouched pages cost nothing)
+HOST_BACKEND_POOL_MAX_BYTES = 16 << 30
+
+
+def method_sized(program: "Program", name=None, pool: int = HOST_BACKEND_POOL_BYTES) -> "Method":
+    """``program.method(name)`` with a backend pool sized from the program: `pool` bytes
+    first (e.g. what an earlier run measured), doubled while the delegates' init reports
+    MOTE_ERR_BACKEND_MEMORY, up to HOST_BACKEND_POOL_MAX_BYTES (then that error, naming
+    the pool). ``Method.backend_pool_used`` then says what the delegates took."""
+    pool = max(int(pool), 1 << 20)
+    while True:
+        try:
+            return program.method(name, backend_pool=pool)
+        except RuntimeCallError as e:
+            if e.name != "MOTE_ERR_BACKEND_MEMORY" or pool >= HOST_BACKEND_POOL_MAX_BYTES:
+                raise
+            pool = min(2 * pool, HOST_BACKEND_POOL_MAX_BYTES)
 
 
 class Program:
@@ -327,7 +344,11 @@ class Method:
         if code != 0:
             what = "init"
             op = lib.mote_method_failed_operator(self._ptr)
-            if op >= 0:
+            if err_name(code, lib) == "MOTE_ERR_BACKEND_MEMORY":
+                what += (f" (the delegates need more than the {backend_pool / (1 << 20):g} MiB backend pool: "
+                         "Program.method(backend_pool=BYTES) sets it; aot compare and aot run grow it as the "
+                         "program needs)")
+            elif op >= 0:
                 what += f" (no kernel for {program.operator_name(self.index, op)})"
                 self.missing_operator = program.operator_name(self.index, op)
             raise MoteError(code, err_name(code, lib), program.where(what))

@@ -94,8 +94,9 @@ def run_steps_on_target(compiled, steps, target: str, out_dir=None, timeout: flo
 def _host_method(program, compiled):
     """The host Method of `compiled`; a backend the host library lacks is one clear line."""
     from aot.errors import RunError, RuntimeCallError
-    try:
-        return program.method(compiled.method_name)
+    from aot.host.runtime import method_sized
+    try:  # a delegated program's backend pool: grown from the default as its delegates need
+        return method_sized(program, compiled.method_name)
     except RuntimeCallError as e:
         if "NO_SUCH_BACKEND" in str(e) and compiled.delegation:
             raise RunError(f"the host library (build/host) has no {compiled.delegation['backend']}: install "

@@ -36,10 +36,13 @@
  * (aot/host/runtime.py HOST_SCRATCH_BYTES). */
 #define RUN_SCRATCH_BYTES ((size_t)1 << 20)
 /* The backend pool delegates allocate from (mote/backend.h): XNNPACK's packed
- * weights and workspace (aot/host/runtime.py HOST_BACKEND_POOL_BYTES). */
-#define RUN_BACKEND_POOL_BYTES ((size_t)64 << 20)
+ * weights and workspace, in MiB unless -p MiB says otherwise (aot/host/runtime.py
+ * HOST_BACKEND_POOL_BYTES; aot compare passes what the program needs). Pages of it
+ * stay untouched until a delegate uses them. */
+#define RUN_BACKEND_POOL_MIB 64u
+#define RUN_BACKEND_POOL_MAX_MIB (1u << 20) /* 1 TiB: a bound on -p, not an allocation */
 #define RUN_USAGE                                                                                        \
-    "usage: mote-run [-m METHOD] [-o PREFIX|OUT.npz] [-d WEIGHTS.ptd] [-t] program.pte "                 \
+    "usage: mote-run [-m METHOD] [-o PREFIX|OUT.npz] [-d WEIGHTS.ptd] [-p POOL_MIB] [-t] program.pte "   \
     "[input.npy|inputs.npz ...]\n"
 
 /* Every input array, in order; data points into the file buffers, kept until exit. */
@@ -134,6 +137,7 @@ int main(int argc, char **argv)
     mote_method_requirements_t req;
     static mote_memory_t mem;
     mote_err_t err;
+    unsigned long pool_mib = RUN_BACKEND_POOL_MIB;
 
     for (a = 1; a < argc; a++) {
         if (strcmp(argv[a], "-m") == 0 && a + 1 < argc) {
@@ -142,6 +146,14 @@ int main(int argc, char **argv)
             prefix = argv[++a];
         } else if (strcmp(argv[a], "-d") == 0 && a + 1 < argc) {
             ptd_path = argv[++a];
+        } else if (strcmp(argv[a], "-p") == 0 && a + 1 < argc) {
+            char *end = NULL;
+            pool_mib = strtoul(argv[++a], &end, 10);
+            if (end == argv[a] || *end != '\0' || pool_mib == 0 || pool_mib > RUN_BACKEND_POOL_MAX_MIB) {
+                fprintf(stderr, "mote-run: -p %s: the backend pool in MiB, 1 to %u\n", argv[a],
+                        RUN_BACKEND_POOL_MAX_MIB);
+                return 1;
+            }
         } else if (strcmp(argv[a], "-t") == 0) {
             run_timed = 1;
         } else if (argv[a][0] == '-') {
@@ -230,10 +242,10 @@ int main(int argc, char **argv)
     }
     mem.scratch.ptr = aligned_zalloc(RUN_SCRATCH_BYTES, 16u);
     mem.scratch.size = RUN_SCRATCH_BYTES;
-    if (posix_memalign(&mem.backend.ptr, 16u, RUN_BACKEND_POOL_BYTES) != 0) { /* not zeroed: pages stay untouched */
+    if (posix_memalign(&mem.backend.ptr, 16u, (size_t)pool_mib << 20) != 0) { /* not zeroed: pages stay untouched */
         mem.backend.ptr = NULL;
     }
-    mem.backend.size = RUN_BACKEND_POOL_BYTES;
+    mem.backend.size = (size_t)pool_mib << 20;
     if (mem.state.ptr == NULL || mem.scratch.ptr == NULL || mem.backend.ptr == NULL) {
         fprintf(stderr, "mote-run: out of memory\n");
         return 1;
@@ -246,6 +258,11 @@ int main(int argc, char **argv)
                                        &overload) == MOTE_OK) {
             fprintf(stderr, "mote-run: no kernel for %s.%s\n", name, overload);
         }
+    }
+    if (err == MOTE_ERR_BACKEND_MEMORY) { /* one line: the pool's size and the option that sets it */
+        fprintf(stderr, "mote-run: %s: init: %s (%d): the delegates need more than the %lu MiB backend pool "
+                        "(-p MiB sets it)\n", run_program_path, mote_err_name(err), (int)err, pool_mib);
+        return 2;
     }
     if (err != MOTE_OK) {
         return fail("init", err);
