@@ -7,7 +7,7 @@ compiles examples/digits/vit_model.py as ``aot build --board <board> --int8`` do
 (torchao PT2E, calibrated on 128 training images), builds firmware with the held-out
 images embedded in flash (the demo's way: examples/digits/demo.py), runs it in QEMU
 (one inference per image), runs the same program through the host runtime
-(libmote.so), the PT2E reference and eager fp32, and prints accuracies, top-1
+(libmote.so), Mote's Python integer reference, the PT2E reference and eager fp32, and prints accuracies, top-1
 agreement with PT2E, the end-to-end output quanta against PT2E (max and the
 distribution of each image's max) and whether the firmware's logits equal the host
 runtime's byte for byte. tests/e2e/test_digits_vit.py asserts these figures;
@@ -38,6 +38,7 @@ class Parity:
     y: np.ndarray
     eager: np.ndarray
     pt2e: np.ndarray
+    int8ref: Optional[np.ndarray] = None            # Mote's Python integer reference (the lowered graph)
     host: dict = field(default_factory=dict)        # board -> host runtime logits of that board's program
     firmware: dict = field(default_factory=dict)    # board -> firmware logits (QEMU)
     output_scale: dict = field(default_factory=dict)  # board -> the program's output quantum (fp32 units)
@@ -69,6 +70,18 @@ def compile_vit(board: str):
         return compile_model_file(MODEL_FILE, Recipe.from_options(["--int8"], build_target(board)))
 
 
+def integer_reference_logits(compiled, x: np.ndarray) -> np.ndarray:
+    """Logits of the int8 program run as Mote's Python integer reference (the PT2E model
+    lowered to mote:: ops, aot/compiler/quant/int8ref.py), one image at a time."""
+    import torch
+    from aot.compiler.quant.lowering import int8_program
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mod = int8_program(compiled.eager, compiled.example_inputs, converted=compiled.reference).module()
+    with torch.no_grad():
+        return np.concatenate([mod(torch.from_numpy(x[i:i + 1])).numpy().reshape(1, -1) for i in range(len(x))])
+
+
 def evaluate(boards: Sequence[str] = BOARDS, limit: Optional[int] = None,
              out_root: Path = OUT_ROOT) -> Parity:
     """Every path on the first `limit` held-out images (all 450 by default)."""
@@ -78,7 +91,8 @@ def evaluate(boards: Sequence[str] = BOARDS, limit: Optional[int] = None,
     for board in boards:
         c = compile_vit(board)
         if r is None:
-            r = Parity(y=y, eager=demo.eager_logits(c, x), pt2e=demo.reference_logits(c, x))
+            r = Parity(y=y, eager=demo.eager_logits(c, x), pt2e=demo.reference_logits(c, x),
+                       int8ref=integer_reference_logits(c, x))
         art = build_compiled(c, board, Path(out_root) / board, input_sets=demo.input_sets(x))
         run = demo.run_firmware(art.out_dir, len(x), board, show_progress=False)
         r.firmware[board] = demo.firmware_logits(run)

@@ -1,8 +1,9 @@
 """int8 parity on a trained transformer: the digits ViT (examples/digits/vit.py, trained on
 scikit-learn's 8x8 digits) against its PT2E model, on all 450 held-out images, on the
-Cortex-M33 (mps2-an505) and Cortex-M55 (mps3-an547) firmware in QEMU and on the host
-runtime (examples/digits/vit_parity.py computes the figures; about a minute with the
-weights cached in build/digits, 20 s more when they are trained).
+Cortex-M33 (mps2-an505) and Cortex-M55 (mps3-an547) firmware in QEMU, on the host
+runtime and in the Python integer reference (examples/digits/vit_parity.py computes the
+figures; about a minute with the weights cached in build/digits, 20 s more when they are
+trained).
 
 Every bound below is a measurement written where it is asserted.
 """
@@ -72,6 +73,10 @@ def test_firmware_bytes_equal_host_runtime_and_across_boards(parity):
         assert np.array_equal(parity.host[board], parity.firmware[board])
     a, b = (parity.firmware[k] for k in vit_parity.BOARDS)
     assert a.tobytes() == b.tobytes()  # the M33 DSP and M55 MVE kernels give the same bytes
+    # and Mote's Python integer reference: the same logits, bit for bit, on every image
+    ref = parity.int8ref
+    assert ref.shape == (450, 10) and ref.dtype == np.float32
+    assert sum(r.tobytes() == h.tobytes() for r, h in zip(ref, a)) == 450
 
 
 def test_report_prints_the_figures(parity):
