@@ -125,3 +125,15 @@ def test_bidirectional_lstm_stays_fp32_and_says_why(tmp_path_factory):
     assert not _cells(c)
     int8, total = int8_mac_share(c.spec)
     assert int8 == 0 < total
+
+
+def test_debug_record_maps_each_cell_to_its_pt2e_hidden_state(garden):
+    """aot debug compares a cell's first output (the int8 hidden state) with PT2E's:
+    each cell instruction names the quantize node of its step's hidden state; the
+    LSTM's instruction writes two tensors (hidden int8, cell int16)."""
+    from aot.compiler.debug_record import debug_record
+    for name, n_out, dtypes in (("lstm_sensor", 2, ["int8", "int16"]), ("gru_kws", 1, ["int8"])):
+        rows = [r for r in debug_record(garden[name])["instructions"] if r["op"].endswith("cell_s8.out")]
+        assert rows and all(r["q"] is not None and len(r["outputs"]) == n_out and r["output_dtypes"] == dtypes
+                            for r in rows), name
+        assert len({r["q"]["node"] for r in rows}) == len(rows)  # one PT2E hidden state per step

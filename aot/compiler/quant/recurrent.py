@@ -479,7 +479,7 @@ def lower_q(lw, q: Node):
     """The QVal for quantize node `q` of a planned step (emitting the step's cell
     op on its first output), or None for a quantize inside the step."""
     from aot.compiler import mote_ops
-    from aot.compiler.quant.values import QVal
+    from aot.compiler.quant.values import QVal, tag
     s, which = lw.rnn[q]
     if which is None:
         return None
@@ -492,6 +492,7 @@ def lower_q(lw, q: Node):
             args = (lw.plain(x), lw.plain(h), lw.plain(cell), c["w_ih"], c["w_hh"], c["bias"], c["mult"],
                     c["shift"], c["table"], R.cell_frac_bits(float(s.out_c.args[1])), c["zh"], c["hm"], c["hs"])
             node = lw.call(mote_ops.op("lstm_cell_s8"), args, src)
+            tag(node, s.out_h.name, (0, 1))  # the op's first output (aot debug compares it with PT2E)
             hn = lw.g.call_function(operator.getitem, (node, 0))
             cn = lw.g.call_function(operator.getitem, (node, 1))
             s.pending = {"h": (hn, s.out_h, torch.int8), "c": (cn, s.out_c, torch.int16)}
