@@ -28,6 +28,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,17 +49,21 @@ RP2040JS_VERSION = "1.4.1"
 NODE = "node"
 #: default budget of a run, in seconds of simulated time at the board's core clock
 DEFAULT_SIM_SECONDS = 10.0
+#: an image that prints nothing on UART0 in this many simulated seconds does not start
+#: (a Mote image prints MOTE BOOT ~30,000 cycles after reset): run.js ends it as "silent"
+FIRST_OUTPUT_SECONDS = 1.0
 #: wall-clock safety of a run (wall_limit): seconds, plus seconds per simulated second
 WALL_MIN_SECONDS = 60.0
 WALL_PER_SIM_SECOND = 20.0
 #: run.js results other than "exit", as one line each (the runner's message follows)
 _RESULT_LINES = {
-    "bad_uf2": "the Pico's drive would not take {uf2}: {message}",
+    "bad_uf2": "{uf2} is not a complete RP2040 image: {message}",
     "bad_boot2": "the RP2040 bootrom did not boot {uf2}: {message}",
     "fault": "the firmware hard-faulted on the RP2040 (rp2040js): {message}",
     "budget": "the firmware did not finish on the RP2040 (rp2040js): {message} (raise --timeout: "
               "seconds of simulated time)",
     "asleep": "the firmware stopped on the RP2040 (rp2040js): {message}",
+    "silent": "the firmware did not start on the RP2040 (rp2040js): {message}",
 }
 
 
@@ -139,10 +144,14 @@ def runner_command(uf2: Union[str, Path], board: Board, max_cycles: int, status_
     """The command line of one run.js run of `uf2` on `board` (after check_installed):
     the bootrom stand-in, a budget of `max_cycles` core cycles, the status written to
     `status_path`; stdin_path: bytes for UART0's receiver; tester: run.js's --tester
-    protocol (per-line cycle stamps, pause at the budget; see run.js)."""
+    protocol (per-line cycle stamps, pause at the budget; see run.js). Every run ends as
+    "silent" when the image prints nothing within FIRST_OUTPUT_SECONDS, and reports its
+    progress each simulated second."""
     rom, symbols = bootrom()
+    second = cycle_budget(board, 1.0)
     cmd = [NODE, str(RUNNER), "--bootrom", str(rom), "--rom-symbols", str(symbols), "--uf2", str(uf2),
-           "--cycles", str(int(max_cycles)), "--flash-bytes", str(board.flash.size), "--status", str(status_path)]
+           "--cycles", str(int(max_cycles)), "--flash-bytes", str(board.flash.size), "--status", str(status_path),
+           "--first-output", str(cycle_budget(board, FIRST_OUTPUT_SECONDS)), "--progress", str(second)]
     if stdin_path is not None:
         cmd += ["--stdin", str(stdin_path)]
     if tester:
@@ -178,7 +187,8 @@ def run_uf2(uf2: Union[str, Path], board: Union[str, Board] = "pico", max_cycles
         if stdin_bytes:
             stdin_path = Path(tmp) / "stdin.bin"
             stdin_path.write_bytes(stdin_bytes)
-        text = _stream(runner_command(uf2, board, budget, status_path, stdin_path), timeout_s, on_line, budget)
+        text = _stream(runner_command(uf2, board, budget, status_path, stdin_path), timeout_s, on_line, budget,
+                       board)
         return read_status(status_path, text)
 
 
@@ -217,9 +227,24 @@ def image_uf2(elf: Union[str, Path], board: Union[str, Board], work_dir: Union[s
     return out
 
 
-def _stream(cmd: list, timeout_s: float, on_line, budget: int) -> str:
-    """Run `cmd`, calling on_line per stdout line; its text ("\\r\\n" as "\\n")."""
+def _stream(cmd: list, timeout_s: float, on_line, budget: int, board: Board) -> str:
+    """Run `cmd`, calling on_line per stdout line; its text ("\\r\\n" as "\\n"). Its
+    stderr's "@progress <cycles>" lines drive a bar of simulated seconds (aot.progress)."""
+    from aot import progress
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    hz = float(board.clock_hz)
+    bar = progress.bar(f"rp2040js ({board.name})", round(budget / hz, 1), "s sim")
+
+    def read_stderr() -> None:
+        done = 0.0
+        for raw in proc.stderr:
+            if raw.startswith(b"@progress "):
+                now = int(raw.split()[1]) / hz
+                bar.update(round(now - done, 1))
+                done = round(now, 1)
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
 
     def timed_out(_so_far: bytes) -> RunError:
         return RunError(f"rp2040js did not finish a budget of {budget:,} cycles within {timeout_s:g} s "
@@ -227,6 +252,8 @@ def _stream(cmd: list, timeout_s: float, on_line, budget: int) -> str:
     try:
         _, stdout = stream_stdout(proc, timeout_s, on_line, timed_out)
     finally:
+        reader.join(timeout=5)
+        bar.close()
         proc.stdout.close()
         proc.stderr.close()
     return stdout.decode("utf-8", errors="replace").replace("\r\n", "\n")
@@ -234,26 +261,30 @@ def _stream(cmd: list, timeout_s: float, on_line, budget: int) -> str:
 
 def wall_limit(sim_seconds: float) -> float:
     """Wall-clock safety for a run of `sim_seconds` simulated seconds: rp2040js simulates
-    the 125 MHz core at roughly 50-60 M cycles/s on one host core (0.4-0.5x real time),
-    so WALL_PER_SIM_SECOND leaves room for a machine several times busier."""
+    the 125 MHz core at roughly 50-60 M cycles/s on an idle host core (0.4-0.5x real
+    time) and 20 M cycles/s on a busy one, so WALL_PER_SIM_SECOND leaves room for a
+    machine several times busier still."""
     return WALL_MIN_SECONDS + WALL_PER_SIM_SECOND * sim_seconds
 
 
 def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], sim_seconds: float = DEFAULT_SIM_SECONDS,
                            on_line=None, stdin_bytes: Optional[bytes] = None) -> tuple[int, str]:
     """aot.deploy.qemu.run_firmware_streaming's contract for an rp2040js board: run the UF2
-    beside `elf` (firmware.uf2, which `aot build` writes) for at most `sim_seconds` of
+    a user flashes for `elf` (firmware.uf2 beside it, as `aot build` writes it, run as it
+    is; without one, e.g. a CMake build's ELF, the UF2 made from the ELF) for at most `sim_seconds` of
     simulated time (`aot run/test --timeout` on the pico: a cycle budget, as Renode's
     virtual time), return (the firmware's MOTE EXIT status, UART0 text). A run that does
-    not reach MOTE EXIT (refused UF2 or boot2, hard fault, cycle budget spent) raises
-    RunError with one line."""
-    uf2 = Path(elf).with_suffix(".uf2")
-    if not uf2.exists():
-        raise RunError(f"{uf2} is missing: the pico board runs the UF2 `aot build` writes beside "
-                       f"{Path(elf).name}; rebuild with `aot build`")
+    not reach MOTE EXIT (refused UF2 or boot2, hard fault, silent image, cycle budget
+    spent) raises RunError with one line."""
+    from aot.deploy.firmware import uf2_from_elf
     board = load_board(board)
-    run = run_uf2(uf2, board, max_cycles=cycle_budget(board, sim_seconds), timeout_s=wall_limit(sim_seconds),
-                  on_line=on_line, stdin_bytes=stdin_bytes)
+    with tempfile.TemporaryDirectory(prefix="mote-rp2040-") as tmp:
+        uf2 = Path(elf).with_suffix(".uf2")
+        if not uf2.exists():  # an ELF linked elsewhere (CMake, PlatformIO): the UF2 a user would flash
+            uf2 = Path(tmp) / uf2.name
+            uf2.write_bytes(uf2_from_elf(board, Path(elf)))
+        run = run_uf2(uf2, board, max_cycles=cycle_budget(board, sim_seconds), timeout_s=wall_limit(sim_seconds),
+                      on_line=on_line, stdin_bytes=stdin_bytes)
     if run.result != "exit":
         raise RunError(run.error_line(uf2))
     return run.exit_status, run.uart

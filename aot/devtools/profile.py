@@ -207,12 +207,17 @@ def _shape(shapes) -> str:
     return ",".join("x".join(str(d) for d in s) for s in shapes) or "-"
 
 
+#: tick_unit -> the singular a "MACs per ..." column names
+_PER_TICK = {"instructions": "instr", "cycles": "cycle", "ns": "ns"}
+
+
 def render_text(p: dict, limit: Optional[int] = None) -> str:
     """The profile as a table, one row per executed instruction, then totals."""
     unit = p["tick_unit"]
     est = p.get("estimate")
     cyc_head = ["est. cycles", "cycles/instr", "MACs/cycle"] if est else []
-    head = ["#", "op", "kernel", "in", "out", "MACs", unit, "share", "MACs/tick"] + cyc_head + ["source", "module"]
+    per = _PER_TICK.get(unit, "tick")
+    head = ["#", "op", "kernel", "in", "out", "MACs", unit, "share", f"MACs/{per}"] + cyc_head + ["source", "module"]
     rows = []
     for o in p["ops"][:limit] if limit else p["ops"]:
         cyc = [f"{o['est_cycles']:,}", f"{o['cycles_per_instruction']:.2f}",
@@ -231,7 +236,7 @@ def render_text(p: dict, limit: Optional[int] = None) -> str:
     lines += [fmt(r) for r in rows]
     macs = sum(o["macs"] for o in p["ops"])
     lines.append(f"total: {p['total_ticks']:,} {unit} over {len(p['ops'])} program instructions "
-                 f"({macs:,} MACs, {macs / p['total_ticks'] if p['total_ticks'] else 0:.2f} MACs/tick); "
+                 f"({macs:,} MACs, {macs / p['total_ticks'] if p['total_ticks'] else 0:.2f} MACs/{per}); "
                  f"untraced whole inference: {p['whole_ticks']:,} {unit} "
                  f"(rows sum to {100 * p['agreement']:.2f}% of it)")
     if est:

@@ -204,6 +204,8 @@ class _Uart:
                     self.stamps.append(int(value))
                 elif kind == "@paused" and value.isdigit():
                     self.paused = int(value)
+                elif kind == "@progress":  # each simulated second: for a progress bar, not a note
+                    pass
                 elif text:
                     self.notes.append(text)
                 self.cond.notify_all()

@@ -4,7 +4,7 @@
  *
  *   node sim/rp2040/run.js --bootrom BOOTROM.bin --rom-symbols BOOTROM.json
  *        --uf2 firmware.uf2 [--cycles N] [--flash-bytes N] [--stdin FILE]
- *        [--status STATUS.json] [--tester]
+ *        [--status STATUS.json] [--tester] [--first-output N] [--progress N]
  *
  * 1. The UF2 is loaded as the RP2040 bootrom's USB drive (BOOTSEL) would write it
  *    to flash (UF2 format: 512-byte blocks, magics 0x0a324655 0x9e5d5157 ...
@@ -31,6 +31,17 @@
  *    cycles, not wall time) runs out. A sleeping core (WFI) advances the clock to
  *    its next timer alarm; its cycles count towards the budget.
  *
+ * --first-output N: an image that has put no byte on UART0 after N core cycles
+ * ends the run as "silent" (a Mote image prints MOTE BOOT some 30,000 cycles after
+ * reset; one that prints nothing does not start: its vectors or reset handler).
+ * --progress N: stderr gets "@progress <cycles>" every N core cycles, so a caller
+ * can show how far a long run is.
+ *
+ * rp2040js's own console messages (e.g. "Read from invalid SIO address", once per
+ * access) are counted, not printed: a runaway image can make hundreds of thousands,
+ * which would flood the caller's pipe. The count and the first one are in the status
+ * ("sim_messages", "first_sim_message") and in the line of a run that did not exit.
+ *
  * Faults: rp2040js does not raise HardFault itself. BKPT and UDF (which on a
  * Cortex-M0+ without a debugger escalate to HardFault), an unaligned access, a
  * read or write of an address nothing answers and an instruction rp2040js does not
@@ -52,7 +63,7 @@
  * "cycles", "boot2_cycles", "image_cycles", "out_cycles" (the core cycle count as each "OUT"
  * line ended), "message", "fault"} with result one of
  * "exit" (the firmware's MOTE EXIT), "fault", "bad_uf2", "bad_boot2", "budget",
- * "asleep" (WFI with nothing left to wake the core). Exit status: the firmware's
+ * "asleep" (WFI with nothing left to wake the core), "silent" (--first-output). Exit status: the firmware's
  * for "exit", else EXIT_CODES below.
  */
 'use strict';
@@ -61,7 +72,7 @@ const fs = require('fs');
 const path = require('path');
 const { RP2040, BasePeripheral } = require('rp2040js');
 
-const EXIT_CODES = { usage: 2, fault: 70, bad_uf2: 71, bad_boot2: 72, budget: 73, asleep: 74 };
+const EXIT_CODES = { usage: 2, fault: 70, bad_uf2: 71, bad_boot2: 72, budget: 73, asleep: 74, silent: 75 };
 
 const UF2_MAGIC_START0 = 0x0a324655;
 const UF2_MAGIC_START1 = 0x9e5d5157;
@@ -109,13 +120,18 @@ function parseArgs(argv) {
     else if (a === '--flash-bytes') opts.flashBytes = Number(v);
     else if (a === '--stdin') opts.stdin = v;
     else if (a === '--status') opts.status = v;
+    else if (a === '--first-output') opts.firstOutput = Number(v);
+    else if (a === '--progress') opts.progress = Number(v);
     else throw new Outcome('usage', `unknown option ${a}`);
   }
   for (const k of ['bootrom', 'romSymbols', 'uf2']) {
     if (!opts[k]) throw new Outcome('usage', 'usage: run.js --bootrom BIN --rom-symbols JSON --uf2 FILE ' +
-                                    '[--cycles N] [--flash-bytes N] [--stdin FILE] [--status FILE] [--tester]');
+                                    '[--cycles N] [--flash-bytes N] [--stdin FILE] [--status FILE] [--tester] ' +
+                                    '[--first-output N] [--progress N]');
   }
-  if (!(opts.cycles > 0) || !(opts.flashBytes > 0)) throw new Outcome('usage', '--cycles and --flash-bytes must be positive');
+  for (const k of ['cycles', 'flashBytes', 'firstOutput', 'progress']) {
+    if (opts[k] !== undefined && !(opts[k] > 0)) throw new Outcome('usage', `--${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())} must be positive`);
+  }
   return opts;
 }
 
@@ -165,13 +181,13 @@ function loadUf2(uf2, flashBytes, name) {
   if (seen.size !== total) {
     let missing = 0;
     while (seen.has(missing)) missing++;
-    throw new Outcome('bad_uf2', `${name}: ${total - seen.size} of its ${total} blocks are missing (first: block ${missing}); the drive would wait for them and never boot`);
+    throw new Outcome('bad_uf2', `${name}: ${total - seen.size} of its ${total} blocks ${total - seen.size === 1 ? 'is' : 'are'} missing (first: block ${missing}); the drive would wait for them and never boot`);
   }
   const sorted = kept.slice().sort((a, b) => a.addr - b.addr);
   let next = FLASH_BASE;
   for (const b of sorted) {
     if (b.addr > next) {
-      throw new Outcome('bad_uf2', `${name}: its blocks leave a hole in flash at ${hex(next)}..${hex(b.addr)}; on a board it would hold whatever the flash held before`);
+      throw new Outcome('bad_uf2', `${name}: its blocks leave a hole in flash at ${hex(next)}..${hex(b.addr)}; on a board it would hold whatever the flash held before, so it is not run here`);
     }
     next = Math.max(next, b.addr + PAGE);
   }
@@ -221,11 +237,14 @@ class XipCtrl extends BasePeripheral {
 function main() {
   let opts;
   const status = { result: null, exit_status: null, cycles: 0, boot2_cycles: null, image_cycles: null,
-                   out_cycles: [], message: '', fault: null };
+                   out_cycles: [], message: '', fault: null, sim_messages: 0, first_sim_message: null };
   const finish = (result, message, extra) => {
     Object.assign(status, { result, message }, extra || {});
+    if (result !== 'exit' && result !== 'usage' && status.sim_messages) {
+      status.message += ` (rp2040js reported ${status.sim_messages} accesses to registers it does not model (no fault here); first: ${status.first_sim_message})`;
+    }
     if (opts && opts.status) fs.writeFileSync(opts.status, JSON.stringify(status) + '\n');
-    if (result !== 'exit' && message) process.stderr.write(`rp2040js: ${message}\n`);
+    if (result !== 'exit' && message) process.stderr.write(`rp2040js: ${status.message}\n`);
     return result === 'exit' ? status.exit_status : EXIT_CODES[result];
   };
   try {
@@ -259,6 +278,11 @@ function main() {
     }
   };
   mcu.logger = { debug() {}, info() {}, warn: note('warn'), error: note('error') };
+  const count = (...args) => {
+    status.sim_messages++;
+    if (status.first_sim_message === null) status.first_sim_message = args.join(' ').slice(0, 200);
+  };
+  console.log = console.info = console.warn = console.error = console.debug = count;
   mcu.peripherals[0x14000] = new XipCtrl(mcu);
   const words = new Uint32Array(rom.buffer.slice(rom.byteOffset, rom.byteOffset + (rom.length & ~3)));
   mcu.loadBootrom(words);               /* resets the core from the ROM's vectors, erases flash */
@@ -285,6 +309,7 @@ function main() {
   let line = '';
   let exitStatus = null;
   uart.onByte = (b) => {
+    uartBytes++;
     process.stdout.write(Buffer.from([b]));
     if (b === 0x0a) {
       const m = /^MOTE EXIT (-?[0-9]{1,10})\r?$/.exec(line);
@@ -301,6 +326,8 @@ function main() {
 
   let slept = 0;
   let budget = opts.cycles;
+  let nextProgress = opts.progress || Infinity;
+  let uartBytes = 0;
   const romPark = Number(symbols.mote_rom_usb_boot) & ~1;
   const romHardfault = Number(symbols.mote_rom_hardfault) & ~1;
   try {
@@ -326,6 +353,14 @@ function main() {
         status.cycles = cycles;
         if (fault) return finish('fault', `hard fault at pc=${fault.pc} (lr=${fault.lr}) after ${fault.cycle} cycles${fault.detail ? ` (${fault.detail})` : ''}; no exit report followed`, { fault });
         return finish('budget', `the cycle budget (${budget} cycles) ran out before the firmware printed MOTE EXIT`);
+      }
+      if (cycles >= nextProgress) {
+        process.stderr.write(`@progress ${cycles}\n`);
+        nextProgress = (Math.floor(cycles / opts.progress) + 1) * opts.progress;
+      }
+      if (opts.firstOutput && uartBytes === 0 && cycles > opts.firstOutput && !fault) {
+        status.cycles = cycles;
+        return finish('silent', `the image put nothing on UART0 in its first ${opts.firstOutput} cycles (a Mote image prints MOTE BOOT about 30,000 cycles after reset): it does not start; pc=${hex(core.PC)}`);
       }
       if (fault && fault.cycle === 0) fault.cycle = cycles;
       if (fault && cycles - fault.cycle > AFTER_FAULT_CYCLES) {

@@ -183,6 +183,30 @@ def test_hard_fault_ends_in_one_line(builds, tmp_path):
     assert run.result == "fault" and f"MOTE FAULT exception=3 pc=0x{main:08x}" in run.uart
 
 
+def test_an_image_that_never_prints_ends_after_one_simulated_second(builds, tmp_path):
+    """A reset handler that spins reading an SIO register rp2040js does not model (a
+    runaway image: no fault, no UART byte) ends as "silent" after FIRST_OUTPUT_SECONDS of
+    simulated time, not at the budget; rp2040js's console line per access is counted, not
+    piped (hundreds of thousands of them once blocked the runner on a full stderr pipe)."""
+    d = _copy(builds["int8"], tmp_path)
+    uf2 = bytearray((d / "firmware.uf2").read_bytes())
+    reset = struct.unpack_from("<I", uf2, 1 * 512 + 32 + 4)[0] & ~1   # vector 1 at 0x10000104
+    # movs r0,#0xd0; lsls r0,#24; movs r1,#0xf8; lsls r1,#1; ldr r2,[r0,r1]; b .-2  (0xd00001f0)
+    loop = struct.pack("<6H", 0x20D0, 0x0600, 0x21F8, 0x0049, 0x5842, 0xE7FD)
+    off = (reset - FLASH) // 256 * 512 + 32 + (reset - FLASH) % 256
+    assert (reset - FLASH) % 256 + len(loop) <= 256
+    uf2[off:off + len(loop)] = loop
+    (d / "firmware.uf2").write_bytes(bytes(uf2))
+    board = load_board("pico")
+    run = rp2040js.run_uf2(d / "firmware.uf2", board)
+    second = rp2040js.cycle_budget(board, rp2040js.FIRST_OUTPUT_SECONDS)
+    assert run.result == "silent" and second < run.cycles < second + 100 and run.uart == ""
+    assert "put nothing on UART0 in its first 125000000 cycles" in run.message
+    assert "first: Read from invalid SIO address: 1f0" in run.message
+    err = _one_error_line(_aot("run", d, "--target", "pico", timeout=300))
+    assert "the firmware did not start on the RP2040 (rp2040js)" in err
+
+
 def test_cycle_budget_bounds_a_run(builds):
     board = load_board("pico")
     run = rp2040js.run_uf2(builds["int8"] / "firmware.uf2", board, max_cycles=200_000)
