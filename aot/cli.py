@@ -114,6 +114,11 @@ def _cmd_flash(args) -> int:
     return flash_command(args)
 
 
+def _cmd_uf2(args) -> int:
+    from aot.tools.device import uf2_command
+    return uf2_command(args)
+
+
 def _cmd_monitor(args) -> int:
     from aot.tools.device import monitor_command
     return monitor_command(args)
@@ -287,10 +292,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "serial, simulated time on the pico's rp2040js (a budget of core cycles)")
     p.set_defaults(func=_cmd_test)
 
-    from aot.tools.device import add_flash_arguments, add_monitor_arguments
+    from aot.tools.device import add_flash_arguments, add_monitor_arguments, add_uf2_arguments
     p = sub.add_parser("flash", help="copy a build's firmware.uf2 to an RP2350/RP2040 board in BOOTSEL mode")
     add_flash_arguments(p)
     p.set_defaults(func=_cmd_flash)
+
+    p = sub.add_parser("uf2", help="write the UF2 of a firmware ELF you linked yourself (CMake, PlatformIO) "
+                                   "for an RP2040/RP2350 board's BOOTSEL drive, as `aot build` writes firmware.uf2")
+    add_uf2_arguments(p)
+    p.set_defaults(func=_cmd_uf2)
 
     p = sub.add_parser("monitor", help="read a board's serial port and decode the firmware's lines")
     add_monitor_arguments(p)
@@ -302,10 +312,12 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--markdown", action="store_true", help="print docs/ops.md")
     p.set_defaults(func=_cmd_ops)
 
-    p = sub.add_parser("qemu", help="run a firmware ELF you linked yourself on a board's QEMU machine: "
-                                    "UART0 printed as it arrives, the firmware's exit status")
+    p = sub.add_parser("qemu", help="run a firmware ELF you linked yourself on a board's QEMU machine (the pico: "
+                                    "on rp2040js, from the UF2 of the ELF, written beside it when missing): UART0 "
+                                    "printed as it arrives, the firmware's exit status")
     p.add_argument("elf", metavar="ELF")
-    p.add_argument("--board", required=True, help="a board of boards/ (or a board file) that names a QEMU machine")
+    p.add_argument("--board", required=True, help="a board of boards/ (or a board file) that names a simulator "
+                                                   "(a QEMU machine, or rp2040js for the pico)")
     p.add_argument("--timeout", type=_positive_seconds, default=60.0,
                    help="seconds of wall time (> 0; default 60; exit status 124 when it runs out)")
     p.set_defaults(func=_cmd_qemu)

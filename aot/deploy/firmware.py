@@ -24,6 +24,7 @@ from aot.deploy.boards import Board, load_board
 from aot.errors import FirmwareError
 from aot.deploy.stack import stack_report
 from aot.deploy.size import size_report
+from aot.deploy.rp2 import boot2_crc32
 
 #: the optimisation flags a build passes to arm-none-eabi-gcc (--opt, --kernel-opt)
 GCC_OPT_FLAGS = ("-Os", "-O2", "-O3", "-O1", "-O0", "-Og")
@@ -132,18 +133,7 @@ def board_header(board: Board) -> str:
 
 
 BOOT2_SOURCE = PORTS_DIR / "rp2040" / "boot2.S"
-
-
-def boot2_crc32(data: bytes) -> int:
-    """CRC-32 as the RP2040 bootrom checks boot2 (datasheet 2.8.1.3.1): polynomial
-    0x04c11db7, initial value 0xffffffff, input and output not reflected, no final XOR."""
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte << 24
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x04C11DB7) if crc & 0x80000000 else (crc << 1)
-            crc &= 0xFFFFFFFF
-    return crc
+#: boot2_crc32 (the RP2040 bootrom's boot2 check) lives in aot.deploy.rp2, imported here
 
 
 def boot2_image(board: Board, gen: Path) -> Path:
@@ -427,12 +417,94 @@ def uf2_image(board: Board, flash_bin: bytes) -> bytes:
 
 def uf2_from_elf(board: Board, elf: Union[str, Path]) -> bytes:
     """The UF2 flash_images writes beside `elf` (firmware.uf2), made again from the ELF
-    into memory: write_flash_bin then uf2_image. Raises FirmwareError."""
+    into memory: write_flash_bin then uf2_image, after check_uf2_elf. `aot uf2`, `aot qemu`
+    on the pico and the robot keyword library make a UF2 with it, `aot build` (flash_images)
+    with the same two steps. Raises FirmwareError or Uf2Error (one line)."""
+    if board.uf2_family_id is None:
+        raise FirmwareError(f"board {board.name} takes no UF2 (boards/{board.name}.json: no uf2_family_id)")
+    check_uf2_elf(board, elf)
     with tempfile.TemporaryDirectory(prefix="mote-uf2-") as tmp:
         binf = Path(tmp) / "flash.bin"
         write_flash_bin(elf, binf)
-        return uf2_image(board, binf.read_bytes())
+        image = binf.read_bytes()
+    _check_uf2_chip(board, elf, image)
+    return uf2_image(board, image)
 
+
+#: ELF e_machine of Arm (32-bit) code
+EM_ARM = "EM_ARM"
+
+
+def flash_sections(elf: Union[str, Path]) -> list:
+    """[(name, load address, bytes)] of the sections write_flash_bin puts in the flash
+    image of `elf`: allocated, with contents, not a separate model region's .mote_model;
+    their load (LMA) addresses from the segments that hold them. Raises Uf2Error (one
+    line) for a file that is not a 32-bit Arm ELF."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.constants import SH_FLAGS
+    from elftools.elf.elffile import ELFFile
+    from aot.errors import Uf2Error
+    try:
+        with open(elf, "rb") as f:
+            e = ELFFile(f)
+            if e["e_machine"] != EM_ARM or e.elfclass != 32:
+                raise Uf2Error(f"{elf} is an ELF for {e['e_machine']} ({e.elfclass}-bit), not for a "
+                               "32-bit Arm core")
+            segments = [s for s in e.iter_segments() if s["p_type"] == "PT_LOAD"]
+            out = []
+            for sec in e.iter_sections():
+                if (not sec["sh_flags"] & SH_FLAGS.SHF_ALLOC or sec["sh_type"] == "SHT_NOBITS"
+                        or sec["sh_size"] == 0 or sec.name == ".mote_model"):
+                    continue
+                seg = next((s for s in segments if s.section_in_segment(sec)), None)
+                lma = sec["sh_addr"] if seg is None else seg["p_paddr"] + sec["sh_addr"] - seg["p_vaddr"]
+                out.append((sec.name, lma, sec["sh_size"]))
+    except FileNotFoundError:
+        raise Uf2Error(f"{elf}: no such file") from None
+    except (OSError, ELFError) as exc:
+        raise Uf2Error(f"{elf} is not an ELF file ({exc})") from None
+    return out
+
+
+def check_uf2_elf(board: Board, elf: Union[str, Path]) -> None:
+    """Refuse in one line (Uf2Error) an ELF whose flash image is not one for `board`'s
+    flash: no section to flash, a section that loads outside the board's flash, or an
+    image that does not start at the flash origin (where the bootrom starts it, and
+    where uf2_image places the image)."""
+    from aot.errors import Uf2Error
+    sections = flash_sections(elf)
+    if not sections:
+        raise Uf2Error(f"{elf} has no section with contents to flash")
+    flash = board.flash
+    for name, lma, size in sections:
+        if not flash.contains(lma, size):
+            raise Uf2Error(f"{elf}: section {name} ({size:,} bytes at 0x{lma:08x}) lies outside the "
+                           f"flash of board {board.name} (0x{flash.origin:08x}, {flash.size:,} bytes): "
+                           "an ELF linked for another board")
+    start = min(lma for _, lma, _ in sections)
+    if start != flash.origin:
+        raise Uf2Error(f"{elf}: its flash image starts at 0x{start:08x}, not at the flash origin "
+                       f"0x{flash.origin:08x} of board {board.name}, where the bootrom starts it")
+
+
+def _check_uf2_chip(board: Board, elf: Union[str, Path], image: bytes) -> None:
+    """For an RP2040/RP2350 board: the flash image must be one that chip's bootrom
+    boots (aot.deploy.rp2.image_chip). Uf2Error, one line, naming the boards of the
+    chip the image is for."""
+    from aot.deploy import rp2
+    from aot.deploy.binary_info import board_chip
+    from aot.deploy.boards import known_boards
+    from aot.errors import Uf2Error
+    chip = board_chip(board)
+    if chip is None:
+        return
+    found, evidence = rp2.image_chip(image)
+    if found is None:
+        raise Uf2Error(f"{elf} is not a flash image the {chip} of board {board.name} boots: it has {evidence}")
+    if found != chip:
+        boards = [b for b in known_boards() if board_chip(load_board(b)) == found]
+        raise Uf2Error(f"{elf} is an {found} image ({evidence}), not an {chip} image for board {board.name}"
+                       + (f": use --board {' or '.join(boards)}" if boards else ""))
 
 
 def _object_path(src: Path, obj_dir: Path, used: set[Path]) -> Path:

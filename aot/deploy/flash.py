@@ -1,4 +1,5 @@
-"""`aot flash`: put a build folder's firmware on an RP2040 / RP2350 board.
+"""`aot flash`: put a build folder's firmware, or a UF2 file (`aot uf2`'s, from an ELF
+linked by CMake or PlatformIO), on an RP2040 / RP2350 board.
 
 Default route, no tool needed: the chip's bootrom shows a USB drive when the
 board is plugged in with BOOTSEL held. The drive holds ``INFO_UF2.TXT`` whose
@@ -8,7 +9,9 @@ drive is looked for among the usual mount points (Linux /media/$USER/*,
 letters) or given with ``--drive``. Before anything is written, the UF2's
 family ID (read from its blocks) must be the build's board's, the drive's
 Board-ID the same chip, and the UF2 the build's firmware.bin; then the file
-is written, flushed and fsync'ed, and the bootrom reboots into it.
+is written, flushed and fsync'ed, and the bootrom reboots into it. A UF2 file's
+board is the one of its family ID; its blocks must lie in that board's flash and
+hold an image that chip boots (file_uf2).
 
 ``--tool picotool`` runs ``picotool load -x firmware.uf2`` (USB, BOOTSEL);
 ``--tool pyocd`` runs ``pyocd load --target rp2350|rp2040 firmware.elf``
@@ -162,6 +165,40 @@ def find_drives(candidates: Optional[list] = None) -> list[tuple[Path, str]]:
     return out
 
 
+def file_uf2(path) -> tuple:
+    """(board, path, its bytes, family ID) of a UF2 file a user made (`aot uf2`, the
+    post-build step of cmake/mote.cmake or PlatformIO): its board is the one of boards/
+    whose UF2 family is the blocks'; the blocks must lie in that board's flash and
+    their image be one that chip's bootrom boots (aot.deploy.rp2.image_chip).
+    Raises FlashError naming what is wrong."""
+    from aot.deploy import rp2
+    from aot.deploy.boards import known_boards, load_board
+    path = Path(path)
+    rp = {load_board(b).uf2_family_id: load_board(b) for b in known_boards()
+          if load_board(b).uf2_family_id is not None}
+    largest = max(b.flash.size for b in rp.values())
+    try:
+        data = read_regular(path, (largest // UF2_PAYLOAD + 1) * UF2_BLOCK_SIZE, follow_symlinks=True)
+    except OSError as e:
+        raise FlashError(f"cannot read {path}: {e.strerror or e}; nothing written") from None
+    family = int.from_bytes(data[28:32], "little") if len(data) >= 32 else None
+    board = rp.get(family)
+    if board is None:
+        raise FlashError(f"{path} is not a UF2 for {', '.join(f'{b.name} ({_family(f)})' for f, b in rp.items())}"
+                         + (f": its first block's family is {_family(family)}" if family is not None else "")
+                         + "; nothing written")
+    try:
+        family, base, image = parse_uf2(data, board.flash)
+    except Uf2Error as e:
+        raise FlashError(f"{path} is not a valid UF2 for {board.name} ({e}); nothing written") from None
+    chip, evidence = rp2.image_chip(image if base == board.flash.origin else b"")
+    if chip != FAMILY_CHIPS[family]:
+        what = f"an {chip} image ({evidence})" if chip else f"not an image the bootrom boots ({evidence})"
+        raise FlashError(f"{path} is a UF2 for family {_family(family)}, but its image is {what}; "
+                         "nothing written")
+    return board, path, data, family
+
+
 def board_uf2(build_dir) -> tuple:
     """(board, firmware.uf2 path, its bytes, family ID) of a build folder, after
     checking the UF2 is well formed, of the board's family and the build's own
@@ -268,8 +305,19 @@ def copy_uf2(data: bytes, drive: Path, name: str = "firmware.uf2") -> Path:
 
 def flash_build(build_dir, drive=None, tool: Optional[str] = None,
                 candidates: Optional[list] = None) -> FlashResult:
-    """Flash the firmware of `build_dir` (see the module docstring)."""
-    board, uf2, data, family = board_uf2(build_dir)
+    """Flash the firmware of `build_dir` (see the module docstring), or a UF2 file
+    (`aot uf2`'s, file_uf2) given in its place."""
+    path = Path(build_dir)
+    if path.is_file():
+        if path.suffix.lower() != ".uf2":
+            raise FlashError(f"{path} is neither a build folder nor a .uf2 file: make the UF2 of an ELF with "
+                             f"`aot uf2 {path} --board pico` (or pico2), then `aot flash` it")
+        if tool == "pyocd":
+            raise FlashError(f"--tool pyocd loads an ELF through a debug probe, not {path.name}: run "
+                             "`pyocd load --target rp2040 (or rp2350) YOUR.elf`")
+        board, uf2, data, family = file_uf2(path)
+    else:
+        board, uf2, data, family = board_uf2(build_dir)
     chip = FAMILY_CHIPS[family]
     blocks = len(data) // UF2_BLOCK_SIZE
     if tool is None:

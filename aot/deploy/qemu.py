@@ -175,18 +175,41 @@ def _listening(port: int) -> bool:
     return False
 
 
+def ensure_uf2(elf, board) -> Optional[str]:
+    """For a board whose simulator boots the UF2 (rp2040js, the pico): make sure the UF2
+    beside `elf` (<stem>.uf2, which `aot build`, `aot uf2` and cmake/mote.cmake's post-build
+    step write) is the UF2 of this ELF, writing it from the ELF when it is missing or
+    another image's (aot.deploy.firmware.uf2_from_elf: the one ELF->UF2 path). Returns
+    the line saying so, or None (nothing written; other boards). Raises MoteError (one line)."""
+    board = load_board(board)
+    if board.simulator is None or board.simulator.kind != "rp2040js":
+        return None
+    from aot.deploy.firmware import uf2_from_elf
+    made = uf2_from_elf(board, elf)
+    uf2 = Path(elf).with_suffix(".uf2")
+    if uf2.is_file() and uf2.read_bytes() == made:
+        return None
+    why = "it was missing" if not uf2.exists() else "the one there was another image's"
+    uf2.write_bytes(made)
+    return f"wrote {uf2} from {Path(elf).name} ({why}; as `aot uf2 {elf} --board {board.name}` makes it)"
+
+
 def run_elf(elf, board: str, timeout: float = 60.0, prog: str = "aot qemu") -> int:
     """`aot qemu ELF --board BOARD [--timeout S]`: run a firmware ELF on the board's
     QEMU machine, print UART0 as it arrives, return the firmware's exit status (124
     on timeout, 2 when it cannot start: no such file, a board without a QEMU machine,
     QEMU missing; the reason in one line on stderr, after `prog`). The run step of
     build systems that link their own firmware (cmake/mote.cmake's run target, the
-    PlatformIO platform)."""
+    PlatformIO platform). The pico runs on rp2040js from the UF2 beside the ELF, which
+    ensure_uf2 writes from the ELF when it is missing or stale."""
     import sys
     if not Path(elf).is_file():
         print(f"{prog}: {elf}: no such firmware file", file=sys.stderr)
         return 2
     try:
+        note = ensure_uf2(elf, board)
+        if note:
+            print(f"{prog}: {note}", file=sys.stderr, flush=True)
         code, _ = run_firmware_streaming(elf, board, timeout_s=timeout,
                                          on_line=lambda line: print(line, flush=True))
     except QemuTimeout:

@@ -14,7 +14,9 @@ from aot.tools import jsonout
 
 
 def add_flash_arguments(p) -> None:
-    p.add_argument("build_dir", help="build folder of an RP2350/RP2040 board (aot build --board pico2 -o DIR)")
+    p.add_argument("build_dir", metavar="BUILD_DIR|FILE.uf2",
+                   help="build folder of an RP2350/RP2040 board (aot build --board pico2 -o DIR), or a UF2 file "
+                        "(aot uf2 ELF --board pico2: the UF2 of an ELF you linked with CMake or PlatformIO)")
     p.add_argument("--drive", metavar="PATH",
                    help="the BOOTSEL drive's folder (default: found by its INFO_UF2.TXT among the mount points)")
     p.add_argument("--tool", choices=("picotool", "pyocd"),
@@ -31,6 +33,32 @@ def flash_command(args) -> int:
     else:
         print(f"aot flash: {r.method} loaded {r.file} ({r.bytes:,} bytes) onto the {r.chip} "
               f"(board {r.board})")
+    return 0
+
+
+def add_uf2_arguments(p) -> None:
+    p.add_argument("elf", metavar="ELF", help="a firmware ELF linked for the board (cmake/mote.cmake's app.elf, "
+                                              "PlatformIO's program.elf, aot build's firmware.elf)")
+    p.add_argument("--board", required=True, help="the board it is linked for: pico (RP2040) or pico2 (RP2350), "
+                                                  "or another board of boards/ with a UF2 family")
+    p.add_argument("-o", "--output", metavar="OUT.uf2", help="where to write it (default: ELF's name with .uf2)")
+
+
+def uf2_command(args) -> int:
+    """`aot uf2 ELF --board B [-o OUT.uf2]`: the UF2 of ELF's flash image for the board's
+    BOOTSEL drive, made as `aot build` makes firmware.uf2 (aot.deploy.firmware.uf2_from_elf)."""
+    from aot.deploy.boards import load_board
+    from aot.deploy.firmware import uf2_from_elf
+    from aot.deploy.uf2 import FAMILY_CHIPS, UF2_BLOCK_SIZE, UF2_PAYLOAD
+    board = load_board(args.board)
+    uf2 = uf2_from_elf(board, args.elf)
+    out = Path(args.output) if args.output else Path(args.elf).with_suffix(".uf2")
+    out.write_bytes(uf2)
+    blocks = len(uf2) // UF2_BLOCK_SIZE
+    print(f"aot uf2: wrote {out}: {blocks} UF2 blocks ({blocks * UF2_PAYLOAD:,} bytes of flash from "
+          f"0x{board.flash.origin:08x}), family 0x{board.uf2_family_id:08x} "
+          f"({FAMILY_CHIPS.get(board.uf2_family_id, 'board ' + board.name)}); flash it with "
+          f"`aot flash {out}` or copy it to the board's BOOTSEL drive")
     return 0
 
 

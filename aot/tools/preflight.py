@@ -33,7 +33,7 @@ def preflight(args) -> None:
     elif cmd in ("run", "test"):
         _run_target(cmd, args.target)  # the target first, as the commands check it
         _exists(args.program, "", "a .pte or a build folder" if cmd == "run" else "a build folder or a .bpte")
-    elif cmd in ("qemu", "board-sources"):
+    elif cmd in ("qemu", "board-sources", "uf2"):
         from aot.deploy.target import build_target
         build_target(args.board)
     for option in ("inputs", "calib", "ptd"):

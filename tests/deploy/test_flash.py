@@ -385,3 +385,51 @@ def test_build_folder_files_may_be_symlinks(tmp_path, capsys, no_mounts):
     code, out, err = run(["flash", str(build), "--drive", str(drive)], capsys)
     assert code == 0, err
     assert (drive / "firmware.uf2").read_bytes() == (tmp_path / "kept.uf2").read_bytes()
+
+
+# --------------------------------------------------------------------------- a UF2 file (`aot uf2`'s)
+
+
+def rp2040_image(nbytes: int = 1000) -> bytes:
+    """A flash image the RP2040 bootrom boots: a boot2 ending in its CRC-32, then code."""
+    from aot.deploy.rp2 import boot2_crc32
+    boot2 = bytes(range(252))
+    return boot2 + boot2_crc32(boot2).to_bytes(4, "little") + b"\x5a" * nbytes
+
+
+def test_a_uf2_file_flashes_onto_the_drive_of_its_familys_chip(tmp_path, capsys, no_mounts):
+    uf2 = tmp_path / "app.uf2"
+    uf2.write_bytes(bin_to_uf2(rp2040_image(), 0x10000000, RP2040_FAMILY_ID))
+    drive = make_drive(tmp_path / "RPI-RP2", RP2040_INFO)
+    other = make_drive(tmp_path / "RP2350")
+    no_mounts += [other, drive]
+    code, out, err = run(["flash", str(uf2)], capsys)
+    assert code == 0, err
+    assert (drive / "firmware.uf2").read_bytes() == uf2.read_bytes()
+    assert drive_files(other) == {"INFO_UF2.TXT", "INDEX.HTM"}
+    assert out == (f"aot flash: wrote app.uf2 to {drive / 'firmware.uf2'}: {len(uf2.read_bytes()):,} bytes, "
+                   "5 UF2 blocks, family 0xe48bff56 (RP2040, board pico); the board reboots into it\n")
+
+
+def test_a_uf2_file_is_refused_in_one_line(tmp_path, capsys, no_mounts):
+    drive = make_drive(tmp_path / "RPI-RP2", RP2040_INFO)
+    uf2 = tmp_path / "app.uf2"
+    # family RP2040, image for the RP2350 (an IMAGE_DEF block)
+    import struct
+    block = struct.pack("<5I", 0xFFFFDED3, 0x10210142, 0x000001FF, 0, 0xAB123579)  # ports/pico2/image_def.c's
+    uf2.write_bytes(bin_to_uf2(bytes(272) + block + bytes(100), 0x10000000, RP2040_FAMILY_ID))
+    line = _refused(capsys, ["flash", str(uf2), "--drive", str(drive)], drive)
+    assert line == (f"aot flash: error: {uf2} is a UF2 for family 0xe48bff56 (RP2040), but its image is an "
+                    "RP2350 image (an IMAGE_DEF block at +0x110); nothing written")
+    uf2.write_bytes(bin_to_uf2(rp2040_image(), 0x10000000, 0x12345678))
+    line = _refused(capsys, ["flash", str(uf2), "--drive", str(drive)], drive)
+    assert line.startswith(f"aot flash: error: {uf2} is not a UF2 for ") and \
+        line.endswith(": its first block's family is 0x12345678 (unknown chip); nothing written")
+    assert "pico (0xe48bff56 (RP2040))" in line and "pico2 (0xe48bff59 (RP2350))" in line
+    elf = tmp_path / "app.elf"
+    elf.write_bytes(b"\x7fELF")
+    assert _refused(capsys, ["flash", str(elf)], drive) == (
+        f"aot flash: error: {elf} is neither a build folder nor a .uf2 file: make the UF2 of an ELF with "
+        f"`aot uf2 {elf} --board pico` (or pico2), then `aot flash` it")
+    uf2.write_bytes(bin_to_uf2(rp2040_image(), 0x10000000, RP2040_FAMILY_ID))
+    assert "--tool pyocd loads an ELF" in _refused(capsys, ["flash", str(uf2), "--tool", "pyocd"], drive)

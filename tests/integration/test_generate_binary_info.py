@@ -80,8 +80,8 @@ def expected_summary(gen: Path, board: str, image_bytes: int) -> dict:
         "version": version("mote-aot"),
         "build date": "2026-12-07",
         "description": f"Mote model {sources['model']}, {'int8' if sources['int8'] else 'fp32'}, arena {arena} bytes",
-        "binary end": b.flash.origin + image_bytes,
-        "pins": {b.uart.pins["tx_pin"]: 2, b.uart.pins["rx_pin"]: 2},
+        "binary end": f"0x{b.flash.origin + image_bytes:08x}",
+        "pins": {f"GP{b.uart.pins['tx_pin']}": "UART0 TX", f"GP{b.uart.pins['rx_pin']}": "UART0 RX"},
     }
 
 
@@ -99,13 +99,16 @@ def test_cmake_project_image_carries_the_binary_info(cmake_builds, board, int8):
     b = load_board(board)
     binf, uf2 = flash_images(b, elf)
     expected = expected_summary(gen, board, binf.stat().st_size)
-    assert expected["program name"] == "mote tinycnn" and expected["pins"] == {0: 2, 1: 2}
+    assert expected["program name"] == "mote tinycnn" and expected["pins"] == {"GP0": "UART0 TX", "GP1": "UART0 RX"}
     assert expected["description"].startswith(f"Mote model tinycnn, {'int8' if int8 else 'fp32'}, arena ")
     assert sum(json.loads((gen / "mote_sources.json").read_text())["memory"]["arena_bytes"]) > 0
     chip = {"pico": "RP2040", "pico2": "RP2350"}[board]
     from_uf2 = bi.read_uf2(uf2.read_bytes())
     from_elf = bi.read_elf(elf, chip)
-    assert from_uf2.summary() == expected and from_elf == from_uf2
+    assert from_uf2.summary() == expected and from_elf == from_uf2 == bi.read_elf(elf)
+    other = {"RP2040": "RP2350", "RP2350": "RP2040"}[chip]
+    with pytest.raises(bi.BinaryInfoError, match=f"^{elf} is an {chip} image .*, not an {other} image: read it as {chip}"):
+        bi.read_elf(elf, other)
     # the generated header is the one `aot build` writes for this model (one writer)
     program = bi.ProgramInfo(name=expected["program name"], version=expected["version"],
                              build_date=expected["build date"], description=expected["description"])

@@ -495,9 +495,9 @@ def test_pico_project_image_carries_the_binary_info(pio_env, tmp_path):
     expected = {
         "program name": f"mote {sources['model']}", "version": version("mote-aot"), "build date": "2026-12-07",
         "description": f"Mote model {sources['model']}, int8, arena {sum(sources['memory']['arena_bytes'])} bytes",
-        "binary end": board.flash.origin + len(image),
-        "pins": {board.uart.pins["tx_pin"]: 2, board.uart.pins["rx_pin"]: 2}}
-    assert sources["model"] == "app" and expected["pins"] == {0: 2, 1: 2}
+        "binary end": f"0x{board.flash.origin + len(image):08x}",
+        "pins": {f"GP{board.uart.pins['tx_pin']}": "UART0 TX", f"GP{board.uart.pins['rx_pin']}": "UART0 RX"}}
+    assert sources["model"] == "app" and expected["pins"] == {"GP0": "UART0 TX", "GP1": "UART0 RX"}
     from_uf2 = bi.read_uf2(bin_to_uf2(image, board.flash.origin, board.uf2_family_id))
     from_elf = bi.read_elf(out / "program.elf", "RP2040")
     assert from_uf2.summary() == expected and from_elf == from_uf2
