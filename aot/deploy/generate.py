@@ -598,7 +598,7 @@ def _dsp_weights_hint(spec: "ir.ProgramSpec", board, state: int, scratch: int, p
     ram = int(sum(spec.arena_sizes)) + state + scratch + DSP_ROWS_SCRATCH_BYTES
     if not (flash_short and dsp and program_bytes - dsp <= region.size and ram <= board.ram.size):
         return ""
-    return (f" {dsp:,} B of the program are the int8 weights pre-widened to int16 for the DSP kernels: "
+    return (f". {dsp:,} B of the program are the int8 weights pre-widened to int16 for the DSP kernels: "
             f"--dsp-weights arena fits (program {program_bytes - dsp:,} B; the convolutions then widen "
             f"their weights at run time in at most {DSP_ROWS_SCRATCH_BYTES // 1024} KiB of RAM scratch, slower)")
 

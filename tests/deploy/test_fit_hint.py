@@ -33,7 +33,7 @@ def test_flash_overflow_by_the_widened_weights_names_dsp_weights_arena(ds_cnn):
         check_fits(spec, board, 0, 0, pte)
     msg = str(e.value)
     assert msg.startswith(f"model does not fit mps2-an505: the program needs {pte:,} B of flash")
-    assert msg.endswith(f" {dsp:,} B of the program are the int8 weights pre-widened to int16 for the DSP "
+    assert msg.endswith(f"B. {dsp:,} B of the program are the int8 weights pre-widened to int16 for the DSP "
                         f"kernels: --dsp-weights arena fits (program {pte - dsp:,} B; the convolutions then widen "
                         f"their weights at run time in at most {DSP_ROWS_SCRATCH_BYTES // 1024} KiB of RAM "
                         "scratch, slower)")
