@@ -217,3 +217,60 @@ def test_garden_squeeze_excitation_stays_int8(name, arena):
     assert fallbacks == [] and share == 100.0
     assert got_arena == arena                     # measured
     assert len(c.spec.instructions) == {"mobilenet_v3_small": 47, "efficientnet_block": 54}[name]
+
+
+# ----------------------------------------------------------------------------- BatchNorm after no conv
+
+class DenseBlock(nn.Module):
+    """torchvision DenseNet's _DenseLayer x2 (BN -> ReLU -> 1x1 conv -> BN -> ReLU ->
+    3x3 conv, features concatenated) and _Transition (BN -> ReLU -> 1x1 conv ->
+    avgpool): each layer's first BN reads a concatenation, not a conv."""
+
+    def __init__(self, c0=8, growth=4, bn_size=2):
+        super().__init__()
+
+        def layer(cin):
+            return nn.Sequential(nn.BatchNorm2d(cin), nn.ReLU(inplace=True),
+                                 nn.Conv2d(cin, bn_size * growth, 1, bias=False),
+                                 nn.BatchNorm2d(bn_size * growth), nn.ReLU(inplace=True),
+                                 nn.Conv2d(bn_size * growth, growth, 3, padding=1, bias=False))
+        self.stem = nn.Conv2d(3, c0, 3, padding=1)
+        self.layers = nn.ModuleList([layer(c0), layer(c0 + growth)])
+        c = c0 + 2 * growth
+        self.transition = nn.Sequential(nn.BatchNorm2d(c), nn.ReLU(inplace=True), nn.Conv2d(c, c // 2, 1, bias=False),
+                                        nn.AvgPool2d(2, 2))
+        g = torch.Generator().manual_seed(3)
+        for m in self.modules():       # statistics of a trained model, not the identity
+            if isinstance(m, nn.BatchNorm2d):
+                with torch.no_grad():
+                    m.weight.uniform_(0.5, 1.5, generator=g)
+                    m.bias.uniform_(-0.5, 0.5, generator=g)
+                    m.running_mean.uniform_(-0.3, 0.3, generator=g)
+                    m.running_var.uniform_(0.5, 2.0, generator=g)
+
+    def forward(self, x):
+        feats = [self.stem(x)]
+        for layer in self.layers:
+            feats.append(layer(torch.cat(feats, 1)))
+        return self.transition(torch.cat(feats, 1))
+
+
+def test_batch_norm_after_no_conv_runs_as_a_1x1_depthwise_conv():
+    # before: the three BatchNorms and their in-place ReLUs fp32 between dequantize and
+    # quantize, arena 8,192 B, 32 instructions
+    c, calib, held = _compiled(DenseBlock(), (1, 3, 8, 8))
+    share, arena, fallbacks = _figures(c)
+    assert fallbacks == []
+    assert share == 100.0
+    assert arena == 2944 and len(c.spec.instructions) == 17      # measured
+    ops = [i.op for i in c.spec.instructions]
+    assert ops.count("mote::depthwise_conv2d_s8") == 3 and "mote::lut_s8" not in ops
+    _host_equals_reference(c, calib, calib + held)
+    per_op, end = _quanta_vs_pt2e(DenseBlock(), (1, 3, 8, 8))
+    assert per_op <= 1
+    assert end <= 1 + 1e-3                        # measured
+
+
+def test_batch_norm_after_a_conv_still_folds():
+    low = _check(BasicBlock(), (1, 8, 8, 8), ["conv2d_s8"])
+    assert "mote.depthwise_conv2d_s8.default" not in _mote_ops(low)

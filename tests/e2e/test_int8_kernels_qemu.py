@@ -507,7 +507,6 @@ def make_cases():
         cases.append(dict(name=name, op="softmax_s8", args=args, out=R.softmax_s8(*args),
                           macs=0, scratch=0))
     cases += _resize_cases()
-    cases += _island_cases()
     for c in cases:  # one output buffer for the larger outputs (the M55's 512 KiB)
         if c["out"].nbytes >= 1000:
             c["shared_out"] = True
@@ -570,27 +569,6 @@ def _resize_cases():
         args = [x, list(size), ac, steps]
         cases.append(dict(name=name, op="upsample_bilinear2d_s8", args=args,
                           out=R.upsample_bilinear2d_s8(*args), macs=0, scratch=0))
-    return cases
-
-
-def _island_cases():
-    """The kernels that keep issue 36's ops in int8 (portable C on every target):
-    grouped convolution (RegNetX's group width 16, a stride-2 one with a clamp), mul
-    with a broadcast operand (a squeeze-excitation gate)."""
-    from tests.kernels.test_int8_island_kernels import _gconv_args
-    rng = np.random.default_rng(36)
-    cases = []
-    # small: the M55's 512 KiB holds every case of the suite at once
-    for i, case in enumerate([(1, 4, 4, 8, 8, 2, (3, 3), (1, 1), (1, 1), (1, 1), (-128, 127)),
-                              (1, 5, 4, 6, 6, 3, (3, 3), (2, 2), (1, 1), (1, 1), (-40, 127))]):
-        args = _gconv_args(rng, case)
-        cases.append(dict(name=f"gconv{i}", op="grouped_conv2d_s8", args=args,
-                          out=R.grouped_conv2d_s8(*args), macs=0, scratch=0))
-    from tests.kernels.test_int8_island_kernels import MUL_CASES, _mul_args
-    for i, (sa, sb) in enumerate(MUL_CASES[:2]):   # mul_s8 with b broadcast (squeeze-excitation)
-        args = _mul_args(rng, sa, sb)
-        cases.append(dict(name=f"mul_bcast{i}", op="mul_s8", args=args, out=R.mul_s8(*args), macs=0,
-                          scratch=0))
     return cases
 
 
@@ -1039,3 +1017,43 @@ def test_permute_bytes_on_cortex_m(tmp_path, target):
     for c in cases:
         got_rc, _ticks, got = res[c["name"]]
         assert got_rc == 0 and got == c["out"].tobytes(), c["name"]
+
+
+def _island_cases():
+    """The kernels that keep issue 36's ops in int8: grouped convolution (RegNetX's
+    group width 16, a stride-2 one with a clamp; plain C on every target), mul with a
+    broadcast operand (a squeeze-excitation gate; plain C), and the 1x1 depthwise conv a
+    BatchNorm that follows no conv becomes (depthwise_conv2d_s8: DSP / MVE paths too)."""
+    from tests.kernels.test_int8_island_kernels import GCONV_CASES, MUL_CASES, _gconv_args, _mul_args
+    rng = np.random.default_rng(36)
+    cases = []
+    for i, case in enumerate(GCONV_CASES[:2]):
+        args = _gconv_args(rng, case)
+        cases.append(dict(name=f"gconv{i}", op="grouped_conv2d_s8", args=args,
+                          out=R.grouped_conv2d_s8(*args), macs=0, scratch=0))
+    for i, (sa, sb) in enumerate(MUL_CASES):
+        args = _mul_args(rng, sa, sb)
+        cases.append(dict(name=f"mul_bcast{i}", op="mul_s8", args=args, out=R.mul_s8(*args), macs=0,
+                          scratch=0))
+    # BatchNorm: weights +-127, a ReLU clamp, and the same with output zero point -128 (E-form)
+    bn = _dw(rng, "bn_1x1", 1, 6, 5, 24, 1, (1, 1), (1, 1), (0, 0), (1, 1), "relu")
+    bn["args"][1] = np.where(rng.random((1, 1, 1, 24)) < 0.5, -127, 127).astype(np.int8)
+    bn["out"] = R.depthwise_conv2d_s8(*bn["args"])
+    return cases + [bn, _eform(bn)]
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_island_kernel_bytes_on_cortex_m(tmp_path, target):
+    """Issue 36's int8 kernels (grouped conv, broadcast mul, BatchNorm as a 1x1
+    depthwise conv) on the M33 (DSP and plain builds) and the M55 (MVE and plain):
+    every byte equals the integer reference."""
+    cases = _island_cases()
+    write_vectors(tmp_path / "vectors.h", cases)
+    elf = build(tmp_path, target, cases)
+    rc, text = run_qemu(TARGETS[target][0], elf)
+    assert rc == 0, text[-2000:]
+    assert f"path {({'m33-dsp': 'dsp', 'm55-mve': 'mve'}).get(target, 'plain-ref')}" in text
+    res, _ = parse(text)
+    for c in cases:
+        got_rc, _ticks, got = res[c["name"]]
+        assert got_rc == 0 and got == c["out"].tobytes(), (target, c["name"])

@@ -11,6 +11,9 @@ int8 scheme of ``docs/int8-ops.md``:
 - bias: int32, scale = input_scale * weight_scale[c] (derived), zero point 0;
 - conv/linear/add followed by relu / relu6 / hardtanh: one output observer
   *after* the activation (the activation fuses into the int8 op's clamp);
+- BatchNorm that does not follow a convolution (DenseNet's BN -> ReLU -> conv):
+  own input observer, output observed after a fused relu (the lowering runs it
+  as a 1x1 depthwise convolution);
 - pooling, cat, flatten/view/reshape/permute, pad, slice, nearest / bilinear
   upsampling: output shares the qparams of the input (cat: all inputs share one set);
 - mean / adaptive average pool, add, mul, scalar arithmetic: own output
@@ -45,8 +48,9 @@ import numpy as np
 import torch
 from torch.fx import GraphModule, Node
 
-from aot.compiler.quant.opsets import (BINARY_OPS, CAT_OPS, CONV_OPS, CONV_TRANSPOSE_OPS, EMBEDDING_OPS,
-                                        FP32_ISLAND_OPS, VECTOR_NORM_OPS, FUSABLE_ACTS, INT16_SHARED_OPS, ISLAND_KEY, LINEAR_OPS,
+from aot.compiler.quant.opsets import (BATCH_NORM_OPS, BINARY_OPS, CAT_OPS, CONV_OPS, CONV_TRANSPOSE_OPS,
+                                        EMBEDDING_OPS, FP32_ISLAND_OPS, VECTOR_NORM_OPS, FUSABLE_ACTS,
+                                        INT16_SHARED_OPS, ISLAND_KEY, LINEAR_OPS,
                                         MASKED_FILL_OPS, MATMUL_OPS, MATMUL_SCALE_OPS,
                                         OWN_QPARAM_OPS, PRELU_OPS, SCALAR_OPS, SHARED_OPS, SOFTMAX_OPS)
 from aot.compiler.quant.state import state_constants
@@ -553,6 +557,21 @@ def _vector_norm(qz, n: Node, act, wq) -> None:
     n.meta[ISLAND_KEY] = ("vector_norm", True)
 
 
+def _standalone_batch_norm(qz, n: Node) -> bool:
+    """An inference BatchNorm (training False) of a float 4-D tensor that no
+    convolution produced (a conv's BN is folded into it before annotation)."""
+    x = n.args[0]
+    training = n.args[5] if len(n.args) > 5 else n.kwargs.get("training", False)
+    v = x.meta.get("val") if isinstance(x, Node) else None
+    return _is_float_tensor(x) and not training and v is not None and v.dim() == 4 \
+        and not (x.op == "call_function" and x.target in CONV_OPS)
+
+
+def _batch_norm(qz, n: Node, act, wq) -> None:
+    """Own input observer, the output observed after a fused relu / relu6 / hardtanh."""
+    _with_tail(qz, n, {n.args[0]: act}, act, qz._fused_act(n))
+
+
 def _embedding_table(qz, n: Node) -> bool:
     return isinstance(n.args[0], Node) and n.args[0].op == "get_attr" and _is_float_tensor(n.args[0])
 
@@ -586,6 +605,7 @@ RULES = (
     Rule("normalize", VECTOR_NORM_OPS, lambda qz, n: bool(_normalize_chain(n)), _normalize),
     Rule("vector_norm", VECTOR_NORM_OPS, _float_first, _vector_norm),
     Rule("embedding", EMBEDDING_OPS, _embedding_table, _shared),
+    Rule("batch_norm", BATCH_NORM_OPS, _standalone_batch_norm, _batch_norm),
 )
 #: the int16x8 scheme's annotation (MoteQuantizer.annotate_int16)
 RULES_INT16 = (

@@ -19,6 +19,9 @@ CONV_TRANSPOSE_OPS = frozenset({CONV_T})
 #: activations that fuse into the preceding conv / linear / add / mul (the int8 op's clamp)
 FUSABLE_ACTS = frozenset({aten.relu.default, aten.relu_.default, aten.relu6.default,
                           aten.hardtanh.default, aten.hardtanh_.default})
+#: inference BatchNorm (running statistics): a per-channel affine; one that does not follow a
+#: convolution (DenseNet's BN -> ReLU -> conv) runs as a 1x1 depthwise mote::depthwise_conv2d_s8
+BATCH_NORM_OPS = frozenset({aten.batch_norm.default})
 #: nearest upsampling (an index-table gather) and bilinear upsampling
 UPSAMPLE_NEAREST = frozenset({aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default,
                               aten._upsample_nearest_exact2d.vec, aten._upsample_nearest_exact2d.default})

@@ -320,7 +320,7 @@ PATTERNS = (
             "mote::add_s8 adds two int8 tensors of one shape (no broadcast, no constant, alpha 1)", tail="act"),
     Pattern("mul", frozenset({aten.mul.Tensor, aten.mul_.Tensor}), ("mote::mul_s8",), match_mul, emit_binary,
             "mote::mul_s8 multiplies two int8 tensors of one shape, or one broadcast over the other "
-            "(same rank; no constant)", tail="act"),
+            "(same rank, no constant)", tail="act"),
     Pattern("bmm", MATMUL_OPS, ("mote::bmm_s8",), match_bmm, emit_bmm,
             "mote::bmm_s8 multiplies two int8 tensors of rank 2 to 4 with equal batch dims", tail="scale"),
     Pattern("masked_fill", MASKED_FILL_OPS, ("aten::masked_fill",), match_masked_fill, emit_masked_fill,

@@ -18,7 +18,7 @@ from torch.fx import Node
 
 from aot.compiler.quant import int8ref, int16ref
 from aot.compiler.quant.int4ref import pack_int4
-from aot.compiler.quant.opsets import CONV_OPS, CONV_TRANSPOSE_OPS, LINEAR_OPS
+from aot.compiler.quant.opsets import BATCH_NORM_OPS, CONV_OPS, CONV_TRANSPOSE_OPS, LINEAR_OPS
 from aot.compiler.quant.patterns.base import DQ_CH, INT16, Pattern, Site, int_inputs
 from aot.compiler.quant.values import NHWC, NLC, QRANGE, QVal, fround, pair, tag
 from aot.compiler.source import set_qparams
@@ -168,6 +168,8 @@ def match_conv(lw, site: Site) -> bool:
 
 
 def match_dwconv(lw, site: Site) -> bool:
+    if site.core.target in BATCH_NORM_OPS:
+        return match_bn(lw, site)
     return _conv_groups(lw, site) == "dwconv"
 
 
@@ -194,8 +196,11 @@ def match_tconv(lw, site: Site) -> bool:
 def emit_conv(lw, site: Site) -> QVal:
     """mote::conv2d_s8 / grouped_conv2d_s8 / depthwise_conv2d_s8 on the NHWC input
     (conv1d: [N, C, L] as NHWC [N, 1, L, C], output held channels-last), weight
-    packed to [Cout, KH, KW, Cin] / [Cout, KH, KW, Cin/groups] / [1, KH, KW, Cout]."""
+    packed to [Cout, KH, KW, Cin] / [Cout, KH, KW, Cin/groups] / [1, KH, KW, Cout];
+    a BatchNorm: :func:`emit_bn`."""
     core, act = site.core, site.act
+    if core.target in BATCH_NORM_OPS:
+        return emit_bn(lw, site)
     s_out, zp_out = site.out_qparams
     a, name = core.args, core.name
     depthwise = lw.pattern.name == "dwconv"
@@ -332,10 +337,78 @@ def emit_tconv(lw, site: Site) -> QVal:
     return QVal(node, lw.shape(core), NHWC, s_out, zp_out)
 
 
+# ------------------------------------------------------------------ BatchNorm
+def _bn_affine(lw, core: Node):
+    """(a, b) float64 [C] of an inference BatchNorm y = a[c] * x + b[c]
+    (a = weight / sqrt(var + eps), b = bias - mean * a) from its constant
+    arguments, else None."""
+    a = core.args
+    if len(a) < 8 or a[5]:
+        return None
+    consts = []
+    for v in a[1:5]:
+        if v is None:
+            consts.append(None)
+        elif isinstance(v, Node) and v.op == "get_attr":
+            consts.append(lw.attr(v).to(torch.float64))
+        else:
+            return None
+    weight, bias, mean, var = consts
+    if mean is None or var is None:
+        return None
+    scale = torch.ones_like(var) if weight is None else weight
+    shift = torch.zeros_like(var) if bias is None else bias
+    inv = scale / torch.sqrt(var + float(a[7]))
+    return inv, shift - mean * inv
+
+
+def _bn_weights(lw, site: Site):
+    """(int8 [C] weights, float64 [C] weight scales, int32 [C] bias) of a BatchNorm as a 1x1
+    depthwise conv: weight scale |a[c]| / 127 (weight +-127: a[c] exactly; 0 where a[c] is),
+    bias b[c] at input scale * weight scale; None when a bias would not fit in 2^30."""
+    ab = _bn_affine(lw, site.core)
+    if ab is None:
+        return None
+    a, b = ab
+    x_scale = float(site.core.args[0].args[1])
+    wsc = torch.where(a == 0, torch.ones_like(a), a.abs() / 127.0)
+    wq = torch.round(a / wsc).to(torch.int8)
+    bq = torch.round(b / (x_scale * wsc))
+    if bool((bq.abs() >= 2 ** 30).any()) or not bool(torch.isfinite(bq).all()):
+        return None
+    return wq, wsc, bq.to(torch.int32)
+
+
+def match_bn(lw, site: Site) -> bool:
+    """An inference BatchNorm of a 4-D int8 tensor with constant statistics."""
+    a = site.core.args
+    return int_inputs(a[:1]) and len(lw.shape(a[0])) == 4 and _bn_weights(lw, site) is not None
+
+
+def emit_bn(lw, site: Site) -> QVal:
+    """BatchNorm => mote::depthwise_conv2d_s8 with a 1x1 kernel on NHWC: the
+    per-channel affine a[c] * x + b[c] as int8 weights +-127 at scale |a[c]| / 127,
+    the int32 bias b[c] / (input scale * weight scale), a fused ReLU as the clamp."""
+    core = site.core
+    s_out, zp_out = site.out_qparams
+    x = lw.dq_src(core.args[0])
+    wq, wsc, bias = _bn_weights(lw, site)
+    mult, shift = requant(x.scale, wsc, s_out)
+    lo, hi = clamp_of(site.act, s_out, zp_out)
+    name = core.name
+    node = lw.call(lw.op("depthwise_conv2d_s8"), (
+        lw.nhwc(x, core), lw.const(wq.reshape(1, 1, 1, -1).contiguous(), name + "_w"),
+        lw.const(bias, name + "_b"), lw.const(mult, name + "_m"), lw.const(shift, name + "_s"),
+        [1, 1], [0, 0], [1, 1], 1, x.zp, zp_out, lo, hi), core)
+    set_qparams(node, [(x.scale, x.zp)], (s_out, zp_out), wsc.tolist())
+    return QVal(node, lw.shape(core), NHWC, s_out, zp_out)
+
+
 PATTERNS = (
     Pattern("conv", CONV_OPS, ("mote::conv2d_s8",), match_conv, emit_conv, CONV_REASON, tail="act"),
-    Pattern("dwconv", CONV_OPS, ("mote::depthwise_conv2d_s8",), match_dwconv, emit_conv, CONV_REASON,
-            tail="act"),
+    Pattern("dwconv", CONV_OPS | BATCH_NORM_OPS, ("mote::depthwise_conv2d_s8",), match_dwconv, emit_conv,
+            CONV_REASON + " (a BatchNorm after no conv runs as a 1x1 depthwise conv: a 4-D input, constant "
+            "statistics, a bias within 2^30)", tail="act"),
     Pattern("gconv", CONV_OPS, ("mote::grouped_conv2d_s8",), match_gconv, emit_conv, CONV_REASON,
             tail="act"),
     Pattern("linear_s4", LINEAR_OPS, ("mote::linear_s4",), match_linear_s4, emit_linear, LINEAR_REASON,
