@@ -92,7 +92,7 @@ class M(nn.Module):
 
     def forward(self, x):
         y = self.conv(x)
-        return y * y.mean(dim=(2, 3), keepdim=True)
+        return y * y.mean(dim=(2, 3), keepdim=True)[0]
 
 
 def model():
@@ -106,7 +106,8 @@ def example_inputs():
 
 
 def test_a_refused_op_reports_its_pattern_reason(tmp_path):
-    """A broadcast mul matches the mul pattern's op kind but not its shape rule:
+    """A mul of operands of different ranks ([1, 4, H, W] * [4, 1, 1]) matches the
+    mul pattern's op kind but not its shape rule (a broadcast operand of the same rank only):
     it stays fp32, and the warning (at the model's file:line) and the --int8
     report give that pattern's reason."""
     from aot.compiler.pipeline import compile_model_file
