@@ -45,7 +45,7 @@ mote_err_t mote_kernel_mote_lstm_cell_s8_out(mote_kernel_ctx_t *ctx, mote_value_
             c2 = (a[1] * (int64_t)p.cell[at] * 32768 + a[0] * a[2] * ((int64_t)1 << p.cell_frac_bits) +
                   ((int64_t)1 << 29)) >> 30;
             c2 = c2 < -32768 ? -32768 : (c2 > 32767 ? 32767 : c2);
-            h2 = mote_rnn_rq64(a[3] * (int64_t)mote_rnn_act(&p, 1, c2, p.cell_frac_bits), p.hidden_mult,
+            h2 = mote_rnn_rq64(a[3] * (int64_t)mote_rnn_act(&p, 1, (int32_t)c2, p.cell_frac_bits), p.hidden_mult,
                                p.hidden_shift) + p.hidden_zp;
             p.cell_out[at] = (int16_t)c2;
             p.out[at] = (int8_t)(h2 < -128 ? -128 : (h2 > 127 ? 127 : h2));

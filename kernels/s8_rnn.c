@@ -162,20 +162,3 @@ void mote_rnn_products(const mote_rnn_params_t *p, int32_t b, int32_t j, int64_t
         gh[g] = mote_rnn_rq_gate(ah[g], p->mult[p->gates + r], p->shift[p->gates + r]);
     }
 }
-
-int16_t mote_rnn_act(const mote_rnn_params_t *p, int fn, int64_t v, int32_t frac_bits)
-{
-    const int16_t *t = p->table + (fn ? MOTE_RNN_TABLE_SIZE : 0);
-    const int64_t lo = -((int64_t)8 << frac_bits);
-    const int32_t s = frac_bits - MOTE_RNN_TABLE_STEP_BITS;
-    int64_t q = v < lo ? lo : (v > -lo - 1 ? -lo - 1 : v);
-    int64_t i;
-    int64_t fr;
-    q -= lo;
-    if (s <= 0) {
-        return t[q << -s];
-    }
-    i = q >> s;
-    fr = q & (((int64_t)1 << s) - 1);
-    return (int16_t)(t[i] + ((((int64_t)t[i + 1] - t[i]) * fr + ((int64_t)1 << (s - 1))) >> s));
-}

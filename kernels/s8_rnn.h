@@ -80,8 +80,23 @@ static inline int32_t mote_rnn_rq_gate(int32_t acc, int32_t mult, int32_t shift)
  *  or 3 (GRU). */
 void mote_rnn_products(const mote_rnn_params_t *p, int32_t b, int32_t j, int64_t *gx, int64_t *gh);
 
-/** The table's function (0 sigmoid, 1 tanh) of v * 2^-frac_bits, Q0.15. */
-int16_t mote_rnn_act(const mote_rnn_params_t *p, int fn, int64_t v, int32_t frac_bits);
+/** The table's function (0 sigmoid, 1 tanh) of v * 2^-frac_bits, Q0.15, for an int16
+ *  v and frac_bits in [0, 15] (recurrentref.act16): v clamped to [-8, 8), p = v + 8 * 2^F;
+ *  with s = F - 6 > 0 the entry p >> s and the next, interpolated by the low s bits
+ *  (rounded half up); else the entry p << -s. 32-bit arithmetic (|p| < 2^19). */
+static inline int32_t mote_rnn_act(const mote_rnn_params_t *p, int fn, int32_t v, int32_t frac_bits)
+{
+    const int16_t *t = p->table + (fn ? MOTE_RNN_TABLE_SIZE : 0);
+    const int32_t lo = -(8 << frac_bits);
+    const int32_t s = frac_bits - MOTE_RNN_TABLE_STEP_BITS;
+    const int32_t q = (v < lo ? lo : (v > -lo - 1 ? -lo - 1 : v)) - lo;
+    int32_t i;
+    if (s <= 0) {
+        return t[q << -s];
+    }
+    i = q >> s;
+    return t[i] + (((t[i + 1] - t[i]) * (q & ((1 << s) - 1)) + (1 << (s - 1))) >> s);
+}
 
 /** mote_rnn_act of a Q3.12 gate value q (already within int16) in 32-bit
  *  arithmetic: the same value (entry (q + 2^15) >> 6, the next, and 6 bits of
