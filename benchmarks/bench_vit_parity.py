@@ -6,8 +6,9 @@ the residual adds joined the LayerNorm islands (issue 36).
 Models: the trained digits ViT (examples/digits/vit.py) on the 450 held-out digits;
 the garden's tiny_vit (random weights) and torchvision's VisionTransformer in a small
 configuration (image 32, patch 8, 2 layers, 2 heads, width 32, MLP 64; random weights,
-its zero-initialised head drawn from N(0, 0.2)) on 50 random inputs each (seed 0),
-when torchvision imports. Each is quantized twice with Mote's quantizer as
+its zero-initialised head drawn from N(0, 0.2)), when torchvision imports, and
+``nn.TransformerEncoder`` post-norm (torch's default) and pre-norm, on 50 random
+inputs each (seed 0). Each is quantized twice with Mote's quantizer as
 ``--int8`` does (torchao PT2E): ``residual_islands=False`` (before: residual adds
 int8, each LayerNorm reads the add's int8 output) and True (now: a residual add read
 by a LayerNorm joins its fp32 island, the residual stream stays fp32 between the int8
@@ -54,6 +55,29 @@ def _torchvision_vit():
     return m.eval(), calib[0], calib
 
 
+def _encoder(norm_first: bool):
+    """(model, example inputs, calibration) of nn.TransformerEncoder (2 layers, width 32,
+    4 heads, feed-forward 64, 12 tokens; post-norm as torch's default, or pre-norm) + a
+    linear head on the mean token; random weights (seed 0), calibrated on 16 random inputs."""
+    import torch
+    from torch import nn
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True, norm_first=norm_first)
+            self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+            self.head = nn.Linear(32, 5)
+
+        def forward(self, x):
+            return self.head(self.enc(x).mean(1))
+
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(2)
+    calib = [(torch.randn(1, 12, 32, generator=g),) for _ in range(16)]
+    return Encoder().eval(), calib[0], calib
+
+
 def _cases(quick: bool):
     """[(name, module, example inputs, calibration, eval inputs, labels or None)]."""
     import torch
@@ -64,16 +88,23 @@ def _cases(quick: bool):
             [(torch.from_numpy(x[i:i + 1]),) for i in range(len(x))], y)]
     if quick:
         return out
-    g = torch.Generator().manual_seed(0)
+    def rand(shape):  # each model's own 50 inputs, seed 0
+        g = torch.Generator().manual_seed(0)
+        return [(torch.randn(shape, generator=g),) for _ in range(N_RANDOM)]
+
     from zoo.garden import tiny_vit
     ex = tiny_vit.example_inputs()
     out.append(("tiny_vit", tiny_vit.model(), ex, tiny_vit.calibration_data(),
-                [(torch.randn(ex[0].shape, generator=g),) for _ in range(N_RANDOM)], None))
+                rand(ex[0].shape), None))
+    for norm_first in (False, True):
+        m, ex, calib = _encoder(norm_first)
+        out.append((f"encoder_{'pre' if norm_first else 'post'}_norm", m, ex, calib,
+                    rand((1, 12, 32)), None))
     tv = _torchvision_vit()
     if tv is not None:
         m, ex, calib = tv
         out.append(("torchvision_vit", m, ex, calib,
-                    [(torch.randn(1, 3, 32, 32, generator=g),) for _ in range(N_RANDOM)], None))
+                    rand((1, 3, 32, 32)), None))
     return out
 
 
