@@ -42,6 +42,7 @@ def capture(module: torch.nn.Module, example_inputs, **kwargs) -> torch.export.E
         where = raised_at(e) or _raised_in_module(e, module)
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         if "data-dependent" in first:  # torch's words for an `if`, int() or size taken from a tensor's values
+            first = _short_expression(first)
             first += (" (Python control flow or a size taken from a tensor's values: the graph must be the "
                       "same for every input)")
         raise ExportError(f"torch.export failed{f' at {where}' if where else ''}: {first}") from e
@@ -49,6 +50,17 @@ def capture(module: torch.nn.Module, example_inputs, **kwargs) -> torch.export.E
         text = said.getvalue()
         if text.strip():
             sys.stderr.write(text if text.endswith("\n") else text + "\n")
+
+
+def _short_expression(line: str, keep: int = 80) -> str:
+    """torch's data-dependent error line with its symbolic expression cut to `keep`
+    characters (SSDLite's runs to thousands) and what follows it (the unhinted copy,
+    the size-like symbols) dropped."""
+    head, sep, rest = line.partition("data-dependent expression ")
+    if not sep:
+        return line
+    expr = rest.split(" (unhinted", 1)[0]
+    return head + sep + (expr if len(expr) <= keep else expr[:keep] + " ...")
 
 
 def _raised_in_module(exc: BaseException, root: torch.nn.Module) -> str:

@@ -113,3 +113,15 @@ def test_model_file_may_bind_values(tmp_path):
     x = c.example_inputs[0]
     got = Program(c.pte).method().run([x.numpy()])[0]
     np.testing.assert_allclose(got, c.eager(x).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_long_data_dependent_expression_is_cut():
+    """SSDLite's postprocessing fails export with a 5,000-character expression, repeated
+    unhinted and followed by its symbols: the one line keeps 80 characters of it."""
+    from aot.compiler.export import _short_expression
+    expr = " + ".join(f"4*Min(300, u{i})" for i in range(90)) + " > 4000"
+    line = f"Could not guard on data-dependent expression {expr} (unhinted: {expr}).  (Size-like symbols: u0, u1)"
+    assert _short_expression(line) == f"Could not guard on data-dependent expression {expr[:80]} ..."
+    assert _short_expression("Could not guard on data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)).  "
+                             "(Size-like symbols: none)") == "Could not guard on data-dependent expression Eq(u0, 1)"
+    assert _short_expression("shape '[3, 5]' is invalid") == "shape '[3, 5]' is invalid"

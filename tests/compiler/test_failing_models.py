@@ -20,9 +20,11 @@ EXPECTED = {
     "unsupported_op": (("fp32", "int8"), ["operator aten::_linalg_det.result is not supported", "unsupported_op.py:8"]),
     "data_dependent_shape": (("fp32", "int8"), ["aten::index.Tensor_out", "data_dependent_shape.py:13",
                                                 "output shape depends on the data"]),
-    "control_flow": (("fp32", "int8"), ["torch.export failed at control_flow.py:8", "Python control flow"]),
+    "control_flow": (("fp32", "int8"), ["torch.export failed at control_flow.py:8: Could not guard on "
+                                        "data-dependent expression Eq(u0, 1) (Python control flow"]),
     "value_as_size": (("fp32", "int8"), ["torch.export failed at value_as_size.py:8",
-                                         "a size taken from a tensor's values"]),
+                                         "data-dependent expression u0 (Python control flow or a size taken "
+                                         "from a tensor's values"]),
     "wrong_example_inputs": (("fp32", "int8"), ["torch.export failed at wrong_example_inputs.py:12",
                                                 "[1, 12] X [10, 4]"]),
     "bad_dtype": (("fp32", "int8"), ["aten::view_as_complex_copy.out is not supported", "bad_dtype.py:8"]),
