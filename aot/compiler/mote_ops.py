@@ -65,8 +65,9 @@ SCHEMAS = {
     "avg_pool2d_s8": "Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, "
                      "bool count_include_pad, int zero_point, int activation_min, "
                      "int activation_max",
+    # ceil_mode last: the kernel also takes the programs written before it (no ceil_mode)
     "max_pool2d_s8": "Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, "
-                     "int[2] dilation, int activation_min, int activation_max",
+                     "int[2] dilation, int activation_min, int activation_max, bool ceil_mode=False",
     "mean_s8": "Tensor input, int input_zero_point, int output_zero_point, int multiplier, "
                "int shift",
     "pad_s8": "Tensor input, int[4] pads, int pad_value",
@@ -142,6 +143,9 @@ def _shape(name: str, args) -> tuple:
     if name == "max_pool2d_s8":
         x = args[0]
         stride = args[2] if len(args[2]) else args[1]
+        if len(args) > 7 and args[7]:
+            return (x.shape[0], *(int8ref.pool_ceil_dim(x.shape[1 + i], args[1][i], stride[i], args[3][i],
+                                                        args[4][i]) for i in range(2)), x.shape[3])
         return _conv_shape(x.shape[0], x.shape[1], x.shape[2], x.shape[3], args[1],
                            stride, args[3], args[4])
     if name == "mean_s8":

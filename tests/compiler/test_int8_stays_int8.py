@@ -274,3 +274,39 @@ def test_batch_norm_after_no_conv_runs_as_a_1x1_depthwise_conv():
 def test_batch_norm_after_a_conv_still_folds():
     low = _check(BasicBlock(), (1, 8, 8, 8), ["conv2d_s8"])
     assert "mote.depthwise_conv2d_s8.default" not in _mote_ops(low)
+
+
+# ----------------------------------------------------------------------------- max_pool2d(ceil_mode=True)
+
+class SqueezeNetStem(nn.Module):
+    """torchvision SqueezeNet 1.0's start: conv 7x7/2, ReLU, MaxPool2d(3, 2,
+    ceil_mode=True), a Fire module (squeeze 1x1, expand 1x1 and 3x3, cat), and
+    the next ceil-mode pool."""
+
+    def __init__(self, c=16, squeeze=4, expand=8):
+        super().__init__()
+        self.conv = nn.Conv2d(3, c, 7, stride=2)
+        self.pool = nn.MaxPool2d(3, 2, ceil_mode=True)
+        self.squeeze = nn.Conv2d(c, squeeze, 1)
+        self.expand1x1 = nn.Conv2d(squeeze, expand, 1)
+        self.expand3x3 = nn.Conv2d(squeeze, expand, 3, padding=1)
+        self.pool2 = nn.MaxPool2d(3, 2, ceil_mode=True)
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.conv(x)))
+        s = torch.relu(self.squeeze(x))
+        x = torch.cat([torch.relu(self.expand1x1(s)), torch.relu(self.expand3x3(s))], 1)
+        return self.pool2(x)
+
+
+def test_max_pool_ceil_mode_stays_int8():
+    # before: both pools fp32 between dequantize and quantize, arena 21,952 B, 17 instructions
+    c, calib, held = _compiled(SqueezeNetStem(), (1, 3, 33, 33))
+    share, arena, fallbacks = _figures(c)
+    assert fallbacks == []
+    assert share == 100.0
+    assert arena == 16335 and len(c.spec.instructions) == 11     # measured
+    assert [i.op for i in c.spec.instructions].count("mote::max_pool2d_s8") == 2
+    _host_equals_reference(c, calib, calib + held)
+    low = _check(SqueezeNetStem(), (1, 3, 33, 33), ["max_pool2d_s8"])
+    assert tuple(low(*_inputs((1, 3, 33, 33), 1, 0)[0]).shape) == (1, 16, 3, 3)   # 33 -> 14 -> 7 -> 3 (ceil)

@@ -1023,7 +1023,8 @@ def _island_cases():
     """The kernels that keep issue 36's ops in int8: grouped convolution (RegNetX's
     group width 16, a stride-2 one with a clamp; plain C on every target), mul with a
     broadcast operand (a squeeze-excitation gate; plain C), and the 1x1 depthwise conv a
-    BatchNorm that follows no conv becomes (depthwise_conv2d_s8: DSP / MVE paths too)."""
+    BatchNorm that follows no conv becomes (depthwise_conv2d_s8: DSP / MVE paths too), max
+    pool with ceil_mode (plain C)."""
     from tests.kernels.test_int8_island_kernels import GCONV_CASES, MUL_CASES, _gconv_args, _mul_args
     rng = np.random.default_rng(36)
     cases = []
@@ -1039,13 +1040,19 @@ def _island_cases():
     bn = _dw(rng, "bn_1x1", 1, 6, 5, 24, 1, (1, 1), (1, 1), (0, 0), (1, 1), "relu")
     bn["args"][1] = np.where(rng.random((1, 1, 1, 24)) < 0.5, -127, 127).astype(np.int8)
     bn["out"] = R.depthwise_conv2d_s8(*bn["args"])
-    return cases + [bn, _eform(bn)]
+    cases += [bn, _eform(bn)]
+    from tests.kernels.test_int8_island_kernels import CEIL_POOL_CASES, _pool_args
+    for i, case in enumerate(CEIL_POOL_CASES):   # max_pool2d_s8 with ceil_mode (plain C)
+        args = _pool_args(rng, case, True)
+        cases.append(dict(name=f"maxpool_ceil{i}", op="max_pool2d_s8", args=args, out=R.max_pool2d_s8(*args),
+                          macs=0, scratch=0))
+    return cases
 
 
 @pytest.mark.parametrize("target", list(TARGETS))
 def test_island_kernel_bytes_on_cortex_m(tmp_path, target):
     """Issue 36's int8 kernels (grouped conv, broadcast mul, BatchNorm as a 1x1
-    depthwise conv) on the M33 (DSP and plain builds) and the M55 (MVE and plain):
+    depthwise conv, ceil-mode max pool) on the M33 (DSP and plain builds) and the M55 (MVE and plain):
     every byte equals the integer reference."""
     cases = _island_cases()
     write_vectors(tmp_path / "vectors.h", cases)

@@ -22,6 +22,7 @@ BLOCKS = {
     "regnetx_block": (lambda: B.RegNetXBlock(), (1, 16, 12, 12)),
     "squeeze_excitation": (lambda: B.SqueezeExcitation(gate=nn.Sigmoid), (1, 3, 10, 10)),
     "densenet_block": (lambda: B.DenseBlock(), (1, 3, 8, 8)),
+    "squeezenet_stem": (lambda: B.SqueezeNetStem(), (1, 3, 33, 33)),
 }
 
 

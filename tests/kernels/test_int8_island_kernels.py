@@ -139,3 +139,55 @@ def test_mul_s8_broadcast_errors(libs):
     args[0], args[1] = good[1], good[0]
     assert run(ref, SYM_MUL, args, (1, 5, 4, 8))[0] == ERR_SHAPE
     assert run(ref, SYM_MUL, good, (1, 5, 4, 1))[0] == ERR_SHAPE
+
+
+# ----------------------------------------------------------------------------- max pool, ceil_mode
+# (n, h, w, c), kernel, stride, padding, dilation
+CEIL_POOL_CASES = [
+    ((1, 13, 13, 8), (3, 3), (2, 2), (0, 0), (1, 1)),     # SqueezeNet: 13 -> 6 (floor 6), 14 -> 7 (floor 6)
+    ((1, 14, 11, 5), (3, 3), (2, 2), (0, 0), (1, 1)),
+    ((2, 10, 9, 3), (3, 2), (2, 3), (1, 1), (1, 1)),      # GoogLeNet's 3x3/2 with padding
+    ((1, 7, 8, 4), (2, 2), (2, 2), (0, 0), (2, 1)),       # dilation
+    ((1, 5, 5, 6), (3, 3), (3, 3), (1, 1), (1, 1)),       # a last window that would start in the right padding
+]
+SYM_MAXPOOL = "mote_kernel_mote_max_pool2d_s8_out"
+
+
+def _pool_args(rng, case, ceil):
+    shape, k, st, pd, dl = case
+    return [rng.integers(-128, 128, shape, dtype=np.int8), list(k), list(st), list(pd), list(dl), -100, 120,
+            ceil]
+
+
+@pytest.mark.parametrize("case", CEIL_POOL_CASES)
+def test_max_pool2d_s8_ceil_mode_bytes(libs, case):
+    ref, _ = libs
+    rng = np.random.default_rng(len(CEIL_POOL_CASES) + sum(case[0]))
+    args = _pool_args(rng, case, True)
+    exp = R.max_pool2d_s8(*args)
+    rc, out = run(ref, SYM_MAXPOOL, args, exp.shape)
+    assert rc == 0 and np.array_equal(out, exp)
+    # torch's own ceil_mode pool of the same values (dilation, padding) gives these bytes before the clamp
+    x = torch.tensor(args[0], dtype=torch.float32).permute(0, 3, 1, 2)
+    want = F.max_pool2d(x, case[1], case[2], case[3], case[4], ceil_mode=True).permute(0, 2, 3, 1)
+    assert np.array_equal(exp, np.clip(want.numpy(), -100, 120).astype(np.int8))
+    # ceil_mode False, and the programs without the argument (8 arguments): the floor size
+    floor = R.max_pool2d_s8(*args[:7])
+    for a in (args[:7] + [False], args[:7]):
+        rc, out = run(ref, SYM_MAXPOOL, a, floor.shape)
+        assert rc == 0 and np.array_equal(out, floor)
+
+
+def test_max_pool2d_s8_ceil_mode_errors(libs):
+    ref, _ = libs
+    rng = np.random.default_rng(4)
+    args = _pool_args(rng, CEIL_POOL_CASES[0], True)
+    exp = R.max_pool2d_s8(*args)
+    assert exp.shape == (1, 6, 6, 8)
+    assert run(ref, SYM_MAXPOOL, args, (1, 6, 6, 8))[0] == 0
+    assert run(ref, SYM_MAXPOOL, args[:7] + [False], (1, 6, 6, 8))[0] == 0     # 13: ceil = floor
+    args14 = _pool_args(rng, CEIL_POOL_CASES[1], True)
+    assert run(ref, SYM_MAXPOOL, args14, (1, 7, 5, 5))[0] == 0
+    assert run(ref, SYM_MAXPOOL, args14, (1, 6, 5, 5))[0] == ERR_SHAPE         # the floor size with ceil_mode
+    assert run(ref, SYM_MAXPOOL, args14[:7] + [False], (1, 7, 5, 5))[0] == ERR_SHAPE
+    assert run(ref, SYM_MAXPOOL, args14[:7] + [1], (1, 7, 5, 5))[0] == ERR_ARGS  # not a bool

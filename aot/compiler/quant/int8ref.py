@@ -654,9 +654,19 @@ def avg_pool2d_s8(input, kernel_size, stride, padding, count_include_pad: bool,
     return _clamp_s8(q, int(activation_min), int(activation_max))
 
 
+def pool_ceil_dim(size: int, k: int, s: int, p: int, d: int) -> int:
+    """Output size of a pooling axis with ceil_mode (PyTorch's rule): windows may run
+    past the end, but the last one starts inside the input or its left padding."""
+    out = -(-(size + 2 * p - d * (k - 1) - 1) // s) + 1
+    if (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
 def max_pool2d_s8(input, kernel_size, stride, padding, dilation, activation_min: int,
-                  activation_max: int) -> np.ndarray:
-    """int8 max pool, NHWC, same qparams in and out; padded taps are ignored.
+                  activation_max: int, ceil_mode: bool = False) -> np.ndarray:
+    """int8 max pool, NHWC, same qparams in and out; padded taps are ignored
+    (ceil_mode: also the taps of the last windows past the input's end).
     Returns int8 [N,Ho,Wo,C]."""
     x = _check_int8(input, "input", 4)
     k = _pair(kernel_size, "kernel_size")
@@ -664,8 +674,14 @@ def max_pool2d_s8(input, kernel_size, stride, padding, dilation, activation_min:
     p = _pair(padding, "padding")
     d = _pair(dilation, "dilation")
     n, h, w, c = x.shape
-    ho, wo = _pool_out(h, w, k, s, p, d)
-    xp = np.pad(x.astype(np.int16), ((0, 0), (p[0], p[0]), (p[1], p[1]), (0, 0)),
+    if ceil_mode:
+        ho, wo = pool_ceil_dim(h, k[0], s[0], p[0], d[0]), pool_ceil_dim(w, k[1], s[1], p[1], d[1])
+    else:
+        ho, wo = _pool_out(h, w, k, s, p, d)
+    # rows / columns past the padded input that the last windows reach (ceil_mode)
+    eh = max(0, (ho - 1) * s[0] + d[0] * (k[0] - 1) + 1 - (h + 2 * p[0]))
+    ew = max(0, (wo - 1) * s[1] + d[1] * (k[1] - 1) + 1 - (w + 2 * p[1]))
+    xp = np.pad(x.astype(np.int16), ((0, 0), (p[0], p[0] + eh), (p[1], p[1] + ew), (0, 0)),
                 constant_values=-129)  # below every int8: never the max of a window
     out = np.full((n, ho, wo, c), -129, np.int16)
     for win in _windows(xp, *k, *s, *d, ho, wo):

@@ -35,12 +35,11 @@ def _out(lw, site: Site, node, perm) -> QVal:
 
 # ------------------------------------------------------------------ pooling
 def match_maxpool(lw, site: Site) -> bool:
-    a = site.core.args
-    return _shared_rank4(lw, site) and not (len(a) > 5 and a[5])
+    return _shared_rank4(lw, site)
 
 
 def emit_maxpool(lw, site: Site) -> QVal:
-    """mote::max_pool2d_s8 on NHWC (kernel, stride, padding, dilation)."""
+    """mote::max_pool2d_s8 on NHWC (kernel, stride, padding, dilation, ceil_mode)."""
     core = site.core
     a = core.args
     x = lw.dq_src(a[0])
@@ -48,7 +47,8 @@ def emit_maxpool(lw, site: Site) -> QVal:
     st = pair(a[2] if len(a) > 2 and len(a[2]) else None, k)
     pd = pair(a[3] if len(a) > 3 else None, [0])
     dl = pair(a[4] if len(a) > 4 else None, [1])
-    node = lw.call(lw.op("max_pool2d_s8"), (lw.nhwc(x, core), k, st, pd, dl, -128, 127), core)
+    ceil = bool(a[5]) if len(a) > 5 else bool(core.kwargs.get("ceil_mode", False))
+    node = lw.call(lw.op("max_pool2d_s8"), (lw.nhwc(x, core), k, st, pd, dl, -128, 127, ceil), core)
     set_qparams(node, [(x.scale, x.zp)], site.out_qparams)
     return _out(lw, site, node, NHWC)
 
@@ -263,7 +263,7 @@ def emit_embedding(lw, site: Site) -> QVal:
 
 PATTERNS = (
     Pattern("maxpool", frozenset({aten.max_pool2d.default}), ("mote::max_pool2d_s8",), match_maxpool,
-            emit_maxpool, f"mote::max_pool2d_s8 takes a 4-D int8 input with {SHARED} and no ceil_mode"),
+            emit_maxpool, f"mote::max_pool2d_s8 takes a 4-D int8 input with {SHARED}"),
     Pattern("avgpool", frozenset({aten.avg_pool2d.default}), ("mote::avg_pool2d_s8",), match_avgpool,
             emit_avgpool, f"mote::avg_pool2d_s8 takes a 4-D int8 input with {SHARED}, no ceil_mode "
             "and no divisor_override"),
