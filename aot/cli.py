@@ -52,8 +52,18 @@ def _cmd_export(args) -> int:
             raise MoteError(f"--external-weights {ptd} is the program's own path (-o): name a .ptd file, "
                             "or give --external-weights alone for one beside the program")
     recipe = Recipe.from_args(args, external_weights=ptd)
-    result = compile_model_file(args.model, recipe, out_pte=args.output)
+    if recipe.delegate is None:
+        result = compile_model_file(args.model, recipe, out_pte=args.output)
+    else:  # the delegates' backend pool, measured on the host, goes into ops.json before it is written
+        from aot.compiler.pipeline import write_outputs
+        from aot.tools.compare import record_backend_pool
+        result = compile_model_file(args.model, recipe)
+        record_backend_pool(result)
+        write_outputs(result, Path(args.output), Path(ptd) if ptd else None)
     print(result.summary())
+    if result.manifest.get("memory", {}).get("backend_pool_bytes"):
+        print(f"backend pool: {result.manifest['memory']['backend_pool_bytes']:,} B measured on the host "
+              "(ops.json memory.backend_pool_bytes; mote-run -p MiB)")
     if ptd is not None:
         from aot.pte.flat_tensor import read_ptd
         held = len(read_ptd(result.ptd)) - len(result.external)

@@ -9,7 +9,9 @@
      "memory": {"arena_bytes": [..],            # one entry per memory id 1..n
                 "arena_lower_bound_bytes": ..,  # live-bytes lower bound
                 "constants_bytes": ..,          # constant segment bytes
-                "runtime_state_bytes": null, "scratch_bytes": .., "stack_bytes": null},
+                "runtime_state_bytes": null, "scratch_bytes": .., "stack_bytes": null,
+                # --delegate (aot export): the delegates' backend pool measured on the host
+                "backend_pool_bytes": ..},
      "inputs": [{"index": .., "shape": [..], "dtype": "float32", "bytes": ..}],
      "outputs": [...], "pte_bytes": .., "method": "forward"}
 
@@ -164,6 +166,10 @@ def model_header_text(spec: ir.ProgramSpec, name: str = "model", manifest: dict 
     for key, macro in (("runtime_state_bytes", "RUNTIME_STATE"), ("stack_bytes", "STACK")):
         if mem.get(key) is not None:
             L.append(f"#define MOTE_MODEL_{macro}_BYTES {mem[key]}u")
+    if mem.get("backend_pool_bytes"):
+        L.append("/* The delegates' backend pool (mote_memory_t.backend) the program took on the host"
+                 " (aot export --delegate measures it). */")
+        L.append(f"#define MOTE_MODEL_BACKEND_POOL_BYTES {mem['backend_pool_bytes']}u")
     L.append(f"#define MOTE_MODEL_PTE_BYTES {m['pte_bytes']}u")
     if m.get("pte_crc32") is not None:
         L.append("/* CRC-32 (IEEE 802.3, zlib's) of the whole .pte: program and data segments. */")

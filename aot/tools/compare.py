@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -102,6 +103,28 @@ def _host_method(program, compiled):
             raise RunError(f"the host library (build/host) has no {compiled.delegation['backend']}: install "
                            "libxnnpack-dev and libpthreadpool-dev and rerun `make bootstrap`") from None
         raise
+
+
+def record_backend_pool(compiled) -> Optional[int]:
+    """A delegated program's backend pool need, measured on the host: its method inits
+    (the pool grown as method_sized does) and runs once on the example inputs; the
+    delegates' high-water mark (bytes) goes into compiled.manifest["memory"]
+    ["backend_pool_bytes"] (ops.json; mote_model.h MOTE_MODEL_BACKEND_POOL_BYTES).
+    None, recording nothing, without delegates or when the host library lacks the
+    backend (the program still runs where it is linked)."""
+    from aot.compiler.pipeline import program_inputs
+    from aot.errors import RunError
+    from aot.host.runtime import Program
+    if not compiled.delegation:
+        return None
+    try:
+        method = _host_method(Program(compiled.pte, data_map=compiled.ptd), compiled)
+    except RunError:
+        return None
+    method.run(program_inputs(compiled, compiled.example_inputs))
+    need = int(method.backend_pool_used)
+    compiled.manifest.setdefault("memory", {})["backend_pool_bytes"] = need
+    return need
 
 
 def _run_on_linux(compiled, arrays, target: str, timeout: float, stats: dict) -> list:

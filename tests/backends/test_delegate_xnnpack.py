@@ -980,3 +980,32 @@ def test_mote_run_pool_option_and_its_error_line(tmp_path):
     with np.load(tmp_path / "out.npz") as z:
         assert _max_rel(z["output_0"], c.eager(*c.example_inputs).detach().numpy()) <= 1e-5
     assert run("-p", "0").returncode == 1 and run("-p", "x").returncode == 1
+
+
+@pytest.mark.slow  # an aot process, importing torch
+def test_aot_export_delegate_records_the_pool_it_measured(tmp_path):
+    """aot export --delegate runs the program once on the host and records what its
+    delegates took of the backend pool: ops.json memory.backend_pool_bytes, the
+    mote_model.h macro, and the summary line; mote-run inits with that many MiB."""
+    import json
+    import math
+    from aot.compiler.manifest import model_header_text
+    r = subprocess.run([sys.executable, "-m", "aot", "export", str(ROOT / "zoo" / "mobilenet_v1_025.py"),
+                        "--delegate", "xnnpack", "-o", str(tmp_path / "m.pte")],
+                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    ops = json.loads((tmp_path / "m.ops.json").read_text())
+    need = ops["memory"]["backend_pool_bytes"]
+    from aot.host.runtime import Program
+    m = Program((tmp_path / "m.pte").read_bytes()).method()
+    m.run([a.numpy() for a in _delegated("mobilenet_v1_025").example_inputs])
+    assert need == m.backend_pool_used > 0  # measured here: 1,513,000 B
+    assert f"backend pool: {need:,} B measured on the host" in r.stdout
+    c = _delegated("mobilenet_v1_025")
+    assert f"#define MOTE_MODEL_BACKEND_POOL_BYTES {need}u" in model_header_text(c.spec, "m", ops)
+    import numpy as np
+    np.savez(tmp_path / "in.npz", *[a.numpy() for a in c.example_inputs])
+    exe = ROOT / "build" / "host" / "ports" / "linux" / "mote-run"
+    r = subprocess.run([str(exe), "-p", str(math.ceil(need / (1 << 20))), "-o", str(tmp_path / "out.npz"),
+                        str(tmp_path / "m.pte"), str(tmp_path / "in.npz")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
