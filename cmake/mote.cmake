@@ -25,6 +25,9 @@
 # UART, the port hooks) and link with the board's linker script, for a project
 # without startup code of its own (examples/cmake). Without PORT the
 # application provides mote_port_log, mote_port_ticks and mote_port_abort.
+# With PORT on a board flashed as a UF2 (pico, pico2) a post-build step writes
+# <target>.uf2 beside the ELF (`aot uf2 ELF --board BOARD`), for the BOOTSEL drive
+# or `aot flash <target>.uf2`.
 #
 # The compiler flags are the user's (toolchain file, CMAKE_C_FLAGS): give the
 # board's -mcpu/-mfpu/-mfloat-abi there; `aot board-sources BOARD` prints
@@ -95,6 +98,11 @@ function(_mote_board_sources board id)
         set(qemu "")
     endif()
     set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_qemu_machine" "${qemu}")
+    string(JSON sim ERROR_VARIABLE no_sim GET "${json}" simulator)
+    if(no_sim OR sim STREQUAL "null")
+        set(sim "")
+    endif()
+    set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_simulator" "${sim}")
     _mote_check_compiler("${board}" "${json}")
     foreach(key runtime_sources embed_sources kernel_sources include_dirs arch_flags)
         _mote_json_list(list "${json}" ${key})
@@ -106,6 +114,11 @@ function(_mote_board_sources board id)
         _mote_json_list(list "${json}" port ${key})
         set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_port_${key}" "${list}")
     endforeach()
+    string(JSON uf2 ERROR_VARIABLE no_uf2 GET "${json}" port uf2_family_id)
+    if(no_uf2 OR uf2 STREQUAL "null")
+        set(uf2 "")
+    endif()
+    set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_uf2_family_id" "${uf2}")
     set_property(GLOBAL PROPERTY "MOTE_BOARD_${id}_LOADED" TRUE)
 endfunction()
 
@@ -295,6 +308,7 @@ function(mote_model_sources prefix)
     set(${prefix}_KERNEL_SOURCES ${kernels} PARENT_SCOPE)
     set(${prefix}_OUTPUT_DIR "${out}" PARENT_SCOPE)
     set(${prefix}_BOARD_ID ${id} PARENT_SCOPE)
+    set(${prefix}_BOARD "${M_BOARD}" PARENT_SCOPE)
     set(${prefix}_GENERATED ${generated} PARENT_SCOPE)
 endfunction()
 
@@ -333,13 +347,26 @@ function(mote_add_model target)
         target_include_directories(${target} PRIVATE "${pdir}" ${pinc})
         target_link_options(${target} PRIVATE ${pld} "-T${pdir}/firmware.ld")
         set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${pdir}/firmware.ld")
+        _mote_get(uf2 ${id} uf2_family_id)
+        if(uf2)
+            # A board flashed as a UF2 (pico, pico2): <target>.uf2 beside the ELF after every
+            # link, made by `aot uf2` (the ELF->UF2 path of `aot build`'s firmware.uf2).
+            add_custom_command(TARGET ${target} POST_BUILD
+                COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot uf2
+                        "$<TARGET_FILE:${target}>" --board "${_mote_BOARD}"
+                        -o "$<TARGET_FILE_DIR:${target}>/$<TARGET_FILE_BASE_NAME:${target}>.uf2"
+                COMMENT "Mote: ${target}.uf2 for ${_mote_BOARD} (aot uf2, UF2 family ${uf2})"
+                VERBATIM)
+        endif()
     endif()
     message(STATUS "Mote: ${target}: model compiled at build time by aot generate into ${out}")
 endfunction()
 
 # mote_add_qemu_run(<target> BOARD b [TIMEOUT s]): a `<target>-run` target that
 # runs the firmware in the board's QEMU machine and shows its UART
-# (`aot qemu`; exit status = the firmware's).
+# (`aot qemu`; exit status = the firmware's). The pico runs on rp2040js from
+# the UF2 beside the ELF (the post-build step's; `aot qemu` writes it if missing),
+# TIMEOUT then being simulated seconds.
 function(mote_add_qemu_run target)
     cmake_parse_arguments(R "" "BOARD;TIMEOUT" "" ${ARGN})
     if(NOT R_TIMEOUT)
@@ -348,13 +375,19 @@ function(mote_add_qemu_run target)
     string(MAKE_C_IDENTIFIER "${R_BOARD}" id)
     _mote_board_sources("${R_BOARD}" ${id})
     _mote_get(machine ${id} qemu_machine)
-    if(NOT machine)
+    _mote_get(sim ${id} simulator)
+    if(NOT machine AND NOT sim STREQUAL "rp2040js")
         message(FATAL_ERROR "mote_add_qemu_run(${target} BOARD ${R_BOARD}): board ${R_BOARD} has no QEMU "
                 "machine (boards/${R_BOARD}.json names no simulator): run it on the board (aot flash, aot monitor)")
+    endif()
+    if(machine)
+        set(where "in QEMU (${machine})")
+    else()
+        set(where "on ${sim}")
     endif()
     add_custom_target(${target}-run
         COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot qemu
                 "$<TARGET_FILE:${target}>" --board "${R_BOARD}" --timeout ${R_TIMEOUT}
         DEPENDS ${target} USES_TERMINAL VERBATIM
-        COMMENT "Mote: running ${target} on ${R_BOARD} in QEMU")
+        COMMENT "Mote: running ${target} on ${R_BOARD} ${where}")
 endfunction()

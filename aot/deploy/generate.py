@@ -879,7 +879,10 @@ def port_manifest(board) -> dict:
     which includes the mote_binary_info.h `aot generate` writes) as a build
     system needs it: sources, include folders, the files `aot generate` writes
     under port/ (relative to its folder), link flags without the linker script
-    (port/firmware.ld) and the libraries."""
+    (port/firmware.ld), the libraries, and for a board flashed as a UF2 (pico,
+    pico2) its UF2 family ID ("0xe48bff56"; else null): the build systems then add
+    a post-build `aot uf2 ELF --board B` step (cmake/mote.cmake,
+    integrations/platformio/extra_script.py)."""
     from aot.deploy.firmware import (LINK_LIBS, binary_info_port_sources, link_flags, port_include_dirs,
                                      port_sources)
     return {"sources": [str(p) for p in port_sources(board) + binary_info_port_sources(board)],
@@ -887,7 +890,8 @@ def port_manifest(board) -> dict:
             "generated_sources": ["port/boot2_image.S"] if board.boot2_bytes else [],
             "linker_script": "port/firmware.ld",
             "ldflags": [f for f in link_flags(board, "") if not f.startswith("-T")],
-            "libs": list(LINK_LIBS), "stack_bytes": GENERATE_STACK_BYTES}
+            "libs": list(LINK_LIBS), "stack_bytes": GENERATE_STACK_BYTES,
+            "uf2_family_id": f"0x{board.uf2_family_id:08x}" if board.uf2_family_id is not None else None}
 
 
 def board_sources(board_name: str, port_dir=None) -> dict:
@@ -911,6 +915,7 @@ def board_sources(board_name: str, port_dir=None) -> dict:
         "arch_flags": list(board.arch_flags),
         "qemu_machine": (board.simulator.machine if board.simulator is not None
                          and board.simulator.kind == "qemu" else None),
+        "simulator": board.simulator.kind if board.simulator is not None else None,  # qemu, rp2040js
         "port": port_manifest(board),
     }
 

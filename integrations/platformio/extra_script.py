@@ -6,7 +6,9 @@
 # to the build with env.BuildSources, puts the include folders on the path and
 # prints the size table. With Mote's local platform (mote-qemu), or with
 # custom_mote_port = yes, it also adds Mote's bare-metal port (startup,
-# vectors, UART, linker script) from mote_sources.json's "port" section.
+# vectors, UART, linker script) from mote_sources.json's "port" section; on a
+# board flashed as a UF2 (the port's uf2_family_id: pico, pico2) a post-build
+# action then writes ${PROGNAME}.uf2 beside the ELF with `aot uf2`.
 #
 # PlatformIO runs a library's extraScript each time it creates the library's
 # builder, which can happen more than once per environment; the generate step
@@ -133,6 +135,23 @@ def _flags(build_env, srcs, port):
     build_env.Append(CFLAGS=cflags)
 
 
+def _uf2_action(board):
+    """The post-build action writing <program>.uf2 from the linked ELF: `aot uf2 ELF
+    --board BOARD -o ...` (the one ELF->UF2 path of Mote, as `aot build` writes firmware.uf2)."""
+    def write_uf2(target, source, env):  # pylint: disable=unused-argument
+        elf = target[0].get_abspath()
+        uf2 = os.path.splitext(elf)[0] + ".uf2"
+        try:
+            python, _ = mote_pio.find_python(_option("python"), env.subst("$PYTHONEXE"))
+        except mote_pio.MoteSetupError as exc:
+            sys.stderr.write("mote: error: %s\n" % exc)
+            return 1
+        cmd = mote_pio.aot_command(python) + ["uf2", elf, "--board", board, "-o", uf2]
+        sys.stdout.flush()
+        return subprocess.call(cmd)
+    return genv.VerboseAction(write_uf2, "Mote: ${PROGNAME}.uf2 for %s (aot uf2)" % board)
+
+
 def _setup_once():
     mote_dir = genv.subst(os.path.join("$BUILD_DIR", "mote"))
     try:
@@ -170,6 +189,10 @@ def _setup_once():
         genv.AppendUnique(LIBS=mote_pio.libs_of(p.get("libs", [])))
         _say("bare-metal port for %s: %d files, linker script %s" % (
             srcs.board, len(p.get("sources", [])), p.get("linker_script")))
+        if p.get("uf2_family_id"):
+            genv.AddPostAction(os.path.join("$BUILD_DIR", "${PROGNAME}${PROGSUFFIX}"), _uf2_action(srcs.board))
+            _say("UF2 for %s (family %s): %s.uf2 beside the ELF after each link" % (
+                srcs.board, p["uf2_family_id"], genv.subst("${PROGNAME}")))
     elif genv.get("PIOPLATFORM") == LOCAL_PLATFORM:
         _say("custom_mote_port = no: your sources provide the startup code and linker script")
     else:

@@ -55,7 +55,8 @@ def cmake_project(base: Path, board: str, int8: bool) -> Path:
     line = f"mote_add_model(app MODEL model.py BOARD ${{MOTE_BOARD}}{' INT8' if int8 else ''} SELFTEST 2 PORT)"
     text = cml.read_text().replace(EXAMPLE_LINE, line)
     assert QEMU_LINE in text
-    cml.write_text(text.replace(QEMU_LINE, ""))  # the Picos have no QEMU machine
+    # the pico's run target runs on rp2040js; the Pico 2 has no simulator
+    cml.write_text(text if board == "pico" else text.replace(QEMU_LINE, ""))
     flags = " ".join(board_sources(board)["arch_flags"])
     toolchain = src / "toolchain.cmake"
     toolchain.write_text("set(CMAKE_SYSTEM_NAME Generic)\nset(CMAKE_SYSTEM_PROCESSOR arm)\n"
@@ -92,12 +93,19 @@ def cmake_builds(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("board,int8", CASES)
-def test_cmake_project_image_carries_the_binary_info(cmake_builds, board, int8):
+def test_cmake_project_image_carries_the_binary_info(cmake_builds, board, int8, tmp_path):
     build = cmake_builds[board]
     gen = build / "mote" / "app"
     elf = build / "app.elf"
     b = load_board(board)
+    # the post-build step of mote_add_model(... PORT) on a UF2 board: app.uf2 beside the ELF,
+    # the bytes `aot uf2` and `aot build`'s path (flash_images) make of the ELF
+    post_build = (build / "app.uf2").read_bytes()
+    made = tmp_path / "aot-uf2.uf2"
+    _run([PYTHON, "-m", "aot", "uf2", elf, "--board", board, "-o", made])
+    assert post_build == made.read_bytes()
     binf, uf2 = flash_images(b, elf)
+    assert uf2 == build / "app.uf2" and uf2.read_bytes() == post_build
     expected = expected_summary(gen, board, binf.stat().st_size)
     assert expected["program name"] == "mote tinycnn" and expected["pins"] == {"GP0": "UART0 TX", "GP1": "UART0 RX"}
     assert expected["description"].startswith(f"Mote model tinycnn, {'int8' if int8 else 'fp32'}, arena ")
@@ -117,6 +125,22 @@ def test_cmake_project_image_carries_the_binary_info(cmake_builds, board, int8):
 
 
 @pytest.mark.slow
+@pytest.mark.sim
+def test_cmake_pico_image_runs_on_rp2040js(cmake_builds):
+    """docs/integrating/cmake.md: `aot qemu build/app.elf --board pico` boots the post-build
+    app.uf2 on rp2040js (nothing written: it is the ELF's) and the self-test passes; so does
+    the project's `app-run` target (mote_add_qemu_run(app BOARD pico))."""
+    build = cmake_builds["pico"]
+    before = (build / "app.uf2").read_bytes()
+    proc = _run([PYTHON, "-m", "aot", "qemu", build / "app.elf", "--board", "pico", "--timeout", "30"], timeout=900)
+    assert proc.stderr == "" and (build / "app.uf2").read_bytes() == before
+    assert "MOTE SELFTEST PASS n=2" in proc.stdout and proc.stdout.rstrip().endswith("MOTE EXIT 0"), proc.stdout
+    proc = _run(["cmake", "--build", build, "--target", "app-run"], timeout=900)
+    assert "Mote: running app on pico on rp2040js" in proc.stdout and "MOTE SELFTEST PASS n=2" in proc.stdout
+    assert (build / "app.uf2").read_bytes() == before
+
+
+@pytest.mark.slow
 def test_cmake_project_carries_what_aot_build_gives(cmake_builds, tmp_path):
     """`aot build` of the same model file for pico2 (fp32, the same date): every entry
     but the binary end (the images differ: the app, the stack) is the same."""
@@ -126,6 +150,9 @@ def test_cmake_project_carries_what_aot_build_gives(cmake_builds, tmp_path):
     _run([PYTHON, "-m", "aot", "build", model, "--board", "pico2", "-o", out],
          env=dict(os.environ, SOURCE_DATE_EPOCH=EPOCH), timeout=900)
     built = bi.read_uf2((out / "firmware.uf2").read_bytes()).summary()
+    # `aot uf2` of aot build's own ELF is aot build's firmware.uf2, byte for byte
+    _run([PYTHON, "-m", "aot", "uf2", out / "firmware.elf", "--board", "pico2", "-o", tmp_path / "again.uf2"])
+    assert (tmp_path / "again.uf2").read_bytes() == (out / "firmware.uf2").read_bytes()
     generated = bi.read_elf(build / "app.elf", "RP2350").summary()
     assert built.pop("binary end") != generated.pop("binary end")
     assert built == generated and built["description"].startswith("Mote model tinycnn, fp32, arena ")

@@ -501,6 +501,13 @@ def test_pico_project_image_carries_the_binary_info(pio_env, tmp_path):
     from_uf2 = bi.read_uf2(bin_to_uf2(image, board.flash.origin, board.uf2_family_id))
     from_elf = bi.read_elf(out / "program.elf", "RP2040")
     assert from_uf2.summary() == expected and from_elf == from_uf2
+    # the extra script's post-build action: program.uf2 beside the ELF, `aot uf2`'s bytes
+    assert "mote: UF2 for pico (family 0xe48bff56): program.uf2 beside the ELF after each link" in log, log[-4000:]
+    made = tmp_path / "made.uf2"
+    subprocess.run([PYTHON, "-m", "aot", "uf2", out / "program.elf", "--board", "pico", "-o", made], check=True,
+                   capture_output=True)
+    assert (out / "program.uf2").read_bytes() == made.read_bytes() == bin_to_uf2(image, board.flash.origin,
+                                                                                   board.uf2_family_id)
 
 
 @pytest.mark.slow
