@@ -1,5 +1,6 @@
 """Issue 36's blocks (tests/compiler/test_int8_stays_int8.py: in-place residual,
-grouped conv, squeeze-excitation, BatchNorm after no conv, ...) compiled with
+grouped conv, squeeze-excitation, BatchNorm after no conv, ceil-mode max pool,
+einsum attention) compiled with
 --int8 and run as firmware on mps2-an505 (Cortex-M33: DSP kernels, the
 program's pre-widened DSP weights) and mps3-an547 (Cortex-M55: MVE kernels):
 every output byte equals the host runtime's, which equals the Python integer
@@ -23,6 +24,7 @@ BLOCKS = {
     "squeeze_excitation": (lambda: B.SqueezeExcitation(gate=nn.Sigmoid), (1, 3, 10, 10)),
     "densenet_block": (lambda: B.DenseBlock(), (1, 3, 8, 8)),
     "squeezenet_stem": (lambda: B.SqueezeNetStem(), (1, 3, 33, 33)),
+    "maxvit_attention": (lambda: B.MaxViTAttention(), (1, 2, 9, 16)),
 }
 
 

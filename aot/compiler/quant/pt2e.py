@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import inspect
+from math import prod
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
@@ -51,12 +52,15 @@ def export_for_quantization(module: torch.nn.Module, example_inputs: Sequence[to
                             recurrent: bool = True) -> GraphModule:
     """``torch.export.export(module, inputs).module(check_guards=False)`` (a
     GraphModule of ATen ops that PT2E can annotate), with every
-    ``scaled_dot_product_attention`` decomposed (:func:`decompose_sdpa`) and
+    ``scaled_dot_product_attention`` decomposed (:func:`decompose_sdpa`), every
+    two-operand ``einsum`` that is a batched matrix product rewritten into one
+    (:func:`decompose_einsum`) and
     (recurrent: the int8 scheme's) every LSTM / GRU layer or cell unrolled into
     tagged steps (:func:`aot.compiler.quant.recurrent.decompose_recurrent`)."""
     ep = capture(module, example_inputs)
     gm = ep.module(check_guards=False)
     decompose_sdpa(gm)
+    decompose_einsum(gm)
     if recurrent:
         from aot.compiler.quant.recurrent import decompose_recurrent
         decompose_recurrent(gm)
@@ -83,6 +87,91 @@ def decompose_sdpa(gm: GraphModule) -> int:
             if node.op == "call_function" and "val" not in node.meta:
                 _fake_val(gm, node, mode)
         for node in new:
+            node.meta.update({k: v for k, v in n.meta.items() if k in
+                              ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node")})
+        n.replace_all_uses_with(new[-1])
+        g.erase_node(n)
+        done += 1
+    if done:
+        g.lint()
+        gm.recompile()
+    return done
+
+
+def _einsum_plan(n: Node) -> Optional[dict]:
+    """The letters of a two-operand einsum node `n` by role (batch: in both operands
+    and the output; contracted: in both, not the output; fa / fb: in one operand
+    and the output), with the operands' letters and the output's, when it is a
+    batched matrix product (no repeated letter in an operand, no ellipsis, no
+    letter summed out of one operand alone, known shapes); else None."""
+    if n.op != "call_function" or n.target != aten.einsum.default or len(n.args) != 2:
+        return None
+    eq, ops = n.args[0], n.args[1]
+    if not isinstance(eq, str) or "->" not in eq or "." in eq or len(ops) != 2 \
+            or not all(isinstance(o, Node) and isinstance(o.meta.get("val"), torch.Tensor) for o in ops):
+        return None
+    lhs, out = eq.replace(" ", "").split("->")
+    ins = lhs.split(",")
+    if len(ins) != 2 or any(len(set(t)) != len(t) for t in ins + [out]) \
+            or any(len(t) != o.meta["val"].dim() for t, o in zip(ins, ops)):
+        return None
+    a, b = ins
+    if not set(out) <= set(a) | set(b) or not (set(a) ^ set(b)) <= set(out):
+        return None
+    return dict(a=a, b=b, out=out, batch=[c for c in out if c in a and c in b],
+                contracted=[c for c in a if c in b and c not in out],
+                fa=[c for c in out if c in a and c not in b], fb=[c for c in out if c in b and c not in a])
+
+
+def _einsum_math(g, n: Node, plan: dict) -> list:
+    """The nodes of einsum `n` as permute / reshape -> matmul(a [.., Fa, K], b [.., Fb, K]^T)
+    -> reshape / permute (only where the layout needs one), at the insertion point."""
+    sizes = {}
+    for t, o in zip((plan["a"], plan["b"]), n.args[1]):
+        sizes.update(zip(t, o.meta["val"].shape))
+    batch, con = plan["batch"], plan["contracted"]
+    new = []
+
+    def call(target, args):
+        new.append(g.call_function(target, args))
+        return new[-1]
+
+    def operand(x: Node, letters: str, free: list) -> Node:
+        order = batch + free + con
+        if list(letters) != order:
+            x = call(aten.permute.default, (x, [letters.index(c) for c in order]))
+        shape = [sizes[c] for c in batch] + [prod(sizes[c] for c in free), prod(sizes[c] for c in con)]
+        if [sizes[c] for c in order] != shape:
+            x = call(aten.reshape.default, (x, shape))
+        return x
+    xa = operand(n.args[1][0], plan["a"], plan["fa"])
+    xb = call(aten.transpose.int, (operand(n.args[1][1], plan["b"], plan["fb"]), -2, -1))
+    y = call(aten.matmul.default, (xa, xb))
+    order = batch + plan["fa"] + plan["fb"]
+    if len(plan["fa"]) != 1 or len(plan["fb"]) != 1:
+        y = call(aten.reshape.default, (y, [sizes[c] for c in order]))
+    if order != list(plan["out"]):
+        y = call(aten.permute.default, (y, [order.index(c) for c in plan["out"]]))
+    return new
+
+
+def decompose_einsum(gm: GraphModule) -> int:
+    """Rewrite every two-operand ``aten.einsum`` of `gm` that is a batched matrix
+    product (attention's ``"bhid,bhjd->bhij"``, ``"bhij,bhjd->bhid"``: MaxViT) in
+    place into permutes / reshapes around ``matmul`` (the int8 lowering's
+    mote::bmm_s8, its second operand read transposed where it lies so); the
+    others stay. Returns the number rewritten."""
+    g = gm.graph
+    done = 0
+    for n in list(g.nodes):
+        plan = _einsum_plan(n)
+        if plan is None:
+            continue
+        with g.inserting_before(n):
+            new = _einsum_math(g, n, plan)
+        mode = n.args[1][0].meta["val"].fake_mode
+        for node in new:
+            _fake_val(gm, node, mode)
             node.meta.update({k: v for k, v in n.meta.items() if k in
                               ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node")})
         n.replace_all_uses_with(new[-1])
@@ -135,7 +224,7 @@ def _sdpa_math(gm: GraphModule, a: dict, mask_name: str) -> tuple:
 
 
 def _fake_val(gm: GraphModule, n: Node, mode) -> None:
-    """meta["val"] of a node made by :func:`decompose_sdpa`: its op run on the
+    """meta["val"] of a node made by :func:`decompose_sdpa` / :func:`decompose_einsum`: its op run on the
     fake values of its inputs (constants converted to fakes of `mode`)."""
     def val(a):
         if not isinstance(a, Node):

@@ -90,12 +90,12 @@ def emit_binary(lw, site: Site) -> QVal:
 
 # ------------------------------------------------------------------ matmul
 def match_bmm(lw, site: Site) -> bool:
-    """Two int8 tensors of rank 2 to 4, equal leading (batch) dims, K matching."""
+    """Two int8 tensors of rank 2 to 6, equal leading (batch) dims, K matching."""
     a = site.core.args
     if not int_inputs(a[:2]):
         return False
     sa, sb = lw.shape(a[0]), lw.shape(a[1])
-    return len(sa) == len(sb) and 2 <= len(sa) <= 4 and sa[:-2] == sb[:-2] \
+    return len(sa) == len(sb) and 2 <= len(sa) <= 6 and sa[:-2] == sb[:-2] \
         and sa[-1] == sb[-2] and min(sa + sb) >= 1
 
 
@@ -322,7 +322,7 @@ PATTERNS = (
             "mote::mul_s8 multiplies two int8 tensors of one shape, or one broadcast over the other "
             "(same rank, no constant)", tail="act"),
     Pattern("bmm", MATMUL_OPS, ("mote::bmm_s8",), match_bmm, emit_bmm,
-            "mote::bmm_s8 multiplies two int8 tensors of rank 2 to 4 with equal batch dims", tail="scale"),
+            "mote::bmm_s8 multiplies two int8 tensors of rank 2 to 6 with equal batch dims", tail="scale"),
     Pattern("masked_fill", MASKED_FILL_OPS, ("aten::masked_fill",), match_masked_fill, emit_masked_fill,
             "masked_fill runs on int8 with a constant mask, a constant value and its input's qparams"),
     Pattern("softmax", SOFTMAX_OPS, ("mote::softmax_s8",), match_softmax, emit_softmax,
