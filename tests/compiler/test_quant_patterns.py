@@ -1,7 +1,8 @@
 """The quantization lowering is a table of declared patterns
 (aot/compiler/quant/patterns, aot/compiler/quant/int4.py): each says what it
 matches, what it emits and why an op it refuses stays fp32; every mote:: op
-the package creates is declared by exactly one pattern; the reason reaches the
+the package creates is declared by exactly one pattern (or the recurrent
+lowering's EMITS, aot/compiler/quant/recurrent.py); the reason reaches the
 user's warning and the --int8 report."""
 import ast
 import warnings
@@ -12,13 +13,13 @@ import torch
 from torch.fx import Graph, GraphModule
 
 from aot.compiler import mote_ops
-from aot.compiler.quant import int4
+from aot.compiler.quant import int4, recurrent
 from aot.compiler.quant.lowering import Int8FallbackWarning, Lowering
 from aot.compiler.quant.patterns import BY_OP, PATTERNS
 
 QUANT = Path(__file__).resolve().parents[2] / "aot" / "compiler" / "quant"
 ALL = PATTERNS + int4.PATTERNS
-SCHEMA_OPS = set(mote_ops.SCHEMAS) | set(mote_ops.W4_SCHEMAS)
+SCHEMA_OPS = set(mote_ops.SCHEMAS) | set(mote_ops.W4_SCHEMAS) | set(mote_ops.RNN_SCHEMAS)
 
 
 def _op_names_in_source() -> dict:
@@ -54,6 +55,8 @@ def test_mote_ops_come_from_exactly_one_pattern():
     for p in ALL:
         for name in p.mote_ops():
             declared.setdefault(name, []).append(p.name)
+    for e in recurrent.EMITS:
+        declared.setdefault(e.split("::", 1)[1], []).append("recurrent cells")
     assert set(declared) <= SCHEMA_OPS, set(declared) - SCHEMA_OPS
     assert set(in_source) <= set(declared), {n: in_source[n] for n in set(in_source) - set(declared)}
     assert {n: ps for n, ps in declared.items() if len(ps) != 1} == {}

@@ -53,6 +53,7 @@ from aot.compiler.quant.opsets import (BATCH_NORM_OPS, BINARY_OPS, CAT_OPS, CONV
                                         INT16_SHARED_OPS, ISLAND_KEY, LINEAR_OPS,
                                         MASKED_FILL_OPS, MATMUL_OPS, MATMUL_SCALE_OPS,
                                         OWN_QPARAM_OPS, PRELU_OPS, SCALAR_OPS, SHARED_OPS, SOFTMAX_OPS)
+from aot.compiler.quant.observers import FiniteMinMaxObserver
 from aot.compiler.quant.state import state_constants
 from torchao.quantization.pt2e import observer as _obs
 from torchao.quantization.pt2e.fake_quantize import FakeQuantize
@@ -78,23 +79,6 @@ SOFTMAX_OUT_QSPEC = FixedQParamsQuantizationSpec(
 
 
 # ----------------------------------------------------------------------------- qspecs
-
-class FiniteMinMaxObserver(_obs.MinMaxObserver):
-    """MinMaxObserver that ignores infinities and NaNs (a causal mask's -inf
-    before softmax): the range is the one of the finite values, and -inf then
-    quantizes to quant_min (torch's quantize clamps). With only finite values
-    it is exactly MinMaxObserver."""
-
-    def forward(self, x_orig):
-        if isinstance(x_orig, torch.Tensor) and x_orig.is_floating_point() and x_orig.numel() \
-                and not bool(torch.isfinite(x_orig).all()):
-            x = x_orig.detach()
-            x = x[torch.isfinite(x)]
-            if x.numel():
-                super().forward(x)
-            return x_orig
-        return super().forward(x_orig)
-
 
 def _act_qspec(qat: bool) -> QuantizationSpec:
     if qat:

@@ -26,6 +26,7 @@ from typing import Optional, Sequence
 import torch
 from torch.fx import Graph, GraphModule, Node
 
+from aot.compiler.quant.observers import Int8FallbackWarning  # noqa: F401  (re-exported)
 from aot.compiler.quant.opsets import ISLAND_KEY
 from aot.compiler.quant.recurrent import KEEP_ROLES, RNN_KEY
 from aot.compiler.quant.patterns import BY_OP, INT16_REASON, find
@@ -39,10 +40,6 @@ __all__ = ["lower_int8", "int8_program", "quantized_program", "Int8FallbackWarni
 
 aten = torch.ops.aten
 _NO_WARN = {DQ_CH, qd.quantize_per_channel.default}
-
-
-class Int8FallbackWarning(UserWarning):
-    """An op of the quantized graph has no int8 kernel and runs in fp32."""
 
 
 @dataclass

@@ -149,7 +149,7 @@ def _replace_outputs(n: Node, outs: list) -> None:
 def _refuse(n: Node) -> bool:
     """Warn (Int8FallbackWarning, at the model's file:line) that `n` stays fp32."""
     import warnings
-    from aot.compiler.quant.lowering import Int8FallbackWarning
+    from aot.compiler.quant.observers import Int8FallbackWarning
     from aot.compiler.source import source_location, source_of
     name = str(n.target).split(".")[1] if "." in str(n.target) else str(n.target)
     msg = f"mote int8: {name} ({source_of(n) or n.name}) runs in fp32: {REFUSED}"
@@ -265,7 +265,7 @@ def _cell_qspec():
 
 
 def _make_pow2_observer():
-    from aot.compiler.quant.annotate import FiniteMinMaxObserver
+    from aot.compiler.quant.observers import FiniteMinMaxObserver
 
     class PowerOfTwoObserver(FiniteMinMaxObserver):
         """int16 symmetric observer whose scale is rounded up to a power of two
@@ -475,10 +475,22 @@ def _consts(lw, s: _Step, dry: bool = False):
     return c
 
 
+#: the mote:: ops the recurrent lowering emits (its declaration, beside the patterns'
+#: ``emits``: tests/compiler/test_quant_patterns.py holds every mote:: op to one declaration)
+EMITS = ("mote::lstm_cell_s8", "mote::gru_cell_s8")
+
+
+def _cell_op(name: str):
+    """``torch.ops.mote.<name>.default`` for a cell op EMITS declares."""
+    from aot.compiler import mote_ops
+    if f"mote::{name}" not in EMITS:
+        raise AssertionError(f"the recurrent lowering emits mote::{name} but does not declare it")
+    return mote_ops.op(name)
+
+
 def lower_q(lw, q: Node):
     """The QVal for quantize node `q` of a planned step (emitting the step's cell
     op on its first output), or None for a quantize inside the step."""
-    from aot.compiler import mote_ops
     from aot.compiler.quant.values import QVal, tag
     s, which = lw.rnn[q]
     if which is None:
@@ -491,7 +503,7 @@ def lower_q(lw, q: Node):
             cell = lw.qv[s.qc]
             args = (lw.plain(x), lw.plain(h), lw.plain(cell), c["w_ih"], c["w_hh"], c["bias"], c["mult"],
                     c["shift"], c["table"], R.cell_frac_bits(float(s.out_c.args[1])), c["zh"], c["hm"], c["hs"])
-            node = lw.call(mote_ops.op("lstm_cell_s8"), args, src)
+            node = lw.call(_cell_op("lstm_cell_s8"), args, src)
             tag(node, s.out_h.name, (0, 1))  # the op's first output (aot debug compares it with PT2E)
             hn = lw.g.call_function(operator.getitem, (node, 0))
             cn = lw.g.call_function(operator.getitem, (node, 1))
@@ -499,7 +511,7 @@ def lower_q(lw, q: Node):
         else:
             args = (lw.plain(x), lw.plain(h), c["w_ih"], c["w_hh"], c["bias"], c["mult"], c["shift"],
                     c["table"], c["zh"], c["hm"], c["hs"])
-            s.pending = {"h": (lw.call(mote_ops.op("gru_cell_s8"), args, src), s.out_h, torch.int8)}
+            s.pending = {"h": (lw.call(_cell_op("gru_cell_s8"), args, src), s.out_h, torch.int8)}
     node, qn, dt = s.pending[which]
     shape = tuple(int(d) for d in lw.shape(qn.args[0]))
     lo, hi = (-128, 127) if dt == torch.int8 else (-32768, 32767)
