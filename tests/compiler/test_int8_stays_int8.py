@@ -21,6 +21,8 @@ from aot.compiler.quant.lowering import int8_program
 
 from test_int8_lowering import _check, _lower, _mote_ops, _quanta, per_op_quanta
 
+pytestmark = pytest.mark.slow     # each test quantizes and compiles a block (10-40 s)
+
 
 def _inputs(shape, n, seed):
     g = torch.Generator().manual_seed(seed)
