@@ -134,6 +134,19 @@ def _eval(module, p: Path, what: str):
     return module
 
 
+def _refuse_float64(module, inputs, p: Path) -> None:
+    """ModelFileError naming the first float64 parameter, buffer or example input: Mote's
+    floating-point kernels compute in float32 (a double model would fail at its first
+    kernel with a dtype code that names no dtype)."""
+    named = [(f"example input {i}", t) for i, t in enumerate(inputs)]
+    named += [(f"parameter {n}", t) for n, t in module.named_parameters()]
+    named += [(f"buffer {n}", t) for n, t in module.named_buffers()]
+    for what, t in named:
+        if t.dtype == torch.float64:
+            raise ModelFileError(f"{p.name}: {what} is torch.float64; Mote compiles float32 models: "
+                                 "call .float() on the model and its example inputs")
+
+
 def _load_methods(mod, p: Path) -> ModelFile:
     got = _call(mod, p, "methods")
     if not isinstance(got, dict) or not got:
@@ -158,13 +171,14 @@ def _load_py(p: Path) -> ModelFile:
     if not isinstance(module, torch.nn.Module):
         raise ModelFileError(f"{p.name}: model() returned {type(module).__name__}, not an nn.Module")
     if module.training:
-        warnings.warn(f"{p.name}: model() returned a module in training mode; calling .eval()")
+        warnings.warn(f"{p.name}: the model is a module in training mode; calling .eval()")
         module.eval()
     inputs = _value(mod, p, "example_inputs")
     if isinstance(inputs, torch.Tensor):
         inputs = (inputs,)
     if not isinstance(inputs, (tuple, list)) or not all(isinstance(t, torch.Tensor) for t in inputs):
-        raise ModelFileError(f"{p.name}: example_inputs() must return a tuple of tensors")
+        raise ModelFileError(f"{p.name}: example_inputs must be a tuple of tensors (or a function returning one)")
+    _refuse_float64(module, inputs, p)
     calib = None
     if getattr(mod, "calibration_data", None) is not None:
         calib = [tuple(c) if isinstance(c, (tuple, list)) else (c,) for c in _value(mod, p, "calibration_data")]

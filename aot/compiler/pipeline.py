@@ -246,15 +246,23 @@ def _compile(name, eager, mf, recipe: Recipe, calibration, base_ptd: Optional[by
     calibration: the int8 calibration inputs (None: the example inputs alone);
     base_ptd: the bytes of the .ptd the external weights are merged into. A progress
     bar (aot.progress) names the stage on a terminal."""
+    import warnings
     from aot.progress import stages
     first = "quantize" if recipe.quantized else "export"
-    with stages(f"compile {name}", [first, "lower", "emit", "check"]) as st:
-        try:
-            return _compile_stages(name, eager, mf, recipe, calibration, base_ptd, st)
-        except MoteError:
-            raise
-        except Exception as e:  # noqa: BLE001 - torch's or the compiler's own: one line, not a traceback
-            raise compile_error(e, st.current) from e
+    # warnings (int8 fallbacks, calibration) are held until the compile succeeds: a failed
+    # compile is its one error line, not warnings about ops of a program that is not written
+    with warnings.catch_warnings(record=True) as held:
+        warnings.simplefilter("default")  # as the command line shows them: once per location
+        with stages(f"compile {name}", [first, "lower", "emit", "check"]) as st:
+            try:
+                compiled = _compile_stages(name, eager, mf, recipe, calibration, base_ptd, st)
+            except MoteError:
+                raise
+            except Exception as e:  # noqa: BLE001 - torch's or the compiler's own: one line, not a traceback
+                raise compile_error(e, st.current) from e
+    for w in held:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    return compiled
 
 
 def compile_error(exc: BaseException, stage: str) -> "CompileError":

@@ -591,16 +591,19 @@ DSP_ROWS_SCRATCH_BYTES = 16384
 def _dsp_weights_hint(spec: "ir.ProgramSpec", board, state: int, scratch: int, program_bytes: int,
                       flash_short: bool) -> str:
     """" ...: --dsp-weights arena fits" when the program overflows flash only by its
-    pre-widened DSP weights (spec.plan_info["dsp_weights_bytes"]) and the RAM holds the
-    run-time widening scratch (at most DSP_ROWS_SCRATCH_BYTES more); else ""."""
+    pre-widened DSP weights (spec.plan_info["dsp_weights_bytes"]) and the RAM holds at
+    least DSP_ROWS_SCRATCH_BYTES more (the widening rows of one call; a conv's scratch slot
+    can grow by more: a 128->256 int8 conv's grew by 36 KiB), else "". The RAM of that
+    build is checked when it is built."""
     dsp = int((spec.plan_info or {}).get("dsp_weights_bytes") or 0)
     region = board.model_region or board.flash
     ram = int(sum(spec.arena_sizes)) + state + scratch + DSP_ROWS_SCRATCH_BYTES
     if not (flash_short and dsp and program_bytes - dsp <= region.size and ram <= board.ram.size):
         return ""
     return (f". {dsp:,} B of the program are the int8 weights pre-widened to int16 for the DSP kernels: "
-            f"--dsp-weights arena fits (program {program_bytes - dsp:,} B; the convolutions then widen "
-            f"their weights at run time in at most {DSP_ROWS_SCRATCH_BYTES // 1024} KiB of RAM scratch, slower)")
+            f"--dsp-weights arena fits the flash (program {program_bytes - dsp:,} B; the convolutions then "
+            "widen their weights at run time in RAM scratch: more RAM, which that build's size table shows, "
+            "and slower)")
 
 
 def flash_check(spec: "ir.ProgramSpec", board, program_bytes: int) -> None:
