@@ -122,6 +122,26 @@ INT8 = ("mote::add_s8.out", "mote::avg_pool2d_s8.out", "mote::conv2d_s8.out",
 INT8 = INT8 + ("mote::conv_transpose2d_s8.out", "mote::upsample_bilinear2d_s8.out",
                "mote::upsample_nearest2d_s8.out", "mote::bmm_s8.out", "mote::grouped_conv2d_s8.out")
 
+class _Recurrent(nn.Module):
+    """An LSTM then a GRU over 6 steps, the last hidden state classified: the int8
+    recurrent cells (one mote::lstm_cell_s8 / gru_cell_s8 per step)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 8, batch_first=True)
+        self.gru = nn.GRU(8, 8, batch_first=True)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        _, h = self.gru(y)
+        return self.fc(h[-1])
+
+
+INT8_RNN_MODEL = (lambda: _Recurrent().eval(), (_r(1, 6, 4),))
+#: what an --int8 compile of the recurrent model above emits (tests/compiler/test_op_coverage.py)
+INT8_RNN = ("mote::lstm_cell_s8.out", "mote::gru_cell_s8.out")
+
 #: what an --int8 --layout planar compile of a pointwise -> depthwise pair emits
 #: (aot.compiler.layout names them; tests/compiler/test_op_coverage.py runs them)
 def _planar_ops() -> tuple:

@@ -38,7 +38,7 @@ def _max_rel(a, b) -> float:
 
 def test_every_operator_with_a_kernel_has_a_case():
     cases = (set(op_cases.FP32) | set(op_cases.INT8) | set(op_cases.INT8_PLANAR) | set(op_cases.INT8_NCHW) | set(op_cases.INT4X8) | set(op_cases.INT16)
-             | op_cases.EXECUTORCH_ONLY)
+             | set(op_cases.INT8_RNN) | op_cases.EXECUTORCH_ONLY)
     assert supported_ops() - cases == set(), "a kernel without a case in tests/compiler/op_cases*.py"
     assert cases - supported_ops() == set(), "a case for an operator without a kernel"
 
@@ -77,6 +77,21 @@ def test_int8_operators_compile_and_run():
     with torch.no_grad():
         want = c.reference(*inputs).numpy()
     assert np.max(np.abs(got - want)) <= 1.0 / 256 + 1e-7  # softmax output quantum
+
+
+def test_int8_recurrent_cells_compile_and_run():
+    """nn.LSTM and nn.GRU under --int8: one cell op per step, the host's output bytes equal
+    to the integer reference's (aot.compiler.quant.recurrentref, through Compiled.reference)."""
+    make, inputs = op_cases.INT8_RNN_MODEL
+    module = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compile_module("int8_rnn", module, inputs, int8=True)
+    assert set(op_cases.INT8_RNN) <= _ops(c)
+    got = Program(c.pte).method().run([x.numpy() for x in inputs])[0]
+    with torch.no_grad():
+        want = c.reference(*inputs).numpy()
+    assert np.array_equal(got, want)
 
 
 def test_int8_planar_operators_compile_and_run_as_their_nhwc_pair():

@@ -42,10 +42,10 @@ def test_every_entry_from_uf2_and_elf(builds, model, board, int8):
         "version": version("mote-aot"),
         "build date": "2026-12-07",
         "description": f"Mote model {model}, {'int8' if int8 else 'fp32'}, arena {size['planned']['arena']} bytes",
-        "binary end": b.flash.origin + art.bin.stat().st_size,  # the flash image's end
-        "pins": {b.uart.pins["tx_pin"]: 2, b.uart.pins["rx_pin"]: 2},
+        "binary end": f"0x{b.flash.origin + art.bin.stat().st_size:08x}",  # the flash image's end
+        "pins": {f"GP{b.uart.pins['tx_pin']}": "UART0 TX", f"GP{b.uart.pins['rx_pin']}": "UART0 RX"},
     }
-    assert size["planned"]["arena"] > 0 and expected["pins"] == {0: 2, 1: 2}
+    assert size["planned"]["arena"] > 0 and expected["pins"] == {"GP0": "UART0 TX", "GP1": "UART0 RX"}
     from_uf2 = bi.read_uf2(art.uf2.read_bytes())
     from_elf = bi.read_elf(art.elf, chip)
     assert from_uf2.summary() == expected and from_elf == from_uf2
