@@ -99,6 +99,19 @@ def module_of(node: torch.fx.Node) -> str:
 #: key in node.meta["custom"] (the meta torch.export carries through a
 #: re-export): names of the FX nodes of the user's exported (or PT2E
 #: converted) graph that a node computes after fusions, in graph order
+#: node meta keys that say where an op came from in the model (its stack trace, module,
+#: source function): a node a pass creates in place of another carries them
+SOURCE_META_KEYS = ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node")
+
+
+def copy_source_meta(dst: torch.fx.Node, src: torch.fx.Node) -> None:
+    """Give `dst` the SOURCE_META_KEYS `src` has (aot debug, profile and errors then
+    name the model line of the op `dst` replaces)."""
+    for k in SOURCE_META_KEYS:
+        if k in src.meta:
+            dst.meta[k] = src.meta[k]
+
+
 FUSED_KEY = "mote_fused"
 #: key in node.meta["custom"]: (quantize node name, perm) of an int8 value
 #: (physical = logical.permute(perm))

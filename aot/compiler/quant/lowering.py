@@ -32,7 +32,7 @@ from aot.compiler.quant.recurrent import KEEP_ROLES, RNN_KEY
 from aot.compiler.quant.patterns import BY_OP, INT16_REASON, find
 from aot.compiler.quant.patterns.base import DQ, DQ_CH, Q, Pattern, is_dq_of_q, qd
 from aot.compiler.quant.values import NHWC, NLC, QRANGE, QVal, same_bytes, tag
-from aot.compiler.source import fused_nodes, module_of, set_fused, source_location, source_of
+from aot.compiler.source import copy_source_meta, fused_nodes, module_of, set_fused, source_location, source_of
 from aot.compiler import mote_ops  # noqa: F401  (registers torch.ops.mote)
 import torch.ao.quantization.fx._decomposed  # noqa: F401,E402  (registers quantized_decomposed)
 
@@ -147,9 +147,7 @@ class Lowering:
             args = (args[0].args[0],) + tuple(args[1:])  # view of a view: one view
         node = self.g.call_function(target, tuple(args))
         if src is not None:
-            for k in ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node"):
-                if k in src.meta:
-                    node.meta[k] = src.meta[k]
+            copy_source_meta(node, src)
             set_fused(node, self.fusing or fused_nodes(src))
         return node
 

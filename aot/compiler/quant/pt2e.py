@@ -86,16 +86,9 @@ def decompose_sdpa(gm: GraphModule) -> int:
         for node in g.nodes:
             if node.op == "call_function" and "val" not in node.meta:
                 _fake_val(gm, node, mode)
-        for node in new:
-            node.meta.update({k: v for k, v in n.meta.items() if k in
-                              ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node")})
-        n.replace_all_uses_with(new[-1])
-        g.erase_node(n)
+        _replace(g, n, new)
         done += 1
-    if done:
-        g.lint()
-        gm.recompile()
-    return done
+    return _recompiled(gm, done)
 
 
 def _einsum_plan(n: Node) -> Optional[dict]:
@@ -172,13 +165,25 @@ def decompose_einsum(gm: GraphModule) -> int:
         mode = n.args[1][0].meta["val"].fake_mode
         for node in new:
             _fake_val(gm, node, mode)
-            node.meta.update({k: v for k, v in n.meta.items() if k in
-                              ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node")})
-        n.replace_all_uses_with(new[-1])
-        g.erase_node(n)
+        _replace(g, n, new)
         done += 1
+    return _recompiled(gm, done)
+
+
+def _replace(g, n: Node, new: list) -> None:
+    """Replace `n` by the last of the `new` nodes that compute it, each carrying n's
+    source (aot.compiler.source.copy_source_meta), and erase it."""
+    from aot.compiler.source import copy_source_meta
+    for node in new:
+        copy_source_meta(node, n)
+    n.replace_all_uses_with(new[-1])
+    g.erase_node(n)
+
+
+def _recompiled(gm: GraphModule, done: int) -> int:
+    """`done` after checking and recompiling `gm` when a rewrite changed it."""
     if done:
-        g.lint()
+        gm.graph.lint()
         gm.recompile()
     return done
 

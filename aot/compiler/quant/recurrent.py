@@ -33,6 +33,7 @@ import torch
 from torch.fx import GraphModule, Node
 
 from aot.compiler.quant import recurrentref as R
+from aot.compiler.source import copy_source_meta
 
 aten = torch.ops.aten
 
@@ -66,9 +67,7 @@ class _Builder:
                 for a in args]
         with self.mode:
             n.meta["val"] = target(*vals)
-        for k in ("stack_trace", "nn_module_stack", "source_fn_stack", "from_node"):
-            if k in self.anchor.meta:
-                n.meta[k] = self.anchor.meta[k]
+        copy_source_meta(n, self.anchor)
         n.meta[RNN_KEY] = (self.kind, self.cell, self.step, role)
         return n
 
