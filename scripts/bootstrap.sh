@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 
-APT_PKGS="cmake make gcc g++ python3-venv gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm binutils clang libclang-rt-14-dev gcc-aarch64-linux-gnu qemu-user libxnnpack-dev libpthreadpool-dev nodejs"
+APT_PKGS="cmake make gcc g++ python3-venv gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm binutils clang libclang-rt-14-dev gcc-aarch64-linux-gnu qemu-user libxnnpack-dev libpthreadpool-dev nodejs espeak-ng"
 missing=""
 for p in $APT_PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
