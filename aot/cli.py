@@ -216,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("build", help="build firmware for a board")
-    _add_model_options(p)
+    _add_model_options(p, several=True)
     p.add_argument("--external-weights", action="store_true",
                    help="keep the constants in a .ptd (ExecuTorch's flat-tensor format) linked as its own "
                         "flash region (model_ptd.c) and attached to the program at init")
@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("generate", help="compile a model to C sources for your own build "
                                         "(CMake, PlatformIO, Zephyr): the build step without the link")
-    add_recipe_arguments(p)
+    add_recipe_arguments(p, several=True)
     p.add_argument("--board", required=True, help="board name (see boards/): its ABI sizes the "
                    "runtime state and its features (DSP, MVE) pick the kernels")
     p.add_argument("-o", "--output-dir", help="output folder (default build/<model>-<board>-src)")

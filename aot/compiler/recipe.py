@@ -216,9 +216,20 @@ def count_type(what: str):
     return parse
 
 
-def add_model_options(p: argparse.ArgumentParser, model: bool = True) -> None:
-    """The model file and how it is quantized (every command that compiles one)."""
-    if model:
+def add_model_options(p: argparse.ArgumentParser, model: bool = True, several: bool = False) -> None:
+    """The model file and how it is quantized (every command that compiles one). several:
+    the command takes one or more MODEL arguments, each path.py or NAME=path.py, and
+    --memory (aot generate, aot build: aot.deploy.multimodel)."""
+    if model and several:
+        p.add_argument("model", nargs="+", metavar="MODEL",
+                       help="model file: a .py defining model()/example_inputs() or a .pt2; several (each "
+                            "path.py or NAME=path.py, NAME a lowercase C identifier) build one firmware with "
+                            "every model, its C API prefixed mote_model_NAME_ (the options apply to each)")
+        p.add_argument("--memory", choices=("shared", "separate"),
+                       help="with several models: shared (default) runs them one at a time in one activation "
+                            "arena sized by the largest plan, each keeping its own state; separate gives each "
+                            "its own arena (they may run at once, from two threads)")
+    elif model:
         p.add_argument("model", help="model file: a .py defining model()/example_inputs() or a .pt2")
     p.add_argument("--int8", action="store_true", help="quantize to int8 (torchao PT2E) first")
     p.add_argument("--calib", metavar="FILE.npz",
@@ -281,11 +292,11 @@ def add_selftest_option(p: argparse.ArgumentParser, help: str) -> None:
                    help=help)
 
 
-def add_recipe_arguments(p: argparse.ArgumentParser, model: bool = True) -> None:
+def add_recipe_arguments(p: argparse.ArgumentParser, model: bool = True, several: bool = False) -> None:
     """The options of ``aot generate`` that make its Recipe (before its own: --board, -o,
     --json), which :meth:`Recipe.from_options` parses too: every one of them is reachable
     from the build integrations."""
-    add_model_options(p, model)
+    add_model_options(p, model, several)
     add_dsp_weights_option(p)
     add_selftest_option(p, f"embed N self-test cases (default {DEFAULT_CASES}) for mote_model_selftest(), "
                            "which prints MOTE SELFTEST PASS|FAIL; also writes model.bpte")

@@ -733,6 +733,19 @@ def write_model_sources(compiled, board, gen: Path, state: int, selftest=None,
     return [gen / name for name in generated_sources(compiled.ptd is not None, selftest is not None)]
 
 
+def model_defines(compiled, board, opt: str = DEFAULT_OPT) -> dict:
+    """The -D macros a build of `compiled` for `board` compiles every source with: the dtype
+    paths (dtype_defines), the runtime features (runtime_feature_defines), MOTE_OPT_SIZE of
+    --opt and the kernel variants (kernel_variant_defines). A build of several models takes
+    each macro's largest value over them (aot.deploy.multimodel)."""
+    opt_defines = resolve_opt(opt)[2]
+    defines = dict(dtype_defines(compiled.manifest))
+    defines.update(runtime_feature_defines(compiled))
+    defines.update(opt_defines)
+    defines.update(kernel_variant_defines(compiled, board, bool(opt_defines["MOTE_OPT_SIZE"])))
+    return defines
+
+
 def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
                      selftest: bool, verify_checksum: bool, selftest_bytes: int = 0,
                      opt: str = DEFAULT_OPT) -> dict:
@@ -752,10 +765,7 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
     psrc = [Path(p) for p in port["sources"]] + write_port_files(board, port_dir)
     embed = EMBED_SOURCES + ([EMBED_SELFTEST_SOURCE] if selftest else [])
     defines = {"NDEBUG": None}
-    defines.update(dtype_defines(compiled.manifest))
-    defines.update(runtime_feature_defines(compiled))
-    defines.update(resolve_opt(opt)[2])
-    defines.update(kernel_variant_defines(compiled, board, bool(resolve_opt(opt)[2]["MOTE_OPT_SIZE"])))
+    defines.update(model_defines(compiled, board, opt))
     if verify_checksum:
         defines["MOTE_VERIFY_CHECKSUM"] = None
     fast = support_sources() + list(kernels)

@@ -54,11 +54,16 @@ def generate_command(args) -> int:
     from aot.compiler.recipe import Recipe
     from aot.deploy.generate import generate_compiled, planned_table
     from aot.deploy.generate import check_output_folder
+    from aot.deploy.multimodel import split_model_args
+    split_model_args(args)  # MODEL [MODEL ...] (aot.tools.preflight did it when run from the command line)
     target = build_target(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     board = target.board
     if args.output_dir:
         check_output_folder(Path(args.output_dir).resolve(), "mote_sources.json", "generate")
     recipe = Recipe.from_args(args, target)
+    if getattr(args, "models", None):  # several models, or one with NAME=
+        from aot.tools.multimodel import generate_models_command
+        return generate_models_command(args, recipe, board, _selftest)
     if getattr(args, "dry_run", False):
         return _generate_dry_run(args, recipe, board)
     compiled = compile_model_file(args.model, recipe)
@@ -101,6 +106,8 @@ def build_command(args) -> int:
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.recipe import Recipe
     from aot.deploy.generate import check_output_folder
+    from aot.deploy.multimodel import split_model_args
+    split_model_args(args)  # MODEL [MODEL ...] (aot.tools.preflight did it when run from the command line)
     target = build_target(args.board)  # an unknown board or a bad -o fails before the (slower) compile
     if args.output_dir:
         check_output_folder(Path(args.output_dir).resolve(), "build.json", "build")
@@ -109,6 +116,9 @@ def build_command(args) -> int:
         raise BuildError("--selftest embeds its own cases as the inputs; it cannot be combined with "
                          + ("--inputs" if args.inputs else "--uart-inputs"))
     recipe = Recipe.from_args(args, target)
+    if getattr(args, "models", None):  # several models, or one with NAME=
+        from aot.tools.multimodel import build_models_command
+        return build_models_command(args, recipe, target, _selftest)
     compiled = compile_model_file(args.model, recipe)
     if recipe.method:   # the method the firmware app runs (every method is initialised)
         compiled = compiled.for_method(recipe.method)

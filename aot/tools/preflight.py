@@ -27,7 +27,11 @@ def preflight(args) -> None:
     cmd = args.command
     target = None
     if cmd in COMPILING:
-        _check_model(cmd, args.model)
+        if isinstance(getattr(args, "model", None), list):  # generate, build: MODEL [MODEL ...]
+            from aot.deploy.multimodel import split_model_args
+            split_model_args(args)
+        for model in [args.model] + [m.path for m in (getattr(args, "models", None) or [])[1:]]:
+            _check_model(cmd, model)
         target = _board_or_target(cmd, args)
         _check_recipe(args, target)
     elif cmd in ("run", "test"):

@@ -8,6 +8,17 @@
  * kernel scratch planned inside the arena (MOTE_MODEL_SCRATCH_SLOTS) is
  * handed to the runtime as is; a separate scratch buffer exists only when
  * the plan does not cover a kernel's need (MOTE_MODEL_SCRATCH_BYTES > 0).
+ *
+ * Several models in one build (`aot generate A=a.py B=b.py`): this file is
+ * compiled once per model through a generated wrapper (OUT/<name>/
+ * mote_embed_<name>.c) that first includes the model's mote_embed_names.h.
+ * It renames every external symbol (mote_model_init -> mote_model_<name>_init,
+ * mote_model_pte -> mote_model_<name>_pte, the arenas, ...), names the model's
+ * headers (MOTE_EMBED_MODEL_HEADER, MOTE_EMBED_PTE_HEADER) and, with
+ * --memory shared, sizes the one activation arena and scratch every model
+ * uses (MOTE_EMBED_SHARED_ARENA0_BYTES, MOTE_EMBED_SHARED_SCRATCH_BYTES;
+ * defined once in the generated mote_models.c). The rest is static, one copy
+ * per model. Without the wrapper nothing below changes.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -15,8 +26,14 @@
 #include "mote/data_map.h"
 #include "mote/model.h"
 #include "mote/program.h"
-#include "model_pte.h"
-#include "mote_model.h"
+#ifndef MOTE_EMBED_PTE_HEADER
+#define MOTE_EMBED_PTE_HEADER "model_pte.h"
+#endif
+#ifndef MOTE_EMBED_MODEL_HEADER
+#define MOTE_EMBED_MODEL_HEADER "mote_model.h"
+#endif
+#include MOTE_EMBED_PTE_HEADER
+#include MOTE_EMBED_MODEL_HEADER
 
 #ifndef MOTE_MODEL_STATE_BYTES
 #error "mote_model.h has no MOTE_MODEL_STATE_BYTES: generate it with `aot generate` (or `aot build`)"
@@ -47,9 +64,15 @@ static uint8_t mote_embed_state[MOTE_EMBED_STATE_BYTES > 0 ? MOTE_EMBED_STATE_BY
     __attribute__((aligned(MOTE_STATE_ALIGN)));
 #endif
 /* Not static: model_image.c names them. */
+#ifdef MOTE_EMBED_SHARED_ARENA0_BYTES
+/* --memory shared: the activation arena of every model of the build (mote_models.c), at least
+ * this model's MOTE_MODEL_ARENA0_BYTES; the models run one at a time. */
+extern uint8_t mote_embed_arena0[MOTE_EMBED_SHARED_ARENA0_BYTES];
+#else
 extern uint8_t mote_embed_arena0[];
 uint8_t mote_embed_arena0[MOTE_MODEL_ARENA0_BYTES > 0 ? MOTE_MODEL_ARENA0_BYTES : MOTE_ARENA_ALIGN]
     __attribute__((aligned(MOTE_ARENA_ALIGN)));
+#endif
 /* Memory id 2: the mutable buffers (model state kept across runs), when the
  * model has any. A program with more arenas was not made by Mote's planner. */
 #if defined(MOTE_MODEL_NUM_ARENAS) && MOTE_MODEL_NUM_ARENAS > 2
@@ -64,7 +87,12 @@ uint8_t mote_embed_arena1[MOTE_MODEL_ARENA1_BYTES > 0 ? MOTE_MODEL_ARENA1_BYTES 
 #define MOTE_EMBED_ARENAS 1u
 #endif
 #if MOTE_MODEL_SCRATCH_BYTES > 0
+#ifdef MOTE_EMBED_SHARED_SCRATCH_BYTES
+/* --memory shared: one kernel scratch for every model (mote_models.c). */
+extern uint8_t mote_embed_scratch[MOTE_EMBED_SHARED_SCRATCH_BYTES];
+#else
 static uint8_t mote_embed_scratch[MOTE_MODEL_SCRATCH_BYTES] __attribute__((aligned(MOTE_ARENA_ALIGN)));
+#endif
 #endif
 #if MOTE_MODEL_NUM_SCRATCH_SLOTS > 0
 static const mote_scratch_slot_t mote_embed_slots[] = MOTE_MODEL_SCRATCH_SLOTS;

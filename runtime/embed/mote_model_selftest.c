@@ -7,7 +7,10 @@
 #include <stdint.h>
 
 #include "mote/model.h"
-#include "mote_model.h"
+#ifndef MOTE_EMBED_MODEL_HEADER /* several models: mote_embed_names.h names this one's (mote_model.c) */
+#define MOTE_EMBED_MODEL_HEADER "mote_model.h"
+#endif
+#include MOTE_EMBED_MODEL_HEADER
 #include "mote_selftest.h"
 
 #if !defined(MOTE_MODEL_SELFTEST_CASES)

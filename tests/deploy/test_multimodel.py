@@ -1,0 +1,201 @@
+"""Several models in one build (aot.deploy.multimodel): the MODEL arguments and their
+refusals, the generated files, and two models compiled into one host program through
+their prefixed embedding APIs, in both memory modes (tests/deploy/multimodel_main.c:
+init a, init b, run a, run b, run a ..., every output checked against the host runtime's
+bytes). The runtime's thread safety for --memory separate is proven from the objects:
+no writable global in the runtime, the kernels or the self-test checker."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import warnings
+from pathlib import Path
+
+import pytest
+
+import zoo
+from aot.cli import main
+from aot.compiler.kernels import RUNTIME_OPS
+from aot.errors import MoteError
+from aot.paths import CMSIS_DIR, KERNELS_DIR, PORTS_DIR, ROOT, RUNTIME_DIR
+
+HOST_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wmissing-prototypes", "-Werror", "-O1"]
+MAIN = Path(__file__).with_name("multimodel_main.c")
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+def test_model_arguments_take_a_name_or_the_file_stem():
+    from aot.deploy.multimodel import is_multi, parse_model_args
+    got = parse_model_args(["kws=zoo/ds_cnn.py", "zoo/DS-CNN.v2.py", "9lives.py"])
+    assert [(m.name, m.path, m.named) for m in got] == [
+        ("kws", "zoo/ds_cnn.py", True), ("ds_cnn_v2", "zoo/DS-CNN.v2.py", False), ("m9lives", "9lives.py", False)]
+    assert is_multi(got) and is_multi(parse_model_args(["a=x.py"])) and not is_multi(parse_model_args(["x.py"]))
+
+
+@pytest.mark.parametrize("models, message", [
+    (["a=x.py", "a=y.py"], "two models are named 'a' (x.py and y.py)"),
+    (["x.py", "sub/x.py"], "two models are named 'x'"),
+    (["Kws=x.py"], "model name 'Kws'"),
+    (["2d=x.py"], "model name '2d'"),
+    (["a=x.py", "a_selftest=y.py"], "models 'a' and 'a_selftest' would both define mote_model_a_selftest_inputs"),
+])
+def test_bad_model_names_are_refused(models, message):
+    from aot.deploy.multimodel import parse_model_args
+    with pytest.raises(MoteError) as e:
+        parse_model_args(models)
+    assert message in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["a=MLP", "a=MLP"], "two models are named 'a'"),
+    (["MLP", "--memory", "shared"], "--memory shared|separate chooses how several models share RAM"),
+    (["a=MLP", "b=MLP", "--calib", "c.npz"], "several models: one --calib file"),
+    (["a=MLP", "b=MLP", "--memory", "both"], "invalid choice: 'both'"),
+])
+@pytest.mark.parametrize("command", ["generate", "build"])
+def test_command_line_mistakes_are_one_line_and_write_nothing(tmp_path, capsys, command, argv, message):
+    out = tmp_path / "out"
+    argv = [a.replace("MLP", str(zoo.path("mlp"))) for a in argv]
+    with pytest.raises(SystemExit) if "invalid choice" in message else _nothing():
+        assert main([command] + argv + ["--board", "mps2-an505", "-o", str(out)]) != 0
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert message in err[-1] and (len(err) == 1 or "usage" in err[0]), err
+    assert not out.exists()
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+# --------------------------------------------------------------------------- generated sources
+
+
+def _compiled():
+    from aot.compiler.pipeline import compile_model_file
+    from aot.deploy.multimodel import ModelBuild
+    from aot.deploy.selftest import case_inputs, make_selftest
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = compile_model_file(zoo.path("small_cnn"), int8=True)
+        b = compile_model_file(str(ROOT / "zoo" / "stateful" / "running_stats.py"))  # mutable buffers
+    return [ModelBuild(n, c, make_selftest(c.pte, case_inputs(c, 2)), p)
+            for n, c, p in (("a", a, zoo.path("small_cnn")), ("b", b, ""))]
+
+
+@pytest.fixture(scope="module")
+def models():
+    return _compiled()
+
+
+@pytest.fixture(scope="module", params=["shared", "separate"])
+def generated(request, models, tmp_path_factory):
+    from aot.deploy.multimodel import generate_models
+    out = tmp_path_factory.mktemp("multi") / f"ab-{request.param}"
+    return request.param, generate_models(models, "mps2-an505", out, memory=request.param)
+
+
+def test_generated_files_and_sources_manifest(generated, models):
+    from aot.deploy.multimodel import arena0_bytes, model_api
+    memory, gen = generated
+    out, src = gen.out_dir, gen.sources
+    assert src["memory"] == memory and src["model"] == "a,b" and [m["name"] for m in src["models"]] == ["a", "b"]
+    for key in ("board", "sources", "generated_sources", "kernel_sources", "include_dirs", "defines", "cflags",
+                "warning_flags", "arch_flags", "port", "pte_bytes", "selftest_bytes", "pte_sha256"):
+        assert key in src, key
+    assert src["pte_bytes"] == sum(len(m.compiled.pte) for m in models)
+    for p in src["sources"] + src["include_dirs"]:
+        assert Path(p).exists(), p
+    # the one embedding source is compiled per model through its wrapper, never as is
+    assert str(RUNTIME_DIR / "embed" / "mote_model.c") not in src["sources"]
+    names = [Path(p).relative_to(out).as_posix() for p in src["generated_sources"]]
+    assert {"a/mote_embed_a.c", "b/mote_embed_b.c", "a/mote_embed_selftest_a.c", "a/model_pte.c",
+            "b/model_image.c", "registry.c"} <= set(names)
+    assert ("mote_models.c" in names) == (memory == "shared")
+    # the registry is the union of the operators; each model keeps its own program and manifest
+    reg = (out / "registry.c").read_text()
+    union = {op for m in models for op in m.compiled.op_names if op not in RUNTIME_OPS}
+    assert f"Selected operators ({len(union)})." in reg
+    for m in models:
+        assert (out / m.name / "model.pte").read_bytes() == m.compiled.pte
+        assert not (out / m.name / "registry.c").exists()
+    # each model's public header: its macros prefixed, mote/model.h's functions with its name
+    for m in models:
+        header = (out / f"mote_model_{m.name}.h").read_text()
+        assert not re.search(r"\bMOTE_MODEL_(?!" + m.name.upper() + r"_)", header)
+        assert f"#define MOTE_MODEL_{m.name.upper()}_PTE_BYTES {len(m.compiled.pte)}u" in header
+        for decl, fn, params in model_api():
+            assert f"{decl}mote_model_{m.name}_{fn}({params});" in header
+    assert "#define MOTE_MODELS_EACH(X) X(a, A) X(b, B)" in (out / "mote_models.h").read_text()
+    ram = src["planned_ram"]
+    arenas = [arena0_bytes(m.compiled) for m in models]
+    assert ram["arena"] == (max(arenas) if memory == "shared" else sum(arenas))
+
+
+def _host_program(gen, exe: Path) -> subprocess.CompletedProcess:
+    src = gen.sources
+    defines = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in src["defines"].items()]
+    cmd = (["cc"] + HOST_FLAGS + [f"-I{d}" for d in src["include_dirs"]] + defines + src["sources"]
+           + [str(PORTS_DIR / "linux" / "port_linux.c"), str(MAIN), "-lm", "-o", str(exe)])
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+
+
+def test_two_models_run_interleaved_in_one_program(generated, tmp_path):
+    """init a, init b, a0, b0, a1, b1, a0: bit-exact in both modes. In shared mode b's runs
+    overwrite a's activations (one arena): a passes only if nothing of it stays in the
+    arena between runs; b (running statistics, a step counter) only if its state is its own."""
+    memory, gen = generated
+    r = _host_program(gen, tmp_path / "app")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"MULTI a=PASS b=PASS again=PASS shared={int(memory == 'shared')}" in r.stdout
+    lines = [ln[len("mote: "):] for ln in r.stderr.splitlines()]
+    # b's second output is its step counter: 2 after its second run, a's runs between
+    assert lines.count("MOTE SELFTEST PASS n=2 max_abs_err=0") == 2
+    assert "MOTE SELFTEST CASE case=1 output=1 max_abs_err=0 tol=2.000e-5 result=PASS" in lines
+    syms = subprocess.run(["nm", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
+    defined = {ln.split()[-1] for ln in syms.splitlines() if len(ln.split()) == 3}
+    if memory == "shared":
+        assert "mote_models_arena0" in defined and "mote_model_a_arena0" not in defined
+    else:
+        assert {"mote_model_a_arena0", "mote_model_b_arena0"} <= defined and "mote_models_arena0" not in defined
+    assert "mote_model_b_arena1" in defined and "mote_model_a_init" in defined and "mote_model_init" not in defined
+
+
+def test_runtime_kernels_and_checker_have_no_writable_globals(tmp_path):
+    """--memory separate lets two threads run two models: everything they share (the runtime,
+    every kernel a board can link, the self-test checker) has no .data/.bss symbol, static or
+    not. Compiled for the M33 (DSP kernels) and the M55 (MVE), at -Os as the firmware (a global nothing uses cannot race)."""
+    from aot.deploy.boards import load_board
+    from aot.deploy.generate import board_kernel_files, runtime_sources, support_sources
+    found = {}
+    for board in ("mps2-an505", "mps3-an547"):
+        b = load_board(board)
+        groups = {}
+        for p in runtime_sources() + support_sources() + board_kernel_files(b) + [RUNTIME_DIR / "embed" / "mote_selftest.c"]:
+            groups.setdefault(Path(p).parent, []).append(str(p))
+        for k, (folder, files) in enumerate(sorted(groups.items())):
+            work = tmp_path / board / str(k)
+            work.mkdir(parents=True)
+            subprocess.run(["arm-none-eabi-gcc"] + list(b.arch_flags) + ["-std=c99", "-Os", "-c",
+                            f"-I{RUNTIME_DIR / 'include'}", f"-I{RUNTIME_DIR / 'embed'}", f"-I{KERNELS_DIR}"] + files,
+                           cwd=work, check=True, capture_output=True, text=True)
+            objs = sorted(work.glob("*.o"))
+            assert len(objs) == len(files), folder
+            nm = subprocess.run(["arm-none-eabi-nm"] + [str(o) for o in objs], capture_output=True, text=True,
+                                check=True).stdout
+            obj = None
+            for line in nm.splitlines():
+                if line.endswith(".o:"):
+                    obj = line[:-1]
+                parts = line.split()
+                if len(parts) == 3 and parts[1] in "bBdDcCgGsS":
+                    found.setdefault(f"{folder.name}/{Path(obj).name}", []).append(parts[2])
+    assert any(Path(p).parent == CMSIS_DIR for p in board_kernel_files(load_board("mps2-an505")))
+    assert found == {}
