@@ -90,8 +90,16 @@ def _cmd_compare(args) -> int:
 
 
 def _cmd_build(args) -> int:
+    from aot.tools.slot import is_slot_build, slot_build_command
+    if is_slot_build(args):
+        return slot_build_command(args)
     from aot.tools.commands import build_command
     return build_command(args)
+
+
+def _cmd_pack(args) -> int:
+    from aot.tools.slot import pack_command
+    return pack_command(args)
 
 
 def _cmd_generate(args) -> int:
@@ -253,7 +261,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "the firmware runs it once more traced and prints per-instruction ticks "
                         "(PROF lines, for aot profile); debug also prints every instruction's "
                         "outputs (DBG lines, for aot debug)")
+    from aot.tools.slot import add_pack_arguments, add_slot_build_arguments
+    add_slot_build_arguments(p)
     p.set_defaults(func=_cmd_build)
+
+    p = sub.add_parser("pack", help="pack a model into a model-only image for a slot firmware's build "
+                                    "(aot build --slot): a UF2 of just the slot (pico, pico2) or a .bin for "
+                                    "its address; checked against the firmware's slot.json")
+    add_pack_arguments(p)
+    p.set_defaults(func=_cmd_pack)
 
     from aot.tools.profile import add_profile_arguments
     p = sub.add_parser("profile", help="per-instruction time of one inference (host, simulator, serial)")

@@ -36,6 +36,9 @@ Fields (addresses and sizes may be JSON integers or "0x..." strings):
     power (optional) {active_mw, clock_hz, source}: typical active power at
                                      clock_hz, for `aot run --estimate-cycles`'s
                                      energy per inference, with its source
+    slot (optional) {origin, size}: the default model slot of `aot build --slot`
+                                     (aot.deploy.slot): 4 KiB-aligned flash the firmware
+                                     leaves for a model written on its own
     model_region (optional) {origin, size}: read-only memory for sections named
                                      .mote_model* (large model constants) when flash
                                      is small; without it they stay in flash
@@ -137,6 +140,7 @@ class Board:
     xip_cache_bytes: int = 0  # code and constants run through an XIP cache of this size (0: no XIP)
     code_in_sram: bool = False  # default of `aot build --code-in-sram`: kernels copied to SRAM at boot
     power: Optional[dict] = field(default=None, compare=False)  # {active_mw, clock_hz, source}
+    slot: Optional[Region] = None  # default model slot of `aot build --slot` (inside flash)
 
     @property
     def arch_flags(self) -> list[str]:
@@ -299,7 +303,25 @@ def parse_board(path: Path) -> Board:
         xip_cache_bytes=_int((d.get("xip") or {}).get("cache_bytes", 0), "xip.cache_bytes", path),
         code_in_sram=bool((d.get("xip") or {}).get("code_in_sram", False)),
         power=_power(d.get("power"), path),
+        slot=_slot(d.get("slot"), regions["flash"], path),
     )
+
+
+#: flash erase unit a slot region is aligned to (aot.deploy.slot.ERASE_BYTES)
+SLOT_ALIGN = 4096
+
+
+def _slot(d, flash: "Region", path: Path) -> Optional["Region"]:
+    """The board file's "slot" entry {origin, size}: a SLOT_ALIGN-aligned range inside
+    flash, after its first sector (the firmware's), or None."""
+    if d is None:
+        return None
+    reg = Region(_int(_need(d, "origin", path, "slot."), "slot.origin", path),
+                 _int(_need(d, "size", path, "slot."), "slot.size", path))
+    if (reg.size <= 0 or reg.origin % SLOT_ALIGN or reg.size % SLOT_ALIGN or reg.origin <= flash.origin
+            or reg.end > flash.end):
+        raise BoardError(f"{path.name}: slot region {reg} is not a {SLOT_ALIGN}-byte aligned range inside flash")
+    return reg
 
 
 def _power(d, path: Path) -> Optional[dict]:

@@ -214,13 +214,15 @@ SRAM_CODE_OBJECTS = ("*/obj/cmsis/*", "*/obj/kernels/*")
 
 
 def linker_script(board: Board, stack_bytes: int = DEFAULT_STACK_BYTES, code_in_sram: bool = False,
-                  weights_in_sram: bool = False) -> str:
+                  weights_in_sram: bool = False, slot: Optional[Sequence[int]] = None) -> str:
     """GNU ld script: .vectors first in flash, code and .rodata in flash, .data
     copied from flash to RAM, .bss after it, the main stack at the top of RAM.
     code_in_sram: the kernels' code (SRAM_CODE_OBJECTS) runs from SRAM;
     weights_in_sram: the program (.mote_model, the constants with it) is read
     from SRAM; either is copied from flash at boot (output section .mote_sram,
-    ports/cortex-m/startup.c), for boards whose flash is behind an XIP cache."""
+    ports/cortex-m/startup.c), for boards whose flash is behind an XIP cache.
+    slot: (origin, size) of a model slot (aot.deploy.slot): flash from its origin on
+    is not the firmware's (region SLOT; the image must end before it)."""
     if stack_bytes <= 0 or stack_bytes % 8:
         raise FirmwareError(f"stack_bytes must be a positive multiple of 8, got {stack_bytes}")
     image_def = ""
@@ -264,6 +266,16 @@ def linker_script(board: Board, stack_bytes: int = DEFAULT_STACK_BYTES, code_in_
         raise FirmwareError(f"{board.name} keeps the program in its model region; weights in SRAM are for "
                             "boards with one flash")
     model_mem = f"\n    MODEL (r)  : ORIGIN = 0x{mr.origin:08x}, LENGTH = 0x{mr.size:x}" if mr else ""
+    flash_len = board.flash.size
+    slot_check = ""
+    if slot is not None:
+        s_origin, s_size = (int(v) for v in slot)
+        if not (board.flash.origin < s_origin and s_origin + s_size <= board.flash.origin + board.flash.size):
+            raise FirmwareError(f"slot 0x{s_origin:08x}+0x{s_size:x} is not inside {board.name}'s flash")
+        flash_len = s_origin - board.flash.origin  # the firmware ends where the slot begins
+        model_mem += f"\n    SLOT (r)   : ORIGIN = 0x{s_origin:08x}, LENGTH = 0x{s_size:x}"
+        slot_check = ("/* The model slot (aot build --slot): written on its own (aot pack, aot flash --model-only). */\n"
+                      "__mote_slot_start__ = ORIGIN(SLOT);\n__mote_slot_bytes__ = LENGTH(SLOT);\n")
     model_in_flash = "" if mr else ("        *(.mote_model.*)\n" if weights_in_sram
                                     else "        *(.mote_model .mote_model.*)\n")
     exclude = f"EXCLUDE_FILE({' '.join(SRAM_CODE_OBJECTS)}) " if code_in_sram else ""
@@ -279,7 +291,7 @@ ENTRY(mote_port_reset_handler)
 
 MEMORY
 {{
-    FLASH (rx) : ORIGIN = 0x{board.flash.origin:08x}, LENGTH = 0x{board.flash.size:x}
+    FLASH (rx) : ORIGIN = 0x{board.flash.origin:08x}, LENGTH = 0x{flash_len:x}
     RAM (rwx)  : ORIGIN = 0x{board.ram.origin:08x}, LENGTH = 0x{board.ram.size:x}{model_mem}
 }}
 
@@ -342,7 +354,7 @@ SECTIONS
 }}
 
 ASSERT(__bss_end__ <= __stack_limit__, "RAM overflow: .data + .bss + stack do not fit the board's RAM")
-{image_def_check}"""
+{image_def_check}{slot_check}"""
 
 
 # --------------------------------------------------------------------------- build

@@ -761,26 +761,66 @@ static mote_err_t strip_list_return(mote_instr_t *ins, mote_value_t *const *karg
     return MOTE_OK;
 }
 
-/* The registry kernel of `name`.`overload`: links it after proving its out arguments writable. */
-static mote_err_t instr_link(mote_method_t *m, uint32_t op_index, const char *name, const char *overload,
-                             mote_instr_t *ins, mote_value_t *const *kargs)
+/* The registry entry of `name`.`overload` (a valid one: name, kernel, 1..MOTE_MAX_KERNEL_OUTPUTS
+ * outputs), or -1. */
+static int32_t registry_find(const char *name, const char *overload)
 {
     uint32_t i;
 
-    for (i = 0; i < mote_kernel_registry_len; i++) {
+    for (i = 0; i < mote_kernel_registry_len && i <= (uint32_t)INT32_MAX; i++) {
         const mote_kernel_entry_t *e = &mote_kernel_registry[i];
         const uint32_t nouts = mote_kernel_registry_outputs[i];
         if (e->name != NULL && e->fn != NULL && nouts >= 1u && nouts <= MOTE_MAX_KERNEL_OUTPUTS &&
             op_name_eq(e->name, name, overload)) {
-            MOTE_TRY(mote_method_verify_outputs(m, kargs, ins->a, nouts));
-            ins->kind = MOTE_INSTR_KERNEL;
-            ins->fn = e->fn;
-            return MOTE_OK;
+            return (int32_t)i;
         }
+    }
+    return -1;
+}
+
+/* The registry kernel of `name`.`overload`: links it after proving its out arguments writable. */
+static mote_err_t instr_link(mote_method_t *m, uint32_t op_index, const char *name, const char *overload,
+                             mote_instr_t *ins, mote_value_t *const *kargs)
+{
+    const int32_t k = registry_find(name, overload);
+
+    if (k >= 0) {
+        MOTE_TRY(mote_method_verify_outputs(m, kargs, ins->a, mote_kernel_registry_outputs[k]));
+        ins->kind = MOTE_INSTR_KERNEL;
+        ins->fn = mote_kernel_registry[k].fn;
+        return MOTE_OK;
     }
     m->failed_op = (int32_t)op_index;
     MOTE_LOGF("no kernel for operator %s.%s", name, overload);
     return MOTE_ERR_OP_NOT_FOUND;
+}
+
+mote_err_t mote_method_missing_operator(const mote_program_t *prog, uint32_t method_index, int32_t *op_index)
+{
+    mote_fb_table_t plan, op;
+    mote_fb_vec_t ops;
+    mote_fb_t fb;
+    const char *name, *overload;
+    uint32_t i, len;
+
+    MOTE_CHECK(op_index != NULL, MOTE_ERR_INVALID_ARGUMENT);
+    *op_index = -1;
+    MOTE_TRY(mote_program_plan(prog, method_index, &plan));
+    fb = mote_program_fb(prog);
+    MOTE_TRY(mote_fb_vec_field(&fb, &plan, MOTE_F_PLAN_OPERATORS, 4u, &ops));
+    MOTE_CHECK(ops.len <= (uint32_t)INT32_MAX, MOTE_ERR_UNSUPPORTED);
+    for (i = 0; i < ops.len; i++) {
+        MOTE_TRY(mote_fb_vec_table(&fb, &ops, i, &op));
+        MOTE_TRY(mote_fb_string_field(&fb, &op, MOTE_F_OPERATOR_NAME, &name, &len));
+        MOTE_TRY(mote_fb_string_field(&fb, &op, MOTE_F_OPERATOR_OVERLOAD, &overload, &len));
+        MOTE_CHECK(name != NULL, MOTE_ERR_BAD_INSTRUCTION);
+        overload = overload != NULL ? overload : "";
+        if (!op_name_eq("executorch_prim::et_view.default", name, overload) && registry_find(name, overload) < 0) {
+            *op_index = (int32_t)i;
+            return MOTE_OK;
+        }
+    }
+    return MOTE_OK;
 }
 
 /* Is value `idx` a tensor whose storage only an et_view gives (not planned, not constant)? */

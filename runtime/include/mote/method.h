@@ -258,6 +258,19 @@ void mote_method_destroy(mote_method_t *m);
 /** Bytes of the backend pool the method's delegates have taken at most (its high water mark). */
 size_t mote_method_backend_pool_used(const mote_method_t *m);
 
+/**
+ * The first operator of method `method_index` that no kernel of this build's
+ * registry implements (executorch_prim::et_view, which the runtime runs
+ * itself, needs none): *op_index, or -1 when every one has a kernel. Reads
+ * the program only (no state, no memory): a firmware checks a program that
+ * arrived after it was built (mote/slot.h) before initialising anything;
+ * mote_program_operator_name names it. Errors: NOT_INITIALIZED,
+ * NO_SUCH_METHOD, INVALID_ARGUMENT, BAD_INSTRUCTION (an operator without a
+ * name), file errors.
+ */
+MOTE_NODISCARD mote_err_t mote_method_missing_operator(const mote_program_t *prog, uint32_t method_index,
+                                                       int32_t *op_index);
+
 /** Operator index whose kernel was missing at the last init, or -1. */
 int32_t mote_method_failed_operator(const mote_method_t *m);
 /** Instruction index of the last init/execute failure, or -1. */

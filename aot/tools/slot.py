@@ -1,0 +1,140 @@
+"""`aot build --slot` (a firmware built for a model slot) and `aot pack` (a model-only
+image for such a firmware): argument handling and the lines they print. The work is
+in aot.deploy.slot."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from aot.errors import BuildError
+
+
+def _bytes(text: str) -> int:
+    """A byte count: 123, 0x400, 64K / 64KiB, 1M / 1MiB."""
+    t = text.strip().lower().replace("ib", "").replace("b", "") if not text.lower().startswith("0x") else text
+    mult = 1
+    if isinstance(t, str) and t[-1:] in ("k", "m"):
+        mult, t = (1024 if t[-1] == "k" else 1024 * 1024), t[:-1]
+    try:
+        value = int(t, 0) * mult
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a byte count (123, 0x400, 64K, 1M)") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be 0 or more bytes")
+    return value
+
+
+def add_slot_build_arguments(p: argparse.ArgumentParser) -> None:
+    """`aot build`'s slot options (a slot firmware instead of one with MODEL linked in)."""
+    g = p.add_argument_group("model slot (a firmware that runs a model written later: aot pack)")
+    g.add_argument("--slot", action="store_true",
+                   help="build the firmware for a model slot instead of linking MODEL in: the runtime, the "
+                        "kernels of MODEL (and --slot-for, --slot-ops), memory reserved for the largest of "
+                        "them plus --slot-headroom; MODEL's inputs/outputs are the application's. Writes "
+                        "slot.json (the contract aot pack checks)")
+    g.add_argument("--slot-for", nargs="+", default=[], metavar="MODEL",
+                   help="more model files the slot is sized for and whose operators it carries (implies "
+                        "--slot; same inputs and outputs as MODEL)")
+    g.add_argument("--slot-ops", default="", metavar="OP,OP",
+                   help="more operators the firmware carries, by name (aot ops lists them), e.g. "
+                        "aten::sigmoid.out,aten::tanh.out")
+    g.add_argument("--slot-flash", type=_bytes, metavar="BYTES",
+                   help="flash reserved for the slot (rounded up to 4 KiB; default: the board's slot "
+                        "region, boards/*.json \"slot\", else the largest image plus headroom), at the top "
+                        "of flash unless --slot-address")
+    g.add_argument("--slot-address", type=_bytes, metavar="ADDR",
+                   help="flash address of the slot (4 KiB aligned)")
+    g.add_argument("--slot-arena", type=_bytes, metavar="BYTES", help="activation arena reserved (default: derived)")
+    g.add_argument("--slot-state", type=_bytes, metavar="BYTES",
+                   help="runtime state reserved per bank (two banks: a new model is checked beside the "
+                        "active one; default: derived)")
+    g.add_argument("--slot-mutable", type=_bytes, metavar="BYTES",
+                   help="mutable-buffer arena reserved per bank (default: derived; 0: models keeping "
+                        "state across runs are refused)")
+    g.add_argument("--slot-headroom", type=int, default=None, metavar="PERCENT",
+                   help="headroom over the largest model for every derived size (default 25)")
+
+
+def is_slot_build(args) -> bool:
+    return bool(getattr(args, "slot", False) or getattr(args, "slot_for", None))
+
+
+def slot_build_command(args) -> int:
+    """`aot build MODEL --board B --slot ...`."""
+    from aot.compiler.pipeline import compile_model_file
+    from aot.compiler.recipe import Recipe
+    from aot.deploy.slot import DEFAULT_HEADROOM, build_slot_firmware
+    from aot.deploy.target import build_target
+    for opt in ("selftest", "uart_inputs", "trace", "inputs", "external_weights", "method"):
+        if getattr(args, opt, None):
+            raise BuildError(f"--{opt.replace('_', '-')} is for a firmware with its model linked in; a slot "
+                             "firmware runs the image's own self-test (aot pack --selftest)")
+    target = build_target(args.board)
+    recipe = Recipe.from_args(args, target)
+    models = [args.model] + list(args.slot_for)
+    compiled = [compile_model_file(m, recipe) for m in models]
+    out = Path(args.output_dir or Path("build") / f"{compiled[0].name}-{args.board}-slot")
+    extra = [op.strip() for op in args.slot_ops.split(",") if op.strip()]
+    contract_args = {"extra_ops": extra, "flash": args.slot_flash, "address": args.slot_address,
+                     "arena": args.slot_arena, "state": args.slot_state, "mutable": args.slot_mutable,
+                     "headroom": DEFAULT_HEADROOM if args.slot_headroom is None else args.slot_headroom}
+    built = build_slot_firmware(compiled, target.board, out, contract_args, opt=recipe.opt,
+                                kernel_opt=recipe.kernel_opt)
+    c, s = built.contract, built.size
+    print(f"aot build: slot firmware for {target.board.name}, sized for {', '.join(x.name for x in compiled)} "
+          f"(+{c['headroom_percent']}%): {len(c['ops'])} operators")
+    print(f"slot: 0x{c['address']:08x}, {c['flash_bytes']:,} B of flash; arena {c['arena_bytes']:,} B, state "
+          f"2 x {c['state_bytes']:,} B, mutable 2 x {c['mutable_bytes']:,} B, scratch {c['scratch_bytes']:,} B")
+    print(f"firmware: flash {s['flash_bytes']:,} B, RAM {s['ram_bytes']:,} B (slot memory {s['slot']['ram_bytes']:,} B, "
+          f"stack {s['stack_bytes']:,} B)")
+    for p in ("slot.json", "firmware.elf", "firmware.bin", "firmware.uf2", "size.json"):
+        if (built.out_dir / p).exists():
+            print(f"  {built.out_dir / p}")
+    return 0
+
+
+def add_pack_arguments(p: argparse.ArgumentParser) -> None:
+    from aot.compiler.recipe import add_model_options, add_selftest_option
+    add_model_options(p)
+    p.add_argument("--firmware", required=True, metavar="BUILD_DIR",
+                   help="the slot firmware's build folder (its slot.json is the contract)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="the image: FILE.uf2 (only the slot's flash, for a pico/pico2 BOOTSEL drive) or FILE.bin "
+                        "(written at the slot's address); default MODEL-slot.uf2 or .bin")
+    add_selftest_option(p, "carry N self-test cases (default 1: the example inputs) with their expected outputs "
+                           "from the host runtime; the firmware runs and checks them after loading the image")
+    p.add_argument("--unchecked", action="store_true",
+                   help="write the image even when this firmware will refuse it (for tests of its refusal "
+                        "lines); the problems still print")
+
+
+def pack_command(args) -> int:
+    """`aot pack MODEL --firmware BUILD_DIR -o FILE`."""
+    import tempfile
+    from aot.compiler.pipeline import compile_model_file
+    from aot.compiler.recipe import Recipe
+    from aot.deploy.boards import load_board
+    from aot.deploy.selftest import selftest_for
+    from aot.deploy.slot import SlotError, check_needs, image_for, model_needs, read_contract, write_image
+    import json
+    contract = read_contract(args.firmware)
+    info = json.loads((Path(args.firmware) / "build.json").read_text())
+    board = load_board(info["board_file"] if Path(info["board_file"]).exists() else info["board"])
+    recipe = Recipe.from_args(args, board)
+    compiled = compile_model_file(args.model, recipe)
+    selftest = selftest_for(compiled, recipe.selftest) if getattr(args, "selftest", None) else None
+    image = image_for(compiled, selftest)
+    with tempfile.TemporaryDirectory(prefix="mote-pack-") as tmp:
+        needs = model_needs(compiled, board, Path(tmp))
+    problems = check_needs(contract, needs, len(image))
+    out = Path(args.output or f"{compiled.name}-slot.{'uf2' if board.uf2_family_id is not None else 'bin'}")
+    where = f"slot 0x{contract['address']:08x} of {args.firmware}"
+    if problems and not args.unchecked:
+        raise SlotError(f"{compiled.name} does not fit {where}: {'; '.join(problems)} (--unchecked writes it anyway)")
+    write_image(contract, board, image, out)
+    verdict = ("the firmware will refuse it: " + "; ".join(problems)) if problems else \
+        (f"fits: arena {needs['arena_bytes']:,}/{contract['arena_bytes']:,} B, state {needs['state_bytes']:,}/"
+         f"{contract['state_bytes']:,} B, {len(needs['ops'])}/{len(contract['ops'])} operators, inputs and outputs match")
+    print(f"aot pack: {out} ({len(image):,} B image for {where}"
+          + (f", {selftest.count} self-test case(s)" if selftest else "") + f"): {verdict}")
+    return 0

@@ -1,0 +1,142 @@
+"""A model slot in QEMU (mps2-an505, Cortex-M33): one firmware built once with
+`aot build --slot`, model images packed with `aot pack` loaded into its slot in turn
+(QEMU -device loader at the slot's address). A retrained model (same architecture,
+other weights) runs and passes its self-test with the host runtime's bytes; a model
+needing an operator the firmware lacks, one whose plan exceeds the reserved arena, a
+corrupted image and an empty slot are each refused with their one line, and nothing
+of them runs."""
+import json
+import re
+
+import numpy as np
+import pytest
+
+from aot.cli import main as aot_main
+from aot.deploy.slot import read_image, run_with_image
+
+pytestmark = [pytest.mark.slow, pytest.mark.sim, pytest.mark.usefixtures("need_qemu")]
+
+BOARD = "mps2-an505"
+#: name -> (seed, activation, hidden width): all take float32[1, 16] and give float32[1, 4]
+MODELS = {"base": (0, "ReLU", 32), "retrained": (1, "ReLU", 32), "sigmoid": (1, "Sigmoid", 32),
+          "wide": (1, "ReLU", 2048)}
+TEMPLATE = '''import torch
+from torch import nn
+
+
+def model():
+    torch.manual_seed({seed})
+    return nn.Sequential(nn.Linear(16, {width}), nn.{act}(), nn.Linear({width}, 4)).eval()
+
+
+def example_inputs():
+    return (torch.randn(1, 16, generator=torch.Generator().manual_seed(7)),)
+'''
+
+
+def write_models(folder):
+    out = {}
+    for name, (seed, act, width) in MODELS.items():
+        p = folder / f"{name}.py"
+        p.write_text(TEMPLATE.format(seed=seed, act=act, width=width))
+        out[name] = p
+    return out
+
+
+@pytest.fixture(scope="module")
+def slot(tmp_path_factory):
+    root = tmp_path_factory.mktemp("slot")
+    models = write_models(root)
+    fw = root / "fw"
+    assert aot_main(["build", str(models["base"]), "--board", BOARD, "--slot", "-o", str(fw)]) == 0
+    return root, models, fw, json.loads((fw / "slot.json").read_text())
+
+
+def pack(slot, name, *extra):
+    root, models, fw, _ = slot
+    out = root / f"{name}.bin"
+    assert aot_main(["pack", str(models[name]), "--firmware", str(fw), "-o", str(out), *extra]) == 0
+    return out
+
+
+def error_lines(text):
+    return [ln for ln in text.splitlines() if ln.startswith("MOTE ERROR")]
+
+
+def host_output(path):
+    from aot.compiler.pipeline import compile_model_file
+    from aot.host.runtime import Program
+    c = compile_model_file(path)
+    x = c.example_inputs[0].numpy()
+    return np.asarray(Program(c.pte).method().run([x])[0]), c
+
+
+def test_slot_json_is_the_contract(slot):
+    _, models, fw, contract = slot
+    _, base = host_output(models["base"])
+    assert contract["address"] == 0x10300000 and contract["flash_bytes"] == 0x100000  # boards/mps2-an505.json
+    assert contract["ops"] == ["aten::addmm.out", "aten::relu.out"]
+    assert contract["inputs"] == [{"dtype": 6, "dtype_name": "float32", "sizes": [1, 16]}]
+    assert contract["outputs"] == [{"dtype": 6, "dtype_name": "float32", "sizes": [1, 4]}]
+    arena = base.spec.arena_sizes[1]
+    assert contract["arena_bytes"] == -(-arena * 125 // 100 // 16) * 16  # + 25 % headroom, 16-byte aligned
+    size = json.loads((fw / "size.json").read_text())
+    assert size["slot"]["ram_bytes"] == contract["arena_bytes"] + 2 * contract["state_bytes"]
+    ld = (fw / "firmware.ld").read_text()
+    assert "FLASH (rx) : ORIGIN = 0x10000000, LENGTH = 0x300000" in ld
+    assert "SLOT (r)   : ORIGIN = 0x10300000, LENGTH = 0x100000" in ld
+
+
+def test_retrained_model_runs_and_passes_its_selftest(slot):
+    _, models, fw, _ = slot
+    image = pack(slot, "retrained", "--selftest")
+    status, text = run_with_image(fw, image, timeout=60)
+    assert status == 0, text
+    assert error_lines(text) == []
+    assert re.search(r"^MOTE SLOT ok pte=\d+ arena=\d+ state=\d+ cases=1$", text, re.M), text
+    assert "MOTE SELFTEST PASS n=1" in text
+    want, _ = host_output(models["retrained"])
+    base, _ = host_output(models["base"])
+    got = re.search(r"^OUT 0 \d+ ([0-9a-f]+)$", text, re.M).group(1)
+    assert bytes.fromhex(got) == want.astype("<f4").tobytes()
+    assert not np.array_equal(want, base)  # other weights: other outputs than the model it was sized for
+
+
+def test_image_needing_a_missing_operator_is_refused(slot, capsys):
+    _, models, fw, _ = slot
+    root = slot[0]
+    # without --unchecked, aot pack refuses it in one line naming the operator
+    assert aot_main(["pack", str(models["sigmoid"]), "--firmware", str(fw), "-o", str(root / "x.bin")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "operator aten::sigmoid.out missing" in err[0], err
+    assert not (root / "x.bin").exists()
+    status, text = run_with_image(fw, pack(slot, "sigmoid", "--unchecked"), timeout=60)
+    assert status == 1
+    assert error_lines(text) == ["MOTE ERROR slot operator aten::sigmoid.out missing"]
+    assert "OUT " not in text and "MOTE SLOT none" in text
+
+
+def test_image_whose_plan_exceeds_the_reserved_arena_is_refused(slot):
+    _, models, fw, contract = slot
+    _, wide = host_output(models["wide"])
+    status, text = run_with_image(fw, pack(slot, "wide", "--unchecked"), timeout=60)
+    assert status == 1
+    assert error_lines(text) == [f"MOTE ERROR slot arena need={wide.spec.arena_sizes[1]} "
+                                 f"reserved={contract['arena_bytes']}"]
+    assert "OUT " not in text
+
+
+def test_corrupted_image_and_empty_slot_are_refused(slot):
+    root, _, fw, _ = slot
+    image = pack(slot, "retrained")
+    data = bytearray(image.read_bytes())
+    info = read_image(bytes(data))
+    data[64 + info["program_bytes"] // 2] ^= 0x40  # one bit of the program
+    bad = root / "corrupt.bin"
+    bad.write_bytes(bytes(data))
+    status, text = run_with_image(fw, bad, timeout=60)
+    assert status == 1
+    lines = error_lines(text)
+    assert len(lines) == 1 and lines[0].startswith("MOTE ERROR slot crc program header=0x"), text
+    status, text = run_with_image(fw, None, timeout=60)
+    assert status == 1 and error_lines(text) == ["MOTE ERROR slot empty"]
