@@ -158,7 +158,7 @@ def modules_markdown() -> str:
 
 
 #: the public headers, in the order a reader needs them
-C_HEADERS = ["model.h", "port.h", "program.h", "method.h", "data_map.h", "types.h",
+C_HEADERS = ["model.h", "slot.h", "port.h", "program.h", "method.h", "data_map.h", "types.h",
              "config.h", "trace.h", "backend.h", "kernel.h"]
 
 

@@ -761,34 +761,28 @@ static mote_err_t strip_list_return(mote_instr_t *ins, mote_value_t *const *karg
     return MOTE_OK;
 }
 
-/* The registry entry of `name`.`overload` (a valid one: name, kernel, 1..MOTE_MAX_KERNEL_OUTPUTS
- * outputs), or -1. */
-static int32_t registry_find(const char *name, const char *overload)
-{
-    uint32_t i;
-
-    for (i = 0; i < mote_kernel_registry_len && i <= (uint32_t)INT32_MAX; i++) {
-        const mote_kernel_entry_t *e = &mote_kernel_registry[i];
-        const uint32_t nouts = mote_kernel_registry_outputs[i];
-        if (e->name != NULL && e->fn != NULL && nouts >= 1u && nouts <= MOTE_MAX_KERNEL_OUTPUTS &&
-            op_name_eq(e->name, name, overload)) {
-            return (int32_t)i;
-        }
-    }
-    return -1;
-}
+/* Is registry entry `e` (writing its last `nouts` arguments) a valid one (name, kernel,
+ * 1..MOTE_MAX_KERNEL_OUTPUTS outputs) for operator `op`.`ovl`? A macro: instr_link's loop
+ * compiles as it did before mote_method_missing_operator shared it. */
+#define REGISTRY_MATCH(e, nouts, op, ovl)                                                                 \
+    ((e)->name != NULL && (e)->fn != NULL && (nouts) >= 1u && (nouts) <= MOTE_MAX_KERNEL_OUTPUTS &&     \
+     op_name_eq((e)->name, (op), (ovl)))
 
 /* The registry kernel of `name`.`overload`: links it after proving its out arguments writable. */
 static mote_err_t instr_link(mote_method_t *m, uint32_t op_index, const char *name, const char *overload,
                              mote_instr_t *ins, mote_value_t *const *kargs)
 {
-    const int32_t k = registry_find(name, overload);
+    uint32_t i;
 
-    if (k >= 0) {
-        MOTE_TRY(mote_method_verify_outputs(m, kargs, ins->a, mote_kernel_registry_outputs[k]));
-        ins->kind = MOTE_INSTR_KERNEL;
-        ins->fn = mote_kernel_registry[k].fn;
-        return MOTE_OK;
+    for (i = 0; i < mote_kernel_registry_len; i++) {
+        const mote_kernel_entry_t *e = &mote_kernel_registry[i];
+        const uint32_t nouts = mote_kernel_registry_outputs[i];
+        if (REGISTRY_MATCH(e, nouts, name, overload)) {
+            MOTE_TRY(mote_method_verify_outputs(m, kargs, ins->a, nouts));
+            ins->kind = MOTE_INSTR_KERNEL;
+            ins->fn = e->fn;
+            return MOTE_OK;
+        }
     }
     m->failed_op = (int32_t)op_index;
     MOTE_LOGF("no kernel for operator %s.%s", name, overload);
@@ -801,7 +795,7 @@ mote_err_t mote_method_missing_operator(const mote_program_t *prog, uint32_t met
     mote_fb_vec_t ops;
     mote_fb_t fb;
     const char *name, *overload;
-    uint32_t i, len;
+    uint32_t i, k, len;
 
     MOTE_CHECK(op_index != NULL, MOTE_ERR_INVALID_ARGUMENT);
     *op_index = -1;
@@ -815,7 +809,16 @@ mote_err_t mote_method_missing_operator(const mote_program_t *prog, uint32_t met
         MOTE_TRY(mote_fb_string_field(&fb, &op, MOTE_F_OPERATOR_OVERLOAD, &overload, &len));
         MOTE_CHECK(name != NULL, MOTE_ERR_BAD_INSTRUCTION);
         overload = overload != NULL ? overload : "";
-        if (!op_name_eq("executorch_prim::et_view.default", name, overload) && registry_find(name, overload) < 0) {
+        if (op_name_eq("executorch_prim::et_view.default", name, overload)) {
+            continue; /* the runtime runs it itself */
+        }
+        for (k = 0; k < mote_kernel_registry_len; k++) {
+            const mote_kernel_entry_t *e = &mote_kernel_registry[k];
+            if (REGISTRY_MATCH(e, mote_kernel_registry_outputs[k], name, overload)) {
+                break;
+            }
+        }
+        if (k == mote_kernel_registry_len) {
             *op_index = (int32_t)i;
             return MOTE_OK;
         }
