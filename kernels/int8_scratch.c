@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fft.h"
 #include "requant.h"
 
 size_t mote_scratch_mote_conv2d_s8(int32_t n, int32_t h, int32_t w, int32_t cin, int32_t cout,
@@ -40,6 +41,21 @@ int32_t mote_variant_conv_direct_in_place(int32_t cin, int32_t kh, int32_t kw, i
                                           int32_t stride_w, int32_t pad_h, int32_t pad_w, int32_t cout,
                                           int32_t prewidened);
 int32_t mote_variant_conv_eform_k64(int32_t k);
+size_t mote_scratch_mote_rfft_mag(int32_t n, int32_t elem);
+
+/**
+ * rfft_mag / rfft_mag_q15 / rfft_mag_q31 (fp32, Q15, Q31): the N-point real
+ * transform's M = N/2 complex values in scratch, mote_fft_scratch_bytes() in
+ * fft.h: N * elem bytes (elem 4 for fp32 and Q31, 2 for Q15); 0 for an N the
+ * kernels refuse.
+ */
+size_t mote_scratch_mote_rfft_mag(int32_t n, int32_t elem)
+{
+    if (n < 2 || (elem != 2 && elem != 4)) {
+        return 0;
+    }
+    return mote_fft_scratch_bytes((uint32_t)n, (uint32_t)elem);
+}
 
 /**
  * conv2d_s8: see mote_s8_conv_scratch_bytes() in requant.h (im2col columns,

@@ -452,6 +452,12 @@ mote_err_t mote_kernel_mote_pad_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     uint32_t nargs); /* op_mote_pad_s8.c */
 mote_err_t mote_kernel_mote_pointwise_s8_planar16_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_pointwise_s8_planar16.c */
+mote_err_t mote_kernel_mote_rfft_mag_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_rfft_mag.c */
+mote_err_t mote_kernel_mote_rfft_mag_q15_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_rfft_mag_q15.c */
+mote_err_t mote_kernel_mote_rfft_mag_q31_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_rfft_mag_q31.c */
 mote_err_t mote_kernel_mote_softmax_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_softmax_s8.c */
 mote_err_t mote_kernel_mote_upsample_bilinear2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -696,6 +702,9 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::mul_s8.out", mote_kernel_mote_mul_s8_out},
     {"mote::pad_s8.out", mote_kernel_mote_pad_s8_out},
     {"mote::pointwise_s8_planar16.out", mote_kernel_mote_pointwise_s8_planar16_out},
+    {"mote::rfft_mag.out", mote_kernel_mote_rfft_mag_out},
+    {"mote::rfft_mag_q15.out", mote_kernel_mote_rfft_mag_q15_out},
+    {"mote::rfft_mag_q31.out", mote_kernel_mote_rfft_mag_q31_out},
     {"mote::softmax_s8.out", mote_kernel_mote_softmax_s8_out},
     {"mote::upsample_bilinear2d_s8.out", mote_kernel_mote_upsample_bilinear2d_s8_out},
     {"mote::upsample_nearest2d_s8.out", mote_kernel_mote_upsample_nearest2d_s8_out},
@@ -933,6 +942,9 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::mul_s8.out */
     1u, /* mote::pad_s8.out */
     1u, /* mote::pointwise_s8_planar16.out */
+    1u, /* mote::rfft_mag.out */
+    1u, /* mote::rfft_mag_q15.out */
+    1u, /* mote::rfft_mag_q31.out */
     1u, /* mote::softmax_s8.out */
     1u, /* mote::upsample_bilinear2d_s8.out */
     1u, /* mote::upsample_nearest2d_s8.out */
@@ -944,7 +956,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 233u;
+const uint32_t mote_kernel_registry_len = 236u;
 
 #include "mote/backend.h"
 

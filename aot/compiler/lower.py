@@ -83,6 +83,9 @@ def check_supported(prog: EdgeProgram) -> None:
             found.append((name, source_of(n), detail))
     if found:
         name, src, detail = found[0]
+        from aot.compiler.kernels import excluded_ops
+        if name in excluded_ops():  # left out on purpose: say why (and what to write instead)
+            detail.insert(0, excluded_ops()[name])
         detail += [f"also unsupported: {', '.join(f'{o} at {s}' if s else o for o, s, _ in found[1:])}"
                    ] if len(found) > 1 else []
         raise UnsupportedOpError(name, src, "; ".join(detail) if len(found) > 1 else ", ".join(detail))
@@ -297,6 +300,10 @@ def lower_program(prog: EdgeProgram, planner: str = "best", scratch_fn=None,
     share_values(spec)  # first: later passes and the plan see the final value indices
     for spec_pass in spec_passes:
         spec_pass(spec)
+    if scratch_fn is None:
+        from aot.compiler.scratch import FFT_ELEMENT_BYTES, scratch_bytes
+        if any(f"{c.op}.{c.overload}" in FFT_ELEMENT_BYTES for c in ir.kernel_calls(spec)):
+            scratch_fn = scratch_bytes  # the real FFT's transform, planned in the arena of every program
     if scratch_fn is not None:
         set_scratch(spec, scratch_fn)
     plan_memory(spec, planner=planner)

@@ -385,3 +385,56 @@ def op(name: str):
 def op_out(name: str):
     """The out-variant overload ``torch.ops.mote.<name>.out``."""
     return getattr(getattr(torch.ops, NAMESPACE), name).out
+
+
+#: the real FFT's spectrum operators (aot.compiler.fftref, kernels/fft.h): op name ->
+#: (argument schema without out, out dtype). rfft_mag is what torch.fft.rfft / torch.stft
+#: followed by abs (and ** 2) lower to (aot.compiler.passes.spectrum); the fixed-point
+#: ones are called as torch.ops.mote.rfft_mag_q15 / _q31 in a model.
+FFT_SCHEMAS = {
+    "rfft_mag": ("Tensor input, Tensor twiddles, int power, float scale", torch.float32),
+    "rfft_mag_q15": ("Tensor input, Tensor twiddles, int power", torch.int32),
+    "rfft_mag_q31": ("Tensor input, Tensor twiddles, int power, int shift", torch.int32),
+}
+
+
+def _register_fft():
+    from aot.compiler import fftref
+    ns = getattr(torch.ops, NAMESPACE)
+    if hasattr(ns, "rfft_mag"):
+        try:
+            ns.rfft_mag.default
+            return None  # already registered (module reloaded)
+        except (AttributeError, RuntimeError):
+            pass
+    lib = torch.library.Library(NAMESPACE, "FRAGMENT")
+    for name, (args, dtype) in FFT_SCHEMAS.items():
+        lib.define(f"{name}({args}) -> Tensor")
+        lib.define(f"{name}.out({args}, *, Tensor(a!) out) -> Tensor(a!)")
+        ref = getattr(fftref, name)
+
+        def cpu(*a, _ref=ref):
+            return torch.from_numpy(np.ascontiguousarray(_ref(*[_np(x) for x in a])))
+
+        def cpu_out(*a, out, _cpu=cpu):
+            res = _cpu(*a)
+            if tuple(out.shape) != tuple(res.shape):
+                out.resize_(res.shape)
+            out.copy_(res)
+            return out
+
+        def fake(*a, _dtype=dtype):
+            x = a[0]
+            return x.new_empty(tuple(x.shape[:-1]) + (x.shape[-1] // 2 + 1,), dtype=_dtype)
+
+        def fake_out(*a, out):
+            return out
+
+        lib.impl(name, cpu, "CPU")
+        lib.impl(f"{name}.out", cpu_out, "CPU")
+        torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=lib)
+        torch.library.register_fake(f"{NAMESPACE}::{name}.out", fake_out, lib=lib)
+    return lib
+
+
+_FFT_LIB = _register_fft()

@@ -34,7 +34,8 @@ def _scratch_library():
     import hashlib
     import shutil
     src = KERNELS_DIR / "int8_scratch.c"
-    digest = hashlib.sha256(src.read_bytes() + (KERNELS_DIR / "requant.h").read_bytes()).hexdigest()[:16]
+    digest = hashlib.sha256(src.read_bytes() + (KERNELS_DIR / "requant.h").read_bytes()
+                            + (KERNELS_DIR / "fft.h").read_bytes()).hexdigest()[:16]
     if digest in _SCRATCH_LIB:
         return _SCRATCH_LIB[digest]
     cache = ROOT / "build" / ".scratch"
@@ -56,6 +57,7 @@ def _scratch_library():
                         ("mote_scratch_mote_depthwise_conv2d_s8", 9),
                         ("mote_scratch_mote_linear_s8", 3),
                         ("mote_scratch_mote_pointwise_s8_planar16", 2),
+                        ("mote_scratch_mote_rfft_mag", 2),
                         ("mote_scratch_rows_in_place", 10)):
         fn = getattr(lib, name)
         fn.restype = ctypes.c_size_t
@@ -87,8 +89,13 @@ def _nhwc(call, sizes) -> list:
     return [sizes[0], sizes[2], sizes[3], sizes[1]] if call.op == "mote::conv2d_s8_nchw" else list(sizes)
 
 
+#: the real-FFT ops (kernels/fft.h) -> bytes of one value of their transform
+FFT_ELEMENT_BYTES = {"mote::rfft_mag.out": 4, "mote::rfft_mag_q15.out": 2, "mote::rfft_mag_q31.out": 4}
+
+
 def scratch_bytes(spec, call) -> int:
-    """Scratch bytes the optimized Cortex-M kernel of `call` (an ir.KernelCall) needs."""
+    """Scratch bytes the kernel of `call` (an ir.KernelCall) needs: the optimized Cortex-M
+    int8 kernels' working memory, the real FFT's transform (every build)."""
     name = f"{call.op}.{call.overload}"
     vals = spec.values
     if name in ("mote::conv2d_s8.out", "mote::conv2d_s8_nchw.out", "mote::depthwise_conv2d_s8.out"):
@@ -110,6 +117,9 @@ def scratch_bytes(spec, call) -> int:
     if name == "mote::pointwise_s8_planar16.out":
         return int(_scratch_library().mote_scratch_mote_pointwise_s8_planar16(
             int(vals[call.args[0]].sizes[3]), int(vals[call.args[1]].sizes[0])))
+    if name in FFT_ELEMENT_BYTES:  # the real FFT's complex values (kernels/fft.h)
+        n = int(vals[call.args[0]].sizes[-1])
+        return int(_scratch_library().mote_scratch_mote_rfft_mag(n, FFT_ELEMENT_BYTES[name]))
     if name == "mote::linear_s8.out":
         x, w = vals[call.args[0]], vals[call.args[1]]
         m = 1

@@ -14,7 +14,13 @@ from aot.tools import jsonout
 DOC_PATH = K.KERNELS_DIR.parent / "docs" / "ops.md"
 
 
+#: Mote's signal-processing operators (the real FFT of front ends, kernels/fft.h), by name prefix
+SIGNAL_PREFIX = "mote::rfft_"
+
+
 def _kind(op: str) -> str:
+    if op.startswith(SIGNAL_PREFIX):
+        return "signal"
     if op.startswith("mote::"):
         return "int8"
     if op.startswith("quantized_decomposed::"):
@@ -26,7 +32,7 @@ def _kind(op: str) -> str:
 
 def ops_report() -> dict:
     """{"operators": [{op, kind, dtypes, in_place, in_place_rows, file, int8_kernels}], "excluded":
-    {op: reason}, "counts": {...}}; kinds: portable, int8, quantize, runtime."""
+    {op: reason}, "counts": {...}}; kinds: portable, int8, signal, quantize, runtime."""
     files = K.kernel_files()
     rows = []
     for op in sorted(K.portable_ops()):
@@ -38,7 +44,7 @@ def ops_report() -> dict:
         if kind == "int8":
             row["int8_kernels"] = list(K.int8_variants(op))
         rows.append(row)
-    counts = {k: sum(r["kind"] == k for r in rows) for k in ("portable", "int8", "quantize", "runtime")}
+    counts = {k: sum(r["kind"] == k for r in rows) for k in ("portable", "int8", "signal", "quantize", "runtime")}
     return {"operators": rows, "excluded": K.excluded_ops(), "counts": counts}
 
 
@@ -69,6 +75,8 @@ def ops_markdown(report: dict) -> str:
          "Counts: " + ", ".join(f"{n} {k}" for k, n in report["counts"].items()) + ".", ""]
     for kind, title in (("portable", "Portable kernels (fp32 and the integer/bool dtypes models produce)"),
                         ("int8", "int8 kernels (reference in `kernels/`, Cortex-M DSP/MVE in `cmsis/`)"),
+                        ("signal", "Signal processing: the real FFT of front ends (fp32, Q15, Q31; "
+                                   "`docs/front-ends.md`)"),
                         ("quantize", "Quantize / dequantize"), ("runtime", "Executed by the runtime itself")):
         rows = [r for r in report["operators"] if r["kind"] == kind]
         if not rows:

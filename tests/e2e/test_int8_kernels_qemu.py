@@ -803,7 +803,8 @@ def write_vectors(path, cases, pool=None):
     path.write_text("\n".join(L) + "\n")
 
 
-def build(tmp, target, cases):
+def build(tmp, target, cases, extra=()):
+    """The harness ELF of `cases` for `target`; extra: more compiler/linker arguments ("-lm")."""
     machine, cpu, origin, length, kset = TARGETS[target]
     ops = sorted({c["op"] for c in cases})
     srcs = []
@@ -822,7 +823,7 @@ def build(tmp, target, cases):
            "--specs=nosys.specs", f"-T{HARNESS / 'link.ld'}",
            f"-Wl,--defsym=MEM_ORIGIN={origin},--defsym=MEM_LENGTH={length},--gc-sections",
            "-o", str(elf), str(HARNESS / "startup.c"), str(HARNESS / "main.c"),
-           *map(str, srcs)]
+           *map(str, srcs), *extra]
     subprocess.run(cmd, check=True)
     return elf
 

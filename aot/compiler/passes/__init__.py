@@ -9,7 +9,8 @@ from aot.compiler.passes.edge_program import EdgeProgram, from_exported, mutable
 
 
 def run_fp32_passes(prog: EdgeProgram) -> EdgeProgram:
-    """Fold torchao int4 weights into Mote's int4 ops (quant/int4.py), drop no-ops, rewrite ``1 - x`` / ``<<`` / ``>>`` calls (scalar_ops), fold
+    """Fold torchao int4 weights into Mote's int4 ops (quant/int4.py), fuse rfft + abs into
+    mote::rfft_mag (spectrum), drop no-ops, rewrite ``1 - x`` / ``<<`` / ``>>`` calls (scalar_ops), fold
     BN into convs, turn a bmm by one broadcast matrix into an mm (broadcast_matmul), fold constants, turn views into et_view/view_copy. Returns
     ``prog`` (mutated)."""
     from aot.compiler.passes.broadcast_matmul import bmm_to_mm
@@ -18,9 +19,11 @@ def run_fp32_passes(prog: EdgeProgram) -> EdgeProgram:
     from aot.compiler.passes.fold_batchnorm import fold_batchnorm
     from aot.compiler.passes.remove_noops import remove_noops
     from aot.compiler.passes.scalar_ops import rewrite_scalar_ops
+    from aot.compiler.passes.spectrum import fuse_spectrum
     from aot.compiler.passes.views import lower_views
 
     fuse_int4_weights(prog)  # first: const_fold would turn the int4 weights into fp32 ones
+    fuse_spectrum(prog)  # rfft/stft -> abs [** 2]: mote::rfft_mag, before the complex ops meet a kernel check
     remove_noops(prog)
     rewrite_scalar_ops(prog)
     fold_batchnorm(prog)

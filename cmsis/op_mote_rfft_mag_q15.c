@@ -1,0 +1,69 @@
+/*
+ * mote::rfft_mag_q15.out on Cortex-M (the kernels/op_mote_rfft_mag_q15.c contract,
+ * arguments, checks and bytes; method kernels/fft.h). The radix-2 stages run
+ * with the DSP extension (M33 / M4 / M7): a complex value is one word (real part
+ * low), a butterfly is SMUAD + SMUSDX (the two Q30 sums of W c), PKHTB (both
+ * >> 16, floor), SHADD16 (a >> 1, floor) and SADD16 / SSUB16, the same integers as
+ * the plain C stages. Packing and the split are the portable ones.
+ *
+ *   args (4): input int16 [..., N], twiddles int16 [N], power int (1 or 2), out int32 [..., N/2 + 1].
+ *   dtypes: int16 input, int32 out.
+ *   scratch: 2N bytes.
+ *   errors: as kernels/op_mote_rfft_mag_q15.c.
+ */
+#include "mote_s8_arm.h"
+#include "../kernels/fft.h"
+
+MOTE_KERNEL("mote::rfft_mag_q15.out")
+
+MOTE_K_DECLARE(mote_kernel_mote_rfft_mag_q15_out);
+
+#if defined(MOTE_S8_DSP)
+#include <arm_acle.h>
+
+/* Stages of span >= 2: per twiddle j, every block's butterfly (j, j + half). */
+MOTE_S8_HOT static void fft_stages_dsp(uint32_t *z, const int16_t *tw, uint32_t n)
+{
+    const uint32_t m = n / 2u;
+    uint32_t half, j;
+    for (half = 1; half < m; half <<= 1) {
+        const uint32_t stride = m / half;
+        for (j = 0; j < half; j++) {
+            int32_t w;
+            uint32_t *p = z + j, *end = z + m;
+            memcpy(&w, tw + 2u * j * stride, sizeof w);
+            for (; p < end; p += 2u * half) {
+                const int32_t a = (int32_t)p[0], c = (int32_t)p[half];
+                const int32_t tr = __smuad(w, c), ti = __smusdx(w, c);
+                int32_t t;
+                __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(t) : "r"(ti), "r"(tr));
+                {
+                    const int32_t ah = __shadd16(a, 0);
+                    p[0] = (uint32_t)__sadd16(ah, t);
+                    p[half] = (uint32_t)__ssub16(ah, t);
+                }
+            }
+        }
+    }
+}
+#endif
+
+mote_err_t mote_kernel_mote_rfft_mag_q15_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+{
+    mote_fft_call_t call;
+    size_t r;
+    MOTE_TRY(mote_k_nargs(args, nargs, 4));
+    MOTE_TRY(mote_fft_check(ctx, args, 3, 1u << MOTE_DTYPE_INT16, MOTE_DTYPE_INT16, MOTE_DTYPE_INT32, 2, &call));
+    for (r = 0; r < call.rows; r++) {
+        const int16_t *tw = (const int16_t *)call.tw->data;
+        uint32_t *z = (uint32_t *)ctx->scratch;
+        mote_fft_pack_q15((const int16_t *)call.in->data + r * call.n, call.n, z);
+#if defined(MOTE_S8_DSP)
+        fft_stages_dsp(z, tw, call.n);
+#else
+        mote_fft_stages_q15(z, tw, call.n);
+#endif
+        mote_fft_split_q15(z, tw, call.n, call.power, (int32_t *)call.out->data + r * (call.n / 2u + 1u));
+    }
+    return MOTE_OK;
+}

@@ -1,0 +1,244 @@
+/*
+ * kernels/fft.c - the real-input FFT cores of mote::rfft_mag / _q15 / _q31
+ * (method, twiddles, fixed-point contract: fft.h).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "fft.h"
+
+mote_err_t mote_fft_check(const mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t out_index,
+                          uint32_t in_dtypes, uint32_t tw_dtype, uint32_t out_dtype, uint32_t elem,
+                          mote_fft_call_t *call)
+{
+    mote_tensor_t *in, *tw, *out;
+    int64_t power;
+    uint32_t n, d;
+    size_t need;
+    MOTE_TRY(mote_k_tensor(args[0], &in));
+    MOTE_TRY(mote_k_tensor(args[1], &tw));
+    MOTE_TRY(mote_k_int(args[2], &power));
+    MOTE_TRY(mote_k_tensor(args[out_index], &out));
+    MOTE_CHECK(power == 1 || power == 2, MOTE_ERR_KERNEL_ARGS);
+    MOTE_CHECK(in->dtype < 32u && ((in_dtypes >> in->dtype) & 1u) != 0u && tw->dtype == tw_dtype &&
+                   out->dtype == out_dtype,
+               MOTE_ERR_KERNEL_DTYPE);
+    MOTE_TRY(mote_k_check_numel(in));
+    MOTE_TRY(mote_k_check_numel(tw));
+    MOTE_TRY(mote_k_check_numel(out));
+    MOTE_CHECK(in->dim >= 1u && out->dim == in->dim && tw->dim == 1u, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK(in->sizes[in->dim - 1u] >= 2, MOTE_ERR_KERNEL_SHAPE);
+    n = (uint32_t)in->sizes[in->dim - 1u];
+    MOTE_CHECK(n <= MOTE_FFT_MAX_N && (n & (n - 1u)) == 0u, MOTE_ERR_KERNEL_SHAPE);
+    MOTE_CHECK((uint32_t)tw->sizes[0] == n, MOTE_ERR_KERNEL_SHAPE);
+    for (d = 0; d + 1u < in->dim; d++) {
+        MOTE_CHECK(out->sizes[d] == in->sizes[d], MOTE_ERR_KERNEL_SHAPE);
+    }
+    MOTE_CHECK((uint32_t)out->sizes[in->dim - 1u] == n / 2u + 1u, MOTE_ERR_KERNEL_SHAPE);
+    need = mote_fft_scratch_bytes(n, elem);
+    MOTE_CHECK(ctx != NULL && ctx->scratch != NULL && ctx->scratch_size >= need &&
+                   ((uintptr_t)ctx->scratch & 3u) == 0u,
+               MOTE_ERR_KERNEL_SCRATCH);
+    call->in = in;
+    call->tw = tw;
+    call->out = out;
+    call->n = n;
+    call->rows = mote_k_prod(in, 0, in->dim - 1u);
+    call->power = (int32_t)power;
+    return MOTE_OK;
+}
+
+/* The next index of a bit-reversed counter over [0, m) (m a power of two). */
+static inline uint32_t fft_rev_next(uint32_t j, uint32_t m)
+{
+    uint32_t bit = m >> 1;
+    while ((j & bit) != 0u) {
+        j ^= bit;
+        bit >>= 1;
+    }
+    return j | bit;
+}
+
+void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t power, float scale, float *work,
+                       float *out)
+{
+    const uint32_t m = n / 2u;
+    uint32_t i, j, half, b;
+    for (i = 0, j = 0; i < m; i++) {
+        work[2u * j] = x[2u * i];
+        work[2u * j + 1u] = x[2u * i + 1u];
+        j = fft_rev_next(j, m);
+    }
+    for (half = 1; half < m; half <<= 1) {
+        const uint32_t stride = m / half;
+        for (j = 0; j < half; j++) {
+            const float wc = tw[2u * j * stride], ws = tw[2u * j * stride + 1u];
+            for (b = j; b < m; b += 2u * half) {
+                float *a = work + 2u * b, *c = work + 2u * (b + half);
+                /* t = W c, W = wc - i ws */
+                const float tr = wc * c[0] + ws * c[1];
+                const float ti = wc * c[1] - ws * c[0];
+                const float ar = a[0], ai = a[1];
+                a[0] = ar + tr;
+                a[1] = ai + ti;
+                c[0] = ar - tr;
+                c[1] = ai - ti;
+            }
+        }
+    }
+    {
+        const float r0 = work[0], i0 = work[1];
+        const float dc = r0 + i0, ny = r0 - i0;
+        out[0] = power == 2 ? scale * dc * dc : scale * fabsf(dc);
+        out[m] = power == 2 ? scale * ny * ny : scale * fabsf(ny);
+    }
+    for (i = 1; i < m; i++) {
+        const float a = work[2u * i], bb = work[2u * i + 1u];
+        const float c = work[2u * (m - i)], d = work[2u * (m - i) + 1u];
+        const float er = 0.5f * (a + c), ei = 0.5f * (bb - d);
+        const float orr = 0.5f * (bb + d), oi = 0.5f * (c - a);
+        const float wc = tw[2u * i], ws = tw[2u * i + 1u];
+        const float xr = er + wc * orr + ws * oi;
+        const float xi = ei + wc * oi - ws * orr;
+        const float p = xr * xr + xi * xi;
+        out[i] = power == 2 ? scale * p : scale * sqrtf(p);
+    }
+}
+
+void mote_fft_pack_q15(const int16_t *x, uint32_t n, uint32_t *z)
+{
+    const uint32_t m = n / 2u;
+    uint32_t i, j;
+    for (i = 0, j = 0; i < m; i++) {
+        const uint32_t re = (uint32_t)(uint16_t)(int16_t)(x[2u * i] >> 1);
+        const uint32_t im = (uint32_t)(uint16_t)(int16_t)(x[2u * i + 1u] >> 1);
+        z[j] = re | (im << 16);
+        j = fft_rev_next(j, m);
+    }
+}
+
+void mote_fft_stages_q15(uint32_t *z, const int16_t *tw, uint32_t n)
+{
+    const uint32_t m = n / 2u;
+    uint32_t half, j, b;
+    for (half = 1; half < m; half <<= 1) {
+        const uint32_t stride = m / half;
+        for (j = 0; j < half; j++) {
+            const int32_t wc = tw[2u * j * stride], ws = tw[2u * j * stride + 1u];
+            for (b = j; b < m; b += 2u * half) {
+                const int32_t ar = (int16_t)(z[b] & 0xFFFFu), ai = (int16_t)(z[b] >> 16);
+                const int32_t cr = (int16_t)(z[b + half] & 0xFFFFu), ci = (int16_t)(z[b + half] >> 16);
+                const int32_t tr = (wc * cr + ws * ci) >> 16, ti = (wc * ci - ws * cr) >> 16;
+                const int32_t hr = ar >> 1, hi = ai >> 1;
+                z[b] = (uint32_t)(uint16_t)(int16_t)(hr + tr) | ((uint32_t)(uint16_t)(int16_t)(hi + ti) << 16);
+                z[b + half] = (uint32_t)(uint16_t)(int16_t)(hr - tr) | ((uint32_t)(uint16_t)(int16_t)(hi - ti) << 16);
+            }
+        }
+    }
+}
+
+/* floor(sqrt(v)) rounded to nearest for v < 2^64 (bit by bit, 32 steps). */
+static uint64_t fft_isqrt_round(uint64_t v)
+{
+    uint64_t r = 0, bit = (uint64_t)1 << 62;
+    uint64_t rem = v;
+    while (bit > rem) {
+        bit >>= 2;
+    }
+    while (bit != 0u) {
+        if (rem >= r + bit) {
+            rem -= r + bit;
+            r = (r >> 1) + bit;
+        } else {
+            r >>= 1;
+        }
+        bit >>= 2;
+    }
+    /* r = floor(sqrt(v)), rem = v - r^2; round up when v - r^2 > r (sqrt(v) > r + 1/2) */
+    return rem > r ? r + 1u : r;
+}
+
+void mote_fft_split_q15(const uint32_t *z, const int16_t *tw, uint32_t n, int32_t power, int32_t *out)
+{
+    const uint32_t m = n / 2u;
+    uint32_t k;
+    for (k = 0; k <= m; k++) {
+        /* Z'[k] = (a, b), Z'[m - k] = (c, d); 2E = (a + c, b - d), 2O = (b + d, c - a);
+         * X' = E + W O in Q30: 2E * 2^14 + (W 2O) >> 1 */
+        const uint32_t zk = z[k == m ? 0u : k], zm = z[k == 0u ? 0u : m - k];
+        const int32_t a = (int16_t)(zk & 0xFFFFu), b = (int16_t)(zk >> 16);
+        const int32_t c = (int16_t)(zm & 0xFFFFu), d = (int16_t)(zm >> 16);
+        const int32_t er = a + c, ei = b - d, orr = b + d, oi = c - a;
+        const uint32_t kk = k == m ? 0u : k;
+        const int32_t wc = k == m ? -(int32_t)tw[0] : tw[2u * kk], ws = k == m ? 0 : tw[2u * kk + 1u];
+        const int32_t xr30 = er * 16384 + ((wc * orr + ws * oi) >> 1);
+        const int32_t xi30 = ei * 16384 + ((wc * oi - ws * orr) >> 1);
+        const int32_t xr = (xr30 + 16384) >> 15, xi = (xi30 + 16384) >> 15;
+        const uint32_t p = (uint32_t)(xr * xr) + (uint32_t)(xi * xi);
+        out[k] = power == 2 ? (int32_t)p : (int32_t)fft_isqrt_round(p);
+    }
+}
+
+void mote_fft_rfft_q15(const int16_t *x, const int16_t *tw, uint32_t n, int32_t power, int16_t *work,
+                       int32_t *out)
+{
+    uint32_t *z = (uint32_t *)(void *)work;
+    mote_fft_pack_q15(x, n, z);
+    mote_fft_stages_q15(z, tw, n);
+    mote_fft_split_q15(z, tw, n, power, out);
+}
+
+void mote_fft_rfft_q31(const void *x, int wide, const int32_t *tw, uint32_t n, int32_t power, int32_t shift,
+                       int32_t *work, int32_t *out)
+{
+    const uint32_t m = n / 2u;
+    uint32_t i, j, half, b, k;
+    for (i = 0, j = 0; i < m; i++) {
+        int32_t re, im;
+        if (wide) {
+            re = ((const int32_t *)x)[2u * i];
+            im = ((const int32_t *)x)[2u * i + 1u];
+        } else {
+            re = (int32_t)((uint32_t)(int32_t)((const int16_t *)x)[2u * i] << 16);
+            im = (int32_t)((uint32_t)(int32_t)((const int16_t *)x)[2u * i + 1u] << 16);
+        }
+        work[2u * j] = re >> 1;
+        work[2u * j + 1u] = im >> 1;
+        j = fft_rev_next(j, m);
+    }
+    for (half = 1; half < m; half <<= 1) {
+        const uint32_t stride = m / half;
+        for (j = 0; j < half; j++) {
+            const int64_t wc = tw[2u * j * stride], ws = tw[2u * j * stride + 1u];
+            for (b = j; b < m; b += 2u * half) {
+                int32_t *a = work + 2u * b, *c = work + 2u * (b + half);
+                const int32_t tr = (int32_t)((wc * c[0] + ws * c[1]) >> 32);
+                const int32_t ti = (int32_t)((wc * c[1] - ws * c[0]) >> 32);
+                const int32_t hr = a[0] >> 1, hi = a[1] >> 1;
+                a[0] = hr + tr;
+                a[1] = hi + ti;
+                c[0] = hr - tr;
+                c[1] = hi - ti;
+            }
+        }
+    }
+    for (k = 0; k <= m; k++) {
+        /* E = (Z'[k] + conj Z'[m-k]) / 2, O = (Z'[k] - conj Z'[m-k]) / 2i, floor; X' = E + (W O) >> 31 */
+        const uint32_t ik = k == m ? 0u : k, im_ = k == 0u ? 0u : m - k;
+        const int64_t a = work[2u * ik], bb = work[2u * ik + 1u];
+        const int64_t c = work[2u * im_], d = work[2u * im_ + 1u];
+        const int64_t er = (a + c) >> 1, ei = (bb - d) >> 1, orr = (bb + d) >> 1, oi = (c - a) >> 1;
+        const int64_t wc = k == m ? -(int64_t)tw[0] : tw[2u * ik], ws = k == m ? 0 : tw[2u * ik + 1u];
+        const int64_t xr = er + ((wc * orr + ws * oi) >> 31);
+        const int64_t xi = ei + ((wc * oi - ws * orr) >> 31);
+        const uint64_t p = (uint64_t)(xr * xr) + (uint64_t)(xi * xi);
+        uint64_t v;
+        if (power == 2) {
+            /* round half up: floor((floor(p / 2^(shift-1)) + 1) / 2) */
+            v = shift > 0 ? ((p >> (shift - 1)) + 1u) >> 1 : p;
+        } else {
+            v = fft_isqrt_round(p);
+        }
+        out[k] = v > 2147483647u ? 2147483647 : (int32_t)v;
+    }
+}

@@ -1,0 +1,95 @@
+/*
+ * fft.h - the real-input FFT of mote::rfft_mag (fp32), mote::rfft_mag_q15 and
+ * mote::rfft_mag_q31 (fixed point): the magnitude or power spectrum of each row
+ * of a real signal, the complex spectrum never leaving the kernel.
+ *
+ * Method (every dtype): a row of N = 2M real samples (N a power of two, 2..65536)
+ * is read as M complex samples z[m] = x[2m] + i x[2m+1], copied into scratch in
+ * bit-reversed order, transformed in place by log2(M) radix-2 decimation-in-time
+ * stages, then split into the N/2 + 1 bins of the real signal's DFT
+ * X[k] = sum_n x[n] e^(-2 pi i k n / N): with Z = DFT_M(z), Z[M] = Z[0],
+ *   E = (Z[k] + conj Z[M-k]) / 2, O = (Z[k] - conj Z[M-k]) / 2i, X[k] = E + W^k O,
+ * W = e^(-2 pi i / N), and each bin written as |X[k]| or |X[k]|^2.
+ *
+ * Twiddles are an argument (computed ahead of time by the compiler in float64,
+ * aot/compiler/fftref.py, and stored with the program's constants): N values,
+ * the pairs (cos 2 pi k / N, sin 2 pi k / N) for k < N/2, in the op's dtype
+ * (float32; Q15 int16 and Q31 int32 rounded to nearest, 1.0 as the largest
+ * value). Flash: 4N bytes (fp32, Q31) or 2N bytes (Q15) per distinct N.
+ *
+ * Fixed point (the arithmetic is the contract: aot/compiler/fftref.py computes
+ * the same integers, and every build gives the same bytes): the packed samples
+ * are halved (floor), each stage computes t = (W c) >> 16 (Q15) or >> 32 (Q31),
+ * floor, and a' = (a >> 1) + t, c' = (a >> 1) - t, so the transform holds X / N
+ * and no value overflows (|z| <= 2^(B-1) sqrt 2 for B = 16 or 32 bits, and a
+ * butterfly never grows a magnitude beyond its inputs' largest plus 1).
+ * Error bounds: docs/front-ends.md. The Cortex-M kernel of the Q15 op
+ * (cmsis/op_mote_rfft_mag_q15.c) runs the same stages with the DSP extension.
+ *
+ * Scratch (ctx->scratch, planned by the compiler through
+ * mote_scratch_mote_rfft_mag() in kernels/int8_scratch.c): the M complex values,
+ * mote_fft_scratch_bytes(n, element bytes), 4-byte aligned.
+ */
+#ifndef MOTE_KERNELS_FFT_H
+#define MOTE_KERNELS_FFT_H
+
+#include "kutil.h"
+
+/** Largest transform length. */
+#define MOTE_FFT_MAX_N 65536u
+
+/** Scratch bytes of one N-point real transform whose values take `elem` bytes
+ *  (4: fp32 and Q31, 2: Q15): N values (M complex); 0 if n is not a power of two in [2, MOTE_FFT_MAX_N]. */
+static inline size_t mote_fft_scratch_bytes(uint32_t n, uint32_t elem)
+{
+    if (n < 2u || n > MOTE_FFT_MAX_N || (n & (n - 1u)) != 0u) {
+        return 0;
+    }
+    return (size_t)n * elem;
+}
+
+/** A checked call of the three ops: input, twiddles and out tensors, N and the row count. */
+typedef struct mote_fft_call {
+    const mote_tensor_t *in;
+    const mote_tensor_t *tw;
+    mote_tensor_t *out;
+    uint32_t n;     /* transform length (input's last size) */
+    size_t rows;    /* product of the leading sizes */
+    int32_t power;  /* 1: magnitude, 2: power */
+} mote_fft_call_t;
+
+/*
+ * Checks args[0] input (rank >= 1, last size N a power of two in [2, MOTE_FFT_MAX_N],
+ * dtype in `in_dtypes` bit mask), args[1] twiddles (rank 1, N elements of `tw_dtype`),
+ * args[2] power (1 or 2), args[out_index] out (in's sizes with the last N/2 + 1, dtype `out_dtype`) and
+ * the scratch (mote_fft_scratch_bytes(N, elem) bytes, 4-byte aligned).
+ * Errors: MOTE_ERR_KERNEL_ARGS (tags, power), _DTYPE, _SHAPE, _SCRATCH.
+ */
+mote_err_t mote_fft_check(const mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t out_index,
+                          uint32_t in_dtypes, uint32_t tw_dtype, uint32_t out_dtype, uint32_t elem,
+                          mote_fft_call_t *call);
+
+/** fp32: out row (N/2 + 1 floats) = scale * |X|^power of input row x (N floats). */
+void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t power, float scale, float *work,
+                       float *out);
+
+/** Q15: out row (N/2 + 1 int32) = |X/N| (Q15, rounded) or |X/N|^2 (Q30) of int16 row x. */
+void mote_fft_rfft_q15(const int16_t *x, const int16_t *tw, uint32_t n, int32_t power, int16_t *work,
+                       int32_t *out);
+
+/** Q31: out row (N/2 + 1 int32) = |X/N| (Q31, rounded, saturated) or |X/N|^2 (Q62) >> shift
+ *  (rounded, saturated) of row x: int16 (read as x << 16) or int32 (`wide`). */
+void mote_fft_rfft_q31(const void *x, int wide, const int32_t *tw, uint32_t n, int32_t power, int32_t shift,
+                       int32_t *work, int32_t *out);
+
+/* The three steps of mote_fft_rfft_q15 (the Cortex-M kernel, cmsis/op_mote_rfft_mag_q15.c,
+ * runs its own stages between the other two): a complex value is one word, the real
+ * part in the low half. */
+/** x (n int16) -> z (n/2 words): the halved sample pairs in bit-reversed order. */
+void mote_fft_pack_q15(const int16_t *x, uint32_t n, uint32_t *z);
+/** The log2(n/2) radix-2 stages in place on z (plain C). */
+void mote_fft_stages_q15(uint32_t *z, const int16_t *tw, uint32_t n);
+/** z (the stages' result) -> out (n/2 + 1 int32): the split into bins, magnitude or power. */
+void mote_fft_split_q15(const uint32_t *z, const int16_t *tw, uint32_t n, int32_t power, int32_t *out);
+
+#endif

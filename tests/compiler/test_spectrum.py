@@ -1,0 +1,127 @@
+"""The front-end forms users write export and run: ``torch.fft.rfft(x).abs()`` (and ``** 2``,
+``.pow(2)``, ``norm=``, another dim) and ``torch.stft(...).abs()`` (and power) become
+mote::rfft_mag (aot/compiler/passes/spectrum.py), no complex operator reaches the program,
+the transform's scratch is planned, and the host runtime matches eager PyTorch (fp32:
+max |error| / max |eager| ≤ 1e-5); a log-mel front end (mel matmul + log) runs with the
+existing kernels. Refusals: a length that is not a power of two, a complex value used
+otherwise (view_as_real)."""
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from aot.compiler.pipeline import compile_module
+from aot.errors import UnsupportedOpError
+from aot.host.runtime import Program
+
+pytestmark = pytest.mark.slow
+
+
+class Fn(nn.Module):
+    def __init__(self, fn, **buffers):
+        super().__init__()
+        self.fn = fn
+        for k, v in buffers.items():
+            self.register_buffer(k, v)
+
+    def forward(self, x):
+        return self.fn(self, x)
+
+
+def _max_rel(a, b) -> float:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-12))
+
+
+def _check(module, x, power=None):
+    c = compile_module("spectrum", module.eval(), (x,))
+    ops = {f"{i.op}.{i.overload}" for i in c.spec.instructions}
+    assert "mote::rfft_mag.out" in ops and not any("fft" in o and "rfft_mag" not in o for o in ops)
+    calls = [i for i in c.spec.instructions if i.op == "mote::rfft_mag"]
+    for call in calls:
+        n = c.spec.values[call.args[0]].sizes[-1]
+        assert call.scratch_bytes == 4 * n
+        if power is not None:
+            assert int(c.spec.values[call.args[2]]) == power
+    got = Program(c.pte).method().run([x.numpy()])[0]
+    with torch.no_grad():
+        want = module(x).numpy()
+    assert got.shape == want.shape
+    assert _max_rel(got, want) <= 1e-5
+    return c
+
+
+def _r(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+@pytest.mark.parametrize("form, power", [
+    (lambda m, x: torch.fft.rfft(x).abs(), 1),
+    (lambda m, x: torch.fft.rfft(x).abs() ** 2, 2),
+    (lambda m, x: torch.fft.rfft(x).abs().pow(2), 2),
+    (lambda m, x: torch.fft.rfft(x, norm="ortho").abs(), 1),
+    (lambda m, x: torch.fft.rfft(x, norm="forward").abs() ** 2, 2),
+    (lambda m, x: torch.fft.rfft(x).abs()[..., 1:-1] * 2.0, 1),
+], ids=["abs", "abs**2", "abs.pow2", "ortho", "forward**2", "sliced"])
+@pytest.mark.parametrize("n", [256, 512, 1024])
+def test_rfft_forms(form, power, n):
+    _check(Fn(form), _r(3, n, seed=n), power)
+
+
+def test_rfft_of_another_dim_and_rank():
+    _check(Fn(lambda m, x: torch.fft.rfft(x, dim=1).abs()), _r(2, 64, 3))
+    _check(Fn(lambda m, x: torch.fft.rfft(x).abs()), _r(512))
+
+
+@pytest.mark.parametrize("n_fft, hop, power", [(256, 128, 1), (512, 160, 2), (1024, 256, 2)])
+def test_stft_forms(n_fft, hop, power):
+    def f(m, x):
+        s = torch.stft(x, n_fft, hop, window=m.win, return_complex=True).abs()
+        return s if power == 1 else s.pow(2)
+    _check(Fn(f, win=torch.hann_window(n_fft)), _r(1, 4000, seed=n_fft), power)
+
+
+def test_stft_without_centering_rectangular_window():
+    _check(Fn(lambda m, x: torch.stft(x, 256, 64, window=m.win, center=False, return_complex=True).abs(),
+              win=torch.ones(256)), _r(2, 1000))
+
+
+def _mel_filterbank(n_freq: int, n_mels: int, sr: int) -> torch.Tensor:
+    """Triangular mel filters [n_mels, n_freq] (HTK mel scale)."""
+    mel = lambda f: 2595.0 * np.log10(1.0 + f / 700.0)        # noqa: E731
+    hz = lambda m: 700.0 * (10 ** (m / 2595.0) - 1.0)         # noqa: E731
+    edges = hz(np.linspace(mel(0.0), mel(sr / 2), n_mels + 2))
+    freqs = np.linspace(0, sr / 2, n_freq)
+    lo, mid, hi = edges[:-2, None], edges[1:-1, None], edges[2:, None]
+    fb = np.maximum(0, np.minimum((freqs - lo) / (mid - lo), (hi - freqs) / (hi - mid)))
+    return torch.from_numpy(fb.astype(np.float32))
+
+
+class LogMel(nn.Module):
+    """The KWS front end as a user writes it: 16 kHz PCM -> 40 log-mel bands per 10 ms."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("win", torch.hann_window(512))
+        self.register_buffer("fb", _mel_filterbank(257, 40, 16000))
+
+    def forward(self, pcm):
+        spec = torch.stft(pcm, 512, 160, window=self.win, return_complex=True).abs() ** 2
+        mel = torch.matmul(self.fb, spec)                     # [B, 40, frames]
+        return torch.log(mel + 1e-6)
+
+
+def test_log_mel_front_end_end_to_end():
+    c = _check(LogMel(), 0.1 * _r(1, 16000, seed=5), power=2)
+    ops = {f"{i.op}.{i.overload}" for i in c.spec.instructions}
+    assert {"aten::log.out", "mote::rfft_mag.out"} <= ops
+
+
+def test_length_not_a_power_of_two_is_one_clear_error():
+    with pytest.raises(UnsupportedOpError, match=r"real FFT of 400 samples.*n=512"):
+        compile_module("bad", Fn(lambda m, x: torch.fft.rfft(x).abs()).eval(), (_r(2, 400),))
+
+
+def test_complex_value_used_otherwise_is_refused():
+    with pytest.raises(UnsupportedOpError, match=r"_fft_r2c.*rfft_mag"):
+        compile_module("bad", Fn(lambda m, x: torch.view_as_real(torch.fft.rfft(x))).eval(), (_r(2, 64),))
