@@ -4,7 +4,8 @@
  * with the DSP extension (M33 / M4 / M7): a complex value is one word (real part
  * low), a butterfly is SMUAD + SMUSDX (the two Q30 sums of W c), PKHTB (both
  * >> 16, floor), SHADD16 (a >> 1, floor) and SADD16 / SSUB16, the same integers as
- * the plain C stages. Packing and the split are the portable ones.
+ * the plain C stages; with MVE (M55) the stages of span >= 4 take four butterflies a
+ * vector (fft_stages_mve). Packing and the split are the portable ones.
  *
  *   args (4): input int16 [..., N], twiddles int16 [N], power int (1 or 2), out int32 [..., N/2 + 1].
  *   dtypes: int16 input, int32 out.
@@ -18,15 +19,17 @@ MOTE_KERNEL("mote::rfft_mag_q15.out")
 
 MOTE_K_DECLARE(mote_kernel_mote_rfft_mag_q15_out);
 
-#if defined(MOTE_S8_DSP)
+#if defined(MOTE_S8_DSP) || (defined(MOTE_S8_MVE) && defined(__ARM_FEATURE_DSP))
 #include <arm_acle.h>
+#define MOTE_FFT_DSP_STAGES 1
 
-/* Stages of span >= 2: per twiddle j, every block's butterfly (j, j + half). */
-MOTE_S8_HOT static void fft_stages_dsp(uint32_t *z, const int16_t *tw, uint32_t n)
+/* The stages of span `half` from `first` while half < `last`: per twiddle j, every
+ * block's butterfly (j, j + half). */
+MOTE_S8_HOT static void fft_stages_dsp(uint32_t *z, const int16_t *tw, uint32_t n, uint32_t first, uint32_t last)
 {
     const uint32_t m = n / 2u;
     uint32_t half, j;
-    for (half = 1; half < m; half <<= 1) {
+    for (half = first; half < m && half < last; half <<= 1) {
         const uint32_t stride = m / half;
         for (j = 0; j < half; j++) {
             int32_t w;
@@ -48,6 +51,42 @@ MOTE_S8_HOT static void fft_stages_dsp(uint32_t *z, const int16_t *tw, uint32_t 
 }
 #endif
 
+#if defined(MOTE_S8_MVE) && defined(MOTE_FFT_DSP_STAGES)
+#include <arm_mve.h>
+
+/* Stages of span half >= 4, four butterflies a vector (int16x8: re, im of four values):
+ * per group of four twiddles (one gather of their words), every block. VQDMLADH gives
+ * 2(wc cr + ws ci) >> 16 in the real lanes, VQDMLSDHX 2(wc ci - ws cr) >> 16 in the
+ * imaginary ones (|2s| < 2^31: no saturation), VSHR #1 makes both the DSP path's >> 16
+ * (floor of a floor), then a >> 1 and VADD / VSUB: the same integers. */
+MOTE_S8_HOT static void fft_stages_mve(uint32_t *z, const int16_t *tw, uint32_t n, uint32_t first)
+{
+    const uint32_t m = n / 2u;
+    const int32_t *tw32 = (const int32_t *)(const void *)tw;
+    uint32_t half, j, b;
+    for (half = first; half < m; half <<= 1) {
+        const uint32_t stride = m / half;
+        const uint32x4_t lanes = vmulq_n_u32(vidupq_n_u32(0u, 1), stride);
+        for (j = 0; j < half; j += 4u) {
+            const int16x8_t w = vreinterpretq_s16_s32(
+                vldrwq_gather_shifted_offset_s32(tw32, vaddq_n_u32(lanes, j * stride)));
+            for (b = j; b < m; b += 2u * half) {
+                int16_t *pa = (int16_t *)(void *)(z + b), *pc = (int16_t *)(void *)(z + b + half);
+                const int16x8_t a = vld1q_s16(pa), c = vld1q_s16(pc);
+                int16x8_t t = vqdmladhq_s16(vdupq_n_s16(0), w, c);
+                t = vqdmlsdhxq_s16(t, c, w);
+                t = vshrq_n_s16(t, 1);
+                {
+                    const int16x8_t ah = vshrq_n_s16(a, 1);
+                    vst1q_s16(pa, vaddq_s16(ah, t));
+                    vst1q_s16(pc, vsubq_s16(ah, t));
+                }
+            }
+        }
+    }
+}
+#endif
+
 mote_err_t mote_kernel_mote_rfft_mag_q15_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
 {
     mote_fft_call_t call;
@@ -58,8 +97,11 @@ mote_err_t mote_kernel_mote_rfft_mag_q15_out(mote_kernel_ctx_t *ctx, mote_value_
         const int16_t *tw = (const int16_t *)call.tw->data;
         uint32_t *z = (uint32_t *)ctx->scratch;
         mote_fft_pack_q15((const int16_t *)call.in->data + r * call.n, call.n, z);
-#if defined(MOTE_S8_DSP)
-        fft_stages_dsp(z, tw, call.n);
+#if defined(MOTE_S8_MVE) && defined(MOTE_FFT_DSP_STAGES)
+        fft_stages_dsp(z, tw, call.n, 1u, 4u); /* spans 1 and 2: fewer than four butterflies per twiddle run */
+        fft_stages_mve(z, tw, call.n, 4u);
+#elif defined(MOTE_FFT_DSP_STAGES)
+        fft_stages_dsp(z, tw, call.n, 1u, 0xFFFFFFFFu);
 #else
         mote_fft_stages_q15(z, tw, call.n);
 #endif

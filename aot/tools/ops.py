@@ -41,7 +41,7 @@ def ops_report() -> dict:
                "in_place": op in K.in_place_ops(),
                "in_place_rows": op in K.in_place_rows_ops(),
                "file": f"kernels/{files[op].name}" if op in files else None}
-        if kind == "int8":
+        if kind in ("int8", "signal"):
             row["int8_kernels"] = list(K.int8_variants(op))
         rows.append(row)
     counts = {k: sum(r["kind"] == k for r in rows) for k in ("portable", "int8", "signal", "quantize", "runtime")}
@@ -82,7 +82,7 @@ def ops_markdown(report: dict) -> str:
         if not rows:
             continue
         L += [f"## {title}", ""]
-        if kind == "int8":
+        if kind in ("int8", "signal"):
             L += ["| operator | dtypes | implementations | in place | file |", "|---|---|---|---|---|"]
             L += [f"| `{r['op']}` | {', '.join(r['dtypes'])} | {', '.join(r['int8_kernels'])} | "
                   f"{'yes' if r['in_place'] else ('by rows' if r['in_place_rows'] else '')} | `{r['file']}` |"

@@ -25,7 +25,7 @@ def test_every_kernel_documents_its_dtypes():
 
 
 def test_int8_variants_follow_cmsis():
-    variants = {r["op"]: r["int8_kernels"] for r in ops_report()["operators"] if r["kind"] == "int8"}
+    variants = {r["op"]: r["int8_kernels"] for r in ops_report()["operators"] if r["kind"] in ("int8", "signal")}
     assert variants and all(v[0] == "reference" for v in variants.values())
     for op, path in K.optimized_kernel_files().items():
         assert set(variants[op]) > {"reference"}, f"{path.name} has neither a DSP nor an MVE path"

@@ -389,8 +389,9 @@ def _check_build(b: dict, mote_board: str, mcpu: str, int8: bool = True) -> None
 #: every Cortex-M kernel source in cmsis/ (all are compiled into mote_<board>)
 CMSIS_KERNELS = {p.name for p in (ROOT / "cmsis").glob("op_*.c")}
 #: Armv8-M DSP-extension instructions the cmsis/ kernels' DSP paths use (SMLAD/SXTB16 in
-#: the convolutions, SXTAB16 in mean_s8, SMMLAR/SSUB8/SEL in add_s8's requantize and clamp)
-DSP_INSNS = r"\s(smlad|sxtb16|sxtab16|smmlar|ssub8|sel)\s"
+#: the convolutions, SXTAB16 in mean_s8, SMMLAR/SSUB8/SEL in add_s8's requantize and clamp,
+#: SMUAD/SMUSDX in the Q15 FFT's butterflies)
+DSP_INSNS = r"\s(smlad|sxtb16|sxtab16|smmlar|ssub8|sel|smuad|smusdx)\s"
 
 
 def _cmsis_objects(b: dict, used: bool = True) -> dict:
