@@ -19,6 +19,11 @@ def add_flash_arguments(p) -> None:
                         "(aot uf2 ELF --board pico2: the UF2 of an ELF you linked with CMake or PlatformIO)")
     p.add_argument("--drive", metavar="PATH",
                    help="the BOOTSEL drive's folder (default: found by its INFO_UF2.TXT among the mount points)")
+    p.add_argument("--model-only", action="store_true",
+                   help="write just a model slot: the argument is a model image's UF2 (aot pack MODEL "
+                        "--firmware DIR -o NAME.uf2); the firmware in flash stays")
+    p.add_argument("--firmware", metavar="BUILD_DIR",
+                   help="with --model-only: the slot firmware's build folder, to check the image is for its slot")
     p.add_argument("--tool", choices=("picotool", "pyocd"),
                    help="flash with picotool (USB, BOOTSEL: picotool load -x firmware.uf2) or pyOCD "
                         "(debug probe: pyocd load --target rp2350 firmware.elf) instead of the drive")
@@ -26,6 +31,16 @@ def add_flash_arguments(p) -> None:
 
 def flash_command(args) -> int:
     from aot.deploy.flash import flash_build
+    if getattr(args, "model_only", False):
+        from aot.deploy.slot import flash_model_only
+        r = flash_model_only(args.build_dir, firmware=args.firmware, drive=args.drive, tool=args.tool)
+        print(f"aot flash: wrote the model image {r.file.name} to {r.dest or r.method}: {r.bytes:,} bytes, "
+              f"{r.blocks} UF2 blocks, family 0x{r.family_id:08x} ({r.chip}, board {r.board}); the firmware "
+              "checks it at its next boot")
+        return 0
+    if getattr(args, "firmware", None):
+        from aot.errors import FlashError
+        raise FlashError("--firmware names the slot firmware of a model image: add --model-only")
     r = flash_build(args.build_dir, drive=args.drive, tool=args.tool)
     if r.method == "drive":
         print(f"aot flash: wrote {r.file.name} to {r.dest}: {r.bytes:,} bytes, {r.blocks} UF2 blocks, "

@@ -358,10 +358,11 @@ typedef struct line {
 static void put_s(line_t *l, const char *s)
 {
     uint32_t k;
-    /* strings from the image are NUL-terminated inside it (verified by the loader); bounded anyway */
+    /* strings from the image are NUL-terminated inside it (verified by the loader); bounded
+     * anyway, and anything but printable ASCII shows as '?' (a line, never control bytes) */
     for (k = 0; s != NULL && s[k] != '\0' && k < 200u; k++) {
         if (l->len + 1u < l->size) {
-            l->buf[l->len++] = s[k];
+            l->buf[l->len++] = s[k] >= 0x20 && s[k] <= 0x7e ? s[k] : '?';
         }
     }
 }
