@@ -59,33 +59,77 @@ static inline uint32_t fft_rev_next(uint32_t j, uint32_t m)
     return j | bit;
 }
 
+/*
+ * fp32 stages in place on m complex values (bit-reversed order): the radix-2 stages
+ * two at a time (span h and 2h over four values: each value loaded and stored once
+ * per two stages; the second stage's odd twiddle W_4h^(j+h) is W_4h^j times -i, an
+ * exact rotation), after one span-1 stage (W = 1) when log2(m) is odd.
+ */
+static void fft_stages_f32(float *z, const float *tw, uint32_t m)
+{
+    uint32_t half = 1, j, b, bits = 0;
+    while ((1u << bits) < m) {
+        bits++;
+    }
+    if (bits & 1u) {
+        for (b = 0; b < m; b += 2u) {
+            float *a = z + 2u * b;
+            const float ar = a[0], ai = a[1], cr = a[2], ci = a[3];
+            a[0] = ar + cr;
+            a[1] = ai + ci;
+            a[2] = ar - cr;
+            a[3] = ai - ci;
+        }
+        half = 2;
+    }
+    for (; half < m; half <<= 2) {
+        const uint32_t s1 = m / half, s2 = m / (2u * half), h2 = 2u * half;
+        for (j = 0; j < half; j++) {
+            const float w1c = tw[2u * j * s1], w1s = tw[2u * j * s1 + 1u];
+            const float w2c = tw[2u * j * s2], w2s = tw[2u * j * s2 + 1u];
+            for (b = j; b < m; b += 4u * half) {
+                float *p0 = z + 2u * b, *p1 = p0 + h2, *p2 = p1 + h2, *p3 = p2 + h2;
+                const float x0r = p0[0], x0i = p0[1], x1r = p1[0], x1i = p1[1];
+                const float x2r = p2[0], x2i = p2[1], x3r = p3[0], x3i = p3[1];
+                /* span h: (x0, x1), (x2, x3) by W_2h^j = w1c - i w1s */
+                float tr = w1c * x1r + w1s * x1i, ti = w1c * x1i - w1s * x1r;
+                const float y0r = x0r + tr, y0i = x0i + ti, y1r = x0r - tr, y1i = x0i - ti;
+                float ur, ui;
+                tr = w1c * x3r + w1s * x3i;
+                ti = w1c * x3i - w1s * x3r;
+                {
+                    const float y2r = x2r + tr, y2i = x2i + ti, y3r = x2r - tr, y3i = x2i - ti;
+                    /* span 2h: (y0, y2) by W_4h^j, (y1, y3) by W_4h^j (-i) */
+                    tr = w2c * y2r + w2s * y2i;
+                    ti = w2c * y2i - w2s * y2r;
+                    ur = w2c * y3r + w2s * y3i;
+                    ui = w2c * y3i - w2s * y3r;
+                }
+                p0[0] = y0r + tr;
+                p0[1] = y0i + ti;
+                p2[0] = y0r - tr;
+                p2[1] = y0i - ti;
+                /* (ur + i ui)(-i) = ui - i ur */
+                p1[0] = y1r + ui;
+                p1[1] = y1i - ur;
+                p3[0] = y1r - ui;
+                p3[1] = y1i + ur;
+            }
+        }
+    }
+}
+
 void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t power, float scale, float *work,
                        float *out)
 {
     const uint32_t m = n / 2u;
-    uint32_t i, j, half, b;
+    uint32_t i, j;
     for (i = 0, j = 0; i < m; i++) {
         work[2u * j] = x[2u * i];
         work[2u * j + 1u] = x[2u * i + 1u];
         j = fft_rev_next(j, m);
     }
-    for (half = 1; half < m; half <<= 1) {
-        const uint32_t stride = m / half;
-        for (j = 0; j < half; j++) {
-            const float wc = tw[2u * j * stride], ws = tw[2u * j * stride + 1u];
-            for (b = j; b < m; b += 2u * half) {
-                float *a = work + 2u * b, *c = work + 2u * (b + half);
-                /* t = W c, W = wc - i ws */
-                const float tr = wc * c[0] + ws * c[1];
-                const float ti = wc * c[1] - ws * c[0];
-                const float ar = a[0], ai = a[1];
-                a[0] = ar + tr;
-                a[1] = ai + ti;
-                c[0] = ar - tr;
-                c[1] = ai - ti;
-            }
-        }
-    }
+    fft_stages_f32(work, tw, m);
     {
         const float r0 = work[0], i0 = work[1];
         const float dc = r0 + i0, ny = r0 - i0;
@@ -158,24 +202,54 @@ static uint64_t fft_isqrt_round(uint64_t v)
     return rem > r ? r + 1u : r;
 }
 
+/* floor(sqrt(v)) rounded to nearest for v < 2^32 (bit by bit, 16 steps). */
+static uint32_t fft_isqrt32_round(uint32_t v)
+{
+    uint32_t r = 0, bit = (uint32_t)1 << 30, rem = v;
+    while (bit > rem) {
+        bit >>= 2;
+    }
+    while (bit != 0u) {
+        if (rem >= r + bit) {
+            rem -= r + bit;
+            r = (r >> 1) + bit;
+        } else {
+            r >>= 1;
+        }
+        bit >>= 2;
+    }
+    return rem > r ? r + 1u : r;
+}
+
+/* One Q15 bin from Z'[k] = zk, Z'[m-k] = zm and W^k = (wc, -ws): 2E = (a + c, b - d),
+ * 2O = (b + d, c - a), X' = E + W O in Q30 (2E * 2^14 + (W 2O) >> 1), rounded to Q15;
+ * its power (Q30) or rounded magnitude (Q15). */
+static inline int32_t q15_bin(uint32_t zk, uint32_t zm, int32_t wc, int32_t ws, int32_t power)
+{
+    const int32_t a = (int16_t)(zk & 0xFFFFu), b = (int16_t)(zk >> 16);
+    const int32_t c = (int16_t)(zm & 0xFFFFu), d = (int16_t)(zm >> 16);
+    const int32_t er = a + c, ei = b - d, orr = b + d, oi = c - a;
+    const int32_t xr30 = er * 16384 + ((wc * orr + ws * oi) >> 1);
+    const int32_t xi30 = ei * 16384 + ((wc * oi - ws * orr) >> 1);
+    const int32_t xr = (xr30 + 16384) >> 15, xi = (xi30 + 16384) >> 15;
+    const uint32_t p = (uint32_t)(xr * xr) + (uint32_t)(xi * xi);
+    return power == 2 ? (int32_t)p : (int32_t)fft_isqrt32_round(p);
+}
+
 void mote_fft_split_q15(const uint32_t *z, const int16_t *tw, uint32_t n, int32_t power, int32_t *out)
 {
     const uint32_t m = n / 2u;
     uint32_t k;
-    for (k = 0; k <= m; k++) {
-        /* Z'[k] = (a, b), Z'[m - k] = (c, d); 2E = (a + c, b - d), 2O = (b + d, c - a);
-         * X' = E + W O in Q30: 2E * 2^14 + (W 2O) >> 1 */
-        const uint32_t zk = z[k == m ? 0u : k], zm = z[k == 0u ? 0u : m - k];
-        const int32_t a = (int16_t)(zk & 0xFFFFu), b = (int16_t)(zk >> 16);
-        const int32_t c = (int16_t)(zm & 0xFFFFu), d = (int16_t)(zm >> 16);
-        const int32_t er = a + c, ei = b - d, orr = b + d, oi = c - a;
-        const uint32_t kk = k == m ? 0u : k;
-        const int32_t wc = k == m ? -(int32_t)tw[0] : tw[2u * kk], ws = k == m ? 0 : tw[2u * kk + 1u];
-        const int32_t xr30 = er * 16384 + ((wc * orr + ws * oi) >> 1);
-        const int32_t xi30 = ei * 16384 + ((wc * oi - ws * orr) >> 1);
-        const int32_t xr = (xr30 + 16384) >> 15, xi = (xi30 + 16384) >> 15;
-        const uint32_t p = (uint32_t)(xr * xr) + (uint32_t)(xi * xi);
-        out[k] = power == 2 ? (int32_t)p : (int32_t)fft_isqrt_round(p);
+    out[0] = q15_bin(z[0], z[0], tw[0], tw[1], power);
+    out[m] = q15_bin(z[0], z[0], -(int32_t)tw[0], 0, power); /* W^m = -1 */
+    if (power == 2) {
+        for (k = 1; k < m; k++) {
+            out[k] = q15_bin(z[k], z[m - k], tw[2u * k], tw[2u * k + 1u], 2);
+        }
+    } else {
+        for (k = 1; k < m; k++) {
+            out[k] = q15_bin(z[k], z[m - k], tw[2u * k], tw[2u * k + 1u], 1);
+        }
     }
 }
 
