@@ -80,6 +80,9 @@ def _cmd_inspect(args) -> int:
 
 
 def _cmd_run(args) -> int:
+    from aot.tools.slot import is_slot_folder, slot_run_command
+    if getattr(args, "slot", None) or is_slot_folder(args.program):
+        return slot_run_command(args)
     from aot.tools.commands import run_command
     return run_command(args)
 
@@ -108,6 +111,9 @@ def _cmd_generate(args) -> int:
 
 
 def _cmd_test(args) -> int:
+    from aot.tools.slot import is_slot_folder, slot_test_command
+    if getattr(args, "slot", None) or is_slot_folder(args.program):
+        return slot_test_command(args)
     from aot.tools.selftest import test_command
     return test_command(args)
 
@@ -203,6 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="on a simulated board with a cost model (mps2-an505: Cortex-M33; microbit: "
                         "Cortex-M0+ of the RP2040, priced from the Cortex-M0 trace): also trace the run and "
                         "estimate the cycles per inference from per-instruction-class costs (aot.deploy.cycles)")
+    from aot.tools.slot import add_slot_image_argument
+    add_slot_image_argument(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("compare", help="eager PyTorch vs the Mote runtime on a target")
@@ -316,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=_positive_seconds, default=120.0,
                    help="simulator or serial timeout, seconds (> 0; default 120): wall time on QEMU and "
                         "serial, simulated time on the pico's rp2040js (a budget of core cycles)")
+    add_slot_image_argument(p)
     p.set_defaults(func=_cmd_test)
 
     from aot.tools.device import add_flash_arguments, add_monitor_arguments, add_uf2_arguments

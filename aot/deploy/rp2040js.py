@@ -140,13 +140,14 @@ def cycle_budget(board: Board, sim_seconds: float = DEFAULT_SIM_SECONDS) -> int:
 
 
 def runner_command(uf2: Union[str, Path], board: Board, max_cycles: int, status_path: Path,
-                   stdin_path: Optional[Path] = None, tester: bool = False) -> list:
+                   stdin_path: Optional[Path] = None, tester: bool = False, slot_uf2=None) -> list:
     """The command line of one run.js run of `uf2` on `board` (after check_installed):
     the bootrom stand-in, a budget of `max_cycles` core cycles, the status written to
     `status_path`; stdin_path: bytes for UART0's receiver; tester: run.js's --tester
     protocol (per-line cycle stamps, pause at the budget; see run.js). Every run ends as
     "silent" when the image prints nothing within FIRST_OUTPUT_SECONDS, and reports its
-    progress each simulated second."""
+    progress each simulated second. slot_uf2: a model image's UF2 (aot pack) written after
+    `uf2`, as a second drag-and-drop writes it (aot.deploy.slot)."""
     rom, symbols = bootrom()
     second = cycle_budget(board, 1.0)
     cmd = [NODE, str(RUNNER), "--bootrom", str(rom), "--rom-symbols", str(symbols), "--uf2", str(uf2),
@@ -154,6 +155,8 @@ def runner_command(uf2: Union[str, Path], board: Board, max_cycles: int, status_
            "--first-output", str(cycle_budget(board, FIRST_OUTPUT_SECONDS)), "--progress", str(second)]
     if stdin_path is not None:
         cmd += ["--stdin", str(stdin_path)]
+    if slot_uf2 is not None:
+        cmd += ["--slot-uf2", str(slot_uf2)]
     if tester:
         cmd.append("--tester")
     return cmd
@@ -171,7 +174,8 @@ def read_status(status_path: Path, uart: str) -> Rp2040Run:
 
 
 def run_uf2(uf2: Union[str, Path], board: Union[str, Board] = "pico", max_cycles: Optional[int] = None,
-            timeout_s: float = 300.0, on_line=None, stdin_bytes: Optional[bytes] = None) -> Rp2040Run:
+            timeout_s: float = 300.0, on_line=None, stdin_bytes: Optional[bytes] = None,
+            slot_uf2=None) -> Rp2040Run:
     """Run `uf2` on rp2040js from reset (bootrom stand-in, boot2, image).
 
     max_cycles: the run's budget in core cycles (default: DEFAULT_SIM_SECONDS at the
@@ -187,8 +191,8 @@ def run_uf2(uf2: Union[str, Path], board: Union[str, Board] = "pico", max_cycles
         if stdin_bytes:
             stdin_path = Path(tmp) / "stdin.bin"
             stdin_path.write_bytes(stdin_bytes)
-        text = _stream(runner_command(uf2, board, budget, status_path, stdin_path), timeout_s, on_line, budget,
-                       board)
+        text = _stream(runner_command(uf2, board, budget, status_path, stdin_path, slot_uf2=slot_uf2), timeout_s,
+                       on_line, budget, board)
         return read_status(status_path, text)
 
 

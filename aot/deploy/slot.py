@@ -400,8 +400,10 @@ def qemu_loader_args(contract: dict, image: Path) -> list:
 
 
 def run_with_image(build_dir, image=None, timeout: float = 60.0) -> tuple:
-    """Run a slot firmware's build folder in QEMU with `image` (a slot .bin; None: an
-    empty slot) in its slot. Returns (exit status, UART text)."""
+    """Run a slot firmware's build folder on its board's simulator with `image` in its slot
+    (None: an empty slot): QEMU loads a .bin at the slot's address (-device loader); the
+    pico's rp2040js writes firmware.uf2 and then the image's UF2, as two drag-and-drops
+    would. Returns (exit status, UART text)."""
     import subprocess
     from aot.deploy.boards import load_board
     from aot.deploy.qemu import _text, qemu_command
@@ -410,6 +412,12 @@ def run_with_image(build_dir, image=None, timeout: float = 60.0) -> tuple:
     contract = read_contract(build_dir)
     info = json.loads((build_dir / "build.json").read_text())
     board = load_board(info["board_file"] if Path(info["board_file"]).exists() else info["board"])
+    if board.simulator is not None and board.simulator.kind == "rp2040js":
+        from aot.deploy import rp2040js
+        if image is not None and Path(image).read_bytes()[:4] != b"UF2\n":
+            raise SlotError(f"{image}: the pico's slot takes the image's UF2 (aot pack -o NAME.uf2)")
+        r = rp2040js.run_uf2(build_dir / "firmware.uf2", board, timeout_s=timeout, slot_uf2=image)
+        return (r.exit_status if r.exit_status is not None else 1), r.uart
     cmd = qemu_command(build_dir / "firmware.elf", board)
     if image is not None:
         data = Path(image).read_bytes()

@@ -138,3 +138,61 @@ def pack_command(args) -> int:
     print(f"aot pack: {out} ({len(image):,} B image for {where}"
           + (f", {selftest.count} self-test case(s)" if selftest else "") + f"): {verdict}")
     return 0
+
+
+def is_slot_folder(path) -> bool:
+    """A slot firmware's build folder (slot.json beside build.json)."""
+    p = Path(path)
+    return p.is_dir() and (p / "slot.json").exists() and (p / "build.json").exists()
+
+
+def _slot_target(args) -> None:
+    import json
+    info = json.loads((Path(args.program) / "build.json").read_text())
+    if args.target not in ("host", info["board"]):
+        raise BuildError(f"{args.program} is a slot firmware for {info['board']}: run it with --target "
+                         f"{info['board']} (its simulator), not {args.target}")
+
+
+def slot_run_command(args) -> int:
+    """`aot run BUILD [--slot IMAGE]` of a slot firmware: its simulator with IMAGE in the
+    slot (none: an empty slot); the UART lines as they came, the firmware's exit status."""
+    from aot.deploy.slot import run_with_image
+    _slot_target(args)
+    if getattr(args, "inputs", None):
+        raise BuildError("a slot firmware runs the image's self-test cases, or its embedded inputs: --inputs "
+                         "is for a firmware with its model linked in")
+    status, text = run_with_image(args.program, getattr(args, "slot", None), timeout=args.timeout)
+    print(text.rstrip("\n"))
+    return status
+
+
+def slot_test_command(args) -> int:
+    """`aot test BUILD --slot IMAGE`: the image's own self-test (aot pack --selftest) run by
+    the slot firmware; the table and verdict, or the firmware's one refusal line."""
+    from aot.deploy.protocol import read_selftest
+    from aot.deploy.slot import run_with_image
+    from aot.tools import jsonout
+    from aot.tools.selftest import format_report
+    _slot_target(args)
+    if not getattr(args, "slot", None):
+        raise BuildError(f"{args.program} is a slot firmware: give the model image to test with --slot IMAGE "
+                         "(aot pack MODEL --firmware DIR --selftest)")
+    import json
+    from aot.errors import ProtocolError, RunError
+    code, text = run_with_image(args.program, args.slot, timeout=args.timeout)
+    try:
+        rep = read_selftest(text.splitlines())
+    except ProtocolError as e:
+        raise RunError(f"the slot firmware exited with status {code} without a verdict ({e}); pack the image "
+                       "with --selftest") from None
+    board = json.loads((Path(args.program) / "build.json").read_text())["board"]
+    rep.update({"program": f"{args.slot} in the slot of {args.program}", "target": board})
+    print(jsonout.dumps(rep) if args.json else format_report(rep))
+    return 0 if rep["verdict"] == "PASS" else 1
+
+
+def add_slot_image_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--slot", metavar="IMAGE",
+                   help="a slot firmware's build folder (aot build --slot): the model image (aot pack) to put in "
+                        "its slot first: a .bin for QEMU boards, the .uf2 for the pico (default: an empty slot)")

@@ -3,7 +3,7 @@
  * run.js - run a Raspberry Pi Pico (RP2040) UF2 image on rp2040js, Mote's way.
  *
  *   node sim/rp2040/run.js --bootrom BOOTROM.bin --rom-symbols BOOTROM.json
- *        --uf2 firmware.uf2 [--cycles N] [--flash-bytes N] [--stdin FILE]
+ *        --uf2 firmware.uf2 [--slot-uf2 model.uf2] [--cycles N] [--flash-bytes N] [--stdin FILE]
  *        [--status STATUS.json] [--tester] [--first-output N] [--progress N]
  *
  * 1. The UF2 is loaded as the RP2040 bootrom's USB drive (BOOTSEL) would write it
@@ -116,6 +116,7 @@ function parseArgs(argv) {
     if (a === '--bootrom') opts.bootrom = v;
     else if (a === '--rom-symbols') opts.romSymbols = v;
     else if (a === '--uf2') opts.uf2 = v;
+    else if (a === '--slot-uf2') opts.slotUf2 = v;
     else if (a === '--cycles') opts.cycles = Number(v);
     else if (a === '--flash-bytes') opts.flashBytes = Number(v);
     else if (a === '--stdin') opts.stdin = v;
@@ -125,7 +126,7 @@ function parseArgs(argv) {
     else throw new Outcome('usage', `unknown option ${a}`);
   }
   for (const k of ['bootrom', 'romSymbols', 'uf2']) {
-    if (!opts[k]) throw new Outcome('usage', 'usage: run.js --bootrom BIN --rom-symbols JSON --uf2 FILE ' +
+    if (!opts[k]) throw new Outcome('usage', 'usage: run.js --bootrom BIN --rom-symbols JSON --uf2 FILE [--slot-uf2 FILE] ' +
                                     '[--cycles N] [--flash-bytes N] [--stdin FILE] [--status FILE] [--tester] ' +
                                     '[--first-output N] [--progress N]');
   }
@@ -135,8 +136,11 @@ function parseArgs(argv) {
   return opts;
 }
 
-/* The flash contents the RP2040's drive would write for `uf2` (rules above). */
-function loadUf2(uf2, flashBytes, name) {
+/* The flash contents the RP2040's drive would write for `uf2` (rules above). `contiguousFrom`:
+ * the address its blocks must cover without a hole from (the flash's start for a firmware;
+ * a model image's own first block for --slot-uf2, written after the firmware as a second
+ * drag-and-drop writes it: only its own pages change). */
+function loadUf2(uf2, flashBytes, name, contiguousFrom) {
   if (uf2.length === 0 || uf2.length % 512) {
     throw new Outcome('bad_uf2', `${name}: ${uf2.length} bytes is not a whole number of 512-byte UF2 blocks`);
   }
@@ -184,7 +188,7 @@ function loadUf2(uf2, flashBytes, name) {
     throw new Outcome('bad_uf2', `${name}: ${total - seen.size} of its ${total} blocks ${total - seen.size === 1 ? 'is' : 'are'} missing (first: block ${missing}); the drive would wait for them and never boot`);
   }
   const sorted = kept.slice().sort((a, b) => a.addr - b.addr);
-  let next = FLASH_BASE;
+  let next = contiguousFrom === undefined ? FLASH_BASE : sorted[0].addr;
   for (const b of sorted) {
     if (b.addr > next) {
       throw new Outcome('bad_uf2', `${name}: its blocks leave a hole in flash at ${hex(next)}..${hex(b.addr)}; on a board it would hold whatever the flash held before, so it is not run here`);
@@ -264,6 +268,9 @@ function main() {
   let blocks;
   try {
     blocks = loadUf2(uf2, opts.flashBytes, path.basename(opts.uf2));
+    if (opts.slotUf2) {
+      blocks = blocks.concat(loadUf2(fs.readFileSync(opts.slotUf2), opts.flashBytes, path.basename(opts.slotUf2), true));
+    }
   } catch (e) {
     if (e instanceof Outcome) return finish(e.result, e.message);
     throw e;

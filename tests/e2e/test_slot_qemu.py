@@ -140,3 +140,40 @@ def test_corrupted_image_and_empty_slot_are_refused(slot):
     assert len(lines) == 1 and lines[0].startswith("MOTE ERROR slot crc program header=0x"), text
     status, text = run_with_image(fw, None, timeout=60)
     assert status == 1 and error_lines(text) == ["MOTE ERROR slot empty"]
+
+
+def test_aot_test_and_run_take_the_image(slot, capsys):
+    root, _, fw, _ = slot
+    image = pack(slot, "retrained", "--selftest")
+    capsys.readouterr()
+    assert aot_main(["test", str(fw), "--target", BOARD, "--slot", str(image)]) == 0
+    out = capsys.readouterr().out
+    assert "PASS: 1 case(s), max abs err 0" in out and f"in the slot of {fw}" in out
+    assert aot_main(["test", str(fw), "--slot", str(pack(slot, "sigmoid", "--unchecked"))]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["aot test: error: firmware reported: MOTE ERROR slot operator aten::sigmoid.out missing"]
+    assert aot_main(["run", str(fw)]) == 1  # no image: an empty slot
+    assert "MOTE ERROR slot empty" in capsys.readouterr().out
+
+
+def test_pico_loads_the_firmware_uf2_and_then_the_slot_uf2(slot, tmp_path):
+    """rp2040js writes firmware.uf2, then the model image's UF2 (only the slot's pages), as
+    two drag-and-drops onto the Pico's BOOTSEL drive would."""
+    from aot.deploy.uf2 import RP2040_FAMILY_ID, parse_uf2
+    root, models, _, _ = slot
+    fw = tmp_path / "fw-pico"
+    assert aot_main(["build", str(models["base"]), "--board", "pico", "--slot", "-o", str(fw)]) == 0
+    contract = json.loads((fw / "slot.json").read_text())
+    assert (contract["address"], contract["flash_bytes"]) == (0x10180000, 0x80000)  # boards/pico.json
+    good, bad = tmp_path / "r.uf2", tmp_path / "s.uf2"
+    assert aot_main(["pack", str(models["retrained"]), "--firmware", str(fw), "--selftest", "-o", str(good)]) == 0
+    assert aot_main(["pack", str(models["sigmoid"]), "--firmware", str(fw), "--unchecked", "-o", str(bad)]) == 0
+    family, base, _ = parse_uf2(good.read_bytes())
+    assert (family, base) == (RP2040_FAMILY_ID, 0x10180000)
+    status, text = run_with_image(fw, good, timeout=300)
+    assert status == 0 and "MOTE SELFTEST PASS n=1" in text, text
+    want, _ = host_output(models["retrained"])
+    got = re.search(r"^OUT 0 \d+ ([0-9a-f]+)$", text, re.M).group(1)
+    assert bytes.fromhex(got) == want.astype("<f4").tobytes()  # the M0+'s bytes are the host's
+    status, text = run_with_image(fw, bad, timeout=300)
+    assert status == 1 and error_lines(text) == ["MOTE ERROR slot operator aten::sigmoid.out missing"]
