@@ -248,16 +248,38 @@ def image_for(compiled, selftest=None) -> bytes:
     return pack_image(compiled.pte, format_version(), scratch_slots(compiled.spec), inputs, cases, expected)
 
 
-def write_image(contract: dict, board, image: bytes, out: Path) -> Path:
+#: `aot pack --uf2-family` names on an RP2350 (aot.deploy.uf2); the default is "absolute"
+RP2350_SLOT_FAMILIES = ("absolute", "data", "rp2350-arm-s")
+
+
+def slot_uf2_family(board, name: Optional[str] = None) -> int:
+    """The UF2 family of a model image for `board`: the RP2040 bootrom takes only its own
+    family (written at the blocks' addresses); on an RP2350 "absolute" by default (written
+    at the blocks' addresses into unpartitioned flash: the firmware stays bootable and
+    untouched), "data" for a slot that is a partition accepting data (docs/slots.md)."""
+    from aot.deploy.uf2 import (RP2350_ARM_S_FAMILY_ID, RP2XXX_ABSOLUTE_FAMILY_ID,
+                                RP2XXX_DATA_FAMILY_ID)
+    if board.uf2_family_id != RP2350_ARM_S_FAMILY_ID:
+        if name is not None:
+            raise SlotError(f"--uf2-family {name}: {board.name}'s bootrom takes only its own family")
+        return board.uf2_family_id
+    ids = {"absolute": RP2XXX_ABSOLUTE_FAMILY_ID, "data": RP2XXX_DATA_FAMILY_ID,
+           "rp2350-arm-s": RP2350_ARM_S_FAMILY_ID}
+    if name is not None and name not in ids:
+        raise SlotError(f"--uf2-family {name}: one of {', '.join(RP2350_SLOT_FAMILIES)}")
+    return ids[name or "absolute"]
+
+
+def write_image(contract: dict, board, image: bytes, out: Path, family: Optional[str] = None) -> Path:
     """Write `image` for the slot of `contract`: a UF2 covering only the slot for a board
-    with a UF2 family (out ends in .uf2), else the raw bytes (.bin) to be written at
-    contract["address"]."""
+    with a UF2 family (out ends in .uf2; `family`: slot_uf2_family's name), else the raw
+    bytes (.bin) to be written at contract["address"]."""
     out = Path(out)
     if out.suffix == ".uf2":
         if board.uf2_family_id is None:
             raise SlotError(f"{board.name} takes no UF2: write a .bin (its address: 0x{contract['address']:08x})")
         from aot.deploy.uf2 import bin_to_uf2
-        out.write_bytes(bin_to_uf2(image, contract["address"], board.uf2_family_id))
+        out.write_bytes(bin_to_uf2(image, contract["address"], slot_uf2_family(board, family)))
     else:
         out.write_bytes(image)
     return out
@@ -455,8 +477,12 @@ def flash_model_only(path, firmware=None, drive=None, tool=None, candidates=None
     if path.suffix.lower() != ".uf2":
         raise FlashError(f"--model-only writes a slot image's UF2 (aot pack MODEL --firmware DIR -o NAME.uf2), "
                          f"not {path.name}; nothing written")
+    from aot.deploy.uf2 import RP2350_ARM_S_FAMILY_ID, RP2XXX_ABSOLUTE_FAMILY_ID, RP2XXX_DATA_FAMILY_ID
     rp = {load_board(b).uf2_family_id: load_board(b) for b in known_boards()
           if load_board(b).uf2_family_id is not None}
+    for fam in (RP2XXX_ABSOLUTE_FAMILY_ID, RP2XXX_DATA_FAMILY_ID):  # the RP2350's image-less families
+        if RP2350_ARM_S_FAMILY_ID in rp:
+            rp[fam] = rp[RP2350_ARM_S_FAMILY_ID]
     largest = max(b.flash.size for b in rp.values())
     try:
         data = fl.read_regular(path, (largest // UF2_PAYLOAD + 1) * UF2_BLOCK_SIZE, follow_symlinks=True)
@@ -493,7 +519,7 @@ def flash_model_only(path, firmware=None, drive=None, tool=None, candidates=None
     elif base % ERASE_BYTES:
         raise FlashError(f"{path} starts at 0x{base:08x}, not at a {ERASE_BYTES}-byte sector: not a slot; "
                          "nothing written")
-    chip = FAMILY_CHIPS[family]
+    chip = FAMILY_CHIPS.get(family, "RP2350")
     blocks = len(data) // UF2_BLOCK_SIZE
     if tool is None:
         dest = fl.copy_uf2(data, fl.choose_drive(chip, drive, candidates), name="model.uf2")

@@ -29,6 +29,11 @@ UF2_DATA_FIELD = 476
 RP2350_ARM_S_FAMILY_ID = 0xE48BFF59
 RP2350_ARM_NS_FAMILY_ID = 0xE48BFF5B
 RP2040_FAMILY_ID = 0xE48BFF56
+#: RP2350 bootrom families that carry no image: "absolute" (written at the blocks' own
+#: addresses, into unpartitioned space that accepts it: all of flash without a partition
+#: table) and "data" (into a partition that accepts data). The RP2040 bootrom takes neither.
+RP2XXX_ABSOLUTE_FAMILY_ID = 0xE48BFF57
+RP2XXX_DATA_FAMILY_ID = 0xE48BFF58
 
 #: chip of each family ID, named as in BOOTSEL_BOARD_IDS
 FAMILY_CHIPS = {RP2350_ARM_S_FAMILY_ID: "RP2350", RP2350_ARM_NS_FAMILY_ID: "RP2350",

@@ -103,6 +103,10 @@ def add_pack_arguments(p: argparse.ArgumentParser) -> None:
                         "(written at the slot's address); default MODEL-slot.uf2 or .bin")
     add_selftest_option(p, "carry N self-test cases (default 1: the example inputs) with their expected outputs "
                            "from the host runtime; the firmware runs and checks them after loading the image")
+    p.add_argument("--uf2-family", choices=("absolute", "data", "rp2350-arm-s"),
+                   help="pico2 (RP2350) only: the UF2 family of the image (default absolute: written at the slot's "
+                        "address in flash without a partition table; data: for a slot that is a partition "
+                        "accepting data, docs/slots.md)")
     p.add_argument("--unchecked", action="store_true",
                    help="write the image even when this firmware will refuse it (for tests of its refusal "
                         "lines); the problems still print")
@@ -131,7 +135,7 @@ def pack_command(args) -> int:
     where = f"slot 0x{contract['address']:08x} of {args.firmware}"
     if problems and not args.unchecked:
         raise SlotError(f"{compiled.name} does not fit {where}: {'; '.join(problems)} (--unchecked writes it anyway)")
-    write_image(contract, board, image, out)
+    write_image(contract, board, image, out, getattr(args, "uf2_family", None))
     verdict = ("the firmware will refuse it: " + "; ".join(problems)) if problems else \
         (f"fits: arena {needs['arena_bytes']:,}/{contract['arena_bytes']:,} B, state {needs['state_bytes']:,}/"
          f"{contract['state_bytes']:,} B, {len(needs['ops'])}/{len(contract['ops'])} operators, inputs and outputs match")

@@ -11,7 +11,7 @@ from aot.cli import main
 from aot.deploy import flash, slot
 from aot.deploy.boards import load_board
 from aot.deploy.firmware import linker_script
-from aot.deploy.uf2 import RP2350_ARM_S_FAMILY_ID, bin_to_uf2, parse_uf2
+from aot.deploy.uf2 import RP2350_ARM_S_FAMILY_ID, RP2XXX_ABSOLUTE_FAMILY_ID, bin_to_uf2, parse_uf2
 from aot.errors import BuildError
 
 RP2350_INFO = "UF2 Bootloader v1.0\nModel: Raspberry Pi RP2350\nBoard-ID: RP2350\n"
@@ -134,7 +134,7 @@ def test_flash_model_only_writes_just_the_slot(tmp_path, capsys, no_mounts):
     out = capsys.readouterr().out
     written = (drive / "model.uf2").read_bytes()
     family, base, payload = parse_uf2(written)
-    assert (family, base) == (RP2350_ARM_S_FAMILY_ID, 0x10300000) and payload[:len(img)] == img
+    assert (family, base) == (RP2XXX_ABSOLUTE_FAMILY_ID, 0x10300000) and payload[:len(img)] == img
     assert len(written) // 512 == -(-len(img) // 256)  # only the slot's pages, none of the firmware's
     assert "model image m.uf2" in out and "(RP2350, board pico2)" in out
 
@@ -163,3 +163,13 @@ def test_flash_model_only_refusals_write_nothing(tmp_path, capsys, no_mounts, ca
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0] and "nothing written" in err[0], err
     assert sorted(p.name for p in drive.iterdir()) == ["INFO_UF2.TXT"]
+
+
+def test_slot_uf2_family_per_chip():
+    from aot.deploy.uf2 import RP2040_FAMILY_ID, RP2XXX_DATA_FAMILY_ID
+    assert slot.slot_uf2_family(load_board("pico")) == RP2040_FAMILY_ID  # the RP2040 bootrom takes only its own
+    assert slot.slot_uf2_family(load_board("pico2")) == RP2XXX_ABSOLUTE_FAMILY_ID == 0xE48BFF57
+    assert slot.slot_uf2_family(load_board("pico2"), "data") == RP2XXX_DATA_FAMILY_ID == 0xE48BFF58
+    assert slot.slot_uf2_family(load_board("pico2"), "rp2350-arm-s") == RP2350_ARM_S_FAMILY_ID
+    with pytest.raises(slot.SlotError, match="takes only its own family"):
+        slot.slot_uf2_family(load_board("pico"), "absolute")
