@@ -209,7 +209,7 @@ def board_uf2(build_dir) -> tuple:
     if not (build_dir / "build.json").exists():
         raise FlashError(f"{build_dir} is not a build folder (no build.json): build one with "
                          "`aot build MODEL --board pico2 -o DIR`")
-    info = read_build(build_dir)
+    info = read_build(build_dir, several=True)  # the image holds every model
     board = build_board(info)
     if board.uf2_family_id is None:
         rp = [b for b in known_boards() if load_board(b).uf2_family_id is not None]

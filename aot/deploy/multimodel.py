@@ -530,7 +530,205 @@ def planned_table(sources: dict, board) -> str:
     return "\n".join(lines)
 
 
-def build_models(models, board, out_dir, memory: str = DEFAULT_MEMORY, **options):
-    """`aot build` of several models (the firmware app runs every model)."""
-    raise BuildError("aot build with several models is not available yet: use aot generate A=a.py B=b.py "
-                     "and your own build")
+
+# --------------------------------------------------------------------------- build
+
+
+@dataclass
+class MultiBuild:
+    out_dir: Path
+    board: str
+    elf: Path
+    size: dict
+    info: dict
+
+
+def build_models(models: Sequence[ModelBuild], board, out_dir, memory: str = DEFAULT_MEMORY, opt: str = "speed",
+                 kernel_opt: str = "auto", verify_checksum: bool = False, code_in_sram=None) -> MultiBuild:
+    """`aot build` of several models: the sources write_models writes, the firmware app
+    (ports/cortex-m/app/mote_app.c with MOTE_APP_MODELS: every model initialised, then case k of
+    each in turn), each model's example inputs or --selftest cases embedded; size.json with
+    each model and the total (models_size). Whole or not at all, as aot.deploy.build.
+    Raises BuildError (does not fit: naming the model and its tensors)."""
+    from aot.deploy.boards import load_board
+    from aot.deploy.build import APP_SOURCE, _link_error, _relink, incbin_source, kernel_opt_groups
+    from aot.deploy.firmware import FirmwareError, build_firmware
+    from aot.deploy.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, input_sets_bytes,
+                                     model_defines, resolve_opt, runtime_sources, staged_folder, support_sources)
+    from aot.deploy.size import size_json
+    from aot.deploy.stack import stack_budget
+    from aot.deploy.selftest import bpte_bytes
+    from aot.paths import KERNELS_DIR
+    board = load_board(board)
+    out = Path(out_dir).resolve()
+    check_output_folder(out, "build.json", "build")
+    opt_flag, kernel_flag, opt_defines = resolve_opt(opt, kernel_opt)
+    blobs = {m.name: input_sets_bytes(m.compiled.spec, [[t.numpy() for t in m.compiled.example_inputs]])
+             for m in models if m.selftest is None}
+    with staged_folder(out, "building") as stage:
+        gen = stage / "gen"
+        gen.mkdir(parents=True)
+        w = write_models(models, board, gen, memory, input_sets=blobs)
+        sources = [APP_SOURCE] + w["generated"]
+        for info in w["models"]:
+            name, c = info["name"], info["compiled"]
+            if info["selftest"] is None:
+                (info["dir"] / "inputs.bin").write_bytes(blobs[name])
+                (info["dir"] / "model_inputs.S").write_text(
+                    incbin_source(f"mote_model_{name}_inputs", info["dir"] / "inputs.bin", ".mote_model.inputs", 1))
+                sources.append(info["dir"] / "model_inputs.S")
+            (stage / name).mkdir()
+            from aot.compiler.pipeline import write_outputs
+            write_outputs(c, stage / name / "model.pte")
+            (stage / name / "mote_model.h").write_text((info["dir"] / "mote_model.h").read_text())
+            if info["selftest"] is not None:
+                (stage / name / "model.bpte").write_bytes(bpte_bytes(c.pte, info["selftest"]))
+        shared_embed = [p for p in EMBED_SOURCES if p != EMBED_MODEL_SOURCE]
+        sources += runtime_sources() + shared_embed + support_sources() + w["kernels"]
+        defines = {"MOTE_APP_BOARD_NAME": f'"{board.name}"', "NDEBUG": None}
+        defines.update(merged_defines([model_defines(i["compiled"], board, opt) for i in w["models"]]))
+        defines.update(opt_defines)
+        # a model without a method image initialises a runtime state in RAM
+        defines["MOTE_RUNTIME_STATE"] = int(any("method_image_bytes" not in i["compiled"].manifest.get("memory", {})
+                                                for i in w["models"]))
+        defines["MOTE_APP_MODELS"] = None
+        if any(i["selftest"] is not None for i in w["models"]):
+            defines["MOTE_APP_SELFTEST"] = None
+        if verify_checksum:
+            defines["MOTE_VERIFY_CHECKSUM"] = None
+        includes = [gen, RUNTIME_DIR / "include", EMBED_DIR, KERNELS_DIR]
+        layout = {"code_in_sram": board.code_in_sram if code_in_sram is None else bool(code_in_sram),
+                  "weights_in_sram": False}
+        ram = planned_ram(w["models"], memory)
+        stack = 16384
+        spare = board.ram.size - ram["total"]
+        if spare < 2 * stack:
+            stack = max(256, spare // 4 // 8 * 8)
+        try:
+            art = build_firmware(board, sources, include_dirs=includes, defines=defines, out_dir=stage,
+                                 stack_bytes=stack, opt=opt_flag, layout=layout, program=multi_program(models),
+                                 **kernel_opt_groups(support_sources() + w["kernels"], kernel_flag))
+        except FirmwareError as e:
+            raise _models_link_error(e, w, board, memory, stack, _link_error) from None
+        budget = stack_budget(art)
+        if budget.reserve_bytes != stack:
+            stack = budget.reserve_bytes
+            check_models_fit(w["models"], board, memory, stack)
+            try:
+                _relink(art, board, stack, layout)
+            except FirmwareError as e:
+                raise _models_link_error(e, w, board, memory, stack, _link_error) from None
+        first = w["models"][0]
+        size = size_json(art, first["compiled"], board, first["state"], first["scratch"], stack, budget.main_bytes,
+                         w["kernels"], sum(len(b) for b in blobs.values()),
+                         sum(i["selftest_bytes"] for i in w["models"]))
+        models_size(size, art, w, memory, sources)
+        (stage / "size.json").write_text(json.dumps(size, indent=2) + "\n")
+        import hashlib as _h
+        info = {
+            "board": board.name, "board_file": str(board.path), "model": ",".join(i["name"] for i in w["models"]),
+            "memory": memory, "int8": all(bool(i["compiled"].int8) for i in w["models"]),
+            "selftest": None if all(i["selftest"] is None for i in w["models"]) else {
+                "cases": sum(i["selftest"].count for i in w["models"] if i["selftest"] is not None)},
+            "models": [{"name": i["name"], "source": str(Path(i["path"]).resolve()) if i["path"] else "",
+                        "pte": f"{i['name']}/model.pte", "pte_sha256": _h.sha256(i["compiled"].pte).hexdigest(),
+                        "selftest": None if i["selftest"] is None else {
+                            "cases": i["selftest"].count, "bundle": f"{i['name']}/model.bpte"},
+                        "input_sets": 1 if i["selftest"] is None else i["selftest"].count,
+                        "inputs": i["compiled"].manifest["inputs"], "outputs": i["compiled"].manifest["outputs"]}
+                       for i in w["models"]],
+            "firmware_sha256": _h.sha256(art.elf.read_bytes()).hexdigest(),
+            "link": {"stack_bytes": stack, "layout": layout},
+        }
+        (stage / "build.json").write_text(json.dumps(info, indent=2) + "\n")
+    return MultiBuild(out_dir=out, board=board.name, elf=out / "firmware.elf",
+                      size=json.loads((out / "size.json").read_text()),
+                      info=json.loads((out / "build.json").read_text()))
+
+
+def _models_link_error(err, w, board, memory: str, stack: int, link_error) -> BuildError:
+    """A link failure of several models as one line: the RAM or flash overflow names the
+    models' figures (check_models_fit with the stack), else aot.deploy.build's message
+    for the model with the largest arena."""
+    try:
+        check_models_fit(w["models"], board, memory, stack)
+    except BuildError as e:
+        return e
+    worst = max(w["models"], key=lambda i: arena0_bytes(i["compiled"]))
+    e = link_error(err, worst["compiled"].spec, board, worst["state"], worst["scratch"], stack)
+    return BuildError(f"models {', '.join(i['name'] for i in w['models'])} (--memory {memory}): {e}")
+
+
+def models_size(size: dict, art, w: dict, memory: str, sources: Sequence) -> None:
+    """size.json of several models (in place): "memory", "planned" with every model's
+    figures summed (arena: the shared one once), and "models": {name: {"flash": {program,
+    method_image, selftest, inputs, embed}, "ram": {arena, mutable, runtime_state, scratch,
+    runtime}, "planned": {...}}} read from the ELF symbols (a model's local symbols follow
+    its wrapper's STT_FILE entry) and the link map; "shared": the shared arena and scratch."""
+    from elftools.elf.elffile import ELFFile
+    from aot.deploy.size import _APP_RAM  # the embedding API's static RAM by part (one model's: local symbols)
+    local_ram = {k: v for k, v in _APP_RAM.items() if k != "arena"}
+    names = [i["name"] for i in w["models"]]
+    per = {n: {"flash": {}, "ram": {"arena": 0, "mutable": 0, "runtime_state": 0, "scratch": 0, "runtime": 0}}
+           for n in names}
+    shared = {"arena": 0, "scratch": 0}
+    with open(art.elf, "rb") as f:
+        symtab = ELFFile(f).get_section_by_name(".symtab")
+        current = None
+        for sym in symtab.iter_symbols():
+            if sym["st_info"]["type"] == "STT_FILE":
+                m = re.fullmatch(r"mote_embed_(\w+)\.c", sym.name)
+                current = m.group(1) if m and m.group(1) in per else None
+                continue
+            size_b = int(sym["st_size"])
+            if sym.name == SHARED_ARENA:
+                shared["arena"] = size_b
+            elif sym.name == SHARED_SCRATCH:
+                shared["scratch"] = size_b
+            for n in names:
+                if sym.name == f"mote_model_{n}_arena0":
+                    per[n]["ram"]["arena"] = size_b
+                elif sym.name == f"mote_model_{n}_arena1":
+                    per[n]["ram"]["mutable"] = size_b
+            if current is not None and sym["st_info"]["bind"] == "STB_LOCAL":
+                for part, syms in local_ram.items():
+                    if sym.name in syms:
+                        per[current]["ram"][part] += size_b
+    # the objects of each model's sources (build_firmware compiles them in the order given)
+    owner = {Path(o).resolve(): i["name"] for s, o in zip(sources, art.objects) for i in w["models"]
+             if Path(s).resolve().parent == Path(i["dir"]).resolve()}
+    for obj, kinds in art.size_report().get("objects", {}).items():
+        n = owner.get(Path(obj).resolve())
+        if n is None:
+            continue
+        base = Path(obj).name
+        part = ("program" if base.startswith("model_pte.c") else "method_image" if base.startswith("model_image.c")
+                else "selftest" if base.startswith("model_selftest.c") else "inputs"
+                if base.startswith(("model_selftest_inputs.c", "model_inputs.S")) else "embed")
+        per[n]["flash"][part] = per[n]["flash"].get(part, 0) + int(kinds["text"] + kinds["rodata"] + kinds["data"])
+    for i in w["models"]:
+        c = i["compiled"]
+        per[i["name"]]["planned"] = {"arena": arena0_bytes(c), "mutable": mutable_bytes(c),
+                                     "runtime_state": int(i["state"]), "scratch": int(i["scratch"]),
+                                     "pte": len(c.pte), "selftest": int(i["selftest_bytes"])}
+    ram = planned_ram(w["models"], memory)
+    size["memory"] = memory
+    size["models"] = per
+    size["shared"] = shared
+    size["planned"].update({"arena": ram["arena"] + ram["mutable"], "runtime_state": ram["state"],
+                            "scratch": ram["scratch"], "pte": sum(len(i["compiled"].pte) for i in w["models"])})
+    size["model_constants_bytes"] = sum(int(i["compiled"].manifest.get("memory", {}).get("constants_bytes") or 0)
+                                        for i in w["models"])
+
+
+def models_size_table(size: dict) -> str:
+    """Each model's flash and RAM (size.json "models") and the shared memory, as text."""
+    lines = [f"{'model':<14}{'flash B':>12}{'arena B':>10}{'mutable B':>11}{'state B':>9}{'runtime B':>11}"]
+    for n, m in size["models"].items():
+        r = m["ram"]
+        lines.append(f"{n:<14}{sum(m['flash'].values()):>12,}{r['arena']:>10,}{r['mutable']:>11,}"
+                     f"{r['runtime_state']:>9,}{r['runtime']:>11,}")
+    if size.get("memory") == "shared":
+        lines.append(f"shared by every model (--memory shared): arena {size['shared']['arena']:,} B"
+                     + (f", scratch {size['shared']['scratch']:,} B" if size["shared"]["scratch"] else ""))
+    return "\n".join(lines)

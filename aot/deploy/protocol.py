@@ -14,6 +14,11 @@ SELFTEST lines come from runtime/embed/mote_selftest.c, also in a user's firmwar
     MOTE SELFTEST FAIL case=<k> output=<o> element=<i> got=<g> want=<w> tol=<t> failed=<f> n=<cases> max_abs_err=<e>
     (and any other "MOTE <WORD> key=value ..." line)
 
+Several models in one firmware (aot build A=a.py B=b.py; read_models_selftest):
+
+    MOTE MODEL name=<name> pte=<bytes> state=<bytes> arena=<bytes>   (one per model)
+    MOTE RUN model=<name>           the OUT and SELFTEST lines that follow are that model's
+
 Traced firmware (aot build --trace profile|debug), after each OUT line:
 
     DBG <instr> <value> <tensor hex>             (--trace debug: each instruction's outputs)
@@ -281,3 +286,41 @@ def read_selftest(lines, on_line=None) -> dict:
                     "max_abs_err": _float_field(f, "max_abs_err", kind), "rows": rows, "fail": fail}
     raise ProtocolError("no MOTE SELFTEST PASS/FAIL line" + (f"; last lines: {seen[-5:]}" if seen
                                                                else ": no lines at all"))
+
+
+_MODEL_NAME = re.compile(r"(?:^| )(?:name|model)=([a-z_][a-z0-9_]*)(?: |$)", re.ASCII)
+
+
+def read_models_selftest(lines, on_line=None) -> dict:
+    """The self-test reports of a firmware with several models (aot build A=a.py B=b.py
+    --selftest; ports/cortex-m/app/mote_app.c): each "MOTE MODEL name=<name> ..." line announces
+    a model, each "MOTE RUN model=<name>" line gives the lines after it to that model, and
+    each model's lines are read as read_selftest reads one model's. Returns {name: report}
+    in the announced order once every model has its verdict. Raises ProtocolError when the
+    lines end first (naming the models without one), MoteError on a firmware error."""
+    names, per, reports, current, seen = [], {}, {}, None, []
+    for line in lines:
+        seen.append(line)
+        if on_line is not None:
+            on_line(line)
+        ev = parse_line(line)
+        kind = ev["event"]
+        if kind == "error":
+            raise MoteError(f"firmware reported: {ev['line']}")
+        words = ev["line"].split(" ", 2)
+        m = _MODEL_NAME.search(words[2]) if kind in ("model", "run") and len(words) == 3 else None
+        if kind == "model" and m:
+            names.append(m.group(1))
+            per[m.group(1)] = []
+        elif kind == "run" and m:
+            current = m.group(1)
+        elif kind == "selftest" and current in per:
+            per[current].append(line)
+            if ev["verdict"] is not None:
+                reports[current] = read_selftest(per[current])
+                if len(reports) == len(names):
+                    return {n: reports[n] for n in names}
+    missing = [n for n in names if n not in reports]
+    raise ProtocolError((f"no MOTE SELFTEST PASS/FAIL line for model(s) {', '.join(missing)}" if names
+                         else "no MOTE MODEL name=... line: not a firmware with several models")
+                        + (f"; last lines: {seen[-5:]}" if seen else ": no lines at all"))

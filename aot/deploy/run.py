@@ -136,21 +136,30 @@ def read_json(path: Path, keys=()) -> dict:
     return info
 
 
-def read_build(build_dir) -> dict:
+def read_build(build_dir, several: bool = False) -> dict:
     """build.json of `build_dir`, after checking that its files belong together:
     model.pte and firmware.elf must be the ones that build wrote (sha-256), so a
-    folder mixing two builds is refused instead of running the wrong firmware."""
+    folder mixing two builds is refused instead of running the wrong firmware.
+    several: the caller handles a firmware with several models (aot test, aot flash);
+    the others refuse one in one line."""
     import hashlib
     build_dir = Path(build_dir).resolve()
     if not (build_dir / "build.json").exists():
         raise RunError(f"{build_dir} is not a build directory (no build.json); "
                        "for a .pte use --target host")
     info = read_json(build_dir / "build.json", ("board",))
-    for key, name in (("pte_sha256", "model.pte"), ("firmware_sha256", "firmware.elf")):
+    files = [(info, "pte_sha256", "model.pte"), (info, "firmware_sha256", "firmware.elf")]
+    if "models" in info and not several:
+        raise RunError(f"{build_dir} is a firmware with several models ({', '.join(m['name'] for m in info['models'])}): "
+                       "`aot test` checks each model's self-test; this command reads one model's lines (build "
+                       "that model alone for it)")
+    if "models" in info:  # several models (aot.deploy.multimodel): each one's program in its folder
+        files = [(m, "pte_sha256", m["pte"]) for m in info["models"]] + files[1:]
+    for where, key, name in files:
         path = build_dir / name
         if not path.exists():
             raise RunError(f"{build_dir}: {name} is missing; rebuild with `aot build`")
-        if key in info and hashlib.sha256(path.read_bytes()).hexdigest() != info[key]:
+        if key in where and hashlib.sha256(path.read_bytes()).hexdigest() != where[key]:
             raise RunError(f"{build_dir}: {name} does not match build.json (the folder mixes two "
                            "builds); rebuild with `aot build`")
     return info

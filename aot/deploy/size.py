@@ -190,6 +190,23 @@ _APP_RAM = {"arena": ("mote_embed_arena0", "mote_embed_arena1"), "runtime_state"
             "scratch": ("mote_embed_scratch",), "runtime": ("mote_embed_program", "mote_embed_methods", "mote_embed_current")}
 
 
+#: the same storage in a build of several models (aot.deploy.multimodel): each model's arenas,
+#: --memory shared's one arena and scratch
+_MODELS_RAM = (("arena", re.compile(r"mote_model_\w+_arena[01]|mote_models_arena0")),
+               ("scratch", re.compile(r"mote_models_scratch")))
+
+
+def _app_ram_part(name: str) -> Optional[str]:
+    """size.json RAM part of an ELF symbol of the embedding API's storage, or None."""
+    for part, names in _APP_RAM.items():
+        if name in names:
+            return part
+    for part, pattern in _MODELS_RAM:
+        if pattern.fullmatch(name):
+            return part
+    return None
+
+
 def _flash_part(obj: str, out: Path) -> str:
     """size.json flash part of a linked object (a path from the link map)."""
     p = obj.replace("\\", "/")
@@ -206,6 +223,8 @@ def _flash_part(obj: str, out: Path) -> str:
         return "method_image"
     if base.startswith("model_pte.c"):
         return "model"
+    if base.startswith("mote_embed_"):  # several models: runtime/embed/mote_model.c per model
+        return "runtime"
     if base.startswith("registry.c") or rel.startswith(("kernels/", "cmsis/")):
         return "kernels"
     if rel.startswith("runtime/"):
@@ -248,13 +267,13 @@ def size_json(art, compiled, board, state, scratch, stack, analysed, kernels,
     flash = dict(parts)
     flash["padding"] = int(rep["flash_used"]) - sum(parts.values())
 
-    sym_sizes = {}
+    ram = {k: 0 for k in _APP_RAM}
     with open(art.elf, "rb") as f:
         symtab = ELFFile(f).get_section_by_name(".symtab")
         for sym in symtab.iter_symbols():
-            if any(sym.name in names for names in _APP_RAM.values()):
-                sym_sizes[sym.name] = int(sym["st_size"])
-    ram = {k: sum(sym_sizes.get(n, 0) for n in names) for k, names in _APP_RAM.items()}
+            part = _app_ram_part(sym.name)
+            if part is not None:  # several models: each one's static symbols of the same name
+                ram[part] += int(sym["st_size"])
     ram["stack"] = int(rep["sections"].get("stack", 0))
     if rep.get("sram_copy"):  # --code-in-sram / --weights-in-sram: copied from flash at boot
         ram["sram_copy"] = int(rep["sram_copy"])

@@ -35,7 +35,9 @@ def run_selftest(program, target: str = "host", timeout: float = 120.0) -> dict:
         rep = run_host(pte, st, method, source=str(path))
     else:
         from aot.deploy.run import read_build
-        info = read_build(path)
+        info = read_build(path, several=True)
+        if "models" in info:  # several models in one firmware: a verdict per model
+            return dict(_run_models(path, info, target, timeout), target=target, program=str(path))
         if not info.get("selftest"):
             raise RunError(f"{path} was built without --selftest; rebuild it with "
                            f"`aot build MODEL --board {info['board']} --selftest`")
@@ -50,7 +52,48 @@ def run_selftest(program, target: str = "host", timeout: float = 120.0) -> dict:
     return dict(rep, target=target, program=str(path))
 
 
-def _run_simulator(path: Path, info: dict, target: str, timeout: float) -> dict:
+def _run_models(path: Path, info: dict, target: str, timeout: float) -> dict:
+    """The self-test of a build with several models: {"verdict" (PASS when every model
+    passes), "n", "max_abs_err", "models": {name: read_selftest's report}}."""
+    from aot.deploy.protocol import parse_line, read_models_selftest
+    if not info.get("selftest"):
+        raise RunError(f"{path} was built without --selftest; rebuild it with "
+                       f"`aot build {' '.join(m['name'] + '=...' for m in info['models'])} --board {info['board']} "
+                       "--selftest`")
+    if target == "host":
+        reps = {}
+        for m in info["models"]:
+            bundle = path / m["selftest"]["bundle"]
+            pte, method, st = read_bpte(bundle)
+            reps[m["name"]] = run_host(pte, st, method, source=str(bundle))
+    elif target.startswith("serial:"):
+        sizes = {m["name"]: (path / m["pte"]).stat().st_size for m in info["models"]}
+
+        def check(line: str) -> None:
+            ev = parse_line(line)
+            name = str(ev.get("name", ""))
+            if ev["event"] == "model" and (name not in sizes or ev.get("pte") != sizes[name]):
+                raise RunError(f"the board runs another firmware ({line.strip()}; {path.name} has "
+                               f"{', '.join(f'{n} pte={b}' for n, b in sizes.items())}): flash {path.name} first")
+        reps = _serial_lines(path, info, target[len("serial:"):], timeout,
+                             lambda lines: read_models_selftest(lines, on_line=check))
+    else:
+        code, text = _simulate(path, info, target, timeout)
+        try:
+            reps = read_models_selftest(text.splitlines())
+        except ProtocolError as e:
+            raise RunError(f"the firmware exited with status {code} without every verdict ({e})") from None
+    missing = [m["name"] for m in info["models"] if m["name"] not in reps]
+    if missing:
+        raise RunError(f"no self-test verdict for model(s) {', '.join(missing)}")
+    errs = [r["max_abs_err"] for r in reps.values()]
+    return {"verdict": "PASS" if all(r["verdict"] == "PASS" for r in reps.values()) else "FAIL",
+            "n": sum(r["n"] for r in reps.values()), "max_abs_err": max(errs) if errs else 0.0,
+            "rows": [], "fail": None, "models": reps}
+
+
+def _simulate(path: Path, info: dict, target: str, timeout: float) -> tuple:
+    """(exit status, UART text) of the build's firmware on the simulated board `target`."""
     from aot.deploy.qemu import run_firmware_streaming
     from aot.deploy.run import build_board
     from aot.deploy.target import run_target
@@ -61,7 +104,31 @@ def _run_simulator(path: Path, info: dict, target: str, timeout: float) -> dict:
     built = build_board(info)
     if board.name != built.name:
         raise RunError(f"{path} was built for {built.name}, not {board.name}")
-    code, text = run_firmware_streaming(path / "firmware.elf", built, timeout_s=timeout)
+    return run_firmware_streaming(path / "firmware.elf", built, timeout_s=timeout)
+
+
+def _serial_lines(path: Path, info: dict, port: str, timeout: float, read):
+    """read(lines) over the lines of the board running the build at serial PORT."""
+    from aot.deploy.serial_port import open_port, read_lines
+    from aot.deploy.run import build_board
+    if not port:
+        raise RunError("--target serial:PORT needs a port (serial:/dev/ttyACM0, serial:COM3, "
+                       "serial:socket://127.0.0.1:4321)")
+    board = build_board(info)
+    ser = open_port(port, board.uart.baud)
+    try:
+        return read(read_lines(ser, time.monotonic() + timeout))
+    except ProtocolError as e:
+        raise RunError(f"no self-test verdict from {port} within {timeout:g} s (reset the board "
+                       f"running {path.name}): {e}") from None
+    except SerialPortError as e:
+        raise RunError(str(e)) from None
+    finally:
+        ser.close()
+
+
+def _run_simulator(path: Path, info: dict, target: str, timeout: float) -> dict:
+    code, text = _simulate(path, info, target, timeout)
     from aot.deploy.protocol import read_selftest
     try:
         return read_selftest(text.splitlines())
@@ -104,7 +171,17 @@ def _num(x: float) -> str:
 
 
 def format_report(rep: dict) -> str:
-    """The table of cases and the verdict line."""
+    """The table of cases and the verdict line (several models: one table and verdict per
+    model, then the firmware's)."""
+    if "models" in rep:
+        lines = []
+        for name, r in rep["models"].items():
+            lines += [f"model {name}:"] + format_report(dict(r, program=rep["program"], target=rep["target"])
+                                                        ).splitlines()[1:]
+        bad = [n for n, r in rep["models"].items() if r["verdict"] != "PASS"]
+        return "\n".join([f"aot test: {rep['program']} on {rep['target']}"] + lines + [
+            f"{rep['verdict']}: {len(rep['models'])} models, {rep['n']} case(s)"
+            + (f"; failed: {', '.join(bad)}" if bad else "")])
     lines = [f"aot test: {rep['program']} on {rep['target']}",
              f"  {'case':>4}  {'output':>6}  {'max abs err':>12}  {'tolerance':>10}  verdict"]
     for r in rep["rows"]:

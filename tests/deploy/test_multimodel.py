@@ -199,3 +199,60 @@ def test_runtime_kernels_and_checker_have_no_writable_globals(tmp_path):
                     found.setdefault(f"{folder.name}/{Path(obj).name}", []).append(parts[2])
     assert any(Path(p).parent == CMSIS_DIR for p in board_kernel_files(load_board("mps2-an505")))
     assert found == {}
+
+
+def test_a_build_that_does_not_fit_names_the_model_and_its_tensors(models):
+    """Each model alone first (aot.deploy.generate.check_fits, prefixed with its name), then
+    all of them together: one line naming the models, the shortfall and the largest tensors."""
+    from types import SimpleNamespace
+    from aot.deploy.multimodel import arena0_bytes, check_models_fit, mutable_bytes
+    infos = [{"name": m.name, "compiled": m.compiled, "state": 0, "scratch": 0, "flash": len(m.compiled.pte)}
+             for m in models]
+    a, b = (arena0_bytes(m.compiled) for m in models)
+    mutable = sum(mutable_bytes(m.compiled) for m in models)
+    region = SimpleNamespace(size=1 << 20)
+    board = lambda ram: SimpleNamespace(name="tiny", ram=SimpleNamespace(size=ram), flash=region,  # noqa: E731
+                                        model_region=None)
+    check_models_fit(infos, board(max(a, b) + mutable), "shared")  # fits: the larger arena once
+    with pytest.raises(Exception) as e:
+        check_models_fit(infos, board(max(a, b) + mutable), "separate")
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith("models a, b do not fit tiny together (--memory separate)")
+    assert f"{min(a, b):,} B short (--memory shared would need less)" in msg
+    assert "Largest tensors of a: " in msg  # small_cnn's arena is the larger
+    with pytest.raises(Exception) as e:
+        check_models_fit(infos, board(a // 2), "shared")
+    assert str(e.value).startswith("model a: model does not fit tiny: needs") and "Largest tensors:" in str(e.value)
+
+
+def test_selftest_lines_of_several_models_give_a_verdict_each():
+    from aot.deploy.protocol import read_models_selftest
+    from aot.errors import ProtocolError
+    from aot.tools.selftest import format_report
+    lines = ["MOTE BOOT mps2-an505", "MOTE MODEL name=kws pte=10 state=0 arena=16",
+             "MOTE MODEL name=nan pte=20 state=0 arena=32",
+             "MOTE RUN model=kws", "OUT 0 5 00", "MOTE SELFTEST CASE case=0 output=0 max_abs_err=0 tol=0 result=PASS",
+             "MOTE RUN model=nan", "OUT 0 5 01", "MOTE SELFTEST CASE case=0 output=0 max_abs_err=1 tol=0 result=FAIL",
+             "MOTE RUN model=kws", "MOTE SELFTEST PASS n=1 max_abs_err=0",
+             "MOTE RUN model=nan", "MOTE SELFTEST FAIL case=0 output=0 element=0 got=1 want=0 tol=0 failed=1 n=1 "
+             "max_abs_err=1"]
+    reps = read_models_selftest(lines)
+    assert list(reps) == ["kws", "nan"] and reps["kws"]["verdict"] == "PASS" and reps["nan"]["verdict"] == "FAIL"
+    assert reps["nan"]["rows"][0]["max_abs_err"] == 1.0 and reps["nan"]["fail"]["element"] == 0
+    text = format_report({"program": "b", "target": "mps2-an505", "verdict": "FAIL", "n": 2, "models": reps})
+    assert text.splitlines()[-1] == "FAIL: 2 models, 2 case(s); failed: nan" and "model kws:" in text
+    with pytest.raises(ProtocolError, match="no MOTE SELFTEST PASS/FAIL line for model\\(s\\) nan"):
+        read_models_selftest(lines[:-1])
+
+
+def test_dry_run_lists_what_the_generate_writes(tmp_path, capsys):
+    args = ["generate", f"a={zoo.path('mlp')}", str(zoo.path("small_cnn")), "--board", "mps2-an505", "--selftest", "1"]
+    assert main(args + ["--dry-run", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["memory"] == "shared" and [m["name"] for m in plan["models"]] == ["a", "small_cnn"]
+    out = tmp_path / "g"
+    assert main(args + ["-o", str(out)]) == 0
+    src = json.loads((out / "mote_sources.json").read_text())
+    assert [Path(p).relative_to(out).as_posix() for p in src["generated_sources"]] == plan["generated_sources"]
+    assert all((out / h).is_file() for h in plan["generated_headers"])
+    assert not (out / "mote_model.h").exists() and not (out / "model_pte.c").exists()
