@@ -59,11 +59,26 @@ def _crc(data: bytes) -> int:
 # --------------------------------------------------------------------------- image
 
 
-def pack_image(pte: bytes, pte_version: int, scratch_slots: Sequence = (), selftest_inputs: bytes = b"",
-               cases: int = 0, expected: bytes = b"") -> bytes:
+def program_stamp(pte: bytes) -> int:
+    """The .pte format version stamped in `pte` (aot.pte.header; 0: unstamped or unreadable:
+    the firmware's loader then says what is wrong with it)."""
+    from aot.errors import PteFormatError
+    from aot.pte.header import parse_header
+    try:
+        h = parse_header(pte)
+    except PteFormatError:
+        return 0
+    return h.format_version if h is not None else 0
+
+
+def pack_image(pte: bytes, pte_version: Optional[int] = None, scratch_slots: Sequence = (),
+               selftest_inputs: bytes = b"", cases: int = 0, expected: bytes = b"") -> bytes:
     """The slot image of program `pte` (mote/slot.h): header, .pte padded to 16 bytes,
     trailer (scratch slots (instruction, offset, size), `cases` input sets of
-    len(selftest_inputs) // cases bytes each, the expected-output blob)."""
+    len(selftest_inputs) // cases bytes each, the expected-output blob). pte_version:
+    the header's .pte format version (default: the program's own stamp)."""
+    if pte_version is None:
+        pte_version = program_stamp(pte)
     if cases and len(selftest_inputs) % cases:
         raise SlotError(f"self-test inputs of {len(selftest_inputs)} B do not split into {cases} cases")
     case_inputs = len(selftest_inputs) // cases if cases else 0
@@ -238,14 +253,13 @@ def image_for(compiled, selftest=None) -> bytes:
     """The slot image of `compiled` (with `selftest`'s cases, when given)."""
     from aot.compiler.scratch import scratch_slots
     from aot.deploy.generate import input_sets_bytes
-    from aot.pte.header import format_version
     if compiled.ptd is not None:
         raise SlotError("a slot holds one program: build it without --external-weights")
     inputs, expected, cases = b"", b"", 0
     if selftest is not None:
         from aot.deploy.selftest import selftest_blob
         inputs, expected, cases = input_sets_bytes(compiled.spec, selftest.inputs), selftest_blob(selftest), selftest.count
-    return pack_image(compiled.pte, format_version(), scratch_slots(compiled.spec), inputs, cases, expected)
+    return pack_image(compiled.pte, None, scratch_slots(compiled.spec), inputs, cases, expected)
 
 
 #: `aot pack --uf2-family` names on an RP2350 (aot.deploy.uf2); the default is "absolute"

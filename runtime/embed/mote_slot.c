@@ -115,10 +115,9 @@ static mote_err_t slot_header(const uint8_t *p, size_t size, slot_header_t *h, m
         return refuse(r, version > MOTE_SLOT_IMAGE_VERSION ? MOTE_ERR_FORMAT_VERSION : MOTE_ERR_BAD_HEADER,
                       MOTE_SLOT_VERSION, "image", version, MOTE_SLOT_IMAGE_VERSION);
     }
-    h->pte_version = rd32(p + 12);
-    if (h->pte_version == 0u || h->pte_version > (uint32_t)MOTE_PTE_FORMAT_VERSION) {
-        return refuse(r, h->pte_version == 0u ? MOTE_ERR_BAD_HEADER : MOTE_ERR_FORMAT_VERSION, MOTE_SLOT_VERSION,
-                      "pte", h->pte_version, MOTE_PTE_FORMAT_VERSION);
+    h->pte_version = rd32(p + 12); /* 0: an unstamped program (ExecuTorch's own); the stamp is compared after load */
+    if (h->pte_version > (uint32_t)MOTE_PTE_FORMAT_VERSION) {
+        return refuse(r, MOTE_ERR_FORMAT_VERSION, MOTE_SLOT_VERSION, "pte", h->pte_version, MOTE_PTE_FORMAT_VERSION);
     }
     h->program_bytes = rd32(p + 16);
     h->program_crc = rd32(p + 20);
@@ -327,7 +326,17 @@ mote_err_t mote_slot_load(mote_slot_t *s, const void *image, size_t region_bytes
     s->selftest_expected[b] = p + h.trailer_pos + i + pad((uint64_t)h.cases * h.case_inputs, 8u);
     /* every check passed: the image becomes the active model; the old bank is the spare now */
     s->active = (int32_t)b;
+    r->need = h.program_bytes;
+    r->have = h.trailer_pos + h.trailer_bytes;
     return MOTE_OK;
+}
+
+const mote_program_t *mote_slot_program(const mote_slot_t *s)
+{
+    if (s == NULL || s->magic != SLOT_OBJECT_MAGIC || s->active < 0) {
+        return NULL;
+    }
+    return &s->prog[s->active];
 }
 
 mote_method_t *mote_slot_method(mote_slot_t *s)
@@ -455,7 +464,11 @@ size_t mote_slot_report_line(const mote_slot_report_t *r, char *buf, size_t size
     case MOTE_SLOT_VERSION:
         put_s(&l, " ");
         put_s(&l, r->detail);
-        put_need(&l, "=", r->need, " firmware=", r->have);
+        if (r->detail != NULL && r->detail[0] == 's') { /* "stamp": the header's against the program's own */
+            put_need(&l, " header=", r->need, " program=", r->have);
+        } else {
+            put_need(&l, "=", r->need, " firmware=", r->have);
+        }
         break;
     case MOTE_SLOT_CRC:
         put_s(&l, " ");

@@ -93,6 +93,7 @@ def test_each_refusal_reason_gives_its_line(host_build, images):
         "hcrc": (a[:20] + bytes([a[20] ^ 1]) + a[21:], "header crc", "CHECKSUM"),
         "image_version": (_with_header(a, o4=2), "version image=2 firmware=1", "FORMAT_VERSION"),
         "pte_version": (_with_header(a, o12=99), f"version pte=99 firmware={format_version()}", "FORMAT_VERSION"),
+        "stamp": (_with_header(a, o12=0), f"version stamp header=0 program={format_version()}", "BAD_HEADER"),
         "pcrc": (a[:HEADER_BYTES + 100] + bytes([a[HEADER_BYTES + 100] ^ 8]) + a[HEADER_BYTES + 101:],
                  "crc program header=0x", "CHECKSUM"),
         "cut": (a[:HEADER_BYTES + info["program_bytes"] - 1], "header size need=", "TRUNCATED"),

@@ -155,3 +155,24 @@ def test_corruption_gives_specific_error(case, checker, base, tmp_path):
     f.write_bytes(bytes(fb.d))
     res = H.run_checker(checker, [f], "--run")
     assert res[0] == [str(H.E[want]), f"MOTE_ERR_{want}", stage], res
+
+
+def test_corruption_in_a_slot_gives_the_same_error(asan_build, base, tmp_path):
+    """Each corrupted program above, arriving in a model slot (packed with valid CRC-32s,
+    runtime/embed/mote_slot.c under ASan + UBSan): the same specific error as when loaded
+    directly; the slot's reserve is large, so only the program decides."""
+    from aot.deploy.slot import pack_image
+    exe = asan_build / "tests" / "fuzz" / "fuzz_slot"
+    files, want = [], []
+    for name, mutate, err, _stage in CASES:
+        fb = H.FB(bytearray(base))
+        mutate(fb)
+        f = tmp_path / f"{name}.img"
+        f.write_bytes(pack_image(bytes(fb.d)))
+        files.append(f)
+        want.append((name, f"MOTE_ERR_{err}"))
+    lines = H.run_checker(exe, files, "--arena", str(1 << 20), "--state", str(1 << 20), "--mutable", "4096")
+    assert len(lines) == len(CASES)
+    got = [(name, ln[1]) for (name, _), ln in zip(want, lines)]
+    assert got == want
+    assert all(" ".join(ln[3:6]) == "MOTE ERROR slot" for ln in lines)

@@ -160,13 +160,13 @@ int main(void)
     mote_method_requirements_t req;
     uint32_t cases = 0;
     const uint8_t *inputs, *expected;
-    if (mote_method_memory_requirements(m->prog, 0, &req) != MOTE_OK ||
+    if (mote_method_memory_requirements(mote_slot_program(&app_slot), 0, &req) != MOTE_OK ||
         mote_slot_selftest(&app_slot, &cases, &inputs, &expected) != MOTE_OK) {
         app_line("MOTE ERROR slot-query", MOTE_ERR_NOT_INITIALIZED);
         mote_port_exit(1);
     }
     mote_port_puts("MOTE SLOT ok pte=");
-    mote_port_put_u32((uint32_t)m->prog->size);
+    mote_port_put_u32((uint32_t)report.need); /* the program's bytes */
     mote_port_puts(" arena=");
     mote_port_put_u32(req.num_arenas > 0u ? (uint32_t)req.arena_size[0] : 0u);
     mote_port_puts(" state=");

@@ -40,7 +40,9 @@
  *   [0:4]   magic "MOTS"
  *   [4:8]   image format version (MOTE_SLOT_IMAGE_VERSION)
  *   [8:12]  header bytes (64)
- *   [12:16] .pte format version the program was written for (its eh00 stamp)
+ *   [12:16] .pte format version the program was written for (its eh00 stamp; 0:
+ *           unstamped, ExecuTorch's own); above MOTE_PTE_FORMAT_VERSION is refused
+ *           before the CRCs, a value other than the program's stamp after the load
  *   [16:20] P: program bytes; the .pte is at offset 64 (16-byte aligned when
  *           the image is)
  *   [20:24] CRC-32 of the program's P bytes
@@ -124,7 +126,7 @@ typedef enum mote_slot_reason {
     MOTE_SLOT_SELFTEST    /* detail: "inputs" or "expected"; need: the header's bytes, have: the method's */
 } mote_slot_reason_t;
 
-/** A refusal (or MOTE_SLOT_OK), as mote_slot_load found it. */
+/** A refusal (or MOTE_SLOT_OK: then need is the program's bytes, have the image's), as mote_slot_load found it. */
 typedef struct mote_slot_report {
     mote_err_t err;          /* what mote_slot_load returned */
     uint8_t reason;          /* mote_slot_reason_t */
@@ -174,6 +176,8 @@ MOTE_NODISCARD mote_err_t mote_slot_load(mote_slot_t *s, const void *image, size
 
 /** The active model's method (run it with mote/method.h), or NULL when none is active. */
 mote_method_t *mote_slot_method(mote_slot_t *s);
+/** The active model's program (for mote/program.h's queries), or NULL when none is active. */
+const mote_program_t *mote_slot_program(const mote_slot_t *s);
 
 /**
  * The active image's self-test: *cases (0: none), the input sets (*cases sets
