@@ -256,3 +256,22 @@ def test_dry_run_lists_what_the_generate_writes(tmp_path, capsys):
     assert [Path(p).relative_to(out).as_posix() for p in src["generated_sources"]] == plan["generated_sources"]
     assert all((out / h).is_file() for h in plan["generated_headers"])
     assert not (out / "mote_model.h").exists() and not (out / "model_pte.c").exists()
+
+
+def test_external_weights_and_checksum_work_per_model(tmp_path, capsys):
+    """--external-weights: each model's .ptd (a/model_ptd.c, mote_model_a_ptd) attached by its own
+    init; --verify-checksum: each init checks its own program's CRC-32 (MOTE_MODEL_CRC32 of its
+    mote_model.h). Both models pass interleaved on the host."""
+    from aot.deploy.generate import Generated
+    out = tmp_path / "g"
+    assert main(["generate", f"a={zoo.path('small_cnn')}", f"b={zoo.path('mlp')}", "--board", "mps2-an505", "--int8",
+                 "--external-weights", "--verify-checksum", "--selftest", "2", "--memory", "separate",
+                 "-o", str(out)]) == 0
+    src = json.loads((out / "mote_sources.json").read_text())
+    assert src["defines"]["MOTE_RUNTIME_EXTERNAL"] == 1 and "MOTE_VERIFY_CHECKSUM" in src["defines"]
+    for n in ("a", "b"):
+        assert (out / n / "model.ptd").is_file() and str(out / n / "model_ptd.c") in src["sources"]
+    r = _host_program(Generated(out, src), tmp_path / "app")
+    assert r.returncode == 0 and "MULTI a=PASS b=PASS again=PASS shared=0" in r.stdout, r.stdout + r.stderr
+    syms = subprocess.run(["nm", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
+    assert " R mote_model_a_ptd" in syms and " R mote_model_b_ptd" in syms

@@ -32,8 +32,11 @@
  * (ports/cortex-m), its Zephyr port (ports/zephyr) and its Linux port provide
  * all three.
  *
- * One model per build: the generated symbols (mote_model_pte, ...) are global.
- * The functions are not reentrant; call them from one thread.
+ * One model per build under these names. Several models in one build (`aot generate
+ * kws=a.py digits=b.py`): each model has every function below as mote_model_<name>_*
+ * (its mote_model_<name>.h; mote_models.h includes them all), compiled from the same
+ * runtime/embed/mote_model.c. The functions are not reentrant: call one model's from one
+ * thread (with --memory separate, two models may run from two threads).
  */
 #ifndef MOTE_MODEL_API_H
 #define MOTE_MODEL_API_H
