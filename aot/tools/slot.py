@@ -69,9 +69,12 @@ def slot_build_command(args) -> int:
         if getattr(args, opt, None):
             raise BuildError(f"--{opt.replace('_', '-')} is for a firmware with its model linked in; a slot "
                              "firmware runs the image's own self-test (aot pack --selftest)")
+    from aot.deploy.multimodel import split_model_args
+    split_model_args(args)  # MODEL [MODEL ...]: with --slot, every one sizes the slot (as --slot-for)
     target = build_target(args.board)
     recipe = Recipe.from_args(args, target)
-    models = [args.model] + list(args.slot_for)
+    given = [m.path for m in args.models] if getattr(args, "models", None) else [args.model]
+    models = [str(m) for m in given] + list(args.slot_for)
     compiled = [compile_model_file(m, recipe) for m in models]
     out = Path(args.output_dir or Path("build") / f"{compiled[0].name}-{args.board}-slot")
     extra = [op.strip() for op in args.slot_ops.split(",") if op.strip()]

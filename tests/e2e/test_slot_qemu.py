@@ -177,3 +177,19 @@ def test_pico_loads_the_firmware_uf2_and_then_the_slot_uf2(slot, tmp_path):
     assert bytes.fromhex(got) == want.astype("<f4").tobytes()  # the M0+'s bytes are the host's
     status, text = run_with_image(fw, bad, timeout=300)
     assert status == 1 and error_lines(text) == ["MOTE ERROR slot operator aten::sigmoid.out missing"]
+
+
+def test_a_slot_sized_for_two_models_carries_both_operator_sets(slot, tmp_path):
+    root, models, _, _ = slot
+    fw = tmp_path / "fw2"
+    # MODEL MODEL --slot is MODEL --slot-for MODEL: both size the slot
+    assert aot_main(["build", str(models["base"]), str(models["sigmoid"]), "--board", BOARD, "--slot",
+                     "--slot-headroom", "0", "-o", str(fw)]) == 0
+    contract = json.loads((fw / "slot.json").read_text())
+    assert contract["ops"] == ["aten::addmm.out", "aten::relu.out", "aten::sigmoid.out"]
+    assert [m["model"] for m in contract["sized_for"]] == ["base", "sigmoid"]
+    assert contract["arena_bytes"] == max(m["arena_bytes"] for m in contract["sized_for"])  # no headroom
+    image = tmp_path / "s.bin"
+    assert aot_main(["pack", str(models["sigmoid"]), "--firmware", str(fw), "--selftest", "-o", str(image)]) == 0
+    status, text = run_with_image(fw, image, timeout=60)
+    assert status == 0 and "MOTE SELFTEST PASS n=1" in text, text
