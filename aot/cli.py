@@ -106,6 +106,9 @@ def _cmd_pack(args) -> int:
 
 
 def _cmd_generate(args) -> int:
+    from aot.tools.slot import is_slot_build, slot_generate_command
+    if is_slot_build(args):
+        return slot_generate_command(args)
     from aot.tools.commands import generate_command
     return generate_command(args)
 
@@ -305,6 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check the options and the board, then print the files it would write (with "
                         "--json: the recipe, generated_sources, generated_headers and depends) without "
                         "compiling: what a build system asks at configure time")
+    add_slot_build_arguments(p)
     p.set_defaults(func=_cmd_generate)
 
     p = sub.add_parser("board-sources", help="a board's model-independent sources, include folders and "

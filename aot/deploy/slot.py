@@ -215,8 +215,8 @@ def read_contract(build_dir) -> dict:
     """slot.json of a slot firmware's build folder; SlotError (one line) otherwise."""
     p = Path(build_dir) / "slot.json"
     if not p.exists():
-        raise SlotError(f"{build_dir} is not a slot firmware's build folder (no slot.json: build it with "
-                        "`aot build MODEL --board B --slot`)")
+        raise SlotError(f"{build_dir} is not a slot firmware's folder (no slot.json: build it with "
+                        "`aot build MODEL --board B --slot`, or generate its sources with `aot generate ... --slot`)")
     try:
         c = json.loads(p.read_text())
     except json.JSONDecodeError as e:
@@ -425,6 +425,75 @@ def build_slot_firmware(compiled_models: list, board, out_dir, contract_args: di
                 "firmware_sha256": hashlib.sha256(art.elf.read_bytes()).hexdigest()}
         (stage / "build.json").write_text(json.dumps(info, indent=2) + "\n")
     return SlotBuild(out_dir=out, contract=contract, size=size)
+
+
+# --------------------------------------------------------------------------- aot generate --slot
+
+
+def generate_slot_sources(compiled_models: list, board, out_dir, contract_args: dict, opt: str = "speed") -> dict:
+    """`aot generate MODEL --board B --slot`: the sources of a slot firmware for the user's
+    own build (CMake, PlatformIO, Zephyr): registry.c (the slot's operators),
+    mote_slot_config.h (the reserve and the application's inputs/outputs), slot.json, the
+    port files with a linker script that reserves the slot, and mote_sources.json (today's
+    keys; "sources" holds the runtime, runtime/embed/mote_slot.c and mote_selftest.c, the
+    kernels; "slot" the contract). The application is the user's: it gives mote_slot_init
+    buffers of the MOTE_SLOT_* sizes and calls mote_slot_load (ports/cortex-m/app/
+    mote_slot_app.c is one). Returns the mote_sources.json dict."""
+    from aot.deploy import binary_info
+    from aot.deploy.boards import load_board
+    from aot.deploy.firmware import WARN_FLAGS, link_flags, linker_script, write_binary_info_header
+    from aot.deploy.generate import (EMBED_DIR, GENERATE_STACK_BYTES, KERNEL_CONTROL_SOURCES, OPT_PROFILES,
+                                     check_output_folder, port_manifest, resolve_opt, runtime_sources,
+                                     select_kernels, staged_folder, support_sources, write_port_files,
+                                     write_registry)
+    from aot.paths import KERNELS_DIR, RUNTIME_DIR
+    board = load_board(board)
+    if opt not in OPT_PROFILES:
+        raise BuildError(f"--opt {opt}: choose one of {', '.join(OPT_PROFILES)}")
+    out = Path(out_dir).resolve()
+    check_output_folder(out, "mote_sources.json", "generate")
+    with staged_folder(out, "generating") as stage:
+        needs = [model_needs(c, board, stage) for c in compiled_models]
+        (stage / "abi_probe.o").unlink(missing_ok=True)
+        contract = make_contract(needs, board, **contract_args)
+        (stage / "mote_slot_config.h").write_text(config_header(contract))
+        (stage / "slot.json").write_text(json.dumps(contract, indent=2) + "\n")
+        write_registry(contract["ops"], stage / "registry.c")
+        kernels = select_kernels(contract["ops"], board)
+        write_binary_info_header(board, stage, binary_info.firmware_program("mote-slot", board.name))
+        port = port_manifest(board)
+        port_dir = stage / "port"
+        psrc = [Path(p) for p in port["sources"]] + write_port_files(board, port_dir)
+        (port_dir / "firmware.ld").write_text(linker_script(board, GENERATE_STACK_BYTES,
+                                                            slot=(contract["address"], contract["flash_bytes"])))
+        _, _, opt_defines = resolve_opt(opt)
+        defines = {"NDEBUG": None, "MOTE_RUNTIME_MUTABLE": int(contract["mutable_bytes"] > 0),
+                   "MOTE_RUNTIME_DELEGATES": 0, "MOTE_RUNTIME_EXTERNAL": 0, **opt_defines}
+        fast = support_sources() + list(kernels)
+        generated = [stage / "registry.c"]
+        manifest = {
+            "board": board.name, "model": None, "slot": contract,
+            "sources": [str(p) for p in generated + runtime_sources() + [EMBED_DIR / "mote_slot.c",
+                                                                         EMBED_DIR / "mote_selftest.c"] + fast],
+            "generated_sources": [str(p) for p in generated],
+            "generated_headers": [str(stage / "mote_slot_config.h")],
+            "kernel_sources": [str(p) for p in fast if p.name not in KERNEL_CONTROL_SOURCES] if opt == "speed" else [],
+            "opt": opt,
+            "include_dirs": [str(stage), str(RUNTIME_DIR / "include"), str(EMBED_DIR), str(KERNELS_DIR)],
+            "defines": defines,
+            "cflags": ["-std=c99", "-ffunction-sections", "-fdata-sections"],
+            "warning_flags": list(WARN_FLAGS),
+            "arch_flags": list(board.arch_flags),
+            "port": dict(port, sources=[str(p) for p in psrc],
+                         include_dirs=[str(port_dir)] + port["include_dirs"],
+                         generated_sources=[str(stage / p) for p in port["generated_sources"]],
+                         linker_script=str(port_dir / "firmware.ld"),
+                         ldflags=link_flags(board, port_dir / "firmware.ld")),
+            "inputs": contract["inputs"], "outputs": contract["outputs"],
+        }
+        text = json.dumps(manifest, indent=2).replace(str(stage), str(out))
+        (stage / "mote_sources.json").write_text(text + "\n")
+    return json.loads((out / "mote_sources.json").read_text())
 
 
 # --------------------------------------------------------------------------- run

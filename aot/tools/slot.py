@@ -63,7 +63,7 @@ def slot_build_command(args) -> int:
     """`aot build MODEL --board B --slot ...`."""
     from aot.compiler.pipeline import compile_model_file
     from aot.compiler.recipe import Recipe
-    from aot.deploy.slot import DEFAULT_HEADROOM, build_slot_firmware
+    from aot.deploy.slot import build_slot_firmware
     from aot.deploy.target import build_target
     for opt in ("selftest", "uart_inputs", "trace", "inputs", "external_weights", "method"):
         if getattr(args, opt, None):
@@ -77,11 +77,7 @@ def slot_build_command(args) -> int:
     models = [str(m) for m in given] + list(args.slot_for)
     compiled = [compile_model_file(m, recipe) for m in models]
     out = Path(args.output_dir or Path("build") / f"{compiled[0].name}-{args.board}-slot")
-    extra = [op.strip() for op in args.slot_ops.split(",") if op.strip()]
-    contract_args = {"extra_ops": extra, "flash": args.slot_flash, "address": args.slot_address,
-                     "arena": args.slot_arena, "state": args.slot_state, "mutable": args.slot_mutable,
-                     "headroom": DEFAULT_HEADROOM if args.slot_headroom is None else args.slot_headroom}
-    built = build_slot_firmware(compiled, target.board, out, contract_args, opt=recipe.opt,
+    built = build_slot_firmware(compiled, target.board, out, _contract_args(args), opt=recipe.opt,
                                 kernel_opt=recipe.kernel_opt)
     c, s = built.contract, built.size
     print(f"aot build: slot firmware for {target.board.name}, sized for {', '.join(x.name for x in compiled)} "
@@ -94,6 +90,44 @@ def slot_build_command(args) -> int:
         if (built.out_dir / p).exists():
             print(f"  {built.out_dir / p}")
     return 0
+
+
+def slot_generate_command(args) -> int:
+    """`aot generate MODEL --board B --slot ...`: a slot firmware's sources for your own build."""
+    from aot.compiler.pipeline import compile_model_file
+    from aot.compiler.recipe import Recipe
+    from aot.deploy.multimodel import split_model_args
+    from aot.deploy.slot import generate_slot_sources
+    from aot.deploy.target import build_target
+    from aot.tools import jsonout
+    split_model_args(args)
+    if getattr(args, "selftest", None) or getattr(args, "dry_run", False):
+        raise BuildError("--selftest / --dry-run are for a model's sources; a slot's images carry their own "
+                         "self-test (aot pack --selftest)")
+    target = build_target(args.board)
+    recipe = Recipe.from_args(args, target)
+    given = [m.path for m in args.models] if getattr(args, "models", None) else [args.model]
+    compiled = [compile_model_file(str(m), recipe) for m in list(given) + list(args.slot_for)]
+    out = Path(args.output_dir or Path("build") / f"{compiled[0].name}-{target.board.name}-slot-src")
+    sources = generate_slot_sources(compiled, target.board, out, _contract_args(args), opt=recipe.opt)
+    if args.json:
+        print(jsonout.dumps(sources))
+        return 0
+    c = sources["slot"]
+    print(f"aot generate: slot sources for {target.board.name}, sized for {', '.join(x.name for x in compiled)}: "
+          f"{len(c['ops'])} operators; slot 0x{c['address']:08x}, {c['flash_bytes']:,} B; arena "
+          f"{c['arena_bytes']:,} B, state 2 x {c['state_bytes']:,} B, mutable 2 x {c['mutable_bytes']:,} B")
+    print(f"  {out}/mote_sources.json: {len(sources['sources'])} C files to compile; your application includes "
+          "mote/slot.h and mote_slot_config.h (ports/cortex-m/app/mote_slot_app.c is one)")
+    return 0
+
+
+def _contract_args(args) -> dict:
+    from aot.deploy.slot import DEFAULT_HEADROOM
+    extra = [op.strip() for op in args.slot_ops.split(",") if op.strip()]
+    return {"extra_ops": extra, "flash": args.slot_flash, "address": args.slot_address,
+            "arena": args.slot_arena, "state": args.slot_state, "mutable": args.slot_mutable,
+            "headroom": DEFAULT_HEADROOM if args.slot_headroom is None else args.slot_headroom}
 
 
 def add_pack_arguments(p: argparse.ArgumentParser) -> None:
@@ -125,8 +159,10 @@ def pack_command(args) -> int:
     from aot.deploy.slot import SlotError, check_needs, image_for, model_needs, read_contract, write_image
     import json
     contract = read_contract(args.firmware)
-    info = json.loads((Path(args.firmware) / "build.json").read_text())
-    board = load_board(info["board_file"] if Path(info["board_file"]).exists() else info["board"])
+    built = Path(args.firmware) / "build.json"  # aot build's folder; aot generate's has slot.json only
+    info = json.loads(built.read_text()) if built.exists() else {"board": contract["board"], "board_file": ""}
+    board = load_board(info["board_file"] if info.get("board_file") and Path(info["board_file"]).exists()
+                       else info["board"])
     recipe = Recipe.from_args(args, board)
     compiled = compile_model_file(args.model, recipe)
     selftest = selftest_for(compiled, recipe.selftest) if getattr(args, "selftest", None) else None

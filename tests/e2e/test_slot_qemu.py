@@ -7,6 +7,7 @@ corrupted image and an empty slot are each refused with their one line, and noth
 of them runs."""
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -193,3 +194,81 @@ def test_a_slot_sized_for_two_models_carries_both_operator_sets(slot, tmp_path):
     assert aot_main(["pack", str(models["sigmoid"]), "--firmware", str(fw), "--selftest", "-o", str(image)]) == 0
     status, text = run_with_image(fw, image, timeout=60)
     assert status == 0 and "MOTE SELFTEST PASS n=1" in text, text
+
+
+USER_APP = r'''
+/* A user's own application over `aot generate --slot`'s sources: load the slot, run the
+ * model once on zeros, print the refusal or output 0's first float bits. */
+#include <stdint.h>
+#include "mote/slot.h"
+#include "mote_port.h"
+#include "mote_slot_config.h"
+
+static uint8_t arena[MOTE_SLOT_ARENA_BYTES] __attribute__((aligned(16)));
+static uint8_t state[2][MOTE_SLOT_STATE_BYTES] __attribute__((aligned(16)));
+static const mote_slot_io_t ins[] = MOTE_SLOT_INPUTS_IO, outs[] = MOTE_SLOT_OUTPUTS_IO;
+static mote_slot_t slot;
+static uint8_t zeros[MOTE_SLOT_INPUTS_BYTES];
+
+int main(void)
+{
+    mote_slot_memory_t mem = {0};
+    mote_slot_report_t r;
+    char line[160];
+    const mote_tensor_t *t;
+    mem.arena.ptr = arena; mem.arena.size = sizeof arena;
+    mem.state[0].ptr = state[0]; mem.state[0].size = sizeof state[0];
+    mem.state[1].ptr = state[1]; mem.state[1].size = sizeof state[1];
+    mem.inputs = ins; mem.num_inputs = MOTE_SLOT_NUM_INPUTS;
+    mem.outputs = outs; mem.num_outputs = MOTE_SLOT_NUM_OUTPUTS;
+    if (mote_slot_init(&slot, &mem) != MOTE_OK) return 2;
+    mote_err_t err = mote_slot_load(&slot, (const void *)(uintptr_t)MOTE_SLOT_ADDRESS, MOTE_SLOT_FLASH_BYTES, &r);
+    mote_slot_report_line(&r, line, sizeof line);
+    mote_port_puts(line);
+    mote_port_putc('\n');
+    if (err != MOTE_OK) return 1;
+    mote_method_t *m = mote_slot_method(&slot);
+    if (mote_method_set_input(m, 0, zeros, sizeof zeros) != MOTE_OK || mote_method_execute(m) != MOTE_OK
+        || mote_method_get_output(m, 0, &t) != MOTE_OK) return 3;
+    mote_port_puts("USER OUT ");
+    mote_port_put_u32(((const uint32_t *)t->data)[0]);
+    mote_port_putc('\n');
+    return 0;
+}
+'''
+
+
+def test_generate_slot_sources_build_a_users_own_firmware(slot, tmp_path):
+    """`aot generate --slot`: the sources, include folders, defines and the port's linker
+    script (the slot reserved) of mote_sources.json, compiled and linked as a user's
+    build would, with the user's own application; in QEMU it loads a packed image."""
+    import subprocess
+    root, models, _, _ = slot
+    src = tmp_path / "src"
+    assert aot_main(["generate", str(models["base"]), "--board", BOARD, "--slot", "-o", str(src)]) == 0
+    ms = json.loads((src / "mote_sources.json").read_text())
+    assert ms["slot"]["ops"] == ["aten::addmm.out", "aten::relu.out"] and ms["model"] is None
+    assert any(p.endswith("runtime/embed/mote_slot.c") for p in ms["sources"])
+    assert "SLOT (r)   : ORIGIN = 0x10300000, LENGTH = 0x100000" in Path(ms["port"]["linker_script"]).read_text()
+    (tmp_path / "app.c").write_text(USER_APP)
+    defs = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in ms["defines"].items()]
+    incs = [f"-I{d}" for d in ms["include_dirs"] + ms["port"]["include_dirs"]]
+    objs = []
+    for i, s in enumerate(ms["sources"] + ms["port"]["sources"] + [str(tmp_path / "app.c")]):
+        o = tmp_path / f"o{i}.o"
+        subprocess.run(["arm-none-eabi-gcc", *ms["arch_flags"], *ms["cflags"], "-Os", *defs, *incs, "-c", s,
+                        "-o", str(o)], check=True)
+        objs.append(str(o))
+    elf = tmp_path / "user.elf"
+    subprocess.run(["arm-none-eabi-gcc", *ms["port"]["ldflags"], "-o", str(elf), *objs, *ms["port"]["libs"]],
+                   check=True)
+    contract = ms["slot"]
+    image = tmp_path / "r.bin"
+    assert aot_main(["pack", str(models["retrained"]), "--firmware", str(src), "-o", str(image)]) == 0
+    from aot.deploy.qemu import qemu_command
+    from aot.deploy.slot import qemu_loader_args
+    r = subprocess.run(qemu_command(elf, BOARD) + qemu_loader_args(contract, image), capture_output=True,
+                       timeout=60)
+    text = r.stdout.decode()
+    assert r.returncode == 0, text
+    assert "MOTE SLOT ok" in text and re.search(r"^USER OUT \d+$", text, re.M), text
