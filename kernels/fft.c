@@ -262,11 +262,10 @@ void mote_fft_rfft_q15(const int16_t *x, const int16_t *tw, uint32_t n, int32_t 
     mote_fft_split_q15(z, tw, n, power, out);
 }
 
-void mote_fft_rfft_q31(const void *x, int wide, const int32_t *tw, uint32_t n, int32_t power, int32_t shift,
-                       int32_t *work, int32_t *out)
+void mote_fft_pack_q31(const void *x, int wide, uint32_t n, int32_t *z)
 {
     const uint32_t m = n / 2u;
-    uint32_t i, j, half, b, k;
+    uint32_t i, j;
     for (i = 0, j = 0; i < m; i++) {
         int32_t re, im;
         if (wide) {
@@ -276,16 +275,22 @@ void mote_fft_rfft_q31(const void *x, int wide, const int32_t *tw, uint32_t n, i
             re = (int32_t)((uint32_t)(int32_t)((const int16_t *)x)[2u * i] << 16);
             im = (int32_t)((uint32_t)(int32_t)((const int16_t *)x)[2u * i + 1u] << 16);
         }
-        work[2u * j] = re >> 1;
-        work[2u * j + 1u] = im >> 1;
+        z[2u * j] = re >> 1;
+        z[2u * j + 1u] = im >> 1;
         j = fft_rev_next(j, m);
     }
-    for (half = 1; half < m; half <<= 1) {
+}
+
+void mote_fft_stages_q31(int32_t *z, const int32_t *tw, uint32_t n, uint32_t first, uint32_t last)
+{
+    const uint32_t m = n / 2u;
+    uint32_t half, j, b;
+    for (half = first; half < m && half < last; half <<= 1) {
         const uint32_t stride = m / half;
         for (j = 0; j < half; j++) {
             const int64_t wc = tw[2u * j * stride], ws = tw[2u * j * stride + 1u];
             for (b = j; b < m; b += 2u * half) {
-                int32_t *a = work + 2u * b, *c = work + 2u * (b + half);
+                int32_t *a = z + 2u * b, *c = z + 2u * (b + half);
                 const int32_t tr = (int32_t)((wc * c[0] + ws * c[1]) >> 32);
                 const int32_t ti = (int32_t)((wc * c[1] - ws * c[0]) >> 32);
                 const int32_t hr = a[0] >> 1, hi = a[1] >> 1;
@@ -296,11 +301,18 @@ void mote_fft_rfft_q31(const void *x, int wide, const int32_t *tw, uint32_t n, i
             }
         }
     }
+}
+
+void mote_fft_split_q31(const int32_t *z, const int32_t *tw, uint32_t n, int32_t power, int32_t shift,
+                        int32_t *out)
+{
+    const uint32_t m = n / 2u;
+    uint32_t k;
     for (k = 0; k <= m; k++) {
         /* E = (Z'[k] + conj Z'[m-k]) / 2, O = (Z'[k] - conj Z'[m-k]) / 2i, floor; X' = E + (W O) >> 31 */
         const uint32_t ik = k == m ? 0u : k, im_ = k == 0u ? 0u : m - k;
-        const int64_t a = work[2u * ik], bb = work[2u * ik + 1u];
-        const int64_t c = work[2u * im_], d = work[2u * im_ + 1u];
+        const int64_t a = z[2u * ik], bb = z[2u * ik + 1u];
+        const int64_t c = z[2u * im_], d = z[2u * im_ + 1u];
         const int64_t er = (a + c) >> 1, ei = (bb - d) >> 1, orr = (bb + d) >> 1, oi = (c - a) >> 1;
         const int64_t wc = k == m ? -(int64_t)tw[0] : tw[2u * ik], ws = k == m ? 0 : tw[2u * ik + 1u];
         const int64_t xr = er + ((wc * orr + ws * oi) >> 31);
@@ -315,4 +327,12 @@ void mote_fft_rfft_q31(const void *x, int wide, const int32_t *tw, uint32_t n, i
         }
         out[k] = v > 2147483647u ? 2147483647 : (int32_t)v;
     }
+}
+
+void mote_fft_rfft_q31(const void *x, int wide, const int32_t *tw, uint32_t n, int32_t power, int32_t shift,
+                       int32_t *work, int32_t *out)
+{
+    mote_fft_pack_q31(x, wide, n, work);
+    mote_fft_stages_q31(work, tw, n, 1u, n);
+    mote_fft_split_q31(work, tw, n, power, shift, out);
 }

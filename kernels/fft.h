@@ -92,4 +92,14 @@ void mote_fft_stages_q15(uint32_t *z, const int16_t *tw, uint32_t n);
 /** z (the stages' result) -> out (n/2 + 1 int32): the split into bins, magnitude or power. */
 void mote_fft_split_q15(const uint32_t *z, const int16_t *tw, uint32_t n, int32_t power, int32_t *out);
 
+/* The three steps of mote_fft_rfft_q31 (the M55 kernel, cmsis/op_mote_rfft_mag_q31.c,
+ * runs its own stages of span >= 2): a complex value is two int32, real first. */
+/** x (n int16 read as x << 16, or int32 if `wide`) -> z (n int32): halved pairs, bit-reversed. */
+void mote_fft_pack_q31(const void *x, int wide, uint32_t n, int32_t *z);
+/** The radix-2 stages of span `first` up to (not including) `last` in place on z (plain C). */
+void mote_fft_stages_q31(int32_t *z, const int32_t *tw, uint32_t n, uint32_t first, uint32_t last);
+/** z -> out (n/2 + 1 int32): the split into bins, magnitude or power >> shift. */
+void mote_fft_split_q31(const int32_t *z, const int32_t *tw, uint32_t n, int32_t power, int32_t shift,
+                        int32_t *out);
+
 #endif
