@@ -62,10 +62,25 @@ def _r(*shape, seed=0):
     (lambda m, x: torch.fft.rfft(x, norm="ortho").abs(), 1),
     (lambda m, x: torch.fft.rfft(x, norm="forward").abs() ** 2, 2),
     (lambda m, x: torch.fft.rfft(x).abs()[..., 1:-1] * 2.0, 1),
-], ids=["abs", "abs**2", "abs.pow2", "ortho", "forward**2", "sliced"])
+    (lambda m, x: torch.fft.rfft(x).abs().square(), 2),
+    (lambda m, x: torch.abs(torch.fft.rfft(x)) ** 2.0, 2),
+    (lambda m, x: (lambda a: a * a)(torch.fft.rfft(x).abs()), 2),
+], ids=["abs", "abs**2", "abs.pow2", "ortho", "forward**2", "sliced", "square", "**2.0", "a*a"])
 @pytest.mark.parametrize("n", [256, 512, 1024])
 def test_rfft_forms(form, power, n):
     _check(Fn(form), _r(3, n, seed=n), power)
+
+
+def test_two_transforms_share_one_twiddle_table_per_length():
+    c = _check(Fn(lambda m, x: torch.fft.rfft(x).abs() + torch.fft.rfft(x * 2).abs() ** 2), _r(2, 256))
+    calls = [i for i in c.spec.instructions if i.op == "mote::rfft_mag"]
+    assert sorted(int(c.spec.values[i.args[2]]) for i in calls) == [1, 2]
+    assert len({i.args[1] for i in calls}) == 1
+
+
+def test_rfft_with_n_pads_to_the_length():
+    c = _check(Fn(lambda m, x: torch.fft.rfft(x, n=512).abs()), _r(2, 400))
+    assert "aten::constant_pad_nd" in {i.op for i in c.spec.instructions}
 
 
 def test_rfft_of_another_dim_and_rank():
