@@ -6,6 +6,9 @@
 #                  [SELFTEST <n>] [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [PORT]
 #                  [DEPENDS <files>...] [OUTPUT_DIR <dir>] [OPTIONS <aot generate options>...])
 #
+# Several models in one target: one call per model, each with a NAME (its API is
+# mote_model_<name>_*, "mote_models.h"), and MEMORY shared|separate; see mote_add_model below.
+#
 # OPTIONS: any other `aot generate` option, spelled as on the command line
 # (OPTIONS --int4-weights --group-size 64 --external-weights, --int16-activations);
 # the keywords are shorthands for the same options. aot checks them all at
@@ -188,9 +191,10 @@ function(_mote_board_library board id no_default_flags)
     endif()
 endfunction()
 
-# mote_model_sources(<prefix> MODEL f BOARD b [INT8] [INT8_IO] [CALIB f] [SELFTEST n]
+# mote_model_sources(<prefix> MODEL f [NAME n] BOARD b [INT8] [INT8_IO] [CALIB f] [SELFTEST n]
 #                    [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [NO_DEFAULT_FLAGS]
 #                    [DEPENDS f...] [OUTPUT_DIR d] [OPTIONS opt...])
+# mote_model_sources(<prefix> MODELS [name=]f [name=]f... BOARD b [MEMORY shared|separate] ...)
 # The build step and what it gives, without attaching them to a target (the
 # Zephyr module uses this): sets <prefix>_SOURCES (generated + embedding API),
 # <prefix>_INCLUDE_DIRS, <prefix>_DEFINITIONS, <prefix>_LIBRARY (mote_<board>),
@@ -199,15 +203,46 @@ endfunction()
 # command's outputs). NO_DEFAULT_FLAGS: mote_<board> gets no compile options
 # (-Werror, -O2 without a build type) and no libm of its own, for a build
 # system that sets them (the first call for a board decides).
+#
+# Several models (MODELS with more than one, or a name: NAME, name=f): one
+# `aot generate name=f ... --memory M` of them all (one registry: the union of
+# their operators; one recipe: the options apply to every model), each model's
+# API mote_model_<name>_* in OUT/mote_model_<name>.h, every one in
+# OUT/mote_models.h; <prefix>_MODELS is the names (empty for one model
+# without a name: today's mote_model_* API) and <prefix>_MEMORY the mode.
 function(mote_model_sources prefix)
-    cmake_parse_arguments(M "INT8;INT8_IO;VERIFY_CHECKSUM;NO_DEFAULT_FLAGS" "MODEL;BOARD;CALIB;SELFTEST;OUTPUT_DIR;DSP_WEIGHTS" "DEPENDS;OPTIONS" ${ARGN})
-    if(NOT M_MODEL OR NOT M_BOARD)
-        message(FATAL_ERROR "mote_model_sources(${prefix}): MODEL and BOARD are required")
+    cmake_parse_arguments(M "INT8;INT8_IO;VERIFY_CHECKSUM;NO_DEFAULT_FLAGS"
+                          "MODEL;NAME;BOARD;CALIB;SELFTEST;OUTPUT_DIR;DSP_WEIGHTS;MEMORY" "MODELS;DEPENDS;OPTIONS" ${ARGN})
+    if((NOT M_MODEL AND NOT M_MODELS) OR NOT M_BOARD)
+        message(FATAL_ERROR "mote_model_sources(${prefix}): MODEL (or MODELS) and BOARD are required")
     endif()
-    get_filename_component(model "${M_MODEL}" ABSOLUTE)
-    if(NOT EXISTS "${model}")
-        message(FATAL_ERROR "Mote: model file ${model} not found")
+    if(M_MODEL AND M_MODELS)
+        message(FATAL_ERROR "mote_model_sources(${prefix}): give MODEL (one model) or MODELS (several), not both")
     endif()
+    if(M_MODEL)
+        set(items "${M_MODEL}")
+        if(M_NAME)
+            set(items "${M_NAME}=${M_MODEL}")
+        endif()
+    else()
+        set(items ${M_MODELS})
+    endif()
+    # aot generate's MODEL arguments, each path absolute ([name=]path: aot checks the names)
+    set(model_args "")
+    set(models "")
+    foreach(item IN LISTS items)
+        get_filename_component(model "${item}" ABSOLUTE)
+        set(arg "${model}")
+        if(NOT EXISTS "${model}" AND item MATCHES "^([^=/]*)=(.+)$")
+            get_filename_component(model "${CMAKE_MATCH_2}" ABSOLUTE)
+            set(arg "${CMAKE_MATCH_1}=${model}")
+        endif()
+        if(NOT EXISTS "${model}")
+            message(FATAL_ERROR "Mote: model file ${model} not found")
+        endif()
+        list(APPEND model_args "${arg}")
+        list(APPEND models "${model}")
+    endforeach()
     string(MAKE_C_IDENTIFIER "${M_BOARD}" id)
     _mote_board_sources("${M_BOARD}" ${id})
     _mote_board_library("${M_BOARD}" ${id} "${M_NO_DEFAULT_FLAGS}")
@@ -221,7 +256,8 @@ function(mote_model_sources prefix)
     # parses them all into one Recipe: checked here, at configure time (a bad combination
     # is one line), which also says which files the generate writes.
     set(options "")
-    set(deps "${model}" "${MOTE_ROOT}/boards/${M_BOARD}.json")
+    set(deps "${MOTE_ROOT}/boards/${M_BOARD}.json")
+    list(PREPEND deps ${models})
     if(M_INT8)
         list(APPEND options --int8)
     endif()
@@ -241,8 +277,11 @@ function(mote_model_sources prefix)
     if(M_SELFTEST)
         list(APPEND options --selftest ${M_SELFTEST})
     endif()
+    if(M_MEMORY)  # several models: shared (aot's default) or separate
+        list(APPEND options --memory "${M_MEMORY}")
+    endif()
     list(APPEND options ${M_OPTIONS})
-    set(args generate "${model}" --board "${M_BOARD}" ${options})
+    set(args generate ${model_args} --board "${M_BOARD}" ${options})
     # relative paths in OPTIONS (--calib) are relative to this source folder, as MODEL is
     execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot
                             ${args} --dry-run --json
@@ -258,6 +297,18 @@ function(mote_model_sources prefix)
     list(APPEND deps ${plan_deps})
     string(JSON selftest GET "${plan}" recipe selftest)
     string(JSON verify GET "${plan}" recipe verify_checksum)
+    # several models: the plan names them (aot's names: NAME, or the file's stem)
+    set(names "")
+    set(memory "")
+    string(JSON n_models ERROR_VARIABLE one_model LENGTH "${plan}" models)
+    if(NOT one_model)
+        math(EXPR last "${n_models} - 1")
+        foreach(i RANGE ${last})
+            string(JSON name GET "${plan}" models ${i} name)
+            list(APPEND names "${name}")
+        endforeach()
+        string(JSON memory GET "${plan}" memory)
+    endif()
     list(APPEND args -o "${out}")
     set(sources "")
     foreach(f IN LISTS gen_sources)
@@ -269,29 +320,45 @@ function(mote_model_sources prefix)
     endforeach()
     set(generated ${sources} ${headers} "${out}/mote_sources.json")
     _mote_get(embed ${id} embed_sources)
-    if(NOT selftest STREQUAL "null")
+    if(names)
+        # runtime/embed/mote_model.c (and mote_model_selftest.c) are compiled once per model
+        # through the generated wrappers <name>/mote_embed_<name>.c, not as they are
+        list(REMOVE_ITEM embed "${MOTE_ROOT}/runtime/embed/mote_model.c")
+    elseif(NOT selftest STREQUAL "null")
         _mote_get(st ${id} embed_selftest_source)
         list(APPEND embed "${st}")
     endif()
     # Modules beside the model file are what it usually imports (PlatformIO hashes them too).
-    get_filename_component(model_dir "${model}" DIRECTORY)
-    file(GLOB siblings "${model_dir}/*.py")
-    list(APPEND deps ${siblings})
+    foreach(model IN LISTS models)
+        get_filename_component(model_dir "${model}" DIRECTORY)
+        file(GLOB siblings "${model_dir}/*.py")
+        list(APPEND deps ${siblings})
+    endforeach()
     foreach(d IN LISTS M_DEPENDS)
         get_filename_component(d "${d}" ABSOLUTE)
         list(APPEND deps "${d}")
     endforeach()
+    list(REMOVE_DUPLICATES deps)
     # The compiler's own sources: a new Mote re-generates the model.
     file(GLOB_RECURSE compiler_sources "${MOTE_ROOT}/aot/*.py")
     list(APPEND deps ${compiler_sources} "${MOTE_ROOT}/kernels/gen_registry.py")
 
-    get_filename_component(model_name "${model}" NAME)
+    set(what "")
+    foreach(model IN LISTS models)
+        get_filename_component(model_name "${model}" NAME)
+        list(APPEND what "${model_name}")
+    endforeach()
+    list(JOIN what ", " what)
+    if(names)
+        list(JOIN names ", " joined)
+        string(APPEND what " (models ${joined}, --memory ${memory})")
+    endif()
     add_custom_command(
         OUTPUT ${generated}
         COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${MOTE_ROOT}" "${MOTE_PYTHON}" -m aot ${args}
         WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
         DEPENDS ${deps}
-        COMMENT "Mote: aot generate ${model_name} for ${M_BOARD}"
+        COMMENT "Mote: aot generate ${what} for ${M_BOARD}"
         VERBATIM)
 
     list(APPEND sources ${embed})
@@ -310,27 +377,176 @@ function(mote_model_sources prefix)
     set(${prefix}_BOARD_ID ${id} PARENT_SCOPE)
     set(${prefix}_BOARD "${M_BOARD}" PARENT_SCOPE)
     set(${prefix}_GENERATED ${generated} PARENT_SCOPE)
+    set(${prefix}_MODELS ${names} PARENT_SCOPE)
+    set(${prefix}_MEMORY "${memory}" PARENT_SCOPE)
 endfunction()
 
-# mote_add_model(<target> MODEL f BOARD b [INT8] [INT8_IO] [CALIB f] [SELFTEST n]
-#                [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [PORT] [DEPENDS f...] [OUTPUT_DIR d]
-#                [OPTIONS opt...])
+# mote_add_model(<target> MODEL f [NAME n] BOARD b [MEMORY shared|separate] [INT8] [INT8_IO]
+#                [CALIB f] [SELFTEST n] [VERIFY_CHECKSUM] [DSP_WEIGHTS flash|arena] [PORT]
+#                [DEPENDS f...] [OUTPUT_DIR d] [OPTIONS opt...])
+#
+# Called more than once on a target (or with a NAME), the target's models are
+# generated together, by one `aot generate` at the end of the directory (one
+# registry, the union of their operators): model <name> (NAME, default the
+# file's stem as a C identifier) has the API mote_model_<name>_* of
+# "mote_model_<name>.h"; "mote_models.h" includes them all. MEMORY: shared (the
+# default: one activation arena sized by the largest plan, models run one at a
+# time) or separate (each model its own arena: two threads may run two models).
+# One recipe per aot generate: BOARD and the build options (INT8, INT8_IO, CALIB,
+# SELFTEST, VERIFY_CHECKSUM, DSP_WEIGHTS, OPTIONS, NO_DEFAULT_FLAGS) must be the
+# same in every call on the target; PORT, MEMORY and OUTPUT_DIR may be given in
+# any one of them. One call without NAME is the one-model build (mote_model_*).
 function(mote_add_model target)
     if(NOT TARGET ${target})
         message(FATAL_ERROR "mote_add_model: ${target} is not a target (add_executable/add_library it first)")
     endif()
-    cmake_parse_arguments(A "PORT" "OUTPUT_DIR" "" ${ARGN})
-    if(NOT A_OUTPUT_DIR)
-        set(A_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/mote/${target}")
+    cmake_parse_arguments(A "PORT" "MODEL;NAME;OUTPUT_DIR;MEMORY;CALIB" "DEPENDS" ${ARGN})
+    if(NOT A_MODEL)
+        message(FATAL_ERROR "mote_add_model(${target}): MODEL is required")
     endif()
-    mote_model_sources(_mote ${A_UNPARSED_ARGUMENTS} OUTPUT_DIR "${A_OUTPUT_DIR}")
+    get_filename_component(model "${A_MODEL}" ABSOLUTE)
+    if(NOT EXISTS "${model}")
+        message(FATAL_ERROR "Mote: model file ${model} not found")
+    endif()
+    set(key "MOTE_TARGET_${target}")
+    get_property(done GLOBAL PROPERTY "${key}_DONE")
+    if(done)
+        message(FATAL_ERROR "mote_add_model(${target} MODEL ${A_MODEL}): ${target}'s models were already "
+                "generated at the end of ${done}: call mote_add_model for one target in one directory")
+    endif()
+    get_property(calls GLOBAL PROPERTY "${key}_N")
+    if(NOT calls)
+        set(calls 0)
+        # the last call of the directory is not known yet: the models are added at its end
+        # (a deferred call's arguments are evaluated when it runs: the name goes in as text)
+        cmake_language(EVAL CODE "cmake_language(DEFER CALL _mote_add_models [==[${target}]==])")
+    endif()
+    # paths relative to the calling folder are made absolute now
+    set(rest ${A_UNPARSED_ARGUMENTS})
+    if(A_CALIB)
+        get_filename_component(calib "${A_CALIB}" ABSOLUTE)
+        list(APPEND rest CALIB "${calib}")
+    endif()
+    set(deps "")
+    foreach(d IN LISTS A_DEPENDS)
+        get_filename_component(d "${d}" ABSOLUTE)
+        list(APPEND deps "${d}")
+    endforeach()
+    foreach(field MODEL NAME OUTPUT_DIR MEMORY PORT)
+        set_property(GLOBAL PROPERTY "${key}_${calls}_${field}" "${A_${field}}")
+    endforeach()
+    set_property(GLOBAL PROPERTY "${key}_${calls}_MODEL" "${model}")
+    set_property(GLOBAL PROPERTY "${key}_${calls}_DEPENDS" "${deps}")
+    set_property(GLOBAL PROPERTY "${key}_${calls}_REST" "${rest}")
+    math(EXPR calls "${calls} + 1")
+    set_property(GLOBAL PROPERTY "${key}_N" ${calls})
+endfunction()
+
+# At the end of the directory of mote_add_model(<target> ...): the target's models,
+# checked to agree, generated by one mote_model_sources() and attached to it.
+function(_mote_add_models target)
+    set(key "MOTE_TARGET_${target}")
+    set_property(GLOBAL PROPERTY "${key}_DONE" "${CMAKE_CURRENT_SOURCE_DIR}")
+    get_property(calls GLOBAL PROPERTY "${key}_N")
+    math(EXPR last "${calls} - 1")
+    # what must agree: the recipe (one aot generate) and the target's own options
+    set(flags INT8 INT8_IO VERIFY_CHECKSUM NO_DEFAULT_FLAGS)
+    set(values BOARD CALIB SELFTEST DSP_WEIGHTS)
+    set(lists OPTIONS)
+    set(items "")
+    set(deps "")
+    set(port OFF)
+    foreach(field OUTPUT_DIR MEMORY)
+        set(t_${field} "")
+        set(t_${field}_from "")
+    endforeach()
+    foreach(i RANGE ${last})
+        foreach(field MODEL NAME OUTPUT_DIR MEMORY PORT DEPENDS REST)
+            get_property(c_${field} GLOBAL PROPERTY "${key}_${i}_${field}")
+        endforeach()
+        get_filename_component(label "${c_MODEL}" NAME)
+        if(c_NAME)
+            set(label "${c_NAME} (${label})")
+            list(APPEND items "${c_NAME}=${c_MODEL}")
+        else()
+            list(APPEND items "${c_MODEL}")
+        endif()
+        list(APPEND deps ${c_DEPENDS})
+        if(c_PORT)
+            set(port ON)
+        endif()
+        foreach(field OUTPUT_DIR MEMORY)
+            if(NOT c_${field} STREQUAL "")
+                if(NOT t_${field} STREQUAL "" AND NOT t_${field} STREQUAL c_${field})
+                    message(FATAL_ERROR "Mote: mote_add_model(${target}): ${field} differs between the models of "
+                            "${target} (${t_${field}_from}: ${t_${field}}, ${label}: ${c_${field}}): it is the "
+                            "target's, give it once")
+                endif()
+                set(t_${field} "${c_${field}}")
+                set(t_${field}_from "${label}")
+            endif()
+        endforeach()
+        cmake_parse_arguments(C "${flags}" "${values}" "${lists}" ${c_REST})
+        if(i EQUAL 0)
+            set(rest ${c_REST})
+            set(first "${label}")
+            foreach(field IN LISTS flags values lists)
+                set(r_${field} "${C_${field}}")
+            endforeach()
+        else()
+            foreach(field IN LISTS flags values lists)
+                if(NOT "${C_${field}}" STREQUAL "${r_${field}}")
+                    set(a "${r_${field}}")
+                    set(b "${C_${field}}")
+                    foreach(v a b)
+                        if(field IN_LIST flags)
+                            if(${${v}})
+                                set(${v} "${field}")
+                            else()
+                                set(${v} "no ${field}")
+                            endif()
+                        elseif("${${v}}" STREQUAL "")
+                            set(${v} "not given")
+                        endif()
+                    endforeach()
+                    message(FATAL_ERROR "Mote: mote_add_model(${target}): ${field} differs between the models of "
+                            "${target} (${first}: ${a}, ${label}: ${b}): one aot generate compiles a target's "
+                            "models with one recipe, give every mote_add_model(${target} ...) call the same "
+                            "BOARD and build options (or put the models in two targets)")
+                endif()
+            endforeach()
+        endif()
+    endforeach()
+    if(NOT t_OUTPUT_DIR)
+        set(t_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/mote/${target}")
+    endif()
+    set(memory "")
+    if(t_MEMORY)
+        set(memory MEMORY "${t_MEMORY}")
+    endif()
+    if(calls EQUAL 1)
+        get_property(name GLOBAL PROPERTY "${key}_0_NAME")
+        set(what MODEL "${c_MODEL}")
+        if(name)
+            list(APPEND what NAME "${name}")
+        endif()
+    else()
+        set(what MODELS ${items})
+    endif()
+    mote_model_sources(_mote ${what} ${rest} ${memory} DEPENDS ${deps} OUTPUT_DIR "${t_OUTPUT_DIR}")
+    _mote_attach(${target} ${port})
+endfunction()
+
+# The sources mote_model_sources(_mote ...) gave (in the caller's scope) attached to
+# <target>; port: also Mote's bare-metal port and the board's linker script.
+function(_mote_attach target port)
     set(id ${_mote_BOARD_ID})
     set(out ${_mote_OUTPUT_DIR})
     target_sources(${target} PRIVATE ${_mote_SOURCES})
     target_include_directories(${target} PRIVATE ${_mote_INCLUDE_DIRS})
     target_compile_definitions(${target} PRIVATE ${_mote_DEFINITIONS})
     target_link_libraries(${target} PRIVATE ${_mote_LIBRARY})
-    if(A_PORT)
+    if(port)
         get_property(langs GLOBAL PROPERTY ENABLED_LANGUAGES)
         if(NOT "ASM" IN_LIST langs)
             message(FATAL_ERROR "mote_add_model(${target} ... PORT): Mote's port has an assembler "
@@ -359,7 +575,13 @@ function(mote_add_model target)
                 VERBATIM)
         endif()
     endif()
-    message(STATUS "Mote: ${target}: model compiled at build time by aot generate into ${out}")
+    if(_mote_MODELS)
+        list(JOIN _mote_MODELS ", " names)
+        message(STATUS "Mote: ${target}: models ${names} compiled at build time by one aot generate "
+                "(--memory ${_mote_MEMORY}) into ${out}")
+    else()
+        message(STATUS "Mote: ${target}: model compiled at build time by aot generate into ${out}")
+    endif()
 endfunction()
 
 # mote_add_qemu_run(<target> BOARD b [TIMEOUT s]): a `<target>-run` target that
