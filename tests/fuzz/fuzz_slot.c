@@ -19,6 +19,12 @@
  *    exactly the reserved sizes: any access outside them is an ASan report.
  *  - A file refused while a model is active must leave it active and giving
  *    the same bytes: the driver checks (exit status 4 otherwise).
+ *
+ * libFuzzer (clang, -DMOTE_LIBFUZZER; CMake target fuzz_mote_slot with
+ * -DMOTE_LIBFUZZER=ON, linked with every kernel of kernels/): each input is one
+ * image in a fresh slot whose application takes and gives float32[2, 3, 4]
+ * (seed it with images of such programs, e.g. test_fuzz_slot.py's), in
+ * read-only pages before a guard page; an accepted image is run once.
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #define _POSIX_C_SOURCE 200809L
@@ -34,6 +40,7 @@
 
 #define MAX_IO 8
 
+#ifndef MOTE_LIBFUZZER /* the standalone driver's helpers */
 static size_t parse_size(const char *s)
 {
     return (size_t)strtoull(s, NULL, 0);
@@ -96,6 +103,8 @@ static const uint8_t *map_readonly(const char *path, size_t *size, void **base, 
     return p + off;
 }
 
+#endif
+
 /* Runs the active model on 0x3f bytes; writes output 0's first bytes (hex) to out[]. */
 static mote_err_t run_active_once(mote_slot_t *s, char *out, size_t outsz)
 {
@@ -129,7 +138,6 @@ static mote_err_t run_active_once(mote_slot_t *s, char *out, size_t outsz)
     return MOTE_OK;
 }
 
-/* n bytes, 16-byte aligned (malloc'ed at exactly n: ASan reports a byte past them). */
 /* run_active_once; a failed run writes "E<code>" to out[] (a model whose kernels refuse
  * its shapes at run time is still the active one, and refuses them again the same way). */
 static mote_err_t run_active(mote_slot_t *s, char *out, size_t outsz)
@@ -143,6 +151,8 @@ static mote_err_t run_active(mote_slot_t *s, char *out, size_t outsz)
     return err;
 }
 
+#ifndef MOTE_LIBFUZZER
+/* n bytes, 16-byte aligned (malloc'ed at exactly n: ASan reports a byte past them). */
 static void *alloc_exact(size_t n)
 {
     void *p = NULL;
@@ -152,6 +162,71 @@ static void *alloc_exact(size_t n)
     return p;
 }
 
+#endif
+
+#ifdef MOTE_LIBFUZZER
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static mote_slot_io_t io;
+    static mote_slot_t slot;
+    static uint8_t arena[1u << 16] __attribute__((aligned(16)));
+    static uint8_t state[2][1u << 16] __attribute__((aligned(16)));
+    static uint8_t mut[2][4096] __attribute__((aligned(16)));
+    static uint8_t scratch[4096] __attribute__((aligned(16)));
+    mote_slot_memory_t mem;
+    mote_slot_report_t report;
+    char out[80], line[256];
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), len = (size + page - 1u) / page * page;
+    uint8_t *p;
+    uint32_t b;
+
+    (void)line;
+    if (len == 0u) {
+        len = page;
+    }
+    io.dtype = 6u;
+    io.dim = 3u;
+    io.sizes[0] = 2;
+    io.sizes[1] = 3;
+    io.sizes[2] = 4;
+    memset(&mem, 0, sizeof(mem));
+    mem.arena.ptr = arena;
+    mem.arena.size = sizeof(arena);
+    mem.scratch.ptr = scratch;
+    mem.scratch.size = sizeof(scratch);
+    for (b = 0; b < 2u; b++) {
+        mem.state[b].ptr = state[b];
+        mem.state[b].size = sizeof(state[b]);
+        mem.mutable_arena[b].ptr = mut[b];
+        mem.mutable_arena[b].size = sizeof(mut[b]);
+    }
+    mem.inputs = &io;
+    mem.num_inputs = 1u;
+    mem.outputs = &io;
+    mem.num_outputs = 1u;
+    if (mote_slot_init(&slot, &mem) != MOTE_OK) {
+        abort();
+    }
+    p = mmap(NULL, len + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        return 0;
+    }
+    {
+        size_t off = (len - size) & ~(size_t)15u; /* end at the guard page, 16-byte aligned */
+        memcpy(p + off, data, size);
+        mprotect(p, len, PROT_READ);
+        mprotect(p + len, page, PROT_NONE);
+        if (mote_slot_load(&slot, p + off, size, &report) == MOTE_OK) {
+            (void)run_active(&slot, out, sizeof(out));
+        }
+        (void)mote_slot_report_line(&report, line, sizeof(line));
+    }
+    munmap(p, len + page);
+    return 0;
+}
+#else
 int main(int argc, char **argv)
 {
     static mote_slot_io_t ins[MAX_IO], outs[MAX_IO];
@@ -235,3 +310,4 @@ int main(int argc, char **argv)
     }
     return status;
 }
+#endif /* MOTE_LIBFUZZER */
