@@ -272,3 +272,35 @@ def test_generate_slot_sources_build_a_users_own_firmware(slot, tmp_path):
     text = r.stdout.decode()
     assert r.returncode == 0, text
     assert "MOTE SLOT ok" in text and re.search(r"^USER OUT \d+$", text, re.M), text
+
+
+def test_int8_model_with_planned_kernel_scratch_in_a_slot(tmp_path, capsys):
+    """An int8 CNN whose kernels' scratch the plan places in the arena: the slot image
+    carries the scratch slots (trailer), the firmware hands them to init, and the three
+    self-test cases give the host runtime's bytes."""
+    import zoo
+    from aot.deploy.slot import read_image
+    fw, image = tmp_path / "fw", tmp_path / "cnn.bin"
+    assert aot_main(["build", str(zoo.path("small_cnn")), "--int8", "--board", BOARD, "--slot", "-o", str(fw)]) == 0
+    assert aot_main(["pack", str(zoo.path("small_cnn")), "--int8", "--firmware", str(fw), "--selftest", "3",
+                     "-o", str(image)]) == 0
+    assert read_image(image.read_bytes())["scratch_slots"] > 0
+    capsys.readouterr()
+    assert aot_main(["test", str(fw), "--slot", str(image)]) == 0
+    assert "PASS: 3 case(s), max abs err 0" in capsys.readouterr().out
+
+
+def test_a_firmware_without_a_slot_carries_none_of_it(slot, tmp_path):
+    """The must-hold: `aot build` without --slot links no slot code and reserves no slot
+    (the linker script and firmware.bin of such a build are those of before the feature:
+    zoo/mlp.py's are byte-identical, docs/slots.md)."""
+    import subprocess
+    _, models, _, _ = slot
+    out = tmp_path / "plain"
+    assert aot_main(["build", str(models["base"]), "--board", BOARD, "-o", str(out)]) == 0
+    syms = subprocess.run(["arm-none-eabi-nm", str(out / "firmware.elf")], capture_output=True, text=True,
+                          check=True).stdout
+    assert "mote_slot" not in syms and "missing_operator" not in syms
+    ld = (out / "firmware.ld").read_text()
+    assert "SLOT" not in ld and "FLASH (rx) : ORIGIN = 0x10000000, LENGTH = 0x400000" in ld
+    assert not (out / "slot.json").exists()
