@@ -1,6 +1,6 @@
 """Several models in one firmware on the QEMU Cortex-M33 (mps2-an505): the DS-CNN keyword
 spotter (zoo/ds_cnn.py) and the digits image CNN (examples/digits/model.py), int8, each with
-two self-test cases, built with `aot build kws=... digits=... --selftest 2` in both memory
+three self-test cases, built with `aot build kws=... digits=... --selftest 3` in both memory
 modes. The app initialises both models, then runs kws case 0, digits case 0, kws case 1,
 digits case 1 (in shared mode every run follows the other model's in the same arena);
 `aot test` reads a verdict per model.
@@ -9,7 +9,7 @@ Measured (2026-12-07, --opt speed): kws arena 10,890 B, digits 4,080 B; both pro
 method images (runtime state 0 B of RAM, 204 B of handles each). RAM: shared 12,924 B =
 10,890 (the larger plan) + 408 (both models' handles) + 1,528 stack + 98 port;
 separate 17,008 B = 14,970 (both plans) + 408 + 1,528 + 102: 4,084 B more, the smaller arena
-plus 4 B of .bss alignment. Flash 183,784 B in both modes.
+plus 4 B of .bss alignment. Flash 186,120 B in both modes.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def builds(tmp_path_factory):
     out = {}
     for memory in ("shared", "separate"):
         out[memory] = root / memory
-        assert main(["build", *MODELS, "--board", "mps2-an505", "--int8", "--selftest", "2",
+        assert main(["build", *MODELS, "--board", "mps2-an505", "--int8", "--selftest", "3",
                      "--memory", memory, "-o", str(out[memory])]) == 0
     return out
 
@@ -43,10 +43,34 @@ def test_both_models_pass_their_selftest_in_qemu(builds, capsys, memory):
     rep = json.loads(capsys.readouterr().out)
     assert rep["verdict"] == "PASS" and list(rep["models"]) == ["kws", "digits"]
     for name, r in rep["models"].items():
-        assert r["verdict"] == "PASS" and r["n"] == 2, name
-        assert [row["case"] for row in r["rows"]] == [0, 1]
+        assert r["verdict"] == "PASS" and r["n"] == 3, name
+        assert [row["case"] for row in r["rows"]] == [0, 1, 2]
     info = json.loads((builds[memory] / "build.json").read_text())
     assert info["memory"] == memory and [m["name"] for m in info["models"]] == ["kws", "digits"]
+
+
+def test_the_models_take_turns_and_their_outputs_are_their_own(builds):
+    """The UART lines: both models announced, then kws 0, digits 0, kws 1, ... each OUT line
+    after its model's MOTE RUN line; the cases give distinct outputs (the random-weight
+    DS-CNN's case 2 differs from its case 0; digits' differ all), so a pass is not a
+    constant's."""
+    from aot.deploy.boards import load_board
+    from aot.deploy.qemu import run_firmware_streaming
+    code, text = run_firmware_streaming(builds["shared"] / "firmware.elf", load_board("mps2-an505"), timeout_s=120)
+    assert code == 0, text
+    lines = text.splitlines()
+    assert [ln.split()[2] for ln in lines if ln.startswith("MOTE MODEL ")] == ["name=kws", "name=digits"]
+    outs, model = [], None
+    for ln in lines:
+        if ln.startswith("MOTE RUN model="):
+            model = ln.split("=", 1)[1]
+        elif ln.startswith("OUT "):
+            outs.append((model, int(ln.split()[1]), ln.split()[3]))
+    assert [(m, k) for m, k, _ in outs] == [(m, k) for k in range(3) for m in ("kws", "digits")]
+    kws = [h for m, _, h in outs if m == "kws"]
+    digits = [h for m, _, h in outs if m == "digits"]
+    assert kws[2] != kws[0] and len(set(digits)) == 3
+    assert lines[-1] == "MOTE DONE 6"
 
 
 def test_shared_ram_is_the_larger_plan_plus_both_models_state(builds):
