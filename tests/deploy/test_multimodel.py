@@ -275,3 +275,33 @@ def test_external_weights_and_checksum_work_per_model(tmp_path, capsys):
     assert r.returncode == 0 and "MULTI a=PASS b=PASS again=PASS shared=0" in r.stdout, r.stdout + r.stderr
     syms = subprocess.run(["nm", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
     assert " R mote_model_a_ptd" in syms and " R mote_model_b_ptd" in syms
+
+
+def test_shared_kernel_scratch_is_the_largest_and_defined_once(models, tmp_path, monkeypatch):
+    """A model whose kernels need scratch its plan does not cover (MOTE_MODEL_SCRATCH_BYTES > 0;
+    here a's need raised to 96 B and b's to 48 B) takes --memory shared's one scratch buffer,
+    mote_models_scratch, of the largest need; both still pass interleaved."""
+    import aot.deploy.generate as generate
+    from aot.deploy.boards import load_board
+    from aot.deploy.multimodel import generate_models
+    real = generate.target_memory
+    need = {id(models[0].compiled): 96, id(models[1].compiled): 48}
+
+    def with_scratch(compiled, board, work):
+        state, scratch = real(compiled, board, work)
+        compiled.manifest["memory"]["scratch_bytes"] = need[id(compiled)]
+        return state, need[id(compiled)]
+    monkeypatch.setattr(generate, "target_memory", with_scratch)
+    try:
+        gen = generate_models(models, "mps2-an505", tmp_path / "g", memory="shared")
+    finally:
+        for m in models:  # the module's compiled models: their manifests as target_memory leaves them
+            real(m.compiled, load_board("mps2-an505"), tmp_path)
+    assert "#define MOTE_MODEL_SCRATCH_BYTES 96u" in (gen.out_dir / "a" / "mote_model.h").read_text()
+    assert "uint8_t mote_models_scratch[96u]" in (gen.out_dir / "mote_models.c").read_text()
+    assert gen.sources["planned_ram"]["scratch"] == 96
+    r = _host_program(gen, tmp_path / "app")
+    assert r.returncode == 0 and "MULTI a=PASS b=PASS again=PASS shared=1" in r.stdout, r.stdout + r.stderr
+    syms = subprocess.run(["nm", "-S", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
+    scratch = [ln.split() for ln in syms.splitlines() if "scratch" in ln and ln.split()[2] in "bBdD"]
+    assert [(int(s[1], 16), s[3]) for s in scratch] == [(96, "mote_models_scratch")], scratch
