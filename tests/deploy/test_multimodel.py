@@ -305,3 +305,35 @@ def test_shared_kernel_scratch_is_the_largest_and_defined_once(models, tmp_path,
     syms = subprocess.run(["nm", "-S", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
     scratch = [ln.split() for ln in syms.splitlines() if "scratch" in ln and ln.split()[2] in "bBdD"]
     assert [(int(s[1], 16), s[3]) for s in scratch] == [(96, "mote_models_scratch")], scratch
+
+
+def test_a_model_without_method_image_keeps_its_state_in_its_own_buffer(models, tmp_path, monkeypatch):
+    """b made without a method image (its runtime state in RAM, MOTE_MODEL_STATE_BYTES > 0): its
+    wrapper declares its own state buffer; a host build gives b's host-ABI size as
+    MOTE_EMBED_B_STATE_BYTES (mote_embed_names.h), a's stays its method image."""
+    import aot.deploy.image as image
+    from aot.deploy.boards import load_board
+    from aot.deploy.generate import target_memory
+    from aot.deploy.multimodel import generate_models
+    from aot.host.runtime import Program
+    real = image.image_source
+    monkeypatch.setattr(image, "image_source",
+                        lambda compiled, slots, library=None: None if compiled is models[1].compiled
+                        else real(compiled, slots, library))
+    try:
+        gen = generate_models(models, "mps2-an505", tmp_path / "g", memory="shared")
+    finally:
+        monkeypatch.undo()
+        for m in models:  # the module's compiled models: their manifests as target_memory leaves them
+            target_memory(m.compiled, load_board("mps2-an505"), tmp_path)
+    b_header = (gen.out_dir / "b" / "mote_model.h").read_text()
+    state = int(re.search(r"#define MOTE_MODEL_STATE_BYTES (\d+)u", b_header).group(1))
+    assert state > 0 and "MOTE_MODEL_IMAGE" not in b_header
+    assert "#define MOTE_MODEL_IMAGE 1" in (gen.out_dir / "a" / "mote_model.h").read_text()
+    host = Program(models[1].compiled.pte).requirements().state_size
+    gen.sources["defines"] = dict(gen.sources["defines"], MOTE_EMBED_B_STATE_BYTES=host)
+    r = _host_program(gen, tmp_path / "app")
+    assert r.returncode == 0 and "MULTI a=PASS b=PASS again=PASS shared=1" in r.stdout, r.stdout + r.stderr
+    syms = subprocess.run(["nm", "-S", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
+    states = [ln.split() for ln in syms.splitlines() if ln.endswith(" mote_embed_state")]
+    assert [int(s[1], 16) for s in states] == [host]  # b's only: a runs from its image
