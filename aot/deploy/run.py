@@ -155,6 +155,8 @@ def read_build(build_dir, several: bool = False) -> dict:
                        "that model alone for it)")
     if "models" in info:  # several models (aot.deploy.multimodel): each one's program in its folder
         files = [(m, "pte_sha256", m["pte"]) for m in info["models"]] + files[1:]
+    if "slot" in info:  # a slot firmware (aot.deploy.slot): no program of its own
+        files = files[1:]
     for where, key, name in files:
         path = build_dir / name
         if not path.exists():

@@ -178,6 +178,14 @@ def test_pico_loads_the_firmware_uf2_and_then_the_slot_uf2(slot, tmp_path):
     assert bytes.fromhex(got) == want.astype("<f4").tobytes()  # the M0+'s bytes are the host's
     status, text = run_with_image(fw, bad, timeout=300)
     assert status == 1 and error_lines(text) == ["MOTE ERROR slot operator aten::sigmoid.out missing"]
+    # on a board: the firmware once, then the model alone (folders standing in for the BOOTSEL drive)
+    drive = tmp_path / "RPI-RP2"
+    drive.mkdir()
+    (drive / "INFO_UF2.TXT").write_text("UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n")
+    assert aot_main(["flash", str(fw), "--drive", str(drive)]) == 0
+    assert aot_main(["flash", "--model-only", str(good), "--firmware", str(fw), "--drive", str(drive)]) == 0
+    assert (drive / "firmware.uf2").read_bytes() == (fw / "firmware.uf2").read_bytes()
+    assert (drive / "model.uf2").read_bytes() == good.read_bytes()
 
 
 def test_a_slot_sized_for_two_models_carries_both_operator_sets(slot, tmp_path):
