@@ -65,7 +65,7 @@ static inline uint32_t fft_rev_next(uint32_t j, uint32_t m)
  * per two stages; the second stage's odd twiddle W_4h^(j+h) is W_4h^j times -i, an
  * exact rotation), after one span-1 stage (W = 1) when log2(m) is odd.
  */
-static void fft_stages_f32(float *z, const float *tw, uint32_t m)
+void mote_fft_stages_f32(float *z, const float *tw, uint32_t m)
 {
     uint32_t half = 1, j, b, bits = 0;
     while ((1u << bits) < m) {
@@ -119,26 +119,30 @@ static void fft_stages_f32(float *z, const float *tw, uint32_t m)
     }
 }
 
-void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t power, float scale, float *work,
-                       float *out)
+void mote_fft_pack_f32(const float *x, uint32_t n, float *z)
 {
     const uint32_t m = n / 2u;
     uint32_t i, j;
     for (i = 0, j = 0; i < m; i++) {
-        work[2u * j] = x[2u * i];
-        work[2u * j + 1u] = x[2u * i + 1u];
+        z[2u * j] = x[2u * i];
+        z[2u * j + 1u] = x[2u * i + 1u];
         j = fft_rev_next(j, m);
     }
-    fft_stages_f32(work, tw, m);
+}
+
+void mote_fft_split_f32(const float *z, const float *tw, uint32_t n, int32_t power, float scale, float *out)
+{
+    const uint32_t m = n / 2u;
+    uint32_t i;
     {
-        const float r0 = work[0], i0 = work[1];
+        const float r0 = z[0], i0 = z[1];
         const float dc = r0 + i0, ny = r0 - i0;
         out[0] = power == 2 ? scale * dc * dc : scale * fabsf(dc);
         out[m] = power == 2 ? scale * ny * ny : scale * fabsf(ny);
     }
     for (i = 1; i < m; i++) {
-        const float a = work[2u * i], bb = work[2u * i + 1u];
-        const float c = work[2u * (m - i)], d = work[2u * (m - i) + 1u];
+        const float a = z[2u * i], bb = z[2u * i + 1u];
+        const float c = z[2u * (m - i)], d = z[2u * (m - i) + 1u];
         const float er = 0.5f * (a + c), ei = 0.5f * (bb - d);
         const float orr = 0.5f * (bb + d), oi = 0.5f * (c - a);
         const float wc = tw[2u * i], ws = tw[2u * i + 1u];
@@ -147,6 +151,14 @@ void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t powe
         const float p = xr * xr + xi * xi;
         out[i] = power == 2 ? scale * p : scale * sqrtf(p);
     }
+}
+
+void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t power, float scale, float *work,
+                       float *out)
+{
+    mote_fft_pack_f32(x, n, work);
+    mote_fft_stages_f32(work, tw, n / 2u);
+    mote_fft_split_f32(work, tw, n, power, scale, out);
 }
 
 void mote_fft_pack_q15(const int16_t *x, uint32_t n, uint32_t *z)

@@ -82,6 +82,15 @@ void mote_fft_rfft_q15(const int16_t *x, const int16_t *tw, uint32_t n, int32_t 
 void mote_fft_rfft_q31(const void *x, int wide, const int32_t *tw, uint32_t n, int32_t power, int32_t shift,
                        int32_t *work, int32_t *out);
 
+/* The three steps of mote_fft_rfft_f32 (the M55 kernel, cmsis/op_mote_rfft_mag.c, runs
+ * its own stages): a complex value is two floats, real first. */
+/** x (n floats) -> z (n floats): the sample pairs in bit-reversed order. */
+void mote_fft_pack_f32(const float *x, uint32_t n, float *z);
+/** The stages on the m = n/2 complex values of z, in place (radix-2 two at a time). */
+void mote_fft_stages_f32(float *z, const float *tw, uint32_t m);
+/** z -> out (n/2 + 1 floats): the split into bins, scale * |X|^power. */
+void mote_fft_split_f32(const float *z, const float *tw, uint32_t n, int32_t power, float scale, float *out);
+
 /* The three steps of mote_fft_rfft_q15 (the Cortex-M kernel, cmsis/op_mote_rfft_mag_q15.c,
  * runs its own stages between the other two): a complex value is one word, the real
  * part in the low half. */

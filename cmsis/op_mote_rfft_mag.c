@@ -1,0 +1,78 @@
+/*
+ * mote::rfft_mag.out on Cortex-M (the kernels/op_mote_rfft_mag.c contract and
+ * checks; method kernels/fft.h). With MVE float (M55) the radix-2 stages of span
+ * >= 2 take two butterflies a vector (float32x4: re, im of two values): the twiddle
+ * product W c = conj(w) c, w = (cos, sin), is VCMUL #0 + VCMLA #270, then VADD /
+ * VSUB. The results differ from the portable stages only by the order of float
+ * roundings (both within 1e-5 of the exact spectrum). Other cores run the
+ * portable stages (the FPU's scalar code is what a DSP path would be).
+ *
+ *   args (5): input float32 [..., N], twiddles float32 [N], power int (1 or 2),
+ *             scale float, out float32 [..., N/2 + 1].
+ *   dtypes: float32.
+ *   scratch: 4N bytes.
+ *   errors: as kernels/op_mote_rfft_mag.c.
+ */
+#include "mote_s8_arm.h"
+#include "../kernels/fft.h"
+
+MOTE_KERNEL("mote::rfft_mag.out")
+
+MOTE_K_DECLARE(mote_kernel_mote_rfft_mag_out);
+
+#if defined(MOTE_S8_MVE) && (__ARM_FEATURE_MVE & 2)
+#include <arm_mve.h>
+#define MOTE_FFT_MVE_F 1
+
+MOTE_S8_HOT static void fft_stages_f32_mve(float *z, const float *tw, uint32_t m)
+{
+    uint32_t half, j, b;
+    for (b = 0; b < m; b += 2u) { /* span 1: W = 1 */
+        float *a = z + 2u * b;
+        const float ar = a[0], ai = a[1], cr = a[2], ci = a[3];
+        a[0] = ar + cr;
+        a[1] = ai + ci;
+        a[2] = ar - cr;
+        a[3] = ai - ci;
+    }
+    for (half = 2; half < m; half <<= 1) {
+        const uint32_t stride = m / half;
+        /* word offsets of (cos, sin) of twiddles j and j + 1 */
+        const uint32x4_t lanes = vaddq_u32(vmulq_n_u32(vshrq_n_u32(vidupq_n_u32(0u, 1), 1), 2u * stride),
+                                           vandq_u32(vidupq_n_u32(0u, 1), vdupq_n_u32(1u)));
+        for (j = 0; j < half; j += 2u) {
+            const float32x4_t w = vldrwq_gather_shifted_offset_f32(tw, vaddq_n_u32(lanes, 2u * j * stride));
+            for (b = j; b < m; b += 2u * half) {
+                float *pa = z + 2u * b, *pc = z + 2u * (b + half);
+                const float32x4_t a = vld1q_f32(pa), c = vld1q_f32(pc);
+                const float32x4_t t = vcmlaq_rot270_f32(vcmulq_f32(w, c), w, c);
+                vst1q_f32(pa, vaddq_f32(a, t));
+                vst1q_f32(pc, vsubq_f32(a, t));
+            }
+        }
+    }
+}
+#endif
+
+mote_err_t mote_kernel_mote_rfft_mag_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
+{
+    mote_fft_call_t call;
+    double scale;
+    size_t r;
+    MOTE_TRY(mote_k_nargs(args, nargs, 5));
+    MOTE_TRY(mote_k_double(args[3], &scale));
+    MOTE_TRY(mote_fft_check(ctx, args, 4, 1u << MOTE_DTYPE_FLOAT32, MOTE_DTYPE_FLOAT32, MOTE_DTYPE_FLOAT32, 4,
+                            &call));
+    for (r = 0; r < call.rows; r++) {
+        const float *tw = (const float *)call.tw->data;
+        float *z = (float *)ctx->scratch;
+        mote_fft_pack_f32((const float *)call.in->data + r * call.n, call.n, z);
+#if defined(MOTE_FFT_MVE_F)
+        fft_stages_f32_mve(z, tw, call.n / 2u);
+#else
+        mote_fft_stages_f32(z, tw, call.n / 2u);
+#endif
+        mote_fft_split_f32(z, tw, call.n, call.power, (float)scale, (float *)call.out->data + r * (call.n / 2u + 1u));
+    }
+    return MOTE_OK;
+}
