@@ -47,7 +47,7 @@ import numpy as np
 from aot import ir
 from aot.errors import BuildError
 from aot.paths import CMSIS_DIR, KERNELS_DIR, RUNTIME_DIR
-from aot.compiler.kernels import RUNTIME_OPS, kernel_files, optimized_kernel_files
+from aot.compiler.kernels import RUNTIME_OPS, int8_variants, kernel_files, optimized_kernel_files
 from aot.compiler.scratch import scratch_bytes, scratch_slots
 from aot.deploy.firmware import GCC_OPT_FLAGS
 
@@ -105,7 +105,9 @@ def kernel_variant(op: str, board=None) -> str:
         return "none"
     if Path(src).resolve().parent != CMSIS_DIR.resolve():
         return "portable"
-    return "MVE" if board.mve else "DSP"
+    path = "MVE" if board.mve else "DSP"
+    # a cmsis/ kernel without this core's path (the FFT's fp32 and Q31 on a DSP core) runs portable code
+    return path if path in int8_variants(op) else "portable"
 
 
 #: Arithmetic kernels whose integer paths are compiled only when a program uses them.
