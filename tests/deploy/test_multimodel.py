@@ -337,3 +337,27 @@ def test_a_model_without_method_image_keeps_its_state_in_its_own_buffer(models, 
     syms = subprocess.run(["nm", "-S", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
     states = [ln.split() for ln in syms.splitlines() if ln.endswith(" mote_embed_state")]
     assert [int(s[1], 16) for s in states] == [host]  # b's only: a runs from its image
+
+
+def test_one_model_costs_nothing(tmp_path):
+    """One model without NAME=: today's files (no mote_models.h, no per-model folder) and the
+    app preprocesses to its one-model code: none of the several-models code (the model table,
+    the switch per call, the MOTE RUN line) reaches the compiler."""
+    from aot.compiler.pipeline import compile_model_file
+    from aot.deploy.generate import generate_compiled
+    from aot.deploy.build import APP_SOURCE
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compile_model_file(zoo.path("mlp"))
+    out = tmp_path / "one"
+    gen = generate_compiled(c, "mps2-an505", out)
+    assert not (out / "mote_models.h").exists() and (out / "mote_model.h").is_file()
+    assert "models" not in gen.sources and isinstance(gen.sources["memory"], dict)
+    assert str(RUNTIME_DIR / "embed" / "mote_model.c") in gen.sources["sources"]
+    flags = [f"-I{d}" for d in gen.sources["include_dirs"] + [str(PORTS_DIR / "cortex-m")]]
+    for extra in ([], ["-DMOTE_APP_SELFTEST", "-DMOTE_MODEL_SELFTEST_CASES=1u"]):
+        text = subprocess.run(["arm-none-eabi-gcc", "-E", "-P", "-std=c99"] + flags + extra + [str(APP_SOURCE)],
+                              capture_output=True, text=True, check=True).stdout
+        assert "mote_model_run()" in text and "int main(void)" in text
+        for word in ("app_api_", "app_models", "MOTE RUN", "mote_models_"):
+            assert word not in text, word

@@ -97,3 +97,26 @@ def test_shared_ram_is_the_larger_plan_plus_both_models_state(builds):
     saved = separate["ram_bytes"] - shared["ram_bytes"]
     assert saved - digits == separate["ram"]["port"] - shared["ram"]["port"]
     assert 0 <= saved - digits < 16
+
+
+def test_both_verdicts_over_serial_socket(builds, capsys):
+    """`aot test DIR --target serial:...` reads the same two verdicts from QEMU's UART on a TCP
+    socket, checking each MOTE MODEL line against the folder's programs."""
+    import socket
+    from aot.deploy.qemu import start_on_tcp
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = start_on_tcp(builds["separate"] / "firmware.elf", "mps2-an505", port)
+    try:
+        capsys.readouterr()
+        code = main(["test", str(builds["separate"]), "--target", f"serial:socket://127.0.0.1:{port}",
+                     "--timeout", "60", "--json"])
+        rep = json.loads(capsys.readouterr().out)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        proc.stderr.close()
+    assert code == 0 and rep["verdict"] == "PASS" and rep["n"] == 6
+    assert {n: r["verdict"] for n, r in rep["models"].items()} == {"kws": "PASS", "digits": "PASS"}
