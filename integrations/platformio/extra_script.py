@@ -2,8 +2,10 @@
 #
 # For the environment being built it reads custom_mote_* from platformio.ini,
 # runs `aot generate` once (cached under $BUILD_DIR/mote by a content hash of
-# its inputs), adds the generated sources, the runtime and the model's kernels
-# to the build with env.BuildSources, puts the include folders on the path and
+# its inputs; several models in custom_mote_model are one generate: one
+# registry, each model's API mote_model_<name>_* in mote_models.h), adds
+# the generated sources, the runtime and the model's kernels to the build
+# with env.BuildSources, puts the include folders on the path and
 # prints the size table. With Mote's local platform (mote-qemu), or with
 # custom_mote_port = yes, it also adds Mote's bare-metal port (startup,
 # vectors, UART, linker script) from mote_sources.json's "port" section; on a
@@ -69,9 +71,10 @@ def _generate(opts, mote_dir):
     except mote_pio.MoteSetupError as exc:
         _fail(str(exc))
     cmd = mote_pio.aot_command(python) + opts.generate_args(gen_dir)
-    _say("aot generate %s (board %s%s%s%s; hash %s; aot from %s)" % (
-        opts.model, opts.board, ", int8" if opts.int8 else "",
+    _say("aot generate %s (board %s%s%s%s%s; hash %s; aot from %s)" % (
+        " ".join(m.arg() for m in opts.model_entries()), opts.board, ", int8" if opts.int8 else "",
         ", self-test %d case(s)" % opts.selftest if opts.selftest else "",
+        ", memory %s" % opts.memory if opts.memory else "",
         ", " + " ".join(opts.options) if opts.options else "", key[:16], where))
     if os.path.isfile(key_file):
         os.remove(key_file)  # a failed generate leaves no valid key behind

@@ -4,7 +4,9 @@ Used by extra_script.py (the library's build.extraScript, run by PlatformIO's
 SCons) and by the local platform's upload target (platform/builder/main.py),
 and importable by plain pytest. Nothing here imports torch or SCons.
 
-* ``read_options``: the ``custom_mote_*`` options of an environment.
+* ``read_options``: the ``custom_mote_*`` options of an environment
+  (``custom_mote_model`` one model file, or several: ``[name=]path`` a line or
+  comma separated, generated together by one ``aot generate``).
 * ``mote_board_for``: which Mote board a PlatformIO board is (the one mapping
   from PlatformIO's ``build.mcu`` to ``boards/<name>.json``).
 * ``cache_key``: the content hash of everything ``aot generate`` reads.
@@ -40,7 +42,7 @@ MCU_TO_BOARD = {
 }
 
 #: Option names read from platformio.ini (each as custom_mote_<name>).
-OPTIONS = ("model", "int8", "board", "calib", "selftest", "port", "python", "options")
+OPTIONS = ("model", "int8", "board", "calib", "selftest", "port", "python", "options", "memory")
 
 TRUE_WORDS = ("1", "yes", "true", "on", "y")
 FALSE_WORDS = ("0", "no", "false", "off", "n", "")
@@ -112,9 +114,26 @@ def parse_selftest(value) -> int:
     return n
 
 
+@dataclass(frozen=True)
+class ModelEntry:
+    """One entry of custom_mote_model: the file and its NAME (None: `path.py` alone,
+    aot names it after the file's stem)."""
+    path: Path
+    name: Optional[str] = None
+
+    def arg(self) -> str:
+        """aot generate's MODEL argument: `path` or `NAME=path`."""
+        return str(self.path) if self.name is None else f"{self.name}={self.path}"
+
+
+def split_models(raw: str) -> list[str]:
+    """custom_mote_model's entries: one a line or comma separated, blanks dropped."""
+    return [e.strip() for line in str(raw).splitlines() for e in line.split(",") if e.strip()]
+
+
 @dataclass
 class MoteOptions:
-    model: Path
+    model: Path                # the first model file (the only one of a one-model build)
     board: str
     int8: bool = False
     calib: Optional[Path] = None
@@ -123,17 +142,27 @@ class MoteOptions:
     python: Optional[str] = None
     #: custom_mote_options: any other `aot generate` options, as the command line spells them
     options: list = field(default_factory=list)
+    #: every entry of custom_mote_model (default: `model` alone, without a name)
+    models: list = field(default_factory=list)
+    #: custom_mote_memory: shared or separate (several models; None: aot's default)
+    memory: Optional[str] = None
+
+    def model_entries(self) -> list:
+        return list(self.models) or [ModelEntry(self.model)]
 
     def generate_args(self, out_dir: Path) -> list[str]:
         """The arguments of `aot generate` for these options (custom_mote_options after the
-        specific ones; aot parses them all into one Recipe and checks them)."""
-        args = ["generate", str(self.model), "--board", self.board]
+        specific ones; aot parses them all into one Recipe and checks them). Several models
+        (or a NAME) are one command: `aot generate kws=kws.py image=image.py ... --memory M`."""
+        args = ["generate"] + [m.arg() for m in self.model_entries()] + ["--board", self.board]
         if self.int8:
             args.append("--int8")
         if self.calib is not None:
             args += ["--calib", str(self.calib)]
         if self.selftest:
             args += ["--selftest", str(self.selftest)]
+        if self.memory:
+            args += ["--memory", self.memory]
         args += list(self.options)
         args += ["-o", str(out_dir)]
         return args
@@ -145,23 +174,36 @@ def read_options(get: Callable[[str], Optional[str]], project_dir, mcu: Optional
     ``custom_mote_<name>`` or None; relative paths are relative to the project."""
     project_dir = Path(project_dir)
 
-    def path_of(name: str, required: bool) -> Optional[Path]:
-        raw = get(name)
-        if raw is None or not str(raw).strip():
-            if required:
-                raise MoteOptionError(
-                    f"custom_mote_{name} is not set: add `custom_mote_{name} = path/to/model.py` "
-                    f"to the environment in platformio.ini")
-            return None
-        p = Path(os.path.expanduser(str(raw).strip()))
+    def resolve(name: str, raw: str) -> Path:
+        p = Path(os.path.expanduser(raw.strip()))
         if not p.is_absolute():
             p = project_dir / p
         p = p.resolve()
         if not p.is_file():
-            raise MoteOptionError(f"custom_mote_{name} = {raw}: file not found ({p})")
+            raise MoteOptionError(f"custom_mote_{name} = {raw.strip()}: file not found ({p})")
         return p
 
-    model = path_of("model", required=True)
+    def not_set(name: str) -> MoteOptionError:
+        return MoteOptionError(f"custom_mote_{name} is not set: add `custom_mote_{name} = path/to/model.py` "
+                               f"to the environment in platformio.ini")
+
+    def path_of(name: str, required: bool) -> Optional[Path]:
+        raw = get(name)
+        if raw is None or not str(raw).strip():
+            if required:
+                raise not_set(name)
+            return None
+        return resolve(name, str(raw))
+
+    models = []
+    for entry in split_models(get("model") or ""):
+        name, sep, path = entry.partition("=")
+        if sep and not (project_dir / os.path.expanduser(entry)).is_file():  # NAME=path (aot checks NAME)
+            models.append(ModelEntry(resolve("model", path), name.strip()))
+        else:
+            models.append(ModelEntry(resolve("model", entry)))
+    if not models:
+        raise not_set("model")
     calib = path_of("calib", required=False)
     board = mote_board_for(mcu, get("board"), boards)
     port_raw = get("port")
@@ -171,9 +213,14 @@ def read_options(get: Callable[[str], Optional[str]], project_dir, mcu: Optional
         options = shlex.split(get("options") or "")
     except ValueError as e:
         raise MoteOptionError(f"custom_mote_options = {get('options')}: {e}") from None
-    return MoteOptions(model=model, board=board, int8=parse_bool(get("int8"), "int8"),
+    memory = (get("memory") or "").strip() or None
+    several = len(models) > 1 or models[0].name is not None
+    if memory and not several:
+        raise MoteOptionError(f"custom_mote_memory = {memory}: it chooses how several models share RAM; "
+                              "custom_mote_model names one (give two, or name it: name=path.py)")
+    return MoteOptions(model=models[0].path, board=board, int8=parse_bool(get("int8"), "int8"),
                        calib=calib, selftest=parse_selftest(get("selftest")), port=port,
-                       python=python, options=options)
+                       python=python, options=options, models=models if several else [], memory=memory)
 
 
 # --------------------------------------------------------------------------- cache key
@@ -193,8 +240,14 @@ def compiler_files(root: Path = MOTE_ROOT) -> list[Path]:
     return [f for f in files if "__pycache__" not in f.parts]
 
 
-def model_files(model: Path) -> list[Path]:
-    """The model file and the other .py files beside it (what it may import)."""
+def model_files(model) -> list[Path]:
+    """The model file and the other .py files beside it (what it may import); for several
+    model files (a list), each one's, every file once."""
+    if isinstance(model, (list, tuple)):
+        out: list = []
+        for m in model:
+            out += [f for f in model_files(m) if f not in out]
+        return out
     siblings = sorted(p for p in model.parent.glob("*.py") if p != model)
     return [model] + siblings
 
@@ -211,7 +264,7 @@ def cache_key(opts: MoteOptions, root: Path = MOTE_ROOT, extra: Sequence[str] = 
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch is not None:  # unset: the keys of earlier builds stay valid
         h.update(f"SOURCE_DATE_EPOCH\0{epoch}\0".encode())
-    for i, f in enumerate(model_files(opts.model)):
+    for i, f in enumerate(model_files([m.path for m in opts.model_entries()])):
         _hash_file(h, f, f"model{i}:{f.name}")
     if opts.calib is not None:
         _hash_file(h, opts.calib, "calib")

@@ -61,6 +61,13 @@ def _inputs(gen: Path) -> dict:
     return {"kws": kws.reshape(shape["kws"]), "image": image.reshape(shape["image"])}
 
 
+def expected_lines(gen: Path) -> list:
+    """The lines main.c prints for kws and image, from the host runtime (also
+    tests/integration/test_platformio.py's, which builds the same main.c)."""
+    x = _inputs(gen)
+    return [f"app: {name}: {_host_result(gen / name / 'model.pte', x[name])}" for name in ("kws", "image")]
+
+
 @pytest.mark.parametrize("memory", ["shared", "separate"])
 def test_two_models_build_and_run_in_qemu(tmp_path, memory):
     src = _copy(tmp_path)
@@ -77,10 +84,8 @@ def test_two_models_build_and_run_in_qemu(tmp_path, memory):
     out = _run(["cmake", "--build", build, "--target", "app-run"], timeout=180)
     assert f"app: 2 models, memory {memory}" in out, out
     assert len(re.findall(r"^MOTE SELFTEST PASS n=2 max_abs_err=0$", out, re.M)) == 2, out
-    x = _inputs(gen)
-    for name in ("kws", "image"):
-        want = _host_result(gen / name / "model.pte", x[name])
-        assert f"app: {name}: {want}" in out, (want, out)
+    for line in expected_lines(gen):
+        assert line in out, (line, out)
     # The RAM: shared has one activation arena, the larger plan; separate one per model.
     nm = _run(["arm-none-eabi-nm", "-S", build / "app.elf"])
     sizes = {m.group(2): int(m.group(1), 16) for m in re.finditer(r"^\w+ (\w+) [bBdD] (\w+)$", nm, re.M)}

@@ -110,6 +110,37 @@ def test_custom_mote_options_go_to_aot_generate_as_they_are(tmp_path):
         mote_pio.read_options({"model": "m.py", "options": "--calib 'x"}.get, tmp_path, "mps2-an505")
 
 
+def test_several_models_in_custom_mote_model(tmp_path):
+    """custom_mote_model lists several models (a line or comma separated, each `path.py` or
+    `name=path.py`): one aot generate of them all, with custom_mote_memory; one model
+    without a name is today's command, and custom_mote_memory is refused for it."""
+    for f in ("kws.py", "image.py", "sub/other.py"):
+        (tmp_path / f).parent.mkdir(exist_ok=True)
+        (tmp_path / f).write_text("x = 1\n")
+    kws, image, other = ((tmp_path / f).resolve() for f in ("kws.py", "image.py", "sub/other.py"))
+    ini = {"model": "kws=kws.py, image.py\n other = sub/other.py\n", "int8": "yes", "memory": "separate"}
+    o = mote_pio.read_options(ini.get, tmp_path, "mps2-an505")
+    assert o.model == kws and o.memory == "separate"
+    assert o.generate_args(Path("/o")) == ["generate", f"kws={kws}", str(image), f"other={other}",
+                                           "--board", "mps2-an505", "--int8", "--memory", "separate",
+                                           "-o", "/o"]
+    k0 = mote_pio.cache_key(o)
+    (tmp_path / "sub" / "helper.py").write_text("SCALE = 2\n")  # beside the third model: in the key
+    assert mote_pio.cache_key(o) != k0
+    one = mote_pio.read_options({"model": "kws.py"}.get, tmp_path, "mps2-an505")
+    assert one.models == [] and one.generate_args(Path("/o")) == ["generate", str(kws), "--board",
+                                                                  "mps2-an505", "-o", "/o"]
+    named = mote_pio.read_options({"model": "kws=kws.py"}.get, tmp_path, "mps2-an505")
+    assert named.generate_args(Path("/o"))[:2] == ["generate", f"kws={kws}"]
+    with pytest.raises(mote_pio.MoteOptionError, match="custom_mote_memory = shared: it chooses how several "
+                                                       "models share RAM"):
+        mote_pio.read_options({"model": "kws.py", "memory": "shared"}.get, tmp_path, "mps2-an505")
+    with pytest.raises(mote_pio.MoteOptionError, match=r"custom_mote_model = nope\.py: file not found"):
+        mote_pio.read_options({"model": "kws=kws.py, image=nope.py"}.get, tmp_path, "mps2-an505")
+    with pytest.raises(mote_pio.MoteOptionError, match="custom_mote_model is not set"):
+        mote_pio.read_options({"model": " , \n"}.get, tmp_path, "mps2-an505")
+
+
 def test_cache_key_follows_contents_only(tmp_path, monkeypatch):
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     model = tmp_path / "m.py"
@@ -460,6 +491,41 @@ def test_custom_mote_options_reach_the_generated_program(pio_env, tmp_path):
     assert {"mote::conv2d_s16", "mote::linear_s16"} <= ops, ops
     assert "mote/obj/gen/model_ptd.o" in _compiled(log), _compiled(log)
     assert PASS_RE.search(log), log[-4000:]
+
+
+@pytest.mark.slow
+@pytest.mark.sim
+def test_two_models_build_and_run_in_qemu(pio_env, tmp_path):
+    """custom_mote_model with two models (a line each, NAME=path) and custom_mote_memory =
+    separate: examples/cmake-models' main.c and models in a PlatformIO project; both
+    self-tests pass and each model's result is the host runtime's."""
+    from test_cmake_models import EXAMPLE as MODELS, expected_lines
+    proj = tmp_path / "app"
+    (proj / "src").mkdir(parents=True)
+    shutil.copy(MODELS / "main.c", proj / "src" / "main.c")
+    for f in ("kws.py", "image.py"):
+        shutil.copy(MODELS / f, proj / f)
+    (proj / "platformio.ini").write_text(
+        f"[env:mps2-an505]\nplatform = mote-qemu\nboard = mps2-an505\nlib_deps = symlink://{ROOT}\n"
+        "custom_mote_model =\n    kws=kws.py\n    image=image.py\ncustom_mote_memory = separate\n"
+        "custom_mote_int8 = yes\ncustom_mote_selftest = 2\n")
+    code, log = _upload(proj, pio_env)
+    assert code == 0, log[-6000:]
+    assert re.search(r"^mote: aot generate kws=\S+/kws\.py image=\S+/image\.py \(board mps2-an505, int8, "
+                     r"self-test 2 case\(s\), memory separate; hash ", log, re.M), log[-6000:]
+    gen = _gen(proj)
+    sources = json.loads((gen / "mote_sources.json").read_text())
+    assert sources["memory"] == "separate" and [m["name"] for m in sources["models"]] == ["kws", "image"]
+    compiled = _compiled(log)
+    for obj in ("mote/obj/gen/registry.o", "mote/obj/gen/kws/mote_embed_kws.o",
+                "mote/obj/gen/image/mote_embed_selftest_image.o", "src/main.o"):
+        assert obj in compiled, (obj, compiled)
+    assert "mote/obj/runtime/embed/mote_model.o" not in compiled  # compiled per model, through the wrappers
+    assert "app: 2 models, memory separate" in log, log[-4000:]
+    assert len(re.findall(r"^MOTE SELFTEST PASS n=2 max_abs_err=0$", log, re.M)) == 2, log[-4000:]
+    for line in expected_lines(gen):
+        assert line in log, (line, log[-4000:])
+    assert "mote: firmware exited with status 0" in log
 
 
 @pytest.mark.slow
