@@ -83,6 +83,13 @@ def test_rfft_with_n_pads_to_the_length():
     assert "aten::constant_pad_nd" in {i.op for i in c.spec.instructions}
 
 
+def test_full_fft_of_a_real_signal():
+    _check(Fn(lambda m, x: torch.fft.fft(x).abs()), _r(2, 256))
+    _check(Fn(lambda m, x: torch.fft.fft(x, dim=0).abs() ** 2), _r(64, 3))
+    _check(Fn(lambda m, x: torch.stft(x, 256, 64, window=m.win, onesided=False, return_complex=True).abs(),
+              win=torch.hann_window(256)), _r(1, 1000))
+
+
 def test_rfft_of_another_dim_and_rank():
     _check(Fn(lambda m, x: torch.fft.rfft(x, dim=1).abs()), _r(2, 64, 3))
     _check(Fn(lambda m, x: torch.fft.rfft(x).abs()), _r(512))

@@ -9,7 +9,9 @@ and ``torch.stft(x, n_fft, hop, window=w, return_complex=True).abs()`` to the fr
 ``abs`` (permute, view, squeeze, unsqueeze, slice, select, transpose, clone) commute with
 the elementwise ``abs``: they are replayed on the real spectrum. The transform of a dim
 other than the last is permuted there and back. ``norm`` ("ortho": by sqrt(N), "forward":
-by N) becomes the op's scale (squared for the power).
+by N) becomes the op's scale (squared for the power). ``torch.fft.fft`` of a real signal
+(``_fft_r2c`` with onesided False) is the same op, its bins 1..N/2-1 mirrored after it
+(a slice, a flip and a cat).
 
 The twiddle table of each length is a program constant (aot.compiler.fftref.twiddles:
 4N bytes in flash, computed in float64), shared by every transform of that length.
@@ -93,7 +95,7 @@ def fuse_spectrum(prog: EdgeProgram) -> int:
         x, dims, norm, onesided = fft.args[:4]
         xval = x.meta["val"]
         rank = xval.dim()
-        if len(dims) != 1 or not onesided:
+        if len(dims) != 1:
             continue
         dim = dims[0] % rank
         n = int(xval.shape[dim])
@@ -118,6 +120,14 @@ def fuse_spectrum(prog: EdgeProgram) -> int:
             shape[-1] = n // 2 + 1
             real = _call(graph, mote_op("rfft_mag"), (src, tables[n], power, scale), fft,
                          torch.empty(shape, dtype=torch.float32, device="meta"))
+            if not onesided and n > 2:  # the full spectrum of a real signal: |X[n-k]| = |X[k]|
+                inner = shape[:-1] + [n // 2 - 1]
+                mid = _call(graph, aten.slice.Tensor, (real, -1, 1, n // 2), fft,
+                            torch.empty(inner, dtype=torch.float32, device="meta"))
+                mirror = _call(graph, aten.flip.default, (mid, [-1]), fft,
+                               torch.empty(inner, dtype=torch.float32, device="meta"))
+                real = _call(graph, aten.cat.default, ([real, mirror], -1), fft,
+                             torch.empty(shape[:-1] + [n], dtype=torch.float32, device="meta"))
             if dim != rank - 1:
                 inv = [perm.index(d) for d in range(rank)]
                 real = _call(graph, aten.permute.default, (real, inv), fft, _real_val(out_val))
