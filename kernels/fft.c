@@ -193,30 +193,25 @@ void mote_fft_stages_q15(uint32_t *z, const int16_t *tw, uint32_t n)
     }
 }
 
-/* floor(sqrt(v)) rounded to nearest for v < 2^64 (bit by bit, 32 steps). */
-static uint64_t fft_isqrt_round(uint64_t v)
-{
-    uint64_t r = 0, bit = (uint64_t)1 << 62;
-    uint64_t rem = v;
-    while (bit > rem) {
-        bit >>= 2;
-    }
-    while (bit != 0u) {
-        if (rem >= r + bit) {
-            rem -= r + bit;
-            r = (r >> 1) + bit;
-        } else {
-            r >>= 1;
-        }
-        bit >>= 2;
-    }
-    /* r = floor(sqrt(v)), rem = v - r^2; round up when v - r^2 > r (sqrt(v) > r + 1/2) */
-    return rem > r ? r + 1u : r;
-}
+/* The nearest integer to sqrt(v), exactly. With a floating-point unit (or on a host)
+ * from a float estimate corrected in integers (the result is the same integer), else
+ * (or with MOTE_FFT_BIT_SQRT) bit by bit; v < 2^32 (fft_isqrt32_round) or v < 2^63
+ * (fft_isqrt_round). */
+#if (!defined(__arm__) || defined(__ARM_FP)) && !defined(MOTE_FFT_BIT_SQRT)
+#define MOTE_FFT_FLOAT_SQRT 1
+#endif
 
-/* floor(sqrt(v)) rounded to nearest for v < 2^32 (bit by bit, 16 steps). */
 static uint32_t fft_isqrt32_round(uint32_t v)
 {
+#if defined(MOTE_FFT_FLOAT_SQRT)
+    uint32_t r = (uint32_t)sqrtf((float)v); /* within 1 of floor(sqrt(v)) */
+    while ((uint64_t)r * r > v) {
+        r--;
+    }
+    while ((uint64_t)(r + 1u) * (r + 1u) <= v) {
+        r++;
+    }
+#else
     uint32_t r = 0, bit = (uint32_t)1 << 30, rem = v;
     while (bit > rem) {
         bit >>= 2;
@@ -230,7 +225,42 @@ static uint32_t fft_isqrt32_round(uint32_t v)
         }
         bit >>= 2;
     }
-    return rem > r ? r + 1u : r;
+#endif
+    /* r = floor(sqrt(v)); round up when v - r^2 > r (sqrt(v) > r + 1/2) */
+    return v - r * r > r ? r + 1u : r;
+}
+
+static uint64_t fft_isqrt_round(uint64_t v)
+{
+#if defined(MOTE_FFT_FLOAT_SQRT)
+    uint64_t r = (uint64_t)sqrtf((float)v); /* relative error ~2^-24: within ~2^8 for v < 2^63 */
+    if (r > 0u) {
+        /* one Newton step in float on the exact residual brings it within a few units */
+        const int64_t d = (int64_t)(v - r * r);
+        r = (uint64_t)((int64_t)r + (int64_t)((float)d / (2.0f * (float)r)));
+    }
+    while (r * r > v) {
+        r--;
+    }
+    while ((r + 1u) * (r + 1u) <= v) {
+        r++;
+    }
+#else
+    uint64_t r = 0, bit = (uint64_t)1 << 62, rem = v;
+    while (bit > rem) {
+        bit >>= 2;
+    }
+    while (bit != 0u) {
+        if (rem >= r + bit) {
+            rem -= r + bit;
+            r = (r >> 1) + bit;
+        } else {
+            r >>= 1;
+        }
+        bit >>= 2;
+    }
+#endif
+    return v - r * r > r ? r + 1u : r;
 }
 
 /* One Q15 bin from Z'[k] = zk, Z'[m-k] = zm and W^k = (wc, -ws): 2E = (a + c, b - d),

@@ -120,6 +120,24 @@ def test_fixed_point_quiet_signal_keeps_its_resolution(K):
     assert abs(q31[0, peak] / 65536 - exact[0, peak]) <= 1e-3 * exact[0, peak]
 
 
+def test_square_root_paths_give_the_same_bytes(K):
+    """The magnitude's integer square root: from a float estimate (cores with an FPU, the
+    host) or bit by bit (cores without one, MOTE_FFT_BIT_SQRT): the same integers."""
+    from tests.kernels.kernels_ffi import LIB, Kernels, build_lib
+    bits = Kernels(build_lib(["-DMOTE_FFT_BIT_SQRT"], LIB.with_name("libmote_kernels_bitsqrt.so")))
+    rng = np.random.default_rng(9)
+    for n in (64, 1024):
+        x15 = np.clip(np.round(_signals(n, rng, 32767.0)), -32768, 32767).astype(np.int16)
+        x31 = np.clip(np.round(_signals(n, rng, 2.0 ** 31 - 1)), -2 ** 31, 2 ** 31 - 1).astype(np.int32)
+        for lib in (K, bits):
+            _, q15 = _run(lib, "mote::rfft_mag_q15.out", x15, fftref.twiddles(n, np.int16), 1,
+                          out_dtype=torch.int32, elem=2)
+            _, q31 = _run(lib, "mote::rfft_mag_q31.out", x31, fftref.twiddles(n, np.int32), 1, 0,
+                          out_dtype=torch.int32)
+            np.testing.assert_array_equal(q15, fftref.rfft_mag_q15(x15, fftref.twiddles(n, np.int16), 1))
+            np.testing.assert_array_equal(q31, fftref.rfft_mag_q31(x31, fftref.twiddles(n, np.int32), 1, 0))
+
+
 def test_argument_checks(K):
     n = 64
     x = np.zeros((2, n), np.float32)
