@@ -103,6 +103,15 @@ def test_stft_forms(n_fft, hop, power):
     _check(Fn(f, win=torch.hann_window(n_fft)), _r(1, 4000, seed=n_fft), power)
 
 
+@pytest.mark.parametrize("kw, win", [({"normalized": True}, torch.hann_window(256)),
+                                     ({"win_length": 200}, torch.hamming_window(200)),
+                                     ({"pad_mode": "constant"}, torch.hann_window(256))],
+                         ids=["normalized", "win_length", "constant-pad"])
+def test_stft_options(kw, win):
+    _check(Fn(lambda m, x: torch.stft(x, 256, 64, window=m.win, return_complex=True, **kw).abs(), win=win),
+           _r(1, 1000))
+
+
 def test_stft_without_centering_rectangular_window():
     _check(Fn(lambda m, x: torch.stft(x, 256, 64, window=m.win, center=False, return_complex=True).abs(),
               win=torch.ones(256)), _r(2, 1000))
