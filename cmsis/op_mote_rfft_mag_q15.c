@@ -4,7 +4,7 @@
  * with the DSP extension (M33 / M4 / M7): a complex value is one word (real part
  * low), a butterfly is SMUAD + SMUSDX (the two Q30 sums of W c), PKHTB (both
  * >> 16, floor), SHADD16 (a >> 1, floor) and SADD16 / SSUB16, the same integers as
- * the plain C stages; with MVE (M55) the stages of span >= 4 take four butterflies a
+ * the plain C stages, two stages a pass on the M33 (fft_stages_dsp2); with MVE (M55) the stages of span >= 4 take four butterflies a
  * vector (fft_stages_mve). Packing and the split are the portable ones.
  *
  *   args (4): input int16 [..., N], twiddles int16 [N], power int (1 or 2), out int32 [..., N/2 + 1].
@@ -45,6 +45,67 @@ MOTE_S8_HOT static void fft_stages_dsp(uint32_t *z, const int16_t *tw, uint32_t 
                     p[0] = (uint32_t)__sadd16(ah, t);
                     p[half] = (uint32_t)__ssub16(ah, t);
                 }
+            }
+        }
+    }
+}
+#endif
+
+#if defined(MOTE_S8_DSP)
+/* t = (W c) >> 16 per half: SMUAD, SMUSDX, PKHTB (floor). */
+MOTE_S8_INLINE int32_t q15_twiddle(int32_t w, int32_t c)
+{
+    const int32_t tr = __smuad(w, c), ti = __smusdx(w, c);
+    int32_t t;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(t) : "r"(ti), "r"(tr));
+    return t;
+}
+
+MOTE_S8_INLINE uint32_t q15_word(const int16_t *tw, uint32_t k)
+{
+    uint32_t w;
+    memcpy(&w, tw + 2u * k, sizeof w);
+    return w;
+}
+
+/* All the stages two at a time (spans h and 2h over four values: each value loaded and
+ * stored once per two stages), after one span-1 stage when log2(m) is odd: the same
+ * butterflies, twiddles and integers as the span-by-span stages. */
+MOTE_S8_HOT static void fft_stages_dsp2(uint32_t *z, const int16_t *tw, uint32_t n)
+{
+    const uint32_t m = n / 2u;
+    uint32_t half = 1, bits = 0, j;
+    while ((1u << bits) < m) {
+        bits++;
+    }
+    if (bits & 1u) {
+        fft_stages_dsp(z, tw, n, 1u, 2u);
+        half = 2;
+    }
+    for (; half < m; half <<= 2) {
+        const uint32_t s1 = m / half, s2 = m / (2u * half);
+        for (j = 0; j < half; j++) {
+            const int32_t w1 = (int32_t)q15_word(tw, j * s1), w2 = (int32_t)q15_word(tw, j * s2);
+            const int32_t w3 = (int32_t)q15_word(tw, (j + half) * s2);
+            uint32_t *p = z + j, *end = z + m;
+            for (; p < end; p += 4u * half) {
+                const int32_t x0 = (int32_t)p[0], x1 = (int32_t)p[half];
+                const int32_t x2 = (int32_t)p[2u * half], x3 = (int32_t)p[3u * half];
+                int32_t t = q15_twiddle(w1, x1), h = __shadd16(x0, 0);
+                const int32_t y0 = __sadd16(h, t), y1 = __ssub16(h, t);
+                int32_t y2, y3;
+                t = q15_twiddle(w1, x3);
+                h = __shadd16(x2, 0);
+                y2 = __sadd16(h, t);
+                y3 = __ssub16(h, t);
+                t = q15_twiddle(w2, y2);
+                h = __shadd16(y0, 0);
+                p[0] = (uint32_t)__sadd16(h, t);
+                p[2u * half] = (uint32_t)__ssub16(h, t);
+                t = q15_twiddle(w3, y3);
+                h = __shadd16(y1, 0);
+                p[half] = (uint32_t)__sadd16(h, t);
+                p[3u * half] = (uint32_t)__ssub16(h, t);
             }
         }
     }
@@ -100,8 +161,8 @@ mote_err_t mote_kernel_mote_rfft_mag_q15_out(mote_kernel_ctx_t *ctx, mote_value_
 #if defined(MOTE_S8_MVE) && defined(MOTE_FFT_DSP_STAGES)
         fft_stages_dsp(z, tw, call.n, 1u, 4u); /* spans 1 and 2: fewer than four butterflies per twiddle run */
         fft_stages_mve(z, tw, call.n, 4u);
-#elif defined(MOTE_FFT_DSP_STAGES)
-        fft_stages_dsp(z, tw, call.n, 1u, 0xFFFFFFFFu);
+#elif defined(MOTE_S8_DSP)
+        fft_stages_dsp2(z, tw, call.n);
 #else
         mote_fft_stages_q15(z, tw, call.n);
 #endif
