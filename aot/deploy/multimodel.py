@@ -447,11 +447,10 @@ def generate_models(models: Sequence[ModelBuild], board, out_dir, memory: str = 
     not at all. Returns aot.deploy.generate.Generated. Raises BuildError (a model or all of
     them do not fit, no kernel for an op)."""
     from aot.compiler.pipeline import write_outputs
-    from aot.deploy import binary_info
     from aot.deploy.boards import load_board
     from aot.deploy.firmware import write_binary_info_header
-    from aot.deploy.generate import (DEFAULT_OPT, EMBED_SOURCES, OPT_PROFILES, Generated, check_output_folder,
-                                     model_defines, sources_manifest, staged_folder)
+    from aot.deploy.generate import (DEFAULT_OPT, OPT_PROFILES, Generated, check_output_folder, sources_manifest,
+                                     staged_folder)
     from aot.deploy.selftest import bpte_bytes
     opt = opt or DEFAULT_OPT
     if opt not in OPT_PROFILES:
@@ -478,8 +477,8 @@ def manifest_for_models(manifest: dict, w: dict, board, out: Path, memory: str, 
     """sources_manifest's dict of the first model made the whole build's (in place): the
     embedding source compiled per model (not as is), the defines merged, the per-model
     figures under "models"."""
-    from aot.deploy.generate import EMBED_SOURCES, model_defines
-    embed = {str(p) for p in EMBED_SOURCES if p == EMBED_MODEL_SOURCE}
+    from aot.deploy.generate import model_defines
+    embed = {str(EMBED_MODEL_SOURCE)}
     manifest["sources"] = [s for s in manifest["sources"] if s not in embed]
     defines = {"NDEBUG": None}
     defines.update(merged_defines([model_defines(i["compiled"], board, opt) for i in w["models"]]))
@@ -524,8 +523,7 @@ def planned_table(sources: dict, board) -> str:
     lines.append(f"{'board budget':<14}{region.size:>12,}   RAM {board.ram.size:,} B "
                  f"({100 * flash / region.size:.1f}% {'model region' if board.model_region else 'flash'}, "
                  f"{100 * ram['total'] / board.ram.size:.1f}% RAM)")
-    from pathlib import Path as _P
-    kern = [f"{_P(p).parent.name}/{_P(p).name}" for p in sources["kernel_sources"] if _P(p).name.startswith("op_")]
+    kern = [f"{Path(p).parent.name}/{Path(p).name}" for p in sources["kernel_sources"] if Path(p).name.startswith("op_")]
     lines.append(f"kernels: {len(kern)} ({', '.join(kern)})")
     return "\n".join(lines)
 
@@ -558,6 +556,7 @@ def build_models(models: Sequence[ModelBuild], board, out_dir, memory: str = DEF
     from aot.deploy.size import size_json
     from aot.deploy.stack import stack_budget
     from aot.deploy.selftest import bpte_bytes
+    from aot.compiler.pipeline import write_outputs
     from aot.paths import KERNELS_DIR
     board = load_board(board)
     out = Path(out_dir).resolve()
@@ -578,7 +577,6 @@ def build_models(models: Sequence[ModelBuild], board, out_dir, memory: str = DEF
                     incbin_source(f"mote_model_{name}_inputs", info["dir"] / "inputs.bin", ".mote_model.inputs", 1))
                 sources.append(info["dir"] / "model_inputs.S")
             (stage / name).mkdir()
-            from aot.compiler.pipeline import write_outputs
             write_outputs(c, stage / name / "model.pte")
             (stage / name / "mote_model.h").write_text((info["dir"] / "mote_model.h").read_text())
             if info["selftest"] is not None:
@@ -624,20 +622,19 @@ def build_models(models: Sequence[ModelBuild], board, out_dir, memory: str = DEF
                          sum(i["selftest_bytes"] for i in w["models"]))
         models_size(size, art, w, memory, sources)
         (stage / "size.json").write_text(json.dumps(size, indent=2) + "\n")
-        import hashlib as _h
         info = {
             "board": board.name, "board_file": str(board.path), "model": ",".join(i["name"] for i in w["models"]),
             "memory": memory, "int8": all(bool(i["compiled"].int8) for i in w["models"]),
             "selftest": None if all(i["selftest"] is None for i in w["models"]) else {
                 "cases": sum(i["selftest"].count for i in w["models"] if i["selftest"] is not None)},
             "models": [{"name": i["name"], "source": str(Path(i["path"]).resolve()) if i["path"] else "",
-                        "pte": f"{i['name']}/model.pte", "pte_sha256": _h.sha256(i["compiled"].pte).hexdigest(),
+                        "pte": f"{i['name']}/model.pte", "pte_sha256": hashlib.sha256(i["compiled"].pte).hexdigest(),
                         "selftest": None if i["selftest"] is None else {
                             "cases": i["selftest"].count, "bundle": f"{i['name']}/model.bpte"},
                         "input_sets": 1 if i["selftest"] is None else i["selftest"].count,
                         "inputs": i["compiled"].manifest["inputs"], "outputs": i["compiled"].manifest["outputs"]}
                        for i in w["models"]],
-            "firmware_sha256": _h.sha256(art.elf.read_bytes()).hexdigest(),
+            "firmware_sha256": hashlib.sha256(art.elf.read_bytes()).hexdigest(),
             "link": {"stack_bytes": stack, "layout": layout},
         }
         (stage / "build.json").write_text(json.dumps(info, indent=2) + "\n")

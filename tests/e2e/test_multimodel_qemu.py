@@ -120,3 +120,27 @@ def test_both_verdicts_over_serial_socket(builds, capsys):
         proc.stderr.close()
     assert code == 0 and rep["verdict"] == "PASS" and rep["n"] == 6
     assert {n: r["verdict"] for n, r in rep["models"].items()} == {"kws": "PASS", "digits": "PASS"}
+
+
+def test_one_failing_model_fails_the_firmware_and_is_named(tmp_path, capsys):
+    """One expected value of model b changed: the firmware exits 1, `aot test` exits 1 with a
+    PASS for a and b's first failing element."""
+    import warnings
+    import zoo
+    from aot.compiler.pipeline import compile_model_file
+    from aot.deploy.multimodel import ModelBuild, build_models
+    from aot.deploy.selftest import case_inputs, make_selftest
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = compile_model_file(zoo.path("small_cnn"), int8=True)
+        b = compile_model_file(zoo.path("mlp"))
+    sa, sb = (make_selftest(c.pte, case_inputs(c, 2)) for c in (a, b))
+    sb.expected[1][0] = sb.expected[1][0].copy()
+    sb.expected[1][0].reshape(-1)[3] += 1.0
+    out = tmp_path / "bad"
+    build_models([ModelBuild("a", a, sa), ModelBuild("b", b, sb)], "mps2-an505", out, memory="shared")
+    capsys.readouterr()
+    assert main(["test", str(out), "--target", "mps2-an505"]) == 1
+    text = capsys.readouterr().out
+    assert text.splitlines()[-1] == "FAIL: 2 models, 4 case(s); failed: b"
+    assert "model a:\n" in text and "first failure: case 1 output 0 element 3" in text
