@@ -140,16 +140,18 @@ void mote_fft_split_f32(const float *z, const float *tw, uint32_t n, int32_t pow
         out[0] = power == 2 ? scale * dc * dc : scale * fabsf(dc);
         out[m] = power == 2 ? scale * ny * ny : scale * fabsf(ny);
     }
-    for (i = 1; i < m; i++) {
+    /* bins k and m - k together: X[m-k] = conj(E - W O) (W^(m-k) = -conj W^k), one pair of loads */
+    for (i = 1; 2u * i <= m; i++) {
         const float a = z[2u * i], bb = z[2u * i + 1u];
         const float c = z[2u * (m - i)], d = z[2u * (m - i) + 1u];
         const float er = 0.5f * (a + c), ei = 0.5f * (bb - d);
         const float orr = 0.5f * (bb + d), oi = 0.5f * (c - a);
         const float wc = tw[2u * i], ws = tw[2u * i + 1u];
-        const float xr = er + wc * orr + ws * oi;
-        const float xi = ei + wc * oi - ws * orr;
-        const float p = xr * xr + xi * xi;
+        const float pr = wc * orr + ws * oi, pi = wc * oi - ws * orr;
+        const float xr = er + pr, xi = ei + pi, yr = er - pr, yi = ei - pi;
+        const float p = xr * xr + xi * xi, q = yr * yr + yi * yi;
         out[i] = power == 2 ? scale * p : scale * sqrtf(p);
+        out[m - i] = power == 2 ? scale * q : scale * sqrtf(q);
     }
 }
 
