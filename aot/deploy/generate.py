@@ -510,13 +510,15 @@ def input_sets_bytes(spec, input_sets) -> bytes:
 
 def check_output_folder(out: Path, marker: str, command: str) -> None:
     """Refuse an output folder that is not one Mote may replace: `out` must not
-    exist, be an empty folder, or hold `marker` (the file every folder `command`
-    writes has: build.json, mote_sources.json). Raises BuildError naming it."""
+    exist, be an empty folder (or hold empty folders only: a build tool such as Ninja
+    makes the folders of a several-models generate's outputs, NAME/, before it runs), or
+    hold `marker` (the file every folder `command` writes has: build.json,
+    mote_sources.json). Raises BuildError naming it."""
     if not out.exists():
         return
     if not out.is_dir():
         raise BuildError(f"{out} exists and is a file, not a folder: choose another -o")
-    if any(out.iterdir()) and not (out / marker).is_file():
+    if any(not p.is_dir() for p in out.rglob("*")) and not (out / marker).is_file():
         raise BuildError(f"{out} is not empty and is not a folder `aot {command}` wrote (no {marker}): "
                          "its contents would be replaced; choose another -o (a new or empty folder)")
 

@@ -242,6 +242,15 @@ def test_output_folder_that_mote_did_not_write_is_refused(tmp_path, capsys):
     empty.mkdir()
     assert main(["generate", str(zoo.path("mlp")), "--board", "mps2-an505", "-o", str(empty)]) == 0
     assert main(["generate", str(zoo.path("mlp")), "--board", "mps2-an505", "-o", str(empty)]) == 0
+    # folders only (Ninja makes a several-models generate's NAME/ folders before it runs): fine;
+    # a file deep inside them is the user's
+    made = tmp_path / "made"
+    (made / "a" / "b").mkdir(parents=True)
+    from aot.deploy.generate import check_output_folder
+    check_output_folder(made, "mote_sources.json", "generate")
+    (made / "a" / "b" / "notes.txt").write_text("mine")
+    with pytest.raises(BuildError, match="is not empty and is not a folder"):
+        check_output_folder(made, "mote_sources.json", "generate")
 
 
 def test_model_too_big_for_the_board_flash(tmp_path, capsys):

@@ -177,7 +177,8 @@ def test_kconfig_parses_with_kconfiglib_and_defines_the_options():
             "MOTE_RP2350_DSP": kconfiglib.BOOL, "MOTE_S8_FORCE_PLAIN": kconfiglib.BOOL,
             "MOTE_KERNELS_O2": kconfiglib.BOOL, "MOTE_MODEL_SECTION": kconfiglib.STRING,
             "MOTE_ABORT_PANIC": kconfiglib.BOOL, "MOTE_ABORT_REBOOT": kconfiglib.BOOL,
-            "MOTE_AOT_OPTIONS": kconfiglib.STRING}
+            "MOTE_AOT_OPTIONS": kconfiglib.STRING, "MOTE_MEMORY_SHARED": kconfiglib.BOOL,
+            "MOTE_MEMORY_SEPARATE": kconfiglib.BOOL}
     got = {s.name: s.type for s in kconf.unique_defined_syms if s.name.startswith("MOTE")}
     assert got == want
     # every MOTE_* option has help text and is inside `if MOTE`
@@ -224,6 +225,7 @@ def test_kconfig_defaults_per_board(tmp_path, board, mote_board, dsp, mvei):
     assert cfg["CONFIG_MOTE_MODEL_SECTION"] == ".rodata.mote_model"
     assert "CONFIG_MOTE_ABORT_PANIC" in cfg and "CONFIG_MOTE_INT8" not in cfg
     assert "CONFIG_REQUIRES_FULL_LIBC" in cfg
+    assert "CONFIG_MOTE_MEMORY_SHARED" in cfg and "CONFIG_MOTE_MEMORY_SEPARATE" not in cfg
 
 
 def test_kconfig_off_by_default_and_refuses_what_cannot_be(tmp_path):
@@ -326,10 +328,10 @@ def test_port_compiles_for_the_m33_and_calls_only_zephyr_api(tmp_path, abort, ca
 
 # --------------------------------------------------------------------------- the stand-in build (slow)
 
-def _standin_build(build: Path, board: str, *extra) -> dict:
-    """Configure examples/zephyr/digits with the stand-in for `board` and build it."""
+def _standin_build(build: Path, board: str, *extra, app: Path = SAMPLE) -> dict:
+    """Configure examples/zephyr/digits (or `app`) with the stand-in for `board` and build it."""
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
-    _run(["cmake", *gen, "-S", SAMPLE, "-B", build, f"-DBOARD={board}", f"-DZEPHYR_MODULES={ROOT}",
+    _run(["cmake", *gen, "-S", app, "-B", build, f"-DBOARD={board}", f"-DZEPHYR_MODULES={ROOT}",
           f"-DPython3_EXECUTABLE={PYTHON}", f"-DZephyr_DIR={STANDIN / 'share' / 'zephyr-package' / 'cmake'}",
           "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", *extra])
     log = _run(["cmake", "--build", build, "-j2"])
@@ -466,33 +468,11 @@ def test_standin_build_mps3_an547_m55_mve(tmp_path):
         assert re.search(r"\sq[0-7]\b", _disasm(obj)), name
 
 
-@pytest.mark.slow
-@pytest.mark.sim
-@pytest.mark.parametrize("variant", ["int8", "fp32"])
-def test_standin_mps2_an521_links_and_passes_selftest_in_qemu(tmp_path, variant):
-    """mps2/an521/cpu0: Zephyr enables neither DSP nor FPU on CPU0, so the
-    stand-in compiles for cortex-m33+nodsp, soft float, and the cmsis/ kernels
-    take their plain-C path. The module's archives and the sample's main.c are
-    linked whole (as Zephyr links its libraries) with a stand-in kernel over
-    Mote's bare-metal mps2-an505 port, run in QEMU (mps2-an505: the same
-    Cortex-M33 memory map), and the sample.yaml regex must match its output.
-    fp32: sample.yaml's second test (CONFIG_MOTE_INT8=n, as an EXTRA_CONF_FILE),
-    with the runtime's log lines (MOTE_LOG) and the reboot abort compiled in."""
+def _link_and_run(b: dict, tmp_path: Path) -> tuple:
+    """Link a stand-in build for mps2/an521/cpu0 (the module's archives and the app's, whole,
+    as Zephyr links its libraries) with a stand-in kernel over Mote's bare-metal mps2-an505
+    port and run it in QEMU (mps2-an505: the same Cortex-M33 memory map): (status, UART text)."""
     from aot.deploy.qemu import run_firmware
-    extra = []
-    if variant == "fp32":
-        conf = tmp_path / "fp32.conf"
-        conf.write_text("CONFIG_MOTE_INT8=n\nCONFIG_MOTE_LOG=y\nCONFIG_REBOOT=y\nCONFIG_MOTE_ABORT_REBOOT=y\n")
-        extra = [f"-DEXTRA_CONF_FILE={conf}"]
-    b = _standin_build(tmp_path / "b", "mps2/an521/cpu0", *extra)
-    _check_build(b, "mps2-an505", "cortex-m33+nodsp", int8=variant == "int8")
-    core = b["commands"][str(ROOT / "runtime" / "src" / "program.c")]["command"]
-    assert (" -DMOTE_LOG " in core) is (variant == "fp32")
-    assert b["arch"] == ["-mcpu=cortex-m33+nodsp", "-mthumb", "-mfloat-abi=soft"]
-    for name, obj in _cmsis_objects(b, used=variant == "int8").items():   # plain C: no DSP, no MVE
-        text = _disasm(obj)
-        assert not re.search(DSP_INSNS, text) and not re.search(r"\sq[0-7]\b", text), name
-
     port = b["sources"]["port"]
     objs = []
     incs = [f"-I{d}" for d in port["include_dirs"]] + [f"-I{STANDIN / 'include'}"]
@@ -511,7 +491,36 @@ def test_standin_mps2_an521_links_and_passes_selftest_in_qemu(tmp_path, variant)
           f"-T{port['linker_script']}", "-Wl,--gc-sections", "-Wl,--no-warn-rwx-segments",
           f"-Wl,-Map={tmp_path / 'zephyr_standin.map'}", "-o", elf, *objs,
           "-Wl,--whole-archive", *archives, "-Wl,--no-whole-archive", *port["libs"]])
-    status, text = run_firmware(elf, "mps2-an505", timeout_s=60)
+    return run_firmware(elf, "mps2-an505", timeout_s=60)
+
+
+@pytest.mark.slow
+@pytest.mark.sim
+@pytest.mark.parametrize("variant", ["int8", "fp32"])
+def test_standin_mps2_an521_links_and_passes_selftest_in_qemu(tmp_path, variant):
+    """mps2/an521/cpu0: Zephyr enables neither DSP nor FPU on CPU0, so the
+    stand-in compiles for cortex-m33+nodsp, soft float, and the cmsis/ kernels
+    take their plain-C path. The module's archives and the sample's main.c are
+    linked whole (as Zephyr links its libraries) with a stand-in kernel over
+    Mote's bare-metal mps2-an505 port, run in QEMU (mps2-an505: the same
+    Cortex-M33 memory map), and the sample.yaml regex must match its output.
+    fp32: sample.yaml's second test (CONFIG_MOTE_INT8=n, as an EXTRA_CONF_FILE),
+    with the runtime's log lines (MOTE_LOG) and the reboot abort compiled in."""
+    extra = []
+    if variant == "fp32":
+        conf = tmp_path / "fp32.conf"
+        conf.write_text("CONFIG_MOTE_INT8=n\nCONFIG_MOTE_LOG=y\nCONFIG_REBOOT=y\nCONFIG_MOTE_ABORT_REBOOT=y\n")
+        extra = [f"-DEXTRA_CONF_FILE={conf}"]
+    b = _standin_build(tmp_path / "b", "mps2/an521/cpu0", *extra)
+    _check_build(b, "mps2-an505", "cortex-m33+nodsp", int8=variant == "int8")
+    core = b["commands"][str(ROOT / "runtime" / "src" / "program.c")]["command"]
+    assert (" -DMOTE_LOG " in core) is (variant == "fp32")
+    assert b["arch"] == ["-mcpu=cortex-m33+nodsp", "-mthumb", "-mfloat-abi=soft"]
+    for name, obj in _cmsis_objects(b, used=variant == "int8").items():   # plain C: no DSP, no MVE
+        text = _disasm(obj)
+        assert not re.search(DSP_INSNS, text) and not re.search(r"\sq[0-7]\b", text), name
+
+    status, text = _link_and_run(b, tmp_path)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     assert status == 0, text
     assert lines[0] == "MOTE BOOT zephyr:mps2"
@@ -527,3 +536,68 @@ def test_standin_mps2_an521_links_and_passes_selftest_in_qemu(tmp_path, variant)
     else:
         assert len(verdict) == 1 and verdict[0].startswith("MOTE SELFTEST PASS n=4 "), text
     assert not any("ERROR" in ln or "FAIL" in ln for ln in lines), text
+
+
+def _two_models_app(tmp_path: Path, conf: str) -> Path:
+    """A Zephyr application of examples/zephyr/digits' CMakeLists.txt with examples/cmake-models'
+    main.c and models (kws, image): prj.conf `conf`."""
+    from test_cmake_models import EXAMPLE as MODELS
+    app = tmp_path / "app"
+    (app / "src").mkdir(parents=True)
+    shutil.copy(SAMPLE / "CMakeLists.txt", app / "CMakeLists.txt")
+    shutil.copy(MODELS / "main.c", app / "src" / "main.c")
+    for f in ("kws.py", "image.py"):
+        shutil.copy(MODELS / f, app / f)
+    (app / "prj.conf").write_text(conf)
+    return app
+
+
+def test_kconfig_takes_several_models_and_a_memory_mode(tmp_path):
+    rc, cfg, err = _configure_kconfig(tmp_path, "mps2/an521/cpu0",
+                                      'CONFIG_MOTE=y\nCONFIG_MOTE_MODEL="kws=kws.py, image=image.py"\n'
+                                      "CONFIG_MOTE_MEMORY_SEPARATE=y\n")
+    assert rc == 0, err
+    assert cfg["CONFIG_MOTE_MODEL"] == "kws=kws.py, image=image.py"
+    assert cfg["CONFIG_MOTE_MEMORY_SEPARATE"] == "y" and "CONFIG_MOTE_MEMORY_SHARED" not in cfg
+
+
+@pytest.mark.slow
+@pytest.mark.sim
+@pytest.mark.parametrize("memory", ["shared", "separate"])
+def test_standin_two_models_mps2_an521_pass_in_qemu(tmp_path, memory):
+    """CONFIG_MOTE_MODEL with two models and CONFIG_MOTE_MEMORY_<mode>: one aot generate at
+    build time, every generated source compiled for the M33 (the embedding source once per
+    model, through its wrapper), linked and run in QEMU: both self-tests pass and each
+    model's result is the host runtime's."""
+    from test_cmake_models import expected_lines
+    app = _two_models_app(tmp_path, 'CONFIG_MOTE=y\nCONFIG_MOTE_MODEL="kws=kws.py, image=image.py"\n'
+                                    f"CONFIG_MOTE_MEMORY_{memory.upper()}=y\nCONFIG_MOTE_INT8=y\n"
+                                    "CONFIG_MOTE_SELFTEST=2\nCONFIG_PRINTK=y\nCONFIG_MAIN_STACK_SIZE=8192\n")
+    b = _standin_build(tmp_path / "b", "mps2/an521/cpu0", app=app)
+    assert re.search(r"Mote: aot generate kws\.py, image\.py \(models kws, image, --memory %s\) for "
+                     r"mps2-an505" % memory, b["log"]), b["log"][-3000:]
+    src = b["sources"]
+    assert src["memory"] == memory and [m["name"] for m in src["models"]] == ["kws", "image"]
+    for path in src["sources"]:
+        assert path in b["commands"] and _object(b["commands"][path]).is_file(), path
+    assert str(ROOT / "runtime" / "embed" / "mote_model.c") not in b["commands"]
+    assert (b["model"] / "mote_models.h").is_file() and (b["model"] / "mote_model_kws.h").is_file()
+    status, text = _link_and_run(b, tmp_path)
+    assert status == 0, text
+    assert f"app: 2 models, memory {memory}" in text, text
+    assert len(re.findall(r"^MOTE SELFTEST PASS n=2 max_abs_err=0$", text, re.M)) == 2, text
+    for line in expected_lines(b["model"]):
+        assert line in text, (line, text)
+
+
+@pytest.mark.slow
+def test_separate_memory_for_one_model_is_one_configure_error(tmp_path):
+    app = _two_models_app(tmp_path, 'CONFIG_MOTE=y\nCONFIG_MOTE_MODEL="kws.py"\nCONFIG_MOTE_MEMORY_SEPARATE=y\n')
+    gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+    proc = subprocess.run(["cmake", *gen, "-S", app, "-B", tmp_path / "b", "-DBOARD=mps2/an521/cpu0",
+                           f"-DZEPHYR_MODULES={ROOT}", f"-DPython3_EXECUTABLE={PYTHON}",
+                           f"-DZephyr_DIR={STANDIN / 'share' / 'zephyr-package' / 'cmake'}"],
+                          capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert ("Mote: CONFIG_MOTE_MEMORY_SEPARATE chooses how several models share RAM, CONFIG_MOTE_MODEL names "
+            "one (kws.py)" in " ".join(proc.stderr.split())), proc.stderr
