@@ -26,14 +26,19 @@
 #include "mote/data_map.h"
 #include "mote/model.h"
 #include "mote/program.h"
-#ifndef MOTE_EMBED_PTE_HEADER
-#define MOTE_EMBED_PTE_HEADER "model_pte.h"
-#endif
-#ifndef MOTE_EMBED_MODEL_HEADER
-#define MOTE_EMBED_MODEL_HEADER "mote_model.h"
-#endif
+/* The one-model headers are named literally: a build tool that scans #include lines
+ * for dependencies (SCons, under PlatformIO) sees them and recompiles this file when
+ * `aot generate` rewrites them. */
+#ifdef MOTE_EMBED_PTE_HEADER
 #include MOTE_EMBED_PTE_HEADER
+#else
+#include "model_pte.h"
+#endif
+#ifdef MOTE_EMBED_MODEL_HEADER
 #include MOTE_EMBED_MODEL_HEADER
+#else
+#include "mote_model.h"
+#endif
 
 #ifndef MOTE_MODEL_STATE_BYTES
 #error "mote_model.h has no MOTE_MODEL_STATE_BYTES: generate it with `aot generate` (or `aot build`)"

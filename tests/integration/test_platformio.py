@@ -447,6 +447,8 @@ def test_model_change_regenerates_and_still_passes(project, pio_env):
     assert (gen / "model.pte").read_bytes() != old_pte
     compiled = set(_compiled(log))
     assert "mote/obj/gen/model_pte.o" in compiled and "mote/obj/gen/model_selftest.o" in compiled
+    # the embedding API reads mote_model.h's sizes (SCons sees its literal #include)
+    assert "mote/obj/runtime/embed/mote_model.o" in compiled, compiled
     # Only what reads the generated files; the runtime core and the kernels stay built.
     assert "mote/obj/runtime/src/program.o" not in compiled
     assert not any(c.startswith(("mote/obj-O2/", "mote/obj-port/")) for c in compiled), compiled
