@@ -348,12 +348,13 @@ class SlotBuild:
 
 
 def build_slot_firmware(compiled_models: list, board, out_dir, contract_args: dict, opt: str = "speed",
-                        kernel_opt: str = "auto", input_sets=None) -> SlotBuild:
+                        kernel_opt: str = "auto", input_sets=None, updates: int = 0) -> SlotBuild:
     """`aot build MODEL --board B --slot`: firmware with the runtime, the kernels of the
     slot's operator set, static memory of the reserved sizes and the slot app
     (ports/cortex-m/app/mote_slot_app.c); slot.json, size.json, build.json in `out_dir`.
     input_sets: what the app runs when an image carries no self-test (default: the
-    first model's example inputs)."""
+    first model's example inputs). updates: bytes of each of the app's two RAM staging
+    buffers for images sent over the UART after boot (0: none; MOTE_APP_SLOT_UPDATES)."""
     import hashlib
     from aot.deploy import binary_info
     from aot.deploy.boards import load_board
@@ -392,6 +393,8 @@ def build_slot_firmware(compiled_models: list, board, out_dir, contract_args: di
                    "MOTE_RUNTIME_EXTERNAL": 0}
         opt_flag, kernel_flag, opt_defines = resolve_opt(opt, kernel_opt)
         defines.update(opt_defines)
+        if updates:
+            defines["MOTE_APP_SLOT_UPDATES"] = str(_pad(int(updates), 16))
         includes = [gen, RUNTIME_DIR / "include", EMBED_DIR, KERNELS_DIR]
         layout = {"code_in_sram": board.code_in_sram, "slot": [contract["address"], contract["flash_bytes"]]}
         program = binary_info.firmware_program("mote-slot", board.name) if binary_info.board_chip(board) else None
@@ -415,7 +418,8 @@ def build_slot_firmware(compiled_models: list, board, out_dir, contract_args: di
                          "ram_bytes": slot_ram, "arena_bytes": contract["arena_bytes"],
                          "state_bytes": 2 * contract["state_bytes"], "mutable_bytes": 2 * contract["mutable_bytes"],
                          "scratch_bytes": contract["scratch_bytes"]},
-                "kernels": len(kernels), "ops": len(contract["ops"])}
+                "kernels": len(kernels), "ops": len(contract["ops"]),
+                "uart_updates_bytes": 2 * _pad(int(updates), 16)}
         (stage / "slot.json").write_text(json.dumps(contract, indent=2) + "\n")
         (stage / "size.json").write_text(json.dumps(size, indent=2) + "\n")
         info = {"board": board.name, "board_file": str(board.path), "model": None, "slot": "slot.json",
@@ -504,11 +508,12 @@ def qemu_loader_args(contract: dict, image: Path) -> list:
     return ["-device", f"loader,file={Path(image).resolve()},addr=0x{contract['address']:08x},force-raw=on"]
 
 
-def run_with_image(build_dir, image=None, timeout: float = 60.0) -> tuple:
+def run_with_image(build_dir, image=None, timeout: float = 60.0, stdin_bytes: bytes = b"") -> tuple:
     """Run a slot firmware's build folder on its board's simulator with `image` in its slot
     (None: an empty slot): QEMU loads a .bin at the slot's address (-device loader); the
     pico's rp2040js writes firmware.uf2 and then the image's UF2, as two drag-and-drops
-    would. Returns (exit status, UART text)."""
+    would. stdin_bytes: fed to UART0 (a --slot-updates firmware's "S <hex>" lines).
+    Returns (exit status, UART text)."""
     import subprocess
     from aot.deploy.boards import load_board
     from aot.deploy.qemu import _text, qemu_command
@@ -521,7 +526,8 @@ def run_with_image(build_dir, image=None, timeout: float = 60.0) -> tuple:
         from aot.deploy import rp2040js
         if image is not None and Path(image).read_bytes()[:4] != b"UF2\n":
             raise SlotError(f"{image}: the pico's slot takes the image's UF2 (aot pack -o NAME.uf2)")
-        r = rp2040js.run_uf2(build_dir / "firmware.uf2", board, timeout_s=timeout, slot_uf2=image)
+        r = rp2040js.run_uf2(build_dir / "firmware.uf2", board, timeout_s=timeout, slot_uf2=image,
+                             stdin_bytes=stdin_bytes or None)
         return (r.exit_status if r.exit_status is not None else 1), r.uart
     cmd = qemu_command(build_dir / "firmware.elf", board)
     if image is not None:
@@ -532,7 +538,8 @@ def run_with_image(build_dir, image=None, timeout: float = 60.0) -> tuple:
             raise SlotError(f"{image}: {len(data):,} B do not fit the {contract['flash_bytes']:,} B slot")
         cmd += qemu_loader_args(contract, Path(image))
     try:
-        proc = subprocess.run(cmd, input=b"", stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+        proc = subprocess.run(cmd, input=stdin_bytes, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=timeout)
     except subprocess.TimeoutExpired as e:
         out = _text(e.stdout)
         raise QemuTimeout(f"slot firmware did not exit within {timeout} s; UART so far:\n{out}", out) from None
@@ -618,3 +625,9 @@ def flash_model_only(path, firmware=None, drive=None, tool=None, candidates=None
     if code != 0:
         raise FlashError(f"`{tool} {' '.join(cmd[1:])}` failed with exit status {code}")
     return fl.FlashResult(tool, board.name, chip, family, path, None, len(data), blocks)
+
+
+def update_lines(images) -> bytes:
+    """The UART lines that send slot images to a --slot-updates firmware, then "Q"."""
+    return b"".join(b"S " + Path(p).read_bytes().hex().encode() + b"\n" if isinstance(p, (str, Path))
+                    else b"S " + bytes(p).hex().encode() + b"\n" for p in images) + b"Q\n"

@@ -51,6 +51,10 @@ def add_slot_build_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--slot-mutable", type=_bytes, metavar="BYTES",
                    help="mutable-buffer arena reserved per bank (default: derived; 0: models keeping "
                         "state across runs are refused)")
+    g.add_argument("--slot-updates", type=_bytes, default=0, metavar="BYTES",
+                   help="aot build: the app also takes images over the UART after boot (lines 'S <hex>', 'Q' "
+                        "ends) into two RAM staging buffers of BYTES each, and loads each one on the call: a "
+                        "refused image leaves the active model running (default 0: none)")
     g.add_argument("--slot-headroom", type=int, default=None, metavar="PERCENT",
                    help="headroom over the largest model for every derived size (default 25)")
 
@@ -78,6 +82,7 @@ def slot_build_command(args) -> int:
     compiled = [compile_model_file(m, recipe) for m in models]
     out = Path(args.output_dir or Path("build") / f"{compiled[0].name}-{args.board}-slot")
     built = build_slot_firmware(compiled, target.board, out, _contract_args(args), opt=recipe.opt,
+                                updates=getattr(args, "slot_updates", 0),
                                 kernel_opt=recipe.kernel_opt)
     c, s = built.contract, built.size
     print(f"aot build: slot firmware for {target.board.name}, sized for {', '.join(x.name for x in compiled)} "
@@ -101,6 +106,9 @@ def slot_generate_command(args) -> int:
     from aot.deploy.target import build_target
     from aot.tools import jsonout
     split_model_args(args)
+    if getattr(args, "slot_updates", 0):
+        raise BuildError("--slot-updates is the app of aot build; with aot generate the application is yours "
+                         "(call mote_slot_load on any buffer the active model's bytes are not in)")
     if getattr(args, "selftest", None) or getattr(args, "dry_run", False):
         raise BuildError("--selftest / --dry-run are for a model's sources; a slot's images carry their own "
                          "self-test (aot pack --selftest)")

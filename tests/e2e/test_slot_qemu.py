@@ -312,3 +312,40 @@ def test_a_firmware_without_a_slot_carries_none_of_it(slot, tmp_path):
     ld = (out / "firmware.ld").read_text()
     assert "SLOT" not in ld and "FLASH (rx) : ORIGIN = 0x10000000, LENGTH = 0x400000" in ld
     assert not (out / "slot.json").exists()
+
+
+def test_update_on_a_call_keeps_the_active_model_when_refused(slot, tmp_path):
+    """--slot-updates: after the boot check the firmware takes images over the UART and
+    loads each on the call. A refused one (missing operator, corrupted) prints its line and
+    the active model runs on with the same bytes; an accepted one replaces it; one larger
+    than the staging buffer is refused in one line."""
+    from aot.deploy.slot import update_lines
+    root, models, _, _ = slot
+    fw = tmp_path / "fwu"
+    assert aot_main(["build", str(models["base"]), "--board", BOARD, "--slot", "--slot-updates", "8K",
+                     "-o", str(fw)]) == 0
+    assert json.loads((fw / "size.json").read_text())["uart_updates_bytes"] == 16384
+    boot = tmp_path / "r.bin"
+    assert aot_main(["pack", str(models["retrained"]), "--firmware", str(fw), "-o", str(boot)]) == 0
+    images = {}
+    for name, extra in (("sigmoid", ["--unchecked"]), ("base", ["--selftest"]), ("wide", ["--unchecked"])):
+        images[name] = tmp_path / f"{name}.bin"
+        assert aot_main(["pack", str(models[name]), "--firmware", str(fw), "-o", str(images[name]), *extra]) == 0
+    corrupt = bytearray(boot.read_bytes())
+    corrupt[64 + 300] ^= 1
+    status, text = run_with_image(fw, boot, timeout=120, stdin_bytes=update_lines(
+        [images["sigmoid"], bytes(corrupt), images["base"], images["wide"]]))
+    assert status == 0, text
+    lines = [ln for ln in text.splitlines() if ln.startswith(("MOTE SLOT", "MOTE ERROR", "OUT"))]
+    outs = [ln.split()[3] for ln in lines if ln.startswith("OUT")]
+    kinds = [ln.split()[0] if ln.startswith("OUT") else " ".join(ln.split()[:4]) for ln in lines[1:]]
+    assert kinds == [f"MOTE SLOT ok pte={read_image(boot.read_bytes())['program_bytes']}", "OUT",
+                     "MOTE ERROR slot operator", "MOTE SLOT kept", "OUT",
+                     "MOTE ERROR slot crc", "MOTE SLOT kept", "OUT",
+                     f"MOTE SLOT ok pte={len(read_image(images['base'].read_bytes())['program'])}", "OUT",
+                     "MOTE ERROR slot update"], lines
+    want_r, _ = host_output(models["retrained"])
+    want_b, _ = host_output(models["base"])
+    assert outs[:3] == [want_r.astype("<f4").tobytes().hex()] * 3  # refused images changed nothing
+    assert outs[3] == want_b.astype("<f4").tobytes().hex()
+    assert "MOTE SELFTEST PASS n=1" in text and lines[-1] == "MOTE ERROR slot update too-long max=8192"

@@ -20,6 +20,16 @@
  * Inputs: an image with self-test cases runs those (and the firmware checks
  * their expected outputs, runtime/embed/mote_selftest.h); otherwise the
  * input sets `aot build` embedded (model_inputs.S).
+ *
+ * Updates on a call (MOTE_APP_SLOT_UPDATES=<bytes>: aot build --slot-updates):
+ * after the boot check the app reads lines "S <hex of an image>" from the UART
+ * ("Q" ends) into two RAM staging buffers of that size, and offers each image
+ * to mote_slot_load in the buffer the active model's bytes are not in:
+ *
+ *   MOTE SLOT ok ... / OUT ...               accepted: the new model runs
+ *   MOTE ERROR slot <reason> ...             refused: nothing of it ran, then
+ *   MOTE SLOT kept / OUT ...                 the active model runs, unchanged
+ *   MOTE ERROR slot update too-long max=<bytes>
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -102,11 +112,123 @@ static mote_err_t app_run_one(mote_method_t *m, uint32_t index, const uint8_t *s
     return MOTE_OK;
 }
 
+/* Runs the active model: the image's self-test cases, else the embedded input sets.
+ * Returns the exit status (0, or 1 on a self-test FAIL); *count: the runs. */
+static int app_run_model(uint32_t *count)
+{
+    mote_method_t *m = mote_slot_method(&app_slot);
+    uint32_t cases = 0;
+    const uint8_t *inputs, *expected;
+    mote_err_t err = mote_slot_selftest(&app_slot, &cases, &inputs, &expected);
+    uint32_t k;
+    if (m == NULL || err != MOTE_OK) {
+        app_line("MOTE ERROR slot-query", MOTE_ERR_NOT_INITIALIZED);
+        mote_port_exit(1);
+    }
+    if (cases > 0u) {
+        mote_selftest_t st;
+        mote_selftest_begin(&st, expected);
+        for (k = 0; k < cases; ++k) {
+            err = app_run_one(m, k, inputs + (size_t)k * MOTE_SLOT_INPUTS_BYTES);
+            if (err == MOTE_OK) {
+                err = mote_selftest_check(&st, m, k);
+            }
+            if (err != MOTE_OK) {
+                app_line("MOTE ERROR execute", err);
+                mote_port_exit(1);
+            }
+        }
+        *count += cases;
+        return mote_selftest_verdict(&st, cases) == MOTE_OK ? 0 : 1;
+    }
+    for (k = 0; k < mote_inputs_count; ++k) {
+        err = app_run_one(m, k, mote_inputs + (size_t)k * MOTE_SLOT_INPUTS_BYTES);
+        if (err != MOTE_OK) {
+            app_line("MOTE ERROR execute", err);
+            mote_port_exit(1);
+        }
+    }
+    *count += mote_inputs_count;
+    return 0;
+}
+
+/* A model just became active: its line, then a run. */
+static int app_activated(const mote_slot_report_t *report, uint32_t *count)
+{
+    mote_method_requirements_t req;
+    uint32_t cases = 0;
+    const uint8_t *inputs, *expected;
+    if (mote_method_memory_requirements(mote_slot_program(&app_slot), 0, &req) != MOTE_OK ||
+        mote_slot_selftest(&app_slot, &cases, &inputs, &expected) != MOTE_OK) {
+        app_line("MOTE ERROR slot-query", MOTE_ERR_NOT_INITIALIZED);
+        mote_port_exit(1);
+    }
+    mote_port_puts("MOTE SLOT ok pte=");
+    mote_port_put_u32((uint32_t)report->need); /* the program's bytes */
+    mote_port_puts(" arena=");
+    mote_port_put_u32(req.num_arenas > 0u ? (uint32_t)req.arena_size[0] : 0u);
+    mote_port_puts(" state=");
+    mote_port_put_u32((uint32_t)req.state_size);
+    mote_port_puts(" cases=");
+    mote_port_put_u32(cases);
+    mote_port_putc('\n');
+    return app_run_model(count);
+}
+
+/* A refused image: its one line (nothing of it ran), and whether a model is still active. */
+static void app_refused(const mote_slot_report_t *report)
+{
+    char line[160];
+    (void)mote_slot_report_line(report, line, sizeof(line));
+    mote_port_puts(line);
+    mote_port_putc('\n');
+    if (mote_slot_method(&app_slot) == NULL) {
+        mote_port_puts("MOTE SLOT none\n");
+    }
+}
+
+#ifdef MOTE_APP_SLOT_UPDATES
+/* Two staging buffers: a new image goes into the one the active model's bytes are not in. */
+static uint8_t app_staging[2][MOTE_APP_SLOT_UPDATES] __attribute__((aligned(16)));
+
+static int app_hex_value(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Reads one line "S <hex of an image>" into buf (cap bytes). Returns the bytes, 0 at a
+ * line "Q" or the end of input, -1 for an image longer than cap (the line is consumed). */
+static int32_t app_read_image(uint8_t *buf, uint32_t cap)
+{
+    int c;
+    uint32_t got = 0;
+    int hi = -1;
+    do {
+        c = mote_port_getc();
+        if (c < 0 || c == 'Q') return 0;
+    } while (c != 'S');
+    while ((c = mote_port_getc()) >= 0 && c != '\n') {
+        int v = app_hex_value(c);
+        if (v < 0) continue; /* the space after 'S', '\r' */
+        if (hi < 0) {
+            hi = v;
+        } else {
+            if (got < cap) buf[got] = (uint8_t)((hi << 4) | v);
+            ++got;
+            hi = -1;
+        }
+    }
+    return got <= cap ? (int32_t)got : -1;
+}
+#endif
+
 int main(void)
 {
     mote_slot_memory_t mem = {0};
     mote_slot_report_t report;
-    char line[160];
 
     mote_port_puts("MOTE BOOT " MOTE_APP_BOARD_NAME "\n");
     mem.arena.ptr = app_arena;
@@ -149,57 +271,41 @@ int main(void)
     mote_port_putc('\n');
 
     /* The check: nothing of the image runs unless all of it passed. */
-    err = mote_slot_load(&app_slot, (const void *)(uintptr_t)MOTE_SLOT_ADDRESS, MOTE_SLOT_FLASH_BYTES, &report);
-    if (err != MOTE_OK) {
-        (void)mote_slot_report_line(&report, line, sizeof(line));
-        mote_port_puts(line);
-        mote_port_puts("\nMOTE SLOT none\n");
-        mote_port_exit(1);
-    }
-    mote_method_t *m = mote_slot_method(&app_slot);
-    mote_method_requirements_t req;
-    uint32_t cases = 0;
-    const uint8_t *inputs, *expected;
-    if (mote_method_memory_requirements(mote_slot_program(&app_slot), 0, &req) != MOTE_OK ||
-        mote_slot_selftest(&app_slot, &cases, &inputs, &expected) != MOTE_OK) {
-        app_line("MOTE ERROR slot-query", MOTE_ERR_NOT_INITIALIZED);
-        mote_port_exit(1);
-    }
-    mote_port_puts("MOTE SLOT ok pte=");
-    mote_port_put_u32((uint32_t)report.need); /* the program's bytes */
-    mote_port_puts(" arena=");
-    mote_port_put_u32(req.num_arenas > 0u ? (uint32_t)req.arena_size[0] : 0u);
-    mote_port_puts(" state=");
-    mote_port_put_u32((uint32_t)req.state_size);
-    mote_port_puts(" cases=");
-    mote_port_put_u32(cases);
-    mote_port_putc('\n');
-
-    int status = 0;
+    int status = 1;
     uint32_t count = 0;
-    if (cases > 0u) {
-        mote_selftest_t st;
-        mote_selftest_begin(&st, expected);
-        for (; count < cases; ++count) {
-            err = app_run_one(m, count, inputs + (size_t)count * MOTE_SLOT_INPUTS_BYTES);
-            if (err == MOTE_OK) {
-                err = mote_selftest_check(&st, m, count);
-            }
-            if (err != MOTE_OK) {
-                app_line("MOTE ERROR execute", err);
-                mote_port_exit(1);
-            }
-        }
-        status = mote_selftest_verdict(&st, count) == MOTE_OK ? 0 : 1;
+    err = mote_slot_load(&app_slot, (const void *)(uintptr_t)MOTE_SLOT_ADDRESS, MOTE_SLOT_FLASH_BYTES, &report);
+    if (err == MOTE_OK) {
+        status = app_activated(&report, &count);
     } else {
-        for (; count < mote_inputs_count; ++count) {
-            err = app_run_one(m, count, mote_inputs + (size_t)count * MOTE_SLOT_INPUTS_BYTES);
-            if (err != MOTE_OK) {
-                app_line("MOTE ERROR execute", err);
-                mote_port_exit(1);
+        app_refused(&report);
+#ifndef MOTE_APP_SLOT_UPDATES
+        mote_port_exit(1);
+#endif
+    }
+#ifdef MOTE_APP_SLOT_UPDATES
+    /* On a call: an image over the UART into the staging buffer the active model does not use. */
+    uint32_t next = 0;
+    int32_t n;
+    while ((n = app_read_image(app_staging[next], sizeof(app_staging[next]))) != 0) {
+        if (n < 0) {
+            mote_port_puts("MOTE ERROR slot update too-long max=");
+            mote_port_put_u32((uint32_t)sizeof(app_staging[next]));
+            mote_port_putc('\n');
+            continue;
+        }
+        err = mote_slot_load(&app_slot, app_staging[next], (size_t)n, &report);
+        if (err == MOTE_OK) {
+            next ^= 1u;
+            status = app_activated(&report, &count);
+        } else {
+            app_refused(&report);
+            if (mote_slot_method(&app_slot) != NULL) { /* the active model, unchanged */
+                mote_port_puts("MOTE SLOT kept\n");
+                status = app_run_model(&count);
             }
         }
     }
+#endif
     mote_port_puts("MOTE STACK used=");
     mote_port_put_u32(mote_port_stack_peak());
     mote_port_puts("\nMOTE DONE ");
