@@ -265,35 +265,45 @@ static uint64_t fft_isqrt_round(uint64_t v)
     return v - r * r > r ? r + 1u : r;
 }
 
-/* One Q15 bin from Z'[k] = zk, Z'[m-k] = zm and W^k = (wc, -ws): 2E = (a + c, b - d),
- * 2O = (b + d, c - a), X' = E + W O in Q30 (2E * 2^14 + (W 2O) >> 1), rounded to Q15;
- * its power (Q30) or rounded magnitude (Q15). */
-static inline int32_t q15_bin(uint32_t zk, uint32_t zm, int32_t wc, int32_t ws, int32_t power)
+/* A Q15 bin from its real and imaginary parts in Q30: rounded to Q15, its power (Q30)
+ * or rounded magnitude (Q15). */
+static inline int32_t q15_out(int32_t xr30, int32_t xi30, int32_t power)
 {
-    const int32_t a = (int16_t)(zk & 0xFFFFu), b = (int16_t)(zk >> 16);
-    const int32_t c = (int16_t)(zm & 0xFFFFu), d = (int16_t)(zm >> 16);
-    const int32_t er = a + c, ei = b - d, orr = b + d, oi = c - a;
-    const int32_t xr30 = er * 16384 + ((wc * orr + ws * oi) >> 1);
-    const int32_t xi30 = ei * 16384 + ((wc * oi - ws * orr) >> 1);
     const int32_t xr = (xr30 + 16384) >> 15, xi = (xi30 + 16384) >> 15;
     const uint32_t p = (uint32_t)(xr * xr) + (uint32_t)(xi * xi);
     return power == 2 ? (int32_t)p : (int32_t)fft_isqrt32_round(p);
+}
+
+/* Bins k and m - k from Z'[k] = zk, Z'[m-k] = zm and W^k = (wc, -ws): 2E = (a + c, b - d),
+ * 2O = (b + d, c - a), P = (W 2O) >> 1; X'[k] = 2E * 2^14 + P and, as W^(m-k) = -conj W^k,
+ * X'[m-k] = conj(2E * 2^14 - P), whose magnitude is that of 2E * 2^14 - P (Q30). Only
+ * bin k when `both` is 0 (k = m/2). */
+static inline void q15_pair(uint32_t zk, uint32_t zm, int32_t wc, int32_t ws, int32_t power, int32_t *outk,
+                            int32_t *outm, int both)
+{
+    const int32_t a = (int16_t)(zk & 0xFFFFu), b = (int16_t)(zk >> 16);
+    const int32_t c = (int16_t)(zm & 0xFFFFu), d = (int16_t)(zm >> 16);
+    const int32_t er = (a + c) * 16384, ei = (b - d) * 16384, orr = b + d, oi = c - a;
+    const int32_t pr = (wc * orr + ws * oi) >> 1, pi = (wc * oi - ws * orr) >> 1;
+    *outk = q15_out(er + pr, ei + pi, power);
+    if (both) {
+        *outm = q15_out(er - pr, ei - pi, power);
+    }
 }
 
 void mote_fft_split_q15(const uint32_t *z, const int16_t *tw, uint32_t n, int32_t power, int32_t *out)
 {
     const uint32_t m = n / 2u;
     uint32_t k;
-    out[0] = q15_bin(z[0], z[0], tw[0], tw[1], power);
-    out[m] = q15_bin(z[0], z[0], -(int32_t)tw[0], 0, power); /* W^m = -1 */
-    if (power == 2) {
-        for (k = 1; k < m; k++) {
-            out[k] = q15_bin(z[k], z[m - k], tw[2u * k], tw[2u * k + 1u], 2);
-        }
-    } else {
-        for (k = 1; k < m; k++) {
-            out[k] = q15_bin(z[k], z[m - k], tw[2u * k], tw[2u * k + 1u], 1);
-        }
+    int32_t unused;
+    q15_pair(z[0], z[0], tw[0], tw[1], power, &out[0], &unused, 0);
+    q15_pair(z[0], z[0], -(int32_t)tw[0], 0, power, &out[m], &unused, 0); /* W^m = -1 */
+    for (k = 1; 2u * k < m; k++) {
+        q15_pair(z[k], z[m - k], tw[2u * k], tw[2u * k + 1u], power, &out[k], &out[m - k], 1);
+    }
+    if (m >= 2u) {
+        k = m / 2u;
+        q15_pair(z[k], z[m - k], tw[2u * k], tw[2u * k + 1u], power, &out[k], &unused, 0);
     }
 }
 
@@ -347,29 +357,49 @@ void mote_fft_stages_q31(int32_t *z, const int32_t *tw, uint32_t n, uint32_t fir
     }
 }
 
+/* A Q31 bin's power >> shift (rounded) or rounded magnitude, saturated to int32. */
+static inline int32_t q31_out(int64_t xr, int64_t xi, int32_t power, int32_t shift)
+{
+    const uint64_t p = (uint64_t)(xr * xr) + (uint64_t)(xi * xi);
+    uint64_t v;
+    if (power == 2) {
+        /* round half up: floor((floor(p / 2^(shift-1)) + 1) / 2) */
+        v = shift > 0 ? ((p >> (shift - 1)) + 1u) >> 1 : p;
+    } else {
+        v = fft_isqrt_round(p);
+    }
+    return v > 2147483647u ? 2147483647 : (int32_t)v;
+}
+
+/* Bins k and m - k (only k unless `both`): E = (Z'[k] + conj Z'[m-k]) / 2,
+ * O = (Z'[k] - conj Z'[m-k]) / 2i, floor; P = (W O) >> 31; X'[k] = E + P, and
+ * |X'[m-k]| = |E - P| (W^(m-k) = -conj W^k). */
+static inline void q31_pair(const int32_t *zk, const int32_t *zm, int64_t wc, int64_t ws, int32_t power,
+                            int32_t shift, int32_t *outk, int32_t *outm, int both)
+{
+    const int64_t a = zk[0], bb = zk[1], c = zm[0], d = zm[1];
+    const int64_t er = (a + c) >> 1, ei = (bb - d) >> 1, orr = (bb + d) >> 1, oi = (c - a) >> 1;
+    const int64_t pr = (wc * orr + ws * oi) >> 31, pi = (wc * oi - ws * orr) >> 31;
+    *outk = q31_out(er + pr, ei + pi, power, shift);
+    if (both) {
+        *outm = q31_out(er - pr, ei - pi, power, shift);
+    }
+}
+
 void mote_fft_split_q31(const int32_t *z, const int32_t *tw, uint32_t n, int32_t power, int32_t shift,
                         int32_t *out)
 {
     const uint32_t m = n / 2u;
     uint32_t k;
-    for (k = 0; k <= m; k++) {
-        /* E = (Z'[k] + conj Z'[m-k]) / 2, O = (Z'[k] - conj Z'[m-k]) / 2i, floor; X' = E + (W O) >> 31 */
-        const uint32_t ik = k == m ? 0u : k, im_ = k == 0u ? 0u : m - k;
-        const int64_t a = z[2u * ik], bb = z[2u * ik + 1u];
-        const int64_t c = z[2u * im_], d = z[2u * im_ + 1u];
-        const int64_t er = (a + c) >> 1, ei = (bb - d) >> 1, orr = (bb + d) >> 1, oi = (c - a) >> 1;
-        const int64_t wc = k == m ? -(int64_t)tw[0] : tw[2u * ik], ws = k == m ? 0 : tw[2u * ik + 1u];
-        const int64_t xr = er + ((wc * orr + ws * oi) >> 31);
-        const int64_t xi = ei + ((wc * oi - ws * orr) >> 31);
-        const uint64_t p = (uint64_t)(xr * xr) + (uint64_t)(xi * xi);
-        uint64_t v;
-        if (power == 2) {
-            /* round half up: floor((floor(p / 2^(shift-1)) + 1) / 2) */
-            v = shift > 0 ? ((p >> (shift - 1)) + 1u) >> 1 : p;
-        } else {
-            v = fft_isqrt_round(p);
-        }
-        out[k] = v > 2147483647u ? 2147483647 : (int32_t)v;
+    int32_t unused;
+    q31_pair(z, z, tw[0], tw[1], power, shift, &out[0], &unused, 0);
+    q31_pair(z, z, -(int64_t)tw[0], 0, power, shift, &out[m], &unused, 0); /* W^m = -1 */
+    for (k = 1; 2u * k < m; k++) {
+        q31_pair(z + 2u * k, z + 2u * (m - k), tw[2u * k], tw[2u * k + 1u], power, shift, &out[k], &out[m - k], 1);
+    }
+    if (m >= 2u) {
+        k = m / 2u;
+        q31_pair(z + 2u * k, z + 2u * k, tw[2u * k], tw[2u * k + 1u], power, shift, &out[k], &unused, 0);
     }
 }
 

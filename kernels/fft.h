@@ -9,7 +9,9 @@
  * stages, then split into the N/2 + 1 bins of the real signal's DFT
  * X[k] = sum_n x[n] e^(-2 pi i k n / N): with Z = DFT_M(z), Z[M] = Z[0],
  *   E = (Z[k] + conj Z[M-k]) / 2, O = (Z[k] - conj Z[M-k]) / 2i, X[k] = E + W^k O,
- * W = e^(-2 pi i / N), and each bin written as |X[k]| or |X[k]|^2.
+ * W = e^(-2 pi i / N), and each bin written as |X[k]| or |X[k]|^2. Bins k and M - k
+ * come from one pair of loads: as W^(M-k) = -conj W^k, |X[M-k]| = |E - W^k O| (the
+ * fixed-point contract computes bins M/2 < k < M so, from their partner's E and W O).
  *
  * Twiddles are an argument (computed ahead of time by the compiler in float64,
  * aot/compiler/fftref.py, and stored with the program's constants): N values,

@@ -105,6 +105,20 @@ def _split_pairs(z: np.ndarray, tw: np.ndarray, n: int):
     return z[:, ik, 0], z[:, ik, 1], z[:, im, 0], z[:, im, 1], wc, ws
 
 
+def _pairs(er, ei, pr, pi, n: int):
+    """The bins' parts from E and P = W O per bin k in [0, M] (axis 1): E + P, except the
+    bins k > M/2 (k < M), which take E - P of their partner M - k (|X[M-k]| = |E - P|,
+    W^(M-k) = -conj W^k: the kernels compute the two bins of a pair from one pair of loads)."""
+    m = n // 2
+    xr, xi = er + pr, ei + pi
+    hi = np.array([k for k in range(1, m) if 2 * k > m], dtype=np.int64)
+    if hi.size:
+        j = m - hi
+        xr[:, hi] = er[:, j] - pr[:, j]
+        xi[:, hi] = ei[:, j] - pi[:, j]
+    return xr, xi
+
+
 def rfft_mag_q15(x, twiddle, power: int) -> np.ndarray:
     """The integers of mote::rfft_mag_q15: x int16 [..., N], twiddle int16 [N] ->
     int32 [..., N/2 + 1], |X/N| rounded (power 1) or |X/N|^2 (power 2, Q30 for Q15 x)."""
@@ -113,9 +127,10 @@ def rfft_mag_q15(x, twiddle, power: int) -> np.ndarray:
     rows = x.reshape(-1, n).astype(np.int64)
     z = _stages(_pack(rows, n), np.asarray(twiddle), n, 15)
     a, b, c, d, wc, ws = _split_pairs(z, np.asarray(twiddle), n)
-    er, ei, orr, oi = a + c, b - d, b + d, c - a
-    xr = (er * 16384 + ((wc * orr + ws * oi) >> 1) + 16384) >> 15
-    xi = (ei * 16384 + ((wc * oi - ws * orr) >> 1) + 16384) >> 15
+    er, ei, orr, oi = (a + c) * 16384, (b - d) * 16384, b + d, c - a
+    pr, pi = (wc * orr + ws * oi) >> 1, (wc * oi - ws * orr) >> 1
+    xr30, xi30 = _pairs(er, ei, pr, pi, n)
+    xr, xi = (xr30 + 16384) >> 15, (xi30 + 16384) >> 15
     p = xr * xr + xi * xi
     out = p if power == 2 else _isqrt_round(p).astype(np.int64)
     return out.astype(np.int32).reshape(x.shape[:-1] + (n // 2 + 1,))
@@ -138,8 +153,8 @@ def rfft_mag_q31(x, twiddle, power: int, shift: int) -> np.ndarray:
     # intermediate; object ints keep them exact
     wc, ws = wc.astype(object), ws.astype(object)
     orr, oi = orr.astype(object), oi.astype(object)
-    xr = er.astype(object) + ((wc * orr + ws * oi) >> 31)
-    xi = ei.astype(object) + ((wc * oi - ws * orr) >> 31)
+    pr, pi = (wc * orr + ws * oi) >> 31, (wc * oi - ws * orr) >> 31
+    xr, xi = _pairs(er.astype(object), ei.astype(object), pr, pi, n)
     p = xr * xr + xi * xi
     if power == 2:
         v = ((p >> (shift - 1)) + 1) >> 1 if shift > 0 else p
