@@ -156,3 +156,23 @@ def test_length_not_a_power_of_two_is_one_clear_error():
 def test_complex_value_used_otherwise_is_refused():
     with pytest.raises(UnsupportedOpError, match=r"_fft_r2c.*rfft_mag"):
         compile_module("bad", Fn(lambda m, x: torch.view_as_real(torch.fft.rfft(x))).eval(), (_r(2, 64),))
+
+
+def test_kws_stream_front_end_exports():
+    """examples/kws: the one-hop streaming keyword spotter (int16 PCM -> rfft power -> mel ->
+    log -> causal DS-CNN, state in mutable buffers) compiles with its FFT as mote::rfft_mag
+    and its first hops match eager."""
+    from examples.kws import model as km
+    torch.manual_seed(0)
+    net = km.KwsNet().eval()
+    hops = torch.randint(-3000, 3000, (3, 1, km.HOP), dtype=torch.int16,
+                         generator=torch.Generator().manual_seed(1))
+    c = compile_module("kws_stream", km.KwsStream(net).eval(), (hops[0],))
+    assert "mote::rfft_mag" in {i.op for i in c.spec.instructions}
+    method = Program(c.pte).method()
+    eager = km.KwsStream(net).eval()
+    for hop in hops:
+        got = method.run([hop.numpy()])[0]
+        with torch.no_grad():
+            want = eager(hop).numpy()
+        assert _max_rel(got, want) <= 1e-5
