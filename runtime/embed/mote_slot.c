@@ -214,18 +214,107 @@ static mote_err_t slot_io(const mote_slot_memory_t *mem, const mote_method_t *m,
     return MOTE_OK;
 }
 
+/* The program in bank b: the verifying loader, its stamp against the header's, one method, and
+ * every operator with a kernel in this firmware (the first missing one named). */
+static mote_err_t slot_program(mote_slot_t *s, uint32_t b, const uint8_t *p, const slot_header_t *h,
+                               mote_slot_report_t *r)
+{
+    mote_err_t err;
+    int32_t missing;
+    uint32_t methods;
+
+    err = mote_program_load(&s->prog[b], p + MOTE_SLOT_HEADER_BYTES, h->program_bytes);
+    if (err != MOTE_OK) {
+        return refuse(r, err, MOTE_SLOT_PROGRAM, NULL, 0u, 0u);
+    }
+    if (mote_program_format_version(&s->prog[b]) != h->pte_version) {
+        return refuse(r, MOTE_ERR_BAD_HEADER, MOTE_SLOT_VERSION, "stamp", h->pte_version,
+                      mote_program_format_version(&s->prog[b]));
+    }
+    methods = mote_program_method_count(&s->prog[b]);
+    if (methods != 1u) {
+        return refuse(r, MOTE_ERR_UNSUPPORTED, MOTE_SLOT_METHODS, NULL, methods, 1u);
+    }
+    err = mote_method_missing_operator(&s->prog[b], 0, &missing);
+    if (err != MOTE_OK) {
+        return refuse(r, err, MOTE_SLOT_PROGRAM, NULL, 0u, 0u);
+    }
+    if (missing >= 0) {
+        err = mote_program_operator_name(&s->prog[b], 0, (uint32_t)missing, &r->op_name, &r->op_overload);
+        if (err != MOTE_OK) {
+            return refuse(r, err, MOTE_SLOT_PROGRAM, NULL, 0u, 0u);
+        }
+        r->index = missing;
+        return refuse(r, MOTE_ERR_OP_NOT_FOUND, MOTE_SLOT_OPERATOR, NULL, 0u, 0u);
+    }
+    return MOTE_OK;
+}
+
+/* The plan of bank b's program within the memory the firmware reserved; on success `mem` is
+ * that memory (the shared activation arena, bank b's state and mutable buffers). */
+static mote_err_t slot_memory(const mote_slot_t *s, uint32_t b, mote_memory_t *mem, mote_slot_report_t *r)
+{
+    const uint32_t reserved = s->mem.mutable_arena[b].size > 0u ? 2u : 1u;
+    mote_method_requirements_t req;
+    mote_err_t err;
+
+    err = mote_method_memory_requirements(&s->prog[b], 0, &req);
+    if (err != MOTE_OK) {
+        return refuse(r, err, MOTE_SLOT_PROGRAM, NULL, 0u, 0u);
+    }
+    if (req.num_arenas > reserved) {
+        return refuse(r, MOTE_ERR_UNSUPPORTED, MOTE_SLOT_ARENAS, NULL, req.num_arenas, reserved);
+    }
+    if (req.num_arenas > 0u && req.arena_size[0] > s->mem.arena.size) {
+        return refuse(r, MOTE_ERR_MEMORY_TOO_SMALL, MOTE_SLOT_ARENA, NULL, req.arena_size[0], s->mem.arena.size);
+    }
+    if (req.num_arenas > 1u && req.arena_size[1] > s->mem.mutable_arena[b].size) {
+        return refuse(r, MOTE_ERR_MEMORY_TOO_SMALL, MOTE_SLOT_MUTABLE, NULL, req.arena_size[1],
+                      s->mem.mutable_arena[b].size);
+    }
+    if (req.state_size > s->mem.state[b].size) {
+        return refuse(r, MOTE_ERR_MEMORY_TOO_SMALL, MOTE_SLOT_STATE, NULL, req.state_size, s->mem.state[b].size);
+    }
+    *mem = (mote_memory_t){0};
+    mem->state = s->mem.state[b];
+    mem->num_arenas = req.num_arenas;
+    if (req.num_arenas > 0u) {
+        mem->arenas[0] = s->mem.arena;
+    }
+    if (req.num_arenas > 1u) {
+        mem->arenas[1] = s->mem.mutable_arena[b];
+    }
+    mem->scratch = s->mem.scratch;
+    return MOTE_OK;
+}
+
+/* The initialised method's inputs/outputs against the application's, and the image's
+ * self-test table against the method's input and output bytes. */
+static mote_err_t slot_interface(const mote_slot_t *s, uint32_t b, const slot_header_t *h, mote_slot_report_t *r)
+{
+    uint64_t input_bytes, expected_case;
+    mote_err_t err;
+
+    err = slot_io(&s->mem, &s->method[b], r, &input_bytes, &expected_case);
+    if (err == MOTE_OK && h->cases > 0u && input_bytes != h->case_inputs) {
+        err = refuse(r, MOTE_ERR_BAD_SEGMENT, MOTE_SLOT_SELFTEST, "inputs", h->case_inputs, input_bytes);
+    }
+    if (err == MOTE_OK && (uint64_t)h->cases * expected_case != h->expected_bytes) {
+        err = refuse(r, MOTE_ERR_BAD_SEGMENT, MOTE_SLOT_SELFTEST, "expected", h->expected_bytes,
+                     (uint64_t)h->cases * expected_case);
+    }
+    return err;
+}
+
 mote_err_t mote_slot_load(mote_slot_t *s, const void *image, size_t region_bytes, mote_slot_report_t *report)
 {
     mote_slot_report_t scratch_report;
     mote_slot_report_t *r = report != NULL ? report : &scratch_report;
     const uint8_t *p = (const uint8_t *)image;
-    mote_method_requirements_t req;
     mote_memory_t mem;
     slot_header_t h;
     mote_err_t err;
-    uint64_t input_bytes, expected_case;
-    int32_t missing;
-    uint32_t b, i, methods;
+    uint32_t b, skip;
 
     *r = (mote_slot_report_t){0};
     r->index = -1;
@@ -245,61 +334,8 @@ mote_err_t mote_slot_load(mote_slot_t *s, const void *image, size_t region_bytes
     b = s->active == 0 ? 1u : 0u;
     mote_method_destroy(&s->method[b]);
     s->prog[b].magic = 0;
-    err = mote_program_load(&s->prog[b], p + MOTE_SLOT_HEADER_BYTES, h.program_bytes);
-    if (err != MOTE_OK) {
-        return refuse(r, err, MOTE_SLOT_PROGRAM, NULL, 0u, 0u);
-    }
-    if (mote_program_format_version(&s->prog[b]) != h.pte_version) {
-        return refuse(r, MOTE_ERR_BAD_HEADER, MOTE_SLOT_VERSION, "stamp", h.pte_version,
-                      mote_program_format_version(&s->prog[b]));
-    }
-    methods = mote_program_method_count(&s->prog[b]);
-    if (methods != 1u) {
-        return refuse(r, MOTE_ERR_UNSUPPORTED, MOTE_SLOT_METHODS, NULL, methods, 1u);
-    }
-    err = mote_method_missing_operator(&s->prog[b], 0, &missing);
-    if (err != MOTE_OK) {
-        return refuse(r, err, MOTE_SLOT_PROGRAM, NULL, 0u, 0u);
-    }
-    if (missing >= 0) {
-        err = mote_program_operator_name(&s->prog[b], 0, (uint32_t)missing, &r->op_name, &r->op_overload);
-        if (err != MOTE_OK) {
-            return refuse(r, err, MOTE_SLOT_PROGRAM, NULL, 0u, 0u);
-        }
-        r->index = missing;
-        return refuse(r, MOTE_ERR_OP_NOT_FOUND, MOTE_SLOT_OPERATOR, NULL, 0u, 0u);
-    }
-    err = mote_method_memory_requirements(&s->prog[b], 0, &req);
-    if (err != MOTE_OK) {
-        return refuse(r, err, MOTE_SLOT_PROGRAM, NULL, 0u, 0u);
-    }
-    {
-        const uint32_t reserved = s->mem.mutable_arena[b].size > 0u ? 2u : 1u;
-        if (req.num_arenas > reserved) {
-            return refuse(r, MOTE_ERR_UNSUPPORTED, MOTE_SLOT_ARENAS, NULL, req.num_arenas, reserved);
-        }
-    }
-    if (req.num_arenas > 0u && req.arena_size[0] > s->mem.arena.size) {
-        return refuse(r, MOTE_ERR_MEMORY_TOO_SMALL, MOTE_SLOT_ARENA, NULL, req.arena_size[0], s->mem.arena.size);
-    }
-    if (req.num_arenas > 1u && req.arena_size[1] > s->mem.mutable_arena[b].size) {
-        return refuse(r, MOTE_ERR_MEMORY_TOO_SMALL, MOTE_SLOT_MUTABLE, NULL, req.arena_size[1],
-                      s->mem.mutable_arena[b].size);
-    }
-    if (req.state_size > s->mem.state[b].size) {
-        return refuse(r, MOTE_ERR_MEMORY_TOO_SMALL, MOTE_SLOT_STATE, NULL, req.state_size, s->mem.state[b].size);
-    }
-
-    mem = (mote_memory_t){0};
-    mem.state = s->mem.state[b];
-    mem.num_arenas = req.num_arenas;
-    if (req.num_arenas > 0u) {
-        mem.arenas[0] = s->mem.arena;
-    }
-    if (req.num_arenas > 1u) {
-        mem.arenas[1] = s->mem.mutable_arena[b];
-    }
-    mem.scratch = s->mem.scratch;
+    MOTE_TRY(slot_program(s, b, p, &h, r));
+    MOTE_TRY(slot_memory(s, b, &mem, r));
     mem.scratch_slots = (const mote_scratch_slot_t *)(const void *)(p + h.trailer_pos);
     mem.num_scratch_slots = h.scratch_slots;
     err = mote_method_init(&s->method[b], &s->prog[b], 0, &mem);
@@ -308,22 +344,15 @@ mote_err_t mote_slot_load(mote_slot_t *s, const void *image, size_t region_bytes
         r->index = mote_method_failed_instruction(&s->method[b]);
         return err;
     }
-    err = slot_io(&s->mem, &s->method[b], r, &input_bytes, &expected_case);
-    if (err == MOTE_OK && h.cases > 0u && input_bytes != h.case_inputs) {
-        err = refuse(r, MOTE_ERR_BAD_SEGMENT, MOTE_SLOT_SELFTEST, "inputs", h.case_inputs, input_bytes);
-    }
-    if (err == MOTE_OK && (uint64_t)h.cases * expected_case != h.expected_bytes) {
-        err = refuse(r, MOTE_ERR_BAD_SEGMENT, MOTE_SLOT_SELFTEST, "expected", h.expected_bytes,
-                     (uint64_t)h.cases * expected_case);
-    }
+    err = slot_interface(s, b, &h, r);
     if (err != MOTE_OK) {
         mote_method_destroy(&s->method[b]);
         return err;
     }
-    i = (uint32_t)pad((uint64_t)h.scratch_slots * MOTE_SLOT_SCRATCH_ENTRY_BYTES, 8u);
+    skip = (uint32_t)pad((uint64_t)h.scratch_slots * MOTE_SLOT_SCRATCH_ENTRY_BYTES, 8u);
     s->selftest_cases[b] = h.cases;
-    s->selftest_inputs[b] = p + h.trailer_pos + i;
-    s->selftest_expected[b] = p + h.trailer_pos + i + pad((uint64_t)h.cases * h.case_inputs, 8u);
+    s->selftest_inputs[b] = p + h.trailer_pos + skip;
+    s->selftest_expected[b] = p + h.trailer_pos + skip + pad((uint64_t)h.cases * h.case_inputs, 8u);
     /* every check passed: the image becomes the active model; the old bank is the spare now */
     s->active = (int32_t)b;
     r->need = h.program_bytes;
