@@ -538,42 +538,36 @@ def test_standin_mps2_an521_links_and_passes_selftest_in_qemu(tmp_path, variant)
     assert not any("ERROR" in ln or "FAIL" in ln for ln in lines), text
 
 
-def _two_models_app(tmp_path: Path, conf: str) -> Path:
-    """A Zephyr application of examples/zephyr/digits' CMakeLists.txt with examples/cmake-models'
-    main.c and models (kws, image): prj.conf `conf`."""
-    from test_cmake_models import EXAMPLE as MODELS
-    app = tmp_path / "app"
-    (app / "src").mkdir(parents=True)
-    shutil.copy(SAMPLE / "CMakeLists.txt", app / "CMakeLists.txt")
-    shutil.copy(MODELS / "main.c", app / "src" / "main.c")
-    for f in ("kws.py", "image.py"):
-        shutil.copy(MODELS / f, app / f)
-    (app / "prj.conf").write_text(conf)
-    return app
+MODELS_SAMPLE = ROOT / "examples" / "zephyr" / "models"
 
 
 def test_kconfig_takes_several_models_and_a_memory_mode(tmp_path):
-    rc, cfg, err = _configure_kconfig(tmp_path, "mps2/an521/cpu0",
-                                      'CONFIG_MOTE=y\nCONFIG_MOTE_MODEL="kws=kws.py, image=image.py"\n'
-                                      "CONFIG_MOTE_MEMORY_SEPARATE=y\n")
+    """examples/zephyr/models' prj.conf (two models, shared) and the same with separate memory."""
+    conf = (MODELS_SAMPLE / "prj.conf").read_text()
+    rc, cfg, err = _configure_kconfig(tmp_path, "mps2/an521/cpu0", conf)
     assert rc == 0, err
-    assert cfg["CONFIG_MOTE_MODEL"] == "kws=kws.py, image=image.py"
+    assert cfg["CONFIG_MOTE_MODEL"] == "kws=../../cmake-models/kws.py, image=../../cmake-models/image.py"
+    assert cfg["CONFIG_MOTE_MEMORY_SHARED"] == "y" and "CONFIG_MOTE_MEMORY_SEPARATE" not in cfg
+    rc, cfg, err = _configure_kconfig(tmp_path, "mps2/an521/cpu0", conf + "CONFIG_MOTE_MEMORY_SEPARATE=y\n")
+    assert rc == 0, err
     assert cfg["CONFIG_MOTE_MEMORY_SEPARATE"] == "y" and "CONFIG_MOTE_MEMORY_SHARED" not in cfg
+    meta = yaml.safe_load((MODELS_SAMPLE / "sample.yaml").read_text())
+    assert meta["tests"]["sample.mote.models.separate"]["extra_configs"] == ["CONFIG_MOTE_MEMORY_SEPARATE=y"]
 
 
 @pytest.mark.slow
 @pytest.mark.sim
 @pytest.mark.parametrize("memory", ["shared", "separate"])
 def test_standin_two_models_mps2_an521_pass_in_qemu(tmp_path, memory):
-    """CONFIG_MOTE_MODEL with two models and CONFIG_MOTE_MEMORY_<mode>: one aot generate at
-    build time, every generated source compiled for the M33 (the embedding source once per
-    model, through its wrapper), linked and run in QEMU: both self-tests pass and each
-    model's result is the host runtime's."""
+    """examples/zephyr/models (CONFIG_MOTE_MODEL with two models, CONFIG_MOTE_MEMORY_<mode>: its
+    sample.yaml's two tests): one aot generate at build time, every generated source compiled
+    for the M33 (the embedding source once per model, through its wrapper), linked and run in
+    QEMU: both self-tests pass, each model's result is the host runtime's, and the sample's
+    twister regexes match in order."""
     from test_cmake_models import expected_lines
-    app = _two_models_app(tmp_path, 'CONFIG_MOTE=y\nCONFIG_MOTE_MODEL="kws=kws.py, image=image.py"\n'
-                                    f"CONFIG_MOTE_MEMORY_{memory.upper()}=y\nCONFIG_MOTE_INT8=y\n"
-                                    "CONFIG_MOTE_SELFTEST=2\nCONFIG_PRINTK=y\nCONFIG_MAIN_STACK_SIZE=8192\n")
-    b = _standin_build(tmp_path / "b", "mps2/an521/cpu0", app=app)
+    conf = tmp_path / "memory.conf"
+    conf.write_text(f"CONFIG_MOTE_MEMORY_{memory.upper()}=y\n")
+    b = _standin_build(tmp_path / "b", "mps2/an521/cpu0", f"-DEXTRA_CONF_FILE={conf}", app=MODELS_SAMPLE)
     assert re.search(r"Mote: aot generate kws\.py, image\.py \(models kws, image, --memory %s\) for "
                      r"mps2-an505" % memory, b["log"]), b["log"][-3000:]
     src = b["sources"]
@@ -588,16 +582,24 @@ def test_standin_two_models_mps2_an521_pass_in_qemu(tmp_path, memory):
     assert len(re.findall(r"^MOTE SELFTEST PASS n=2 max_abs_err=0$", text, re.M)) == 2, text
     for line in expected_lines(b["model"]):
         assert line in text, (line, text)
+    harness = yaml.safe_load((MODELS_SAMPLE / "sample.yaml").read_text())["common"]["harness_config"]
+    assert harness["type"] == "multi_line" and harness["ordered"] is True
+    at = 0
+    for regex in harness["regex"]:
+        m = re.compile(regex).search(text, at)
+        assert m, (regex, text[at:])
+        at = m.end()
 
 
 @pytest.mark.slow
 def test_separate_memory_for_one_model_is_one_configure_error(tmp_path):
-    app = _two_models_app(tmp_path, 'CONFIG_MOTE=y\nCONFIG_MOTE_MODEL="kws.py"\nCONFIG_MOTE_MEMORY_SEPARATE=y\n')
+    conf = tmp_path / "one.conf"
+    conf.write_text('CONFIG_MOTE_MODEL="../../cmake-models/kws.py"\nCONFIG_MOTE_MEMORY_SEPARATE=y\n')
     gen = ["-G", "Ninja"] if shutil.which("ninja") else []
-    proc = subprocess.run(["cmake", *gen, "-S", app, "-B", tmp_path / "b", "-DBOARD=mps2/an521/cpu0",
+    proc = subprocess.run(["cmake", *gen, "-S", MODELS_SAMPLE, "-B", tmp_path / "b", "-DBOARD=mps2/an521/cpu0",
                            f"-DZEPHYR_MODULES={ROOT}", f"-DPython3_EXECUTABLE={PYTHON}",
-                           f"-DZephyr_DIR={STANDIN / 'share' / 'zephyr-package' / 'cmake'}"],
-                          capture_output=True, text=True)
+                           f"-DZephyr_DIR={STANDIN / 'share' / 'zephyr-package' / 'cmake'}",
+                           f"-DEXTRA_CONF_FILE={conf}"], capture_output=True, text=True)
     assert proc.returncode != 0
     assert ("Mote: CONFIG_MOTE_MEMORY_SEPARATE chooses how several models share RAM, CONFIG_MOTE_MODEL names "
-            "one (kws.py)" in " ".join(proc.stderr.split())), proc.stderr
+            "one (../../cmake-models/kws.py)" in " ".join(proc.stderr.split())), proc.stderr
