@@ -12,7 +12,7 @@ from examples.kws import model as km
 from examples.kws import train as kt
 
 #: Training clips whose hops calibrate --int8 (each class, several voices).
-CALIB_CLIPS = 28
+CALIB_CLIPS = 8
 
 
 def model():

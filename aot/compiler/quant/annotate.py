@@ -31,6 +31,13 @@ int8 scheme of ``docs/int8-ops.md``:
 - recurrent cells (nn.LSTM / nn.GRU / LSTMCell / GRUCell, unrolled by
   aot.compiler.quant.recurrent.decompose_recurrent): int8 input and hidden state,
   int8 per-row weights, int16 gates and cell state (aot.compiler.quant.recurrent.annotate);
+- an audio front end (an FFT, the scaling and window before it, the
+  magnitude / power, mel product and log after it): a planned fp32 island
+  read as it comes and quantized once, after the log (:func:`_front_end_chain`);
+- model state: a buffer written back from a value (``buf.copy_(v)``) is int8 at
+  v's qparams; a window ``cat([buf, new])`` whose result (or a slice of it) is
+  written back into buf shares new's qparams with the buffer and its output,
+  so the sliding window runs on int8 (:func:`_window_cat`);
 - masked_fill(x, mask, -inf) read only by a softmax (a causal mask): the pair is
   a planned fp32 island (scores quantized before, probabilities after), so masked
   positions get exactly 0; masked_fill with another constant: output shares the
@@ -49,7 +56,8 @@ import torch
 from torch.fx import GraphModule, Node
 
 from aot.compiler.quant.opsets import (BATCH_NORM_OPS, BINARY_OPS, CAT_OPS, CONV_OPS, CONV_TRANSPOSE_OPS,
-                                        EMBEDDING_OPS, FP32_ISLAND_OPS, VECTOR_NORM_OPS, FUSABLE_ACTS,
+                                        EMBEDDING_OPS, FFT_OPS, FP32_ISLAND_OPS, FRONT_END_POST_OPS,
+                                        FRONT_END_PRE_OPS, LOG_OPS, VECTOR_NORM_OPS, FUSABLE_ACTS,
                                         INT16_SHARED_OPS, ISLAND_KEY, LINEAR_OPS,
                                         MASKED_FILL_OPS, MATMUL_OPS, MATMUL_SCALE_OPS,
                                         OWN_QPARAM_OPS, PRELU_OPS, SCALAR_OPS, SHARED_OPS, SOFTMAX_OPS)
@@ -240,6 +248,84 @@ def _masked_softmax(n: Node) -> Optional[Node]:
     return sm
 
 
+def _constant(a, state: set) -> bool:
+    """A Python number or a constant tensor (a get_attr that is not model state)."""
+    return not isinstance(a, Node) or (a.op == "get_attr" and a not in state)
+
+
+def _data_arg(n: Node, state: set) -> Optional[Node]:
+    """The one argument of `n` that is not a constant (its data), else None."""
+    xs = [a for a in n.args if isinstance(a, Node) and not _constant(a, state)]
+    return xs[0] if len(xs) == 1 else None
+
+
+def _front_end_chain(fft: Node, state: set) -> Optional[list]:
+    """The nodes of the audio front end around Fourier transform `fft`, in graph
+    order: the elementwise / layout ops with constant other operands that alone
+    feed it (int16 -> float, scaling, framing, window), the transform, and the ops
+    that alone read it with constant other operands (abs, pow, mel matmul, add,
+    clamp, layout), up to and including the first log; None if a node of it is
+    already annotated."""
+    before, x = [], _data_arg(fft, state)
+    while isinstance(x, Node) and x.op == "call_function" and x.target in FRONT_END_PRE_OPS \
+            and len(x.users) == 1 and not _annotated(x) and _data_arg(x, state) is not None:
+        before.insert(0, x)
+        x = _data_arg(x, state)
+    after, y = [], fft
+    while y.target not in LOG_OPS:
+        u = _only_user(y)
+        if u is None or u.op != "call_function" or u.target not in FRONT_END_POST_OPS or _annotated(u) \
+                or _data_arg(u, state) is not y:
+            break
+        after.append(u)
+        y = u
+    chain = before + [fft] + after
+    return None if any(_annotated(c) for c in chain) else chain
+
+
+def _front_end(model: GraphModule, act, state: set) -> None:
+    """Every audio front end of `model` (:func:`_front_end_chain`) a planned fp32
+    island: no observer inside (the samples read as they come, constants fp32),
+    the last node's output observed (the log-mel features quantized once)."""
+    for n in model.graph.nodes:
+        if n.op != "call_function" or n.target not in FFT_OPS or _annotated(n):
+            continue
+        chain = _front_end_chain(n, state)
+        if chain is None:
+            continue
+        for c in chain[:-1]:
+            _set(c, {}, None)
+            c.meta[ISLAND_KEY] = ("front_end", False)
+        _set(chain[-1], {}, act)
+        chain[-1].meta[ISLAND_KEY] = ("front_end", True)
+
+
+def _window_cat(n: Node, state: set) -> Optional[list]:
+    """The new (not state) float inputs of ``cat([buf, .., new], dim)`` when its
+    state inputs are mutable buffers themselves and its result, through
+    slices / views, is what one of them is written back from (``buf.copy_(cat[..,
+    k:])``: a sliding window); else None."""
+    if n.target not in CAT_OPS or not isinstance(n.args[0], (list, tuple)):
+        return None
+    xs = list(n.args[0])
+    bufs = [x for x in xs if x in state]
+    new = [x for x in xs if x not in state]
+    if not bufs or not new or not all(_is_float_tensor(x) for x in xs) \
+            or not all(b.op == "get_attr" for b in bufs):
+        return None
+    todo, written = [n], set()
+    while todo:
+        for u in todo.pop().users:
+            if u.op != "call_function":
+                continue
+            if u.target == aten.copy_.default:
+                written.add(u.args[0])
+            elif u.target in (aten.slice.Tensor, aten.view.default, aten.reshape.default) \
+                    and u.args[0] is not None:
+                todo.append(u)
+    return new if any(b in written for b in bufs) else None
+
+
 class MoteQuantizer(Quantizer):
     """PT2E quantizer for Mote's int8 scheme (TFLite / CMSIS-NN).
 
@@ -276,8 +362,19 @@ class MoteQuantizer(Quantizer):
         state = state_constants(model)
         from aot.compiler.quant import recurrent  # recurrent cells first (their tagged steps)
         recurrent.annotate(model, act, wq, _set, _bias_qspec)
+        _front_end(model, act, state)
         for n in model.graph.nodes:
             if n.op != "call_function" or _annotated(n):
+                continue
+            new = _window_cat(n, state)
+            if new is not None:
+                # the window and its buffer share the new value's qparams (buf's reads
+                # have no observer, as any read of state)
+                first = new[0]
+                inputs = {first: self._input_qspec(first, act)}
+                for x in new[1:]:
+                    inputs[x] = SharedQuantizationSpec((first, n))
+                _set(n, inputs, SharedQuantizationSpec((first, n)))
                 continue
             if self._int8_state_write(n, state):
                 # the whole new value of a buffer (a sliding window): observed, so the
@@ -329,8 +426,12 @@ class MoteQuantizer(Quantizer):
 
     @staticmethod
     def _input_qspec_shared(v: Node, act):
-        """Share the observer of an already annotated use of `v` (the conv reading the
-        window the model also stores), else `act`."""
+        """The qparams of `v` itself when its producer has them (a slice of a window
+        written back), else share the observer of an already annotated use of `v`
+        (the conv reading the window the model also stores), else `act`."""
+        a = v.meta.get(ANNOTATION_KEY)
+        if a is not None and a._annotated and a.output_qspec is not None:
+            return SharedQuantizationSpec(v)
         for u in v.users:
             a = u.meta.get(ANNOTATION_KEY)
             if a is not None and a._annotated and isinstance(a.input_qspec_map.get(v), QuantizationSpec):

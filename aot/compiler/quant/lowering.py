@@ -198,10 +198,8 @@ class Lowering:
             return self.env[n]
         if n.op == "get_attr" and n.target in self.int8_state:
             # int8 state: stored int8 (its initial value quantized), read dequantized
-            s, zp = self.int8_state[n.target]
-            node = self.state(n.target, Q(self.attr(n), s, zp, -128, 127, torch.int8))
-            self.state_nodes[n.target] = node
-            self.env[n] = self.call(DQ, (node, s, zp, -128, 127, torch.int8))
+            v = self.state_qval(n)
+            self.env[n] = self.call(DQ, (v.node, v.scale, v.zp, -128, 127, torch.int8))
             return self.env[n]
         if n.op == "get_attr" and n.target in self.mutable:
             self.env[n] = self.state(n.target, self.attr(n))
@@ -226,6 +224,18 @@ class Lowering:
             self.env[n] = self.const(DQ(q, s, zp, *n.args[3:]), n.name)
             return self.env[n]
         raise RuntimeError(f"int8 lowering: no value for {n.format_node()}")
+
+    def state_qval(self, n: Node) -> Optional[QVal]:
+        """The int8 value of old get_attr `n` when it is an int8 state (stored int8,
+        its initial value quantized at the qparams it is written back with), else None."""
+        if n.op != "get_attr" or n.target not in self.int8_state:
+            return None
+        if n.target not in self.state_nodes:
+            s, zp = self.int8_state[n.target]
+            self.state_nodes[n.target] = self.state(n.target, Q(self.attr(n), s, zp, -128, 127, torch.int8))
+        s, zp = self.int8_state[n.target]
+        shape = tuple(self.attr(n).shape)
+        return QVal(self.state_nodes[n.target], shape, tuple(range(len(shape))), s, zp)
 
     def map_arg(self, a):
         if isinstance(a, Node):

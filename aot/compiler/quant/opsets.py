@@ -107,3 +107,23 @@ INT16_SHARED_OPS = frozenset({aten.flatten.using_ints, aten.view.default, aten.r
                               aten.permute.default, aten.squeeze.dim, aten.squeeze.dims,
                               aten.unsqueeze.default, aten.transpose.int, aten.contiguous.default,
                               aten.clone.default, aten.dropout.default})
+#: Fourier transforms of an audio front end: the transform, the elementwise
+#: scaling and windowing before it and the magnitude / power, mel projection
+#: (a product with a constant) and log after it are one planned fp32 island
+#: (annotate._front_end_chain): the samples are read as they come, the
+#: spectrum never sees an int8 grid, and the log-mel features are quantized once
+FFT_OPS = frozenset({aten.fft_rfft.default, aten._fft_r2c.default, aten.fft_fft.default,
+                     aten.stft.default, aten.stft.center})
+#: ops before the transform that belong to its island (the other operands constants)
+FRONT_END_PRE_OPS = frozenset({aten.mul.Tensor, aten.div.Tensor, aten.add.Tensor, aten.sub.Tensor,
+                               aten.to.dtype, aten._to_copy.default, aten.unfold.default,
+                               aten.view.default, aten.reshape.default, aten.unsqueeze.default,
+                               aten.squeeze.dim, aten.slice.Tensor, aten.contiguous.default,
+                               aten.clone.default})
+#: logarithms: the island ends with the first one (the log-mel features)
+LOG_OPS = frozenset({aten.log.default, aten.log10.default, aten.log2.default, aten.log1p.default})
+#: ops after the transform that belong to its island, up to and including a log
+FRONT_END_POST_OPS = (LOG_OPS | FRONT_END_PRE_OPS
+                      | frozenset({aten.abs.default, aten.pow.Tensor_Scalar, aten.sqrt.default,
+                                   aten.matmul.default, aten.mm.default, aten.clamp.default,
+                                   aten.clamp_min.default, aten.permute.default, aten.transpose.int}))

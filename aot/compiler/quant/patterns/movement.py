@@ -10,7 +10,7 @@ import torch
 from aot.compiler.quant import int8ref
 from aot.compiler.quant.opsets import (CAT_OPS, EMBEDDING_OPS, IDENTITY_OPS, MOVE_OPS, PAD_OPS,
                                        PERMUTE_OPS, UPSAMPLE_BILINEAR, UPSAMPLE_NEAREST, VIEW_OPS)
-from aot.compiler.quant.patterns.base import (DQ, INT8_16, Pattern, Site, int_inputs, same_qparams,
+from aot.compiler.quant.patterns.base import (DQ, INT8_16, Pattern, Site, int_inputs, is_dq_of_q, same_qparams,
                                               shares_input_qparams)
 from aot.compiler.quant.values import NHWC, NLC, QVal, fround, inv, pair, tag
 from aot.compiler.source import set_qparams
@@ -192,7 +192,7 @@ def emit_cat(lw, site: Site) -> QVal:
     """aten::cat of the int8 inputs in the first one's layout (dim remapped to it)."""
     core = site.core
     a = core.args
-    vs = [lw.dq_src(n) for n in a[0]]
+    vs = [lw.dq_src(n) or lw.state_qval(n) for n in a[0]]
     perm = vs[0].perm
     dim = int(a[1]) if len(a) > 1 else int(core.kwargs.get("dim", 0))
     dim %= len(lw.shape(core))
@@ -202,8 +202,13 @@ def emit_cat(lw, site: Site) -> QVal:
 
 
 def match_cat(lw, site: Site) -> bool:
-    xs = site.core.args[0]
-    return int_inputs(xs) and all(same_qparams(x.args[0], site.q) for x in xs)
+    """Every input int8 at the output's qparams: an activation, or an int8 state (the
+    buffer of a sliding window, written back at these qparams)."""
+    def shares(x) -> bool:
+        if is_dq_of_q(x):
+            return same_qparams(x.args[0], site.q)
+        return getattr(x, "op", None) == "get_attr" and lw.int8_state.get(x.target) == site.out_qparams
+    return all(shares(x) for x in site.core.args[0])
 
 
 # ------------------------------------------------------------------ views
