@@ -58,6 +58,9 @@ class Int8Info:
     fallback_ops: list
     fp32_islands: list = field(default_factory=list)
     fallback_sites: list = field(default_factory=list)
+    #: names of the PT2E nodes inside planned fp32 islands (an audio front end's
+    #: mel product is MACs kept fp32 on purpose, not a fallback)
+    island_nodes: list = field(default_factory=list)
 
 
 class Lowering:
@@ -87,6 +90,7 @@ class Lowering:
         self.warned: set = set()   # targets already reported by Int8FallbackWarning
         self.sites: list = []      # (op, source, reason) of every fp32 fallback node
         self.islands: list = []    # planned fp32 islands: (kind, "file.py:line")
+        self.island_nodes: list = []  # PT2E names of every node of those islands
         self.fusing = None         # PT2E node names the group being emitted computes
         from aot.compiler.quant.state import int8_state_qparams, mutated_buffers
         self.mutable = mutated_buffers(gm)  # get_attr targets the model updates in place
@@ -304,7 +308,7 @@ class Lowering:
         self.g.lint()
         gm = GraphModule(self.root, self.g)
         gm.meta["mote_int8"] = Int8Info(self.input_qparams, self.output_qparams, self.fallback,
-                                        self.islands, self.sites)
+                                        self.islands, self.sites, self.island_nodes)
         return gm
 
     def lower_node(self, n: Node) -> None:
@@ -339,6 +343,7 @@ class Lowering:
         any other op next to int8 values is a fallback (warned, with its reason)."""
         island = n.meta.get(ISLAND_KEY)
         if island is not None:   # planned fp32 island: reported, not warned
+            self.island_nodes.append(n.name)
             if island[1]:
                 self.islands.append((island[0], source_of(n)))
         elif n.target not in _NO_WARN and n.meta.get(RNN_KEY, (None,) * 4)[3] not in KEEP_ROLES:

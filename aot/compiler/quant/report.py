@@ -11,8 +11,9 @@ def int8_report(spec: ir.ProgramSpec, info, int16: bool = False) -> str:
     int16-activation) kernels, then the fp32 fallbacks that do MACs, one line
     per op and model file:line (identical ones counted, their MACs summed),
     then the fp32 ops without MACs and the reason each stayed fp32, then the
-    planned fp32 islands (norms kept fp32 between dequantize and quantize on
-    purpose) per op. `info`: the lowering's Int8Info (or None)."""
+    planned fp32 islands (norms, an audio front end, kept fp32 between dequantize
+    and quantize on purpose) per op; MAC ops inside an island (a front end's mel
+    product) are listed as "fp32 island", not as fallbacks. `info`: the lowering's Int8Info (or None)."""
     from aot.compiler.macs import FALLBACK_MAC_OPS, instruction_macs, int8_mac_share
     quantized, total = int8_mac_share(spec, int16=int16)
     share = 100.0 * quantized / total if total else 100.0
@@ -25,16 +26,18 @@ def int8_report(spec: ir.ProgramSpec, info, int16: bool = False) -> str:
                      "widening scratch in RAM (--dsp-weights arena trades them back)")
     sites = list(getattr(info, "fallback_sites", None) or ())
     reasons = {(op, src): why for op, src, why in sites}
-    groups: dict = {}      # (op, source) -> [count, MACs], first-seen order
+    island = set(getattr(info, "island_nodes", None) or ())
+    groups: dict = {}      # (kind, op, source) -> [count, MACs], first-seen order
     for call in spec.instructions:
         m = instruction_macs(spec, call)
         if m and not call.op.startswith("mote::"):
-            g = groups.setdefault((call.op, call.overload, call.source or "unknown source"), [0, 0])
+            kind = "fp32 island" if island and set(call.nodes) & island else "fp32 fallback"
+            g = groups.setdefault((kind, call.op, call.overload, call.source or "unknown source"), [0, 0])
             g[0] += 1
             g[1] += m
-    for (op, overload, src), (n, m) in groups.items():
-        why = reasons.get((op.split("::")[-1], src))
-        lines.append(f"  fp32 fallback: {op}.{overload}{f' x{n}' if n > 1 else ''} ({m:,} MACs) at {src}"
+    for (kind, op, overload, src), (n, m) in groups.items():
+        why = reasons.get((op.split("::")[-1], src)) if kind == "fp32 fallback" else None
+        lines.append(f"  {kind}: {op}.{overload}{f' x{n}' if n > 1 else ''} ({m:,} MACs) at {src}"
                      + (f": {why}" if why else ""))
     fallbacks = [(op, src, why) for op, src, why in sites if op not in FALLBACK_MAC_OPS]
     lines += _grouped("fp32 ops without MACs (dequantize, op, quantize)", [(op, src) for op, src, _ in fallbacks])
