@@ -168,8 +168,17 @@ def _cmd_demo(args) -> int:
     return demo_command(args)
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse with a command-line mistake as one line, "aot build: error: argument --memory:
+    invalid choice: 'bogus' (choose from 'shared', 'separate')", not the usage block first
+    (`aot <command> -h` shows it). The sub-commands' parsers are of this class too."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="aot", description=__doc__.splitlines()[0])
+    parser = _OneLineParser(prog="aot", description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="also show torch's and torchao's own warnings and log lines (hidden by default)")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -107,6 +107,8 @@ def parse_model_args(values: Sequence[str]) -> list:
     for v in values:
         name, sep, path = v.partition("=")
         if sep and not Path(v).exists():
+            if not path:
+                raise MoteError(f"model {v}: the path after '{name}=' is missing (NAME=path.py)")
             if not NAME_PATTERN.fullmatch(name):
                 raise MoteError(f"model name {name!r} (in {v}): use lowercase letters, digits and '_', "
                                 "not starting with a digit (it names the C API: mote_model_<name>_init)")
@@ -115,7 +117,8 @@ def parse_model_args(values: Sequence[str]) -> list:
             arg = ModelArg(default_name(v), v, False)
         if arg.name in seen:
             raise MoteError(f"two models are named {arg.name!r} ({seen[arg.name]} and {arg.path}): "
-                            f"name them apart with NAME=path.py")
+                            "name them apart: NAME=path.py (the same name=path in CMake's MODELS or mote_add_model's NAME "
+                            "keyword, and in PlatformIO's custom_mote_model)")
         seen[arg.name] = arg.path
         out.append(arg)
     symbols: dict = {}

@@ -266,3 +266,16 @@ def test_run_json_is_strict_json_when_an_output_is_nan(model_file, tmp_path):
     out = _strict_json(r.stdout)["outputs"][0]
     assert out[0] == [None] * 4  # row 0 went through fc with a NaN: every output NaN
     assert all(0.0 < v < 1.0 for v in out[1])  # row 1 is sigmoid of finite values
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["build", "m.py", "--board", "mps2-an505", "--memory", "bogus"],
+     "aot build: error: argument --memory: invalid choice: 'bogus' (choose from 'shared', 'separate')"),
+    (["generate", "m.py", "--board", "mps2-an505", "--opt", "fast"],
+     "aot generate: error: argument --opt: invalid choice: 'fast' (choose from 'size', 'speed')"),
+    (["run", "m.pte", "--bogus"], "aot: error: unrecognized arguments: --bogus"),
+    (["build"], "aot build: error: the following arguments are required: MODEL, --board"),
+])
+def test_a_bad_option_is_one_line_without_the_usage(argv, line):
+    r = subprocess.run(AOT + argv, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr == line + "\n", r.stderr
