@@ -76,6 +76,11 @@ class BuildArtifacts:
 # --------------------------------------------------------------------------- generated sources
 
 
+#: the smallest main stack a build counts before its first link (the fit pre-check); the
+#: reserve linked is the measured worst case (aot.deploy.stack), which may be less on small RAM
+MIN_STACK_BYTES = 4096
+
+
 def incbin_source(symbol: str, path: Path, section: str, count: Optional[int] = None) -> str:
     """GNU as source placing a file's bytes in flash at a 16-byte boundary."""
     lines = [f'    .section {section},"a"', "    .balign 16",
@@ -334,12 +339,12 @@ def _build_into(compiled, board, out: Path, input_sets, opt, uart_inputs, kernel
     layout = dict(layout or {})
     trade = layout.pop("report_opt_trade", False)
     if layout.get("weights_in_sram"):
-        need = len(compiled.pte) + int(sum(spec.arena_sizes)) + state + scratch + 4096
+        need = len(compiled.pte) + int(sum(spec.arena_sizes)) + state + scratch + MIN_STACK_BYTES
         if need > board.ram.size:
             raise BuildError(f"--weights-in-sram: the program's {len(compiled.pte):,} B do not fit {board.name}'s "
                              f"{board.ram.size:,} B of RAM beside the arena, state, scratch and stack "
                              f"({need - board.ram.size:,} B short)")
-    fit_check(spec, board, state, scratch, 4096)
+    fit_check(spec, board, state, scratch, MIN_STACK_BYTES)
     spare = board.ram.size - (int(sum(spec.arena_sizes)) + state + scratch)
     if spare < 2 * stack:
         # Small RAM (micro:bit, 16 KiB): link first with a provisional reserve that
@@ -426,6 +431,16 @@ def _relink(art, board, stack: int, layout=None) -> None:
     art.stack_bytes = stack
 
 
+def linker_reason(text: str) -> str:
+    """The linker's own words in a failed link's FirmwareError text ("... linking firmware.elf
+    failed (1):", the tool's output, "command: ..."): its overflow / error lines joined in one
+    line ("arm-none-eabi-ld: RAM overflow: ...; region `RAM' overflowed by 506 bytes"), never
+    an empty reason."""
+    lines = [ln.strip() for ln in text.splitlines()[1:] if ln.strip() and not ln.startswith("command: ")]
+    picked = [ln for ln in lines if re.search(r"overflow|will not fit|error|undefined reference", ln, re.I)]
+    return "; ".join(picked or lines[:3]) or text.splitlines()[0]
+
+
 def _link_error(err, spec, board, state, scratch, stack) -> BuildError:
     """A link failure as a BuildError; a flash/RAM overflow names the largest
     constants/tensors and the shortfall the linker reports."""
@@ -435,7 +450,8 @@ def _link_error(err, spec, board, state, scratch, stack) -> BuildError:
         if "RAM overflow" in text:
             return BuildError(f"model does not fit {board.name}'s RAM "
                               f"(arena {int(sum(spec.arena_sizes)):,} + state {state:,} + scratch "
-                              f"{scratch:,} + stack {stack:,} B): {text.splitlines()[0]}")
+                              f"{scratch:,} + stack {stack:,} B, and the runtime's and port's own data): "
+                              f"{linker_reason(text)}")
         return BuildError(text)
     region, short = m.group(1), int(m.group(2))
     what = "RAM" if region == "RAM" else "flash" if region in ("FLASH", "MODEL") else region

@@ -298,7 +298,9 @@ def check_models_fit(models: list, board, memory: str, stack: int = 0) -> None:
         try:
             check_fits(m["compiled"].spec, board, m["state"], m["scratch"], m["flash"])
         except BuildError as e:
-            raise BuildError(f"model {m['name']}: {e}") from None
+            msg = str(e)  # "model does not fit ...": the model named once ("model kws does not fit ...")
+            raise BuildError(f"model {m['name']} {msg[len('model '):]}" if msg.startswith("model ")
+                             else f"model {m['name']}: {msg}") from None
     names = ", ".join(m["name"] for m in models)
     ram = planned_ram(models, memory)
     need = ram["total"] + stack
@@ -514,16 +516,16 @@ def planned_table(sources: dict, board) -> str:
     """`aot generate`'s size table of several models: each model (program, self-test,
     arena, mutable, state, scratch) and the build's total (--memory shared: the largest
     arena and scratch once) against the board."""
-    lines = [f"{'model':<14}{'flash B':>12}{'arena B':>10}{'mutable B':>11}{'state B':>9}{'scratch B':>11}"]
+    lines = [f"{'model':<14}{'pte+selftest B':>16}{'arena B':>10}{'mutable B':>11}{'state B':>9}{'scratch B':>11}"]
     for m in sources["models"]:
-        lines.append(f"{m['name']:<14}{m['pte_bytes'] + m['selftest_bytes']:>12,}{m['arena_bytes']:>10,}"
+        lines.append(f"{m['name']:<14}{m['pte_bytes'] + m['selftest_bytes']:>16,}{m['arena_bytes']:>10,}"
                      f"{m['mutable_bytes']:>11,}{m['runtime_state_bytes']:>9,}{m['scratch_bytes']:>11,}")
     ram = sources["planned_ram"]
     flash = sources["pte_bytes"] + sources["selftest_bytes"]
-    lines.append(f"{'total (' + sources['memory'] + ')':<14}{flash:>12,}{ram['arena']:>10,}{ram['mutable']:>11,}"
+    lines.append(f"{'total (' + sources['memory'] + ')':<14}{flash:>16,}{ram['arena']:>10,}{ram['mutable']:>11,}"
                  f"{ram['state']:>9,}{ram['scratch']:>11,}   RAM {ram['total']:,} B (+ code, stack, your application)")
     region = board.model_region or board.flash
-    lines.append(f"{'board budget':<14}{region.size:>12,}   RAM {board.ram.size:,} B "
+    lines.append(f"{'board budget':<14}{region.size:>16,}   RAM {board.ram.size:,} B "
                  f"({100 * flash / region.size:.1f}% {'model region' if board.model_region else 'flash'}, "
                  f"{100 * ram['total'] / board.ram.size:.1f}% RAM)")
     kern = [f"{Path(p).parent.name}/{Path(p).name}" for p in sources["kernel_sources"] if Path(p).name.startswith("op_")]
@@ -552,7 +554,7 @@ def build_models(models: Sequence[ModelBuild], board, out_dir, memory: str = DEF
     each model and the total (models_size). Whole or not at all, as aot.deploy.build.
     Raises BuildError (does not fit: naming the model and its tensors)."""
     from aot.deploy.boards import load_board
-    from aot.deploy.build import APP_SOURCE, _link_error, _relink, incbin_source, kernel_opt_groups
+    from aot.deploy.build import APP_SOURCE, MIN_STACK_BYTES, _link_error, _relink, incbin_source, kernel_opt_groups
     from aot.deploy.firmware import FirmwareError, build_firmware
     from aot.deploy.generate import (EMBED_DIR, EMBED_SOURCES, check_output_folder, input_sets_bytes,
                                      model_defines, resolve_opt, runtime_sources, staged_folder, support_sources)
@@ -601,6 +603,8 @@ def build_models(models: Sequence[ModelBuild], board, out_dir, memory: str = DEF
         layout = {"code_in_sram": board.code_in_sram if code_in_sram is None else bool(code_in_sram),
                   "weights_in_sram": False}
         ram = planned_ram(w["models"], memory)
+        # as a one-model build (aot.deploy.build): the smallest stack counted before any link
+        check_models_fit(w["models"], board, memory, MIN_STACK_BYTES)
         stack = 16384
         spare = board.ram.size - ram["total"]
         if spare < 2 * stack:
@@ -722,13 +726,22 @@ def models_size(size: dict, art, w: dict, memory: str, sources: Sequence) -> Non
 
 
 def models_size_table(size: dict) -> str:
-    """Each model's flash and RAM (size.json "models") and the shared memory, as text."""
-    lines = [f"{'model':<14}{'flash B':>12}{'arena B':>10}{'mutable B':>11}{'state B':>9}{'runtime B':>11}"]
+    """Each model's flash and RAM (size.json "models") and the shared memory, as text:
+    "pte+selftest B" is the same figure as `aot generate`'s table (the .pte and the self-test's
+    cases, planned), "linked B" all the model's objects in the firmware (program, method
+    image, self-test, inputs, its embedding code); arena and mutable are the plans (--memory
+    shared: one arena, the largest plan, holds every model's)."""
+    lines = [f"{'model':<14}{'pte+selftest B':>16}{'linked B':>10}{'arena B':>10}{'mutable B':>11}"
+             f"{'state B':>9}{'runtime B':>11}"]
     for n, m in size["models"].items():
-        r = m["ram"]
-        lines.append(f"{n:<14}{sum(m['flash'].values()):>12,}{r['arena']:>10,}{r['mutable']:>11,}"
-                     f"{r['runtime_state']:>9,}{r['runtime']:>11,}")
+        r, p = m["ram"], m["planned"]
+        lines.append(f"{n:<14}{p['pte'] + p['selftest']:>16,}{sum(m['flash'].values()):>10,}{p['arena']:>10,}"
+                     f"{p['mutable']:>11,}{r['runtime_state']:>9,}{r['runtime']:>11,}")
+    lines.append("  pte+selftest: as aot generate's table; linked: the model's objects in the firmware "
+                 "(program, method image, self-test, inputs, embedding code)")
     if size.get("memory") == "shared":
-        lines.append(f"shared by every model (--memory shared): arena {size['shared']['arena']:,} B"
+        largest_model = max(size["models"], key=lambda n: size["models"][n]["planned"]["arena"])
+        lines.append(f"shared by every model (--memory shared): arena {size['shared']['arena']:,} B (the largest "
+                     f"plan, {largest_model}'s; each model's plan above runs in it)"
                      + (f", scratch {size['shared']['scratch']:,} B" if size["shared"]["scratch"] else ""))
     return "\n".join(lines)

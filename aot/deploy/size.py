@@ -306,8 +306,8 @@ def size_table(size: dict) -> str:
     lines = [f"{'part':<16}{'flash B':>12}{'RAM B':>12}"]
     for k, v in size["flash"].items():
         lines.append(f"{k:<16}{v:>12,}{'':>12}")
-    for k, v in size["ram"].items():
-        lines.append(f"{k:<16}{'':>12}{v:>12,}")
+    for k, v in size["ram"].items():  # the "arena" part holds the mutable buffers' arena too
+        lines.append(f"{'arena + mutable' if k == 'arena' else k:<16}{'':>12}{v:>12,}")
     fl, fs = size["flash_bytes"], size["flash_size"]
     rl, rs = size["ram_bytes"], size["ram_size"]
     lines.append(f"{'total':<16}{fl:>12,}{rl:>12,}")

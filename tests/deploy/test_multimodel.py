@@ -17,7 +17,7 @@ import pytest
 import zoo
 from aot.cli import main
 from aot.compiler.kernels import RUNTIME_OPS
-from aot.errors import MoteError
+from aot.errors import BuildError, MoteError
 from aot.paths import CMSIS_DIR, KERNELS_DIR, PORTS_DIR, ROOT, RUNTIME_DIR
 
 HOST_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Wmissing-prototypes", "-Werror", "-O1"]
@@ -224,7 +224,7 @@ def test_a_build_that_does_not_fit_names_the_model_and_its_tensors(models):
     assert "Largest tensors of a: " in msg  # small_cnn's arena is the larger
     with pytest.raises(Exception) as e:
         check_models_fit(infos, board(a // 2), "shared")
-    assert str(e.value).startswith("model a: model does not fit tiny: needs") and "Largest tensors:" in str(e.value)
+    assert str(e.value).startswith("model a does not fit tiny: needs") and "Largest tensors:" in str(e.value)
 
 
 def test_selftest_lines_of_several_models_give_a_verdict_each():
@@ -363,3 +363,67 @@ def test_one_model_costs_nothing(tmp_path):
         assert "mote_model_run()" in text and "int main(void)" in text
         for word in ("app_api_", "app_models", "MOTE RUN", "mote_models_"):
             assert word not in text, word
+
+
+def test_build_counts_the_smallest_stack_before_linking(models, tmp_path):
+    """aot build's fit pre-check counts a one-model build's smallest stack (MIN_STACK_BYTES):
+    a board whose RAM holds the plans but not that stack is refused in one line before any
+    link, never a link failure with an empty reason."""
+    import dataclasses
+    from aot.deploy.boards import load_board
+    from aot.deploy.build import MIN_STACK_BYTES
+    from aot.deploy.multimodel import build_models, planned_ram
+    from aot.deploy.generate import target_memory
+    an505 = load_board("mps2-an505")
+    infos = []
+    for m in models:
+        (tmp_path / m.name).mkdir()
+        state, scratch = target_memory(m.compiled, an505, tmp_path / m.name)
+        infos.append({"compiled": m.compiled, "state": state, "scratch": scratch})
+    total = planned_ram(infos, "shared")["total"]
+    board = dataclasses.replace(an505, ram=dataclasses.replace(an505.ram, size=total + MIN_STACK_BYTES // 2))
+    with pytest.raises(BuildError) as e:
+        build_models(models, board, tmp_path / "out", memory="shared")
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith("models a, b do not fit mps2-an505 together (--memory shared)")
+    assert f"+ stack {MIN_STACK_BYTES:,}), the board has {total + MIN_STACK_BYTES // 2:,} B: " \
+           f"{MIN_STACK_BYTES // 2:,} B short" in msg
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_failed_link_names_the_linker_s_reason():
+    """A RAM overflow the linker script's ASSERT reports ends in the linker's words, not in
+    the empty line after "... linking firmware.elf failed (1):"."""
+    from types import SimpleNamespace
+    from aot.deploy.build import _link_error, linker_reason
+    text = ("mps2-an505: linking firmware.elf failed (1):\n"
+            "arm-none-eabi-ld: RAM overflow: .data + .bss + stack do not fit the board's RAM\n"
+            "collect2: error: ld returned 1 exit status\n\ncommand: arm-none-eabi-gcc -o firmware.elf x.o")
+    assert linker_reason(text) == ("arm-none-eabi-ld: RAM overflow: .data + .bss + stack do not fit the board's "
+                                   "RAM; collect2: error: ld returned 1 exit status")
+    spec = SimpleNamespace(arena_sizes=[0, 4000, 96])
+    msg = str(_link_error(Exception(text), spec, SimpleNamespace(name="tiny"), 12, 0, 256))
+    assert msg.startswith("model does not fit tiny's RAM (arena 4,096 + state 12 + scratch 0 + stack 256 B")
+    assert msg.endswith("do not fit the board's RAM; collect2: error: ld returned 1 exit status"), msg
+    assert linker_reason("x: linking firmware.elf failed (1):\n\ncommand: gcc") == \
+        "x: linking firmware.elf failed (1):"  # nothing from the tool: the line itself, not "...:" + nothing
+
+
+def test_build_size_table_shows_each_model_s_plan_and_generate_s_figure():
+    """aot build's per-model table: the planned arena of every model (--memory shared: the
+    one arena, named as the largest plan), the .pte + self-test figure aot generate shows,
+    and the linked bytes beside it, labelled."""
+    from aot.deploy.multimodel import models_size_table
+    model = lambda arena, pte, linked: {  # noqa: E731
+        "flash": {"program": linked - 100, "embed": 100},
+        "ram": {"arena": 0, "mutable": 0, "runtime_state": 0, "scratch": 0, "runtime": 204},
+        "planned": {"arena": arena, "mutable": 16, "runtime_state": 0, "scratch": 0, "pte": pte, "selftest": 40}}
+    size = {"memory": "shared", "models": {"kws": model(3812, 10592, 15396), "image": model(3264, 18144, 21732)},
+            "shared": {"arena": 3812, "scratch": 0}}
+    rows = models_size_table(size).splitlines()
+    assert rows[0].split() == ["model", "pte+selftest", "B", "linked", "B", "arena", "B", "mutable", "B",
+                               "state", "B", "runtime", "B"]
+    assert rows[1].split() == ["kws", "10,632", "15,396", "3,812", "16", "0", "204"]
+    assert rows[2].split() == ["image", "18,184", "21,732", "3,264", "16", "0", "204"]
+    assert rows[3].startswith("  pte+selftest: as aot generate's table; linked:")
+    assert rows[4].startswith("shared by every model (--memory shared): arena 3,812 B (the largest plan, kws's")
