@@ -44,6 +44,9 @@ def test_network_is_int8_and_front_end_one_fp32_island(kws):
     fp32 = {i.op: instruction_macs(c.spec, i) for i in c.spec.instructions
             if instruction_macs(c.spec, i) and not i.op.startswith("mote::")}
     assert fp32 == {"aten::mm": (km.N_FFT // 2 + 1) * km.N_MELS}
+    # one slice per window (samples, feats, each history, embeds): the embeddings' newest
+    # frames, both written back and averaged, are sliced once
+    assert ops.count("aten::slice_copy") == 3 + len(km.DILATIONS), ops
     report = c.int8_report()
     assert "fp32 fallback" not in report and "fp32 island: aten::mm.out (10,280 MACs)" in report, report
     # one quantize (after the log), one dequantize (the scores)

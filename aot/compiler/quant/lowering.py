@@ -75,6 +75,7 @@ class Lowering:
         self.env: dict = {}        # old node -> new float node
         self.qv: dict = {}         # old q node -> QVal
         self.layouts: dict = {}    # (id(qval), perm) -> node
+        self.selections: dict = {}  # (target, args) -> node of a slice / select already made
         self.dq_cache: dict = {}   # old q node -> new float node
         self.plans: dict = {}      # old q node -> (pattern, site) lowering its group
         self.refused: dict = {}    # old core node -> reason of the pattern that refused it
@@ -154,6 +155,15 @@ class Lowering:
             copy_source_meta(node, src)
             set_fused(node, self.fusing or fused_nodes(src))
         return node
+
+    def selection(self, target, args: tuple, src: Node) -> Node:
+        """``target(*args)`` (an int8 slice / select of a value), made once: the same
+        selection asked again (a window's newest frames both written back and read:
+        ``buf.copy_(full[..., 1:])`` and ``full[..., 1:].mean()``) is the same node."""
+        key = (target, tuple(args))
+        if key not in self.selections:
+            self.selections[key] = self.call(target, args, src)
+        return self.selections[key]
 
     def layout(self, v: QVal, perm: tuple, src=None) -> Node:
         """Node holding `v` physically as logical.permute(perm)."""

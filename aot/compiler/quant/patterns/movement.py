@@ -167,7 +167,7 @@ def emit_slice(lw, site: Site) -> QVal:
     start = a[2] if len(a) > 2 else None
     end = a[3] if len(a) > 3 else None
     step = int(a[4]) if len(a) > 4 else 1
-    node = lw.call(aten.slice_copy.Tensor, (x.node, list(x.perm).index(dim), start, end, step), site.core)
+    node = lw.selection(aten.slice_copy.Tensor, (x.node, list(x.perm).index(dim), start, end, step), site.core)
     return _out(lw, site, node, x.perm)
 
 
@@ -176,7 +176,7 @@ def emit_select(lw, site: Site) -> QVal:
     a = site.core.args
     x = lw.dq_src(a[0])
     dim = int(a[1]) % len(x.shape)
-    node = lw.call(aten.select_copy.int, (x.node, list(x.perm).index(dim), int(a[2])), site.core)
+    node = lw.selection(aten.select_copy.int, (x.node, list(x.perm).index(dim), int(a[2])), site.core)
     rest = [d for d in x.perm if d != dim]          # logical dims in physical order
     return _out(lw, site, node, tuple(d - (d > dim) for d in rest))
 
