@@ -3,7 +3,7 @@
 mote::rfft_mag (aot/compiler/passes/spectrum.py), no complex operator reaches the program,
 the transform's scratch is planned, and the host runtime matches eager PyTorch (fp32:
 max |error| / max |eager| ≤ 1e-5); a log-mel front end (mel matmul + log) runs with the
-existing kernels. Refusals: a length that is not a power of two, a complex value used
+existing kernels, and under --int8 is one fp32 island quantized once after the log. Refusals: a length that is not a power of two, a complex value used
 otherwise (view_as_real)."""
 import numpy as np
 import pytest
@@ -176,3 +176,42 @@ def test_kws_stream_front_end_exports():
         with torch.no_grad():
             want = eager(hop).numpy()
         assert _max_rel(got, want) <= 1e-5
+
+
+def test_log_mel_front_end_under_int8_is_one_fp32_island():
+    """--int8: torch.stft's framing and window, rfft, power, mel product and log are one
+    planned fp32 island (no observer inside, no fallback), quantized once after the log;
+    the int8 convolution after it runs on the host as the integer reference computes it
+    and within one quantum of PT2E."""
+    import warnings
+    from aot.compiler.quant.lowering import Int8FallbackWarning
+    from examples.kws import model as km
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.front = km.LogMel()
+            self.conv = nn.Conv1d(km.N_MELS, 8, 3)
+
+        def forward(self, pcm):
+            return self.conv(self.front(pcm)).relu()
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(2)
+    pcm = [(torch.randint(-3000, 3000, (1, 2000), dtype=torch.int16, generator=g),) for _ in range(4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Int8FallbackWarning)
+        c = compile_module("log_mel_int8", Net().eval(), pcm[0], int8=True, calibration=pcm)
+    info = c.program.graph_module.meta["mote_int8"]
+    assert info.fallback_sites == [] and [k for k, _ in info.fp32_islands] == ["front_end"]
+    ops = [i.op for i in c.spec.instructions]
+    assert "mote::rfft_mag" in ops and "mote::conv2d_s8" in ops
+    assert ops.count("quantized_decomposed::quantize_per_tensor") == 1
+    assert ops.index("aten::log") < ops.index("quantized_decomposed::quantize_per_tensor")
+    scale = info.output_qparams[0][0]
+    method = Program(c.pte).method()
+    lowered = c.program.module()
+    with torch.no_grad():
+        for (x,) in pcm:
+            got = method.run([x.numpy()])[0]
+            assert np.array_equal(got, lowered(x).numpy())
+            assert float(np.abs(got - c.reference(x).numpy()).max()) <= 1.001 * scale
