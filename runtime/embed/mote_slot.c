@@ -486,7 +486,13 @@ size_t mote_slot_report_line(const mote_slot_report_t *r, char *buf, size_t size
     case MOTE_SLOT_HEADER:
         put_s(&l, " ");
         put_s(&l, r->detail);
-        if (r->need != 0u || r->have != 0u) {
+        if (r->detail != NULL && (r->detail[0] == 'm' || r->detail[0] == 'c')) {
+            /* "magic" ("MOTS" reads 0x53544f4d little-endian), "crc": words, in hex */
+            put_s(&l, " need=");
+            put_x(&l, r->need);
+            put_s(&l, " have=");
+            put_x(&l, r->have);
+        } else if (r->need != 0u || r->have != 0u) {
             put_need(&l, " need=", r->need, " have=", r->have);
         }
         break;

@@ -89,7 +89,7 @@ def test_each_refusal_reason_gives_its_line(host_build, images):
     cases = {
         "empty": (b"\xff" * 4096, "empty", "BAD_HEADER"),
         "short": (a[:40], "header size need=64 have=40", "TRUNCATED"),
-        "magic": (b"MOTZ" + a[4:], "header magic", "BAD_HEADER"),
+        "magic": (b"MOTZ" + a[4:], "header magic need=0x53544f4d have=0x5a544f4d", "BAD_HEADER"),  # "MOTS", "MOTZ"
         "hcrc": (a[:20] + bytes([a[20] ^ 1]) + a[21:], "header crc", "CHECKSUM"),
         "image_version": (_with_header(a, o4=2), "version image=2 firmware=1", "FORMAT_VERSION"),
         "pte_version": (_with_header(a, o12=99), f"version pte=99 firmware={format_version()}", "FORMAT_VERSION"),
