@@ -68,7 +68,9 @@ class FlashResult:
 
 
 def _family(fid: int) -> str:
-    return f"0x{fid:08x} ({FAMILY_CHIPS.get(fid, 'unknown chip')})"
+    from aot.deploy.uf2 import RP2XXX_ABSOLUTE_FAMILY_ID, RP2XXX_DATA_FAMILY_ID
+    other = {RP2XXX_ABSOLUTE_FAMILY_ID: "RP2350 absolute", RP2XXX_DATA_FAMILY_ID: "RP2350 data"}
+    return f"0x{fid:08x} ({FAMILY_CHIPS.get(fid) or other.get(fid, 'unknown chip')})"
 
 
 def mount_points() -> list[Path]:
@@ -165,6 +167,20 @@ def find_drives(candidates: Optional[list] = None) -> list[tuple[Path, str]]:
     return out
 
 
+def _refuse_model_image(path, data: bytes) -> None:
+    """FlashError when the UF2 `data` holds a Mote model image (aot pack's, aot.deploy.slot
+    MAGIC at its first block) rather than a firmware: it is written with --model-only."""
+    from aot.deploy.slot import MAGIC
+    try:
+        family, base, image = parse_uf2(data)
+    except Uf2Error:
+        return  # the checks that follow name what is wrong with it
+    if image[:len(MAGIC)] == MAGIC:
+        raise FlashError(f"{path} is a Mote model image (aot pack; family {_family(family)}, slot "
+                         f"0x{base:08x}), not a firmware: write it with `aot flash --model-only {path}`; "
+                         "nothing written")
+
+
 def file_uf2(path) -> tuple:
     """(board, path, its bytes, family ID) of a UF2 file a user made (`aot uf2`, the
     post-build step of cmake/mote.cmake or PlatformIO): its board is the one of boards/
@@ -181,6 +197,7 @@ def file_uf2(path) -> tuple:
         data = read_regular(path, (largest // UF2_PAYLOAD + 1) * UF2_BLOCK_SIZE, follow_symlinks=True)
     except OSError as e:
         raise FlashError(f"cannot read {path}: {e.strerror or e}; nothing written") from None
+    _refuse_model_image(path, data)
     family = int.from_bytes(data[28:32], "little") if len(data) >= 32 else None
     board = rp.get(family)
     if board is None:

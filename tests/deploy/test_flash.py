@@ -433,3 +433,16 @@ def test_a_uf2_file_is_refused_in_one_line(tmp_path, capsys, no_mounts):
         f"`aot uf2 {elf} --board pico` (or pico2), then `aot flash` it")
     uf2.write_bytes(bin_to_uf2(rp2040_image(), 0x10000000, RP2040_FAMILY_ID))
     assert "--tool pyocd loads an ELF" in _refused(capsys, ["flash", str(uf2), "--tool", "pyocd"], drive)
+
+
+@pytest.mark.parametrize("family,chip", [(0xE48BFF57, "RP2350 absolute"), (RP2040_FAMILY_ID, "RP2040")])
+def test_a_model_image_without_model_only_says_so(tmp_path, capsys, no_mounts, family, chip):
+    # aot pack's UF2 for a pico2 slot (family absolute) or a pico slot (RP2040's family)
+    from aot.deploy.slot import pack_image
+    drive = make_drive(tmp_path / "RP2350")
+    uf2 = tmp_path / "model.uf2"
+    uf2.write_bytes(bin_to_uf2(pack_image(b"\0" * 64, 1), 0x10300000, family))
+    line = _refused(capsys, ["flash", str(uf2), "--drive", str(drive)], drive)
+    assert line == (f"aot flash: error: {uf2} is a Mote model image (aot pack; family 0x{family:08x} ({chip}), "
+                    f"slot 0x10300000), not a firmware: write it with `aot flash --model-only {uf2}`; "
+                    "nothing written")
