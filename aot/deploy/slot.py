@@ -97,11 +97,28 @@ def pack_image(pte: bytes, pte_version: Optional[int] = None, scratch_slots: Seq
     return head + pte + bytes(-len(pte) % 16) + bytes(trailer)
 
 
+def _magic_text(data: bytes) -> str:
+    head = bytes(data[:4])
+    if not head:
+        return "an empty file"
+    shown = head.decode("ascii") if all(32 <= b < 127 for b in head) else head.hex()
+    return f"it starts with {shown!r}"
+
+
 def read_image(data: bytes) -> dict:
     """The header fields of a slot image, its program and trailer; SlotError (one
     line) for what is not one (the firmware's checks, as far as they need no model)."""
+    info = read_header(data)
+    if _crc(info["program"]) != info["program_crc"]:
+        raise SlotError("slot image program CRC-32 mismatch")
+    return info
+
+
+def read_header(data: bytes) -> dict:
+    """read_image's fields without checking the program's CRC-32 (program_crc: the
+    header's): a slot image's header, its CRC-32, format version and layout."""
     if len(data) < HEADER_BYTES or data[:4] != MAGIC:
-        raise SlotError("not a Mote slot image (no 'MOTS' header)")
+        raise SlotError(f"not a Mote slot image (no 'MOTS' header: {_magic_text(data)})")
     f = struct.unpack_from("<4s11I", data)
     (_, version, hbytes, pte_version, pbytes, pcrc, nslots, cases, case_inputs, ebytes, tbytes, tcrc) = f
     if struct.unpack_from("<I", data, 60)[0] != _crc(data[:60]):
@@ -112,9 +129,8 @@ def read_image(data: bytes) -> dict:
     if tpos + tbytes > len(data):
         raise SlotError(f"slot image truncated: {len(data)} B, the header says {tpos + tbytes}")
     pte = data[HEADER_BYTES:HEADER_BYTES + pbytes]
-    if _crc(pte) != pcrc:
-        raise SlotError("slot image program CRC-32 mismatch")
     return {"image_version": version, "pte_version": pte_version, "program_bytes": pbytes, "program": pte,
+            "program_crc": pcrc,
             "scratch_slots": nslots, "cases": cases, "case_inputs": case_inputs, "expected_bytes": ebytes,
             "trailer_bytes": tbytes, "trailer_crc_ok": _crc(data[tpos:tpos + tbytes]) == tcrc,
             "image_bytes": tpos + tbytes}
@@ -226,6 +242,16 @@ def read_contract(build_dir) -> dict:
     return c
 
 
+def firmware_board(build_dir):
+    """The board of a slot firmware's folder: build.json's board file (aot build), else
+    slot.json's board name (aot generate's folder has slot.json only)."""
+    from aot.deploy.boards import load_board
+    built = Path(build_dir) / "build.json"
+    info = json.loads(built.read_text()) if built.exists() else {"board": read_contract(build_dir)["board"]}
+    bf = info.get("board_file")
+    return load_board(bf if bf and Path(bf).exists() else info["board"])
+
+
 def check_needs(contract: dict, needs: dict, image_bytes: int) -> list:
     """What the firmware of `contract` will refuse in a model of `needs` (an image of
     `image_bytes`), as short phrases; [] when it fits. The firmware's order."""
@@ -264,6 +290,66 @@ def image_for(compiled, selftest=None) -> bytes:
 
 #: `aot pack --uf2-family` names on an RP2350 (aot.deploy.uf2); the default is "absolute"
 RP2350_SLOT_FAMILIES = ("absolute", "data", "rp2350-arm-s")
+
+
+def slot_uf2_families(board) -> dict:
+    """{name: UF2 family ID} a model image for `board`'s slot may carry ({}: the board takes
+    no UF2): the RP2040's own family; on an RP2350 RP2350_SLOT_FAMILIES."""
+    from aot.deploy.uf2 import (RP2350_ARM_S_FAMILY_ID, RP2XXX_ABSOLUTE_FAMILY_ID,
+                                RP2XXX_DATA_FAMILY_ID)
+    if board.uf2_family_id is None:
+        return {}
+    if board.uf2_family_id != RP2350_ARM_S_FAMILY_ID:
+        return {board.name: board.uf2_family_id}
+    return dict(zip(RP2350_SLOT_FAMILIES, (RP2XXX_ABSOLUTE_FAMILY_ID, RP2XXX_DATA_FAMILY_ID, RP2350_ARM_S_FAMILY_ID)))
+
+
+def check_image_file(contract: dict, board, path, firmware) -> dict:
+    """What `aot run/test FIRMWARE --slot IMAGE` checks on the host before the simulator
+    starts: IMAGE is a slot image (magic, header CRC-32, format versions) in the form
+    the board's slot takes (a UF2 of a family the slot takes, written at the slot's
+    address, for a UF2 board; else a .bin) and fits the slot of `contract`. Returns
+    read_image's fields; SlotError (one line) otherwise. The firmware checks all of it
+    again, and the rest (CRC-32s, operators, plan, inputs/outputs) itself."""
+    from aot.deploy.uf2 import FAMILY_CHIPS, parse_uf2
+    from aot.errors import Uf2Error
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise SlotError(f"cannot read the slot image {path}: {e.strerror or e}") from None
+    fw = f"{firmware} (a slot firmware for {board.name}"
+    families = slot_uf2_families(board)
+    repack = f"pack the model for it: aot pack MODEL --firmware {firmware}"
+    if data[:4] == b"UF2\n":
+        if not families:
+            raise SlotError(f"{path} is a UF2; {fw}) takes the slot's .bin: {repack} -o NAME.bin")
+        family = int.from_bytes(data[28:32], "little")
+        if family not in families.values():
+            from aot.deploy.flash import _family
+            raise SlotError(f"{path} is a UF2 of family {_family(family)}; {fw}, "
+                            f"{FAMILY_CHIPS.get(board.uf2_family_id, '?')}) takes "
+                            + " or ".join(f"0x{f:08x} ({n})" for n, f in families.items()) + f": {repack}")
+        try:
+            _, base, data = parse_uf2(data, board.flash)
+        except Uf2Error as e:
+            raise SlotError(f"{path} is not a valid UF2 for {board.name} ({e})") from None
+        if base != contract["address"]:
+            raise SlotError(f"{path} is written at 0x{base:08x}; the slot of {fw}) is at "
+                            f"0x{contract['address']:08x}: {repack}")
+    elif families:
+        raise SlotError(f"{path} is not a UF2; {fw}) takes the image's UF2: {repack} -o NAME.uf2")
+    try:
+        info = read_header(data)
+    except SlotError as e:
+        raise SlotError(f"{path} is {str(e)[0].lower() + str(e)[1:]}; {repack}") from None
+    if info["pte_version"] > contract["pte_format_version"]:  # 0: unstamped, as the firmware takes it
+        raise SlotError(f"{path} holds a .pte of format version {info['pte_version']}; {fw}) reads "
+                        f"{contract['pte_format_version']}: {repack}")
+    if info["image_bytes"] > contract["flash_bytes"]:
+        raise SlotError(f"{path}: {info['image_bytes']:,} B do not fit the {contract['flash_bytes']:,} B slot of "
+                        f"{fw})")
+    return info
 
 
 def slot_uf2_family(board, name: Optional[str] = None) -> int:
@@ -520,8 +606,7 @@ def run_with_image(build_dir, image=None, timeout: float = 60.0, stdin_bytes: by
     from aot.errors import QemuTimeout
     build_dir = Path(build_dir)
     contract = read_contract(build_dir)
-    info = json.loads((build_dir / "build.json").read_text())
-    board = load_board(info["board_file"] if Path(info["board_file"]).exists() else info["board"])
+    board = firmware_board(build_dir)
     if board.simulator is not None and board.simulator.kind == "rp2040js":
         from aot.deploy import rp2040js
         if image is not None and Path(image).read_bytes()[:4] != b"UF2\n":

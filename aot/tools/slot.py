@@ -164,13 +164,11 @@ def pack_command(args) -> int:
     from aot.compiler.recipe import Recipe
     from aot.deploy.boards import load_board
     from aot.deploy.selftest import selftest_for
-    from aot.deploy.slot import SlotError, check_needs, image_for, model_needs, read_contract, write_image
+    from aot.deploy.slot import (SlotError, check_needs, firmware_board, image_for, model_needs, read_contract,
+                                 write_image)
     import json
     contract = read_contract(args.firmware)
-    built = Path(args.firmware) / "build.json"  # aot build's folder; aot generate's has slot.json only
-    info = json.loads(built.read_text()) if built.exists() else {"board": contract["board"], "board_file": ""}
-    board = load_board(info["board_file"] if info.get("board_file") and Path(info["board_file"]).exists()
-                       else info["board"])
+    board = firmware_board(args.firmware)
     recipe = Recipe.from_args(args, board)
     compiled = compile_model_file(args.model, recipe)
     selftest = selftest_for(compiled, recipe.selftest) if getattr(args, "selftest", None) else None
@@ -205,6 +203,13 @@ def _slot_target(args) -> None:
                          f"{info['board']} (its simulator), not {args.target}")
 
 
+def _check_image(build_dir, image) -> None:
+    """The host's check of IMAGE against the slot firmware in `build_dir` before its
+    simulator starts (aot.deploy.slot.check_image_file: one line)."""
+    from aot.deploy.slot import check_image_file, firmware_board, read_contract
+    check_image_file(read_contract(build_dir), firmware_board(build_dir), image, build_dir)
+
+
 def slot_run_command(args) -> int:
     """`aot run BUILD [--slot IMAGE]` of a slot firmware: its simulator with IMAGE in the
     slot (none: an empty slot); the UART lines as they came, the firmware's exit status."""
@@ -213,7 +218,10 @@ def slot_run_command(args) -> int:
     if getattr(args, "inputs", None):
         raise BuildError("a slot firmware runs the image's self-test cases, or its embedded inputs: --inputs "
                          "is for a firmware with its model linked in")
-    status, text = run_with_image(args.program, getattr(args, "slot", None), timeout=args.timeout)
+    image = getattr(args, "slot", None)
+    if image is not None:
+        _check_image(args.program, image)
+    status, text = run_with_image(args.program, image, timeout=args.timeout)
     print(text.rstrip("\n"))
     return status
 
@@ -231,6 +239,7 @@ def slot_test_command(args) -> int:
                          "(aot pack MODEL --firmware DIR --selftest)")
     import json
     from aot.errors import ProtocolError, RunError
+    _check_image(args.program, args.slot)
     code, text = run_with_image(args.program, args.slot, timeout=args.timeout)
     try:
         rep = read_selftest(text.splitlines())

@@ -173,3 +173,44 @@ def test_slot_uf2_family_per_chip():
     assert slot.slot_uf2_family(load_board("pico2"), "rp2350-arm-s") == RP2350_ARM_S_FAMILY_ID
     with pytest.raises(slot.SlotError, match="takes only its own family"):
         slot.slot_uf2_family(load_board("pico"), "absolute")
+
+
+# --------------------------------------------------------------------------- aot run/test --slot: the host's check
+
+
+@pytest.mark.parametrize("command", ["test", "run"])
+@pytest.mark.parametrize("board, case, says", [
+    ("mps2-an505", "py", "x is not a Mote slot image (no 'MOTS' header: it starts with 'impo'); pack the model "
+                         "for it: aot pack MODEL --firmware FW"),
+    ("pico", "pico2_uf2", "x is a UF2 of family 0xe48bff57 (RP2350 absolute); FW (a slot firmware for pico, "
+                          "RP2040) takes 0xe48bff56 (pico): pack the model for it: aot pack MODEL --firmware FW"),
+    ("pico2", "other_address", "x is written at 0x10200000; the slot of FW (a slot firmware for pico2) is at "
+                               "0x10300000: pack the model for it: aot pack MODEL --firmware FW"),
+    ("pico2", "bin", "x is not a UF2; FW (a slot firmware for pico2) takes the image's UF2: pack the model for "
+                     "it: aot pack MODEL --firmware FW -o NAME.uf2"),
+    ("mps2-an505", "uf2", "x is a UF2; FW (a slot firmware for mps2-an505) takes the slot's .bin: pack the model "
+                          "for it: aot pack MODEL --firmware FW -o NAME.bin"),
+    ("mps2-an505", "new_pte", "x holds a .pte of format version 99; FW (a slot firmware for mps2-an505) reads "
+                              "{v}: pack the model for it: aot pack MODEL --firmware FW"),
+])
+def test_run_and_test_check_the_image_against_the_firmware_first(tmp_path, capsys, command, board, case, says):
+    from aot.pte.header import format_version
+    fw, c = slot_firmware(tmp_path / "fw", board)
+    img = slot.pack_image(PTE, 1)
+    x = tmp_path / "x"
+    if case == "py":
+        x.write_text("import torch\n" * 8)
+    elif case == "pico2_uf2":
+        x.write_bytes(bin_to_uf2(img, 0x10300000 - 0x80000, RP2XXX_ABSOLUTE_FAMILY_ID))  # a pico2 image
+    elif case == "other_address":
+        x.write_bytes(bin_to_uf2(img, 0x10200000, RP2XXX_ABSOLUTE_FAMILY_ID))
+    elif case == "uf2":
+        x.write_bytes(bin_to_uf2(img, 0x10300000, RP2XXX_ABSOLUTE_FAMILY_ID))
+    elif case == "new_pte":
+        x.write_bytes(slot.pack_image(PTE, 99))
+    else:
+        x.write_bytes(img)
+    assert main([command, str(fw), "--slot", str(x)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    want = says.replace("FW", str(fw)).replace("x ", f"{x} ", 1).replace("{v}", str(format_version()))
+    assert err == [f"aot {command}: error: {want}"]
