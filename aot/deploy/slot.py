@@ -9,6 +9,7 @@ the program arrives later in a flash region of its own (the slot) as an image
               "arena_bytes", "mutable_bytes", "state_bytes" (per bank), "scratch_bytes",
               "ops": [...], "inputs"/"outputs": [{"dtype": code, "dtype_name", "sizes"}],
               "image_version", "pte_format_version", "headroom_percent",
+              "recipe": {"int8", "int8_io", ...: RECIPE_FIELDS, what aot pack compiles with},
               "sized_for": [{"model", "pte_bytes", "arena_bytes", ...}]}
 
 Image layout (runtime/include/mote/slot.h, the one description of it): a 64-byte
@@ -168,9 +169,20 @@ def _reserve(need: int, headroom: int, align: int) -> int:
     return _pad(need * (100 + headroom) // 100, align) if need else 0
 
 
+#: the Recipe fields slot.json's "recipe" records: how the firmware's models were compiled,
+#: which aot pack compiles an image with unless its command line says otherwise
+RECIPE_FIELDS = ("int8", "int8_io", "int4_weights", "int16_activations", "dsp_weights", "linear_tables", "layout")
+
+
+def recipe_record(recipe) -> dict:
+    """slot.json's "recipe" of an aot.compiler.recipe.Recipe (RECIPE_FIELDS)."""
+    return {k: getattr(recipe, k) for k in RECIPE_FIELDS}
+
+
 def make_contract(needs: list, board, extra_ops: Sequence[str] = (), flash: Optional[int] = None,
                   address: Optional[int] = None, arena: Optional[int] = None, state: Optional[int] = None,
-                  mutable: Optional[int] = None, headroom: int = DEFAULT_HEADROOM) -> dict:
+                  mutable: Optional[int] = None, headroom: int = DEFAULT_HEADROOM,
+                  recipe: Optional[dict] = None) -> dict:
     """slot.json of a firmware sized for the models `needs` (model_needs of each; the
     first one's inputs/outputs are the application's, every other must have the same)
     with `extra_ops` besides theirs. A size given wins; the rest is the largest model's
@@ -212,6 +224,7 @@ def make_contract(needs: list, board, extra_ops: Sequence[str] = (), flash: Opti
         "ops": ops, "inputs": first["inputs"], "outputs": first["outputs"],
         "image_version": IMAGE_VERSION, "pte_format_version": format_version(),
         "headroom_percent": headroom,
+        **({"recipe": dict(recipe)} if recipe is not None else {}),
         "sized_for": [{k: n[k] for k in ("model", "pte_bytes", "arena_bytes", "mutable_bytes", "state_bytes",
                                          "scratch_bytes")} for n in needs],
     }

@@ -81,7 +81,7 @@ def slot_build_command(args) -> int:
     models = [str(m) for m in given] + list(args.slot_for)
     compiled = [compile_model_file(m, recipe) for m in models]
     out = Path(args.output_dir or Path("build") / f"{compiled[0].name}-{args.board}-slot")
-    built = build_slot_firmware(compiled, target.board, out, _contract_args(args), opt=recipe.opt,
+    built = build_slot_firmware(compiled, target.board, out, _contract_args(args, recipe), opt=recipe.opt,
                                 updates=getattr(args, "slot_updates", 0),
                                 kernel_opt=recipe.kernel_opt)
     c, s = built.contract, built.size
@@ -117,7 +117,7 @@ def slot_generate_command(args) -> int:
     given = [m.path for m in args.models] if getattr(args, "models", None) else [args.model]
     compiled = [compile_model_file(str(m), recipe) for m in list(given) + list(args.slot_for)]
     out = Path(args.output_dir or Path("build") / f"{compiled[0].name}-{target.board.name}-slot-src")
-    sources = generate_slot_sources(compiled, target.board, out, _contract_args(args), opt=recipe.opt)
+    sources = generate_slot_sources(compiled, target.board, out, _contract_args(args, recipe), opt=recipe.opt)
     if args.json:
         print(jsonout.dumps(sources))
         return 0
@@ -130,12 +130,37 @@ def slot_generate_command(args) -> int:
     return 0
 
 
-def _contract_args(args) -> dict:
-    from aot.deploy.slot import DEFAULT_HEADROOM
+def _contract_args(args, recipe) -> dict:
+    from aot.deploy.slot import DEFAULT_HEADROOM, recipe_record
     extra = [op.strip() for op in args.slot_ops.split(",") if op.strip()]
     return {"extra_ops": extra, "flash": args.slot_flash, "address": args.slot_address,
             "arena": args.slot_arena, "state": args.slot_state, "mutable": args.slot_mutable,
-            "headroom": DEFAULT_HEADROOM if args.slot_headroom is None else args.slot_headroom}
+            "headroom": DEFAULT_HEADROOM if args.slot_headroom is None else args.slot_headroom,
+            "recipe": recipe_record(recipe)}
+
+
+def adopt_recipe(args, contract: dict) -> list:
+    """Set on `args` (aot pack's) the recipe options of the firmware (slot.json "recipe")
+    the command line left at their defaults: an image is compiled as the firmware's
+    models were unless the user says otherwise. Returns the options taken, as flags."""
+    rec = contract.get("recipe")
+    if not rec:
+        return []  # a slot.json written before the recipe was recorded
+    taken = []
+    for key in ("int8", "int8_io", "int16_activations"):
+        if rec.get(key) and not getattr(args, key, False):
+            setattr(args, key, True)
+            taken.append("--" + key.replace("_", "-"))
+    if rec.get("int4_weights") and not getattr(args, "int4_weights", False):
+        args.int4_weights, args.group_size = True, rec["int4_weights"]
+        taken.append(f"--int4-weights --group-size {rec['int4_weights']}")
+    if rec.get("layout", "auto") != "auto" and getattr(args, "layout", "auto") == "auto":
+        args.layout = rec["layout"]
+        taken.append(f"--layout {rec['layout']}")
+    if rec.get("int8") and not rec.get("dsp_weights") and not rec.get("linear_tables") \
+            and getattr(args, "dsp_weights", "flash") == "flash":
+        args.dsp_weights = "arena"  # the firmware's models widen at run time (or its board has no DSP)
+    return taken
 
 
 def add_pack_arguments(p: argparse.ArgumentParser) -> None:
@@ -169,6 +194,7 @@ def pack_command(args) -> int:
     import json
     contract = read_contract(args.firmware)
     board = firmware_board(args.firmware)
+    taken = adopt_recipe(args, contract)
     recipe = Recipe.from_args(args, board)
     compiled = compile_model_file(args.model, recipe)
     selftest = selftest_for(compiled, recipe.selftest) if getattr(args, "selftest", None) else None
@@ -178,6 +204,10 @@ def pack_command(args) -> int:
     problems = check_needs(contract, needs, len(image))
     out = Path(args.output or f"{compiled.name}-slot.{'uf2' if board.uf2_family_id is not None else 'bin'}")
     where = f"slot 0x{contract['address']:08x} of {args.firmware}"
+    rec = contract.get("recipe") or {}
+    if problems and rec and bool(rec.get("int8")) != recipe.int8:
+        problems[-1] += (f" (the firmware was built {'with' if rec.get('int8') else 'without'} --int8, this "
+                         f"image {'with' if recipe.int8 else 'without'})")
     if problems and not args.unchecked:
         raise SlotError(f"{compiled.name} does not fit {where}: {'; '.join(problems)} (--unchecked writes it anyway)")
     write_image(contract, board, image, out, getattr(args, "uf2_family", None))
@@ -185,7 +215,8 @@ def pack_command(args) -> int:
         (f"fits: arena {needs['arena_bytes']:,}/{contract['arena_bytes']:,} B, state {needs['state_bytes']:,}/"
          f"{contract['state_bytes']:,} B, {len(needs['ops'])}/{len(contract['ops'])} operators, inputs and outputs match")
     print(f"aot pack: {out} ({len(image):,} B image for {where}"
-          + (f", {selftest.count} self-test case(s)" if selftest else "") + f"): {verdict}")
+          + (f", {selftest.count} self-test case(s)" if selftest else "")
+          + (f", the firmware's {' '.join(taken)}" if taken else "") + f"): {verdict}")
     return 0
 
 

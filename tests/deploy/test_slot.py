@@ -214,3 +214,21 @@ def test_run_and_test_check_the_image_against_the_firmware_first(tmp_path, capsy
     err = capsys.readouterr().err.strip().splitlines()
     want = says.replace("FW", str(fw)).replace("x ", f"{x} ", 1).replace("{v}", str(format_version()))
     assert err == [f"aot {command}: error: {want}"]
+
+
+def test_pack_adopts_the_firmwares_recipe_unless_told():
+    import argparse
+    from aot.compiler.recipe import Recipe
+    from aot.tools.slot import adopt_recipe
+    rec = slot.recipe_record(Recipe(int8=True, int8_io=True, dsp_weights=False))
+    assert rec == {"int8": True, "int8_io": True, "int4_weights": None, "int16_activations": False,
+                   "dsp_weights": False, "linear_tables": False, "layout": "auto"}
+    c = slot.make_contract([needs()], load_board("mps2-an505"), recipe=rec)
+    args = argparse.Namespace(int8=False, int8_io=False, int16_activations=False, int4_weights=False,
+                              group_size=None, layout="auto", dsp_weights="flash")
+    assert adopt_recipe(args, c) == ["--int8", "--int8-io"]
+    r = Recipe.from_args(args, load_board("mps2-an505"))
+    assert (r.int8, r.int8_io, r.dsp_weights) == (True, True, False)  # the firmware's: widened at run time
+    del c["recipe"]  # a slot.json from before the recipe was recorded: the command line alone
+    args = argparse.Namespace(int8=False, int8_io=False)
+    assert adopt_recipe(args, c) == [] and args.int8 is False

@@ -77,6 +77,8 @@ def test_slot_json_is_the_contract(slot):
     _, base = host_output(models["base"])
     assert contract["address"] == 0x10300000 and contract["flash_bytes"] == 0x100000  # boards/mps2-an505.json
     assert contract["ops"] == ["aten::addmm.out", "aten::relu.out"]
+    assert contract["recipe"] == {"int8": False, "int8_io": False, "int4_weights": None, "int16_activations": False,
+                                  "dsp_weights": False, "linear_tables": False, "layout": "auto"}
     assert contract["inputs"] == [{"dtype": 6, "dtype_name": "float32", "sizes": [1, 16]}]
     assert contract["outputs"] == [{"dtype": 6, "dtype_name": "float32", "sizes": [1, 4]}]
     arena = base.spec.arena_sizes[1]
@@ -290,8 +292,12 @@ def test_int8_model_with_planned_kernel_scratch_in_a_slot(tmp_path, capsys):
     from aot.deploy.slot import read_image
     fw, image = tmp_path / "fw", tmp_path / "cnn.bin"
     assert aot_main(["build", str(zoo.path("small_cnn")), "--int8", "--board", BOARD, "--slot", "-o", str(fw)]) == 0
-    assert aot_main(["pack", str(zoo.path("small_cnn")), "--int8", "--firmware", str(fw), "--selftest", "3",
+    assert json.loads((fw / "slot.json").read_text())["recipe"]["int8"] is True
+    capsys.readouterr()
+    # no --int8: aot pack compiles with the firmware's recipe (slot.json "recipe")
+    assert aot_main(["pack", str(zoo.path("small_cnn")), "--firmware", str(fw), "--selftest", "3",
                      "-o", str(image)]) == 0
+    assert ", the firmware's --int8): fits:" in capsys.readouterr().out
     assert read_image(image.read_bytes())["scratch_slots"] > 0
     capsys.readouterr()
     assert aot_main(["test", str(fw), "--slot", str(image)]) == 0
