@@ -174,6 +174,64 @@ def _reserve(need: int, headroom: int, align: int) -> int:
 RECIPE_FIELDS = ("int8", "int8_io", "int4_weights", "int16_activations", "dsp_weights", "linear_tables", "layout")
 
 
+def operator_purpose(op: str) -> str:
+    """" (the int8 kernel of sigmoid, tanh, ...)" for a kernel the int8 lowering emits
+    (aot.compiler.quant.patterns: the ops lowered to it); "" for any other."""
+    if not op.startswith("mote::"):
+        return ""
+    from aot.compiler.quant.patterns import lowered_from
+    ops = lowered_from(op)
+    return f" (the int8 kernel of {', '.join(ops)})" if ops else ""
+
+
+def explain_refusal(text: str) -> str:
+    """`text` (a firmware's line, or a message quoting it) with operator_purpose after a
+    "MOTE ERROR slot operator OP missing" refusal's operator."""
+    import re
+    return re.sub(r"(MOTE ERROR slot operator )(\S+)( missing)",
+                  lambda m: m.group(1) + m.group(2) + operator_purpose(m.group(2)) + m.group(3), text)
+
+
+def resolve_slot_ops(names: Sequence[str], quantized: bool = False) -> tuple:
+    """`--slot-ops` names as users write them -> (the kernels' full names, notes). A full
+    name ("aten::sigmoid.out") stays; a short one ("sigmoid", "aten::sigmoid", "lut_s8")
+    is the kernel of that name (its .out overload when there are several). With a
+    quantized recipe an aten op also brings the int8 kernels an --int8 program runs it
+    as (sigmoid: mote::lut_s8.out, its lookup table), since that is what the slot's int8
+    models will call. BuildError naming the close kernels for a name none matches."""
+    import difflib
+    from aot.compiler.kernels import kernel_files, optimized_kernel_files
+    from aot.paths import KERNELS_DIR
+    known = sorted(set(kernel_files(KERNELS_DIR)) | set(optimized_kernel_files()))
+    ops, notes = [], []
+    for name in names:
+        if name in known:
+            full = name
+        else:
+            short = name.split("::", 1)[-1]
+            hits = [k for k in known if k.split("::", 1)[1].split(".", 1)[0] == short.split(".", 1)[0]]
+            if len(hits) > 1:
+                hits = [k for k in hits if k.endswith(".out")] or hits
+            if len(hits) != 1:
+                close = hits or difflib.get_close_matches(name, known, n=3, cutoff=0.5) \
+                    or [k for k in known if short in k][:3]
+                raise BuildError(f"--slot-ops {name}: no kernel of that name"
+                                 + (f"; did you mean {' or '.join(close)}?" if close else "")
+                                 + " (aot ops lists them)")
+            full = hits[0]
+            notes.append(f"--slot-ops {name}: {full}")
+        ops.append(full)
+        if quantized and full.startswith("aten::"):
+            from aot.compiler.quant.patterns import int8_kernels_of
+            extra = [k for k in int8_kernels_of(full.split("::", 1)[1].split(".", 1)[0]) if k in known]
+            for k in extra:
+                if k not in ops:
+                    ops.append(k)
+            if extra:
+                notes.append(f"--slot-ops {name}: and {', '.join(extra)}, the kernel an --int8 model runs it as")
+    return ops, notes
+
+
 def recipe_record(recipe) -> dict:
     """slot.json's "recipe" of an aot.compiler.recipe.Recipe (RECIPE_FIELDS)."""
     return {k: getattr(recipe, k) for k in RECIPE_FIELDS}
@@ -275,7 +333,8 @@ def check_needs(contract: dict, needs: dict, image_bytes: int) -> list:
         problems.append(f"{needs['methods']} methods (a slot runs one)")
     missing = [op for op in needs["ops"] if op not in contract["ops"]]
     if missing:
-        problems.append(f"operator {missing[0]} missing" + (f" (+{len(missing) - 1} more)" if len(missing) > 1 else ""))
+        problems.append(f"operator {missing[0]}{operator_purpose(missing[0])} missing"
+                        + (f" (+{len(missing) - 1} more)" if len(missing) > 1 else ""))
     for key, what in (("arena_bytes", "arena"), ("mutable_bytes", "mutable"), ("state_bytes", "state")):
         if needs[key] > contract[key]:
             problems.append(f"{what} need {needs[key]:,} B > reserved {contract[key]:,} B")

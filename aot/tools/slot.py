@@ -4,6 +4,7 @@ in aot.deploy.slot."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from aot.errors import BuildError
@@ -37,7 +38,8 @@ def add_slot_build_arguments(p: argparse.ArgumentParser) -> None:
                         "--slot; same inputs and outputs as MODEL)")
     g.add_argument("--slot-ops", default="", metavar="OP,OP",
                    help="more operators the firmware carries, by name (aot ops lists them), e.g. "
-                        "aten::sigmoid.out,aten::tanh.out")
+                        "aten::sigmoid.out,aten::tanh.out or short: sigmoid,tanh; with --int8 an aten op also "
+                        "brings the int8 kernel --int8 models run it as (sigmoid, tanh: mote::lut_s8.out)")
     g.add_argument("--slot-flash", type=_bytes, metavar="BYTES",
                    help="flash reserved for the slot (rounded up to 4 KiB; default: the board's slot "
                         "region, boards/*.json \"slot\", else the largest image plus headroom), at the top "
@@ -131,8 +133,11 @@ def slot_generate_command(args) -> int:
 
 
 def _contract_args(args, recipe) -> dict:
-    from aot.deploy.slot import DEFAULT_HEADROOM, recipe_record
-    extra = [op.strip() for op in args.slot_ops.split(",") if op.strip()]
+    from aot.deploy.slot import DEFAULT_HEADROOM, recipe_record, resolve_slot_ops
+    extra, notes = resolve_slot_ops([op.strip() for op in args.slot_ops.split(",") if op.strip()],
+                                    recipe.quantized)
+    for note in notes:
+        print(f"aot: {note}")
     return {"extra_ops": extra, "flash": args.slot_flash, "address": args.slot_address,
             "arena": args.slot_arena, "state": args.slot_state, "mutable": args.slot_mutable,
             "headroom": DEFAULT_HEADROOM if args.slot_headroom is None else args.slot_headroom,
@@ -254,6 +259,10 @@ def slot_run_command(args) -> int:
         _check_image(args.program, image)
     status, text = run_with_image(args.program, image, timeout=args.timeout)
     print(text.rstrip("\n"))
+    from aot.deploy.slot import explain_refusal
+    for line in text.splitlines():
+        if explain_refusal(line) != line:
+            print(f"aot run: {explain_refusal(line)[len('MOTE ERROR slot operator '):]}", file=sys.stderr)
     return status
 
 
@@ -272,9 +281,13 @@ def slot_test_command(args) -> int:
     from aot.errors import ProtocolError, RunError
     _check_image(args.program, args.slot)
     code, text = run_with_image(args.program, args.slot, timeout=args.timeout)
+    from aot.deploy.slot import explain_refusal
+    from aot.errors import MoteError
     try:
         rep = read_selftest(text.splitlines())
-    except ProtocolError as e:
+    except MoteError as e:
+        if not isinstance(e, ProtocolError):
+            raise MoteError(explain_refusal(str(e))) from None
         raise RunError(f"the slot firmware exited with status {code} without a verdict ({e}); pack the image "
                        "with --selftest") from None
     board = json.loads((Path(args.program) / "build.json").read_text())["board"]

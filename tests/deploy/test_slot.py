@@ -232,3 +232,28 @@ def test_pack_adopts_the_firmwares_recipe_unless_told():
     del c["recipe"]  # a slot.json from before the recipe was recorded: the command line alone
     args = argparse.Namespace(int8=False, int8_io=False)
     assert adopt_recipe(args, c) == [] and args.int8 is False
+
+
+def test_slot_ops_take_short_names_and_int8_brings_the_lut():
+    ops, notes = slot.resolve_slot_ops(["sigmoid", "aten::tanh", "add", "aten::relu.out"])
+    assert ops == ["aten::sigmoid.out", "aten::tanh.out", "aten::add.out", "aten::relu.out"]  # add: its .out
+    assert notes[0] == "--slot-ops sigmoid: aten::sigmoid.out"
+    ops, notes = slot.resolve_slot_ops(["sigmoid"], quantized=True)
+    assert ops == ["aten::sigmoid.out", "mote::lut_s8.out"]
+    assert notes[1] == "--slot-ops sigmoid: and mote::lut_s8.out, the kernel an --int8 model runs it as"
+    with pytest.raises(BuildError, match=r"^--slot-ops sigmod: no kernel of that name; did you mean "
+                                         r"aten::sigmoid\.out\? \(aot ops lists them\)$"):
+        slot.resolve_slot_ops(["sigmod"])
+
+
+def test_missing_int8_operator_says_what_it_is_for():
+    purpose = slot.operator_purpose("mote::lut_s8.out")
+    assert purpose.startswith(" (the int8 kernel of ") and ", sigmoid, " in purpose and purpose.endswith(", tanh)")
+    assert slot.operator_purpose("aten::sigmoid.out") == ""
+    c = slot.make_contract([needs()], load_board("mps2-an505"))
+    problems = slot.check_needs(c, needs(ops=("aten::addmm.out", "mote::lut_s8.out")), 100)
+    assert problems == [f"operator mote::lut_s8.out{purpose} missing"]
+    line = "firmware reported: MOTE ERROR slot operator mote::lut_s8.out missing"
+    assert slot.explain_refusal(line) == f"firmware reported: MOTE ERROR slot operator mote::lut_s8.out{purpose} missing"
+    assert slot.explain_refusal("MOTE ERROR slot operator aten::sigmoid.out missing") == \
+        "MOTE ERROR slot operator aten::sigmoid.out missing"

@@ -78,3 +78,35 @@ def find(lw, q: Node) -> Optional[tuple]:
 
 
 __all__ = ["PATTERNS", "BY_OP", "Pattern", "Site", "find", "site_of", "INT16_REASON"]
+
+
+def _short(op) -> str:
+    """"sigmoid" of aten.sigmoid.default / aten.sigmoid_.default (the in-place form's name too)."""
+    name = op.name().split("::", 1)[-1].split(".", 1)[0] if hasattr(op, "name") else str(op)
+    return name[:-1] if name.endswith("_") and not name.startswith("_") else name
+
+
+def lowered_from(kernel: str) -> list:
+    """The aten ops (short names, e.g. "sigmoid") the int8 / int16 patterns lower to
+    `kernel` ("mote::lut_s8.out" or "mote::lut_s8"), in table order; [] for a kernel no
+    pattern emits (an aten kernel runs its own op)."""
+    base = kernel.split(".", 1)[0]
+    out: list = []
+    for p in PATTERNS:
+        if base in p.emits:
+            for name in sorted(_short(o) for o in p.ops):
+                if name not in out:
+                    out.append(name)
+    return out
+
+
+def int8_kernels_of(op: str) -> list:
+    """The mote:: kernels ("mote::lut_s8.out") an int8 program runs aten op `op` (a short
+    name, "sigmoid") as: the emits of the patterns that take it."""
+    out: list = []
+    for p in PATTERNS:
+        if torch.int8 in p.dtypes and any(_short(o) == op for o in p.ops):
+            for e in p.emits:
+                if e.startswith("mote::") and e + ".out" not in out:
+                    out.append(e + ".out")
+    return out
