@@ -301,6 +301,9 @@ def _io_text(io: list) -> str:
 def read_contract(build_dir) -> dict:
     """slot.json of a slot firmware's build folder; SlotError (one line) otherwise."""
     p = Path(build_dir) / "slot.json"
+    if not Path(build_dir).is_dir():
+        raise SlotError(f"{build_dir}: no such folder (give the slot firmware's build folder: "
+                        "`aot build MODEL --board B --slot -o DIR`)")
     if not p.exists():
         raise SlotError(f"{build_dir} is not a slot firmware's folder (no slot.json: build it with "
                         "`aot build MODEL --board B --slot`, or generate its sources with `aot generate ... --slot`)")

@@ -199,6 +199,8 @@ def pack_command(args) -> int:
     import json
     contract = read_contract(args.firmware)
     board = firmware_board(args.firmware)
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        raise SlotError(f"-o {args.output}: the folder {Path(args.output).resolve().parent} does not exist")
     taken = adopt_recipe(args, contract)
     recipe = Recipe.from_args(args, board)
     compiled = compile_model_file(args.model, recipe)
@@ -216,6 +218,10 @@ def pack_command(args) -> int:
     if problems and not args.unchecked:
         raise SlotError(f"{compiled.name} does not fit {where}: {'; '.join(problems)} (--unchecked writes it anyway)")
     write_image(contract, board, image, out, getattr(args, "uf2_family", None))
+    if board.uf2_family_id is not None and out.suffix.lower() != ".uf2":
+        print(f"aot pack: warning: {out} is the raw image (for your own updater, to write at "
+              f"0x{contract['address']:08x}); {board.name}'s BOOTSEL drive, aot flash --model-only and aot test "
+              "take the UF2: -o NAME.uf2", file=sys.stderr)
     verdict = ("the firmware will refuse it: " + "; ".join(problems)) if problems else \
         (f"fits: arena {needs['arena_bytes']:,}/{contract['arena_bytes']:,} B, state {needs['state_bytes']:,}/"
          f"{contract['state_bytes']:,} B, {len(needs['ops'])}/{len(contract['ops'])} operators, inputs and outputs match")

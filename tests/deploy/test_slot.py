@@ -257,3 +257,29 @@ def test_missing_int8_operator_says_what_it_is_for():
     assert slot.explain_refusal(line) == f"firmware reported: MOTE ERROR slot operator mote::lut_s8.out{purpose} missing"
     assert slot.explain_refusal("MOTE ERROR slot operator aten::sigmoid.out missing") == \
         "MOTE ERROR slot operator aten::sigmoid.out missing"
+
+
+def test_pack_names_a_missing_firmware_folder_and_output_folder(tmp_path, capsys):
+    model = tmp_path / "m.py"
+    model.write_text("raise SystemExit('not compiled: the folders are checked first')\n")
+    assert main(["pack", str(model), "--firmware", str(tmp_path / "nofw"), "-o", str(tmp_path / "x.bin")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"aot pack: error: {tmp_path / 'nofw'}: no such folder (give the slot firmware's build folder: "
+                   "`aot build MODEL --board B --slot -o DIR`)"]
+    fw, _ = slot_firmware(tmp_path / "fw", "mps2-an505")
+    assert main(["pack", str(model), "--firmware", str(fw), "-o", str(tmp_path / "out" / "x.bin")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"aot pack: error: -o {tmp_path / 'out' / 'x.bin'}: the folder {tmp_path / 'out'} does not exist"]
+
+
+def test_pack_warns_that_a_pico_bin_is_the_raw_image(tmp_path, capsys):
+    model = tmp_path / "m.py"
+    model.write_text("import torch\n\n\ndef model():\n    return torch.nn.Linear(16, 16).eval()\n\n\n"
+                     "def example_inputs():\n    return (torch.zeros(1, 16),)\n")
+    fw, c = slot_firmware(tmp_path / "fw", "pico2")
+    out = tmp_path / "m.bin"
+    assert main(["pack", str(model), "--firmware", str(fw), "--unchecked", "-o", str(out)]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"aot pack: warning: {out} is the raw image (for your own updater, to write at 0x10300000); "
+                   "pico2's BOOTSEL drive, aot flash --model-only and aot test take the UF2: -o NAME.uf2"]
+    assert slot.read_image(out.read_bytes())["pte_version"] == c["pte_format_version"]
