@@ -302,7 +302,7 @@ def _front_end(model: GraphModule, act, state: set) -> None:
 
 def _window_cat(n: Node, state: set) -> Optional[list]:
     """The new (not state) float inputs of ``cat([buf, .., new], dim)`` when its
-    state inputs are mutable buffers themselves and its result, through
+    state inputs are mutable buffers or slices of them and its result, through
     slices / views, is what one of them is written back from (``buf.copy_(cat[..,
     k:])``: a sliding window); else None."""
     if n.target not in CAT_OPS or not isinstance(n.args[0], (list, tuple)):
@@ -310,9 +310,14 @@ def _window_cat(n: Node, state: set) -> Optional[list]:
     xs = list(n.args[0])
     bufs = [x for x in xs if x in state]
     new = [x for x in xs if x not in state]
-    if not bufs or not new or not all(_is_float_tensor(x) for x in xs) \
-            or not all(b.op == "get_attr" for b in bufs):
+    if not bufs or not new or not all(_is_float_tensor(x) for x in xs):
         return None
+    for i, b in enumerate(bufs):     # a buffer or a slice of one (``frames[:, :, 1:]``)
+        while b.op == "call_function" and b.target == aten.slice.Tensor:
+            b = b.args[0]
+        if b.op != "get_attr":
+            return None
+        bufs[i] = b
     todo, written = [n], set()
     while todo:
         for u in todo.pop().users:

@@ -239,11 +239,29 @@ class Lowering:
             return self.env[n]
         raise RuntimeError(f"int8 lowering: no value for {n.format_node()}")
 
+    def state_source(self, n) -> Optional[str]:
+        """The int8 state (buffer target) old node `n` is (its get_attr) or slices
+        (``buf[:, :, 1:]``), else None."""
+        while isinstance(n, Node) and n.op == "call_function" and n.target == aten.slice.Tensor:
+            n = n.args[0]
+        ok = isinstance(n, Node) and n.op == "get_attr" and n.target in self.int8_state
+        return n.target if ok else None
+
     def state_qval(self, n: Node) -> Optional[QVal]:
-        """The int8 value of old get_attr `n` when it is an int8 state (stored int8,
-        its initial value quantized at the qparams it is written back with), else None."""
-        if n.op != "get_attr" or n.target not in self.int8_state:
+        """The int8 value of old node `n` when it is an int8 state (stored int8, its
+        initial value quantized at the qparams it is written back with) or a slice of
+        one (an int8 slice_copy of the buffer), else None."""
+        if self.state_source(n) is None:
             return None
+        if n.op == "call_function":      # a slice of the state
+            v = self.state_qval(n.args[0])
+            a = n.args
+            dim = int(a[1]) % len(v.shape) if len(a) > 1 else 0
+            node = self.selection(aten.slice_copy.Tensor, (v.node, dim, a[2] if len(a) > 2 else None,
+                                                           a[3] if len(a) > 3 else None,
+                                                           int(a[4]) if len(a) > 4 else 1), n)
+            shape = self.shape(n)
+            return QVal(node, shape, tuple(range(len(shape))), v.scale, v.zp)
         if n.target not in self.state_nodes:
             s, zp = self.int8_state[n.target]
             self.state_nodes[n.target] = self.state(n.target, Q(self.attr(n), s, zp, -128, 127, torch.int8))

@@ -202,12 +202,13 @@ def emit_cat(lw, site: Site) -> QVal:
 
 
 def match_cat(lw, site: Site) -> bool:
-    """Every input int8 at the output's qparams: an activation, or an int8 state (the
-    buffer of a sliding window, written back at these qparams)."""
+    """Every input int8 at the output's qparams: an activation, or an int8 state or a
+    slice of one (the buffer of a sliding window, written back at these qparams)."""
     def shares(x) -> bool:
         if is_dq_of_q(x):
             return same_qparams(x.args[0], site.q)
-        return getattr(x, "op", None) == "get_attr" and lw.int8_state.get(x.target) == site.out_qparams
+        t = lw.state_source(x)
+        return t is not None and lw.int8_state[t] == site.out_qparams
     return all(shares(x) for x in site.core.args[0])
 
 
