@@ -18,6 +18,8 @@ Several models in one firmware (aot build A=a.py B=b.py; read_models_selftest):
 
     MOTE MODEL name=<name> pte=<bytes> state=<bytes> arena=<bytes>   (one per model)
     MOTE RUN model=<name>           the OUT and SELFTEST lines that follow are that model's
+    MOTE SELFTEST ... model=<name>  (every SELFTEST line of a named model, also from
+                                    mote_model_<name>_selftest() in a user's firmware)
 
 Traced firmware (aot build --trace profile|debug), after each OUT line:
 
@@ -314,7 +316,9 @@ def read_models_selftest(lines, on_line=None) -> dict:
             per[m.group(1)] = []
         elif kind == "run" and m:
             current = m.group(1)
-        elif kind == "selftest" and current in per:
+        elif kind == "selftest" and ev["fields"].get("model") in per:  # the line names its model
+            current = ev["fields"]["model"]
+        if kind == "selftest" and current in per:
             per[current].append(line)
             if ev["verdict"] is not None:
                 reports[current] = read_selftest(per[current])

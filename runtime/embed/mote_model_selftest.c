@@ -26,6 +26,9 @@ mote_err_t mote_model_selftest(void)
 {
     mote_selftest_t st;
     mote_selftest_begin(&st, mote_selftest_expected);
+#ifdef MOTE_EMBED_MODEL_NAME /* several models: every line names this one (mote_embed_names.h) */
+    st.model = MOTE_EMBED_MODEL_NAME;
+#endif
     MOTE_TRY(mote_model_init());
     const mote_method_t *m = mote_model_method();
     uint32_t n = mote_model_num_inputs();

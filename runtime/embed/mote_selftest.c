@@ -90,6 +90,18 @@ void mote_selftest_begin(mote_selftest_t *st, const uint8_t *blob)
     st->failed = 0u;
     st->first_case = st->first_output = st->first_element = 0u;
     st->first_got = st->first_want = st->first_tol = 0.0f;
+    st->model = NULL;
+}
+
+/* " model=" before a named model's name, "" for one model (the lines unchanged). */
+static const char *st_model_key(const mote_selftest_t *st)
+{
+    return st->model != NULL ? " model=" : "";
+}
+
+static const char *st_model_name(const mote_selftest_t *st)
+{
+    return st->model != NULL ? st->model : "";
 }
 
 /* Checks one output; returns 1 when every element passes. */
@@ -151,9 +163,9 @@ mote_err_t mote_selftest_check(mote_selftest_t *st, const mote_method_t *m, uint
             st->max_err = max_err;
         }
         char e[16], tol[16];
-        mote_port_log("MOTE SELFTEST CASE case=%u output=%u max_abs_err=%s tol=%s result=%s", (unsigned)index,
+        mote_port_log("MOTE SELFTEST CASE case=%u output=%u max_abs_err=%s tol=%s result=%s%s%s", (unsigned)index,
                       (unsigned)o, mote_selftest_format(max_err, e), mote_selftest_format(tols[o], tol),
-                      ok ? "PASS" : "FAIL");
+                      ok ? "PASS" : "FAIL", st_model_key(st), st_model_name(st));
     }
     return MOTE_OK;
 }
@@ -162,15 +174,16 @@ mote_err_t mote_selftest_verdict(const mote_selftest_t *st, uint32_t cases)
 {
     char e[16];
     if (st->failed == 0u) {
-        mote_port_log("MOTE SELFTEST PASS n=%u max_abs_err=%s", (unsigned)cases, mote_selftest_format(st->max_err, e));
+        mote_port_log("MOTE SELFTEST PASS n=%u max_abs_err=%s%s%s", (unsigned)cases,
+                      mote_selftest_format(st->max_err, e), st_model_key(st), st_model_name(st));
         return MOTE_OK;
     }
     char g[16], w[16], t[16];
     mote_port_log("MOTE SELFTEST FAIL case=%u output=%u element=%u got=%s want=%s tol=%s failed=%u n=%u "
-                  "max_abs_err=%s",
+                  "max_abs_err=%s%s%s",
                   (unsigned)st->first_case, (unsigned)st->first_output, (unsigned)st->first_element,
                   mote_selftest_format(st->first_got, g), mote_selftest_format(st->first_want, w),
                   mote_selftest_format(st->first_tol, t), (unsigned)st->failed, (unsigned)cases,
-                  mote_selftest_format(st->max_err, e));
+                  mote_selftest_format(st->max_err, e), st_model_key(st), st_model_name(st));
     return MOTE_ERR_SELFTEST;
 }

@@ -22,9 +22,10 @@ typedef struct mote_selftest {
     uint32_t failed;       /* failing (case, output) pairs */
     uint32_t first_case, first_output, first_element; /* the first failing element */
     float first_got, first_want, first_tol;
+    const char *model;     /* the model's name, " model=<name>" ending every line; NULL (begin): one model */
 } mote_selftest_t;
 
-/** Starts a run over the expected-output blob at `blob`. */
+/** Starts a run over the expected-output blob at `blob` (lines without a model name). */
 void mote_selftest_begin(mote_selftest_t *st, const uint8_t *blob);
 
 /**

@@ -76,5 +76,7 @@ int main(void)
     mote_err_t v2 = mote_selftest_verdict(&again, 1u);
     printf("MULTI a=%s b=%s again=%s shared=%d\n", va == MOTE_OK ? "PASS" : "FAIL", vb == MOTE_OK ? "PASS" : "FAIL",
            v2 == MOTE_OK ? "PASS" : "FAIL", (int)MOTE_MODELS_SHARED);
-    return va == MOTE_OK && vb == MOTE_OK && v2 == MOTE_OK ? 0 : 1;
+    /* the embedding API's own self-test of a named model: its lines end with model=a */
+    mote_err_t vs = mote_model_a_selftest();
+    return va == MOTE_OK && vb == MOTE_OK && v2 == MOTE_OK && vs == MOTE_OK ? 0 : 1;
 }

@@ -160,6 +160,11 @@ def test_two_models_run_interleaved_in_one_program(generated, tmp_path):
     lines = [ln[len("mote: "):] for ln in r.stderr.splitlines()]
     # b's second output is its step counter: 2 after its second run, a's runs between
     assert lines.count("MOTE SELFTEST PASS n=2 max_abs_err=0") == 2
+    # mote_model_a_selftest(): every line names the model; the checker's own lines (above) do not
+    assert lines[-1] == "MOTE SELFTEST PASS n=2 max_abs_err=0 model=a"
+    named = [ln for ln in lines if ln.endswith(" model=a")]
+    assert [ln.split()[2] for ln in named] == ["CASE", "CASE", "PASS"], named  # a: 2 cases of one output
+    assert all(ln[:-len(" model=a")] in lines for ln in named[:2]), named  # the checker's figures for a's cases
     assert "MOTE SELFTEST CASE case=1 output=1 max_abs_err=0 tol=2.000e-5 result=PASS" in lines
     syms = subprocess.run(["nm", str(tmp_path / "app")], capture_output=True, text=True, check=True).stdout
     defined = {ln.split()[-1] for ln in syms.splitlines() if len(ln.split()) == 3}
@@ -427,3 +432,19 @@ def test_build_size_table_shows_each_model_s_plan_and_generate_s_figure():
     assert rows[2].split() == ["image", "18,184", "21,732", "3,264", "16", "0", "204"]
     assert rows[3].startswith("  pte+selftest: as aot generate's table; linked:")
     assert rows[4].startswith("shared by every model (--memory shared): arena 3,812 B (the largest plan, kws's")
+
+
+def test_selftest_lines_naming_their_model_are_read_without_run_lines():
+    """mote_model_<name>_selftest() in a user's firmware: no MOTE RUN lines, each SELFTEST
+    line ends with model=<name> and goes to that model; one model's reader takes it too."""
+    from aot.deploy.protocol import read_models_selftest, read_selftest
+    lines = ["MOTE MODEL name=kws pte=10 state=0 arena=16", "MOTE MODEL name=image pte=20 state=0 arena=32",
+             "MOTE SELFTEST CASE case=0 output=0 max_abs_err=0 tol=0 result=PASS model=kws",
+             "MOTE SELFTEST PASS n=1 max_abs_err=0 model=kws",
+             "MOTE SELFTEST CASE case=0 output=0 max_abs_err=0.5 tol=0 result=FAIL model=image",
+             "MOTE SELFTEST FAIL case=0 output=0 element=3 got=1 want=0.5 tol=0 failed=1 n=1 max_abs_err=0.5 model=image"]
+    reps = read_models_selftest(lines)
+    assert {n: r["verdict"] for n, r in reps.items()} == {"kws": "PASS", "image": "FAIL"}
+    assert reps["image"]["fail"]["element"] == 3 and reps["image"]["rows"][0]["max_abs_err"] == 0.5
+    one = read_selftest(lines[2:4])
+    assert one["verdict"] == "PASS" and one["n"] == 1 and one["rows"][0]["verdict"] == "PASS"

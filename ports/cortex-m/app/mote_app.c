@@ -69,7 +69,7 @@
  *   MOTE RUN model=<name>                 (the OUT and SELFTEST CASE lines after it are its)
  *   OUT <index> <cycles> <outputs hex>    (index: the model's own case number)
  *   MOTE RUN model=<name>                 (before each model's verdict, at the end)
- *   MOTE SELFTEST PASS|FAIL ...
+ *   MOTE SELFTEST PASS|FAIL ... model=<name>   (every SELFTEST line ends with model=<name>)
  *
  * and MOTE DONE counts every inference. One model: the lines above, unchanged.
  */
@@ -454,6 +454,7 @@ int main(void)
         most = *app_models[j].count > most ? *app_models[j].count : most;
 #ifdef MOTE_APP_SELFTEST
         mote_selftest_begin(&st[j], app_models[j].expected);
+        st[j].model = app_models[j].name; /* " model=<name>" on its SELFTEST lines, as mote_model_<name>_selftest() */
 #endif
     }
     for (uint32_t k = 0; k < most; ++k) {

@@ -117,6 +117,9 @@ const mote_program_t *mote_model_program(void);
  *   MOTE SELFTEST PASS n=<cases> max_abs_err=<e>
  *   MOTE SELFTEST FAIL case=<k> output=<o> element=<i> got=<g> want=<w> tol=<t> failed=<f> n=<cases> max_abs_err=<e>
  *
+ * In a build of several models (mote_model_<name>_selftest()) every line ends
+ * with " model=<name>"; one model's lines are as above.
+ *
  * An element passes when its bytes equal the expected ones, or for float
  * outputs when |got - want| <= the output's tolerance. The cases exist in
  * builds made with --selftest (mote_model.h defines MOTE_MODEL_SELFTEST_CASES).
