@@ -110,6 +110,18 @@ def test_custom_mote_options_go_to_aot_generate_as_they_are(tmp_path):
         mote_pio.read_options({"model": "m.py", "options": "--calib 'x"}.get, tmp_path, "mps2-an505")
 
 
+def test_a_bad_custom_mote_memory_is_aot_s_one_line(tmp_path):
+    """custom_mote_memory = bogus: the aot generate the script runs answers in one line (the
+    script shows aot's output as is), not argparse's usage block first."""
+    for f in ("kws.py", "image.py"):
+        (tmp_path / f).write_text("x = 1\n")
+    o = mote_pio.read_options({"model": "kws=kws.py, image=image.py", "memory": "bogus"}.get, tmp_path, "mps2-an505")
+    r = subprocess.run(mote_pio.aot_command(sys.executable) + o.generate_args(tmp_path / "gen"), capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 2 and r.stdout == "" and r.stderr == (
+        "aot generate: error: argument --memory: invalid choice: 'bogus' (choose from 'shared', 'separate')\n")
+
+
 def test_several_models_in_custom_mote_model(tmp_path):
     """custom_mote_model lists several models (a line or comma separated, each `path.py` or
     `name=path.py`): one aot generate of them all, with custom_mote_memory; one model
