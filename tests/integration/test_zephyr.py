@@ -579,7 +579,9 @@ def test_standin_two_models_mps2_an521_pass_in_qemu(tmp_path, memory):
     status, text = _link_and_run(b, tmp_path)
     assert status == 0, text
     assert f"app: 2 models, memory {memory}" in text, text
-    assert len(re.findall(r"^MOTE SELFTEST PASS n=2 max_abs_err=0$", text, re.M)) == 2, text
+    # mote_model_<name>_selftest(): every line names its model
+    assert re.findall(r"^MOTE SELFTEST PASS n=2 max_abs_err=0 model=(\w+)$", text, re.M) == ["kws", "image"], text
+    assert len(re.findall(r"^MOTE SELFTEST CASE .* result=PASS model=(?:kws|image)$", text, re.M)) == 4, text
     for line in expected_lines(b["model"]):
         assert line in text, (line, text)
     harness = yaml.safe_load((MODELS_SAMPLE / "sample.yaml").read_text())["common"]["harness_config"]
