@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Optional
 
 from aot.errors import FlashError, Uf2Error
-from aot.deploy.uf2 import BOOTSEL_BOARD_IDS, FAMILY_CHIPS, UF2_BLOCK_SIZE, UF2_PAYLOAD, parse_uf2
+from aot.deploy.uf2 import BOOTSEL_BOARD_IDS, FAMILY_CHIPS, UF2_BLOCK_SIZE, UF2_PAYLOAD, family_name, parse_uf2
 
 INFO_FILE = "INFO_UF2.TXT"
 #: INFO_UF2.TXT is read up to this many bytes (the bootroms write about 100)
@@ -65,12 +65,6 @@ class FlashResult:
     dest: Optional[Path]   # the file written on the drive ("drive" only)
     bytes: int
     blocks: int            # UF2 blocks
-
-
-def _family(fid: int) -> str:
-    from aot.deploy.uf2 import RP2XXX_ABSOLUTE_FAMILY_ID, RP2XXX_DATA_FAMILY_ID
-    other = {RP2XXX_ABSOLUTE_FAMILY_ID: "RP2350 absolute", RP2XXX_DATA_FAMILY_ID: "RP2350 data"}
-    return f"0x{fid:08x} ({FAMILY_CHIPS.get(fid) or other.get(fid, 'unknown chip')})"
 
 
 def mount_points() -> list[Path]:
@@ -176,7 +170,7 @@ def _refuse_model_image(path, data: bytes) -> None:
     except Uf2Error:
         return  # the checks that follow name what is wrong with it
     if image[:len(MAGIC)] == MAGIC:
-        raise FlashError(f"{path} is a Mote model image (aot pack; family {_family(family)}, slot "
+        raise FlashError(f"{path} is a Mote model image (aot pack; family {family_name(family)}, slot "
                          f"0x{base:08x}), not a firmware: write it with `aot flash --model-only {path}`; "
                          "nothing written")
 
@@ -201,8 +195,8 @@ def file_uf2(path) -> tuple:
     family = int.from_bytes(data[28:32], "little") if len(data) >= 32 else None
     board = rp.get(family)
     if board is None:
-        raise FlashError(f"{path} is not a UF2 for {', '.join(f'{b.name} ({_family(f)})' for f, b in rp.items())}"
-                         + (f": its first block's family is {_family(family)}" if family is not None else "")
+        raise FlashError(f"{path} is not a UF2 for {', '.join(f'{b.name} ({family_name(f)})' for f, b in rp.items())}"
+                         + (f": its first block's family is {family_name(family)}" if family is not None else "")
                          + "; nothing written")
     try:
         family, base, image = parse_uf2(data, board.flash)
@@ -211,7 +205,7 @@ def file_uf2(path) -> tuple:
     chip, evidence = rp2.image_chip(image if base == board.flash.origin else b"")
     if chip != FAMILY_CHIPS[family]:
         what = f"an {chip} image ({evidence})" if chip else f"not an image the bootrom boots ({evidence})"
-        raise FlashError(f"{path} is a UF2 for family {_family(family)}, but its image is {what}; "
+        raise FlashError(f"{path} is a UF2 for family {family_name(family)}, but its image is {what}; "
                          "nothing written")
     return board, path, data, family
 
@@ -252,8 +246,8 @@ def board_uf2(build_dir) -> tuple:
     except Uf2Error as e:
         raise FlashError(f"{uf2} is not a valid UF2 ({e}); rebuild with `aot build`") from None
     if family != board.uf2_family_id:
-        raise FlashError(f"{uf2} is a UF2 for family {_family(family)}, but {build_dir} was built "
-                         f"for {board.name}, family {_family(board.uf2_family_id)}; nothing written")
+        raise FlashError(f"{uf2} is a UF2 for family {family_name(family)}, but {build_dir} was built "
+                         f"for {board.name}, family {family_name(board.uf2_family_id)}; nothing written")
     binf = build_dir / "firmware.bin"
     if binf.exists():
         try:
@@ -359,3 +353,77 @@ def flash_build(build_dir, drive=None, tool: Optional[str] = None,
         raise FlashError(f"`{tool} {' '.join(cmd[1:])}` failed with exit status {code}")
     return FlashResult(tool, board.name, chip, family, file, None, file.stat().st_size,
                        blocks if tool == "picotool" else 0)
+
+
+def flash_model_only(path, firmware=None, drive=None, tool=None, candidates=None):
+    """`aot flash --model-only IMAGE.uf2`: write just a slot image (aot pack's UF2) to an
+    RP2040/RP2350 board in BOOTSEL mode; the firmware in flash stays as it is. Checked
+    before anything is written: the UF2's family is a board's, its blocks lie in that
+    board's flash and not at the firmware's start, they hold a slot image whose header and
+    CRC-32s are valid, and with `firmware` (the slot firmware's build folder) they sit at
+    its slot.json address and fit the slot. Returns FlashResult; raises
+    FlashError (one line, nothing written)."""
+    from aot.deploy.boards import known_boards, load_board
+    from aot.deploy.slot import ERASE_BYTES, SlotError, read_contract, read_image
+    path = Path(path)
+    if path.suffix.lower() != ".uf2":
+        raise FlashError(f"--model-only writes a slot image's UF2 (aot pack MODEL --firmware DIR -o NAME.uf2), "
+                         f"not {path.name}; nothing written")
+    from aot.deploy.uf2 import RP2350_ARM_S_FAMILY_ID, RP2XXX_ABSOLUTE_FAMILY_ID, RP2XXX_DATA_FAMILY_ID
+    rp = {load_board(b).uf2_family_id: load_board(b) for b in known_boards()
+          if load_board(b).uf2_family_id is not None}
+    for fam in (RP2XXX_ABSOLUTE_FAMILY_ID, RP2XXX_DATA_FAMILY_ID):  # the RP2350's image-less families
+        if RP2350_ARM_S_FAMILY_ID in rp:
+            rp[fam] = rp[RP2350_ARM_S_FAMILY_ID]
+    largest = max(b.flash.size for b in rp.values())
+    try:
+        data = read_regular(path, (largest // UF2_PAYLOAD + 1) * UF2_BLOCK_SIZE, follow_symlinks=True)
+    except OSError as e:
+        raise FlashError(f"cannot read {path}: {e.strerror or e}; nothing written") from None
+    family = int.from_bytes(data[28:32], "little") if len(data) >= 32 else None
+    board = rp.get(family)
+    if board is None:
+        raise FlashError(f"{path} is not a UF2 for an RP2040/RP2350 board; nothing written")
+    try:
+        family, base, image = parse_uf2(data, board.flash)
+    except Uf2Error as e:
+        raise FlashError(f"{path} is not a valid UF2 for {board.name} ({e}); nothing written") from None
+    if base == board.flash.origin:
+        raise FlashError(f"{path} starts at the flash's start (0x{base:08x}): a firmware, not a model image; "
+                         "flash firmware without --model-only; nothing written")
+    try:
+        info = read_image(image)
+    except SlotError as e:
+        raise FlashError(f"{path} does not hold a model image: {e}; nothing written") from None
+    if not info["trailer_crc_ok"]:
+        raise FlashError(f"{path}: the model image's trailer CRC-32 does not match; nothing written")
+    if firmware is not None:
+        contract = read_contract(firmware)
+        if contract["board"] != board.name:
+            raise FlashError(f"{path} is for {board.name}, {firmware} is a slot firmware for {contract['board']}; "
+                             "nothing written")
+        if base != contract["address"]:
+            raise FlashError(f"{path} is written at 0x{base:08x}, the slot of {firmware} is at "
+                             f"0x{contract['address']:08x}: pack it for this firmware; nothing written")
+        if info["image_bytes"] > contract["flash_bytes"]:
+            raise FlashError(f"{path}: {info['image_bytes']:,} B do not fit the {contract['flash_bytes']:,} B slot; "
+                             "nothing written")
+    elif base % ERASE_BYTES:
+        raise FlashError(f"{path} starts at 0x{base:08x}, not at a {ERASE_BYTES}-byte sector: not a slot; "
+                         "nothing written")
+    chip = FAMILY_CHIPS.get(family, "RP2350")
+    blocks = len(data) // UF2_BLOCK_SIZE
+    if tool is None:
+        dest = copy_uf2(data, choose_drive(chip, drive, candidates), name="model.uf2")
+        return FlashResult("drive", board.name, chip, family, path, dest, len(data), blocks)
+    if tool != "picotool":
+        raise FlashError(f"--model-only --tool {tool}: write the model image with the drive or picotool "
+                         "(pyOCD loads ELF files); nothing written")
+    exe = shutil.which(tool)
+    if exe is None:
+        raise FlashError(f"{tool} not found on PATH: {TOOL_INSTALL[tool]}")
+    cmd = [exe, "load", str(path)]  # the blocks' own addresses; no -x: the firmware boots as before
+    code = subprocess.run(cmd).returncode
+    if code != 0:
+        raise FlashError(f"`{tool} {' '.join(cmd[1:])}` failed with exit status {code}")
+    return FlashResult(tool, board.name, chip, family, path, None, len(data), blocks)

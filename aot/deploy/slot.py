@@ -401,8 +401,8 @@ def check_image_file(contract: dict, board, path, firmware) -> dict:
             raise SlotError(f"{path} is a UF2; {fw}) takes the slot's .bin: {repack} -o NAME.bin")
         family = int.from_bytes(data[28:32], "little")
         if family not in families.values():
-            from aot.deploy.flash import _family
-            raise SlotError(f"{path} is a UF2 of family {_family(family)}; {fw}, "
+            from aot.deploy.uf2 import family_name
+            raise SlotError(f"{path} is a UF2 of family {family_name(family)}; {fw}, "
                             f"{FAMILY_CHIPS.get(board.uf2_family_id, '?')}) takes "
                             + " or ".join(f"0x{f:08x} ({n})" for n, f in families.items()) + f": {repack}")
         try:
@@ -707,84 +707,6 @@ def run_with_image(build_dir, image=None, timeout: float = 60.0, stdin_bytes: by
 
 
 # --------------------------------------------------------------------------- flash
-
-
-def flash_model_only(path, firmware=None, drive=None, tool=None, candidates=None):
-    """`aot flash --model-only IMAGE.uf2`: write just a slot image (aot pack's UF2) to an
-    RP2040/RP2350 board in BOOTSEL mode; the firmware in flash stays as it is. Checked
-    before anything is written: the UF2's family is a board's, its blocks lie in that
-    board's flash and not at the firmware's start, they hold a slot image whose header and
-    CRC-32s are valid, and with `firmware` (the slot firmware's build folder) they sit at
-    its slot.json address and fit the slot. Returns aot.deploy.flash.FlashResult; raises
-    FlashError (one line, nothing written)."""
-    import shutil
-    import subprocess
-    from aot.deploy import flash as fl
-    from aot.deploy.boards import known_boards, load_board
-    from aot.deploy.uf2 import FAMILY_CHIPS, UF2_BLOCK_SIZE, UF2_PAYLOAD, parse_uf2
-    from aot.errors import FlashError, Uf2Error
-    path = Path(path)
-    if path.suffix.lower() != ".uf2":
-        raise FlashError(f"--model-only writes a slot image's UF2 (aot pack MODEL --firmware DIR -o NAME.uf2), "
-                         f"not {path.name}; nothing written")
-    from aot.deploy.uf2 import RP2350_ARM_S_FAMILY_ID, RP2XXX_ABSOLUTE_FAMILY_ID, RP2XXX_DATA_FAMILY_ID
-    rp = {load_board(b).uf2_family_id: load_board(b) for b in known_boards()
-          if load_board(b).uf2_family_id is not None}
-    for fam in (RP2XXX_ABSOLUTE_FAMILY_ID, RP2XXX_DATA_FAMILY_ID):  # the RP2350's image-less families
-        if RP2350_ARM_S_FAMILY_ID in rp:
-            rp[fam] = rp[RP2350_ARM_S_FAMILY_ID]
-    largest = max(b.flash.size for b in rp.values())
-    try:
-        data = fl.read_regular(path, (largest // UF2_PAYLOAD + 1) * UF2_BLOCK_SIZE, follow_symlinks=True)
-    except OSError as e:
-        raise FlashError(f"cannot read {path}: {e.strerror or e}; nothing written") from None
-    family = int.from_bytes(data[28:32], "little") if len(data) >= 32 else None
-    board = rp.get(family)
-    if board is None:
-        raise FlashError(f"{path} is not a UF2 for an RP2040/RP2350 board; nothing written")
-    try:
-        family, base, image = parse_uf2(data, board.flash)
-    except Uf2Error as e:
-        raise FlashError(f"{path} is not a valid UF2 for {board.name} ({e}); nothing written") from None
-    if base == board.flash.origin:
-        raise FlashError(f"{path} starts at the flash's start (0x{base:08x}): a firmware, not a model image; "
-                         "flash firmware without --model-only; nothing written")
-    try:
-        info = read_image(image)
-    except SlotError as e:
-        raise FlashError(f"{path} does not hold a model image: {e}; nothing written") from None
-    if not info["trailer_crc_ok"]:
-        raise FlashError(f"{path}: the model image's trailer CRC-32 does not match; nothing written")
-    if firmware is not None:
-        contract = read_contract(firmware)
-        if contract["board"] != board.name:
-            raise FlashError(f"{path} is for {board.name}, {firmware} is a slot firmware for {contract['board']}; "
-                             "nothing written")
-        if base != contract["address"]:
-            raise FlashError(f"{path} is written at 0x{base:08x}, the slot of {firmware} is at "
-                             f"0x{contract['address']:08x}: pack it for this firmware; nothing written")
-        if info["image_bytes"] > contract["flash_bytes"]:
-            raise FlashError(f"{path}: {info['image_bytes']:,} B do not fit the {contract['flash_bytes']:,} B slot; "
-                             "nothing written")
-    elif base % ERASE_BYTES:
-        raise FlashError(f"{path} starts at 0x{base:08x}, not at a {ERASE_BYTES}-byte sector: not a slot; "
-                         "nothing written")
-    chip = FAMILY_CHIPS.get(family, "RP2350")
-    blocks = len(data) // UF2_BLOCK_SIZE
-    if tool is None:
-        dest = fl.copy_uf2(data, fl.choose_drive(chip, drive, candidates), name="model.uf2")
-        return fl.FlashResult("drive", board.name, chip, family, path, dest, len(data), blocks)
-    if tool != "picotool":
-        raise FlashError(f"--model-only --tool {tool}: write the model image with the drive or picotool "
-                         "(pyOCD loads ELF files); nothing written")
-    exe = shutil.which(tool)
-    if exe is None:
-        raise FlashError(f"{tool} not found on PATH: {fl.TOOL_INSTALL[tool]}")
-    cmd = [exe, "load", str(path)]  # the blocks' own addresses; no -x: the firmware boots as before
-    code = subprocess.run(cmd).returncode
-    if code != 0:
-        raise FlashError(f"`{tool} {' '.join(cmd[1:])}` failed with exit status {code}")
-    return fl.FlashResult(tool, board.name, chip, family, path, None, len(data), blocks)
 
 
 def update_lines(images) -> bytes:

@@ -103,3 +103,10 @@ def parse_uf2(uf2: bytes, flash=None) -> tuple[int, int, bytes]:
     for addr, payload in blocks:
         image[addr - base:addr - base + len(payload)] = payload
     return family, base, bytes(image)
+
+
+def family_name(fid: int) -> str:
+    """A UF2 family ID for a message: "0xe48bff56 (RP2040)", the RP2350's image-less
+    families by name, "(unknown chip)" otherwise."""
+    other = {RP2XXX_ABSOLUTE_FAMILY_ID: "RP2350 absolute", RP2XXX_DATA_FAMILY_ID: "RP2350 data"}
+    return f"0x{fid:08x} ({FAMILY_CHIPS.get(fid) or other.get(fid, 'unknown chip')})"

@@ -32,7 +32,7 @@ def add_flash_arguments(p) -> None:
 def flash_command(args) -> int:
     from aot.deploy.flash import flash_build
     if getattr(args, "model_only", False):
-        from aot.deploy.slot import flash_model_only
+        from aot.deploy.flash import flash_model_only
         r = flash_model_only(args.build_dir, firmware=args.firmware, drive=args.drive, tool=args.tool)
         print(f"aot flash: wrote the model image {r.file.name} to {r.dest or r.method}: {r.bytes:,} bytes, "
               f"{r.blocks} UF2 blocks, family 0x{r.family_id:08x} ({r.chip}, board {r.board}); the firmware "
