@@ -1,5 +1,5 @@
 # The two commands of the README. Both set up everything they need first.
-.PHONY: demo test test-fast bootstrap clean platformio-example tinylm docs
+.PHONY: demo test test-fast bootstrap clean platformio-example tinylm kws-demo docs
 
 bootstrap:
 	@./scripts/bootstrap.sh
@@ -19,6 +19,16 @@ test-fast: bootstrap
 # if eager PyTorch, the host runtime and the firmware generate different tokens.
 tinylm: bootstrap
 	.venv/bin/python -m examples.tinylm.demo
+
+# The keyword spotter on a simulated Cortex-M33 (examples/kws/demo.py): every
+# held-out clip hop by hop through eager fp32, the int8 program on the host
+# runtime and the firmware in QEMU; accuracy of each, the firmware's confusion
+# matrix (build/kws/confusion_firmware.png), instructions per hop and the Pico 2
+# estimate, flash and RAM. Makes the dataset and trains first when build/kws lacks
+# them; exits non-zero if the firmware's bytes differ from the host runtime's.
+# A quick run: .venv/bin/python -m examples.kws.demo --clips 20
+kws-demo: bootstrap
+	.venv/bin/python -m examples.kws.demo
 
 # The manual (docs/, mkdocs.yml) into build/site; a broken link fails it.
 # `make test` builds it the same way (tests/docs/test_docs.py).

@@ -6,6 +6,7 @@ SELFTEST lines come from runtime/embed/mote_selftest.c, also in a user's firmwar
     MOTE BOOT <board>
     MOTE MODEL pte=<bytes> state=<bytes> arena=<bytes>
     MOTE READY                                   (--uart-inputs firmware: send inputs now)
+    MOTE RESET                                   (--uart-inputs firmware: the state was reset, after "R")
     OUT <index> <count> <output 0 hex>[,<output 1 hex>...]
     MOTE DONE <inferences>
     MOTE ERROR <stage> <code>
@@ -33,13 +34,18 @@ count (QEMU -icount). Output tensors are the hex of their little-endian bytes.
 Lines the host sends to ``--uart-inputs`` firmware (MOTE_APP_UART_INPUTS):
 
     I <hex of every input's bytes back to back>\\n    one inference
+    R\\n                                              reset the state: the model's mutable
+                                                     buffers back to their initial values
+                                                     (mote_model_reset_state), acknowledged
+                                                     with "MOTE RESET"; a stateful (streaming)
+                                                     program then runs its next stream
     Q\\n                                              end the run
 
 `parse_line` turns one line into an event dict (JSON-ready except for
 "outputs", which are numpy arrays when the outputs' metadata is known);
 `parse_uart` reads a whole run's text; `input_line` writes one inference's
-input line. aot.deploy.run (QEMU) and aot.deploy.serial (a real port) both use
-these; `read_selftest` reads a --selftest firmware's lines into the report
+input line (RESET_LINE and QUIT_LINE are the other two). aot.deploy.run (QEMU)
+and aot.deploy.serial (a real port) both use these; `read_selftest` reads a --selftest firmware's lines into the report
 aot.deploy.selftest.run_host makes on the host.
 """
 from __future__ import annotations
@@ -127,7 +133,8 @@ def parse_line(line: str, outputs_meta: Optional[list] = None) -> dict:
     """One protocol line as an event:
 
     {"event": "boot", "board"} · {"event": "model", "pte", "state", "arena"} ·
-    {"event": "ready"} · {"event": "done", "count"} · {"event": "error", "stage", "code"} ·
+    {"event": "ready"} · {"event": "reset", "fields"} (after an "R" line) ·
+    {"event": "done", "count"} · {"event": "error", "stage", "code"} ·
     {"event": "out", "index", "count", "outputs" (arrays; with outputs_meta) or
     "outputs_hex" (without, or when they do not fit: then "note" says why)} ·
     {"event": "selftest", "verdict" ("PASS"/"FAIL"/None), "fields"} ·
@@ -249,6 +256,9 @@ def input_line(arrays: list) -> bytes:
 
 #: the line that ends a --uart-inputs firmware's run
 QUIT_LINE = b"Q\n"
+#: the line that sets a --uart-inputs firmware's model state back to its initial values
+#: (the firmware answers "MOTE RESET")
+RESET_LINE = b"R\n"
 
 
 def read_selftest(lines, on_line=None) -> dict:

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import threading
 from pathlib import Path
-from typing import Optional, Union
+from typing import Iterable, Optional, Union
 
 from aot.deploy.proc_stream import stream_stdout
 from aot.deploy.boards import Board, load_board
@@ -81,10 +82,20 @@ def run_firmware(elf: Union[str, Path], board: Union[str, Board], timeout_s: flo
 
 
 def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], timeout_s: float = 60.0,
-                           on_line=None, stdin_bytes: Optional[bytes] = None) -> tuple[int, str]:
+                           on_line=None, stdin_bytes: Union[None, bytes, Iterable[bytes]] = None) -> tuple[int, str]:
     """As run_firmware, but reads UART0 line by line while the firmware runs and
     calls `on_line(line)` for each (for progress bars). Always under `timeout_s`
     seconds of wall time; on timeout QEMU is killed and QemuTimeout raised.
+
+    `stdin_bytes` (UART0's receiver): bytes, or an iterable of byte chunks (a
+    generator of input lines) consumed as the firmware reads, so a long stream
+    (tens of MB of "I <hex>" lines) is never held whole. A thread writes it while
+    this one reads the output: QEMU takes a byte only when the UART's receive
+    buffer is empty and blocks on a full stdout, so writing everything first
+    would deadlock once the firmware's answers fill the pipe. An exception
+    raised by on_line (a cancelled run) kills QEMU and propagates; one raised by
+    the iterable ends the input (the firmware sees the end of its stdin) and is
+    raised once QEMU has exited.
 
     A board whose simulator is rp2040js (pico) runs its UF2 there instead
     (aot.deploy.rp2040js.run_firmware_streaming): `timeout_s` is then simulated
@@ -93,6 +104,8 @@ def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], time
     board = load_board(board)
     if board.simulator is not None and board.simulator.kind == "rp2040js":
         from aot.deploy import rp2040js
+        if stdin_bytes is not None and not isinstance(stdin_bytes, (bytes, bytearray)):
+            stdin_bytes = b"".join(stdin_bytes)
         return rp2040js.run_firmware_streaming(elf, board, sim_seconds=timeout_s,
                                                on_line=on_line, stdin_bytes=stdin_bytes)
     if shutil.which(QEMU) is None:
@@ -100,14 +113,22 @@ def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], time
     cmd = qemu_command(elf, board)
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
+    feeder = None
     if stdin_bytes:
-        proc.stdin.write(stdin_bytes)
-    proc.stdin.close()
+        feeder = _Feeder(proc, stdin_bytes)
+    else:
+        proc.stdin.close()
 
     def timed_out(so_far: bytes) -> QemuTimeout:
         return QemuTimeout(f"firmware {elf} did not exit within {timeout_s} s; UART so far:\n"
                            + _text(so_far)[-2000:], _text(so_far))
-    code, stdout = stream_stdout(proc, timeout_s, on_line, timed_out)
+    try:
+        code, stdout = stream_stdout(proc, timeout_s, on_line, timed_out)
+    finally:
+        if feeder is not None:
+            feeder.join()
+    if feeder is not None and feeder.error is not None:
+        raise feeder.error
     err = _text(proc.stderr.read())
     proc.stderr.close()
     proc.stdout.close()
@@ -115,6 +136,42 @@ def run_firmware_streaming(elf: Union[str, Path], board: Union[str, Board], time
     if code != 0 and not out and err:
         raise QemuError(f"QEMU failed ({code}): {err.strip()}")
     return code, out
+
+
+class _Feeder(threading.Thread):
+    """Writes `data` (bytes or an iterable of byte chunks) to `proc`'s stdin, then
+    closes it. A pipe QEMU no longer reads (it exited or was killed) ends the
+    writing quietly: QEMU's status and output say what happened. An exception of
+    the iterable itself is kept in `error` for the caller to raise."""
+
+    def __init__(self, proc: subprocess.Popen, data):
+        super().__init__(name="qemu-stdin", daemon=True)
+        self.proc, self.data, self.error = proc, data, None
+        self.start()
+
+    def run(self) -> None:
+        chunks = iter((self.data,) if isinstance(self.data, (bytes, bytearray, memoryview)) else self.data)
+        try:
+            while True:
+                try:
+                    chunk = next(chunks)
+                except StopIteration:
+                    break
+                except BaseException as e:  # noqa: BLE001 - the iterable's own error, raised by the caller
+                    self.error = e
+                    break
+                self.proc.stdin.write(chunk)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            pass  # QEMU has gone (ValueError: its stdin was closed under us)
+        finally:
+            try:
+                self.proc.stdin.close()
+            except (BrokenPipeError, OSError, ValueError):
+                pass
+
+    def join(self, timeout: Optional[float] = 10.0) -> None:
+        super().join(timeout)
 
 
 def start_firmware(elf: Union[str, Path], board: Union[str, Board]) -> subprocess.Popen:

@@ -18,7 +18,7 @@ import pytest
 
 from aot.cli import main
 from aot.errors import MoteError, ProtocolError
-from aot.deploy.protocol import input_line, parse_line, parse_uart
+from aot.deploy.protocol import QUIT_LINE, RESET_LINE, input_line, parse_line, parse_uart
 
 ROOT = Path(__file__).resolve().parents[2]
 F32, I8 = 6, 1
@@ -72,6 +72,24 @@ def test_parse_uart_and_errors():
 def test_input_line_framing():
     a, b = np.array([1.0], np.float32), np.array([1, -1], np.int8)
     assert input_line([a, b]) == b"I 0000803f01ff\n"
+
+
+def test_reset_line_and_its_acknowledgement():
+    """"R" resets a --uart-inputs firmware's state (mote_app.c answers "MOTE RESET"): one
+    byte the firmware's reader tells from "I" and "Q", a line of its own."""
+    assert RESET_LINE == b"R\n" and QUIT_LINE == b"Q\n"
+    assert {RESET_LINE[:1], QUIT_LINE[:1], input_line([np.zeros(1, np.int8)])[:1]} == {b"R", b"Q", b"I"}
+    ev = parse_line("MOTE RESET\r")
+    assert (ev["event"], ev["fields"], ev["line"]) == ("reset", {}, "MOTE RESET")
+    # a run with resets between streams reads as before: OUT lines only
+    outs, counts = parse_uart("\n".join(["MOTE READY", "MOTE RESET", OUT_LINE, "MOTE RESET", OUT_LINE,
+                                          "MOTE DONE 2"]) + "\n", METAS)
+    assert counts == [12345, 12345] and len(outs) == 2
+    # the app's header and the protocol's docstring document it
+    app = (ROOT / "ports/cortex-m/app/mote_app.c").read_text()
+    assert "MOTE RESET" in app and "mote_model_reset_state" in app
+    import aot.deploy.protocol as protocol
+    assert "R\\n" in protocol.__doc__ and "MOTE RESET" in protocol.__doc__
 
 
 # --------------------------------------------------------------------------- a noisy link

@@ -29,6 +29,12 @@
  * sets from the generated inputs.S blob (each set is the method's inputs'
  * bytes back to back). MOTE_APP_UART_INPUTS instead reads, per inference, one
  * line "I <hex of all input bytes>\n" from the UART; a line "Q" ends the run.
+ * A line "R" sets the model's state (its mutable buffers: a streaming model's
+ * history) back to its initial values (mote_model_reset_state) and prints
+ *
+ *   MOTE RESET
+ *
+ * so a stateful model runs stream after stream (clip after clip) in one boot.
  *
  * Self-test: with MOTE_APP_SELFTEST defined (aot build --selftest), the input
  * sets are the self-test's cases (generated model_selftest_inputs.c), and
@@ -402,13 +408,25 @@ static int app_hex_value(int c)
     return -1;
 }
 
-/* Reads "I <hex>\n" into buf (exactly `len` bytes). Returns 0 on 'Q' or EOF. */
+/* "R": the state back to its initial values, acknowledged. */
+static void app_reset_state(void)
+{
+    mote_err_t err = mote_model_reset_state();
+    if (err != MOTE_OK) {
+        app_fail("reset", err);
+    }
+    mote_port_puts("MOTE RESET\n");
+}
+
+/* Reads "I <hex>\n" into buf (exactly `len` bytes), resetting the state on
+ * each "R" line before it. Returns 0 on 'Q' or EOF. */
 static int app_read_input_line(uint8_t *buf, uint32_t len)
 {
     int c;
     do {
         c = mote_port_getc();
         if (c < 0 || c == 'Q') return 0;
+        if (c == 'R') app_reset_state();
     } while (c != 'I');
     uint32_t got = 0;
     int hi = -1;
