@@ -799,6 +799,7 @@ typedef struct conv_blk {
     uint32_t lo4, hi4;   /* 32, 36: act_min / act_max in every byte */
     const int32_t *w;    /* 40: weight pairs */
     int32_t skip;        /* 44: code bytes of the groups skipped in the first pass */
+    int32_t skip1;       /* 48: the same for the one-pixel core (mote_s8_dsp_conv1_e) */
 } conv_blk_t;
 
 #define CONV_FAST_WORDS 10 /* table words per channel pair */
@@ -810,6 +811,7 @@ void mote_s8_dsp_conv3_e16(const conv_blk_t *b); /* its K = 16 and K = 32 unroll
 void mote_s8_dsp_conv3_e32(const conv_blk_t *b);
 void mote_s8_dsp_conv3_e28(const conv_blk_t *b); /* K = 28: the STEM3X3C3 column */
 void mote_s8_dsp_conv3_e64(const conv_blk_t *b); /* K = 64n, n >= 2 (MOTE_S8_EFORM_K64) */
+void mote_s8_dsp_conv1_e(const conv_blk_t *b);  /* one pixel (slot p of the triple), E-form */
 
 /* clang-format off */
 /* the group's weight words: one LDM (fewer instructions) */
@@ -1013,6 +1015,68 @@ __asm__(CONV_ECORE_K64("mote_s8_dsp_conv3_e64") "  .text\n");
 #undef CONV3_FIRST_PIX
 #undef CONV3_FIRST
 #undef CONV_ECORE_K
+#endif
+#if MOTE_S8_USE_CONV_E
+/* The E-form core of one pixel (the last of a call whose pixel count is not a multiple
+   of three, or a streaming layer's one frame: a 1x1 map): the triple core would
+   multiply two copies of it for nothing. Per channel pair the accumulators start at
+   the table's biases, then per group of 4 taps the pixel's two column words (slot p
+   of the triple, CONV_GW3 words a group: the column builders are the triple's) and
+   the pair's four weight words in a run of three LDRD, four SMLAD (8 MACs in 7
+   instructions, 8 cycles of the model); four groups a pass, the first pass entered
+   at the group that leaves a multiple of 4 (skip1: CONV1_GROUP_BYTES each, a computed
+   branch, no remainder loop); then CONV_RQ_E's two instructions per channel and
+   two STRB. Registers: r0-r3 the weights, r5 r6 the column words, r4 the table, r7
+   the column's end, r8 the output, r9 r10 the accumulators, r11 the entry, r12 the
+   weights' and lr the column's cursor; the table's end and the column at sp. */
+#define CONV1_GROUP_BYTES 28
+#define CONV1_GROUP                                                                        \
+    "  ldrd r5, r6, [lr], #24\n"                                                           \
+    "  ldrd r0, r1, [r12], #8\n"                                                           \
+    "  ldrd r2, r3, [r12], #8\n"                                                           \
+    "  smlad r9, r0, r5, r9\n"                                                             \
+    "  smlad r9, r1, r6, r9\n"                                                             \
+    "  smlad r10, r2, r5, r10\n"                                                           \
+    "  smlad r10, r3, r6, r10\n"
+__asm__(MOTE_S8_ASM_FUNC("mote_s8_dsp_conv1_e")
+    "  push {r4-r11, lr}\n"
+    "  sub sp, sp, #8\n"
+    "  ldr r1, [r0, #16]\n"                 /* qend */
+    "  ldr r2, [r0, #20]\n"                 /* x */
+    "  strd r1, r2, [sp]\n"
+    "  ldr r4, [r0, #12]\n"                 /* q */
+    "  ldr r7, [r0, #28]\n"                 /* xend */
+    "  ldr r8, [r0, #0]\n"                  /* oa */
+    "  ldr r12, [r0, #40]\n"                /* w */
+    "  ldr r3, [r0, #48]\n"                 /* skip1 */
+    "  adr.w r11, .Lmote_s8_dsp_conv1_e_loop\n"
+    "  add r11, r11, r3\n"
+    "  orr r11, r11, #1\n"
+    ".Lmote_s8_dsp_conv1_e_pair:\n"
+    "  ldr r9, [r4]\n"
+    "  ldr r10, [r4, #8]\n"
+    "  ldr lr, [sp, #4]\n"
+    "  bx r11\n"
+    "  .p2align 2\n"
+    ".Lmote_s8_dsp_conv1_e_loop:\n"
+    CONV1_GROUP CONV1_GROUP CONV1_GROUP CONV1_GROUP
+    "  cmp lr, r7\n"
+    "  bne .Lmote_s8_dsp_conv1_e_loop\n"
+    "  ldrd r0, r1, [r4, #16]\n"
+    CONV_RQ_E("r9")
+    "  ldrd r0, r1, [r4, #28]\n"
+    CONV_RQ_E("r10")
+    "  strb r9, [r8], #1\n"
+    "  strb r10, [r8], #1\n"
+    "  add r4, r4, #40\n"
+    "  ldr r0, [sp]\n"
+    "  cmp r4, r0\n"
+    "  bne .Lmote_s8_dsp_conv1_e_pair\n"
+    "  add sp, sp, #8\n"
+    "  pop {r4-r11, pc}\n"
+    "  .size mote_s8_dsp_conv1_e, . - mote_s8_dsp_conv1_e\n"
+    "  .text\n");
+#undef CONV1_GROUP
 #endif
 /* clang-format on */
 #undef CONV3_W
@@ -1490,6 +1554,9 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
     blk.hi4 = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
     blk.w = wblk;
     blk.skip = CONV3_GROUP_BYTES * ((8 - ((kp >> 2) & 7)) & 7);
+#if MOTE_S8_USE_CONV_E
+    blk.skip1 = CONV1_GROUP_BYTES * ((4 - ((kp >> 2) & 3)) & 3);
+#endif
     blk.entry = 0;
 #if MOTE_S8_USE_CONV_STEM3X3C3
     if (conv_stem3_fast(p)) { /* one block: every row in the program's panel */
@@ -1516,13 +1583,19 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
             int8_t *oa = out + (size_t)(pix - pix0) * cout + c0;
             int8_t *ob = out + (size_t)(pb - pix0) * cout + c0;
             int8_t *oc = out + (size_t)(pc - pix0) * cout + c0;
+            /* the E-form's last pixel alone (a 1x1 map: all of it) takes the one-pixel
+               core: only slot p of the column is built */
+            const int one = MOTE_S8_USE_CONV_E && st->eform && pix + 1 == pix1;
             if (direct) { /* the three pixels widened in one pass */
                 const int8_t *sa = p->input + (size_t)pix * p->cin;
                 const int8_t *sb = p->input + (size_t)pb * p->cin;
                 const int8_t *sc = p->input + (size_t)pc * p->cin;
                 int32_t i;
                 int32_t *d = x;
-                for (i = 0; i < p->cin; i += 4, d += CONV_GW3) {
+                for (i = 0; one && i < p->cin; i += 4, d += CONV_GW3) {
+                    conv_widen_word(d, mote_s8_ld32(sa + i), 0);
+                }
+                for (i = 0; !one && i < p->cin; i += 4, d += CONV_GW3) {
                     conv_widen_word(d, mote_s8_ld32(sa + i), 0);
                     conv_widen_word(d + 2, mote_s8_ld32(sb + i), 0);
                     conv_widen_word(d + 4, mote_s8_ld32(sc + i), 0);
@@ -1530,7 +1603,7 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
             } else {
                 const int32_t px[3] = {pix, pb, pc};
                 int32_t j;
-                for (j = 0; j < 3; j++) {
+                for (j = 0; j < (one ? 1 : 3); j++) {
                     if (win) { /* interior pixels */
                         const int32_t qq = px[j] / wo, ox = px[j] - qq * wo, b = qq / ho;
                         const int32_t x0 = ox * sw - pw, y0 = (qq - b * ho) * sh - ph;
@@ -1564,6 +1637,10 @@ MOTE_S8_HOT static void conv_rows(const mote_s8_conv_params_t *p, void *state)
             blk.ob = ob;
             blk.oc = oc;
 #if MOTE_S8_USE_CONV_E
+            if (one) {
+                mote_s8_dsp_conv1_e(&blk);
+                continue;
+            }
             if (st->eform) { /* the E-form table: even Cout, one block (conv_run) */
 #if MOTE_S8_USE_CONV_EK64
                 if (mote_s8_eform_k64(kp)) {

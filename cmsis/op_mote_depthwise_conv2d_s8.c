@@ -1154,6 +1154,133 @@ static int dw_strip_in_place(const mote_s8_conv_params_t *p)
            (int64_t)p->kh * sw <= DW_STRIP;
 }
 
+/** SXTAB16 of v rotated right by 8 onto a: bytes 1 and 3 sign-extended, plus a's halves. */
+MOTE_S8_INLINE int32_t dw_sxtab16_ror8(int32_t a, uint32_t v)
+{
+    int32_t r;
+    __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(v)); /* one instruction */
+    return r;
+}
+
+/**
+ * Whether call p has one output pixel per image (Ho = Wo = 1: a streaming layer that
+ * computes the newest frame over its history, e.g. a dilated Conv1d) in groups of
+ * four channels, with its output apart from the input or at the input's first byte
+ * with one image: channels c..c+3 of the pixel are written after every tap of them
+ * was read, and no other group reads them.
+ */
+static int dw_one_pixel_ok(const mote_s8_conv_params_t *p)
+{
+    const uint8_t *ib = (const uint8_t *)p->input, *ob = (const uint8_t *)p->output;
+    const size_t in_bytes = (size_t)p->n * p->h * p->w * p->cin;
+    return p->ho == 1 && p->wo == 1 && (p->cout & 3) == 0 &&
+           (ib == ob ? p->n == 1 : !(ob < ib + in_bytes && ib < ob + (size_t)p->n * p->cout));
+}
+
+/**
+ * dw_one_pixel's taps of one window row for channels c..c+3: a[j] += (x - zp) * w over
+ * n taps, the input word at x and the weight word at w, then x += xs, w += ws. SXTAB16
+ * with -zp in both halves (nzp2) gives x - zp as int16 pairs in the instruction that
+ * sign-extends (|x - zp| <= 255), so the plain bias needs no zero-point correction;
+ * SXTB16 the weights; SMLABB / SMLATT per channel (lanes: channels (0, 2), then the
+ * word rotated by 8: (1, 3)).
+ */
+MOTE_S8_INLINE void dw_one_taps(const int8_t *x, const int8_t *w, int32_t n, int32_t xs, int32_t ws,
+                                int32_t nzp2, int32_t a[4])
+{
+    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    for (; n > 0; n--, x += xs, w += ws) {
+        const uint32_t xv = mote_s8_ld32(x), wv = mote_s8_ld32(w);
+        const int32_t xe = __sxtab16(nzp2, (int32_t)xv), xo = dw_sxtab16_ror8(nzp2, xv);
+        const int32_t we = __sxtb16((int32_t)wv), wo = mote_s8_sxtb16_ror8(wv);
+        a0 = __smlabb(xe, we, a0);
+        a2 = __smlatt(xe, we, a2);
+        a1 = __smlabb(xo, wo, a1);
+        a3 = __smlatt(xo, wo, a3);
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+}
+
+/** mote_s8_dsp_finish's requantization and zero point (any multiplier >= 0 and shift)
+ *  saturated to int8 (SSAT; the activation range comes after, on four bytes at once). */
+MOTE_S8_INLINE int32_t dw_one_rq(int32_t acc, int32_t m, int32_t sh, int32_t zp)
+{
+    int32_t x;
+    if (sh > 0) {
+        acc = (int32_t)((uint32_t)acc << sh);
+    }
+    x = (int32_t)(((int64_t)acc * m + ((int64_t)1 << 30)) >> 31);
+    if (sh < 0) {
+        const int32_t t = (x + (x >> 31)) >> (-sh - 1);
+        x = (t >> 1) + (t & 1) + zp; /* |x| <= 2^30: no overflow */
+    } else {
+        x = __qadd(x, zp);
+    }
+    return __ssat(x, 8);
+}
+
+/**
+ * dw_one_pixel_ok's calls. The group path's per-group setup (weights widened into a
+ * table, the corrected bias and the fast requantization's constants, the input copied
+ * into a zero-point-padded plane) is spent on a single pixel there: 235 instructions a
+ * channel for a 1x3 window. Here the four-channel words of each tap are read where they
+ * lie (dw_one_taps: 14 instructions a tap with the pointer steps and the loop), then the
+ * general requantization (dw_one_rq: any multiplier and shift, nothing checked or tabled
+ * per call), the four bytes packed and clamped to the activation range together
+ * (SSUB8 / SEL) and stored as one word. Taps in the padding are left out (they add
+ * (zp - zp) * w = 0), as in the reference.
+ */
+__attribute__((noinline)) MOTE_S8_HOT static void dw_one_pixel(const mote_s8_conv_params_t *p)
+{
+    const int32_t cout = p->cout;
+    const int32_t cs = p->dil_w * cout;               /* input bytes between taps of a row */
+    const size_t rs = (size_t)p->dil_h * p->w * cout;  /* ... between tap rows */
+    const size_t wrs = (size_t)p->kw * cout;           /* weight bytes between tap rows */
+    const int32_t nzp2 = (int32_t)(((uint32_t)-p->in_zp & 0xffffu) | ((uint32_t)-p->in_zp << 16));
+    const uint32_t lo4 = ((uint32_t)p->act_min & 0xffu) * 0x01010101u;
+    const uint32_t hi4 = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
+    const int full = p->act_min == -128 && p->act_max == 127; /* SSAT clamped already */
+    dw_win_t win;
+    int32_t b, c, ky, ntx;
+    dw_clip(p, 0, 0, &win);
+    ntx = win.kx1 - win.kx0;
+    for (b = 0; b < p->n; b++) {
+        /* the window's first tap inside the input, channel 0 */
+        const int8_t *x0 = p->input + (size_t)b * p->h * p->w * cout +
+                           ((size_t)(win.y0 + win.ky0 * p->dil_h) * p->w +
+                            (size_t)(win.x0 + win.kx0 * p->dil_w)) * cout;
+        const int8_t *w0 = p->weight + ((size_t)win.ky0 * p->kw + (size_t)win.kx0) * cout;
+        int8_t *o = p->output + (size_t)b * cout;
+        for (c = 0; c < cout; c += 4) {
+            int32_t a[4];
+            uint32_t v;
+            memcpy(a, p->bias + c, sizeof(a));
+            for (ky = win.ky0; ky < win.ky1; ky++) {
+                dw_one_taps(x0 + c + (size_t)(ky - win.ky0) * rs, w0 + c + (size_t)(ky - win.ky0) * wrs,
+                            ntx, cs, cout, nzp2, a);
+            }
+            v = (uint32_t)dw_one_rq(a[0], p->mult[c], p->shift[c], p->out_zp) & 0xffu;
+            v |= ((uint32_t)dw_one_rq(a[1], p->mult[c + 1], p->shift[c + 1], p->out_zp) & 0xffu) << 8;
+            v |= ((uint32_t)dw_one_rq(a[2], p->mult[c + 2], p->shift[c + 2], p->out_zp) & 0xffu) << 16;
+            v |= (uint32_t)dw_one_rq(a[3], p->mult[c + 3], p->shift[c + 3], p->out_zp) << 24;
+            if (!full) { /* per byte: max(v, lo), then min(v, hi) (GE flags of SSUB8, SEL) */
+                uint32_t t;
+                __asm__("ssub8 %[t], %[v], %[lo]\n\t"
+                        "sel %[v], %[v], %[lo]\n\t"
+                        "ssub8 %[t], %[v], %[hi]\n\t"
+                        "sel %[v], %[hi], %[v]\n\t"
+                        : [v] "+r"(v), [t] "=&r"(t)
+                        : [lo] "r"(lo4), [hi] "r"(hi4)
+                        : "cc");
+            }
+            memcpy(o + c, &v, 4);
+        }
+    }
+}
+
 #endif /* MOTE_S8_USE_DW_GROUP */
 
 #if MOTE_S8_USE_DW_PLANAR
@@ -1580,6 +1707,10 @@ static mote_err_t dw_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *p)
         return MOTE_OK;
     }
 #endif
+    if (dw_one_pixel_ok(p)) { /* one output pixel: no per-call tables */
+        dw_one_pixel(p);
+        return MOTE_OK;
+    }
     if (dw_small_plane(p)) {
         dw_rows(p, NULL);
         return MOTE_OK;

@@ -7,6 +7,10 @@
  * - DSP: SXTAB16 into two words of int16 pairs (channels 0/2 and 1/3), moved to
  *   int32 every 256 pixels (|256 * 128| fits int16's range), then requantized;
  * - plain: the reference loop.
+ * One channel (C = 1: a mean over the last dim, e.g. a pool over time of [N, T] as
+ * [N, T, 1, 1]) makes each image one contiguous run of H*W bytes, and the channel
+ * loops above would take one byte a step: such runs are summed 16 bytes a step
+ * instead (DSP: two LDRD of four words, EOR + USADA8 per word; MVE: VADDVA.S8).
  */
 #include "mote/kernel.h"
 #include "mote_s8_arm.h"
@@ -17,19 +21,37 @@ mote_err_t mote_kernel_mote_mean_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *co
                                         uint32_t nargs);
 
 /** requantize + zero point + clamp to [-128, 127] of one channel's sum (once per
- *  channel, outside the pixel loops: one copy, not one per call site). */
-#if !defined(MOTE_S8_MVE) /* MVE requantizes four lanes at once */
+ *  channel, outside the pixel loops: one copy, not one per call site; MVE: the
+ *  one-channel runs only, its channel loop requantizes four lanes at once). */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
 static int8_t mean_finish(const mote_s8_mean_params_t *p, uint32_t sum)
 {
     const uint32_t acc = sum - (uint32_t)p->hw * (uint32_t)p->in_zp;
+#if defined(MOTE_S8_DSP) /* the same bytes (the parser admits multipliers >= 0 only), SMULL-based */
+    return mote_s8_dsp_finish((int32_t)acc, p->mult, p->shift, p->out_zp, -128, 127);
+#else
     return mote_s8_out(mote_requantize((int32_t)acc, p->mult, p->shift), p->out_zp, -128, 127);
-}
 #endif
+}
 
 #if defined(MOTE_S8_MVE)
+/** Sum of the n int8 values at x (C = 1: the image is one run): VADDVA.S8 adds 16
+ *  bytes into the int32 sum a step, the last step predicated to the run. Wraps like
+ *  the reference's uint32 sum. */
+MOTE_S8_HOT static uint32_t mean_run(const int8_t *x, int32_t n)
+{
+    int32_t s = 0, i = 0;
+    for (; i + 16 <= n; i += 16) {
+        s = vaddvaq_s8(s, vldrbq_s8(x + i));
+    }
+    if (i < n) {
+        s = vaddvaq_s8(s, vldrbq_z_s8(x + i, vctp8q((uint32_t)(n - i))));
+    }
+    return (uint32_t)s;
+}
+
 /** Channels [ch, ch + 4) (predicated to C) of one image x: sums, requantized. */
 MOTE_S8_HOT static void mean_image(const mote_s8_mean_params_t *p, const int8_t *x, int8_t *o)
 {
@@ -48,6 +70,52 @@ MOTE_S8_HOT static void mean_image(const mote_s8_mean_params_t *p, const int8_t 
     }
 }
 #elif defined(MOTE_S8_DSP)
+/**
+ * Sum of the n >= 4 int8 values at x (C = 1: the image is one run), wrapping like
+ * the reference's uint32 sum. USADA8 adds the four bytes of a word as unsigned
+ * values; x ^ 0x80 read unsigned is x + 128, so every byte adds x + 128 and the sum
+ * is the total minus 128 n. The body: aligned words, four per two LDRD (a run of
+ * loads), EOR + USADA8 a word: 12 instructions per 16 bytes. The 0..3 bytes before the first aligned word
+ * and after the last whole one: one unaligned word each, read inside the run (n >= 4),
+ * the bytes outside its part masked to 0 after the flip (they add nothing).
+ */
+MOTE_S8_HOT static uint32_t mean_run(const int8_t *x, int32_t n)
+{
+    const uint32_t flip = 0x80808080u;
+    const int32_t head = (int32_t)((0u - (uint32_t)(uintptr_t)x) & 3u); /* bytes to alignment */
+    const int32_t body = (n - head) >> 2, tail = (n - head) & 3;     /* words, bytes after */
+    const uint32_t *w = (const uint32_t *)(const void *)(x + head);
+    const uint32_t *const end4 = w + (body & ~3), *const end = w + body;
+    uint32_t s, a, b, c, d;
+    /* head: the low `head` bytes of the word at x; tail: the high `tail` bytes of the
+       run's last word (masks of 0 bytes when either is empty) */
+    s = __usada8((mote_s8_ld32(x) ^ flip) & ~(0xffffffffu << (8 * head)), 0u, 0u);
+    s = __usada8((mote_s8_ld32(x + n - 4) ^ flip) & ~(0xffffffffu >> (8 * tail)), 0u, s);
+    if (w != end4) {
+        __asm__ volatile("1:\n\t"
+                         "ldrd %[a], %[b], [%[w]], #8\n\t"
+                         "ldrd %[c], %[d], [%[w]], #8\n\t"
+                         "eor %[a], %[a], %[f]\n\t"
+                         "usada8 %[s], %[a], %[z], %[s]\n\t"
+                         "eor %[b], %[b], %[f]\n\t"
+                         "usada8 %[s], %[b], %[z], %[s]\n\t"
+                         "eor %[c], %[c], %[f]\n\t"
+                         "usada8 %[s], %[c], %[z], %[s]\n\t"
+                         "eor %[d], %[d], %[f]\n\t"
+                         "usada8 %[s], %[d], %[z], %[s]\n\t"
+                         "cmp %[w], %[e]\n\t"
+                         "bne 1b\n\t"
+                         : [s] "+r"(s), [w] "+r"(w), [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c),
+                           [d] "=&r"(d)
+                         : [f] "r"(flip), [z] "r"(0u), [e] "r"(end4)
+                         : "cc", "memory");
+    }
+    for (; w != end; w++) {
+        s = __usada8(*w ^ flip, 0u, s);
+    }
+    return s - 128u * (uint32_t)n;
+}
+
 /** Every channel of one image x: four at a time with SXTAB16, the rest in C. */
 MOTE_S8_HOT static void mean_image(const mote_s8_mean_params_t *p, const int8_t *x, int8_t *o)
 {
@@ -102,6 +170,14 @@ mote_err_t mote_kernel_mote_mean_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *co
     int32_t b;
     (void)ctx;
     MOTE_TRY(mote_s8_mean_parse(args, nargs, &p));
+#if defined(MOTE_S8_MVE) || defined(MOTE_S8_DSP)
+    if (p.c == 1 && p.hw >= 4) { /* every image one contiguous run */
+        for (b = 0; b < p.n; b++) {
+            p.output[b] = mean_finish(&p, mean_run(p.input + (size_t)b * p.hw, p.hw));
+        }
+        return MOTE_OK;
+    }
+#endif
     for (b = 0; b < p.n; b++) {
         mean_image(&p, p.input + (size_t)b * p.hw * p.c, p.output + (size_t)b * p.c);
     }

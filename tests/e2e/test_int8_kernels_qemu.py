@@ -513,6 +513,69 @@ def make_cases():
     return cases
 
 
+def _conv_eform(rng, name, n, h, w, cin, cout, k, stride=(1, 1), pad=(0, 0), dil=(1, 1)):
+    """A conv with out_zp -128 and the range [-128, 127] (a fused ReLU) with its
+    pre-widened weights and the E-form table, any window (the DSP kernel's conv_rows)."""
+    from aot.compiler.dsp_weights import EFORM_MARK
+    x = _i8(rng, (n, h, w, cin))
+    wt = _i8(rng, (cout, k[0], k[1], cin))
+    b = rng.integers(-3000, 3000, cout).astype(np.int32)
+    m, s = _qp(rng, cout, k[0] * k[1] * cin)
+    izp = int(rng.integers(-128, 128))
+    args = [x, wt, b, m, s, list(stride), list(pad), list(dil), izp, -128, -128, 127]
+    out = R.conv2d_s8(*args)
+    p = call_panel(wt, b, m, s, izp, -128, act=(-128, 127))
+    kp = (k[0] * k[1] * cin + 3) // 4 * 4
+    assert int(p[((cout + 1) // 2 * 2) * kp:].astype("<i2").view("<i4")[6]) & EFORM_MARK, name
+    args.insert(PANEL_ARG, p)
+    return dict(name=name, op="conv2d_s8", args=args, out=out, macs=out.size * k[0] * k[1] * cin,
+                scratch=conv_scratch_bytes(cin, k[0], k[1], cout, prewidened=True))
+
+
+def _one_pixel_cases():
+    """Issue 38's streaming keyword spotter: calls with one output pixel (a dilated
+    Conv1d over its history as a 1x(2d+1) map; the DSP depthwise kernel's dw_one_pixel,
+    the E-form conv's one-pixel core), and the pool over time of [N, T] as [N, T, 1, 1]
+    (mean_s8 with one channel: one contiguous run per image). Also: padding taps left
+    out of a one-pixel window, two images, ReLU clamps, a 2x3 dilated window, the
+    requantization edges on 64 channels; one-pixel cores with K not a multiple of 16
+    (the computed entry) and the last pixel of a call (4 pixels: a triple, then one);
+    runs of 3 (plain loop), 4, 5 and 1000 bytes of extreme values (the sum wraps
+    nowhere: 127 * 1000 fits; the 0..3 bytes at both ends of every start alignment)."""
+    rng = np.random.default_rng(38)
+    L = [_dw(rng, f"dw_one_d{d}", 1, 1, 2 * d + 1, 64, 1, (1, 3), (1, 1), (0, 0), (1, d)) for d in (1, 8)]
+    L += [_dw(rng, "dw_one_pad", 2, 1, 2, 8, 1, (1, 3), (1, 2), (0, 1), (1, 1), "relu"),
+          _dw(rng, "dw_one_2x3", 1, 3, 5, 16, 1, (2, 3), (2, 2), (0, 0), (2, 2), (-20, 90)),
+          _dw(rng, "dw_one_odd", 1, 1, 3, 6, 1, (1, 3), (1, 1), (0, 0), (1, 1))]   # Cout % 4: groups
+    n = 64
+    mults = np.array([0, 1 << 30, (1 << 31) - 1, 1518500250, 1431655765] * 13, np.int64)[:n]
+    shifts = np.concatenate([np.arange(-31, 32), [-5]]).astype(np.int64)
+    rng.shuffle(shifts)
+    bias = np.concatenate([np.array([R.INT32_MIN, R.INT32_MAX, -1, 1, 0, 3, -3, 1 << 20, -(1 << 20),
+                                     (1 << 30) + 1, -(1 << 30) - 1, 0x4000, -0x4000]),
+                           rng.integers(-(1 << 31), 1 << 31, n - 13)]).astype(np.int32)
+    xd = rng.integers(-128, 128, (1, 1, 5, n), dtype=np.int8)
+    wd = rng.integers(-128, 128, (1, 1, 3, n), dtype=np.int8)
+    args = [xd, wd, bias, mults.astype(np.int32), shifts.astype(np.int32), [1, 1], [0, 0], [1, 2], 1, 9, -3,
+            -128, 127]
+    L.append(dict(name="dw_one_edges", op="depthwise_conv2d_s8", args=args, out=R.depthwise_conv2d_s8(*args),
+                  macs=0, scratch=dw_scratch_bytes(n, 1, 3, 1, 5)))
+    L += [_pw_eform(rng, "pwe_one_k64", 1, 1, 1, 64, 64), _pw_eform(rng, "pwe_one_k40", 1, 1, 1, 40, 8),
+          _pw_eform(rng, "pwe_4px_k44", 1, 2, 2, 44, 10),
+          _conv_eform(rng, "conv_one_1x3", 1, 1, 3, 40, 64, (1, 3)),
+          _conv_eform(rng, "conv_one_pad", 2, 1, 2, 12, 6, (1, 3), pad=(0, 1), stride=(1, 2))]
+    for name, x, izp in (("mean_c1", rng.integers(-128, 128, (64, 97, 1, 1), dtype=np.int8), -3),
+                         ("mean_c1_short", rng.integers(-128, 128, (7, 3, 1, 1), dtype=np.int8), 100),
+                         ("mean_c1_4", rng.integers(-128, 128, (9, 2, 2, 1), dtype=np.int8), -128),
+                         ("mean_c1_5", rng.integers(-128, 128, (7, 5, 1, 1), dtype=np.int8), 7),
+                         ("mean_c1_long", np.where(rng.random((3, 1000, 1, 1)) < 0.5, -128, 127)
+                          .astype(np.int8), 127)):
+        m, s = R.quantize_multiplier(0.8 / (x.shape[1] * x.shape[2]))
+        args = [x, izp, 5, m, s]
+        L.append(dict(name=name, op="mean_s8", args=args, out=R.mean_s8(*args), macs=0, scratch=0))
+    return L
+
+
 def _add_cases(rng):
     """add_s8 through each DSP core (kernels: a power input first / after the swap,
     two general inputs, two power inputs), the C tail (lengths not a multiple of 4),
@@ -1065,3 +1128,28 @@ def test_island_kernel_bytes_on_cortex_m(tmp_path, target):
     for c in cases:
         got_rc, _ticks, got = res[c["name"]]
         assert got_rc == 0 and got == c["out"].tobytes(), (target, c["name"])
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_one_pixel_bytes_on_cortex_m(tmp_path, target):
+    """Issue 38's one-pixel calls and one-channel pools (_one_pixel_cases) on the M33
+    (DSP and plain builds) and the M55 (MVE and plain): every byte equals the integer
+    reference; the instructions per call go to build/int8_one_pixel_qemu.json."""
+    cases = _one_pixel_cases()
+    write_vectors(tmp_path / "vectors.h", cases)
+    elf = build(tmp_path, target, cases)
+    rc, text = run_qemu(TARGETS[target][0], elf)
+    assert rc == 0, text[-2000:]
+    assert f"path {({'m33-dsp': 'dsp', 'm55-mve': 'mve'}).get(target, 'plain-ref')}" in text
+    res, ipt = parse(text)
+    figures = {}
+    for c in cases:
+        got_rc, ticks, got = res[c["name"]]
+        assert got_rc == 0 and got == c["out"].tobytes(), (target, c["name"])
+        figures[c["name"]] = round(ticks * ipt)
+    path = ROOT / "build/int8_one_pixel_qemu.json"
+    path.parent.mkdir(exist_ok=True)
+    old = json.loads(path.read_text()) if path.exists() else {}
+    old[target] = figures
+    path.write_text(json.dumps(old, indent=1))
+    print(f"\n{target}: " + ", ".join(f"{k} {v}" for k, v in figures.items()))
