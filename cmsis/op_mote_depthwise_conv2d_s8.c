@@ -1178,42 +1178,42 @@ static int dw_one_pixel_ok(const mote_s8_conv_params_t *p)
 }
 
 /**
- * dw_one_pixel's taps of one window row for channels c..c+3: a[j] += (x - zp) * w over
- * n taps, the input word at x and the weight word at w, then x += xs, w += ws. SXTAB16
- * with -zp in both halves (nzp2) gives x - zp as int16 pairs in the instruction that
- * sign-extends (|x - zp| <= 255), so the plain bias needs no zero-point correction;
- * SXTB16 the weights; SMLABB / SMLATT per channel (lanes: channels (0, 2), then the
- * word rotated by 8: (1, 3)).
+ * dw_one_pixel's taps of one window row for channels c..c+3: a0..a3 += (x - zp) * w over
+ * n > 0 taps, the input word at x and the weight word at w, then x += xs, w += ws.
+ * SXTAB16 with -zp in both halves (nzp2) gives x - zp as int16 pairs in the instruction
+ * that sign-extends (|x - zp| <= 255), so the plain bias needs no zero-point correction;
+ * SXTB16 the weights; SMLABB / SMLATT per channel (lanes: channels (0, 2), then the word
+ * rotated by 8: (1, 3)). A macro: the accumulators stay in registers.
  */
-MOTE_S8_INLINE void dw_one_taps(const int8_t *x, const int8_t *w, int32_t n, int32_t xs, int32_t ws,
-                                int32_t nzp2, int32_t a[4])
-{
-    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-    for (; n > 0; n--, x += xs, w += ws) {
-        const uint32_t xv = mote_s8_ld32(x), wv = mote_s8_ld32(w);
-        const int32_t xe = __sxtab16(nzp2, (int32_t)xv), xo = dw_sxtab16_ror8(nzp2, xv);
-        const int32_t we = __sxtb16((int32_t)wv), wo = mote_s8_sxtb16_ror8(wv);
-        a0 = __smlabb(xe, we, a0);
-        a2 = __smlatt(xe, we, a2);
-        a1 = __smlabb(xo, wo, a1);
-        a3 = __smlatt(xo, wo, a3);
-    }
-    a[0] = a0;
-    a[1] = a1;
-    a[2] = a2;
-    a[3] = a3;
-}
+#define DW_ONE_TAPS(x, w, n, xs, ws)                                                      \
+    do {                                                                                   \
+        const int8_t *xp_ = (x), *wp_ = (w);                                               \
+        int32_t n_ = (n);                                                                  \
+        do {                                                                               \
+            const uint32_t xv_ = mote_s8_ld32(xp_), wv_ = mote_s8_ld32(wp_);               \
+            const int32_t xe_ = __sxtab16(nzp2, (int32_t)xv_);                             \
+            const int32_t xo_ = dw_sxtab16_ror8(nzp2, xv_);                                \
+            const int32_t we_ = __sxtb16((int32_t)wv_), wo_ = mote_s8_sxtb16_ror8(wv_);    \
+            a0 = __smlabb(xe_, we_, a0);                                                   \
+            a2 = __smlatt(xe_, we_, a2);                                                   \
+            a1 = __smlabb(xo_, wo_, a1);                                                   \
+            a3 = __smlatt(xo_, wo_, a3);                                                   \
+            xp_ += (xs);                                                                   \
+            wp_ += (ws);                                                                   \
+        } while (--n_ > 0);                                                                \
+    } while (0)
 
 /** mote_s8_dsp_finish's requantization and zero point (any multiplier >= 0 and shift)
- *  saturated to int8 (SSAT; the activation range comes after, on four bytes at once). */
+ *  saturated to int8 (SSAT; the activation range comes after, on four bytes at once).
+ *  The negative shifts of real layers are the straight-line code (no taken branch). */
 MOTE_S8_INLINE int32_t dw_one_rq(int32_t acc, int32_t m, int32_t sh, int32_t zp)
 {
     int32_t x;
-    if (sh > 0) {
+    if (__builtin_expect(sh > 0, 0)) {
         acc = (int32_t)((uint32_t)acc << sh);
     }
     x = (int32_t)(((int64_t)acc * m + ((int64_t)1 << 30)) >> 31);
-    if (sh < 0) {
+    if (__builtin_expect(sh < 0, 1)) {
         const int32_t t = (x + (x >> 31)) >> (-sh - 1);
         x = (t >> 1) + (t & 1) + zp; /* |x| <= 2^30: no overflow */
     } else {
@@ -1227,7 +1227,7 @@ MOTE_S8_INLINE int32_t dw_one_rq(int32_t acc, int32_t m, int32_t sh, int32_t zp)
  * table, the corrected bias and the fast requantization's constants, the input copied
  * into a zero-point-padded plane) is spent on a single pixel there: 235 instructions a
  * channel for a 1x3 window. Here the four-channel words of each tap are read where they
- * lie (dw_one_taps: 14 instructions a tap with the pointer steps and the loop), then the
+ * lie (DW_ONE_TAPS: 14 instructions a tap with the pointer steps and the loop), then the
  * general requantization (dw_one_rq: any multiplier and shift, nothing checked or tabled
  * per call), the four bytes packed and clamped to the activation range together
  * (SSUB8 / SEL) and stored as one word. Taps in the padding are left out (they add
@@ -1244,9 +1244,10 @@ __attribute__((noinline)) MOTE_S8_HOT static void dw_one_pixel(const mote_s8_con
     const uint32_t hi4 = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
     const int full = p->act_min == -128 && p->act_max == 127; /* SSAT clamped already */
     dw_win_t win;
-    int32_t b, c, ky, ntx;
+    int32_t b, c, ntx, nty;
     dw_clip(p, 0, 0, &win);
     ntx = win.kx1 - win.kx0;
+    nty = ntx > 0 ? win.ky1 - win.ky0 : 0; /* 0: every tap in the padding */
     for (b = 0; b < p->n; b++) {
         /* the window's first tap inside the input, channel 0 */
         const int8_t *x0 = p->input + (size_t)b * p->h * p->w * cout +
@@ -1255,17 +1256,17 @@ __attribute__((noinline)) MOTE_S8_HOT static void dw_one_pixel(const mote_s8_con
         const int8_t *w0 = p->weight + ((size_t)win.ky0 * p->kw + (size_t)win.kx0) * cout;
         int8_t *o = p->output + (size_t)b * cout;
         for (c = 0; c < cout; c += 4) {
-            int32_t a[4];
+            int32_t a0 = p->bias[c], a1 = p->bias[c + 1], a2 = p->bias[c + 2], a3 = p->bias[c + 3];
+            const int8_t *xr = x0 + c, *wr = w0 + c;
+            int32_t ky;
             uint32_t v;
-            memcpy(a, p->bias + c, sizeof(a));
-            for (ky = win.ky0; ky < win.ky1; ky++) {
-                dw_one_taps(x0 + c + (size_t)(ky - win.ky0) * rs, w0 + c + (size_t)(ky - win.ky0) * wrs,
-                            ntx, cs, cout, nzp2, a);
+            for (ky = 0; ky < nty; ky++, xr += rs, wr += wrs) {
+                DW_ONE_TAPS(xr, wr, ntx, cs, cout);
             }
-            v = (uint32_t)dw_one_rq(a[0], p->mult[c], p->shift[c], p->out_zp) & 0xffu;
-            v |= ((uint32_t)dw_one_rq(a[1], p->mult[c + 1], p->shift[c + 1], p->out_zp) & 0xffu) << 8;
-            v |= ((uint32_t)dw_one_rq(a[2], p->mult[c + 2], p->shift[c + 2], p->out_zp) & 0xffu) << 16;
-            v |= (uint32_t)dw_one_rq(a[3], p->mult[c + 3], p->shift[c + 3], p->out_zp) << 24;
+            v = (uint32_t)dw_one_rq(a0, p->mult[c], p->shift[c], p->out_zp) & 0xffu;
+            v |= ((uint32_t)dw_one_rq(a1, p->mult[c + 1], p->shift[c + 1], p->out_zp) & 0xffu) << 8;
+            v |= ((uint32_t)dw_one_rq(a2, p->mult[c + 2], p->shift[c + 2], p->out_zp) & 0xffu) << 16;
+            v |= (uint32_t)dw_one_rq(a3, p->mult[c + 3], p->shift[c + 3], p->out_zp) << 24;
             if (!full) { /* per byte: max(v, lo), then min(v, hi) (GE flags of SSUB8, SEL) */
                 uint32_t t;
                 __asm__("ssub8 %[t], %[v], %[lo]\n\t"
@@ -1280,6 +1281,7 @@ __attribute__((noinline)) MOTE_S8_HOT static void dw_one_pixel(const mote_s8_con
         }
     }
 }
+#undef DW_ONE_TAPS
 
 #endif /* MOTE_S8_USE_DW_GROUP */
 
