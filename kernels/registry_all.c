@@ -408,6 +408,8 @@ mote_err_t mote_kernel_mote_add_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *con
     uint32_t nargs); /* op_mote_add_s8.c */
 mote_err_t mote_kernel_mote_avg_pool2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_avg_pool2d_s8.c */
+mote_err_t mote_kernel_mote_band_mm_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_band_mm.c */
 mote_err_t mote_kernel_mote_bmm_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_bmm_s8.c */
 mote_err_t mote_kernel_mote_conv2d_s16_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -680,6 +682,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"dim_order_ops::_to_dim_order_copy.out", mote_kernel_dim_order_ops__to_dim_order_copy_out},
     {"mote::add_s8.out", mote_kernel_mote_add_s8_out},
     {"mote::avg_pool2d_s8.out", mote_kernel_mote_avg_pool2d_s8_out},
+    {"mote::band_mm.out", mote_kernel_mote_band_mm_out},
     {"mote::bmm_s8.out", mote_kernel_mote_bmm_s8_out},
     {"mote::conv2d_s16.out", mote_kernel_mote_conv2d_s16_out},
     {"mote::conv2d_s8.out", mote_kernel_mote_conv2d_s8_out},
@@ -920,6 +923,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* dim_order_ops::_to_dim_order_copy.out */
     1u, /* mote::add_s8.out */
     1u, /* mote::avg_pool2d_s8.out */
+    1u, /* mote::band_mm.out */
     1u, /* mote::bmm_s8.out */
     1u, /* mote::conv2d_s16.out */
     1u, /* mote::conv2d_s8.out */
@@ -956,7 +960,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 236u;
+const uint32_t mote_kernel_registry_len = 237u;
 
 #include "mote/backend.h"
 

@@ -35,6 +35,11 @@ _RNN_WEIGHTS = {"mote::lstm_cell_s8": (3, 4), "mote::gru_cell_s8": (2, 3)}
 _INT8 = _INT8 | set(_RNN_WEIGHTS)
 #: int4-weight products (weights packed two per byte): [M, K] x [N, K/2] -> [M, N]
 _INT4_LINEAR = {"mote::linear_s4", "mote::linear_w4"}
+#: the banded product (fp32): input [M, K], values [P] (the bands' entries) -> out [M, N]:
+#: M*P, the multiply-adds it does (the dense product it replaces did M*K*N)
+_BAND = {"mote::band_mm"}
+#: mote:: operators whose MACs are fp32 arithmetic (reports list them with the fp32 ops)
+FP32_MOTE_MAC_OPS = frozenset(_BAND)
 
 
 def _tensor(spec: ir.ProgramSpec, idx: int):
@@ -44,8 +49,10 @@ def _tensor(spec: ir.ProgramSpec, idx: int):
 
 def instruction_macs(spec: ir.ProgramSpec, call: ir.KernelCall) -> int:
     """MACs of one instruction (0 for operators that multiply nothing)."""
-    if call.op not in _CONV | _MATMUL | _INT8 | _INT16 | _INT4_LINEAR or not call.args:
+    if call.op not in _CONV | _MATMUL | _INT8 | _INT16 | _INT4_LINEAR | _BAND or not call.args:
         return 0
+    if call.op in _BAND:
+        return _tensor(spec, call.args[0]).sizes[0] * prod(_tensor(spec, call.args[1]).sizes)
     if call.op in _RNN_WEIGHTS:
         x = _tensor(spec, call.args[0])
         return x.sizes[0] * sum(prod(_tensor(spec, call.args[i]).sizes) for i in _RNN_WEIGHTS[call.op])

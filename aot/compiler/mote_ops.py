@@ -438,3 +438,51 @@ def _register_fft():
 
 
 _FFT_LIB = _register_fft()
+
+#: the banded product (aot.compiler.bandref, kernels/op_mote_band_mm.c): what mm / addmm
+#: by a constant weight whose columns are each one band of nonzeros (a mel filterbank)
+#: lower to (aot.compiler.passes.band_mm)
+BAND_SCHEMAS = {
+    "band_mm": "Tensor input, Tensor values, Tensor bands, Tensor? bias",
+}
+
+
+def _register_band():
+    from aot.compiler import bandref
+    ns = getattr(torch.ops, NAMESPACE)
+    if hasattr(ns, "band_mm"):
+        try:
+            ns.band_mm.default
+            return None  # already registered (module reloaded)
+        except (AttributeError, RuntimeError):
+            pass
+    lib = torch.library.Library(NAMESPACE, "FRAGMENT")
+    for name, args in BAND_SCHEMAS.items():
+        lib.define(f"{name}({args}) -> Tensor")
+        lib.define(f"{name}.out({args}, *, Tensor(a!) out) -> Tensor(a!)")
+        ref = getattr(bandref, name)
+
+        def cpu(*a, _ref=ref):
+            return torch.from_numpy(np.ascontiguousarray(_ref(*[_np(x) for x in a])))
+
+        def cpu_out(*a, out, _cpu=cpu):
+            res = _cpu(*a)
+            if tuple(out.shape) != tuple(res.shape):
+                out.resize_(res.shape)
+            out.copy_(res)
+            return out
+
+        def fake(*a):
+            return a[0].new_empty((a[0].shape[0], a[2].shape[0]), dtype=torch.float32)
+
+        def fake_out(*a, out):
+            return out
+
+        lib.impl(name, cpu, "CPU")
+        lib.impl(f"{name}.out", cpu_out, "CPU")
+        torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=lib)
+        torch.library.register_fake(f"{NAMESPACE}::{name}.out", fake_out, lib=lib)
+    return lib
+
+
+_BAND_LIB = _register_band()

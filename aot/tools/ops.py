@@ -14,12 +14,13 @@ from aot.tools import jsonout
 DOC_PATH = K.KERNELS_DIR.parent / "docs" / "ops.md"
 
 
-#: Mote's signal-processing operators (the real FFT of front ends, kernels/fft.h), by name prefix
-SIGNAL_PREFIX = "mote::rfft_"
+#: Mote's signal-processing operators, by name prefix: the real FFT of front ends (kernels/fft.h)
+#: and the banded product their mel projection runs on (kernels/op_mote_band_mm.c)
+SIGNAL_PREFIXES = ("mote::rfft_", "mote::band_mm")
 
 
 def _kind(op: str) -> str:
-    if op.startswith(SIGNAL_PREFIX):
+    if op.startswith(SIGNAL_PREFIXES):
         return "signal"
     if op.startswith("mote::"):
         return "int8"
@@ -75,8 +76,8 @@ def ops_markdown(report: dict) -> str:
          "Counts: " + ", ".join(f"{n} {k}" for k, n in report["counts"].items()) + ".", ""]
     for kind, title in (("portable", "Portable kernels (fp32 and the integer/bool dtypes models produce)"),
                         ("int8", "int8 kernels (reference in `kernels/`, Cortex-M DSP/MVE in `cmsis/`)"),
-                        ("signal", "Signal processing: the real FFT of front ends (fp32, Q15, Q31; "
-                                   "`docs/front-ends.md`)"),
+                        ("signal", "Signal processing: the real FFT of front ends (fp32, Q15, Q31) and the "
+                                   "banded product of their mel projection (fp32; `docs/front-ends.md`)"),
                         ("quantize", "Quantize / dequantize"), ("runtime", "Executed by the runtime itself")):
         rows = [r for r in report["operators"] if r["kind"] == kind]
         if not rows:

@@ -1,6 +1,8 @@
 """Cases of the real-FFT spectrum operators: ``torch.fft.rfft(x).abs()`` as a user writes it
 (the compiler fuses it into mote::rfft_mag, aot/compiler/passes/spectrum.py), and the
-fixed-point ops called by name on int16 PCM with the compiler's twiddle tables."""
+fixed-point ops called by name on int16 PCM with the compiler's twiddle tables; and the mel
+projection after them, a product by a banded constant (mote::band_mm,
+aot/compiler/passes/band_mm.py)."""
 import numpy as np
 import torch
 from torch import nn
@@ -25,6 +27,18 @@ class _Fixed(nn.Module):
         return op(x, self.tw, 2) if self.name == "rfft_mag_q15" else op(x, self.tw, 2, 31)
 
 
+class _Mel(nn.Module):
+    """power [.., 257] @ the keyword spotter's mel filterbank [257, 40]."""
+
+    def __init__(self):
+        super().__init__()
+        from examples.kws.model import mel_filterbank
+        self.register_buffer("mel", mel_filterbank())
+
+    def forward(self, x):
+        return torch.matmul(x, self.mel)
+
+
 def _pcm(*shape):
     g = np.random.default_rng(sum(shape))
     return torch.from_numpy(g.integers(-32768, 32768, shape).astype(np.int16))
@@ -34,4 +48,5 @@ FP32 = {
     "mote::rfft_mag.out": (_Rfft, (torch.randn(2, 256, generator=torch.Generator().manual_seed(3)),)),
     "mote::rfft_mag_q15.out": (lambda: _Fixed("rfft_mag_q15", 256), (_pcm(2, 256),)),
     "mote::rfft_mag_q31.out": (lambda: _Fixed("rfft_mag_q31", 256), (_pcm(2, 256),)),
+    "mote::band_mm.out": (_Mel, (torch.rand(3, 257, generator=torch.Generator().manual_seed(4)),)),
 }

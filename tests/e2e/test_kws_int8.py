@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from aot import ir
-from aot.compiler.macs import instruction_macs
+from aot.compiler.macs import FP32_MOTE_MAC_OPS, instruction_macs
 from aot.compiler.pipeline import compile_module
 from aot.host.runtime import Program
 from examples.kws import dataset as ds
@@ -40,15 +40,16 @@ def test_network_is_int8_and_front_end_one_fp32_island(kws):
     assert info.fallback_sites == [] and [k for k, _ in info.fp32_islands] == ["front_end"]
     ops = [i.op for i in c.spec.instructions]
     assert ops.count("mote::rfft_mag") == 1 and "aten::log" in " ".join(ops)
-    # every MAC outside the front end's mel product runs in an int8 kernel
+    # every MAC outside the front end's mel product runs in an int8 kernel; the mel product
+    # runs on the filterbank's bands (mote::band_mm: its nonzeros, not 257 x 40)
     fp32 = {i.op: instruction_macs(c.spec, i) for i in c.spec.instructions
-            if instruction_macs(c.spec, i) and not i.op.startswith("mote::")}
-    assert fp32 == {"aten::mm": (km.N_FFT // 2 + 1) * km.N_MELS}
+            if instruction_macs(c.spec, i) and (not i.op.startswith("mote::") or i.op in FP32_MOTE_MAC_OPS)}
+    assert fp32 == {"mote::band_mm": int(np.count_nonzero(km.mel_filterbank().numpy()))}
     # one slice per window (samples, feats, each history, embeds): the embeddings' newest
     # frames, both written back and averaged, are sliced once
     assert ops.count("aten::slice_copy") == 3 + len(km.DILATIONS), ops
     report = c.int8_report()
-    assert "fp32 fallback" not in report and "fp32 island: aten::mm.out (10,280 MACs)" in report, report
+    assert "fp32 fallback" not in report and "fp32 island: mote::band_mm.out (493 MACs)" in report, report
     # one quantize (after the log), one dequantize (the scores)
     assert ops.count("quantized_decomposed::quantize_per_tensor") == 1
     assert ops.count("quantized_decomposed::dequantize_per_tensor") == 1

@@ -11,8 +11,10 @@ from aot.compiler.passes.edge_program import EdgeProgram, from_exported, mutable
 def run_fp32_passes(prog: EdgeProgram) -> EdgeProgram:
     """Fold torchao int4 weights into Mote's int4 ops (quant/int4.py), fuse rfft + abs into
     mote::rfft_mag (spectrum), drop no-ops, rewrite ``1 - x`` / ``<<`` / ``>>`` calls (scalar_ops), fold
-    BN into convs, turn a bmm by one broadcast matrix into an mm (broadcast_matmul), fold constants, turn views into et_view/view_copy. Returns
+    BN into convs, turn a bmm by one broadcast matrix into an mm (broadcast_matmul), fold constants, run an mm by a
+    banded constant weight on its bands (band_mm: a mel filterbank), turn views into et_view/view_copy. Returns
     ``prog`` (mutated)."""
+    from aot.compiler.passes.band_mm import lower_band_mm
     from aot.compiler.passes.broadcast_matmul import bmm_to_mm
     from aot.compiler.passes.const_fold import fold_constants
     from aot.compiler.quant.int4 import fuse_int4_weights
@@ -29,6 +31,7 @@ def run_fp32_passes(prog: EdgeProgram) -> EdgeProgram:
     fold_batchnorm(prog)
     bmm_to_mm(prog)  # before folding: the broadcast weight would be folded into B copies
     fold_constants(prog)
+    lower_band_mm(prog)  # after folding: a weight made from constants (a folded transpose) is one by then
     lower_views(prog)
     prog.prune_constants()
     prog.graph.lint()

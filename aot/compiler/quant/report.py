@@ -14,7 +14,7 @@ def int8_report(spec: ir.ProgramSpec, info, int16: bool = False) -> str:
     planned fp32 islands (norms, an audio front end, kept fp32 between dequantize
     and quantize on purpose) per op; MAC ops inside an island (a front end's mel
     product) are listed as "fp32 island", not as fallbacks. `info`: the lowering's Int8Info (or None)."""
-    from aot.compiler.macs import FALLBACK_MAC_OPS, instruction_macs, int8_mac_share
+    from aot.compiler.macs import FALLBACK_MAC_OPS, FP32_MOTE_MAC_OPS, instruction_macs, int8_mac_share
     quantized, total = int8_mac_share(spec, int16=int16)
     share = 100.0 * quantized / total if total else 100.0
     lines = [f"{'int16' if int16 else 'int8'}: {share:.1f}% of {total:,} MACs run in "
@@ -30,7 +30,7 @@ def int8_report(spec: ir.ProgramSpec, info, int16: bool = False) -> str:
     groups: dict = {}      # (kind, op, source) -> [count, MACs], first-seen order
     for call in spec.instructions:
         m = instruction_macs(spec, call)
-        if m and not call.op.startswith("mote::"):
+        if m and (not call.op.startswith("mote::") or call.op in FP32_MOTE_MAC_OPS):
             kind = "fp32 island" if island and set(call.nodes) & island else "fp32 fallback"
             g = groups.setdefault((kind, call.op, call.overload, call.source or "unknown source"), [0, 0])
             g[0] += 1
