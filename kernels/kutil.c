@@ -237,13 +237,112 @@ mote_err_t mote_k_broadcast2(const mote_tensor_t *a, const mote_tensor_t *b, mot
     return MOTE_OK;
 }
 
+/*
+ * The walk of a strided copy reduced: size-1 dims dropped, and a dim merged
+ * into the next when the source steps over both as one (strides[d-1] ==
+ * strides[d] * sizes[d]), so the innermost dim is the longest run the source
+ * allows. Returns the reduced rank (0: one element). total > 0.
+ */
+static uint32_t kutil_merge_dims(uint32_t rank, const size_t *sizes, const ptrdiff_t *strides,
+                                 size_t *sz, ptrdiff_t *st)
+{
+    uint32_t d, k = 0;
+    for (d = 0; d < rank; d++) {
+        if (sizes[d] == 1) {
+            continue;
+        }
+        if (k > 0 && st[k - 1] == strides[d] * (ptrdiff_t)sizes[d]) {
+            sz[k - 1] *= sizes[d];
+            st[k - 1] = strides[d];
+        } else {
+            sz[k] = sizes[d];
+            st[k] = strides[d];
+            k++;
+        }
+    }
+    return k;
+}
+
+/* Word load and store at any byte address: one LDR / STR on cores with
+   unaligned access (Armv7-M, Armv8-M Mainline), byte accesses elsewhere. */
+static uint32_t kutil_ld32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static void kutil_st32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+
+/* Rows at least this long go to memmove, one call a row; shorter ones inline. */
+#define KUTIL_ROW_CALL 32u
+
+void mote_k_copy_rows(void *dst, size_t ds, const void *src, ptrdiff_t ss, size_t rows, size_t n)
+{
+    uint8_t *const d = (uint8_t *)dst;
+    const uint8_t *const s = (const uint8_t *)src;
+    size_t r, i;
+    if (rows == 0 || n == 0) {
+        return;
+    }
+    if (rows == 1 || (ds == n && ss == (ptrdiff_t)n)) { /* one run */
+        memmove(d, s, rows * n);
+    } else if (n >= KUTIL_ROW_CALL) {
+        for (r = 0; r < rows; r++) {
+            memmove(d + r * ds, s + (ptrdiff_t)r * ss, n);
+        }
+    } else if (n == 1) {
+        for (r = 0; r < rows; r++) {
+            d[r * ds] = s[(ptrdiff_t)r * ss];
+        }
+    } else {
+        for (r = 0; r < rows; r++) {
+            uint8_t *y = d + r * ds;
+            const uint8_t *x = s + (ptrdiff_t)r * ss;
+            for (i = 0; i + 4u <= n; i += 4u) {
+                kutil_st32(y + i, kutil_ld32(x + i));
+            }
+            for (; i < n; i++) {
+                y[i] = x[i];
+            }
+        }
+    }
+}
+
+/* One step of a strided copy: `rows` rows (source row stride rs) of `inner`
+   elements (source element stride sin; rows is 1 unless sin is 1). */
+static void kutil_copy_block(uint8_t *po, const uint8_t *ps, size_t esz, size_t rows, ptrdiff_t rs,
+                             size_t inner, ptrdiff_t sin)
+{
+    size_t i;
+    if (sin == 1) {
+        mote_k_copy_rows(po, inner * esz, ps, rs * (ptrdiff_t)esz, rows, inner * esz);
+    } else if (esz == 4) {
+        for (i = 0; i < inner; i++) {
+            memmove(po + i * 4, ps + (ptrdiff_t)i * sin * 4, 4);
+        }
+    } else if (esz == 1) { /* int8 / uint8 / bool: no call per byte */
+        for (i = 0; i < inner; i++) {
+            po[i] = ps[(ptrdiff_t)i * sin];
+        }
+    } else {
+        for (i = 0; i < inner; i++) {
+            memmove(po + i * esz, ps + (ptrdiff_t)i * sin * (ptrdiff_t)esz, esz);
+        }
+    }
+}
+
 void mote_k_strided_copy(void *out, const void *src, size_t esz, uint32_t rank,
                          const size_t *sizes, const ptrdiff_t *strides)
 {
-    size_t idx[MOTE_MAX_DIM];
-    size_t total = 1, inner, o, i;
-    ptrdiff_t off = 0, sin;
-    uint32_t d;
+    size_t idx[MOTE_MAX_DIM], sz[MOTE_MAX_DIM];
+    ptrdiff_t st[MOTE_MAX_DIM];
+    size_t total = 1, inner, rows = 1, o;
+    ptrdiff_t off = 0, rs = 0;
+    uint32_t d, outer_dims;
     uint8_t *po = (uint8_t *)out;
     const uint8_t *ps = (const uint8_t *)src;
 
@@ -254,38 +353,29 @@ void mote_k_strided_copy(void *out, const void *src, size_t esz, uint32_t rank,
     if (total == 0) {
         return;
     }
+    rank = kutil_merge_dims(rank, sizes, strides, sz, st);
     if (rank == 0) {
         memmove(po, ps, esz);
         return;
     }
-    inner = sizes[rank - 1];
-    sin = strides[rank - 1];
-    for (o = 0; o < total / inner; o++) {
-        const uint8_t *row = ps + off * (ptrdiff_t)esz;
-        if (sin == 1) {
-            memmove(po, row, inner * esz);
-        } else if (esz == 4) {
-            for (i = 0; i < inner; i++) {
-                memmove(po + i * 4, row + (ptrdiff_t)i * sin * 4, 4);
-            }
-        } else if (esz == 1) { /* int8 / uint8 / bool: no call per byte */
-            for (i = 0; i < inner; i++) {
-                po[i] = row[(ptrdiff_t)i * sin];
-            }
-        } else {
-            for (i = 0; i < inner; i++) {
-                memmove(po + i * esz, row + (ptrdiff_t)i * sin * (ptrdiff_t)esz, esz);
-            }
-        }
-        po += inner * esz;
-        d = rank - 1;
+    inner = sz[rank - 1];
+    outer_dims = rank - 1;
+    if (st[rank - 1] == 1 && rank >= 2) { /* contiguous rows: a block of them a step */
+        rows = sz[rank - 2];
+        rs = st[rank - 2];
+        outer_dims = rank - 2;
+    }
+    for (o = 0; o < total / (inner * rows); o++) {
+        kutil_copy_block(po, ps + off * (ptrdiff_t)esz, esz, rows, rs, inner, st[rank - 1]);
+        po += rows * inner * esz;
+        d = outer_dims;
         while (d-- > 0) {
             idx[d]++;
-            off += strides[d];
-            if (idx[d] < sizes[d]) {
+            off += st[d];
+            if (idx[d] < sz[d]) {
                 break;
             }
-            off -= strides[d] * (ptrdiff_t)sizes[d];
+            off -= st[d] * (ptrdiff_t)sz[d];
             idx[d] = 0;
         }
     }

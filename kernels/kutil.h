@@ -61,12 +61,25 @@ mote_err_t mote_k_broadcast2(const mote_tensor_t *a, const mote_tensor_t *b, mot
                              mote_k_row2_fn fn, const void *param);
 
 /**
+ * rows x n bytes: row r of src (at src + r * ss bytes; ss may be negative or 0)
+ * to dst + r * ds. Rows that are one run move with one memmove, long rows with a
+ * memmove each, short rows (a streaming cat appends 1 byte a row, a slice of a
+ * short window moves a few) inline a word at a time, where a call per row
+ * would cost more than the row. Overlapping rows get defined, if meaningless,
+ * values (see mote_k_strided_copy).
+ */
+void mote_k_copy_rows(void *dst, size_t ds, const void *src, ptrdiff_t ss, size_t rows, size_t n);
+
+/**
  * Strided gather copy: out (contiguous, `rank` dims of `sizes`) element at
  * index (i0..) = src[sum(i_d * strides[d])] (element strides, may be 0).
- * Every piece moves with memmove: Mote's planner never overlaps a copy's out
- * with its input, but a crafted program can, and memcpy would then be
- * undefined (found by fuzz_mote: slice_copy into a shifted view of its input).
- * Such a program gets defined, if meaningless, values.
+ * Dims the source steps over as one run are merged first, so a slice along an
+ * outer dim moves whole runs, not rows of the last dim; contiguous rows move
+ * with mote_k_copy_rows.
+ * Every piece moves with memmove or through registers: Mote's planner never
+ * overlaps a copy's out with its input, but a crafted program can, and memcpy
+ * would then be undefined (found by fuzz_mote: slice_copy into a shifted view
+ * of its input). Such a program gets defined, if meaningless, values.
  */
 void mote_k_strided_copy(void *out, const void *src, size_t esz, uint32_t rank,
                          const size_t *sizes, const ptrdiff_t *strides);

@@ -8,8 +8,6 @@
  *           MOTE_ERR_KERNEL_DTYPE (mixed dtypes), MOTE_ERR_KERNEL_SHAPE (sizes).
  *   out must not overlap the inputs.
  */
-#include <string.h>
-
 #include "kutil.h"
 
 MOTE_KERNEL("aten::cat.out")
@@ -28,7 +26,7 @@ mote_err_t mote_kernel_aten_cat_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     mote_tensor_t *const *ts;
     uint32_t nt, i, d, cd;
     int64_t dim;
-    size_t esz, outer, inner, total = 0, o;
+    size_t esz, outer, inner, total = 0;
     uint8_t *dst;
     (void)ctx;
     MOTE_TRY(mote_k_nargs(args, nargs, 3));
@@ -67,20 +65,19 @@ mote_err_t mote_kernel_aten_cat_out(mote_kernel_ctx_t *ctx, mote_value_t *const 
     MOTE_TRY(mote_k_check_numel(out));
     outer = mote_k_prod(out, 0, cd);
     inner = mote_k_prod(out, cd + 1, out->dim) * esz;
+    /* input by input: its chunk of every outer row (out's rows are total * inner
+       bytes apart), so a short chunk (a streaming window's new column) moves in
+       one tight loop rather than a call per row */
     dst = (uint8_t *)out->data;
-    for (o = 0; o < outer; o++) {
-        for (i = 0; i < nt; i++) {
-            const mote_tensor_t *t = ts[i];
-            size_t chunk;
-            if (mote_cat_skip(t)) {
-                continue;
-            }
-            chunk = (size_t)t->sizes[cd] * inner;
-            if (chunk > 0) {
-                memmove(dst, (const uint8_t *)t->data + o * chunk, chunk);
-                dst += chunk;
-            }
+    for (i = 0; i < nt; i++) {
+        const mote_tensor_t *t = ts[i];
+        size_t chunk;
+        if (mote_cat_skip(t)) {
+            continue;
         }
+        chunk = (size_t)t->sizes[cd] * inner;
+        mote_k_copy_rows(dst, total * inner, t->data, (ptrdiff_t)chunk, outer, chunk);
+        dst += chunk;
     }
     return MOTE_OK;
 }

@@ -67,7 +67,7 @@ mote_err_t mote_shape_out_list(const mote_value_t *v, mote_tensor_t *const **ite
 mote_err_t mote_shape_split(const mote_tensor_t *in, uint32_t d, mote_tensor_t *const *outs, uint32_t n,
                             const int64_t *sizes, int squeeze)
 {
-    size_t outer, inner, esz, total = 0, start = 0, o;
+    size_t outer, inner, esz, total = 0, start = 0;
     uint32_t j, k, q;
     size_t want[MOTE_MAX_DIM];
     for (j = 0; j < n; j++) {
@@ -93,11 +93,7 @@ mote_err_t mote_shape_split(const mote_tensor_t *in, uint32_t d, mote_tensor_t *
         const size_t chunk = (size_t)sizes[j] * inner;
         uint8_t *dst = (uint8_t *)outs[j]->data;
         const uint8_t *src = (const uint8_t *)in->data + start * inner;
-        if (chunk > 0) {
-            for (o = 0; o < outer; o++) {
-                memmove(dst + o * chunk, src + o * total * inner, chunk);
-            }
-        }
+        mote_k_copy_rows(dst, chunk, src, (ptrdiff_t)(total * inner), outer, chunk);
         start += (size_t)sizes[j];
     }
     return MOTE_OK;
@@ -245,6 +241,55 @@ static void shape_convert(uint8_t *dst, uint8_t dt, const uint8_t *src, uint8_t 
     }
 }
 
+/* y[i] = (float)x[i] for i < n, x of element type T at P. */
+#define SHAPE_TO_F32(T, P, Y, N)                                           \
+    do {                                                                   \
+        const T *x_ = (const T *)(const void *)(P);                        \
+        size_t i_;                                                         \
+        for (i_ = 0; i_ < (N); i_++) {                                     \
+            (Y)[i_] = (float)x_[i_];                                       \
+        }                                                                  \
+    } while (0)
+
+/* int16 (PCM audio, converted every hop of a streaming model) four a pass: a
+   pass of one costs a compare and a taken branch per element (int16 [512]:
+   5,900 -> 4,000 cycles on a Cortex-M33; +280 B if every dtype did it). */
+static void shape_i16_to_f32(const int16_t *x, float *y, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4u <= n; i += 4u) {
+        const int16_t a = x[i], b = x[i + 1u], c = x[i + 2u], d = x[i + 3u];
+        y[i] = (float)a;
+        y[i + 1u] = (float)b;
+        y[i + 2u] = (float)c;
+        y[i + 3u] = (float)d;
+    }
+    for (; i < n; i++) {
+        y[i] = (float)x[i];
+    }
+}
+
+/*
+ * Integer -> float32 over n elements in memory order, one tight loop per
+ * source dtype: the general path below goes element by element through int64
+ * and a 64-bit integer to float conversion (a library call on a 32-bit core:
+ * int16 audio -> float32 cost about 94 cycles an element on a Cortex-M33).
+ * (float)v of the int32 is the float of the int64 the general path makes: both
+ * round the same integer. Returns 0 (nothing written) for other pairs. An
+ * exactly aliased out (same element size: int32) is safe: each element is
+ * read before it is written.
+ */
+static int shape_cast_to_f32(const uint8_t *ps, uint8_t st, float *y, size_t n)
+{
+    switch (st) {
+    case MOTE_DTYPE_INT8: SHAPE_TO_F32(int8_t, ps, y, n); return 1;
+    case MOTE_DTYPE_UINT8: SHAPE_TO_F32(uint8_t, ps, y, n); return 1;
+    case MOTE_DTYPE_INT16: shape_i16_to_f32((const int16_t *)(const void *)ps, y, n); return 1;
+    case MOTE_DTYPE_INT32: SHAPE_TO_F32(int32_t, ps, y, n); return 1;
+    default: return 0;
+    }
+}
+
 mote_err_t mote_shape_cast(const mote_tensor_t *src, mote_tensor_t *out)
 {
     ptrdiff_t sst[MOTE_MAX_DIM], st[MOTE_MAX_DIM];
@@ -274,6 +319,11 @@ mote_err_t mote_shape_cast(const mote_tensor_t *src, mote_tensor_t *out)
     }
     if (src->dtype == out->dtype && src->numel == out->numel) {
         mote_k_copy_data(src, out);
+        return MOTE_OK;
+    }
+    /* same numel: no dim is broadcast, src and out walk in step */
+    if (src->numel == out->numel && out->dtype == MOTE_DTYPE_FLOAT32 &&
+        shape_cast_to_f32(ps, src->dtype, (float *)out->data, out->numel)) {
         return MOTE_OK;
     }
     for (i = 0; i < out->numel; i++) {

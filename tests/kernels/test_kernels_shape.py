@@ -543,3 +543,44 @@ def test_strided_copy_into_an_overlapping_out_is_defined(K):
         want = src.clone()
         assert K.call("aten::slice_copy.Tensor_out", src, 0, 0, 8, 1, out) == 0
         assert torch.equal(out, want), (shift, out, want)
+
+
+# ------------------------------------------------- the streaming window's data movement
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.float32, torch.float64])
+def test_streaming_window_rows(K, dtype):
+    """A streaming model's history window: cat a new column onto [1, C, k], slice the
+    oldest column off, and slices along outer dims: rows of 1 byte to past the
+    memmove threshold (32 B), at every relative alignment of the rows (the kernels
+    move short rows inline and whole runs at once: issue #38)."""
+    for k in (1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 97):
+        win, new = _data((1, 5, k), dtype), _data((1, 5, 1), dtype, seed=1)
+        cat = run(K, "aten::cat.out", torch.cat([win, new], -1), [win, new], -1)
+        run(K, "aten::slice_copy.Tensor_out", cat[:, :, 1:].contiguous(), cat, -1, 1, None, 1)
+        run(K, "aten::slice_copy.Tensor_out", cat[:, :, 1::2].contiguous(), cat, 2, 1, None, 2)
+        top = _data((1, 2, k), dtype, seed=3)
+        run(K, "aten::cat.out", torch.cat([top, win, top], 1), [top, win, top], 1)
+        x = _data((3, 4, k + 1), dtype, seed=2)
+        run(K, "aten::slice_copy.Tensor_out", x[:, 1:3].contiguous(), x, 1, 1, 3, 1)
+        run(K, "aten::slice_copy.Tensor_out", x[1:, :, 1:].contiguous(), x[1:].contiguous(), 2, 1, None, 1)
+        run(K, "aten::flip.out", torch.flip(x, [0]), x, [0])
+        run(K, "aten::flip.out", torch.flip(x, [1]), x, [1])
+        run_list(K, "aten::split_with_sizes_copy.out", list(torch.split(x, [1, k], 2)), x, [1, k], 2)
+
+
+@pytest.mark.parametrize("src", [torch.int8, torch.uint8, torch.int16, torch.int32])
+def test_to_copy_integer_to_float32_every_length(K, src):
+    """The dense integer -> float32 loops (four a pass, then the rest) for lengths 0-9
+    and 513, and int32 values that float32 rounds (2^24 + 1, the int32 limits)."""
+    info = torch.iinfo(src)
+    for n in list(range(10)) + [513]:
+        x = torch.randint(info.min, info.max, (n,), dtype=torch.int64).to(src)
+        if n > 0:
+            x[0] = info.min
+            x[-1] = info.max
+        run(K, "aten::_to_copy.out", x.to(torch.float32), x, False, None)
+    if src == torch.int32:
+        x = torch.tensor([2**24 + 1, -(2**24) - 3, 2**31 - 1, -(2**31), 2**30 + 65, 7], dtype=torch.int32)
+        out = run(K, "aten::_to_copy.out", x.to(torch.float32), x, False, None)
+        assert torch.equal(out, x.to(torch.float32))
