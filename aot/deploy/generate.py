@@ -750,33 +750,25 @@ def model_defines(compiled, board, opt: str = DEFAULT_OPT) -> dict:
     return defines
 
 
-def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
-                     selftest: bool, verify_checksum: bool, selftest_bytes: int = 0,
-                     opt: str = DEFAULT_OPT) -> dict:
-    """The mote_sources.json dict: every path absolute.
-
-    sources: every C file to compile (generated, runtime, embedding API,
-    kernel support, the selected kernels); kernel_sources: the subset worth
-    compiling for speed (-O2); include_dirs; defines ({name: value or None});
-    cflags: what the sources need beyond the user's flags; warning_flags:
-    what Mote compiles them with; arch_flags: this board's -mcpu/-mfpu/-mfloat-abi;
-    port: Mote's bare-metal port for the board (startup, vectors, UART, the
-    port hooks), its linker script and link flags, for a project without
-    startup code of its own."""
+def build_keys(board, out: Path, generated: list, embed: list, kernels: list, defines: dict,
+               opt: str = DEFAULT_OPT, generated_headers: Optional[list] = None) -> dict:
+    """The compile keys of a mote_sources.json dict, in their order: sources (`generated`,
+    the runtime, the embedding API files `embed`, kernel support, `kernels`),
+    generated_sources, generated_headers (only when given), kernel_sources, opt,
+    include_dirs (`out` first), defines, cflags, warning_flags, arch_flags and port.
+    Writes the board's port files in out/port (write_port_files). Used by
+    sources_manifest (one model) and aot.deploy.slot.generate_slot_sources (a slot
+    firmware); every path absolute."""
     from aot.deploy.firmware import WARN_FLAGS, link_flags
     port = port_manifest(board)
     port_dir = out / "port"
     psrc = [Path(p) for p in port["sources"]] + write_port_files(board, port_dir)
-    embed = EMBED_SOURCES + ([EMBED_SELFTEST_SOURCE] if selftest else [])
-    defines = {"NDEBUG": None}
-    defines.update(model_defines(compiled, board, opt))
-    if verify_checksum:
-        defines["MOTE_VERIFY_CHECKSUM"] = None
     fast = support_sources() + list(kernels)
-    return {
-        "board": board.name, "model": compiled.name, "int8": bool(compiled.int8),
-        "sources": [str(p) for p in generated + runtime_sources() + embed + fast],
-        "generated_sources": [str(p) for p in generated],
+    keys = {"sources": [str(p) for p in list(generated) + runtime_sources() + list(embed) + fast],
+            "generated_sources": [str(p) for p in generated]}
+    if generated_headers is not None:
+        keys["generated_headers"] = [str(p) for p in generated_headers]
+    keys.update({
         # --opt size: none at -O2; speed: the kernels but their control files
         "kernel_sources": [str(p) for p in fast if p.name not in KERNEL_CONTROL_SOURCES] if opt == "speed" else [],
         "opt": opt,
@@ -790,6 +782,31 @@ def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
                      generated_sources=[str(out / p) for p in port["generated_sources"]],
                      linker_script=str(port_dir / "firmware.ld"),
                      ldflags=link_flags(board, port_dir / "firmware.ld")),
+    })
+    return keys
+
+
+def sources_manifest(compiled, board, out: Path, generated: list, kernels: list,
+                     selftest: bool, verify_checksum: bool, selftest_bytes: int = 0,
+                     opt: str = DEFAULT_OPT) -> dict:
+    """The mote_sources.json dict: every path absolute.
+
+    sources: every C file to compile (generated, runtime, embedding API,
+    kernel support, the selected kernels); kernel_sources: the subset worth
+    compiling for speed (-O2); include_dirs; defines ({name: value or None});
+    cflags: what the sources need beyond the user's flags; warning_flags:
+    what Mote compiles them with; arch_flags: this board's -mcpu/-mfpu/-mfloat-abi;
+    port: Mote's bare-metal port for the board (startup, vectors, UART, the
+    port hooks), its linker script and link flags, for a project without
+    startup code of its own (these keys: build_keys)."""
+    embed = EMBED_SOURCES + ([EMBED_SELFTEST_SOURCE] if selftest else [])
+    defines = {"NDEBUG": None}
+    defines.update(model_defines(compiled, board, opt))
+    if verify_checksum:
+        defines["MOTE_VERIFY_CHECKSUM"] = None
+    return {
+        "board": board.name, "model": compiled.name, "int8": bool(compiled.int8),
+        **build_keys(board, out, generated, embed, kernels, defines, opt),
         "memory": dict(compiled.manifest.get("memory", {})),
         "inputs": compiled.manifest["inputs"], "outputs": compiled.manifest["outputs"],
         "pte_bytes": len(compiled.pte),

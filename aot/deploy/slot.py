@@ -606,12 +606,10 @@ def generate_slot_sources(compiled_models: list, board, out_dir, contract_args: 
     mote_slot_app.c is one). Returns the mote_sources.json dict."""
     from aot.deploy import binary_info
     from aot.deploy.boards import load_board
-    from aot.deploy.firmware import WARN_FLAGS, link_flags, linker_script, write_binary_info_header
-    from aot.deploy.generate import (EMBED_DIR, GENERATE_STACK_BYTES, KERNEL_CONTROL_SOURCES, OPT_PROFILES,
-                                     check_output_folder, port_manifest, resolve_opt, runtime_sources,
-                                     select_kernels, staged_folder, support_sources, write_port_files,
+    from aot.deploy.firmware import linker_script, write_binary_info_header
+    from aot.deploy.generate import (EMBED_DIR, GENERATE_STACK_BYTES, OPT_PROFILES, build_keys,
+                                     check_output_folder, resolve_opt, select_kernels, staged_folder,
                                      write_registry)
-    from aot.paths import KERNELS_DIR, RUNTIME_DIR
     board = load_board(board)
     if opt not in OPT_PROFILES:
         raise BuildError(f"--opt {opt}: choose one of {', '.join(OPT_PROFILES)}")
@@ -626,36 +624,19 @@ def generate_slot_sources(compiled_models: list, board, out_dir, contract_args: 
         write_registry(contract["ops"], stage / "registry.c")
         kernels = select_kernels(contract["ops"], board)
         write_binary_info_header(board, stage, binary_info.firmware_program("mote-slot", board.name))
-        port = port_manifest(board)
-        port_dir = stage / "port"
-        psrc = [Path(p) for p in port["sources"]] + write_port_files(board, port_dir)
-        (port_dir / "firmware.ld").write_text(linker_script(board, GENERATE_STACK_BYTES,
-                                                            slot=(contract["address"], contract["flash_bytes"])))
         _, _, opt_defines = resolve_opt(opt)
         defines = {"NDEBUG": None, "MOTE_RUNTIME_MUTABLE": int(contract["mutable_bytes"] > 0),
                    "MOTE_RUNTIME_DELEGATES": 0, "MOTE_RUNTIME_EXTERNAL": 0, **opt_defines}
-        fast = support_sources() + list(kernels)
-        generated = [stage / "registry.c"]
         manifest = {
             "board": board.name, "model": None, "slot": contract,
-            "sources": [str(p) for p in generated + runtime_sources() + [EMBED_DIR / "mote_slot.c",
-                                                                         EMBED_DIR / "mote_selftest.c"] + fast],
-            "generated_sources": [str(p) for p in generated],
-            "generated_headers": [str(stage / "mote_slot_config.h")],
-            "kernel_sources": [str(p) for p in fast if p.name not in KERNEL_CONTROL_SOURCES] if opt == "speed" else [],
-            "opt": opt,
-            "include_dirs": [str(stage), str(RUNTIME_DIR / "include"), str(EMBED_DIR), str(KERNELS_DIR)],
-            "defines": defines,
-            "cflags": ["-std=c99", "-ffunction-sections", "-fdata-sections"],
-            "warning_flags": list(WARN_FLAGS),
-            "arch_flags": list(board.arch_flags),
-            "port": dict(port, sources=[str(p) for p in psrc],
-                         include_dirs=[str(port_dir)] + port["include_dirs"],
-                         generated_sources=[str(stage / p) for p in port["generated_sources"]],
-                         linker_script=str(port_dir / "firmware.ld"),
-                         ldflags=link_flags(board, port_dir / "firmware.ld")),
+            **build_keys(board, stage, [stage / "registry.c"],
+                         [EMBED_DIR / "mote_slot.c", EMBED_DIR / "mote_selftest.c"], kernels, defines, opt,
+                         generated_headers=[stage / "mote_slot_config.h"]),
             "inputs": contract["inputs"], "outputs": contract["outputs"],
         }
+        # build_keys wrote the port files; this firmware's linker script reserves the slot
+        (stage / "port" / "firmware.ld").write_text(linker_script(board, GENERATE_STACK_BYTES,
+                                                                  slot=(contract["address"], contract["flash_bytes"])))
         text = json.dumps(manifest, indent=2).replace(str(stage), str(out))
         (stage / "mote_sources.json").write_text(text + "\n")
     return json.loads((out / "mote_sources.json").read_text())
