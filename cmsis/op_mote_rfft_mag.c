@@ -57,12 +57,8 @@ MOTE_S8_HOT static void fft_stages_f32_mve(float *z, const float *tw, uint32_t m
 mote_err_t mote_kernel_mote_rfft_mag_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
 {
     mote_fft_call_t call;
-    double scale;
     size_t r;
-    MOTE_TRY(mote_k_nargs(args, nargs, 5));
-    MOTE_TRY(mote_k_double(args[3], &scale));
-    MOTE_TRY(mote_fft_check(ctx, args, 4, 1u << MOTE_DTYPE_FLOAT32, MOTE_DTYPE_FLOAT32, MOTE_DTYPE_FLOAT32, 4,
-                            &call));
+    MOTE_TRY(mote_fft_args(ctx, args, nargs, MOTE_FFT_F32, &call));
     for (r = 0; r < call.rows; r++) {
         const float *tw = (const float *)call.tw->data;
         float *z = (float *)ctx->scratch;
@@ -72,7 +68,7 @@ mote_err_t mote_kernel_mote_rfft_mag_out(mote_kernel_ctx_t *ctx, mote_value_t *c
 #else
         mote_fft_stages_f32(z, tw, call.n / 2u);
 #endif
-        mote_fft_split_f32(z, tw, call.n, call.power, (float)scale, (float *)call.out->data + r * (call.n / 2u + 1u));
+        mote_fft_split_f32(z, tw, call.n, call.power, call.scale, (float *)call.out->data + r * (call.n / 2u + 1u));
     }
     return MOTE_OK;
 }

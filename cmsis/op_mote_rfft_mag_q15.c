@@ -152,8 +152,7 @@ mote_err_t mote_kernel_mote_rfft_mag_q15_out(mote_kernel_ctx_t *ctx, mote_value_
 {
     mote_fft_call_t call;
     size_t r;
-    MOTE_TRY(mote_k_nargs(args, nargs, 4));
-    MOTE_TRY(mote_fft_check(ctx, args, 3, 1u << MOTE_DTYPE_INT16, MOTE_DTYPE_INT16, MOTE_DTYPE_INT32, 2, &call));
+    MOTE_TRY(mote_fft_args(ctx, args, nargs, MOTE_FFT_Q15, &call));
     for (r = 0; r < call.rows; r++) {
         const int16_t *tw = (const int16_t *)call.tw->data;
         uint32_t *z = (uint32_t *)ctx->scratch;

@@ -7,9 +7,11 @@
 
 #include "fft.h"
 
-mote_err_t mote_fft_check(const mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t out_index,
-                          uint32_t in_dtypes, uint32_t tw_dtype, uint32_t out_dtype, uint32_t elem,
-                          mote_fft_call_t *call)
+/* The tensors, power and scratch of a call (mote_fft_args): input dtype in the `in_dtypes`
+ * bit mask, twiddles `tw_dtype`, out args[out_index] of `out_dtype`, scratch values of `elem` bytes. */
+static mote_err_t fft_check(const mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t out_index,
+                            uint32_t in_dtypes, uint32_t tw_dtype, uint32_t out_dtype, uint32_t elem,
+                            mote_fft_call_t *call)
 {
     mote_tensor_t *in, *tw, *out;
     int64_t power;
@@ -45,6 +47,31 @@ mote_err_t mote_fft_check(const mote_kernel_ctx_t *ctx, mote_value_t *const *arg
     call->n = n;
     call->rows = mote_k_prod(in, 0, in->dim - 1u);
     call->power = (int32_t)power;
+    return MOTE_OK;
+}
+
+mote_err_t mote_fft_args(const mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs,
+                         mote_fft_op_t op, mote_fft_call_t *call)
+{
+    double scale = 1.0;
+    int64_t shift = 0;
+    if (op == MOTE_FFT_Q15) {
+        MOTE_TRY(mote_k_nargs(args, nargs, 4));
+        MOTE_TRY(fft_check(ctx, args, 3, 1u << MOTE_DTYPE_INT16, MOTE_DTYPE_INT16, MOTE_DTYPE_INT32, 2, call));
+    } else if (op == MOTE_FFT_Q31) {
+        MOTE_TRY(mote_k_nargs(args, nargs, 5));
+        MOTE_TRY(mote_k_int(args[3], &shift));
+        MOTE_CHECK(shift >= 0 && shift <= 62, MOTE_ERR_KERNEL_ARGS);
+        MOTE_TRY(fft_check(ctx, args, 4, (1u << MOTE_DTYPE_INT16) | (1u << MOTE_DTYPE_INT32), MOTE_DTYPE_INT32,
+                           MOTE_DTYPE_INT32, 4, call));
+    } else {
+        MOTE_TRY(mote_k_nargs(args, nargs, 5));
+        MOTE_TRY(mote_k_double(args[3], &scale));
+        MOTE_TRY(fft_check(ctx, args, 4, 1u << MOTE_DTYPE_FLOAT32, MOTE_DTYPE_FLOAT32, MOTE_DTYPE_FLOAT32, 4, call));
+    }
+    call->in_elem = call->in->dtype == MOTE_DTYPE_INT16 ? 2u : 4u;
+    call->scale = (float)scale;
+    call->shift = (int32_t)shift;
     return MOTE_OK;
 }
 

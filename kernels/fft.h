@@ -50,26 +50,38 @@ static inline size_t mote_fft_scratch_bytes(uint32_t n, uint32_t elem)
     return (size_t)n * elem;
 }
 
-/** A checked call of the three ops: input, twiddles and out tensors, N and the row count. */
+/** The three ops, for mote_fft_args. */
+typedef enum mote_fft_op {
+    MOTE_FFT_F32 = 0, /* mote::rfft_mag: input, twiddles, power, scale, out (float32) */
+    MOTE_FFT_Q15 = 1, /* mote::rfft_mag_q15: input (int16), twiddles (int16), power, out (int32) */
+    MOTE_FFT_Q31 = 2  /* mote::rfft_mag_q31: input (int16 or int32), twiddles (int32), power, shift, out (int32) */
+} mote_fft_op_t;
+
+/** A checked call of the three ops: input, twiddles and out tensors, N, the row count and the scalars. */
 typedef struct mote_fft_call {
     const mote_tensor_t *in;
     const mote_tensor_t *tw;
     mote_tensor_t *out;
-    uint32_t n;     /* transform length (input's last size) */
-    size_t rows;    /* product of the leading sizes */
-    int32_t power;  /* 1: magnitude, 2: power */
+    uint32_t n;       /* transform length (input's last size) */
+    size_t rows;      /* product of the leading sizes */
+    int32_t power;    /* 1: magnitude, 2: power */
+    uint32_t in_elem; /* bytes of an input element: 2 (int16) or 4 (float32, int32) */
+    float scale;      /* MOTE_FFT_F32: args[3] as float; else 1 */
+    int32_t shift;    /* MOTE_FFT_Q31: args[3] (0..62); else 0 */
 } mote_fft_call_t;
 
 /*
- * Checks args[0] input (rank >= 1, last size N a power of two in [2, MOTE_FFT_MAX_N],
- * dtype in `in_dtypes` bit mask), args[1] twiddles (rank 1, N elements of `tw_dtype`),
- * args[2] power (1 or 2), args[out_index] out (in's sizes with the last N/2 + 1, dtype `out_dtype`) and
- * the scratch (mote_fft_scratch_bytes(N, elem) bytes, 4-byte aligned).
- * Errors: MOTE_ERR_KERNEL_ARGS (tags, power), _DTYPE, _SHAPE, _SCRATCH.
+ * The argument checks of `op`, shared by the portable kernels (kernels/op_mote_rfft_mag*.c)
+ * and the Cortex-M ones (cmsis/op_mote_rfft_mag*.c): nargs (5, or 4 for MOTE_FFT_Q15),
+ * args[3] (MOTE_FFT_F32: scale, a number; MOTE_FFT_Q31: shift, an int in 0..62), then
+ * args[0] input (rank >= 1, last size N a power of two in [2, MOTE_FFT_MAX_N], the op's
+ * input dtype), args[1] twiddles (rank 1, N elements of the op's dtype), args[2] power
+ * (1 or 2), the last arg out (in's sizes with the last N/2 + 1, the op's out dtype) and the
+ * scratch (mote_fft_scratch_bytes(N, element bytes) bytes, 4-byte aligned), in that order.
+ * Errors: MOTE_ERR_KERNEL_ARGS (count/tags, power, shift), _DTYPE, _SHAPE, _SCRATCH.
  */
-mote_err_t mote_fft_check(const mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t out_index,
-                          uint32_t in_dtypes, uint32_t tw_dtype, uint32_t out_dtype, uint32_t elem,
-                          mote_fft_call_t *call);
+mote_err_t mote_fft_args(const mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs,
+                         mote_fft_op_t op, mote_fft_call_t *call);
 
 /** fp32: out row (N/2 + 1 floats) = scale * |X|^power of input row x (N floats). */
 void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t power, float scale, float *work,

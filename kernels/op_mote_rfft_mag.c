@@ -22,15 +22,11 @@ MOTE_K_DECLARE(mote_kernel_mote_rfft_mag_out);
 mote_err_t mote_kernel_mote_rfft_mag_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
 {
     mote_fft_call_t call;
-    double scale;
     size_t r;
-    MOTE_TRY(mote_k_nargs(args, nargs, 5));
-    MOTE_TRY(mote_k_double(args[3], &scale));
-    MOTE_TRY(mote_fft_check(ctx, args, 4, 1u << MOTE_DTYPE_FLOAT32, MOTE_DTYPE_FLOAT32, MOTE_DTYPE_FLOAT32, 4,
-                            &call));
+    MOTE_TRY(mote_fft_args(ctx, args, nargs, MOTE_FFT_F32, &call));
     for (r = 0; r < call.rows; r++) {
         mote_fft_rfft_f32((const float *)call.in->data + r * call.n, (const float *)call.tw->data, call.n,
-                          call.power, (float)scale, (float *)ctx->scratch,
+                          call.power, call.scale, (float *)ctx->scratch,
                           (float *)call.out->data + r * (call.n / 2u + 1u));
     }
     return MOTE_OK;

@@ -24,8 +24,7 @@ mote_err_t mote_kernel_mote_rfft_mag_q15_out(mote_kernel_ctx_t *ctx, mote_value_
 {
     mote_fft_call_t call;
     size_t r;
-    MOTE_TRY(mote_k_nargs(args, nargs, 4));
-    MOTE_TRY(mote_fft_check(ctx, args, 3, 1u << MOTE_DTYPE_INT16, MOTE_DTYPE_INT16, MOTE_DTYPE_INT32, 2, &call));
+    MOTE_TRY(mote_fft_args(ctx, args, nargs, MOTE_FFT_Q15, &call));
     for (r = 0; r < call.rows; r++) {
         mote_fft_rfft_q15((const int16_t *)call.in->data + r * call.n, (const int16_t *)call.tw->data, call.n,
                           call.power, (int16_t *)ctx->scratch, (int32_t *)call.out->data + r * (call.n / 2u + 1u));

@@ -24,17 +24,11 @@ MOTE_K_DECLARE(mote_kernel_mote_rfft_mag_q31_out);
 mote_err_t mote_kernel_mote_rfft_mag_q31_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs)
 {
     mote_fft_call_t call;
-    int64_t shift;
-    size_t r, esz;
-    MOTE_TRY(mote_k_nargs(args, nargs, 5));
-    MOTE_TRY(mote_k_int(args[3], &shift));
-    MOTE_CHECK(shift >= 0 && shift <= 62, MOTE_ERR_KERNEL_ARGS);
-    MOTE_TRY(mote_fft_check(ctx, args, 4, (1u << MOTE_DTYPE_INT16) | (1u << MOTE_DTYPE_INT32), MOTE_DTYPE_INT32,
-                            MOTE_DTYPE_INT32, 4, &call));
-    esz = call.in->dtype == MOTE_DTYPE_INT32 ? 4u : 2u;
+    size_t r;
+    MOTE_TRY(mote_fft_args(ctx, args, nargs, MOTE_FFT_Q31, &call));
     for (r = 0; r < call.rows; r++) {
-        mote_fft_rfft_q31((const uint8_t *)call.in->data + r * call.n * esz, esz == 4u,
-                          (const int32_t *)call.tw->data, call.n, call.power, (int32_t)shift,
+        mote_fft_rfft_q31((const uint8_t *)call.in->data + r * call.n * call.in_elem, call.in_elem == 4u,
+                          (const int32_t *)call.tw->data, call.n, call.power, call.shift,
                           (int32_t *)ctx->scratch, (int32_t *)call.out->data + r * (call.n / 2u + 1u));
     }
     return MOTE_OK;
