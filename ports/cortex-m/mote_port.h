@@ -45,6 +45,21 @@ void mote_port_put_u32(uint32_t v);
 void mote_port_put_i32(int32_t v);
 /** Writes "0x" and 8 hex digits. */
 void mote_port_put_hex32(uint32_t v);
+/**
+ * Reads one line "<tag> <hex>" from the UART (ports/cortex-m/app: "I" inputs, "S" slot
+ * images): skips bytes up to `tag`, then stores the line's hex digit pairs in buf up to
+ * '\n' or the end of input (other characters, such as the space after the tag and '\r',
+ * are skipped; bytes beyond `cap` are counted, not stored). *len: the bytes the line held.
+ * Returns 0 (*len untouched) when a 'Q' or the end of input comes before the tag, else 1.
+ */
+int mote_port_read_hex_line(char tag, uint8_t *buf, uint32_t cap, uint32_t *len);
+/**
+ * The rest of a hex line whose tag the caller has read (mote_app.c reads its own tags:
+ * "R" resets the state between "I" lines): its hex digit pairs into buf up to '\n' or the
+ * end of input, as mote_port_read_hex_line. Returns the bytes the line held (those beyond
+ * `cap` counted, not stored).
+ */
+uint32_t mote_port_read_hex_rest(uint8_t *buf, uint32_t cap);
 
 /**
  * Free-running counter, wrapping at 2^32.

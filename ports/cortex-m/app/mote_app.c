@@ -400,14 +400,6 @@ static void app_run_one(APP_M uint32_t index, const uint8_t *set)
 }
 
 #ifdef MOTE_APP_UART_INPUTS
-static int app_hex_value(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* "R": the state back to its initial values, acknowledged. */
 static void app_reset_state(void)
 {
@@ -428,19 +420,7 @@ static int app_read_input_line(uint8_t *buf, uint32_t len)
         if (c < 0 || c == 'Q') return 0;
         if (c == 'R') app_reset_state();
     } while (c != 'I');
-    uint32_t got = 0;
-    int hi = -1;
-    while ((c = mote_port_getc()) >= 0 && c != '\n') {
-        int v = app_hex_value(c);
-        if (v < 0) continue; /* the space after 'I', '\r' */
-        if (hi < 0) {
-            hi = v;
-        } else {
-            if (got < len) buf[got] = (uint8_t)((hi << 4) | v);
-            ++got;
-            hi = -1;
-        }
-    }
+    uint32_t got = mote_port_read_hex_rest(buf, len);
     if (got != len) {
         app_fail("uart-input-length", MOTE_ERR_INPUT_SHAPE);
     }

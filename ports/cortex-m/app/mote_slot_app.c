@@ -191,36 +191,12 @@ static void app_refused(const mote_slot_report_t *report)
 /* Two staging buffers: a new image goes into the one the active model's bytes are not in. */
 static uint8_t app_staging[2][MOTE_APP_SLOT_UPDATES] __attribute__((aligned(16)));
 
-static int app_hex_value(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* Reads one line "S <hex of an image>" into buf (cap bytes). Returns the bytes, 0 at a
  * line "Q" or the end of input, -1 for an image longer than cap (the line is consumed). */
 static int32_t app_read_image(uint8_t *buf, uint32_t cap)
 {
-    int c;
-    uint32_t got = 0;
-    int hi = -1;
-    do {
-        c = mote_port_getc();
-        if (c < 0 || c == 'Q') return 0;
-    } while (c != 'S');
-    while ((c = mote_port_getc()) >= 0 && c != '\n') {
-        int v = app_hex_value(c);
-        if (v < 0) continue; /* the space after 'S', '\r' */
-        if (hi < 0) {
-            hi = v;
-        } else {
-            if (got < cap) buf[got] = (uint8_t)((hi << 4) | v);
-            ++got;
-            hi = -1;
-        }
-    }
+    uint32_t got;
+    if (!mote_port_read_hex_line('S', buf, cap, &got)) return 0;
     return got <= cap ? (int32_t)got : -1;
 }
 #endif
