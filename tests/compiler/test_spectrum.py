@@ -215,3 +215,34 @@ def test_log_mel_front_end_under_int8_is_one_fp32_island():
             got = method.run([x.numpy()])[0]
             assert np.array_equal(got, lowered(x).numpy())
             assert float(np.abs(got - c.reference(x).numpy()).max()) <= 1.001 * scale
+
+
+def test_centered_stft_under_int8_keeps_the_samples_in_the_island():
+    """torch.stft's default center=True pads the samples (aten.pad, reflect) before framing:
+    under --int8 that pad belongs to the front end's fp32 island too, so the samples are
+    read as they come (no quantize before the transform, no fp32 fallback) and the one
+    quantize follows the log."""
+    import warnings
+    from aot.compiler.quant.lowering import Int8FallbackWarning
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("win", torch.hann_window(256))
+            self.conv = nn.Conv1d(129, 4, 3)
+
+        def forward(self, pcm):
+            spec = torch.stft(pcm.float() / 32768.0, 256, 128, window=self.win, return_complex=True)
+            return self.conv(torch.log(spec.abs() ** 2 + 1e-6)).relu()
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(3)
+    pcm = [(torch.randint(-3000, 3000, (1, 1024), dtype=torch.int16, generator=g),) for _ in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Int8FallbackWarning)
+        c = compile_module("stft_center_int8", Net().eval(), pcm[0], int8=True, calibration=pcm)
+    info = c.program.graph_module.meta["mote_int8"]
+    assert info.fallback_sites == [] and [k for k, _ in info.fp32_islands] == ["front_end"]
+    ops = [i.op for i in c.spec.instructions]
+    assert ops.count("quantized_decomposed::quantize_per_tensor") == 1
+    assert ops.index("mote::rfft_mag") < ops.index("aten::log") \
+        < ops.index("quantized_decomposed::quantize_per_tensor")

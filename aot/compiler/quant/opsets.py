@@ -119,7 +119,10 @@ FRONT_END_PRE_OPS = frozenset({aten.mul.Tensor, aten.div.Tensor, aten.add.Tensor
                                aten.to.dtype, aten._to_copy.default, aten.unfold.default,
                                aten.view.default, aten.reshape.default, aten.unsqueeze.default,
                                aten.squeeze.dim, aten.slice.Tensor, aten.contiguous.default,
-                               aten.clone.default})
+                               aten.clone.default,
+                               # torch.stft(center=True)'s padding of the samples
+                               aten.pad.default, aten.constant_pad_nd.default,
+                               aten.reflection_pad1d.default})
 #: logarithms: the island ends with the first one (the log-mel features)
 LOG_OPS = frozenset({aten.log.default, aten.log10.default, aten.log2.default, aten.log1p.default})
 #: ops after the transform that belong to its island, up to and including a log
