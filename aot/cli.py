@@ -268,7 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "portable kernels -O2, Cortex-M int8 kernels -Os with their inner loops at -O2)")
     _add_dsp_weights_option(p)
     p.add_argument("--uart-inputs", action="store_true",
-                   help="firmware reads inputs from UART0 (lines 'I <hex>', 'Q' ends) instead of flash")
+                   help="firmware reads inputs from UART0 (lines 'I <hex>' run one inference, 'R' resets the "
+                        "state (MOTE RESET), 'Q' ends) instead of flash")
     p.add_argument("--verify-checksum", action="store_true",
                    help="firmware checks the program's CRC-32 (MOTE_MODEL_CRC32 in mote_model.h) at boot "
                         "and stops with MOTE_ERR_CHECKSUM if a byte of it changed in flash")

@@ -287,6 +287,8 @@ def run(a, log=print) -> int:
     from examples.kws import train as kt
     t0 = time.time()
     out = a.output_dir
+    if out.exists() and not out.is_dir():
+        raise DemoError(f"-o {out} is a file, not a folder")
     out.mkdir(parents=True, exist_ok=True)
     stop = threading.Event()
 
@@ -297,7 +299,7 @@ def run(a, log=print) -> int:
     labels = data["label"][idx]
     n = len(idx)
     voices = len({v.split("+")[1] for v in data["voice"][idx]})
-    log(f"      held-out: {n} clips of {voices} voices no training clip has")
+    log(f"      held-out: {n} clips of {voices} voice{'s' if voices != 1 else ''} no training clip has")
 
     log("[2/6] eager fp32 accuracy (whole clips)")
     eager = eager_scores(net, data["audio"][idx]).argmax(1)
@@ -342,7 +344,7 @@ def run(a, log=print) -> int:
     hz = load_board(PICO2).clock_hz
     ms = counts * cpi / hz * 1e3
     log("")
-    log(f"accuracy on the held-out voices ({n} clips, {voices} voices):")
+    log(f"accuracy on the held-out voices ({n} clips, {voices} voice{'s' if voices != 1 else ''}):")
     for name, pred in (("eager fp32", eager), ("int8, host runtime", host_pred),
                        (f"firmware ({SIM_BOARD})", fw_pred)):
         log(f"  {name:24s} {100 * float((pred == labels).mean()):6.2f} %")
