@@ -168,49 +168,64 @@ def _shape(name: str, args) -> tuple:
     raise KeyError(name)
 
 
-def _make(name: str):
-    from aot.compiler.quant import int16ref
-    s16 = name.endswith("_s16")
-    ref = getattr(int16ref if s16 else int8ref, name)
-    out_dtype = torch.int16 if s16 or name.endswith("planar16") else torch.int8
-
-    def cpu(*args):
-        out = ref(*[_np(a) for a in args])
-        return torch.from_numpy(np.ascontiguousarray(out))
-
-    def cpu_out(*args, out):
-        res = cpu(*args)
-        if tuple(out.shape) != tuple(res.shape):
-            out.resize_(res.shape)
-        out.copy_(res)
-        return out
-
-    def fake(*args):
-        return args[0].new_empty(_shape(name, args), dtype=out_dtype)
-
-    def fake_out(*args, out):
-        return out
-
-    return cpu, cpu_out, fake, fake_out
-
-
-def _register():
-    if hasattr(torch.ops, NAMESPACE) and hasattr(getattr(torch.ops, NAMESPACE), "pad_s8"):
+def _registered(probe: str) -> bool:
+    """True when mote::<probe> is registered already (this module reloaded)."""
+    ns = getattr(torch.ops, NAMESPACE)
+    if hasattr(ns, probe):
         try:
-            getattr(torch.ops, NAMESPACE).pad_s8.default
-            return None  # already registered (module reloaded)
+            getattr(ns, probe).default
+            return True
         except (AttributeError, RuntimeError):
             pass
+    return False
+
+
+def _register_family(probe: str, entries):
+    """Define and implement a family of one-output ops: entries (name, argument schema,
+    reference function on numpy arrays, fake function giving the output's empty tensor).
+    Each op gets its functional and .out forms, CPU implementations that run the
+    reference, and fake (meta) implementations. None when mote::<probe> exists."""
+    if _registered(probe):
+        return None
     lib = torch.library.Library(NAMESPACE, "FRAGMENT")
-    for name, args in SCHEMAS.items():
+    for name, args, ref, fake in entries:
         lib.define(f"{name}({args}) -> Tensor")
         lib.define(f"{name}.out({args}, *, Tensor(a!) out) -> Tensor(a!)")
-        cpu, cpu_out, fake, fake_out = _make(name)
+
+        def cpu(*a, _ref=ref):
+            return torch.from_numpy(np.ascontiguousarray(_ref(*[_np(x) for x in a])))
+
+        def cpu_out(*a, out, _cpu=cpu):
+            res = _cpu(*a)
+            if tuple(out.shape) != tuple(res.shape):
+                out.resize_(res.shape)
+            out.copy_(res)
+            return out
+
+        def fake_out(*a, out):
+            return out
+
         lib.impl(name, cpu, "CPU")
         lib.impl(f"{name}.out", cpu_out, "CPU")
         torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=lib)
         torch.library.register_fake(f"{NAMESPACE}::{name}.out", fake_out, lib=lib)
     return lib
+
+
+def _fake(name: str, out_dtype):
+    def fake(*args):
+        return args[0].new_empty(_shape(name, args), dtype=out_dtype)
+    return fake
+
+
+def _register():
+    from aot.compiler.quant import int16ref
+
+    def entry(name, args):
+        s16 = name.endswith("_s16")
+        out_dtype = torch.int16 if s16 or name.endswith("planar16") else torch.int8
+        return name, args, getattr(int16ref if s16 else int8ref, name), _fake(name, out_dtype)
+    return _register_family("pad_s8", [entry(n, a) for n, a in SCHEMAS.items()])
 
 
 _LIB = _register()
@@ -231,37 +246,11 @@ def _w4_shape(name: str, args) -> tuple:
 
 def _register_w4():
     from aot.compiler.quant import int4ref
-    ns = getattr(torch.ops, NAMESPACE)
-    if hasattr(ns, "linear_w4"):
-        try:
-            ns.linear_w4.default
-            return None  # already registered (module reloaded)
-        except (AttributeError, RuntimeError):
-            pass
-    lib = torch.library.Library(NAMESPACE, "FRAGMENT")
-    for name, args in W4_SCHEMAS.items():
-        lib.define(f"{name}({args}) -> Tensor")
-        lib.define(f"{name}.out({args}, *, Tensor(a!) out) -> Tensor(a!)")
-        ref = getattr(int4ref, name)
 
-        def cpu(*a, _ref=ref):
-            return torch.from_numpy(np.ascontiguousarray(_ref(*[_np(x) for x in a])))
-
-        def cpu_out(*a, out, _cpu=cpu):
-            out.copy_(_cpu(*a))
-            return out
-
-        def fake(*a, _name=name):
-            return a[1].new_empty(_w4_shape(_name, a), dtype=torch.float32)
-
-        def fake_out(*a, out):
-            return out
-
-        lib.impl(name, cpu, "CPU")
-        lib.impl(f"{name}.out", cpu_out, "CPU")
-        torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=lib)
-        torch.library.register_fake(f"{NAMESPACE}::{name}.out", fake_out, lib=lib)
-    return lib
+    def fake(name):
+        return lambda *a: a[1].new_empty(_w4_shape(name, a), dtype=torch.float32)
+    return _register_family("linear_w4", [(n, a, getattr(int4ref, n), fake(n))
+                                          for n, a in W4_SCHEMAS.items()])
 
 
 _W4_LIB = _register_w4()
@@ -400,41 +389,11 @@ FFT_SCHEMAS = {
 
 def _register_fft():
     from aot.compiler import fftref
-    ns = getattr(torch.ops, NAMESPACE)
-    if hasattr(ns, "rfft_mag"):
-        try:
-            ns.rfft_mag.default
-            return None  # already registered (module reloaded)
-        except (AttributeError, RuntimeError):
-            pass
-    lib = torch.library.Library(NAMESPACE, "FRAGMENT")
-    for name, (args, dtype) in FFT_SCHEMAS.items():
-        lib.define(f"{name}({args}) -> Tensor")
-        lib.define(f"{name}.out({args}, *, Tensor(a!) out) -> Tensor(a!)")
-        ref = getattr(fftref, name)
 
-        def cpu(*a, _ref=ref):
-            return torch.from_numpy(np.ascontiguousarray(_ref(*[_np(x) for x in a])))
-
-        def cpu_out(*a, out, _cpu=cpu):
-            res = _cpu(*a)
-            if tuple(out.shape) != tuple(res.shape):
-                out.resize_(res.shape)
-            out.copy_(res)
-            return out
-
-        def fake(*a, _dtype=dtype):
-            x = a[0]
-            return x.new_empty(tuple(x.shape[:-1]) + (x.shape[-1] // 2 + 1,), dtype=_dtype)
-
-        def fake_out(*a, out):
-            return out
-
-        lib.impl(name, cpu, "CPU")
-        lib.impl(f"{name}.out", cpu_out, "CPU")
-        torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=lib)
-        torch.library.register_fake(f"{NAMESPACE}::{name}.out", fake_out, lib=lib)
-    return lib
+    def fake(dtype):
+        return lambda x, *a: x.new_empty(tuple(x.shape[:-1]) + (x.shape[-1] // 2 + 1,), dtype=dtype)
+    return _register_family("rfft_mag", [(n, a, getattr(fftref, n), fake(dt))
+                                         for n, (a, dt) in FFT_SCHEMAS.items()])
 
 
 _FFT_LIB = _register_fft()
@@ -449,40 +408,10 @@ BAND_SCHEMAS = {
 
 def _register_band():
     from aot.compiler import bandref
-    ns = getattr(torch.ops, NAMESPACE)
-    if hasattr(ns, "band_mm"):
-        try:
-            ns.band_mm.default
-            return None  # already registered (module reloaded)
-        except (AttributeError, RuntimeError):
-            pass
-    lib = torch.library.Library(NAMESPACE, "FRAGMENT")
-    for name, args in BAND_SCHEMAS.items():
-        lib.define(f"{name}({args}) -> Tensor")
-        lib.define(f"{name}.out({args}, *, Tensor(a!) out) -> Tensor(a!)")
-        ref = getattr(bandref, name)
 
-        def cpu(*a, _ref=ref):
-            return torch.from_numpy(np.ascontiguousarray(_ref(*[_np(x) for x in a])))
-
-        def cpu_out(*a, out, _cpu=cpu):
-            res = _cpu(*a)
-            if tuple(out.shape) != tuple(res.shape):
-                out.resize_(res.shape)
-            out.copy_(res)
-            return out
-
-        def fake(*a):
-            return a[0].new_empty((a[0].shape[0], a[2].shape[0]), dtype=torch.float32)
-
-        def fake_out(*a, out):
-            return out
-
-        lib.impl(name, cpu, "CPU")
-        lib.impl(f"{name}.out", cpu_out, "CPU")
-        torch.library.register_fake(f"{NAMESPACE}::{name}", fake, lib=lib)
-        torch.library.register_fake(f"{NAMESPACE}::{name}.out", fake_out, lib=lib)
-    return lib
+    def fake(x, values, bands, *a):
+        return x.new_empty((x.shape[0], bands.shape[0]), dtype=torch.float32)
+    return _register_family("band_mm", [(n, a, getattr(bandref, n), fake) for n, a in BAND_SCHEMAS.items()])
 
 
 _BAND_LIB = _register_band()
