@@ -4,7 +4,7 @@
  * same bytes as kernels/op_mote_mean_s8.c. The sum of x - in_zp is the int32 sum
  * of x minus H*W*in_zp (both wrap alike), taken four channels at a time:
  * - MVE: int32x4 lanes (VLDRB.S32 widening loads), vector requantization;
- * - DSP: SXTAB16 into two words of int16 pairs (channels 0/2 and 1/3), moved to
+ * - DSP: SXTAB16 (16 channels a pass, then 4) into words of int16 pairs (channels 0/2 and 1/3), moved to
  *   int32 every 256 pixels (|256 * 128| fits int16's range), then requantized;
  * - plain: the reference loop.
  * One channel (C = 1: a mean over the last dim, e.g. a pool over time of [N, T] as
@@ -116,11 +116,72 @@ MOTE_S8_HOT static uint32_t mean_run(const int8_t *x, int32_t n)
     return s - 128u * (uint32_t)n;
 }
 
-/** Every channel of one image x: four at a time with SXTAB16, the rest in C. */
+/** acc + the sign-extended bytes 1 and 3 of v as int16 pairs: SXTAB16 with its own
+ *  ROR #8 (one instruction; GCC 12 emits the rotate apart). */
+static inline int32_t mean_sxtab16_odd(int32_t acc, uint32_t v)
+{
+    __asm__("sxtab16 %0, %0, %1, ror #8" : "+r"(acc) : "r"(v));
+    return acc;
+}
+
+/** Adds the int16 pairs of one word's SXTAB16 sums (e: channels 0 and 2, od: 1 and 3)
+ *  to the int32 sums s[0..3]. */
+static inline void mean_flush4(uint32_t *s, int32_t e, int32_t od)
+{
+    s[0] += (uint32_t)(int32_t)(int16_t)e;
+    s[2] += (uint32_t)(e >> 16);
+    s[1] += (uint32_t)(int32_t)(int16_t)od;
+    s[3] += (uint32_t)(od >> 16);
+}
+
+/**
+ * Channels [0, 16) of one image x (a pixel's 16 bytes at x + i * c): four words a
+ * pixel, each into two int16-pair accumulators (eight in registers, one pass over
+ * the pixels for 16 channels rather than four), moved to int32 every 256 pixels.
+ * The keyword spotter's pool over a window of 97 frames x 64 channels, the whole call:
+ * 15,542 -> 9,422 instructions (at 4 channels a pass, the rotate apart).
+ */
+MOTE_S8_HOT static void mean_block16(const mote_s8_mean_params_t *p, const int8_t *x, uint32_t *s)
+{
+    int32_t i, j;
+    for (i = 0; i < p->hw; i += 256) {
+        const int32_t end = p->hw - i < 256 ? p->hw - i : 256;
+        const int8_t *px = x + (size_t)i * p->c;
+        int32_t e0 = 0, o0 = 0, e1 = 0, o1 = 0, e2 = 0, o2 = 0, e3 = 0, o3 = 0;
+        for (j = 0; j < end; j++, px += p->c) {
+            uint32_t v = mote_s8_ld32(px);
+            e0 = __sxtab16(e0, (int32_t)v);
+            o0 = mean_sxtab16_odd(o0, v);
+            v = mote_s8_ld32(px + 4);
+            e1 = __sxtab16(e1, (int32_t)v);
+            o1 = mean_sxtab16_odd(o1, v);
+            v = mote_s8_ld32(px + 8);
+            e2 = __sxtab16(e2, (int32_t)v);
+            o2 = mean_sxtab16_odd(o2, v);
+            v = mote_s8_ld32(px + 12);
+            e3 = __sxtab16(e3, (int32_t)v);
+            o3 = mean_sxtab16_odd(o3, v);
+        }
+        mean_flush4(s, e0, o0);
+        mean_flush4(s + 4, e1, o1);
+        mean_flush4(s + 8, e2, o2);
+        mean_flush4(s + 12, e3, o3);
+    }
+}
+
+/** Every channel of one image x: sixteen at a time (mean_block16), then four at a
+ *  time with SXTAB16, the rest in C. */
 MOTE_S8_HOT static void mean_image(const mote_s8_mean_params_t *p, const int8_t *x, int8_t *o)
 {
     int32_t ch, i, j;
-    for (ch = 0; ch + 4 <= p->c; ch += 4) {
+    for (ch = 0; ch + 16 <= p->c; ch += 16) {
+        uint32_t s[16] = {0};
+        mean_block16(p, x + ch, s);
+        for (j = 0; j < 16; j++) {
+            o[ch + j] = mean_finish(p, s[j]);
+        }
+    }
+    for (; ch + 4 <= p->c; ch += 4) {
         const int8_t *px = x + ch;
         uint32_t s[4] = {0, 0, 0, 0};
         for (i = 0; i < p->hw; i += 256) {
@@ -129,12 +190,9 @@ MOTE_S8_HOT static void mean_image(const mote_s8_mean_params_t *p, const int8_t 
             for (j = 0; j < end; j++, px += p->c) {
                 const uint32_t v = mote_s8_ld32(px);
                 e = __sxtab16(e, (int32_t)v);
-                od = __sxtab16(od, (int32_t)mote_s8_ror(v, 8));
+                od = mean_sxtab16_odd(od, v);
             }
-            s[0] += (uint32_t)(int32_t)(int16_t)e;
-            s[2] += (uint32_t)(e >> 16);
-            s[1] += (uint32_t)(int32_t)(int16_t)od;
-            s[3] += (uint32_t)(od >> 16);
+            mean_flush4(s, e, od);
         }
         for (j = 0; j < 4; j++) {
             o[ch + j] = mean_finish(p, s[j]);

@@ -486,10 +486,13 @@ def make_cases():
     cases.append(dict(name="mean", op="mean_s8", args=args, out=R.mean_s8(*args), macs=0,
                       scratch=0))
     # global average pools: DS-CNN's (25x5x64), and 288 pixels of extreme values (the
-    # DSP kernel's int16 pair sums move to int32 every 256 pixels)
+    # DSP kernel's int16 pair sums move to int32 every 256 pixels), and 257 such pixels of
+    # 17 channels (16 a pass, then one; past a flush)
     for name, x, izp in (("mean_dscnn", rng.integers(-128, 128, (1, 25, 5, 64), dtype=np.int8), -128),
                          ("mean_long", np.where(rng.random((1, 18, 16, 9)) < 0.5, -128, 127)
-                          .astype(np.int8), 127)):
+                          .astype(np.int8), 127),
+                         ("mean_long17", np.where(rng.random((1, 257, 1, 17)) < 0.5, -128, 127)
+                          .astype(np.int8), -128)):
         m, s = R.quantize_multiplier(0.8 / (x.shape[1] * x.shape[2]))
         args = [x, izp, 5, m, s]
         cases.append(dict(name=name, op="mean_s8", args=args, out=R.mean_s8(*args), macs=0,

@@ -213,7 +213,7 @@ class Lowering:
         if n.op == "get_attr" and n.target in self.int8_state:
             # int8 state: stored int8 (its initial value quantized), read dequantized
             v = self.state_qval(n)
-            self.env[n] = self.call(DQ, (v.node, v.scale, v.zp, -128, 127, torch.int8))
+            self.env[n] = self.call(DQ, (self.plain(v), v.scale, v.zp, -128, 127, torch.int8))
             return self.env[n]
         if n.op == "get_attr" and n.target in self.mutable:
             self.env[n] = self.state(n.target, self.attr(n))
@@ -257,17 +257,33 @@ class Lowering:
             v = self.state_qval(n.args[0])
             a = n.args
             dim = int(a[1]) % len(v.shape) if len(a) > 1 else 0
-            node = self.selection(aten.slice_copy.Tensor, (v.node, dim, a[2] if len(a) > 2 else None,
+            node = self.selection(aten.slice_copy.Tensor, (v.node, list(v.perm).index(dim),
+                                                           a[2] if len(a) > 2 else None,
                                                            a[3] if len(a) > 3 else None,
                                                            int(a[4]) if len(a) > 4 else 1), n)
             shape = self.shape(n)
-            return QVal(node, shape, tuple(range(len(shape))), v.scale, v.zp)
-        if n.target not in self.state_nodes:
-            s, zp = self.int8_state[n.target]
-            self.state_nodes[n.target] = self.state(n.target, Q(self.attr(n), s, zp, -128, 127, torch.int8))
+            return QVal(node, shape, v.perm, v.scale, v.zp)
         s, zp = self.int8_state[n.target]
         shape = tuple(self.attr(n).shape)
-        return QVal(self.state_nodes[n.target], shape, tuple(range(len(shape))), s, zp)
+        perm = self.state_perm(n.target, len(shape))
+        if n.target not in self.state_nodes:
+            q = Q(self.attr(n), s, zp, -128, 127, torch.int8).permute(perm)
+            self.state_nodes[n.target] = self.state(n.target, q)
+        return QVal(self.state_nodes[n.target], shape, perm, s, zp)
+
+    def state_perm(self, target: str, rank: int) -> tuple:
+        """The physical layout of int8 state `target` (physical = logical.permute(perm)):
+        channels-last (NLC) for a 3-D window [N, C, L] the model extends along L
+        (``cat([buf, new], -1)``), the layout 1-D int8 convolutions read, so the
+        window's cat, its slice and its write-back each move whole frames and the
+        convolution reads it with no permute; the logical layout otherwise."""
+        if rank == 3:
+            for n in self.gm.graph.nodes:
+                if n.op == "get_attr" and n.target == target and any(
+                        u.target == aten.cat.default and len(u.args) > 1 and int(u.args[1]) % 3 == 2
+                        for u in n.users):
+                    return NLC
+        return tuple(range(rank))
 
     def map_arg(self, a):
         if isinstance(a, Node):
@@ -357,8 +373,10 @@ class Lowering:
             # the write-back of an int8 state: the quantized value itself, no dequantize
             self.float_of(n.args[0])
             v = self.qv[n.args[1].args[0]]
+            target = n.args[0].target
+            perm = self.state_perm(target, len(v.shape))
             self.env[n] = self.g.call_function(aten.copy_.default, (
-                self.state_nodes[n.args[0].target], self.plain(v, n)))
+                self.state_nodes[target], self.layout(v, perm, n)))
         elif n.target == DQ or n in self.absorbed:
             return  # dequantized on demand / fused
         elif n.op == "call_function":
