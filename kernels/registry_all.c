@@ -466,6 +466,8 @@ mote_err_t mote_kernel_mote_upsample_bilinear2d_s8_out(mote_kernel_ctx_t *ctx, m
     uint32_t nargs); /* op_mote_upsample_bilinear2d_s8.c */
 mote_err_t mote_kernel_mote_upsample_nearest2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_upsample_nearest2d_s8.c */
+mote_err_t mote_kernel_mote_window_push_default(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_window_push.c */
 mote_err_t mote_kernel_quantized_decomposed_choose_qparams_Tensor_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_choose_qparams.c */
 mote_err_t mote_kernel_quantized_decomposed_dequantize_per_channel_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -711,6 +713,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::softmax_s8.out", mote_kernel_mote_softmax_s8_out},
     {"mote::upsample_bilinear2d_s8.out", mote_kernel_mote_upsample_bilinear2d_s8_out},
     {"mote::upsample_nearest2d_s8.out", mote_kernel_mote_upsample_nearest2d_s8_out},
+    {"mote::window_push.default", mote_kernel_mote_window_push_default},
     {"quantized_decomposed::choose_qparams.Tensor_out", mote_kernel_quantized_decomposed_choose_qparams_Tensor_out},
     {"quantized_decomposed::dequantize_per_channel.out", mote_kernel_quantized_decomposed_dequantize_per_channel_out},
     {"quantized_decomposed::dequantize_per_tensor.Tensor_out", mote_kernel_quantized_decomposed_dequantize_per_tensor_Tensor_out},
@@ -952,6 +955,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::softmax_s8.out */
     1u, /* mote::upsample_bilinear2d_s8.out */
     1u, /* mote::upsample_nearest2d_s8.out */
+    1u, /* mote::window_push.default */
     2u, /* quantized_decomposed::choose_qparams.Tensor_out */
     1u, /* quantized_decomposed::dequantize_per_channel.out */
     1u, /* quantized_decomposed::dequantize_per_tensor.Tensor_out */
@@ -960,7 +964,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 237u;
+const uint32_t mote_kernel_registry_len = 238u;
 
 #include "mote/backend.h"
 

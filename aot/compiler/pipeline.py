@@ -316,9 +316,12 @@ def _compile_stages(name, eager, mf, recipe: Recipe, calibration, base_ptd, st) 
         growth = PLANES_GROWTH if recipe.opt == "speed" else 0.0
         planes4 = (planes4_pass(scratch_fn=scratch_bytes, planner=planner, growth=growth),) \
             if recipe.dsp_weights else ()
+        # streaming windows updated in place (mote::window_push); an fp32 program keeps
+        # cat + slice + copy_, ExecuTorch's portable ops, so ExecuTorch runs it too
+        from aot.compiler.windows import fuse_windows
         st.enter("lower")
         spec = lower_core(core, planner=planner, scratch_fn=scratch_bytes,
-                          spec_passes=passes + (layout_pass(recipe.layout, scratch_fn=scratch_bytes, planner=planner,
+                          spec_passes=(fuse_windows,) + passes + (layout_pass(recipe.layout, scratch_fn=scratch_bytes, planner=planner,
                                                             then=later, dsp_weights=recipe.dsp_weights),) + later
                           + planes4)
     else:

@@ -57,8 +57,15 @@ def share_values(spec: ir.ProgramSpec) -> int:
             first[k] = remap[i]
         kept.append(v)
     removed = len(spec.values) - len(kept)
-    if not removed:
-        return 0
+    if removed:
+        remap_values(spec, kept, remap)
+    return removed
+
+
+def remap_values(spec: ir.ProgramSpec, kept: list, remap: dict) -> None:
+    """Make ``kept`` the value table of ``spec`` and renumber every reference
+    (call arguments, tensor list items, inputs, outputs) by ``remap`` (old index
+    -> new index; it must cover every index still referenced)."""
     spec.values = kept
     for v in kept:
         if isinstance(v, ir.TensorListValue):
@@ -67,4 +74,3 @@ def share_values(spec: ir.ProgramSpec) -> int:
         call.args = [remap[a] for a in call.args]
     spec.inputs = [remap[x] for x in spec.inputs]
     spec.outputs = [remap[x] for x in spec.outputs]
-    return removed

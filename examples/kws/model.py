@@ -16,8 +16,10 @@ mean: 1 + 2 * (1 + 1 + 2 + 4 + 8) = 33 frames (330 ms).
 
 ``KwsStream`` is the device's form: ``forward(pcm)`` takes one hop (int16 [1, 160])
 and returns the scores (float32 [1, len(LABELS)]) of the newest WINDOW frames.
-Its buffers (the last N_FFT - HOP samples, each conv's last dilated inputs, the
-last WINDOW embeddings) are mutable buffers: the program's state.
+Its buffers (the last N_FFT samples, each conv's last 2 x dilation + 1 inputs, the
+last WINDOW embeddings) are mutable buffers: the program's state. Each holds the
+whole window its reader reads, so a hop updates it with one in-place call
+(mote::window_push, aot/compiler/windows.py).
 """
 from __future__ import annotations
 
@@ -138,26 +140,29 @@ class KwsModel(nn.Module):
 class KwsStream(nn.Module):
     """Device form: one hop int16 [1, HOP] -> scores float32 [1, len(LABELS)] of
     the newest WINDOW frames. Mutable buffers (the program's state, zero at
-    reset): the last N_FFT - HOP samples, each convolution's last inputs (2 x
-    dilation frames), the last WINDOW embeddings."""
+    reset), each the whole window its reader reads: the last N_FFT samples, each
+    convolution's last 2 x dilation + 1 inputs, the last WINDOW embeddings."""
 
     def __init__(self, net: KwsNet):
         super().__init__()
         self.front = LogMel()
         self.net = net
         c = net.conv0.out_channels
-        self.register_buffer("samples", torch.zeros(1, N_FFT - HOP, dtype=torch.int16))
-        self.register_buffer("feats", torch.zeros(1, N_MELS, 2))
+        self.register_buffer("samples", torch.zeros(1, N_FFT, dtype=torch.int16))
+        self.register_buffer("feats", torch.zeros(1, N_MELS, 3))
         for i, d in enumerate(net.dilations):
-            self.register_buffer(f"hist{i}", torch.zeros(1, c, 2 * d))
+            self.register_buffer(f"hist{i}", torch.zeros(1, c, 2 * d + 1))
         self.register_buffer("embeds", torch.zeros(1, c, WINDOW))
 
     @staticmethod
     def _push(buf: torch.Tensor, new: torch.Tensor) -> torch.Tensor:
-        """cat(buf, new) along the last dim; buf keeps the newest of it."""
-        full = torch.cat([buf, new], dim=-1)
-        buf.copy_(full[..., new.shape[-1]:])
-        return full
+        """The window ``buf`` (its last frames along the last dim) after ``new``
+        arrives: the newest buf.shape[-1] frames of cat(buf, new), written back to
+        buf and returned (the model reads the window's new value, not the cat: the
+        update is then one in-place call)."""
+        window = torch.cat([buf, new], dim=-1)[..., new.shape[-1]:]
+        buf.copy_(window)
+        return window
 
     def forward(self, pcm: torch.Tensor) -> torch.Tensor:
         window = self._push(self.samples, pcm)                           # int16 [1, N_FFT]
@@ -166,4 +171,4 @@ class KwsStream(nn.Module):
         x = F.relu(net.bn0(net.conv0(self._push(self.feats, feat.unsqueeze(2)))))
         for i, (dw, pw, bn) in enumerate(zip(net.dw, net.pw, net.bn)):
             x = F.relu(bn(pw(dw(self._push(getattr(self, f"hist{i}"), x)))))
-        return net.fc(self._push(self.embeds, x)[:, :, 1:].mean(2))
+        return net.fc(self._push(self.embeds, x).mean(2))

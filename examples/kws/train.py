@@ -46,8 +46,16 @@ def accuracy(net: nn.Module, feats: torch.Tensor, labels: torch.Tensor) -> float
         return float((net(feats).argmax(1) == labels).float().mean())
 
 
+#: what the trained weights depend on in model.py (the streaming form, KwsStream,
+#: runs the trained network and does not retrain it)
+TRAINED_FROM = ("mel_filterbank", "LogMel", "KwsNet", "stream_input", "clip_features", "KwsModel")
+TRAINED_CONSTANTS = ("N_FFT", "HOP", "N_MELS", "F_MIN", "F_MAX", "LOG_FLOOR", "WINDOW", "ALIGN", "HOPS",
+                     "CHANNELS", "DILATIONS")
+
+
 def recipe_key() -> str:
-    src = inspect.getsource(km) + inspect.getsource(sys.modules[__name__])
+    src = "".join(inspect.getsource(getattr(km, name)) for name in TRAINED_FROM)
+    src += repr([getattr(km, name) for name in TRAINED_CONSTANTS]) + inspect.getsource(sys.modules[__name__])
     blob = json.dumps(ds.recipe(), sort_keys=True) + src
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 

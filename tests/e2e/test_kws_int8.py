@@ -45,9 +45,10 @@ def test_network_is_int8_and_front_end_one_fp32_island(kws):
     fp32 = {i.op: instruction_macs(c.spec, i) for i in c.spec.instructions
             if instruction_macs(c.spec, i) and (not i.op.startswith("mote::") or i.op in FP32_MOTE_MAC_OPS)}
     assert fp32 == {"mote::band_mm": int(np.count_nonzero(km.mel_filterbank().numpy()))}
-    # one slice per window (samples, feats, each history, embeds): the embeddings' newest
-    # frames, both written back and averaged, are sliced once
-    assert ops.count("aten::slice_copy") == 3 + len(km.DILATIONS), ops
+    # every window (samples, feats, each history, embeds) is updated by one in-place
+    # mote::window_push, not cat + slice_copy + copy_
+    assert ops.count("mote::window_push") == 3 + len(km.DILATIONS), ops
+    assert not {"aten::cat", "aten::slice_copy", "aten::copy_"} & set(ops), ops
     report = c.int8_report()
     assert "fp32 fallback" not in report and "fp32 island: mote::band_mm.out (493 MACs)" in report, report
     # one quantize (after the log), one dequantize (the scores)
@@ -58,8 +59,8 @@ def test_network_is_int8_and_front_end_one_fp32_island(kws):
     # convolution needs a permute
     state = {v.fqn: (v.dtype, v.sizes) for v in c.spec.values if isinstance(v, ir.TensorValue) and v.is_mutable}
     int8, int16 = 1, 2      # ir scalar types (aot.ir.SCALAR_TYPE_NAMES)
-    assert state == {"samples": (int16, [1, km.N_FFT - km.HOP]), "feats": (int8, [1, 2, km.N_MELS]),
-                     **{f"hist{i}": (int8, [1, 2 * d, km.CHANNELS]) for i, d in enumerate(km.DILATIONS)},
+    assert state == {"samples": (int16, [1, km.N_FFT]), "feats": (int8, [1, 3, km.N_MELS]),
+                     **{f"hist{i}": (int8, [1, 2 * d + 1, km.CHANNELS]) for i, d in enumerate(km.DILATIONS)},
                      "embeds": (int8, [1, km.WINDOW, km.CHANNELS])}
     assert "aten::permute_copy" not in ops, ops
 
