@@ -24,18 +24,11 @@ MOTE_K_DECLARE(mote_kernel_mote_rfft_mag_out);
 #include <arm_mve.h>
 #define MOTE_FFT_MVE_F 1
 
-MOTE_S8_HOT static void fft_stages_f32_mve(float *z, const float *tw, uint32_t m)
+/* The radix-2 stages from span `first` (2 or 4: mote_fft_first_f32 ran the first one or two). */
+MOTE_S8_HOT static void fft_stages_f32_mve(float *z, const float *tw, uint32_t m, uint32_t first)
 {
     uint32_t half, j, b;
-    for (b = 0; b < m; b += 2u) { /* span 1: W = 1 */
-        float *a = z + 2u * b;
-        const float ar = a[0], ai = a[1], cr = a[2], ci = a[3];
-        a[0] = ar + cr;
-        a[1] = ai + ci;
-        a[2] = ar - cr;
-        a[3] = ai - ci;
-    }
-    for (half = 2; half < m; half <<= 1) {
+    for (half = first; half < m; half <<= 1) {
         const uint32_t stride = m / half;
         /* word offsets of (cos, sin) of twiddles j and j + 1 */
         const uint32x4_t lanes = vaddq_u32(vmulq_n_u32(vshrq_n_u32(vidupq_n_u32(0u, 1), 1), 2u * stride),
@@ -62,11 +55,11 @@ mote_err_t mote_kernel_mote_rfft_mag_out(mote_kernel_ctx_t *ctx, mote_value_t *c
     for (r = 0; r < call.rows; r++) {
         const float *tw = (const float *)call.tw->data;
         float *z = (float *)ctx->scratch;
-        mote_fft_pack_f32((const float *)call.in->data + r * call.n, call.n, z);
+        const uint32_t first = mote_fft_first_f32((const float *)call.in->data + r * call.n, call.n, z);
 #if defined(MOTE_FFT_MVE_F)
-        fft_stages_f32_mve(z, tw, call.n / 2u);
+        fft_stages_f32_mve(z, tw, call.n / 2u, first);
 #else
-        mote_fft_stages_f32(z, tw, call.n / 2u);
+        mote_fft_stages_f32(z, tw, call.n / 2u, first);
 #endif
         mote_fft_split_f32(z, tw, call.n, call.power, call.scale, (float *)call.out->data + r * (call.n / 2u + 1u));
     }

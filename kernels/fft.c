@@ -86,75 +86,192 @@ static inline uint32_t fft_rev_next(uint32_t j, uint32_t m)
     return j | bit;
 }
 
-/*
- * fp32 stages in place on m complex values (bit-reversed order): the radix-2 stages
- * two at a time (span h and 2h over four values: each value loaded and stored once
- * per two stages; the second stage's odd twiddle W_4h^(j+h) is W_4h^j times -i, an
- * exact rotation), after one span-1 stage (W = 1) when log2(m) is odd.
- */
-void mote_fft_stages_f32(float *z, const float *tw, uint32_t m)
+/* Thumb-2 has RBIT (reverse the 32 bits of a register, one instruction): the packing pass
+ * computes each bit-reversed index from its counter; elsewhere a bit-reversed counter
+ * (fft_rev_next) steps along. The indices, not the arithmetic, differ: same bytes. */
+#if defined(__GNUC__) && defined(__thumb2__)
+#define MOTE_FFT_RBIT 1
+static inline uint32_t fft_rbit(uint32_t v)
 {
-    uint32_t half = 1, j, b, bits = 0;
+    uint32_t r;
+    __asm__("rbit %0, %1" : "=r"(r) : "r"(v));
+    return r;
+}
+#endif
+
+/* One radix-4 butterfly's outputs (the radix-2 spans h and 2h of four values at
+ * distance h, fused) from x0 and the twiddled A = W^2j x1, B = W^j x2, C = W^3j x3:
+ * o0 = (x0 + A) + (B + C), o2 = (x0 + A) - (B + C), o1 = (x0 - A) - i (B - C),
+ * o3 = (x0 - A) + i (B - C). */
+static inline void fft_r4_store(float *o0, float *o1, float *o2, float *o3, float x0r, float x0i, float ar,
+                                float ai, float br, float bi, float cr, float ci)
+{
+    const float s0r = x0r + ar, s0i = x0i + ai, d0r = x0r - ar, d0i = x0i - ai;
+    const float s1r = br + cr, s1i = bi + ci, d1r = br - cr, d1i = bi - ci;
+    o0[0] = s0r + s1r;
+    o0[1] = s0i + s1i;
+    o2[0] = s0r - s1r;
+    o2[1] = s0i - s1i;
+    o1[0] = d0r + d1i; /* -i (d1r + i d1i) = d1i - i d1r */
+    o1[1] = d0i - d1r;
+    o3[0] = d0r - d1i;
+    o3[1] = d0i + d1r;
+}
+
+/*
+ * fp32 packing pass: z (m complex values) = the first stage(s) of the transform of the
+ * sample pairs of x taken in bit-reversed order, the reordering folded into the loads.
+ * log2(m) even: a radix-4 pass (spans 1 and 2, W = 1, -i): output group g (values
+ * 4g..4g+3) reads the pairs r, r + m/2, r + m/4, r + 3m/4, r = rev(g) over m/4;
+ * odd: one radix-2 pass (span 1, W = 1): values 2g, 2g + 1 from pairs r, r + m/2,
+ * r = rev(g) over m/2. Returns the span of the first stage left (4, 2; m = 1: 1).
+ */
+uint32_t mote_fft_first_f32(const float *x, uint32_t n, float *z)
+{
+    const uint32_t m = n / 2u;
+    uint32_t bits = 0, g, cnt;
+#if !defined(MOTE_FFT_RBIT)
+    uint32_t j = 0;
+#endif
     while ((1u << bits) < m) {
         bits++;
     }
-    if (bits & 1u) {
-        for (b = 0; b < m; b += 2u) {
-            float *a = z + 2u * b;
-            const float ar = a[0], ai = a[1], cr = a[2], ci = a[3];
-            a[0] = ar + cr;
-            a[1] = ai + ci;
-            a[2] = ar - cr;
-            a[3] = ai - ci;
-        }
-        half = 2;
+    if (m < 2u) {
+        z[0] = x[0];
+        z[1] = x[1];
+        return 1u;
     }
-    for (; half < m; half <<= 2) {
-        const uint32_t s1 = m / half, s2 = m / (2u * half), h2 = 2u * half;
-        for (j = 0; j < half; j++) {
-            const float w1c = tw[2u * j * s1], w1s = tw[2u * j * s1 + 1u];
-            const float w2c = tw[2u * j * s2], w2s = tw[2u * j * s2 + 1u];
-            for (b = j; b < m; b += 4u * half) {
-                float *p0 = z + 2u * b, *p1 = p0 + h2, *p2 = p1 + h2, *p3 = p2 + h2;
-                const float x0r = p0[0], x0i = p0[1], x1r = p1[0], x1i = p1[1];
-                const float x2r = p2[0], x2i = p2[1], x3r = p3[0], x3i = p3[1];
-                /* span h: (x0, x1), (x2, x3) by W_2h^j = w1c - i w1s */
-                float tr = w1c * x1r + w1s * x1i, ti = w1c * x1i - w1s * x1r;
-                const float y0r = x0r + tr, y0i = x0i + ti, y1r = x0r - tr, y1i = x0i - ti;
-                float ur, ui;
-                tr = w1c * x3r + w1s * x3i;
-                ti = w1c * x3i - w1s * x3r;
-                {
-                    const float y2r = x2r + tr, y2i = x2i + ti, y3r = x2r - tr, y3i = x2i - ti;
-                    /* span 2h: (y0, y2) by W_4h^j, (y1, y3) by W_4h^j (-i) */
-                    tr = w2c * y2r + w2s * y2i;
-                    ti = w2c * y2i - w2s * y2r;
-                    ur = w2c * y3r + w2s * y3i;
-                    ui = w2c * y3i - w2s * y3r;
+    if (bits & 1u) {
+        cnt = m / 2u;
+        for (g = 0; g < cnt; g++) {
+#if defined(MOTE_FFT_RBIT)
+            const float *a = x + (fft_rbit(g) >> (32u - bits)); /* 2 rev(g): bits - 1 bits, times 2 */
+#else
+            const float *a = x + 2u * j;
+#endif
+            const float x0r = a[0], x0i = a[1], x1r = a[m], x1i = a[m + 1u];
+            float *o = z + 4u * g;
+            o[0] = x0r + x1r;
+            o[1] = x0i + x1i;
+            o[2] = x0r - x1r;
+            o[3] = x0i - x1i;
+#if !defined(MOTE_FFT_RBIT)
+            j = fft_rev_next(j, cnt);
+#endif
+        }
+        return 2u;
+    }
+    cnt = m / 4u;
+    for (g = 0; g < cnt; g++) {
+#if defined(MOTE_FFT_RBIT)
+        const float *a = x + (fft_rbit(g) >> (33u - bits)); /* 2 rev(g): bits - 2 bits, times 2 */
+#else
+        const float *a = x + 2u * j;
+#endif
+        const float *a1 = a + m, *a2 = a + m / 2u, *a3 = a2 + m;
+        float *o = z + 8u * g;
+        fft_r4_store(o, o + 2, o + 4, o + 6, a[0], a[1], a1[0], a1[1], a2[0], a2[1], a3[0], a3[1]);
+#if !defined(MOTE_FFT_RBIT)
+        j = fft_rev_next(j, cnt);
+#endif
+    }
+    return 4u;
+}
+
+#if defined(__GNUC__)
+#define MOTE_FFT_INLINE static inline __attribute__((always_inline))
+#else
+#define MOTE_FFT_INLINE static inline
+#endif
+
+/* The butterflies j = j0 .. j0 + count - 1 of one radix-4 block: the four values p + 2j,
+ * + d, + 2d, + 3d (floats), twiddles W^2j = t2, W^j = t1, W^3j = t3 (each (cos, sin) of
+ * W = cos - i sin), the pointers stepping 2s, 4s and 6s floats; `neg`: W^3j is -t3. */
+MOTE_FFT_INLINE void fft_r4_run(float *p, uint32_t d, uint32_t count, const float *t1, const float *t2,
+                                const float *t3, uint32_t s, int neg)
+{
+    float *p1 = p + d, *p2 = p1 + d, *p3 = p2 + d;
+    for (; count != 0u; count--) {
+        const float c1 = t1[0], s1 = t1[1], c2 = t2[0], s2 = t2[1];
+        const float c3 = neg ? -t3[0] : t3[0], s3 = neg ? -t3[1] : t3[1];
+        const float x1r = p1[0], x1i = p1[1], x2r = p2[0], x2i = p2[1], x3r = p3[0], x3i = p3[1];
+        /* W x with W = c - i s: (c xr + s xi) + i (c xi - s xr) */
+        fft_r4_store(p, p1, p2, p3, p[0], p[1], c2 * x1r + s2 * x1i, c2 * x1i - s2 * x1r, c1 * x2r + s1 * x2i,
+                     c1 * x2i - s1 * x2r, c3 * x3r + s3 * x3i, c3 * x3i - s3 * x3r);
+        p += 2;
+        p1 += 2;
+        p2 += 2;
+        p3 += 2;
+        t1 += 2u * s;
+        t2 += 4u * s;
+        t3 += 6u * s;
+    }
+}
+
+/*
+ * fp32 stages in place on the m complex values after mote_fft_first_f32: radix-4 passes
+ * from span `first` (each the radix-2 spans h and 2h fused: every value loaded and stored
+ * once per two stages, three complex products a butterfly). With v = W_4h^j, the
+ * butterfly at j takes W^2j = v^2, W^j = v and W^3j = v^3 from the table (k = j m / 2h,
+ * 2k and 3k; W_N^k = -W_N^(k - N/2) for 3k >= N/2, i.e. j >= 2h/3); j = 0 (v = 1) has
+ * no products.
+ */
+/* The butterfly j of `count` radix-4 blocks `step` floats apart from p (p + 2j), twiddles
+ * (c1, s1) = W^j, (c2, s2) = W^2j, (c3, s3) = W^3j. */
+MOTE_FFT_INLINE void fft_r4_col(float *p, uint32_t d, uint32_t step, uint32_t count, float c1, float s1,
+                                float c2, float s2, float c3, float s3)
+{
+    for (; count != 0u; count--, p += step) {
+        float *p1 = p + d, *p2 = p1 + d, *p3 = p2 + d;
+        const float x1r = p1[0], x1i = p1[1], x2r = p2[0], x2i = p2[1], x3r = p3[0], x3i = p3[1];
+        fft_r4_store(p, p1, p2, p3, p[0], p[1], c2 * x1r + s2 * x1i, c2 * x1i - s2 * x1r, c1 * x2r + s1 * x2i,
+                     c1 * x2i - s1 * x2r, c3 * x3r + s3 * x3i, c3 * x3i - s3 * x3r);
+    }
+}
+
+void mote_fft_stages_f32(float *z, const float *tw, uint32_t m, uint32_t first)
+{
+    uint32_t h, b, j;
+    for (h = first; 4u * h <= m; h <<= 2) {
+        const uint32_t s = m / (2u * h), d = 2u * h, jw = (2u * h + 2u) / 3u; /* first j with 3 j s >= m */
+        if (m >= 16u * h) { /* four blocks or more: each twiddle triple loaded once, its column of blocks */
+            const uint32_t blocks = m / (4u * h);
+            for (b = 0; b < m; b += 4u * h) {
+                float *p = z + 2u * b, *p1 = p + d, *p2 = p1 + d, *p3 = p2 + d;
+                fft_r4_store(p, p1, p2, p3, p[0], p[1], p1[0], p1[1], p2[0], p2[1], p3[0], p3[1]);
+            }
+            for (j = 1; j < h; j++) {
+                const float *t1 = tw + 2u * s * j, *t2 = t1 + 2u * s * j, *t3 = t2 + 2u * s * j;
+                const int neg = j >= jw;
+                if (neg) {
+                    t3 -= 2u * m;
                 }
-                p0[0] = y0r + tr;
-                p0[1] = y0i + ti;
-                p2[0] = y0r - tr;
-                p2[1] = y0i - ti;
-                /* (ur + i ui)(-i) = ui - i ur */
-                p1[0] = y1r + ui;
-                p1[1] = y1i - ur;
-                p3[0] = y1r - ui;
-                p3[1] = y1i + ur;
+                fft_r4_col(z + 2u * j, d, 8u * h, blocks, t1[0], t1[1], t2[0], t2[1], neg ? -t3[0] : t3[0],
+                           neg ? -t3[1] : t3[1]);
+            }
+        } else { /* few blocks: along each block, the twiddle pointers stepping */
+            for (b = 0; b < m; b += 4u * h) {
+                float *p = z + 2u * b, *p1 = p + d, *p2 = p1 + d, *p3 = p2 + d;
+                fft_r4_store(p, p1, p2, p3, p[0], p[1], p1[0], p1[1], p2[0], p2[1], p3[0], p3[1]);
+                fft_r4_run(p + 2, d, jw - 1u, tw + 2u * s, tw + 4u * s, tw + 6u * s, s, 0);
+                fft_r4_run(p + 2u * jw, d, h - jw, tw + 2u * s * jw, tw + 4u * s * jw, tw + 6u * s * jw - 2u * m, s,
+                           1);
             }
         }
     }
 }
 
-void mote_fft_pack_f32(const float *x, uint32_t n, float *z)
+/* Bins k and m - k of the split from Z[k] = (a, b), Z[m-k] = (c, d) and W^k = (wc, -ws), doubled
+ * (exactly: the halves of E and O dropped): 2E = (a + c, b - d), 2O = (b + d, c - a),
+ * *p = |2E + W 2O|^2 = 4 |X[k]|^2, *q = |2E - W 2O|^2 = 4 |X[m-k]|^2 (W^(m-k) = -conj W^k). */
+static inline void fft_split_pair(const float *zk, const float *zm, const float *w, float *p, float *q)
 {
-    const uint32_t m = n / 2u;
-    uint32_t i, j;
-    for (i = 0, j = 0; i < m; i++) {
-        z[2u * j] = x[2u * i];
-        z[2u * j + 1u] = x[2u * i + 1u];
-        j = fft_rev_next(j, m);
-    }
+    const float a = zk[0], b = zk[1], c = zm[0], d = zm[1], wc = w[0], ws = w[1];
+    const float er = a + c, ei = b - d, orr = b + d, oi = c - a;
+    const float pr = wc * orr + ws * oi, pi = wc * oi - ws * orr;
+    const float xr = er + pr, xi = ei + pi, yr = er - pr, yi = ei - pi;
+    *p = xr * xr + xi * xi;
+    *q = yr * yr + yi * yi;
 }
 
 void mote_fft_split_f32(const float *z, const float *tw, uint32_t n, int32_t power, float scale, float *out)
@@ -167,26 +284,31 @@ void mote_fft_split_f32(const float *z, const float *tw, uint32_t n, int32_t pow
         out[0] = power == 2 ? scale * dc * dc : scale * fabsf(dc);
         out[m] = power == 2 ? scale * ny * ny : scale * fabsf(ny);
     }
-    /* bins k and m - k together: X[m-k] = conj(E - W O) (W^(m-k) = -conj W^k), one pair of loads */
-    for (i = 1; 2u * i <= m; i++) {
-        const float a = z[2u * i], bb = z[2u * i + 1u];
-        const float c = z[2u * (m - i)], d = z[2u * (m - i) + 1u];
-        const float er = 0.5f * (a + c), ei = 0.5f * (bb - d);
-        const float orr = 0.5f * (bb + d), oi = 0.5f * (c - a);
-        const float wc = tw[2u * i], ws = tw[2u * i + 1u];
-        const float pr = wc * orr + ws * oi, pi = wc * oi - ws * orr;
-        const float xr = er + pr, xi = ei + pi, yr = er - pr, yi = ei - pi;
-        const float p = xr * xr + xi * xi, q = yr * yr + yi * yi;
-        out[i] = power == 2 ? scale * p : scale * sqrtf(p);
-        out[m - i] = power == 2 ? scale * q : scale * sqrtf(q);
+    /* bins k and m - k together (k = m/2 twice, the second kept), one pair of loads; the
+     * factor 4 (power) or 2 (magnitude) of the doubled pair leaves with the scale (exact) */
+    if (power == 2) {
+        const float s4 = 0.25f * scale;
+        for (i = 1; 2u * i <= m; i++) {
+            float p, q;
+            fft_split_pair(z + 2u * i, z + 2u * (m - i), tw + 2u * i, &p, &q);
+            out[i] = s4 * p;
+            out[m - i] = s4 * q;
+        }
+    } else {
+        const float s2 = 0.5f * scale;
+        for (i = 1; 2u * i <= m; i++) {
+            float p, q;
+            fft_split_pair(z + 2u * i, z + 2u * (m - i), tw + 2u * i, &p, &q);
+            out[i] = s2 * sqrtf(p);
+            out[m - i] = s2 * sqrtf(q);
+        }
     }
 }
 
 void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t power, float scale, float *work,
                        float *out)
 {
-    mote_fft_pack_f32(x, n, work);
-    mote_fft_stages_f32(work, tw, n / 2u);
+    mote_fft_stages_f32(work, tw, n / 2u, mote_fft_first_f32(x, n, work));
     mote_fft_split_f32(work, tw, n, power, scale, out);
 }
 
