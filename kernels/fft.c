@@ -185,14 +185,15 @@ uint32_t mote_fft_first_f32(const float *x, uint32_t n, float *z)
 #endif
 
 /* The butterflies j = j0 .. j0 + count - 1 of one radix-4 block: the four values p + 2j,
- * + d, + 2d, + 3d (floats), twiddles W^2j = t2, W^j = t1, W^3j = t3 (each (cos, sin) of
- * W = cos - i sin), the pointers stepping 2s, 4s and 6s floats; `neg`: W^3j is -t3. */
-MOTE_FFT_INLINE void fft_r4_run(float *p, uint32_t d, uint32_t count, const float *t1, const float *t2,
-                                const float *t3, uint32_t s, int neg)
+ * + d, + 2d, + 3d (floats), twiddles W^j, W^2j, W^3j at the table's k, 2k and 3k
+ * (k = j s; each (cos, sin) of W = cos - i sin); `neg`: 3k >= m, W^3j = -W_N^(3k - m). */
+MOTE_FFT_INLINE void fft_r4_run(float *p, uint32_t d, uint32_t count, const float *tw, uint32_t k, uint32_t s,
+                                uint32_t m, int neg)
 {
     float *p1 = p + d, *p2 = p1 + d, *p3 = p2 + d;
-    for (; count != 0u; count--) {
-        const float c1 = t1[0], s1 = t1[1], c2 = t2[0], s2 = t2[1];
+    for (; count != 0u; count--, k += s) {
+        const float *t3 = tw + (neg ? 6u * k - 2u * m : 6u * k);
+        const float c1 = tw[2u * k], s1 = tw[2u * k + 1u], c2 = tw[4u * k], s2 = tw[4u * k + 1u];
         const float c3 = neg ? -t3[0] : t3[0], s3 = neg ? -t3[1] : t3[1];
         const float x1r = p1[0], x1i = p1[1], x2r = p2[0], x2i = p2[1], x3r = p3[0], x3i = p3[1];
         /* W x with W = c - i s: (c xr + s xi) + i (c xi - s xr) */
@@ -202,20 +203,9 @@ MOTE_FFT_INLINE void fft_r4_run(float *p, uint32_t d, uint32_t count, const floa
         p1 += 2;
         p2 += 2;
         p3 += 2;
-        t1 += 2u * s;
-        t2 += 4u * s;
-        t3 += 6u * s;
     }
 }
 
-/*
- * fp32 stages in place on the m complex values after mote_fft_first_f32: radix-4 passes
- * from span `first` (each the radix-2 spans h and 2h fused: every value loaded and stored
- * once per two stages, three complex products a butterfly). With v = W_4h^j, the
- * butterfly at j takes W^2j = v^2, W^j = v and W^3j = v^3 from the table (k = j m / 2h,
- * 2k and 3k; W_N^k = -W_N^(k - N/2) for 3k >= N/2, i.e. j >= 2h/3); j = 0 (v = 1) has
- * no products.
- */
 /* The butterfly j of `count` radix-4 blocks `step` floats apart from p (p + 2j), twiddles
  * (c1, s1) = W^j, (c2, s2) = W^2j, (c3, s3) = W^3j. */
 MOTE_FFT_INLINE void fft_r4_col(float *p, uint32_t d, uint32_t step, uint32_t count, float c1, float s1,
@@ -241,21 +231,18 @@ void mote_fft_stages_f32(float *z, const float *tw, uint32_t m, uint32_t first)
                 fft_r4_store(p, p1, p2, p3, p[0], p[1], p1[0], p1[1], p2[0], p2[1], p3[0], p3[1]);
             }
             for (j = 1; j < h; j++) {
-                const float *t1 = tw + 2u * s * j, *t2 = t1 + 2u * s * j, *t3 = t2 + 2u * s * j;
                 const int neg = j >= jw;
-                if (neg) {
-                    t3 -= 2u * m;
-                }
+                const float *t1 = tw + 2u * s * j, *t2 = tw + 4u * s * j;
+                const float *t3 = tw + (neg ? 6u * s * j - 2u * m : 6u * s * j);
                 fft_r4_col(z + 2u * j, d, 8u * h, blocks, t1[0], t1[1], t2[0], t2[1], neg ? -t3[0] : t3[0],
                            neg ? -t3[1] : t3[1]);
             }
-        } else { /* few blocks: along each block, the twiddle pointers stepping */
+        } else { /* few blocks: along each block, the twiddle indices stepping */
             for (b = 0; b < m; b += 4u * h) {
                 float *p = z + 2u * b, *p1 = p + d, *p2 = p1 + d, *p3 = p2 + d;
                 fft_r4_store(p, p1, p2, p3, p[0], p[1], p1[0], p1[1], p2[0], p2[1], p3[0], p3[1]);
-                fft_r4_run(p + 2, d, jw - 1u, tw + 2u * s, tw + 4u * s, tw + 6u * s, s, 0);
-                fft_r4_run(p + 2u * jw, d, h - jw, tw + 2u * s * jw, tw + 4u * s * jw, tw + 6u * s * jw - 2u * m, s,
-                           1);
+                fft_r4_run(p + 2, d, jw - 1u, tw, s, s, m, 0);
+                fft_r4_run(p + 2u * jw, d, h - jw, tw, s * jw, s, m, 1);
             }
         }
     }
