@@ -1,11 +1,12 @@
 /*
  * mote::rfft_mag.out on Cortex-M (the kernels/op_mote_rfft_mag.c contract and
- * checks; method kernels/fft.h). With MVE float (M55) the radix-2 stages of span
- * >= 2 take two butterflies a vector (float32x4: re, im of two values): the twiddle
- * product W c = conj(w) c, w = (cos, sin), is VCMUL #0 + VCMLA #270, then VADD /
- * VSUB. The results differ from the portable stages only by the order of float
- * roundings (both within 1e-5 of the exact spectrum). Other cores run the
- * portable stages (the FPU's scalar code is what a DSP path would be).
+ * checks; method kernels/fft.h). With MVE float (M55), after the portable first
+ * pass (mote_fft_first_f32: the bit-reversed reads and spans 1 and 2, or 1), the
+ * radix-2 stages take two butterflies a vector (float32x4: re, im of two values): the
+ * twiddle product W c = conj(w) c, w = (cos, sin), is VCMUL #0 + VCMLA #270, then
+ * VADD / VSUB. The results differ from the portable radix-4 stages only by the order
+ * of float roundings (both within 1e-5 of the exact spectrum). Other cores run the
+ * portable transform (the FPU's scalar code is what a DSP path would be).
  *
  *   args (5): input float32 [..., N], twiddles float32 [N], power int (1 or 2),
  *             scale float, out float32 [..., N/2 + 1].

@@ -178,7 +178,9 @@ uint32_t mote_fft_first_f32(const float *x, uint32_t n, float *z)
     return 4u;
 }
 
-#if defined(__GNUC__)
+/* The stage loops below are inlined into specialised copies (one per twiddle case) for
+ * speed; --opt size (MOTE_OPT_SIZE 1) lets the compiler keep one general copy (same bytes). */
+#if defined(__GNUC__) && !(defined(MOTE_OPT_SIZE) && MOTE_OPT_SIZE)
 #define MOTE_FFT_INLINE static inline __attribute__((always_inline))
 #else
 #define MOTE_FFT_INLINE static inline

@@ -6,12 +6,16 @@
  * Method (every dtype): a row of N = 2M real samples (N a power of two, 2..65536)
  * is read as M complex samples z[m] = x[2m] + i x[2m+1], copied into scratch in
  * bit-reversed order, transformed in place by log2(M) radix-2 decimation-in-time
- * stages, then split into the N/2 + 1 bins of the real signal's DFT
+ * stages (fp32: fused two at a time into radix-4 passes, the first one reading the
+ * samples in bit-reversed order itself; mote_fft_first_f32), then split into the N/2 + 1
+ * bins of the real signal's DFT
  * X[k] = sum_n x[n] e^(-2 pi i k n / N): with Z = DFT_M(z), Z[M] = Z[0],
  *   E = (Z[k] + conj Z[M-k]) / 2, O = (Z[k] - conj Z[M-k]) / 2i, X[k] = E + W^k O,
  * W = e^(-2 pi i / N), and each bin written as |X[k]| or |X[k]|^2. Bins k and M - k
  * come from one pair of loads: as W^(M-k) = -conj W^k, |X[M-k]| = |E - W^k O| (the
- * fixed-point contract computes bins M/2 < k < M so, from their partner's E and W O).
+ * fixed-point contract computes bins M/2 < k < M so, from their partner's E and W O;
+ * fp32 computes 2E and 2O, without the halves, and scales the bins by 1/4 or 1/2 with
+ * `scale`: the same values, exactly, short of float overflow).
  *
  * Twiddles are an argument (computed ahead of time by the compiler in float64,
  * aot/compiler/fftref.py, and stored with the program's constants): N values,
