@@ -54,15 +54,15 @@ mote_err_t mote_kernel_mote_rfft_mag_out(mote_kernel_ctx_t *ctx, mote_value_t *c
     size_t r;
     MOTE_TRY(mote_fft_args(ctx, args, nargs, MOTE_FFT_F32, &call));
     for (r = 0; r < call.rows; r++) {
-        const float *tw = (const float *)call.tw->data;
-        float *z = (float *)ctx->scratch;
-        const uint32_t first = mote_fft_first_f32((const float *)call.in->data + r * call.n, call.n, z);
+        const float *x = (const float *)call.in->data + r * call.n, *tw = (const float *)call.tw->data;
+        float *out = (float *)call.out->data + r * (call.n / 2u + 1u);
 #if defined(MOTE_FFT_MVE_F)
-        fft_stages_f32_mve(z, tw, call.n / 2u, first);
+        float *z = (float *)ctx->scratch;
+        fft_stages_f32_mve(z, tw, call.n / 2u, mote_fft_first_f32(x, call.n, z));
+        mote_fft_split_f32(z, tw, call.n, call.power, call.scale, out);
 #else
-        mote_fft_stages_f32(z, tw, call.n / 2u, first);
+        mote_fft_rfft_f32(x, tw, call.n, call.power, call.scale, (float *)ctx->scratch, out);
 #endif
-        mote_fft_split_f32(z, tw, call.n, call.power, call.scale, (float *)call.out->data + r * (call.n / 2u + 1u));
     }
     return MOTE_OK;
 }

@@ -178,9 +178,14 @@ uint32_t mote_fft_first_f32(const float *x, uint32_t n, float *z)
     return 4u;
 }
 
-/* The stage loops below are inlined into specialised copies (one per twiddle case) for
- * speed; --opt size (MOTE_OPT_SIZE 1) lets the compiler keep one general copy (same bytes). */
-#if defined(__GNUC__) && !(defined(MOTE_OPT_SIZE) && MOTE_OPT_SIZE)
+/* Speed builds inline the stage loops below into specialised copies (one per twiddle case)
+ * and fuse the power spectrum's last pass with the split (MOTE_FFT_FUSED: about 2 KiB of
+ * code on the M33); --opt size (MOTE_OPT_SIZE 1) keeps one general copy and no fusion.
+ * Same bytes either way. */
+#if !(defined(MOTE_OPT_SIZE) && MOTE_OPT_SIZE)
+#define MOTE_FFT_FUSED 1
+#endif
+#if defined(__GNUC__) && defined(MOTE_FFT_FUSED)
 #define MOTE_FFT_INLINE static inline __attribute__((always_inline))
 #else
 #define MOTE_FFT_INLINE static inline
@@ -221,10 +226,10 @@ MOTE_FFT_INLINE void fft_r4_col(float *p, uint32_t d, uint32_t step, uint32_t co
     }
 }
 
-void mote_fft_stages_f32(float *z, const float *tw, uint32_t m, uint32_t first)
+void mote_fft_stages_f32(float *z, const float *tw, uint32_t m, uint32_t first, uint32_t last)
 {
     uint32_t h, b, j;
-    for (h = first; 4u * h <= m; h <<= 2) {
+    for (h = first; 4u * h <= m && h < last; h <<= 2) {
         const uint32_t s = m / (2u * h), d = 2u * h, jw = (2u * h + 2u) / 3u; /* first j with 3 j s >= m */
         if (m >= 16u * h) { /* four blocks or more: each twiddle triple loaded once, its column of blocks */
             const uint32_t blocks = m / (4u * h);
@@ -294,10 +299,100 @@ void mote_fft_split_f32(const float *z, const float *tw, uint32_t n, int32_t pow
     }
 }
 
+#if defined(MOTE_FFT_FUSED)
+/* Butterfly j > 0 of the last radix-4 pass (q = m/4 values apart from p = z + 2j; v = W_m^j:
+ * the table's k = 2j, 4j, 6j; `neg`: 6j >= m) into o[0..7] (Z[j], Z[j+q], Z[j+2q], Z[j+3q]),
+ * as mote_fft_stages_f32 computes it. */
+MOTE_FFT_INLINE void fft_r4_last(const float *p, const float *tw, uint32_t m, uint32_t j, int neg, float *o)
+{
+    const uint32_t d = m / 2u;
+    const float *p1 = p + d, *p2 = p1 + d, *p3 = p2 + d;
+    const float *t3 = tw + (neg ? 12u * j - 2u * m : 12u * j);
+    const float c1 = tw[4u * j], s1 = tw[4u * j + 1u], c2 = tw[8u * j], s2 = tw[8u * j + 1u];
+    const float c3 = neg ? -t3[0] : t3[0], s3 = neg ? -t3[1] : t3[1];
+    const float x1r = p1[0], x1i = p1[1], x2r = p2[0], x2i = p2[1], x3r = p3[0], x3i = p3[1];
+    fft_r4_store(o, o + 2, o + 4, o + 6, p[0], p[1], c2 * x1r + s2 * x1i, c2 * x1i - s2 * x1r, c1 * x2r + s1 * x2i,
+                 c1 * x2i - s1 * x2r, c3 * x3r + s3 * x3i, c3 * x3i - s3 * x3r);
+}
+
+/* Bins k and m - k from Z[k] = zk, Z[m-k] = zm, W^k = w: *ok then *om (k = m/2: the second
+ * kept), power 2: sc = scale / 4. */
+MOTE_FFT_INLINE void fft_split_out(const float *zk, const float *zm, const float *w, float sc, float *ok, float *om)
+{
+    float p, q;
+    fft_split_pair(zk, zm, w, &p, &q);
+    *ok = sc * p;
+    *om = sc * q;
+}
+
+/* The bins of butterflies 0 and q/2 of fft_last_split (once a call: not inlined). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void fft_last_ends(const float *z, const float *tw, uint32_t m, float scale, float sc, float *out)
+{
+    const uint32_t q = m / 4u, d = m / 2u;
+    const float *p1 = z + d, *p2 = p1 + d, *p3 = p2 + d;
+    float a[8];
+    fft_r4_store(a, a + 2, a + 4, a + 6, z[0], z[1], p1[0], p1[1], p2[0], p2[1], p3[0], p3[1]);
+    {
+        const float dc = a[0] + a[1], ny = a[0] - a[1];
+        out[0] = scale * dc * dc;
+        out[m] = scale * ny * ny;
+    }
+    fft_split_out(a + 2, a + 6, tw + d, sc, out + q, out + 3u * q);
+    fft_split_out(a + 4, a + 4, tw + 2u * d, sc, out + 2u * q, out + 2u * q);
+    fft_r4_last(z + q, tw, m, q / 2u, 0, a); /* 6 (q/2) = 3m/4 < m */
+    fft_split_out(a, a + 6, tw + q, sc, out + q / 2u, out + m - q / 2u);
+    fft_split_out(a + 2, a + 4, tw + 3u * q, sc, out + 3u * q / 2u, out + 5u * q / 2u);
+}
+
+/*
+ * The power spectrum's last radix-4 pass (q = m/4, m >= 8) and split together, the values
+ * never stored back to z: butterflies j and q - j hold the partners (k, m - k) of the bins
+ * j, q + j, q - j and 2q - j; butterfly 0 gives bins 0 and m, (q, 3q) and 2q, butterfly q/2
+ * the pairs (q/2, m - q/2), (3q/2, 5q/2). The same float operations as mote_fft_stages_f32
+ * then mote_fft_split_f32: the same bytes.
+ */
+static void fft_last_split_power(const float *z, const float *tw, uint32_t m, float scale, float *out)
+{
+    const uint32_t q = m / 4u, d = m / 2u;
+    const float sc = 0.25f * scale;
+    uint32_t j;
+    float a[8], b[8];
+    const float *za = z + 2, *zb = z + d - 2, *ta = tw + 2, *tb = tw + d - 2;
+    float *oa = out + 1, *ob = out + m - 1;
+    fft_last_ends(z, tw, m, scale, sc, out);
+    for (j = 1; 2u * j < q; j++) { /* 6j < m; 6 (q - j) >= m for j <= q/3 */
+        fft_r4_last(za, tw, m, j, 0, a);
+        fft_r4_last(zb, tw, m, q - j, 3u * j <= q, b);
+        fft_split_out(a, b + 6, ta, sc, oa, ob);                          /* j, m - j */
+        fft_split_out(a + 2, b + 4, ta + d, sc, oa + q, ob - q);          /* q + j, 3q - j */
+        fft_split_out(b, a + 6, tb, sc, ob - 3u * q, oa + 3u * q);        /* q - j, 3q + j */
+        fft_split_out(b + 2, a + 4, tb + d, sc, ob - 2u * q, oa + 2u * q); /* 2q - j, 2q + j */
+        za += 2;
+        zb -= 2;
+        ta += 2;
+        tb -= 2;
+        oa++;
+        ob--;
+    }
+}
+
+#endif
+
 void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t power, float scale, float *work,
                        float *out)
 {
-    mote_fft_stages_f32(work, tw, n / 2u, mote_fft_first_f32(x, n, work));
+    const uint32_t m = n / 2u, first = mote_fft_first_f32(x, n, work);
+#if defined(MOTE_FFT_FUSED)
+    if (m >= 8u && power == 2) { /* the power spectrum's last pass and split fused */
+        mote_fft_stages_f32(work, tw, m, first, m / 4u);
+        fft_last_split_power(work, tw, m, scale, out);
+        return;
+    }
+#endif
+    mote_fft_stages_f32(work, tw, m, first, m);
     mote_fft_split_f32(work, tw, n, power, scale, out);
 }
 

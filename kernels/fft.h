@@ -101,14 +101,16 @@ void mote_fft_rfft_q31(const void *x, int wide, const int32_t *tw, uint32_t n, i
                        int32_t *work, int32_t *out);
 
 /* The three steps of mote_fft_rfft_f32 (the M55 kernel, cmsis/op_mote_rfft_mag.c, runs
- * its own stages): a complex value is two floats, real first. */
+ * its own stages; speed builds of mote_fft_rfft_f32 run the power spectrum's last stage
+ * pass and the split as one loop, kernels/fft.c, with the same bytes): a complex value
+ * is two floats, real first. */
 /** x (n floats) -> z (n floats): the sample pairs in bit-reversed order through the first
  *  stage (radix-4, spans 1 and 2, when log2(n/2) is even; else radix-2, span 1); returns
  *  the span of the next stage (4, 2; 1 for n = 2). */
 uint32_t mote_fft_first_f32(const float *x, uint32_t n, float *z);
-/** The stages from span `first` (mote_fft_first_f32's result) on the m = n/2 complex values
- *  of z, in place (radix-4: two radix-2 spans a pass). */
-void mote_fft_stages_f32(float *z, const float *tw, uint32_t m, uint32_t first);
+/** The stages of span `first` (mote_fft_first_f32's result) up to, not including, `last`
+ *  (m: all) on the m = n/2 complex values of z, in place (radix-4: two radix-2 spans a pass). */
+void mote_fft_stages_f32(float *z, const float *tw, uint32_t m, uint32_t first, uint32_t last);
 /** z -> out (n/2 + 1 floats): the split into bins, scale * |X|^power. */
 void mote_fft_split_f32(const float *z, const float *tw, uint32_t n, int32_t power, float scale, float *out);
 
