@@ -494,6 +494,42 @@ MOTE_S8_INLINE int mote_s8_eform_entry_ok(int32_t b, int32_t mult, int32_t f, in
     return (b & (int32_t)((2u << d) - 1u)) == 0 && b < lim && b > -lim && mult > (1 << 30);
 }
 
+/**
+ * mote_s8_eform_entry_ok for many entries of one K-tap call: the per-d bounds made
+ * once a call (mote_s8_eform_lims, K already checked in [1, MOTE_S8_EFORM_KMAX]), not
+ * per entry (a call's fixed cost: 64 channels, ~55 instructions a pair, ~43 with these).
+ * Row i holds d = i + 1: the mask 2^(1 + d) - 1, and lim = 2^31 - K * 2^(15 + d) (in
+ * (2^30, 2^31): K << 22 <= 2^30) as off = lim - 1, span = 2 lim - 2, so that
+ * -lim < b < lim is the one unsigned compare b + off <= span.
+ */
+typedef struct {
+    uint32_t mask, off, span, pad;
+} mote_s8_eform_lim_t;
+
+MOTE_S8_INLINE void mote_s8_eform_lims(mote_s8_eform_lim_t l[7], uint32_t k)
+{
+    uint32_t i;
+    for (i = 0; i < 7u; i++) {
+        const uint32_t lim = 0x80000000u - (k << (16u + i));
+        l[i].mask = (4u << i) - 1u;
+        l[i].off = lim - 1u;
+        l[i].span = 2u * lim - 2u; /* pad: never read (16-byte rows) */
+    }
+}
+
+/** mote_s8_eform_entry_ok(b, mult, f, K) with l = mote_s8_eform_lims(K). */
+MOTE_S8_INLINE int mote_s8_eform_entry_ok_l(const mote_s8_eform_lim_t l[7], int32_t b, int32_t mult,
+                                          int32_t f)
+{
+    const uint32_t i = (uint32_t)f - (uint32_t)(MOTE_S8_EFORM_MARK + 1);
+    const mote_s8_eform_lim_t *e;
+    if (i > 6u) {
+        return 0;
+    }
+    e = &l[i];
+    return ((uint32_t)b & e->mask) == 0u && (uint32_t)b + e->off <= e->span && mult > (1 << 30);
+}
+
 /** 2 * (2^30 - K * 2^14): |2 * bias| below it is the fast bound; <= 0 if none is. */
 MOTE_S8_INLINE int32_t mote_s8_fast_lim2(int32_t k)
 {

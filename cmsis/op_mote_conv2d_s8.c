@@ -2014,15 +2014,26 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
            out_zp -128 and the full range (no sign correction needed); any variant
            (conv_rows_pwe, conv_rows, conv_stem3_rows) */
         const int32_t *t = p->wtable;
+        mote_s8_eform_lim_t lims[7];
         MOTE_CHECK(MOTE_S8_USE_CONV_E, MOTE_ERR_UNSUPPORTED);
         MOTE_CHECK((p->cout & 1) == 0 && p->out_zp == -128 && p->act_min == -128 &&
-                       p->act_max == 127,
+                       p->act_max == 127 && k >= 1 && k <= MOTE_S8_EFORM_KMAX,
                    MOTE_ERR_KERNEL_ARGS);
-        for (r = 0; r < p->cout; r += 2, t += CONV_FAST_WORDS) {
-            MOTE_CHECK(t[0] == t[1] && t[2] == t[3] &&
-                           mote_s8_eform_entry_ok(t[0], t[4], t[6], k) &&
-                           mote_s8_eform_entry_ok(t[2], t[7], t[9], k),
-                       MOTE_ERR_KERNEL_ARGS);
+        if (p->cout >= 16) { /* the bounds once, not per channel (70 instructions) */
+            mote_s8_eform_lims(lims, (uint32_t)k);
+            for (r = 0; r < p->cout; r += 2, t += CONV_FAST_WORDS) {
+                MOTE_CHECK(t[0] == t[1] && t[2] == t[3] &&
+                               mote_s8_eform_entry_ok_l(lims, t[0], t[4], t[6]) &&
+                               mote_s8_eform_entry_ok_l(lims, t[2], t[7], t[9]),
+                           MOTE_ERR_KERNEL_ARGS);
+            }
+        } else {
+            for (r = 0; r < p->cout; r += 2, t += CONV_FAST_WORDS) {
+                MOTE_CHECK(t[0] == t[1] && t[2] == t[3] &&
+                               mote_s8_eform_entry_ok(t[0], t[4], t[6], k) &&
+                               mote_s8_eform_entry_ok(t[2], t[7], t[9], k),
+                           MOTE_ERR_KERNEL_ARGS);
+            }
         }
         st.fq = p->wtable;
     } else if (p->wtable != NULL) {
