@@ -2009,6 +2009,9 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
     st.eform = p->wtable != NULL && (p->wtable[6] & MOTE_S8_EFORM_MARK) != 0;
     /* without the E-form, a store core (a program whose calls all have it has none) */
     MOTE_CHECK(st.eform || CONV_CORE_ANY, MOTE_ERR_UNSUPPORTED);
+    if (!st.eform) { /* p->mult / p->shift read (the E-form reads only its own table) */
+        MOTE_TRY(mote_s8_chan_values(p));
+    }
     if (st.eform) {
         /* the E-form table (kernels/requant.h): K <= MOTE_S8_EFORM_KMAX, even Cout,
            out_zp -128 and the full range (no sign correction needed); any variant
@@ -2130,11 +2133,19 @@ static mote_err_t conv_run(mote_kernel_ctx_t *ctx, const mote_s8_conv_params_t *
 }
 #endif
 
+/* the DSP conv_run checks the multipliers and shifts on the paths that read them (not the
+   E-form's), the other builds' at parse */
+#if defined(MOTE_S8_DSP) && !defined(MOTE_S8_MVE)
+#define CONV_PARSE_Q MOTE_S8_CONV_QLATER
+#else
+#define CONV_PARSE_Q 0
+#endif
+
 mote_err_t mote_kernel_mote_conv2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
                                           uint32_t nargs)
 {
     mote_s8_conv_params_t p;
-    const mote_err_t e = mote_s8_conv_parse(args, nargs, 0, &p);
+    const mote_err_t e = mote_s8_conv_parse(args, nargs, CONV_PARSE_Q, &p);
     if (e != MOTE_OK) {
         return e;
     }
@@ -2149,11 +2160,14 @@ mote_err_t mote_kernel_mote_conv2d_s8_nchw_out(mote_kernel_ctx_t *ctx, mote_valu
 {
     mote_s8_conv_params_t p;
     mote_s8_rows_t it;
-    MOTE_TRY(mote_s8_conv_parse(args, nargs, MOTE_S8_CONV_NCHW, &p));
+    MOTE_TRY(mote_s8_conv_parse(args, nargs, MOTE_S8_CONV_NCHW | CONV_PARSE_Q, &p));
 #if defined(MOTE_S8_DSP) && MOTE_S8_USE_CONV_STEM3X3C3 && MOTE_S8_USE_CONV_STEM3_NCHW
     if (conv_stem3_fast(&p)) {
         return conv_run(ctx, &p);
     }
+#endif
+#if CONV_PARSE_Q
+    MOTE_TRY(mote_s8_chan_values(&p));
 #endif
     MOTE_TRY(mote_s8_rows_begin(ctx, 0u, &p, &it));
     do {

@@ -484,9 +484,20 @@ mote_err_t mote_s8_mean_parse(mote_value_t *const *args, uint32_t nargs, mote_s8
 /** Shared tail: bias, multiplier, shift [Cout] int32 and their value checks. */
 mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_conv_params_t *p);
 
+/** The value checks of mote_s8_chan_args: every p->mult[c] >= 0 and p->shift[c] in
+ *  [-31, 31] for c < p->cout (MOTE_ERR_KERNEL_ARGS otherwise). */
+mote_err_t mote_s8_chan_values(const mote_s8_conv_params_t *p);
+
 /** The `depthwise` argument of mote_s8_conv_parse / mote_conv_geometry for
  *  conv2d_s8_nchw: conv2d_s8's arguments with the input int8 [N, Cin, H, W]. */
 #define MOTE_S8_CONV_NCHW 2
+
+/** Or-ed into mote_s8_conv_parse's `depthwise`: the multipliers' and shifts' values are
+ *  left unchecked (their tensors' dtype and shape are checked); the caller runs
+ *  mote_s8_chan_values before any path that reads p->mult or p->shift. For a kernel
+ *  whose path may read only the program's own table instead (the DSP conv2d_s8's
+ *  E-form: 64 channels' check, ~550 instructions, a fixed cost of a one-pixel call). */
+#define MOTE_S8_CONV_QLATER 4
 
 /**
  * Parse conv2d_s8 (depthwise = 0, 13 args, or 14 with the pre-widened weights

@@ -214,13 +214,12 @@ mote_err_t mote_s8_pool_out_shape(const mote_tensor_t *ti, const mote_tensor_t *
     return MOTE_OK;
 }
 
-/** Shared tail: bias, multiplier, shift [Cout] int32 and their value checks. */
-mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_conv_params_t *p)
+/** bias, multiplier, shift [Cout] int32 into p (their values unchecked). */
+static mote_err_t chan_tensors(mote_value_t *const *args, int32_t cout, mote_s8_conv_params_t *p)
 {
     mote_tensor_t *b;
     mote_tensor_t *m;
     mote_tensor_t *s;
-    int32_t c;
     MOTE_TRY(mote_s8_tensor_arg(args[0], MOTE_DTYPE_INT32, 1, &b));
     MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT32, 1, &m));
     MOTE_TRY(mote_s8_tensor_arg(args[2], MOTE_DTYPE_INT32, 1, &s));
@@ -228,8 +227,23 @@ mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_co
     p->bias = (const int32_t *)b->data;
     p->mult = (const int32_t *)m->data;
     p->shift = (const int32_t *)s->data;
+    return MOTE_OK;
+}
+
+/** Shared tail: bias, multiplier, shift [Cout] int32 and their value checks. */
+mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_conv_params_t *p)
+{
+    MOTE_TRY(chan_tensors(args, cout, p));
+    return mote_s8_chan_values(p);
+}
+
+/** Every p->mult[c] >= 0 and p->shift[c] in [-31, 31], c < p->cout. */
+mote_err_t mote_s8_chan_values(const mote_s8_conv_params_t *p)
+{
+    const int32_t cout = p->cout;
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
     {   /* MVE (Cortex-M55): four channels a step, shift + 31 <= 62 unsigned, mult >= 0 */
+        int32_t c;
         uint32x4_t sh = vdupq_n_u32(0);
         int32x4_t mu = vdupq_n_s32(0);
         for (c = 0; c < cout; c += 4) {
@@ -243,16 +257,21 @@ mote_err_t mote_s8_chan_args(mote_value_t *const *args, int32_t cout, mote_s8_co
     {   /* one test after the loop, not two branches per channel (a call's fixed cost: 64
            channels of a streaming layer's one pixel took 750 instructions): a shift s is
            in [-31, 31] exactly when s + 31 and 31 - s are both >= 0 (unsigned: neither
-           has bit 31), a multiplier >= 0 when its bit 31 is clear; two channels a step */
+           has bit 31), a multiplier >= 0 when its bit 31 is clear; four channels a step
+           through walking pointers (locals: at -Os p-> is reloaded every step) */
+        const int32_t *sh = p->shift, *mu = p->mult;
+        const int32_t *const end4 = sh + (cout & ~3), *const end = sh + (cout > 0 ? cout : 0);
         uint32_t any = 0;
-        for (c = 0; c + 2 <= cout; c += 2) {
-            const uint32_t s0 = (uint32_t)p->shift[c], s1 = (uint32_t)p->shift[c + 1];
-            any |= (s0 + 31u) | (31u - s0) | (uint32_t)p->mult[c] | (s1 + 31u) | (31u - s1) |
-                   (uint32_t)p->mult[c + 1];
+        for (; sh < end4; sh += 4, mu += 4) {
+            const uint32_t s0 = (uint32_t)sh[0], s1 = (uint32_t)sh[1];
+            const uint32_t s2 = (uint32_t)sh[2], s3 = (uint32_t)sh[3];
+            any |= (s0 + 31u) | (31u - s0) | (s1 + 31u) | (31u - s1) | (s2 + 31u) | (31u - s2) |
+                   (s3 + 31u) | (31u - s3) | (uint32_t)mu[0] | (uint32_t)mu[1] | (uint32_t)mu[2] |
+                   (uint32_t)mu[3];
         }
-        if (c < cout) {
-            const uint32_t s0 = (uint32_t)p->shift[c];
-            any |= (s0 + 31u) | (31u - s0) | (uint32_t)p->mult[c];
+        for (; sh < end; sh++, mu++) {
+            const uint32_t s0 = (uint32_t)*sh;
+            any |= (s0 + 31u) | (31u - s0) | (uint32_t)*mu;
         }
         MOTE_CHECK((any >> 31) == 0u, MOTE_ERR_KERNEL_ARGS);
     }
@@ -333,13 +352,15 @@ mote_err_t mote_s8_conv_parse(mote_value_t *const *args, uint32_t nargs,
     mote_tensor_t *in;
     mote_tensor_t *out;
     uint32_t a; /* index of the first scalar after the int[2] lists */
+    const int qlater = (depthwise & MOTE_S8_CONV_QLATER) != 0;
+    depthwise &= ~MOTE_S8_CONV_QLATER;
     MOTE_CHECK(args != NULL && (nargs == 14u || nargs == 13u + (uint32_t)(depthwise == 1) * 2u),
                MOTE_ERR_KERNEL_ARGS);
     MOTE_TRY(mote_conv_geometry(args, nargs, depthwise, MOTE_DTYPE_INT8, p, &in, &out, &a));
     MOTE_TRY(MOTE_S8_ZP_ARG(args[a], &p->in_zp));
     MOTE_TRY(MOTE_S8_ZP_ARG(args[a + 1], &p->out_zp));
     MOTE_TRY(mote_s8_act_args(args[a + 2], args[a + 3], &p->act_min, &p->act_max));
-    MOTE_TRY(mote_s8_chan_args(&args[2], p->cout, p));
+    MOTE_TRY(qlater ? chan_tensors(&args[2], p->cout, p) : mote_s8_chan_args(&args[2], p->cout, p));
     if (depthwise != 1 && nargs == 14u) {
         /* the panel, optionally followed by the fast requantization table */
         mote_tensor_t *wp;

@@ -472,6 +472,16 @@ def make_cases():
         args[word] = args[word].copy()
         args[word][ch] = value
         cases.append(dict(base, name=f"fc_chan_{tag}", args=args, rc_all="KERNEL_ARGS"))
+    # the same in a convolution's general path and its panel's (the DSP kernel checks the
+    # multipliers and shifts at its table, not at parse: only its E-form reads none of them)
+    for base in (_conv(rng, "conv_chan", 1, 1, 2, 4, 6, (1, 1), (1, 1), (0, 0), (1, 1)),
+                 _with_panel(_conv(rng, "conv_chan", 1, 1, 2, 4, 6, (1, 1), (1, 1), (0, 0), (1, 1)))):
+        for tag, (ch, word, value) in {"sh32": (5, 4, 32), "shm32": (0, 4, -32), "mneg": (3, 3, -5)}.items():
+            args = list(base["args"])
+            args[word] = args[word].copy()
+            args[word][ch] = value
+            cases.append(dict(base, name=f"{base['name']}_{tag}", args=args, rc_all="KERNEL_ARGS",
+                              shared_out=True))
     # fewer than four features (VWW's 256 -> 2; N = 3 with a tail of 3 taps, batch 2)
     cases += [_linear(rng, "fc256to2", 1, 256, 2), _linear(rng, "fc_n3", 2, 35, 3, (-50, 50))]
     a = rng.integers(-128, 128, (1, 5, 3, 7), dtype=np.int8)
