@@ -280,6 +280,35 @@ mote_err_t mote_s8_chan_values(const mote_s8_conv_params_t *p)
 }
 
 /**
+ * mote_s8_pair_arg(v, lo, 0x7fff, out) for lo 0 or 1, in one pass (the three lists
+ * of every convolution call): an int[2], or an int[1] broadcast, items in [lo, 0x7fff].
+ * Without the int64 bounds passed on the stack and the call per list length.
+ */
+static mote_err_t geom_pair(const mote_value_t *v, uint32_t lo, int32_t out[2])
+{
+    const int64_t *it;
+    uint32_t n;
+    uint64_t a, b;
+    const uint64_t span = 0x8000u - lo;
+    if (v == NULL || v->tag != MOTE_TAG_INT_LIST) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    n = v->u.ints.len;
+    it = v->u.ints.items;
+    if (n - 1u > 1u || it == NULL) { /* len 1 or 2 */
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    a = (uint64_t)it[0] - lo;        /* item - lo < 0x8000 - lo: lo <= item <= 0x7fff */
+    b = (uint64_t)it[n - 1u] - lo;
+    if (a >= span || b >= span) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    out[0] = (int32_t)it[0];
+    out[1] = (int32_t)it[n - 1u];
+    return MOTE_OK;
+}
+
+/**
  * The geometry shared by the int8 and int16 convolutions: input (args[0],
  * [N, H, W, Cin] of `dtype`; [N, Cin, H, W] when depthwise is MOTE_S8_CONV_NCHW, which
  * sets p->nchw), int8 weight (args[1]; depthwise [1, KH, KW, Cout]), stride / padding /
@@ -298,9 +327,9 @@ mote_err_t mote_conv_geometry(mote_value_t *const *args, uint32_t nargs, int dep
     MOTE_TRY(mote_s8_tensor_arg(args[0], dtype, 4, in));
     MOTE_TRY(mote_s8_tensor_arg(args[1], MOTE_DTYPE_INT8, 4, &wt));
     MOTE_TRY(mote_s8_tensor_arg(args[nargs - 1], dtype, 4, out));
-    MOTE_TRY(mote_s8_pair_arg(args[5], 1, 0x7fff, st));
-    MOTE_TRY(mote_s8_pair_arg(args[6], 0, 0x7fff, pd));
-    MOTE_TRY(mote_s8_pair_arg(args[7], 1, 0x7fff, dl));
+    MOTE_TRY(geom_pair(args[5], 1u, st));
+    MOTE_TRY(geom_pair(args[6], 0u, pd));
+    MOTE_TRY(geom_pair(args[7], 1u, dl));
     *next = 8;
     p->depth_mult = 1;
     p->nchw = depthwise == MOTE_S8_CONV_NCHW;
