@@ -98,8 +98,10 @@ static inline int32_t mote_s8_out_dim(int32_t in, int32_t k, int32_t s, int32_t 
     return (int32_t)(padded - span) / s + 1;
 }
 
-/** Zero point / activation bounds: int8 range. */
-#define MOTE_S8_ZP_ARG(v, dst) mote_s8_int_arg((v), -128, 127, (dst))
+/** Zero point / activation bounds: int8 range (mote_s8_int_arg(v, -128, 127, dst) without
+ *  the int64 bounds on the stack: four of these a conv call). */
+#define MOTE_S8_ZP_ARG(v, dst) mote_s8_zp_arg((v), (dst))
+mote_err_t mote_s8_zp_arg(const mote_value_t *v, int32_t *out);
 
 /* ------------------------------------------------- conv / depthwise / linear */
 

@@ -54,6 +54,16 @@ mote_err_t mote_s8_int_arg(const mote_value_t *v, int64_t lo, int64_t hi, int32_
     return MOTE_OK;
 }
 
+/** Int argument within [-128, 127] (MOTE_S8_ZP_ARG): one unsigned compare of i + 128. */
+mote_err_t mote_s8_zp_arg(const mote_value_t *v, int32_t *out)
+{
+    if (v == NULL || v->tag != MOTE_TAG_INT || (uint64_t)v->u.i + 128u > 255u) {
+        return MOTE_ERR_KERNEL_ARGS;
+    }
+    *out = (int32_t)v->u.i;
+    return MOTE_OK;
+}
+
 /** int[n] argument, each item within [lo, hi]. */
 mote_err_t mote_s8_ints_arg(const mote_value_t *v, uint32_t n, int64_t lo, int64_t hi, int32_t *out)
 {
