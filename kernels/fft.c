@@ -55,6 +55,7 @@ mote_err_t mote_fft_args(const mote_kernel_ctx_t *ctx, mote_value_t *const *args
 {
     double scale = 1.0;
     int64_t shift = 0;
+    call->win = NULL;
     if (op == MOTE_FFT_Q15) {
         MOTE_TRY(mote_k_nargs(args, nargs, 4));
         MOTE_TRY(fft_check(ctx, args, 3, 1u << MOTE_DTYPE_INT16, MOTE_DTYPE_INT16, MOTE_DTYPE_INT32, 2, call));
@@ -64,6 +65,18 @@ mote_err_t mote_fft_args(const mote_kernel_ctx_t *ctx, mote_value_t *const *args
         MOTE_CHECK(shift >= 0 && shift <= 62, MOTE_ERR_KERNEL_ARGS);
         MOTE_TRY(fft_check(ctx, args, 4, (1u << MOTE_DTYPE_INT16) | (1u << MOTE_DTYPE_INT32), MOTE_DTYPE_INT32,
                            MOTE_DTYPE_INT32, 4, call));
+    } else if (op == MOTE_FFT_F32_WINDOW) {
+        mote_tensor_t *win;
+        MOTE_TRY(mote_k_nargs(args, nargs, 6));
+        MOTE_TRY(mote_k_double(args[3], &scale));
+        /* scratch: the transform's N floats, then the windowed row's N */
+        MOTE_TRY(fft_check(ctx, args, 5, (1u << MOTE_DTYPE_INT16) | (1u << MOTE_DTYPE_FLOAT32), MOTE_DTYPE_FLOAT32,
+                           MOTE_DTYPE_FLOAT32, 8, call));
+        MOTE_TRY(mote_k_tensor(args[4], &win));
+        MOTE_CHECK(win->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
+        MOTE_TRY(mote_k_check_numel(win));
+        MOTE_CHECK(win->dim == 1u && (uint32_t)win->sizes[0] == call->n, MOTE_ERR_KERNEL_SHAPE);
+        call->win = win;
     } else {
         MOTE_TRY(mote_k_nargs(args, nargs, 5));
         MOTE_TRY(mote_k_double(args[3], &scale));

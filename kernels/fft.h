@@ -54,17 +54,20 @@ static inline size_t mote_fft_scratch_bytes(uint32_t n, uint32_t elem)
     return (size_t)n * elem;
 }
 
-/** The three ops, for mote_fft_args. */
+/** The four ops, for mote_fft_args. */
 typedef enum mote_fft_op {
     MOTE_FFT_F32 = 0, /* mote::rfft_mag: input, twiddles, power, scale, out (float32) */
     MOTE_FFT_Q15 = 1, /* mote::rfft_mag_q15: input (int16), twiddles (int16), power, out (int32) */
-    MOTE_FFT_Q31 = 2  /* mote::rfft_mag_q31: input (int16 or int32), twiddles (int32), power, shift, out (int32) */
+    MOTE_FFT_Q31 = 2, /* mote::rfft_mag_q31: input (int16 or int32), twiddles (int32), power, shift, out (int32) */
+    MOTE_FFT_F32_WINDOW = 3 /* mote::rfft_mag_window: input (int16 or float32), twiddles, power, scale,
+                               window float32 [N], out (float32) */
 } mote_fft_op_t;
 
 /** A checked call of the three ops: input, twiddles and out tensors, N, the row count and the scalars. */
 typedef struct mote_fft_call {
     const mote_tensor_t *in;
     const mote_tensor_t *tw;
+    const mote_tensor_t *win; /* MOTE_FFT_F32_WINDOW: float32 [N]; else NULL */
     mote_tensor_t *out;
     uint32_t n;       /* transform length (input's last size) */
     size_t rows;      /* product of the leading sizes */
@@ -76,12 +79,15 @@ typedef struct mote_fft_call {
 
 /*
  * The argument checks of `op`, shared by the portable kernels (kernels/op_mote_rfft_mag*.c)
- * and the Cortex-M ones (cmsis/op_mote_rfft_mag*.c): nargs (5, or 4 for MOTE_FFT_Q15),
- * args[3] (MOTE_FFT_F32: scale, a number; MOTE_FFT_Q31: shift, an int in 0..62), then
+ * and the Cortex-M ones (cmsis/op_mote_rfft_mag*.c): nargs (5, 4 for MOTE_FFT_Q15, 6 for
+ * MOTE_FFT_F32_WINDOW), args[3] (MOTE_FFT_F32 and _WINDOW: scale, a number; MOTE_FFT_Q31: shift,
+ * an int in 0..62), then
  * args[0] input (rank >= 1, last size N a power of two in [2, MOTE_FFT_MAX_N], the op's
  * input dtype), args[1] twiddles (rank 1, N elements of the op's dtype), args[2] power
  * (1 or 2), the last arg out (in's sizes with the last N/2 + 1, the op's out dtype) and the
- * scratch (mote_fft_scratch_bytes(N, element bytes) bytes, 4-byte aligned), in that order.
+ * scratch (mote_fft_scratch_bytes(N, element bytes) bytes, 4-byte aligned; MOTE_FFT_F32_WINDOW:
+ * 8 bytes an element, the transform then the windowed row), in that order; MOTE_FFT_F32_WINDOW
+ * then args[4] window (float32, rank 1, N elements) into call->win (NULL for the others).
  * Errors: MOTE_ERR_KERNEL_ARGS (count/tags, power, shift), _DTYPE, _SHAPE, _SCRATCH.
  */
 mote_err_t mote_fft_args(const mote_kernel_ctx_t *ctx, mote_value_t *const *args, uint32_t nargs,

@@ -460,6 +460,8 @@ mote_err_t mote_kernel_mote_rfft_mag_q15_out(mote_kernel_ctx_t *ctx, mote_value_
     uint32_t nargs); /* op_mote_rfft_mag_q15.c */
 mote_err_t mote_kernel_mote_rfft_mag_q31_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_rfft_mag_q31.c */
+mote_err_t mote_kernel_mote_rfft_mag_window_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
+    uint32_t nargs); /* op_mote_rfft_mag_window.c */
 mote_err_t mote_kernel_mote_softmax_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
     uint32_t nargs); /* op_mote_softmax_s8.c */
 mote_err_t mote_kernel_mote_upsample_bilinear2d_s8_out(mote_kernel_ctx_t *ctx, mote_value_t *const *args,
@@ -710,6 +712,7 @@ const mote_kernel_entry_t mote_kernel_registry[] = {
     {"mote::rfft_mag.out", mote_kernel_mote_rfft_mag_out},
     {"mote::rfft_mag_q15.out", mote_kernel_mote_rfft_mag_q15_out},
     {"mote::rfft_mag_q31.out", mote_kernel_mote_rfft_mag_q31_out},
+    {"mote::rfft_mag_window.out", mote_kernel_mote_rfft_mag_window_out},
     {"mote::softmax_s8.out", mote_kernel_mote_softmax_s8_out},
     {"mote::upsample_bilinear2d_s8.out", mote_kernel_mote_upsample_bilinear2d_s8_out},
     {"mote::upsample_nearest2d_s8.out", mote_kernel_mote_upsample_nearest2d_s8_out},
@@ -952,6 +955,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* mote::rfft_mag.out */
     1u, /* mote::rfft_mag_q15.out */
     1u, /* mote::rfft_mag_q31.out */
+    1u, /* mote::rfft_mag_window.out */
     1u, /* mote::softmax_s8.out */
     1u, /* mote::upsample_bilinear2d_s8.out */
     1u, /* mote::upsample_nearest2d_s8.out */
@@ -964,7 +968,7 @@ const uint8_t mote_kernel_registry_outputs[] = {
     1u, /* quantized_decomposed::quantize_per_tensor.out */
 };
 
-const uint32_t mote_kernel_registry_len = 238u;
+const uint32_t mote_kernel_registry_len = 239u;
 
 #include "mote/backend.h"
 

@@ -171,6 +171,13 @@ def rfft_mag(x, twiddle, power: int, scale: float) -> np.ndarray:
     return (scale * spec ** power).astype(np.float32)
 
 
+def rfft_mag_window(x, twiddle, power: int, scale: float, window) -> np.ndarray:
+    """What mote::rfft_mag_window computes: rfft_mag of the float32 products
+    float32(x) * window (the kernel's windowed row, rounded as the mul rounds it)."""
+    row = np.asarray(x).astype(np.float32) * np.asarray(window, dtype=np.float32)
+    return rfft_mag(row, twiddle, power, scale)
+
+
 def error_bound(n: int, bits: int) -> float:
     """Bound on |X'_k - X_k / N| (complex, in units of the fixed-point LSB: Q15 for
     bits 16, Q31 for bits 32) of the fixed-point transform of an N-point row, X the exact

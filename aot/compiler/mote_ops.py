@@ -384,6 +384,9 @@ FFT_SCHEMAS = {
     "rfft_mag": ("Tensor input, Tensor twiddles, int power, float scale", torch.float32),
     "rfft_mag_q15": ("Tensor input, Tensor twiddles, int power", torch.int32),
     "rfft_mag_q31": ("Tensor input, Tensor twiddles, int power, int shift", torch.int32),
+    # rfft_mag of float(input) * window (input int16 or float32): what a cast and a window's
+    # multiply before rfft_mag join (aot.compiler.passes.spectrum.fuse_window)
+    "rfft_mag_window": ("Tensor input, Tensor twiddles, int power, float scale, Tensor window", torch.float32),
 }
 
 

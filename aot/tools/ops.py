@@ -17,11 +17,15 @@ DOC_PATH = K.KERNELS_DIR.parent / "docs" / "ops.md"
 #: Mote's signal-processing operators, by name prefix: the real FFT of front ends (kernels/fft.h)
 #: and the banded product their mel projection runs on (kernels/op_mote_band_mm.c)
 SIGNAL_PREFIXES = ("mote::rfft_", "mote::band_mm")
+#: Mote's state operators: a streaming window updated in place (kernels/op_mote_window_push.c)
+STATE_PREFIXES = ("mote::window_push",)
 
 
 def _kind(op: str) -> str:
     if op.startswith(SIGNAL_PREFIXES):
         return "signal"
+    if op.startswith(STATE_PREFIXES):
+        return "state"
     if op.startswith("mote::"):
         return "int8"
     if op.startswith("quantized_decomposed::"):
@@ -33,7 +37,7 @@ def _kind(op: str) -> str:
 
 def ops_report() -> dict:
     """{"operators": [{op, kind, dtypes, in_place, in_place_rows, file, int8_kernels}], "excluded":
-    {op: reason}, "counts": {...}}; kinds: portable, int8, signal, quantize, runtime."""
+    {op: reason}, "counts": {...}}; kinds: portable, int8, signal, state, quantize, runtime."""
     files = K.kernel_files()
     rows = []
     for op in sorted(K.portable_ops()):
@@ -45,7 +49,8 @@ def ops_report() -> dict:
         if kind in ("int8", "signal"):
             row["int8_kernels"] = list(K.int8_variants(op))
         rows.append(row)
-    counts = {k: sum(r["kind"] == k for r in rows) for k in ("portable", "int8", "signal", "quantize", "runtime")}
+    counts = {k: sum(r["kind"] == k for r in rows)
+              for k in ("portable", "int8", "signal", "state", "quantize", "runtime")}
     return {"operators": rows, "excluded": K.excluded_ops(), "counts": counts}
 
 
@@ -78,6 +83,8 @@ def ops_markdown(report: dict) -> str:
                         ("int8", "int8 kernels (reference in `kernels/`, Cortex-M DSP/MVE in `cmsis/`)"),
                         ("signal", "Signal processing: the real FFT of front ends (fp32, Q15, Q31) and the "
                                    "banded product of their mel projection (fp32; `docs/front-ends.md`)"),
+                        ("state", "State: a streaming window updated in place (int8 programs; "
+                                  "`aot/compiler/windows.py`)"),
                         ("quantize", "Quantize / dequantize"), ("runtime", "Executed by the runtime itself")):
         rows = [r for r in report["operators"] if r["kind"] == kind]
         if not rows:

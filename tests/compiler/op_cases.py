@@ -142,6 +142,25 @@ INT8_RNN_MODEL = (lambda: _Recurrent().eval(), (_r(1, 6, 4),))
 #: what an --int8 compile of the recurrent model above emits (tests/compiler/test_op_coverage.py)
 INT8_RNN = ("mote::lstm_cell_s8.out", "mote::gru_cell_s8.out")
 
+class _Window(nn.Module):
+    """A 1-D conv over its last 5 inputs, kept whole in a mutable buffer: an int8 compile
+    updates the window in place (mote::window_push, aot/compiler/windows.py)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 3, 5)
+        self.register_buffer("win", torch.zeros(1, 4, 5))
+
+    def forward(self, x):
+        w = torch.cat([self.win, x], dim=-1)[..., 1:]
+        self.win.copy_(w)
+        return self.conv(w)
+
+
+INT8_STATE_MODEL = (lambda: _Window().eval(), (_r(1, 4, 1),))
+#: what an --int8 compile of the stateful model above emits (tests/compiler/test_op_coverage.py)
+INT8_STATE = ("mote::window_push.default",)
+
 #: what an --int8 --layout planar compile of a pointwise -> depthwise pair emits
 #: (aot.compiler.layout names them; tests/compiler/test_op_coverage.py runs them)
 def _planar_ops() -> tuple:

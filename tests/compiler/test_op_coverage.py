@@ -38,7 +38,7 @@ def _max_rel(a, b) -> float:
 
 def test_every_operator_with_a_kernel_has_a_case():
     cases = (set(op_cases.FP32) | set(op_cases.INT8) | set(op_cases.INT8_PLANAR) | set(op_cases.INT8_NCHW) | set(op_cases.INT4X8) | set(op_cases.INT16)
-             | set(op_cases.INT8_RNN) | op_cases.EXECUTORCH_ONLY)
+             | set(op_cases.INT8_RNN) | set(op_cases.INT8_STATE) | op_cases.EXECUTORCH_ONLY)
     assert supported_ops() - cases == set(), "a kernel without a case in tests/compiler/op_cases*.py"
     assert cases - supported_ops() == set(), "a case for an operator without a kernel"
 
@@ -92,6 +92,20 @@ def test_int8_recurrent_cells_compile_and_run():
     with torch.no_grad():
         want = c.reference(*inputs).numpy()
     assert np.array_equal(got, want)
+
+
+def test_int8_window_compiles_and_runs_with_its_state():
+    """An int8 window updated in place: the host's bytes equal the integer reference's
+    (the lowered program, its own state carried) call after call."""
+    import copy
+    make, inputs = op_cases.INT8_STATE_MODEL
+    calib = [(torch.randn(1, 4, 1, generator=torch.Generator().manual_seed(k)),) for k in range(8)]
+    c = compile_module("int8_state", make(), inputs, int8=True, calibration=calib)
+    assert set(op_cases.INT8_STATE) <= _ops(c)
+    method, lowered = Program(c.pte).method(), copy.deepcopy(c.program).module()
+    with torch.no_grad():
+        for (x,) in calib[:4]:
+            assert np.array_equal(method.run([x.numpy()])[0], lowered(x).numpy())
 
 
 def test_int8_planar_operators_compile_and_run_as_their_nhwc_pair():

@@ -496,13 +496,11 @@ def make_cases():
     cases.append(dict(name="mean", op="mean_s8", args=args, out=R.mean_s8(*args), macs=0,
                       scratch=0))
     # global average pools: DS-CNN's (25x5x64), and 288 pixels of extreme values (the
-    # DSP kernel's int16 pair sums move to int32 every 256 pixels), and 257 such pixels of
-    # 17 channels (16 a pass, then one; past a flush)
+    # DSP kernel's int16 pair sums move to int32 every 256 pixels; 16-channel passes past a
+    # flush: mean_long17 with the one-pixel cases, whose image has room)
     for name, x, izp in (("mean_dscnn", rng.integers(-128, 128, (1, 25, 5, 64), dtype=np.int8), -128),
                          ("mean_long", np.where(rng.random((1, 18, 16, 9)) < 0.5, -128, 127)
-                          .astype(np.int8), 127),
-                         ("mean_long17", np.where(rng.random((1, 257, 1, 17)) < 0.5, -128, 127)
-                          .astype(np.int8), -128)):
+                          .astype(np.int8), 127)):
         m, s = R.quantize_multiplier(0.8 / (x.shape[1] * x.shape[2]))
         args = [x, izp, 5, m, s]
         cases.append(dict(name=name, op="mean_s8", args=args, out=R.mean_s8(*args), macs=0,
@@ -582,7 +580,10 @@ def _one_pixel_cases():
                          ("mean_c1_4", rng.integers(-128, 128, (9, 2, 2, 1), dtype=np.int8), -128),
                          ("mean_c1_5", rng.integers(-128, 128, (7, 5, 1, 1), dtype=np.int8), 7),
                          ("mean_c1_long", np.where(rng.random((3, 1000, 1, 1)) < 0.5, -128, 127)
-                          .astype(np.int8), 127)):
+                          .astype(np.int8), 127),
+                         # 257 extreme pixels of 17 channels: 16 a pass, then one, past a flush
+                         ("mean_long17", np.where(rng.random((1, 257, 1, 17)) < 0.5, -128, 127)
+                          .astype(np.int8), -128)):
         m, s = R.quantize_multiplier(0.8 / (x.shape[1] * x.shape[2]))
         args = [x, izp, 5, m, s]
         L.append(dict(name=name, op="mean_s8", args=args, out=R.mean_s8(*args), macs=0, scratch=0))

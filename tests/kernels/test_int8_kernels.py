@@ -11,7 +11,7 @@ import pytest
 from aot import ir
 from aot.compiler.quant import int8ref as R
 from aot.host.abi import TAG, IntList as _Ints, KernelCtx as Ctx, Tensor, Value, error_codes
-from aot.tools.ops import SIGNAL_PREFIXES
+from aot.tools.ops import SIGNAL_PREFIXES, STATE_PREFIXES
 
 ROOT = Path(__file__).resolve().parents[2]
 # MOTE_INT8_TEST_CFLAGS adds flags, e.g. "-fsanitize=undefined -fno-sanitize-recover=all".
@@ -23,7 +23,8 @@ S8_SUPPORT = sorted((ROOT / "kernels").glob("s8_*.c"))
 # the int8 operators of the mote namespace (the *_w4 ones are fp32 with int4 weights; the
 # signal kernels, aot.tools.ops.SIGNAL_PREFIXES: the real FFT's mote::rfft_mag* and the fp32
 # mote::band_mm, have their own tests, test_kernels_fft.py and test_kernels_band_mm.py)
-_SIGNAL_FILES = tuple("op_" + s.replace("::", "_") for s in SIGNAL_PREFIXES)
+# (and the state op mote::window_push, test_kernels_window_push.py)
+_SIGNAL_FILES = tuple("op_" + s.replace("::", "_") for s in SIGNAL_PREFIXES + STATE_PREFIXES)
 _INT8 = lambda p: not p.stem.endswith("_w4") and not p.stem.startswith(_SIGNAL_FILES)  # noqa: E731
 REF_SRCS = sorted(p for p in (ROOT / "kernels").glob("op_mote_*.c") if _INT8(p)) + [
     ROOT / "kernels/op_quantize_per_tensor.c", ROOT / "kernels/op_dequantize_per_tensor.c",

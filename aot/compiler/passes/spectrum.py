@@ -26,7 +26,7 @@ import torch
 
 from aot.compiler.fftref import MAX_N, twiddles, valid_length
 from aot.compiler.passes.edge_program import EdgeProgram
-from aot.compiler.source import copy_source_meta, source_of
+from aot.compiler.source import copy_source_meta, fused_nodes, set_fused, source_of
 from aot.errors import UnsupportedOpError
 
 aten = torch.ops.aten
@@ -140,5 +140,64 @@ def fuse_spectrum(prog: EdgeProgram) -> int:
             end = next(iter(a.users)) if power == 2 else a
             end.replace_all_uses_with(mapped[a.args[0]])
         graph.eliminate_dead_code()
+        done += 1
+    return done
+
+
+def _window_operands(prog: EdgeProgram, mul: torch.fx.Node, n: int):
+    """(signal, window) of ``mul(signal, window)`` (either order) whose window is a
+    float32 constant [n] and signal a float32 tensor, else None."""
+    if mul.op != "call_function" or mul.target != aten.mul.Tensor or mul.kwargs or len(mul.args) != 2:
+        return None
+    for signal, window in (mul.args, mul.args[::-1]):
+        if isinstance(window, torch.fx.Node) and prog.is_const(window) and isinstance(signal, torch.fx.Node):
+            w, x = prog.constants[window.name], signal.meta.get("val")
+            if w.dtype == torch.float32 and tuple(w.shape) == (n,) and isinstance(x, torch.Tensor) \
+                    and x.dtype == torch.float32 and x.shape[-1] == n:
+                return signal, window
+    return None
+
+
+def _int16_source(node: torch.fx.Node):
+    """x when ``node`` is ``x.to(float32)`` of an int16 x read by nothing else, else None."""
+    if node.op != "call_function" or node.target != aten._to_copy.default or len(node.users) != 1:
+        return None
+    src = node.args[0]
+    val = src.meta.get("val") if isinstance(src, torch.fx.Node) else None
+    ok = isinstance(val, torch.Tensor) and val.dtype == torch.int16 and set(node.kwargs) <= {"dtype"} \
+        and node.kwargs.get("dtype") == torch.float32 and len(node.args) == 1
+    return src if ok else None
+
+
+def fuse_window(prog: EdgeProgram) -> int:
+    """Rewrite ``rfft_mag(signal * window)`` (window a float32 constant [N], the product
+    read by nothing else) into ``mote::rfft_mag_window(signal, ..., window)``, and take
+    an int16 signal's ``.to(float32)`` in too: the kernel forms float(x) * window, the
+    same float32 products, while it fills the transform's input
+    (kernels/op_mote_rfft_mag_window.c). Run after fold_scale, so a power-of-two
+    scale before the window is in it. Returns how many."""
+    from aot.compiler.mote_ops import op as mote_op
+    done = 0
+    for n in list(prog.graph.nodes):
+        if n.op != "call_function" or n.target != mote_op("rfft_mag"):
+            continue
+        mul = n.args[0]
+        if not isinstance(mul, torch.fx.Node) or len(mul.users) != 1:
+            continue
+        found = _window_operands(prog, mul, int(mul.meta["val"].shape[-1]))
+        if found is None:
+            continue
+        signal, window = found
+        cast = _int16_source(signal)
+        with prog.graph.inserting_before(n):
+            new = prog.graph.call_function(mote_op("rfft_mag_window"),
+                                           (cast if cast is not None else signal,) + tuple(n.args[1:]) + (window,))
+        copy_source_meta(new, n)
+        new.meta["val"] = n.meta["val"]
+        fused = ([signal] if cast is not None else []) + [mul, n]
+        set_fused(new, [name for x in fused for name in fused_nodes(x)])
+        n.replace_all_uses_with(new)
+        for dead in (n, mul) + ((signal,) if cast is not None else ()):
+            prog.graph.erase_node(dead)
         done += 1
     return done
