@@ -1222,6 +1222,17 @@ MOTE_S8_INLINE int32_t dw_one_rq(int32_t acc, int32_t m, int32_t sh, int32_t zp)
     return __ssat(x, 8);
 }
 
+/** dw_one_rq for a shift < 0 and |acc| < 2^30 (dw_one_pixel checks both for a group of
+ *  four, the real layers' case): SRDHM is SMMULR of 2 acc (exact: (2 acc m + 2^31) >> 32
+ *  = (acc m + 2^30) >> 31, 2 acc fits), RDBPOT (t >> 1) + (t & 1) = (t + 1) >> 1 with
+ *  t = (x + (x >> 31)) >> (-sh - 1) (|x| <= 2^30: no overflow); no branch. */
+MOTE_S8_INLINE int32_t dw_one_rq_neg(int32_t acc, int32_t m, int32_t sh, int32_t zp)
+{
+    const int32_t x = dw_smmulr((int32_t)((uint32_t)acc << 1), m);
+    const int32_t t = ((x + (x >> 31)) >> ~sh) + 1; /* ~sh = -sh - 1 in [0, 30] */
+    return __ssat((t >> 1) + zp, 8);
+}
+
 /**
  * dw_one_pixel_ok's calls. The group path's per-group setup (weights widened into a
  * table, the corrected bias and the fast requantization's constants, the input copied
@@ -1243,6 +1254,7 @@ __attribute__((noinline)) MOTE_S8_HOT static void dw_one_pixel(const mote_s8_con
     const uint32_t lo4 = ((uint32_t)p->act_min & 0xffu) * 0x01010101u;
     const uint32_t hi4 = ((uint32_t)p->act_max & 0xffu) * 0x01010101u;
     const int full = p->act_min == -128 && p->act_max == 127; /* SSAT clamped already */
+    const int32_t ozp = p->out_zp;
     dw_win_t win;
     int32_t b, c, ntx, nty;
     dw_clip(p, 0, 0, &win);
@@ -1263,10 +1275,24 @@ __attribute__((noinline)) MOTE_S8_HOT static void dw_one_pixel(const mote_s8_con
             for (ky = 0; ky < nty; ky++, xr += rs, wr += wrs) {
                 DW_ONE_TAPS(xr, wr, ntx, cs, cout);
             }
-            v = (uint32_t)dw_one_rq(a0, p->mult[c], p->shift[c], p->out_zp) & 0xffu;
-            v |= ((uint32_t)dw_one_rq(a1, p->mult[c + 1], p->shift[c + 1], p->out_zp) & 0xffu) << 8;
-            v |= ((uint32_t)dw_one_rq(a2, p->mult[c + 2], p->shift[c + 2], p->out_zp) & 0xffu) << 16;
-            v |= (uint32_t)dw_one_rq(a3, p->mult[c + 3], p->shift[c + 3], p->out_zp) << 24;
+            {
+                const int32_t *mp = p->mult + c, *sp = p->shift + c;
+                const int32_t s0 = sp[0], s1 = sp[1], s2 = sp[2], s3 = sp[3];
+                /* sign bit set: some accumulator has bits 31 and 30 apart (|a| >= 2^30) */
+                const uint32_t big = ((uint32_t)a0 ^ ((uint32_t)a0 << 1)) | ((uint32_t)a1 ^ ((uint32_t)a1 << 1)) |
+                                     ((uint32_t)a2 ^ ((uint32_t)a2 << 1)) | ((uint32_t)a3 ^ ((uint32_t)a3 << 1));
+                if (__builtin_expect((int32_t)((uint32_t)(s0 & s1 & s2 & s3) & ~big) < 0, 1)) {
+                    v = (uint32_t)dw_one_rq_neg(a0, mp[0], s0, ozp) & 0xffu;
+                    v |= ((uint32_t)dw_one_rq_neg(a1, mp[1], s1, ozp) & 0xffu) << 8;
+                    v |= ((uint32_t)dw_one_rq_neg(a2, mp[2], s2, ozp) & 0xffu) << 16;
+                    v |= (uint32_t)dw_one_rq_neg(a3, mp[3], s3, ozp) << 24;
+                } else {
+                    v = (uint32_t)dw_one_rq(a0, mp[0], s0, ozp) & 0xffu;
+                    v |= ((uint32_t)dw_one_rq(a1, mp[1], s1, ozp) & 0xffu) << 8;
+                    v |= ((uint32_t)dw_one_rq(a2, mp[2], s2, ozp) & 0xffu) << 16;
+                    v |= (uint32_t)dw_one_rq(a3, mp[3], s3, ozp) << 24;
+                }
+            }
             if (!full) { /* per byte: max(v, lo), then min(v, hi) (GE flags of SSUB8, SEL) */
                 uint32_t t;
                 __asm__("ssub8 %[t], %[v], %[lo]\n\t"
