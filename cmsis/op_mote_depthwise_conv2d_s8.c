@@ -1272,8 +1272,12 @@ __attribute__((noinline)) MOTE_S8_HOT static void dw_one_pixel(const mote_s8_con
             const int8_t *xr = x0 + c, *wr = w0 + c;
             int32_t ky;
             uint32_t v;
-            for (ky = 0; ky < nty; ky++, xr += rs, wr += wrs) {
+            if (nty == 1) { /* one window row (a Conv1d's): no row loop */
                 DW_ONE_TAPS(xr, wr, ntx, cs, cout);
+            } else {
+                for (ky = 0; ky < nty; ky++, xr += rs, wr += wrs) {
+                    DW_ONE_TAPS(xr, wr, ntx, cs, cout);
+                }
             }
             {
                 const int32_t *mp = p->mult + c, *sp = p->shift + c;
