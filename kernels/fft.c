@@ -69,9 +69,8 @@ mote_err_t mote_fft_args(const mote_kernel_ctx_t *ctx, mote_value_t *const *args
         mote_tensor_t *win;
         MOTE_TRY(mote_k_nargs(args, nargs, 6));
         MOTE_TRY(mote_k_double(args[3], &scale));
-        /* scratch: the transform's N floats, then the windowed row's N */
         MOTE_TRY(fft_check(ctx, args, 5, (1u << MOTE_DTYPE_INT16) | (1u << MOTE_DTYPE_FLOAT32), MOTE_DTYPE_FLOAT32,
-                           MOTE_DTYPE_FLOAT32, 8, call));
+                           MOTE_DTYPE_FLOAT32, 4, call));
         MOTE_TRY(mote_k_tensor(args[4], &win));
         MOTE_CHECK(win->dtype == MOTE_DTYPE_FLOAT32, MOTE_ERR_KERNEL_DTYPE);
         MOTE_TRY(mote_k_check_numel(win));
@@ -139,7 +138,28 @@ static inline void fft_r4_store(float *o0, float *o1, float *o2, float *o3, floa
  * odd: one radix-2 pass (span 1, W = 1): values 2g, 2g + 1 from pairs r, r + m/2,
  * r = rev(g) over m/2. Returns the span of the first stage left (4, 2; m = 1: 1).
  */
-uint32_t mote_fft_first_f32(const float *x, uint32_t n, float *z)
+/* The packing pass's sample k: x[k] (FFT_SRC_F32), or the windowed sample, the one
+ * float32 product of mote::rfft_mag_window's contract: x[k] * w[k] (FFT_SRC_F32_WIN) or
+ * float(x[k]) * w[k] (FFT_SRC_I16_WIN; the int16 -> float conversion is exact). */
+enum { FFT_SRC_F32 = 0, FFT_SRC_F32_WIN = 1, FFT_SRC_I16_WIN = 2 };
+
+#if defined(__GNUC__)
+#define FFT_FIRST_INLINE static inline __attribute__((always_inline))
+#else
+#define FFT_FIRST_INLINE static inline
+#endif
+
+FFT_FIRST_INLINE float fft_ld(const void *x, const float *w, int src, uint32_t k)
+{
+    if (src == FFT_SRC_I16_WIN) {
+        return (float)((const int16_t *)x)[k] * w[k];
+    }
+    return src == FFT_SRC_F32_WIN ? ((const float *)x)[k] * w[k] : ((const float *)x)[k];
+}
+
+/* The packing pass (above) reading its samples through fft_ld (`src` a constant: each
+ * caller gets its own copy of the loops). */
+FFT_FIRST_INLINE uint32_t fft_first(const void *x, const float *w, int src, uint32_t n, float *z)
 {
     const uint32_t m = n / 2u;
     uint32_t bits = 0, g, cnt;
@@ -150,19 +170,20 @@ uint32_t mote_fft_first_f32(const float *x, uint32_t n, float *z)
         bits++;
     }
     if (m < 2u) {
-        z[0] = x[0];
-        z[1] = x[1];
+        z[0] = fft_ld(x, w, src, 0u);
+        z[1] = fft_ld(x, w, src, 1u);
         return 1u;
     }
     if (bits & 1u) {
         cnt = m / 2u;
         for (g = 0; g < cnt; g++) {
 #if defined(MOTE_FFT_RBIT)
-            const float *a = x + (fft_rbit(g) >> (32u - bits)); /* 2 rev(g): bits - 1 bits, times 2 */
+            const uint32_t a = fft_rbit(g) >> (32u - bits); /* 2 rev(g): bits - 1 bits, times 2 */
 #else
-            const float *a = x + 2u * j;
+            const uint32_t a = 2u * j;
 #endif
-            const float x0r = a[0], x0i = a[1], x1r = a[m], x1i = a[m + 1u];
+            const float x0r = fft_ld(x, w, src, a), x0i = fft_ld(x, w, src, a + 1u);
+            const float x1r = fft_ld(x, w, src, a + m), x1i = fft_ld(x, w, src, a + m + 1u);
             float *o = z + 4u * g;
             o[0] = x0r + x1r;
             o[1] = x0i + x1i;
@@ -177,18 +198,25 @@ uint32_t mote_fft_first_f32(const float *x, uint32_t n, float *z)
     cnt = m / 4u;
     for (g = 0; g < cnt; g++) {
 #if defined(MOTE_FFT_RBIT)
-        const float *a = x + (fft_rbit(g) >> (33u - bits)); /* 2 rev(g): bits - 2 bits, times 2 */
+        const uint32_t a = fft_rbit(g) >> (33u - bits); /* 2 rev(g): bits - 2 bits, times 2 */
 #else
-        const float *a = x + 2u * j;
+        const uint32_t a = 2u * j;
 #endif
-        const float *a1 = a + m, *a2 = a + m / 2u, *a3 = a2 + m;
+        const uint32_t a1 = a + m, a2 = a + m / 2u, a3 = a2 + m;
         float *o = z + 8u * g;
-        fft_r4_store(o, o + 2, o + 4, o + 6, a[0], a[1], a1[0], a1[1], a2[0], a2[1], a3[0], a3[1]);
+        fft_r4_store(o, o + 2, o + 4, o + 6, fft_ld(x, w, src, a), fft_ld(x, w, src, a + 1u),
+                     fft_ld(x, w, src, a1), fft_ld(x, w, src, a1 + 1u), fft_ld(x, w, src, a2),
+                     fft_ld(x, w, src, a2 + 1u), fft_ld(x, w, src, a3), fft_ld(x, w, src, a3 + 1u));
 #if !defined(MOTE_FFT_RBIT)
         j = fft_rev_next(j, cnt);
 #endif
     }
     return 4u;
+}
+
+uint32_t mote_fft_first_f32(const float *x, uint32_t n, float *z)
+{
+    return fft_first(x, NULL, FFT_SRC_F32, n, z);
 }
 
 /* Speed builds inline the stage loops below into specialised copies (one per twiddle case)
@@ -394,10 +422,11 @@ static void fft_last_split_power(const float *z, const float *tw, uint32_t m, fl
 
 #endif
 
-void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t power, float scale, float *work,
-                       float *out)
+/* The transform and split after the packing pass left span `first` in work. */
+static void fft_rest_f32(uint32_t first, const float *tw, uint32_t n, int32_t power, float scale, float *work,
+                         float *out)
 {
-    const uint32_t m = n / 2u, first = mote_fft_first_f32(x, n, work);
+    const uint32_t m = n / 2u;
 #if defined(MOTE_FFT_FUSED)
     if (m >= 8u && power == 2) { /* the power spectrum's last pass and split fused */
         mote_fft_stages_f32(work, tw, m, first, m / 4u);
@@ -407,6 +436,20 @@ void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t powe
 #endif
     mote_fft_stages_f32(work, tw, m, first, m);
     mote_fft_split_f32(work, tw, n, power, scale, out);
+}
+
+void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t power, float scale, float *work,
+                       float *out)
+{
+    fft_rest_f32(mote_fft_first_f32(x, n, work), tw, n, power, scale, work, out);
+}
+
+void mote_fft_rfft_window_f32(const void *x, int int16, const float *w, const float *tw, uint32_t n, int32_t power,
+                              float scale, float *work, float *out)
+{
+    const uint32_t first = int16 ? fft_first(x, w, FFT_SRC_I16_WIN, n, work)
+                                 : fft_first(x, w, FFT_SRC_F32_WIN, n, work);
+    fft_rest_f32(first, tw, n, power, scale, work, out);
 }
 
 void mote_fft_pack_q15(const int16_t *x, uint32_t n, uint32_t *z)

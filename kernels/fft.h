@@ -85,8 +85,7 @@ typedef struct mote_fft_call {
  * args[0] input (rank >= 1, last size N a power of two in [2, MOTE_FFT_MAX_N], the op's
  * input dtype), args[1] twiddles (rank 1, N elements of the op's dtype), args[2] power
  * (1 or 2), the last arg out (in's sizes with the last N/2 + 1, the op's out dtype) and the
- * scratch (mote_fft_scratch_bytes(N, element bytes) bytes, 4-byte aligned; MOTE_FFT_F32_WINDOW:
- * 8 bytes an element, the transform then the windowed row), in that order; MOTE_FFT_F32_WINDOW
+ * scratch (mote_fft_scratch_bytes(N, element bytes) bytes, 4-byte aligned), in that order; MOTE_FFT_F32_WINDOW
  * then args[4] window (float32, rank 1, N elements) into call->win (NULL for the others).
  * Errors: MOTE_ERR_KERNEL_ARGS (count/tags, power, shift), _DTYPE, _SHAPE, _SCRATCH.
  */
@@ -96,6 +95,11 @@ mote_err_t mote_fft_args(const mote_kernel_ctx_t *ctx, mote_value_t *const *args
 /** fp32: out row (N/2 + 1 floats) = scale * |X|^power of input row x (N floats). */
 void mote_fft_rfft_f32(const float *x, const float *tw, uint32_t n, int32_t power, float scale, float *work,
                        float *out);
+/** The same of the windowed row float(x[k]) * w[k] (x int16 when `int16`, else float32; w
+ *  float32 [N]), each sample formed as the packing pass reads it: the bytes of
+ *  mote_fft_rfft_f32 on the float32 products. */
+void mote_fft_rfft_window_f32(const void *x, int int16, const float *w, const float *tw, uint32_t n, int32_t power,
+                              float scale, float *work, float *out);
 
 /** Q15: out row (N/2 + 1 int32) = |X/N| (Q15, rounded) or |X/N|^2 (Q30) of int16 row x. */
 void mote_fft_rfft_q15(const int16_t *x, const int16_t *tw, uint32_t n, int32_t power, int16_t *work,

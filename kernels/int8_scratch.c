@@ -46,12 +46,12 @@ size_t mote_scratch_mote_rfft_mag(int32_t n, int32_t elem);
 /**
  * rfft_mag / rfft_mag_q15 / rfft_mag_q31 (fp32, Q15, Q31): the N-point real
  * transform's M = N/2 complex values in scratch, mote_fft_scratch_bytes() in
- * fft.h: N * elem bytes (elem 4 for fp32 and Q31, 2 for Q15; rfft_mag_window
- * 8: the transform, then the windowed row); 0 for an N the kernels refuse.
+ * fft.h: N * elem bytes (elem 4 for fp32, rfft_mag_window and Q31, 2 for Q15);
+ * 0 for an N the kernels refuse.
  */
 size_t mote_scratch_mote_rfft_mag(int32_t n, int32_t elem)
 {
-    if (n < 2 || (elem != 2 && elem != 4 && elem != 8)) {
+    if (n < 2 || (elem != 2 && elem != 4)) {
         return 0;
     }
     return mote_fft_scratch_bytes((uint32_t)n, (uint32_t)elem);

@@ -91,7 +91,7 @@ def _nhwc(call, sizes) -> list:
 
 #: the real-FFT ops (kernels/fft.h) -> bytes of one value of their transform
 FFT_ELEMENT_BYTES = {"mote::rfft_mag.out": 4, "mote::rfft_mag_q15.out": 2, "mote::rfft_mag_q31.out": 4,
-                     "mote::rfft_mag_window.out": 8}  # the transform, then the windowed row
+                     "mote::rfft_mag_window.out": 4}
 
 
 def scratch_bytes(spec, call) -> int:

@@ -60,6 +60,33 @@ typedef uint32_t __attribute__((__may_alias__, __aligned__(1))) mem_uword_t;
         (N) &= 3u;                                              \
     } while (0)
 
+#if defined(__thumb2__)
+/* Both word-aligned on Armv7-M / Armv8-M Mainline: 32 bytes a pass by LDM / STM of
+   eight registers (9 + 9 cycles on a Cortex-M33, where eight LDR / STR take 16 +
+   8 and their pointer steps 2). A streaming window's shift (int8 [1, 97, 64] by one
+   frame, 6,144 bytes) took 5,665 estimated cycles at 16 bytes a pass. Returns the
+   bytes left (< 32); q and p step past the bytes moved. */
+static size_t mem_blocks32(mem_word_t **q, const mem_word_t **p, size_t n)
+{
+    size_t k = n >> 5;
+    if (k > 0u) {
+        mem_word_t *d = *q;
+        const mem_word_t *s = *p;
+        __asm__ volatile("1:\n\t"
+                         "ldmia %[s]!, {r2, r3, r4, r5, r6, r8, r9, r12}\n\t"
+                         "stmia %[d]!, {r2, r3, r4, r5, r6, r8, r9, r12}\n\t"
+                         "subs %[k], %[k], #1\n\t"
+                         "bne 1b"
+                         : [d] "+r"(d), [s] "+r"(s), [k] "+r"(k)
+                         :
+                         : "r2", "r3", "r4", "r5", "r6", "r8", "r9", "r12", "cc", "memory");
+        *q = d;
+        *p = s;
+    }
+    return n & 31u;
+}
+#endif
+
 /* Word part of a forward copy: d word-aligned (s word-aligned too unless
    MEM_UNALIGNED); returns the bytes left (< 4). */
 MEM_NO_LIBCALLS static size_t mem_forward_words(uint8_t *d, const uint8_t *s, size_t n)
@@ -67,6 +94,9 @@ MEM_NO_LIBCALLS static size_t mem_forward_words(uint8_t *d, const uint8_t *s, si
     mem_word_t *q = (mem_word_t *)(void *)d;
     if (((uintptr_t)s & 3u) == 0u) {
         const mem_word_t *p = (const mem_word_t *)(const void *)s;
+#if defined(__thumb2__)
+        n = mem_blocks32(&q, &p, n);
+#endif
         MEM_WORDS(q, p, n);
     }
 #if MEM_UNALIGNED
