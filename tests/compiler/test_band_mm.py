@@ -13,19 +13,9 @@ from aot.compiler import bandref
 from aot.compiler.pipeline import compile_module
 from aot.errors import RuntimeCallError
 from aot.host.runtime import Program
+from tests.compiler.fn_module import Fn
 
 pytestmark = pytest.mark.slow
-
-
-class Fn(nn.Module):
-    def __init__(self, fn, **buffers):
-        super().__init__()
-        self.fn = fn
-        for k, v in buffers.items():
-            self.register_buffer(k, v)
-
-    def forward(self, x):
-        return self.fn(self, x)
 
 
 def _ops(c) -> list:

@@ -13,19 +13,9 @@ from torch import nn
 from aot.compiler.pipeline import compile_module
 from aot.errors import UnsupportedOpError
 from aot.host.runtime import Program
+from tests.compiler.fn_module import Fn
 
 pytestmark = pytest.mark.slow
-
-
-class Fn(nn.Module):
-    def __init__(self, fn, **buffers):
-        super().__init__()
-        self.fn = fn
-        for k, v in buffers.items():
-            self.register_buffer(k, v)
-
-    def forward(self, x):
-        return self.fn(self, x)
 
 
 def _max_rel(a, b) -> float:
@@ -181,13 +171,31 @@ def test_kws_stream_front_end_exports():
         assert _max_rel(got, want) <= 1e-5
 
 
+def _int8_front_end_is_one_island(name: str, net: nn.Module, calibration: list) -> tuple:
+    """Compiles `net` with --int8 (an fp32 fallback is an error) and asserts that its front
+    end is one fp32 island, quantized once, after the log: no fallback site, the one island
+    "front_end", one quantize_per_tensor, and the transform (stft's window joined to it:
+    mote::rfft_mag_window) < log < that quantize in the program.
+    Returns (compiled, its int8 info, the program's ops in order)."""
+    import warnings
+    from aot.compiler.quant.lowering import Int8FallbackWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Int8FallbackWarning)
+        c = compile_module(name, net.eval(), calibration[0], int8=True, calibration=calibration)
+    info = c.program.graph_module.meta["mote_int8"]
+    assert info.fallback_sites == [] and [k for k, _ in info.fp32_islands] == ["front_end"]
+    ops = [i.op for i in c.spec.instructions]
+    quantize = "quantized_decomposed::quantize_per_tensor"
+    assert ops.count(quantize) == 1
+    assert ops.index("mote::rfft_mag_window") < ops.index("aten::log") < ops.index(quantize)
+    return c, info, ops
+
+
 def test_log_mel_front_end_under_int8_is_one_fp32_island():
     """--int8: torch.stft's framing and window, rfft, power, mel product and log are one
     planned fp32 island (no observer inside, no fallback), quantized once after the log;
     the int8 convolution after it runs on the host as the integer reference computes it
     and within one quantum of PT2E."""
-    import warnings
-    from aot.compiler.quant.lowering import Int8FallbackWarning
     from examples.kws import model as km
 
     class Net(nn.Module):
@@ -201,15 +209,8 @@ def test_log_mel_front_end_under_int8_is_one_fp32_island():
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(2)
     pcm = [(torch.randint(-3000, 3000, (1, 2000), dtype=torch.int16, generator=g),) for _ in range(4)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", Int8FallbackWarning)
-        c = compile_module("log_mel_int8", Net().eval(), pcm[0], int8=True, calibration=pcm)
-    info = c.program.graph_module.meta["mote_int8"]
-    assert info.fallback_sites == [] and [k for k, _ in info.fp32_islands] == ["front_end"]
-    ops = [i.op for i in c.spec.instructions]
-    assert "mote::rfft_mag_window" in ops and "mote::conv2d_s8" in ops
-    assert ops.count("quantized_decomposed::quantize_per_tensor") == 1
-    assert ops.index("aten::log") < ops.index("quantized_decomposed::quantize_per_tensor")
+    c, info, ops = _int8_front_end_is_one_island("log_mel_int8", Net(), pcm)
+    assert "mote::conv2d_s8" in ops
     scale = info.output_qparams[0][0]
     method = Program(c.pte).method()
     lowered = c.program.module()
@@ -225,9 +226,6 @@ def test_centered_stft_under_int8_keeps_the_samples_in_the_island():
     under --int8 that pad belongs to the front end's fp32 island too, so the samples are
     read as they come (no quantize before the transform, no fp32 fallback) and the one
     quantize follows the log."""
-    import warnings
-    from aot.compiler.quant.lowering import Int8FallbackWarning
-
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
@@ -240,12 +238,4 @@ def test_centered_stft_under_int8_keeps_the_samples_in_the_island():
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(3)
     pcm = [(torch.randint(-3000, 3000, (1, 1024), dtype=torch.int16, generator=g),) for _ in range(3)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", Int8FallbackWarning)
-        c = compile_module("stft_center_int8", Net().eval(), pcm[0], int8=True, calibration=pcm)
-    info = c.program.graph_module.meta["mote_int8"]
-    assert info.fallback_sites == [] and [k for k, _ in info.fp32_islands] == ["front_end"]
-    ops = [i.op for i in c.spec.instructions]
-    assert ops.count("quantized_decomposed::quantize_per_tensor") == 1
-    assert ops.index("mote::rfft_mag_window") < ops.index("aten::log") \
-        < ops.index("quantized_decomposed::quantize_per_tensor")
+    _int8_front_end_is_one_island("stft_center_int8", Net(), pcm)
