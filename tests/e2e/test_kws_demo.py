@@ -1,6 +1,8 @@
-"""`make kws-demo` (examples/kws/demo.py): a short run end to end (a few held-out clips
-through eager fp32, the host runtime and the firmware in QEMU, two QEMUs side by side),
-its figures and picture; which clips a short run takes; its one-line refusals."""
+"""`make kws-demo` (examples/kws/demo.py): a short run end to end (three held-out clips
+through eager fp32, the host runtime and the firmware in QEMU: two QEMUs side by side, one
+of them running two clips with a reset between; a traced run of TRACE_HOPS hops for the
+Pico 2 estimate), its figures and picture; which clips a short run takes; its one-line
+refusals."""
 import json
 
 import numpy as np
@@ -8,6 +10,9 @@ import pytest
 
 from examples.kws import demo
 from examples.kws.dataset import LABELS
+
+#: hops of the traced run (the demo's TRACE_HOPS is 8: each traced hop costs seconds)
+TRACE_HOPS = 2
 
 
 def test_a_short_run_takes_every_class_in_turn():
@@ -32,7 +37,8 @@ def test_bad_numbers_are_refused_in_one_line(argv, capsys):
 @pytest.mark.sim
 @pytest.mark.slow
 @pytest.mark.usefixtures("need_qemu")
-def test_kws_demo_short_run(tmp_path, capsys):
+def test_kws_demo_short_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(demo, "TRACE_HOPS", TRACE_HOPS)
     assert demo.main(["--clips", "3", "--jobs", "2", "-o", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     rec = json.loads((tmp_path / "demo.json").read_text())
@@ -42,6 +48,7 @@ def test_kws_demo_short_run(tmp_path, capsys):
     assert (tmp_path / "confusion_firmware.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     est = rec["pico2_estimate"]
     assert est["clock_hz"] == 150_000_000 and 1.0 < est["cycles_per_instruction"] < 3.0
+    assert est["traced_hops"] == TRACE_HOPS and est["cycles_per_traced_hop"] > 100_000
     ipc = rec["instructions_per_hop"]
     assert 100_000 < ipc["min"] <= ipc["mean"] <= ipc["max"]
     assert rec["size"]["pico2"]["ram_bytes"] > 0 and rec["size"]["mps2-an505"]["flash_bytes"] > 0
