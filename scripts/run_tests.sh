@@ -7,7 +7,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 workers="${MOTE_TEST_WORKERS:-$(nproc)}"
 par=()
-[ "$workers" -gt 1 ] && par=(-n "$workers" --dist loadfile)
+if [ "$workers" -gt 1 ]; then
+    par=(-n "$workers" --dist loadfile)
+    # one intra-op thread per worker (torch, OpenMP, BLAS; the tests' own `aot`
+    # subprocesses inherit it): the workers already fill the cores, and two workers
+    # each running torch on every core made a small stateful model's eager step
+    # (a calibration hop of examples/kws) ~25x slower on a loaded 2-core machine
+    export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
+fi
 .venv/bin/python -m pytest -q -ra "${par[@]}" "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
