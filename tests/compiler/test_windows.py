@@ -31,6 +31,14 @@ class ReadsWindow(nn.Module):
         return self.conv(w)
 
 
+class ReadsBuffer(ReadsWindow):
+    """The conv reads the buffer itself after its write-back (form A as well)."""
+
+    def forward(self, x):
+        self.win.copy_(torch.cat([self.win, x], dim=-1)[..., 1:])
+        return self.conv(self.win)
+
+
 class ReadsCat(ReadsWindow):
     """The same conv over the cat (the buffer keeps 4 frames): not an in-place window."""
 
@@ -86,6 +94,13 @@ def test_window_read_whole_is_one_in_place_push():
     assert [(v.fqn, v.sizes) for v in state] == [("win", [1, 5, 4])]
     push = next(i for i in c.spec.instructions if i.op == "mote::window_push")
     assert push.args[0] == push.args[-1] == c.spec.values.index(state[0])
+    _steps_equal_integer_reference(c)
+
+
+def test_reading_the_buffer_after_its_write_is_one_in_place_push():
+    c = _compile(ReadsBuffer())
+    ops = _ops(c)
+    assert ops.count("mote::window_push") == 1 and "aten::cat" not in ops, ops
     _steps_equal_integer_reference(c)
 
 

@@ -433,6 +433,13 @@ class Lowering:
             self.qv[q] = v
             return
         src = q.args[0]
+        if src.op == "call_function" and src.target == aten.copy_.default \
+                and getattr(src.args[0], "target", None) in self.int8_state and src.args[1].args[0] in self.qv:
+            # an int8 state read back after its write (``buf.copy_(w); f(buf)``): the value written
+            v = self.qv[src.args[1].args[0]]
+            if (v.scale, v.zp) == (float(s), int(zp)):
+                self.qv[q] = QVal(v.node, v.shape, v.perm, v.scale, v.zp, qmin, qmax, q.name, dt)
+                return
         shape = self.shape(src)
         if self.int8_io and src.op == "placeholder":
             if any(u is not q for u in src.users):
