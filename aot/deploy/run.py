@@ -211,6 +211,9 @@ def relink_with_inputs(build_dir, input_sets) -> Path:
     from aot.deploy.firmware import CC, link_image
     build_dir = Path(build_dir).resolve()
     info = read_build(build_dir)
+    if info.get("selftest"):  # first: a self-test build links no inputs object
+        raise RunError(f"{build_dir} was built with --selftest: its firmware checks its own cases "
+                       "(`aot test`); build it without --selftest to run other inputs")
     link = info.get("link")
     if not link or not link.get("inputs_object"):
         raise RunError(f"{build_dir}: build.json has no link information; rebuild with `aot build`")
@@ -218,9 +221,6 @@ def relink_with_inputs(build_dir, input_sets) -> Path:
     missing = [str(o) for o in objects if not o.exists()]
     if missing:
         raise RunError(f"{build_dir}: objects missing ({missing[0]} ...); rebuild with `aot build`")
-    if info.get("selftest"):
-        raise RunError(f"{build_dir} was built with --selftest: its firmware checks its own cases "
-                       "(`aot test`); build it without --selftest to run other inputs")
     board = build_board(info)
     blob = b"".join(a.tobytes() for arrays in input_sets
                     for a in _check_inputs(info, arrays))

@@ -54,3 +54,19 @@ def test_simulated_boards_are_the_boards_naming_a_simulator():
 def test_a_bad_board_or_target_is_one_line_before_any_compile(argv, message, capsys):
     assert main(argv) == 1
     assert capsys.readouterr().err.startswith(message)
+
+
+def test_running_inputs_on_a_selftest_build_names_selftest(tmp_path):
+    """A --selftest build links no inputs object: `aot run --inputs` on it says so (found by a
+    fresh-clone trial: it said "build.json has no link information; rebuild", which cannot help)."""
+    import hashlib
+    import json
+    from aot.deploy.run import relink_with_inputs
+    (tmp_path / "model.pte").write_bytes(b"pte")
+    (tmp_path / "firmware.elf").write_bytes(b"elf")
+    info = {"board": "mps2-an505", "selftest": 4,
+            "pte_sha256": hashlib.sha256(b"pte").hexdigest(), "firmware_sha256": hashlib.sha256(b"elf").hexdigest(),
+            "link": {"objects": [], "inputs_object": None}}
+    (tmp_path / "build.json").write_text(json.dumps(info))
+    with pytest.raises(RunError, match="was built with --selftest: its firmware checks its own cases"):
+        relink_with_inputs(tmp_path, [[]])
