@@ -98,6 +98,7 @@ class Lowering:
         # buffers the model replaces by a quantized value: kept int8 ({target: (scale, zp)})
         self.int8_state = int8_state_qparams(gm)
         self.state_nodes: dict = {}  # target -> the new graph's get_attr of that buffer
+        self.state_perms: dict = {}  # target -> its physical layout (state_perm)
         self.rnn: dict = {}          # quantize node of a recurrent step -> (step, output) (recurrent.plan)
 
     # ------------------------------------------------------------------ helpers
@@ -277,13 +278,13 @@ class Lowering:
         (``cat([buf, new], -1)``), the layout 1-D int8 convolutions read, so the
         window's cat, its slice and its write-back each move whole frames and the
         convolution reads it with no permute; the logical layout otherwise."""
-        if rank == 3:
-            for n in self.gm.graph.nodes:
-                if n.op == "get_attr" and n.target == target and any(
-                        u.target == aten.cat.default and len(u.args) > 1 and int(u.args[1]) % 3 == 2
-                        for u in n.users):
-                    return NLC
-        return tuple(range(rank))
+        if target not in self.state_perms:  # asked at every read and the write-back: walk the graph once
+            window = rank == 3 and any(
+                n.op == "get_attr" and n.target == target and any(
+                    u.target == aten.cat.default and len(u.args) > 1 and int(u.args[1]) % 3 == 2 for u in n.users)
+                for n in self.gm.graph.nodes)
+            self.state_perms[target] = NLC if window else tuple(range(rank))
+        return self.state_perms[target]
 
     def map_arg(self, a):
         if isinstance(a, Node):
